@@ -1,0 +1,1 @@
+"""FC-2, the signalling protocol: frames, sequences, exchanges, credit, classes."""

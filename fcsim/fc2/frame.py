@@ -1,0 +1,161 @@
+"""The FC-2 frame: delimiters, header, data field, CRC.
+
+A :class:`Frame` is what crosses a link. It keeps the header fields as
+integers and the length of the data field, not its bytes: a simulated payload
+has a size but no content. :meth:`Frame.to_bytes` renders the frame (with a
+zero-filled or given data field and the real CRC-32) for traces.
+
+Layout (FC-FS; fact sheet section 3.1)::
+
+    SOF 4 | header 24 | data field 0..2112 | CRC 4 | EOF 4      = 36..2148 bytes
+
+The data field is padded to a whole number of words (F_CTL fill bytes).
+"""
+
+from __future__ import annotations
+
+import zlib
+from typing import TYPE_CHECKING, Any
+
+from fcsim.fc1.ordered_sets import OrderedSet
+from fcsim.fc2.header import HEADER_BYTES, LINK_CONTROL_NAMES, pack_header
+
+if TYPE_CHECKING:
+    from fcsim.fc2.sequence import Sequence
+
+MAX_DATA_FIELD = 2112
+"""Largest data field of a frame, bytes (FC-FS)."""
+
+FRAMING_BYTES = 4 + HEADER_BYTES + 4 + 4
+"""SOF, header, CRC and EOF around the data field: 36 bytes."""
+
+
+def frame_chars(data_len: int) -> int:
+    """Transmission characters of a frame with a *data_len*-byte data field."""
+    return FRAMING_BYTES + ((data_len + 3) & ~3)
+
+
+class Frame:
+    """One Fibre Channel frame.
+
+    Header fields use their FC-FS names. *data_len* is the data-field length in
+    bytes (optional headers included), *payload_len* the part of it that is
+    upper-layer payload. *cls* is the class of service (1, 2 or 3). *sequence*
+    links a data frame to the :class:`~fcsim.fc2.sequence.Sequence` it belongs
+    to; *answers* links a link-control frame (ACK, busy, reject) to the data
+    frame it responds to. *corrupt* is set by a link's error model; the
+    receiver finds it as a CRC error.
+    """
+
+    __slots__ = (
+        "sof", "eof", "r_ctl", "d_id", "cs_ctl", "s_id", "type", "f_ctl", "seq_id",
+        "df_ctl", "seq_cnt", "ox_id", "rx_id", "parameter", "data_len", "payload_len",
+        "chars", "cls", "sequence", "answers", "corrupt", "payload", "attempt",
+    )
+
+    def __init__(
+        self,
+        sof: OrderedSet,
+        eof: OrderedSet,
+        r_ctl: int,
+        d_id: int,
+        s_id: int,
+        type_: int,
+        f_ctl: int,
+        seq_id: int,
+        seq_cnt: int,
+        ox_id: int,
+        rx_id: int,
+        data_len: int,
+        cls: int,
+        *,
+        payload_len: int | None = None,
+        parameter: int = 0,
+        df_ctl: int = 0,
+        cs_ctl: int = 0,
+        sequence: Sequence | None = None,
+        answers: Frame | None = None,
+        payload: bytes | None = None,
+    ) -> None:
+        if not 0 <= data_len <= MAX_DATA_FIELD:
+            raise ValueError(f"data field must be 0..{MAX_DATA_FIELD} bytes, got {data_len}")
+        self.sof = sof
+        self.eof = eof
+        self.r_ctl = r_ctl
+        self.d_id = d_id
+        self.cs_ctl = cs_ctl
+        self.s_id = s_id
+        self.type = type_
+        self.f_ctl = f_ctl
+        self.seq_id = seq_id
+        self.df_ctl = df_ctl
+        self.seq_cnt = seq_cnt
+        self.ox_id = ox_id
+        self.rx_id = rx_id
+        self.parameter = parameter
+        self.data_len = data_len
+        self.payload_len = data_len if payload_len is None else payload_len
+        self.chars = FRAMING_BYTES + ((data_len + 3) & ~3)
+        self.cls = cls
+        self.sequence = sequence
+        self.answers = answers
+        self.corrupt = False
+        self.payload = payload
+        self.attempt = 0
+
+    @property
+    def is_link_control(self) -> bool:
+        """True for ACK, busy and reject frames (R_CTL routing 0xC)."""
+        return self.r_ctl & 0xF0 == 0xC0
+
+    @property
+    def kind(self) -> str:
+        """Short name: "data" or the link-control name ("ACK_1", "P_BSY", ...)."""
+        return LINK_CONTROL_NAMES.get(self.r_ctl, "data")
+
+    def header_bytes(self) -> bytes:
+        """The 24 header bytes."""
+        return pack_header(
+            self.r_ctl, self.d_id, self.cs_ctl, self.s_id, self.type, self.f_ctl,
+            self.seq_id, self.df_ctl, self.seq_cnt, self.ox_id, self.rx_id, self.parameter,
+        )
+
+    def data_field(self) -> bytes:
+        """The data field padded to a whole word (zeros where no content is set)."""
+        padded = (self.data_len + 3) & ~3
+        content = self.payload or b""
+        return content[:padded] + bytes(padded - min(len(content), padded))
+
+    def crc(self) -> int:
+        """The frame CRC over header and data field: the IEEE 802.3 CRC-32 value.
+
+        Same algorithm and value as :func:`zlib.crc32` (reflected, initial and
+        final XOR 0xFFFFFFFF; check value 0xCBF43926). :meth:`to_bytes` writes
+        it least-significant byte first, as the Ethernet FCS and the FCoE
+        trailer do; that is the byte order Wireshark's ``fcsof`` dissector
+        verifies, and it displays the CRC word read big-endian, i.e. this value
+        byte-swapped.
+        """
+        return zlib.crc32(self.header_bytes() + self.data_field())
+
+    def to_bytes(self, delimiters: bool = True) -> bytes:
+        """The frame as transmitted: SOF, header, data, CRC, EOF.
+
+        The CRC (:meth:`crc`) is written least-significant byte first, the
+        byte order Wireshark checks for LINKTYPE_FC_2_WITH_FRAME_DELIMS.
+        With *delimiters* False only header and data field are returned (the
+        libpcap LINKTYPE_FC_2 layout).
+        """
+        body = self.header_bytes() + self.data_field()
+        if not delimiters:
+            return body
+        return self.sof.chars + body + zlib.crc32(body).to_bytes(4, "little") + self.eof.chars
+
+    def describe(self) -> dict[str, Any]:
+        """The header as a dict of named fields, for traces and tests."""
+        return {
+            "sof": self.sof.name, "eof": self.eof.name, "kind": self.kind,
+            "r_ctl": self.r_ctl, "d_id": self.d_id, "s_id": self.s_id, "type": self.type,
+            "f_ctl": self.f_ctl, "seq_id": self.seq_id, "seq_cnt": self.seq_cnt,
+            "ox_id": self.ox_id, "rx_id": self.rx_id, "data_len": self.data_len,
+        }

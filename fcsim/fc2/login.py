@@ -1,0 +1,74 @@
+"""Service parameters exchanged at login (FLOGI / PLOGI).
+
+Each N_Port announces what it can receive; after login its peer sends within
+those limits. Defaults are typical values for HBAs of the FC-PH era and later;
+every one can be set per port in a scenario.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from fcsim.fc2.frame import MAX_DATA_FIELD
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceParameters:
+    """What one N_Port offers its login peers.
+
+    *bb_credit*: receive buffers offered to the link peer (FC-PH common service
+    parameters); devices typically offer 2-16 (Brocade FOS guide).
+    *rx_data_field*: largest data field it accepts, bytes (256..2112).
+    *ee_credit*: frames of Class 1/2 a peer may have unacknowledged (class
+    service parameters).
+    *classes*: classes of service it supports.
+    *concurrent_sequences*: sequences it can receive at once; a new sequence
+    beyond this is answered P_BSY (Class 2) or discarded (Class 3).
+    *busy_retry*: mean delay before a frame answered F_BSY/P_BSY is sent again,
+    s; FC-PH leaves the delay to the implementation. Each retry waits a
+    uniformly drawn 0.5-1.5 times this, so that two ports do not collide again.
+    *e_d_tov*: error-detect timeout, s (FC-PH default 2 s): a Class 1/2 sequence
+    whose ACKs have not all arrived this long after its last frame is aborted.
+    *rx_frame_time*: time the port needs to process a received frame before its
+    buffer is free again, s (0 = at once).
+    """
+
+    bb_credit: int = 16
+    rx_data_field: int = MAX_DATA_FIELD
+    ee_credit: int = 16
+    classes: frozenset[int] = field(default_factory=lambda: frozenset({1, 2, 3}))
+    concurrent_sequences: int = 255
+    busy_retry: float = 1e-3
+    e_d_tov: float = 2.0
+    rx_frame_time: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.bb_credit < 1:
+            raise ValueError(f"bb_credit must be >= 1, got {self.bb_credit}")
+        if not 256 <= self.rx_data_field <= MAX_DATA_FIELD:
+            raise ValueError(f"rx_data_field must be 256..{MAX_DATA_FIELD}, got {self.rx_data_field}")
+        if self.ee_credit < 1:
+            raise ValueError(f"ee_credit must be >= 1, got {self.ee_credit}")
+        if not self.classes or not self.classes <= {1, 2, 3}:
+            raise ValueError(f"classes must be a non-empty subset of {{1, 2, 3}}, got {set(self.classes)}")
+        if self.concurrent_sequences < 1:
+            raise ValueError(f"concurrent_sequences must be >= 1, got {self.concurrent_sequences}")
+        if self.busy_retry <= 0 or self.e_d_tov <= 0 or self.rx_frame_time < 0:
+            raise ValueError("busy_retry and e_d_tov must be > 0 s, rx_frame_time >= 0 s")
+
+
+@dataclass(slots=True)
+class PeerLogin:
+    """What an N_Port learned about one peer at PLOGI, and the live EE credit.
+
+    *max_data_field*: largest data field it may send to the peer, bytes.
+    """
+
+    port_id: int
+    max_data_field: int
+    ee_credit_login: int
+    classes: frozenset[int]
+    ee_credit: int = 0
+
+    def __post_init__(self) -> None:
+        self.ee_credit = self.ee_credit_login

@@ -1,0 +1,491 @@
+"""The N_Port: sequences out, sequences in, and the rules of each class.
+
+An :class:`NPort` sits on one link :class:`~fcsim.fc2.port.Port`. Outbound it
+turns queued sequences into frames, interleaving open sequences frame by frame
+and putting link-control frames (ACK, busy, reject) first. Inbound it admits
+or refuses frames, reassembles sequences and answers Class 1 and 2 frames.
+
+Class 3 (datagram): BB credit only, no answer; a refused or damaged frame is
+discarded and counted.
+
+Class 2 (acknowledged): every data frame takes one end-to-end (EE) credit
+towards its destination and is answered by ACK_1, P_BSY or P_RJT, each of
+which returns the credit. A busied sequence is sent again from its first frame
+after the busy-retry delay; a rejected one is abandoned. If ACKs are still
+missing E_D_TOV after the last frame (a frame was lost), the sequence is
+aborted and its credit restored.
+
+Class 1 (connection): the first frame (SOFc1) asks for a dedicated connection
+and nothing more is sent until its ACK returns. While connected, the two ports
+exchange only Class 1 frames, with EE credit alone; a frame of another class
+or a connect request from a third port is answered P_BSY (Class 3: discarded).
+The last frame of a sequence sets End_Connection when its sender has no more
+Class 1 traffic for the peer; the recipient answers with an ACK ended by EOFdt,
+which removes the connection, unless it still has Class 1 traffic of its own.
+Two ports that ask each other at once: the request of the lower N_Port ID wins.
+
+Not modelled: ACK_0/ACK_N, intermix, camp-on and stacked connects, sequence
+retransmission on error (a Class 1/2 sequence with a lost frame is aborted;
+recovery belongs to the upper layer). The recipient's sequence timeout for a
+Class 3 sequence whose last frame was lost is taken at once.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+
+from fcsim.engine.simulation import Simulation
+from fcsim.fc1 import ordered_sets as osets
+from fcsim.fc2 import header as h
+from fcsim.fc2.frame import Frame
+from fcsim.fc2.login import PeerLogin, ServiceParameters
+from fcsim.fc2.port import Port, uses_bb_credit
+from fcsim.fc2.sequence import Exchange, Sequence
+
+_SOF_FIRST = {1: osets.SOFi1, 2: osets.SOFi2, 3: osets.SOFi3}
+_SOF_NEXT = {1: osets.SOFn1, 2: osets.SOFn2, 3: osets.SOFn3}
+
+_BLOCKED, _FREE, _NEEDS_CREDIT = 0, 1, 2
+
+PENDING, ESTABLISHED, CLOSING = "pending", "established", "closing"
+
+
+class Connection:
+    """A Class 1 connection of this port with *peer_id*, in *state*."""
+
+    __slots__ = ("peer_id", "state")
+
+    def __init__(self, peer_id: int, state: str) -> None:
+        self.peer_id = peer_id
+        self.state = state
+
+
+class NPortStats:
+    """Counters of one N_Port over the measured interval (payload in bytes).
+
+    Every payload byte sent (``payload_tx``) is, at the recipient, received
+    (``payload_rx``), dropped for a transmission error, discarded (Class 3
+    frame refused) or refused with a busy or reject (``refused_payload``).
+    """
+
+    __slots__ = (
+        "data_frames_tx", "payload_tx", "data_frames_rx", "payload_rx", "acks_tx", "acks_rx",
+        "busy_tx", "busy_rx", "reject_tx", "reject_rx", "dropped_frames", "dropped_payload",
+        "discarded_frames", "discarded_payload", "refused_payload", "sequences_rx", "sequences_incomplete",
+        "sequences_aborted", "connections",
+    )
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        """Zero every counter."""
+        for name in self.__slots__:
+            setattr(self, name, 0)
+
+    def as_dict(self) -> dict[str, int]:
+        """The counters by name."""
+        return {name: getattr(self, name) for name in self.__slots__}
+
+
+class _Inbound:
+    """Reassembly state of one sequence being received."""
+
+    __slots__ = ("attempt", "frames", "payload")
+
+    def __init__(self, attempt: int) -> None:
+        self.attempt = attempt
+        self.frames = 0
+        self.payload = 0
+
+
+class NPort:
+    """A node port with N_Port ID *port_id* offering service parameters *params*."""
+
+    def __init__(self, sim: Simulation, name: str, port_id: int, params: ServiceParameters) -> None:
+        if not 0 < port_id < 0xFFFFF0:
+            raise ValueError(f"{name}: N_Port ID must be 0x000001..0xFFFFEF, got {port_id:#08x}")
+        self.sim = sim
+        self.name = name
+        self.port_id = port_id
+        self.params = params
+        self.port = Port(sim, name, params.bb_credit)
+        self.port.owner = self
+        self.peers: dict[int, PeerLogin] = {}
+        self.connection: Connection | None = None
+        self.stats = NPortStats()
+        self._control: deque[Frame] = deque()
+        self._ready: deque[Sequence] = deque()
+        self._inbound: dict[Sequence, _Inbound] = {}
+        self._rx_ids: dict[tuple[int, int], int] = {}
+        self._next_rx_id = 0
+        self._next_ox_id = 0
+        self._next_seq_id = 0
+        self._rx_free_at = 0.0
+        self._rng = sim.rng(f"nport/{name}")
+
+    # -- login and upper-layer interface ---------------------------------------
+
+    def login(self, peer: NPort) -> None:
+        """PLOGI with *peer*: learn its receive limits, classes and EE credit."""
+        p = peer.params
+        self.peers[peer.port_id] = PeerLogin(peer.port_id, p.rx_data_field, p.ee_credit, p.classes)
+
+    def open_exchange(self, d_id: int) -> Exchange:
+        """Start a new exchange with logged-in N_Port *d_id*; assigns an OX_ID."""
+        if d_id not in self.peers:
+            raise ValueError(f"{self.name}: not logged in with N_Port {d_id:06x}")
+        ox_id = self._next_ox_id
+        self._next_ox_id = (ox_id + 1) % h.UNASSIGNED_ID
+        return Exchange(ox_id, self, d_id)
+
+    def send(
+        self,
+        exchange: Exchange,
+        size: int,
+        cls: int,
+        max_data_field: int | None = None,
+        *,
+        r_ctl: int = h.R_CTL_UNSOLICITED_DATA,
+        type_: int = h.TYPE_VENDOR,
+        last: bool = False,
+        on_complete: Callable[[Sequence], None] | None = None,
+        on_delivered: Callable[[Sequence, float], None] | None = None,
+    ) -> Sequence:
+        """Queue a sequence of *size* payload bytes in *exchange*, Class *cls*.
+
+        Frames carry at most *max_data_field* bytes, and never more than the
+        recipient accepts (login). *last* marks the last sequence of the
+        exchange. Returns the queued sequence.
+        """
+        if cls not in (1, 2, 3):
+            raise ValueError(f"{self.name}: class must be 1, 2 or 3, got {cls}")
+        if size < 0:
+            raise ValueError(f"{self.name}: sequence size must be >= 0 bytes, got {size}")
+        d_id = exchange.responder_id if exchange.originator is self else exchange.originator.port_id
+        peer = self.peers[d_id]
+        data_field = peer.max_data_field if max_data_field is None else min(
+            max_data_field, peer.max_data_field)
+        seq = Sequence(exchange, d_id, self._next_seq_id, size, cls, data_field, self.sim.now,
+                       r_ctl, type_, on_complete, on_delivered)
+        seq.last_of_exchange = last
+        self._next_seq_id = (self._next_seq_id + 1) & 0xFF
+        self._ready.append(seq)
+        self.port.kick()
+        return seq
+
+    # -- transmit side: the Port pulls frames ----------------------------------
+
+    def next_frame(self, credit: bool) -> Frame | None:
+        """Next frame to transmit: link control first, then open sequences in turn."""
+        control = self._control
+        if control and (credit or not uses_bb_credit(control[0])):
+            return control.popleft()
+        ready = self._ready
+        for _ in range(len(ready)):
+            seq = ready[0]
+            gate = self._gate(seq)
+            if gate == _FREE or (gate == _NEEDS_CREDIT and credit):
+                frame = self._make_frame(seq)
+                if seq.next_cnt == seq.n_frames:
+                    ready.popleft()
+                    if seq.cls == 3:
+                        self._complete(seq, "sent")
+                    else:
+                        self.sim.call_later(self.params.e_d_tov, self._e_d_tov_expired,
+                                            (seq, seq.attempt))
+                else:
+                    ready.rotate(-1)
+                return frame
+            ready.rotate(-1)
+        return None
+
+    def waits_for_credit(self) -> bool:
+        """True if a frame is ready that only lacks a BB credit."""
+        if self._control and uses_bb_credit(self._control[0]):
+            return True
+        return any(self._gate(seq) == _NEEDS_CREDIT for seq in self._ready)
+
+    def _gate(self, seq: Sequence) -> int:
+        """Whether *seq* may send its next frame now, and whether it needs BB credit."""
+        conn = self.connection
+        peer = self.peers[seq.d_id]
+        if seq.cls == 1:
+            if peer.ee_credit <= 0:
+                return _BLOCKED
+            if conn is None:
+                return _NEEDS_CREDIT
+            if conn.peer_id == seq.d_id and conn.state == ESTABLISHED:
+                return _FREE
+            return _BLOCKED
+        if conn is not None or (seq.cls == 2 and peer.ee_credit <= 0):
+            return _BLOCKED
+        return _NEEDS_CREDIT
+
+    def _make_frame(self, seq: Sequence) -> Frame:
+        cnt = seq.next_cnt
+        seq.next_cnt = cnt + 1
+        cls = seq.cls
+        last = seq.next_cnt == seq.n_frames
+        f_ctl = h.F_CTL_RELATIVE_OFFSET
+        if seq.first_of_exchange:
+            f_ctl |= h.F_CTL_FIRST_SEQUENCE
+        if seq.last_of_exchange:
+            f_ctl |= h.F_CTL_LAST_SEQUENCE
+        if last:
+            f_ctl |= h.F_CTL_END_SEQUENCE
+        if cls == 1 and self.connection is None:
+            sof = osets.SOFc1
+            self.connection = Connection(seq.d_id, PENDING)
+        else:
+            sof = _SOF_FIRST[cls] if cnt == 0 else _SOF_NEXT[cls]
+        if cls != 3:
+            f_ctl |= h.F_CTL_ACK_1
+            seq.outstanding += 1
+            self.peers[seq.d_id].ee_credit -= 1
+            if cls == 1 and last and self.connection is not None and not self._class1_pending(
+                    seq.d_id, seq):
+                f_ctl |= h.F_CTL_END_CONNECTION
+                seq.end_connection = True
+                if self.connection.state == ESTABLISHED:
+                    self.connection.state = CLOSING
+        payload = seq.payload_of(cnt)
+        exchange = seq.exchange
+        frame = Frame(
+            sof, osets.EOFt if last else osets.EOFn, seq.r_ctl, seq.d_id, self.port_id,
+            seq.type, f_ctl, seq.seq_id, cnt, exchange.ox_id, exchange.rx_id, payload, cls,
+            parameter=cnt * seq.data_field, sequence=seq,
+        )
+        frame.attempt = seq.attempt
+        stats = self.stats
+        stats.data_frames_tx += 1
+        stats.payload_tx += payload
+        return frame
+
+    def _class1_pending(self, d_id: int, other_than: Sequence | None = None) -> bool:
+        """True if a Class 1 sequence for *d_id* besides *other_than* waits to be sent."""
+        return any(s.cls == 1 and s.d_id == d_id and s is not other_than for s in self._ready)
+
+    def _complete(self, seq: Sequence, status: str) -> None:
+        seq.status = status
+        if seq.on_complete is not None:
+            seq.on_complete(seq)
+
+    def _e_d_tov_expired(self, event: object) -> None:
+        seq, attempt = event._value  # type: ignore[attr-defined]
+        if seq.status != "open" or seq.attempt != attempt:
+            return
+        self.peers[seq.d_id].ee_credit += seq.outstanding
+        seq.outstanding = 0
+        self.stats.sequences_aborted += 1
+        conn = self.connection
+        if seq.cls == 1 and conn is not None and conn.peer_id == seq.d_id and conn.state != ESTABLISHED:
+            self.connection = None
+        self._complete(seq, "aborted")
+        self.port.kick()
+
+    def _reclaim(self, event: object) -> None:
+        """Restore the EE credit of frames of an earlier attempt that were never answered."""
+        seq = event._value  # type: ignore[attr-defined]
+        self.peers[seq.d_id].ee_credit += seq.outstanding
+        seq.outstanding = 0
+        self.port.kick()
+
+    def _retry(self, event: object) -> None:
+        seq = event._value  # type: ignore[attr-defined]
+        if seq.status == "open":
+            self._ready.append(seq)
+            self.port.kick()
+
+    # -- receive side -----------------------------------------------------------
+
+    def frame_received(self, frame: Frame) -> None:
+        """Handle a good frame from the link (called by :class:`Port`)."""
+        if self.params.rx_frame_time:
+            now = self.sim.env._now
+            done = max(now, self._rx_free_at) + self.params.rx_frame_time
+            self._rx_free_at = done
+            self.sim.call_later(done - now, self._process, frame)
+        else:
+            self._handle(frame)
+
+    def _process(self, event: object) -> None:
+        self._handle(event._value)  # type: ignore[attr-defined]
+
+    def _handle(self, frame: Frame) -> None:
+        if uses_bb_credit(frame):
+            self.port.release_buffer()
+        if frame.r_ctl & 0xF0 == 0xC0:
+            self._answer_received(frame)
+        else:
+            self._data_received(frame)
+
+    def frame_dropped(self, frame: Frame) -> None:
+        """Count a frame that failed its CRC (called by :class:`Port`)."""
+        stats = self.stats
+        stats.dropped_frames += 1
+        seq = frame.sequence
+        if seq is None:
+            return
+        stats.dropped_payload += frame.payload_len
+        inbound = self._inbound.get(seq)
+        if inbound is not None and frame.seq_cnt == seq.n_frames - 1:
+            del self._inbound[seq]
+            stats.sequences_incomplete += 1
+
+    def _data_received(self, frame: Frame) -> None:
+        refusal = self._refusal(frame)
+        stats = self.stats
+        if refusal is not None:
+            kind, reason = refusal
+            if frame.cls == 3:
+                stats.discarded_frames += 1
+                stats.discarded_payload += frame.payload_len
+            else:
+                stats.refused_payload += frame.payload_len
+                self._answer(frame, kind, reason)
+            return
+        seq: Sequence = frame.sequence  # type: ignore[assignment]
+        inbound = self._inbound.get(seq)
+        if inbound is None or inbound.attempt != frame.attempt:
+            inbound = self._inbound[seq] = _Inbound(frame.attempt)
+        inbound.frames += 1
+        inbound.payload += frame.payload_len
+        stats.data_frames_rx += 1
+        stats.payload_rx += frame.payload_len
+        if frame.cls != 3:
+            self._answer(frame, h.R_CTL_ACK_1, 1)
+        if frame.f_ctl & h.F_CTL_END_SEQUENCE:
+            del self._inbound[seq]
+            if frame.f_ctl & h.F_CTL_LAST_SEQUENCE:
+                self._rx_ids.pop((frame.s_id, frame.ox_id), None)
+            if inbound.frames == seq.n_frames:
+                stats.sequences_rx += 1
+                if seq.on_delivered is not None:
+                    seq.on_delivered(seq, self.sim.env._now)
+            else:
+                stats.sequences_incomplete += 1
+
+    def _refusal(self, frame: Frame) -> tuple[int, int] | None:
+        """Why *frame* cannot be accepted, as (R_CTL of the answer, reason), or None.
+
+        A connect request (SOFc1) that is accepted sets up the connection.
+        """
+        if frame.cls not in self.params.classes:
+            return h.R_CTL_P_RJT, h.P_RJT_CLASS_NOT_SUPPORTED
+        if frame.data_len > self.params.rx_data_field:
+            return h.R_CTL_P_RJT, h.P_RJT_DATA_FIELD_TOO_LARGE
+        busy = h.R_CTL_P_BSY, h.P_BSY_PORT_BUSY
+        conn = self.connection
+        connect = frame.sof is osets.SOFc1
+        if connect:
+            crossing = (conn is not None and conn.peer_id == frame.s_id
+                        and conn.state == PENDING and frame.s_id < self.port_id)
+            if conn is not None and not crossing:
+                return busy
+        elif conn is not None and conn.peer_id != frame.s_id:
+            return busy
+        elif frame.cls == 1 and conn is None:
+            raise RuntimeError(f"{self.name}: Class 1 frame outside a connection: {frame.describe()}")
+        inbound = self._inbound.get(frame.sequence)  # type: ignore[arg-type]
+        if frame.seq_cnt == 0:
+            if inbound is None and len(self._inbound) >= self.params.concurrent_sequences:
+                return h.R_CTL_P_BSY, h.P_BSY_NO_RESOURCES
+        elif inbound is None or inbound.attempt != frame.attempt:
+            return h.R_CTL_P_BSY, h.P_BSY_NO_RESOURCES
+        if connect:
+            self.connection = Connection(frame.s_id, ESTABLISHED)
+            self.stats.connections += 1
+        return None
+
+    def _answer(self, frame: Frame, r_ctl: int, parameter: int) -> None:
+        """Queue the link-control frame *r_ctl* answering data *frame*."""
+        stats = self.stats
+        eof = osets.EOFn
+        cls = frame.cls
+        if r_ctl == h.R_CTL_ACK_1:
+            stats.acks_tx += 1
+            if frame.f_ctl & h.F_CTL_END_SEQUENCE:
+                eof = osets.EOFt
+            if frame.f_ctl & h.F_CTL_END_CONNECTION and not self._class1_pending(frame.s_id):
+                eof = osets.EOFdt
+                self.connection = None
+                self.port.kick()
+        else:
+            if r_ctl == h.R_CTL_P_BSY:
+                stats.busy_tx += 1
+            else:
+                stats.reject_tx += 1
+            conn = self.connection
+            if cls == 1 and (conn is None or conn.peer_id != frame.s_id or conn.state == PENDING):
+                cls = 2  # the answer to a refused connect travels outside any connection
+        self._control.append(Frame(
+            _SOF_NEXT[cls], eof, r_ctl, frame.s_id, self.port_id, h.TYPE_BLS,
+            h.F_CTL_EXCHANGE_CONTEXT | h.F_CTL_SEQUENCE_CONTEXT | (frame.f_ctl & h.F_CTL_END_SEQUENCE),
+            frame.seq_id, frame.seq_cnt, frame.ox_id, self._rx_id(frame), 0, cls,
+            parameter=parameter, answers=frame,
+        ))
+        self.port.kick()
+
+    def _rx_id(self, frame: Frame) -> int:
+        """The RX_ID this port, as responder, gave the exchange of *frame*."""
+        key = (frame.s_id, frame.ox_id)
+        rx_id = self._rx_ids.get(key)
+        if rx_id is None:
+            rx_id = self._rx_ids[key] = self._next_rx_id
+            self._next_rx_id = (rx_id + 1) % h.UNASSIGNED_ID
+        return rx_id
+
+    def _answer_received(self, frame: Frame) -> None:
+        """An ACK, busy or reject came back for one of our data frames."""
+        data: Frame = frame.answers  # type: ignore[assignment]
+        seq: Sequence = data.sequence  # type: ignore[assignment]
+        self.peers[frame.s_id].ee_credit += 1
+        seq.outstanding -= 1
+        stats = self.stats
+        conn = self.connection
+        r_ctl = frame.r_ctl
+        if r_ctl == h.R_CTL_ACK_1:
+            stats.acks_rx += 1
+            seq.exchange.rx_id = frame.rx_id
+            if conn is not None and conn.peer_id == frame.s_id:
+                if data.sof is osets.SOFc1 and conn.state == PENDING:
+                    conn.state = ESTABLISHED
+                    stats.connections += 1
+                if frame.eof is osets.EOFdt:
+                    self.connection = None
+                elif data.f_ctl & h.F_CTL_END_CONNECTION and conn.state == CLOSING:
+                    conn.state = ESTABLISHED
+            if data.attempt == seq.attempt and seq.status == "open":
+                seq.acked += 1
+                if seq.acked == seq.n_frames:
+                    if seq.outstanding:
+                        self.sim.call_later(self.params.e_d_tov, self._reclaim, seq)
+                    self._complete(seq, "acked")
+        elif data.attempt == seq.attempt and seq.status == "open":
+            if conn is not None and conn.peer_id == frame.s_id:
+                if data.sof is osets.SOFc1 and conn.state == PENDING:
+                    self.connection = None  # connect refused
+                elif data.f_ctl & h.F_CTL_END_CONNECTION and conn.state == CLOSING:
+                    conn.state = ESTABLISHED  # the peer did not take the removal request
+            if seq in self._ready:
+                self._ready.remove(seq)
+            if r_ctl in (h.R_CTL_P_BSY, h.R_CTL_F_BSY):
+                stats.busy_rx += 1
+                seq.attempt += 1
+                seq.acked = 0
+                seq.next_cnt = 0
+                delay = self.params.busy_retry * (0.5 + self._rng.random())
+                self.sim.call_later(delay, self._retry, seq)
+            else:
+                stats.reject_rx += 1
+                self._complete(seq, "rejected")
+        elif r_ctl in (h.R_CTL_P_BSY, h.R_CTL_F_BSY):
+            stats.busy_rx += 1
+        else:
+            stats.reject_rx += 1
+        self.port.kick()
+
+    def __repr__(self) -> str:
+        return f"<NPort {self.name} {self.port_id:06X}>"

@@ -1,0 +1,213 @@
+"""A link-level port: transmitter, receiver and buffer-to-buffer credit.
+
+:class:`Port` is the part of any FC port (N_Port, F_Port, E_Port) that faces
+one link. It transmits the frames its *owner* hands it, one at a time at the
+link's speed, with at least :data:`MIN_FILL_WORDS` fill words between frames;
+it spends one BB credit per frame that needs one and regains it when an R_RDY
+arrives; it receives frames, drops those hit by a transmission error, and
+returns an R_RDY when the owner frees the receive buffer.
+
+The owner implements :class:`PortOwner`: it is *pulled* for the next frame
+whenever the transmitter is free, so it alone decides the order of frames.
+
+R_RDY is a primitive signal sent in the fill words between frames: it waits
+for the frame in progress to end, then takes one transmission word; the first
+six in a gap cost no time, further ones lengthen the gap.
+
+Class 1 frames after the connect frame (SOFc1) use no BB credit (FC-PH 26.4:
+BB flow control applies to Class 1 only for the connect-request frame).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+from fcsim.fc1.ordered_sets import SOFc1
+
+if TYPE_CHECKING:
+    from fcsim.engine.simulation import Simulation
+    from fcsim.fc2.frame import Frame
+
+MIN_FILL_WORDS = 6
+"""Fill words (IDLE or R_RDY) a transmitter sends at least between frames (FC-PH 17.1)."""
+
+
+def uses_bb_credit(frame: Frame) -> bool:
+    """True if *frame* needs a buffer-to-buffer credit to be sent."""
+    return frame.cls != 1 or frame.sof is SOFc1
+
+
+class PortOwner(Protocol):
+    """What a :class:`Port` asks of the FC-2 entity above it."""
+
+    def next_frame(self, credit: bool) -> Frame | None:
+        """The next frame to send; only frames needing no BB credit if not *credit*."""
+
+    def waits_for_credit(self) -> bool:
+        """True if a frame is ready but needs a BB credit."""
+
+    def frame_received(self, frame: Frame) -> None:
+        """A good frame arrived; call :meth:`Port.release_buffer` when its buffer is free."""
+
+    def frame_dropped(self, frame: Frame) -> None:
+        """A frame arrived with a transmission error and was discarded."""
+
+
+class PortStats:
+    """Counters of one port over the measured interval (times in s)."""
+
+    __slots__ = ("frames_tx", "frames_rx", "chars_tx", "busy_time", "credit_stalls",
+                 "credit_wait", "r_rdy_tx", "r_rdy_rx", "errors_rx")
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        """Zero every counter."""
+        self.frames_tx = self.frames_rx = self.chars_tx = 0
+        self.busy_time = self.credit_wait = 0.0
+        self.credit_stalls = self.r_rdy_tx = self.r_rdy_rx = self.errors_rx = 0
+
+
+class Port:
+    """One end of a link.
+
+    *rx_buffers* is the number of receive buffers this port offers, which its
+    peer learns at login as its BB credit. *bit_error_rate* applies to frames
+    this port transmits. The link (:class:`fcsim.fc0.link.Link`) sets
+    :attr:`peer`, :attr:`char_time`, :attr:`word_time` and :attr:`delay`.
+    """
+
+    def __init__(self, sim: Simulation, name: str, rx_buffers: int) -> None:
+        if rx_buffers < 1:
+            raise ValueError(f"{name}: rx_buffers must be >= 1, got {rx_buffers}")
+        self.sim = sim
+        self.name = name
+        self.rx_buffers = rx_buffers
+        self.owner: PortOwner | None = None
+        self.peer: Port | None = None
+        self.char_time = 0.0
+        self.word_time = 0.0
+        self.delay = 0.0
+        self.bit_error_rate = 0.0
+        self.credit_login = 0
+        self.credit = 0
+        self.buffers_used = 0
+        self.stats = PortStats()
+        self._busy = False
+        self._line_free = 0.0
+        self._gap_end = 0.0
+        self._stall_since: float | None = None
+        self._rng = sim.rng(f"port/{name}")
+
+    # -- set-up -----------------------------------------------------------------
+
+    def login(self, bb_credit: int) -> None:
+        """Set the BB credit learned at login (the peer's receive buffers)."""
+        if bb_credit < 1:
+            raise ValueError(f"{self.name}: BB credit must be >= 1, got {bb_credit}")
+        self.credit_login = self.credit = bb_credit
+
+    def check_wired(self) -> None:
+        """Raise if the port is not attached to an owner and a link."""
+        if self.owner is None or self.peer is None:
+            raise RuntimeError(f"port {self.name} is not connected (owner and link needed)")
+
+    # -- transmitter ------------------------------------------------------------
+
+    def kick(self) -> None:
+        """Tell the transmitter that the owner may have a frame to send."""
+        if not self._busy:
+            self._send_next()
+
+    def _send_next(self, _event: object = None) -> None:
+        env = self.sim.env
+        now = env._now
+        credit = self.credit > 0
+        self._busy = True  # the owner may queue more work while it is asked
+        frame = self.owner.next_frame(credit)  # type: ignore[union-attr]
+        if frame is None:
+            self._busy = False
+            if not credit and self._stall_since is None and self.owner.waits_for_credit():  # type: ignore[union-attr]
+                self._stall_since = now
+                self.stats.credit_stalls += 1
+            return
+        if frame.cls != 1 or frame.sof is SOFc1:
+            self.credit -= 1
+        start = max(now, self._gap_end, self._line_free)
+        duration = frame.chars * self.char_time
+        end = start + duration
+        self._line_free = end
+        self._gap_end = end + MIN_FILL_WORDS * self.word_time
+        stats = self.stats
+        stats.frames_tx += 1
+        stats.chars_tx += frame.chars
+        stats.busy_time += duration
+        if self.bit_error_rate:
+            frame.corrupt = self._rng.random() < 1.0 - (1.0 - self.bit_error_rate) ** (
+                frame.chars * 10)
+        if self.sim.sinks:
+            for sink in self.sim.sinks:
+                sink.frame(now, self, frame, start, end)
+        self.sim.call_later(end + self.delay - now, self.peer._receive, frame)  # type: ignore[union-attr]
+        self.sim.call_later(self._gap_end - now, self._send_next)
+
+    def send_r_rdy(self) -> None:
+        """Send one R_RDY in the next free fill word."""
+        now = self.sim.env._now
+        start = max(now, self._line_free)
+        end = start + self.word_time
+        self._line_free = end
+        if end > self._gap_end:
+            self._gap_end = end
+        self.stats.r_rdy_tx += 1
+        if self.sim.sinks:
+            for sink in self.sim.sinks:
+                sink.primitive(now, self, "R_RDY", start)
+        self.sim.call_later(end + self.delay - now, self.peer._r_rdy)  # type: ignore[union-attr]
+
+    def _r_rdy(self, _event: object) -> None:
+        self.stats.r_rdy_rx += 1
+        self.credit += 1
+        if self._stall_since is not None:
+            self.stats.credit_wait += self.sim.env._now - self._stall_since
+            self._stall_since = None
+        if not self._busy:
+            self._send_next()
+
+    # -- receiver ---------------------------------------------------------------
+
+    def _receive(self, event: object) -> None:
+        frame: Frame = event._value  # type: ignore[attr-defined]
+        credited = frame.cls != 1 or frame.sof is SOFc1
+        if credited:
+            self.buffers_used += 1
+        self.stats.frames_rx += 1
+        if frame.corrupt:
+            self.stats.errors_rx += 1
+            self.owner.frame_dropped(frame)  # type: ignore[union-attr]
+            if credited:
+                self.release_buffer()
+            return
+        self.owner.frame_received(frame)  # type: ignore[union-attr]
+
+    def release_buffer(self) -> None:
+        """Free one receive buffer and return its credit to the peer with an R_RDY."""
+        self.buffers_used -= 1
+        self.send_r_rdy()
+
+    def reset_stats(self) -> None:
+        """Start a new measurement interval now (an open credit stall restarts now)."""
+        self.stats.reset()
+        if self._stall_since is not None:
+            self._stall_since = self.sim.env._now
+
+    def close_stats(self) -> None:
+        """End the measurement interval now, counting an open credit stall up to now."""
+        if self._stall_since is not None:
+            now = self.sim.env._now
+            self.stats.credit_wait += now - self._stall_since
+            self._stall_since = now
+
+    def __repr__(self) -> str:
+        return f"<Port {self.name}>"

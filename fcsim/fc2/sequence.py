@@ -1,0 +1,111 @@
+"""Sequences and exchanges (FC-FS): how a message becomes frames.
+
+An :class:`Exchange` is a conversation between two N_Ports named by OX_ID
+(chosen by the originator) and RX_ID (chosen by the responder when the first
+frame arrives). A :class:`Sequence` is one message sent one way inside an
+exchange: it is cut into frames of at most the login-negotiated data field,
+numbered by SEQ_CNT, all carrying the sequence's SEQ_ID.
+
+Frames are made when the transmitter asks for them, so a large message costs
+memory only for the frames actually in flight.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from fcsim.fc2.header import UNASSIGNED_ID
+
+if TYPE_CHECKING:
+    from fcsim.fc2.nport import NPort
+
+
+class Exchange:
+    """Exchange *ox_id* from *originator* to the N_Port with ID *responder_id*."""
+
+    __slots__ = ("ox_id", "rx_id", "originator", "responder_id", "sequences_sent")
+
+    def __init__(self, ox_id: int, originator: NPort, responder_id: int) -> None:
+        self.ox_id = ox_id
+        self.rx_id = UNASSIGNED_ID
+        self.originator = originator
+        self.responder_id = responder_id
+        self.sequences_sent = 0
+
+
+class Sequence:
+    """One message of *size* payload bytes in *exchange* to N_Port *d_id*, Class *cls*.
+
+    *data_field* is the payload per full frame, bytes. *created* is the time
+    the message was handed to FC-2, s. *r_ctl* and *type_* go into every frame
+    header. *on_complete(seq)* is called at the
+    sender when FC-2 is done with the sequence (Class 3: last frame sent;
+    Class 1/2: every ACK back, or aborted); *on_delivered(seq, time)* when the
+    whole sequence reaches the recipient.
+
+    *status* is ``"open"``, ``"sent"`` (Class 3, all frames sent), ``"acked"``
+    (Class 1/2, every frame acknowledged), ``"rejected"`` (P_RJT) or
+    ``"aborted"`` (ACKs still missing E_D_TOV after the last frame).
+    *acked* counts ACKs of the current *attempt* (a busied sequence is sent
+    again from its first frame as a new attempt); *outstanding* counts frames
+    sent that have had no answer yet, whatever their attempt (they hold EE
+    credit).
+    """
+
+    __slots__ = (
+        "exchange", "d_id", "seq_id", "size", "cls", "data_field", "created", "n_frames", "r_ctl",
+        "type", "next_cnt", "acked", "outstanding", "attempt", "status", "first_of_exchange",
+        "last_of_exchange", "end_connection", "on_complete", "on_delivered",
+    )
+
+    def __init__(
+        self,
+        exchange: Exchange,
+        d_id: int,
+        seq_id: int,
+        size: int,
+        cls: int,
+        data_field: int,
+        created: float,
+        r_ctl: int,
+        type_: int,
+        on_complete: Callable[[Sequence], None] | None = None,
+        on_delivered: Callable[[Sequence, float], None] | None = None,
+    ) -> None:
+        self.exchange = exchange
+        self.d_id = d_id
+        self.seq_id = seq_id
+        self.size = size
+        self.cls = cls
+        self.data_field = data_field
+        self.created = created
+        self.n_frames = max(1, -(-size // data_field))
+        self.r_ctl = r_ctl
+        self.type = type_
+        self.next_cnt = 0
+        self.acked = 0
+        self.outstanding = 0
+        self.attempt = 0
+        self.status = "open"
+        self.first_of_exchange = exchange.sequences_sent == 0
+        exchange.sequences_sent += 1
+        self.last_of_exchange = False
+        self.end_connection = False
+        self.on_complete = on_complete
+        self.on_delivered = on_delivered
+
+    @property
+    def frames_left(self) -> int:
+        """Frames not yet transmitted in the current attempt."""
+        return self.n_frames - self.next_cnt
+
+    def payload_of(self, seq_cnt: int) -> int:
+        """Payload bytes carried by frame *seq_cnt*."""
+        if seq_cnt < self.n_frames - 1:
+            return self.data_field
+        return self.size - self.data_field * (self.n_frames - 1)
+
+    def __repr__(self) -> str:
+        return (f"<Sequence OX_ID={self.exchange.ox_id:#06x} SEQ_ID={self.seq_id} "
+                f"{self.size} B class {self.cls} {self.status}>")

@@ -1,0 +1,1 @@
+"""Scenario files: TOML in, checked and typed configuration out."""

@@ -1,0 +1,411 @@
+"""Load a scenario file: TOML in, a checked :class:`~fcsim.scenario.model.Scenario` out.
+
+Every key a file may hold is declared once, in the tables :data:`TOP_KEYS`,
+:data:`RUN_KEYS`, :data:`NODE_KEYS`, :data:`LINK_KEYS`, :data:`STREAM_KEYS` and
+:data:`GENERATOR_KEYS`: how it is read, what it accepts and its default
+(``docs/scenarios.md`` documents the same tables). The loader applies them, then
+checks what spans keys: names, link and workload ends, N_Port IDs, the topology.
+The first problem found is raised as a :class:`ScenarioError` of one line.
+Quantities with units are read only by :mod:`fcsim.units`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from fcsim.fc0.cable import DEFAULT_PROPAGATION, Cable
+from fcsim.fc0.speed import CATALOG, CODING_8B10B, CODING_64B66B
+from fcsim.fc2.frame import MAX_DATA_FIELD
+from fcsim.fc2.login import ServiceParameters
+from fcsim.scenario.model import (
+    GeneratorConfig,
+    LinkConfig,
+    NodeConfig,
+    RunConfig,
+    Scenario,
+    StreamConfig,
+    WorkloadConfig,
+)
+from fcsim.topology.point_to_point import DEFAULT_PORT_IDS
+from fcsim.units import UnitError, parse_baud, parse_length, parse_size, parse_time
+from fcsim.workload.distributions import Constant, Distribution, Exponential, Uniform
+
+
+class ScenarioError(Exception):
+    """A scenario file that cannot be used. ``str()`` is one line,
+    ``FILE: KEY.PATH: given VALUE; EXPECTED``; the parts are kept as *file*,
+    *path* (empty when about the file as a whole), *problem* and *expected*."""
+
+    def __init__(self, file: str, path: str, problem: str, expected: str) -> None:
+        self.file, self.path, self.problem, self.expected = file, path, problem, expected
+        super().__init__(f"{file}: {path + ': ' if path else ''}{problem}; {expected}")
+
+
+class _Bad(Exception):
+    """A problem found while reading; :func:`read_table` fills in a missing *path*
+    (and with it the problem and the key's description)."""
+
+    def __init__(self, expected: str = "", path: str | None = None, problem: str = "",
+                 detail: str = "") -> None:
+        super().__init__(expected)
+        self.expected, self.path, self.problem, self.detail = expected, path, problem, detail
+
+
+Reader = Callable[[Any, str], Any]
+"""Turns the TOML value at a key path into a typed value, or raises :class:`_Bad`."""
+
+REQUIRED: Any = object()
+"""The default of a key that must be given."""
+
+
+@dataclass(frozen=True)
+class Key:
+    """One key of a table: how it is *read*, what it *expects* (shown in errors)
+    and its *default* (:data:`REQUIRED` if none; None: left unset)."""
+
+    read: Reader
+    expects: str
+    default: Any = REQUIRED
+
+
+def show(value: Any) -> str:
+    """*value* as it would be written in TOML, cut short if long."""
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    elif isinstance(value, list):
+        text = "[" + ", ".join(map(show, value)) + "]"
+    elif isinstance(value, dict):
+        text = "{" + ", ".join(f"{k} = {show(v)}" for k, v in value.items()) + "}"
+    else:
+        text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _given(value: Any) -> str:
+    return f"given {show(value)}"
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+# -- readers ----------------------------------------------------------------------
+
+
+def _when(test: Callable[[Any], Any], convert: Callable[[Any], Any] = lambda v: v) -> Reader:
+    """A reader that accepts a value passing *test* and returns *convert* of it."""
+    def read(value: Any, path: str) -> Any:
+        if not test(value):
+            raise _Bad()
+        return convert(value)
+    return read
+
+
+def _integer(low: int, high: float = float("inf")) -> Reader:
+    return _when(lambda v: _is_int(v) and low <= v <= high)
+
+
+def _choice(options: dict[str, Any]) -> Reader:
+    return _when(lambda v: isinstance(v, str) and v in options, options.get)
+
+
+def _quantity(parse: Callable[[Any], Any], low: float | None = 0.0,
+              high: float = float("inf"), above: bool = False) -> Reader:
+    """A value read by *parse* (from :mod:`fcsim.units`) in low..high; *above*: > low."""
+    def read(value: Any, path: str) -> Any:
+        try:
+            number = parse(value)
+        except UnitError as error:
+            raise _Bad(detail=str(error)) from None
+        if low is not None and not (low < number if above else low <= number <= high):
+            raise _Bad()
+        return number
+    return read
+
+
+def _per_metre(text: Any) -> float:
+    """Seconds per metre in "5 ns/m" or "5 us / 1 km"; each half read by fcsim.units."""
+    if not isinstance(text, str) or text.count("/") != 1:
+        raise UnitError()
+    time, length = (part.strip() for part in text.split("/"))
+    per = parse_length(f"1 {length}" if length[:1].isalpha() else length)
+    if not per > 0:
+        raise UnitError()
+    return parse_time(time) / per
+
+
+def _port_id(value: Any) -> int | None:
+    if isinstance(value, str) and re.fullmatch(r"0x[0-9A-Fa-f]{6}", value):
+        value = int(value, 16)
+    return value if _is_int(value) and 1 <= value <= 0xFFFFEF else None
+
+
+def _list_of(test: Callable[[Any], bool], length: int | None = None) -> Callable[[Any], bool]:
+    """True for a non-empty list of distinct items passing *test* (of *length* if given)."""
+    return lambda v: (isinstance(v, list) and len(v) == (length or len(v) or -1)
+                      and all(map(test, v)) and len(set(v)) == len(v))
+
+
+_text = _when(lambda v: isinstance(v, str) and v.strip())
+_any_text = _when(lambda v: isinstance(v, str))
+_classes = _when(_list_of(lambda c: _is_int(c) and c in (1, 2, 3)), frozenset)
+_ends = _when(_list_of(lambda e: isinstance(e, str) and e.strip(), 2), tuple)
+_fraction = _when(lambda v: type(v) in (int, float) and 0 <= v < 1, float)
+_table = _when(lambda v: isinstance(v, dict))
+_tables = _when(lambda v: isinstance(v, list) and all(isinstance(t, dict) for t in v))
+_DISTRIBUTIONS = {"constant": (Constant, ("value",)), "exponential": (Exponential, ("mean",)),
+                  "uniform": (Uniform, ("low", "high"))}
+
+
+def _distribution(one: Reader, what: str) -> Reader:
+    """A distribution of values read by *one*: a plain value (constant) or a table."""
+    kinds = "one of " + ", ".join(map(repr, _DISTRIBUTIONS))
+
+    def read(value: Any, path: str) -> Distribution:
+        if not isinstance(value, dict):
+            return Constant(one(value, path))
+        kind = value.get("distribution")
+        if not isinstance(kind, str) or kind not in _DISTRIBUTIONS:
+            raise _Bad(kinds, f"{path}.distribution", "missing" if kind is None else _given(kind))
+        cls, names = _DISTRIBUTIONS[kind]
+        keys = {"distribution": Key(_any_text, kinds), **{n: Key(one, what) for n in names}}
+        got = read_table(value, keys, path, f"a {kind} distribution")
+        if kind == "uniform" and got["low"] > got["high"]:
+            raise _Bad(f"{what}, not below low ({show(value['low'])})", f"{path}.high",
+                       _given(value["high"]))
+        return cls(*(got[n] for n in names))
+    return read
+
+
+def read_table(raw: dict[str, Any], keys: dict[str, Key], path: str,
+               what: str) -> dict[str, Any]:
+    """The values of the TOML table *raw* at *path* (a dict, checked by the caller),
+    read by *keys*, defaults filled in; *what* names the table in errors."""
+    for name in raw:
+        if name not in keys:
+            raise _Bad(f"allowed keys in {what}: {', '.join(keys)}", _join(path, name),
+                       "unknown key")
+    got: dict[str, Any] = {}
+    for name, key in keys.items():
+        where = _join(path, name)
+        if name not in raw:
+            if key.default is REQUIRED:
+                raise _Bad(key.expects, where, "missing")
+            got[name] = key.default
+            continue
+        try:
+            got[name] = key.read(raw[name], where)
+        except _Bad as bad:
+            if bad.path is not None:
+                raise
+            expected = key.expects + (f"; {bad.detail}" if bad.detail else "")
+            raise _Bad(expected, where, _given(raw[name])) from None
+    return got
+
+
+def _join(path: str, name: str) -> str:
+    return f"{path}.{name}" if path else name
+
+
+# -- the tables ---------------------------------------------------------------------
+
+_SP = ServiceParameters()
+_TIME = "a time with a unit such as '10 ms'"
+_SIZE = "a size with a unit such as '64 KiB' (bare integer: bytes)"
+_NAME = "a non-empty string"
+
+TOPOLOGIES: dict[str, tuple[int, int]] = {"point-to-point": (2, 1)}
+"""Supported ``topology`` values and the numbers of nodes and links each needs."""
+
+TOP_KEYS: dict[str, Key] = {
+    "name": Key(_text, _NAME, None),
+    "description": Key(_any_text, "a string", ""),
+    "topology": Key(_choice({t: t for t in TOPOLOGIES}),
+                    "one of " + ", ".join(map(repr, TOPOLOGIES))),
+    "run": Key(_table, "a table, written [run]"),
+    "nodes": Key(_tables, "an array of tables, written [[nodes]]"),
+    "links": Key(_tables, "an array of tables, written [[links]]"),
+    "workloads": Key(_tables, "an array of tables, written [[workloads]]", []),
+}
+RUN_KEYS: dict[str, Key] = {
+    "duration": Key(_quantity(parse_time, above=True), f"{_TIME}, > 0 s"),
+    "warmup": Key(_quantity(parse_time), f"{_TIME}, >= 0 s and < run.duration", 0.0),
+    "seed": Key(_integer(0), "an integer >= 0", 1),
+    "repetitions": Key(_integer(1), "an integer >= 1", 1),
+}
+NODE_KEYS: dict[str, Key] = {
+    "name": Key(_text, _NAME),
+    "port_id": Key(_when(_port_id, _port_id), "an N_Port ID: a string such as '0x010200' "
+                   "(6 hex digits) or an integer 1..0xFFFFEF", None),
+    "bb_credit": Key(_integer(1), "an integer >= 1 (receive buffers)", _SP.bb_credit),
+    "rx_data_field": Key(_quantity(parse_size, 256, MAX_DATA_FIELD),
+                         f"a data field size of 256..{MAX_DATA_FIELD} bytes such as '2112 B'",
+                         _SP.rx_data_field),
+    "ee_credit": Key(_integer(1), "an integer >= 1", _SP.ee_credit),
+    "classes": Key(_classes, "a non-empty list of distinct classes out of 1, 2, 3 such as "
+                   "[2, 3]", _SP.classes),
+    "concurrent_sequences": Key(_integer(1), "an integer >= 1", _SP.concurrent_sequences),
+    "busy_retry": Key(_quantity(parse_time, above=True), f"{_TIME}, > 0 s", _SP.busy_retry),
+    "e_d_tov": Key(_quantity(parse_time, above=True), f"{_TIME}, > 0 s", _SP.e_d_tov),
+    "rx_frame_time": Key(_quantity(parse_time), f"{_TIME}, >= 0 s", _SP.rx_frame_time),
+}
+LINK_KEYS: dict[str, Key] = {
+    "name": Key(_text, _NAME, None),
+    "ends": Key(_ends, "a list of the names of two different nodes such as ['host', 'disk']"),
+    "speed": Key(_quantity(parse_baud, None), f"a speed name ({', '.join(CATALOG)}) "
+                 "or a baud rate such as '265.625 Mbaud'"),
+    "coding": Key(_choice({"8b/10b": CODING_8B10B, "64b/66b": CODING_64B66B}),
+                  "'8b/10b' or '64b/66b'", None),
+    "length": Key(_quantity(parse_length), "a length with a unit such as '1 km', >= 0 m", 0.0),
+    "propagation": Key(_quantity(_per_metre), "a time per length such as '5 ns/m', >= 0",
+                       DEFAULT_PROPAGATION),
+    "bit_error_rate": Key(_fraction, "a number in [0, 1) such as 1e-12", 0.0),
+}
+_WORKLOAD_KEYS: dict[str, Key] = {
+    "name": Key(_text, _NAME, None),
+    "type": Key(_any_text, "'stream' or 'generator'"),
+    "from": Key(_text, "the name of the sending node"),
+    "to": Key(_text, "the name of the receiving node"),
+    "class": Key(_integer(1, 3), "a class of service: 1, 2 or 3", 3),
+    "max_payload": Key(_quantity(parse_size, 1, MAX_DATA_FIELD),
+                       f"a data field size of 1..{MAX_DATA_FIELD} bytes such as '2112 B'", None),
+    "start": Key(_quantity(parse_time), f"{_TIME}, >= 0 s", 0.0),
+    "count": Key(_integer(1), "an integer >= 1 (sequences to send)", None),
+}
+STREAM_KEYS: dict[str, Key] = {
+    **_WORKLOAD_KEYS,
+    "size": Key(_quantity(parse_size), f"{_SIZE}, >= 0"),
+    "outstanding": Key(_integer(1), "an integer >= 1 (sequences open at once)", 1),
+}
+GENERATOR_KEYS: dict[str, Key] = {
+    **_WORKLOAD_KEYS,
+    "size": Key(_distribution(_quantity(parse_size), f"{_SIZE}, >= 0"),
+                f"{_SIZE}, or a distribution table of sizes"),
+    "interarrival": Key(_distribution(_quantity(parse_time), f"{_TIME}, >= 0 s"),
+                        f"{_TIME}, or a distribution table of times; mean > 0 s"),
+}
+WORKLOAD_KEYS: dict[str, dict[str, Key]] = {"stream": STREAM_KEYS, "generator": GENERATOR_KEYS}
+
+
+# -- the scenario -------------------------------------------------------------------
+
+
+def load_scenario(path: str | os.PathLike[str]) -> Scenario:
+    """Read and check the scenario file at *path*; :class:`ScenarioError` if it is
+    missing, unreadable, not TOML or not a valid scenario."""
+    file = os.fspath(path)
+    try:
+        with open(file, "rb") as handle:
+            data = tomllib.load(handle)
+    except tomllib.TOMLDecodeError as error:
+        match = re.fullmatch(r"(.*?)\s*\(at (line \d+, column \d+|end of document)\)",
+                             str(error))
+        where, message = (match[2], match[1]) if match else ("", str(error))
+        raise ScenarioError(file, where, f"not valid TOML ({message})",
+                            "see https://toml.io/en/v1.0.0") from None
+    except UnicodeDecodeError:
+        raise ScenarioError(file, "", "not UTF-8 text", "a TOML file in UTF-8") from None
+    except OSError as error:
+        problem = "is a directory" if Path(file).is_dir() else f"cannot read ({error.strerror})"
+        raise ScenarioError(file, "", problem, "a scenario file in TOML") from None
+    try:
+        return _scenario(data, file)
+    except _Bad as bad:
+        raise ScenarioError(file, bad.path or "", bad.problem, bad.expected) from None
+
+
+def _scenario(data: dict[str, Any], file: str) -> Scenario:
+    top = read_table(data, TOP_KEYS, "", "a scenario file")
+    _check_counts(top["topology"], len(top["nodes"]), len(top["links"]))
+    run = RunConfig(**read_table(top["run"], RUN_KEYS, "run", "[run]"))
+    if run.warmup >= run.duration:
+        raise _Bad(f"a time less than run.duration ({show(data['run']['duration'])})",
+                   "run.warmup", _given(data["run"]["warmup"]))
+    nodes = tuple(_node(raw, f"nodes[{i}]") for i, raw in enumerate(top["nodes"]))
+    names = _unique(top["nodes"], "nodes", "name", [n.name for n in nodes])
+    _unique(top["nodes"], "nodes", "port_id", [n.port_id for n in nodes])
+    links = tuple(_link(raw, f"links[{i}]", i, names) for i, raw in enumerate(top["links"]))
+    _unique(top["links"], "links", "name", [link.name for link in links])
+    workloads = tuple(_workload(raw, f"workloads[{i}]", i, names)
+                      for i, raw in enumerate(top["workloads"]))
+    _unique(top["workloads"], "workloads", "name", [w.name for w in workloads])
+    if top["topology"] == "point-to-point":
+        _check_default_ids(nodes, top["nodes"])
+    return Scenario(name=top["name"] or Path(file).stem, topology=top["topology"], run=run,
+                    nodes=nodes, links=links, workloads=workloads, source=file,
+                    description=top["description"])
+
+
+def _node(raw: dict[str, Any], path: str) -> NodeConfig:
+    got = read_table(raw, NODE_KEYS, path, "[[nodes]]")
+    name, port_id = got.pop("name"), got.pop("port_id")
+    return NodeConfig(name, port_id, ServiceParameters(**got))
+
+
+def _link(raw: dict[str, Any], path: str, index: int, nodes: list[str]) -> LinkConfig:
+    got = read_table(raw, LINK_KEYS, path, "[[links]]")
+    for i, end in enumerate(got["ends"]):
+        _known(end, f"{path}.ends[{i}]", nodes)
+    speed = got["speed"] if got["coding"] is None else replace(got["speed"], coding=got["coding"])
+    return LinkConfig(got["name"] or f"link{index}", got["ends"], speed,
+                      Cable(got["length"], got["propagation"]), got["bit_error_rate"])
+
+
+def _workload(raw: dict[str, Any], path: str, index: int, nodes: list[str]) -> WorkloadConfig:
+    kind = raw.get("type")
+    if not isinstance(kind, str) or kind not in WORKLOAD_KEYS:
+        raise _Bad(STREAM_KEYS["type"].expects, f"{path}.type",
+                   "missing" if kind is None else _given(kind))
+    got = read_table(raw, WORKLOAD_KEYS[kind], path, f"a {kind} workload")
+    _known(got["from"], f"{path}.from", nodes)
+    _known(got["to"], f"{path}.to", nodes)
+    if got["to"] == got["from"]:
+        raise _Bad(f"a node other than from ({show(got['from'])})", f"{path}.to",
+                   _given(got["to"]))
+    common = dict(name=got["name"] or f"workload{index}", source=got["from"],
+                  destination=got["to"], size=got["size"], cls=got["class"],
+                  max_data_field=got["max_payload"], start=got["start"], count=got["count"])
+    if kind == "stream":
+        return StreamConfig(**common, outstanding=got["outstanding"])
+    if not got["interarrival"].mean > 0:
+        raise _Bad(GENERATOR_KEYS["interarrival"].expects, f"{path}.interarrival",
+                   _given(raw["interarrival"]))
+    return GeneratorConfig(**common, interarrival=got["interarrival"])
+
+
+def _known(name: str, path: str, nodes: list[str]) -> None:
+    if name not in nodes:
+        raise _Bad("the name of a node: " + ", ".join(map(repr, nodes)), path, _given(name))
+
+
+def _unique(raws: list[dict[str, Any]], section: str, key: str, values: list[Any]) -> list[Any]:
+    """*values*, one per table of *section*; the second of two equal ones is an error."""
+    for i, value in enumerate(values):
+        if value is not None and value in values[:i]:
+            given = _given(raws[i][key]) if key in raws[i] else f"{_given(value)} (the default)"
+            raise _Bad(f"a {key} not used by {section}[{values.index(value)}]",
+                       f"{section}[{i}].{key}", given)
+    return values
+
+
+def _check_counts(topology: str, nodes: int, links: int) -> None:
+    want = TOPOLOGIES[topology]
+    if (nodes, links) != want:
+        section, count = ("nodes", nodes) if nodes != want[0] else ("links", links)
+        raise _Bad(f"topology {topology!r} needs exactly {want[0]} nodes and {want[1]} "
+                   f"link{'s' if want[1] > 1 else ''}", section, f"given {count} {section}")
+
+
+def _check_default_ids(nodes: tuple[NodeConfig, ...], raws: list[dict[str, Any]]) -> None:
+    """Point-to-point: an N_Port ID given to one node must differ from the other's default."""
+    ids = [n.port_id or default for n, default in zip(nodes, DEFAULT_PORT_IDS, strict=True)]
+    if ids[0] == ids[1]:
+        i = 1 if "port_id" in raws[1] else 0
+        raise _Bad(f"an ID other than 0x{ids[0]:06X}, which nodes[{1 - i}] gets by default",
+                   f"nodes[{i}].port_id", _given(raws[i]["port_id"]))

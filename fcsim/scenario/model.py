@@ -1,0 +1,92 @@
+"""A scenario as typed values in SI units, after loading and checking.
+
+:mod:`fcsim.scenario.loader` turns a TOML file into these; the topology
+builders and :mod:`fcsim.runner` consume them. Nothing here parses text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from fcsim.fc0.cable import Cable
+from fcsim.fc0.speed import Speed
+from fcsim.fc2.login import ServiceParameters
+from fcsim.workload.distributions import Distribution
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Simulated *duration* and *warmup* (s; results cover the time after the
+    warm-up), first *seed*, and *repetitions* (repetition i uses seed + i)."""
+
+    duration: float
+    warmup: float = 0.0
+    seed: int = 1
+    repetitions: int = 1
+
+
+@dataclass(frozen=True)
+class NodeConfig:
+    """A node with one N_Port: *name*, N_Port ID (None: assigned) and login values."""
+
+    name: str
+    port_id: int | None = None
+    params: ServiceParameters = field(default_factory=ServiceParameters)
+
+
+@dataclass(frozen=True)
+class LinkConfig:
+    """A link *name* joining the nodes named in *ends* at *speed* over *cable*."""
+
+    name: str
+    ends: tuple[str, str]
+    speed: Speed
+    cable: Cable = field(default_factory=Cable)
+    bit_error_rate: float = 0.0
+
+
+@dataclass(frozen=True)
+class StreamConfig:
+    """A saturating stream (see :class:`fcsim.workload.Stream`); sizes in bytes."""
+
+    name: str
+    source: str
+    destination: str
+    size: int
+    cls: int = 3
+    max_data_field: int | None = None
+    outstanding: int = 1
+    start: float = 0.0
+    count: int | None = None
+
+
+@dataclass(frozen=True)
+class GeneratorConfig:
+    """An open-loop generator (see :class:`fcsim.workload.Generator`)."""
+
+    name: str
+    source: str
+    destination: str
+    interarrival: Distribution
+    size: Distribution
+    cls: int = 3
+    max_data_field: int | None = None
+    start: float = 0.0
+    count: int | None = None
+
+
+WorkloadConfig = StreamConfig | GeneratorConfig
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """Everything one scenario file says. *source* names the file it came from."""
+
+    name: str
+    topology: str
+    run: RunConfig
+    nodes: tuple[NodeConfig, ...]
+    links: tuple[LinkConfig, ...]
+    workloads: tuple[WorkloadConfig, ...]
+    source: str = "<memory>"
+    description: str = ""

@@ -1,0 +1,1 @@
+"""Results collected while a simulation runs."""

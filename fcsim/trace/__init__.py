@@ -1,0 +1,1 @@
+"""Trace writers: libpcap files and protocol-analyzer timelines."""

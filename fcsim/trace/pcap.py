@@ -1,0 +1,119 @@
+"""libpcap trace files of simulated Fibre Channel frames, readable by Wireshark.
+
+The file is a classic libpcap savefile: a 24-byte file header (magic
+0xA1B23C4D for nanosecond timestamps, version 2.4, snaplen, link-layer type)
+followed by one record per frame (ts_sec, ts_nsec, incl_len, orig_len, then the
+frame bytes). Fields are written little-endian; readers detect the byte order
+from the magic number.
+
+Two link-layer types are supported:
+
+* ``LINKTYPE_FC_2_WITH_FRAME_DELIMS`` (225, default): SOF + frame header + data
+  field + CRC + EOF, i.e. :meth:`Frame.to_bytes() <fcsim.fc2.frame.Frame.to_bytes>`.
+  Wireshark's ``fcsof`` dissector reads the SOF from the first 4 bytes, the EOF
+  from the last 4, checks the CRC at bytes [len-8, len-4) and hands the rest to
+  the ``fc`` dissector.
+* ``LINKTYPE_FC_2`` (224): frame header + data field only, no delimiters and
+  no CRC (``Frame.to_bytes(delimiters=False)``), dissected by ``fc``.
+
+Sources: tcpdump.org "Link-layer header types" (LINKTYPE_FC_2 = 224,
+LINKTYPE_FC_2_WITH_FRAME_DELIMS = 225); pcap-savefile(5) (file and record
+headers, nanosecond magic); Wireshark ``epan/dissectors/packet-fc.c``
+(``dissect_fcsof``) and ``wiretap/pcap-common.c``; fact sheet section 9.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from types import TracebackType
+from typing import TYPE_CHECKING, BinaryIO
+
+if TYPE_CHECKING:
+    from fcsim.fc2.frame import Frame
+
+LINKTYPE_FC_2 = 224
+"""Frame header + data field, no SOF/CRC/EOF."""
+
+LINKTYPE_FC_2_WITH_FRAME_DELIMS = 225
+"""SOF + frame header + data field + CRC + EOF."""
+
+PCAP_MAGIC_NS = 0xA1B23C4D
+"""libpcap magic number for nanosecond-resolution timestamps."""
+
+PCAP_VERSION = (2, 4)
+SNAPLEN = 65535
+
+_FILE_HEADER = struct.Struct("<IHHiIII")
+_RECORD_HEADER = struct.Struct("<IIII")
+_NS = 1_000_000_000
+
+
+def split_time(time_s: float) -> tuple[int, int]:
+    """Simulated seconds as (whole seconds, nanoseconds), rounded to the nearest ns.
+
+    The integer part is split off first (exact in binary floating point), so
+    the nanosecond rounding does not lose precision as the run gets longer.
+    """
+    sec = int(time_s)
+    nsec = round((time_s - sec) * _NS)
+    if nsec >= _NS:
+        sec += 1
+        nsec -= _NS
+    return sec, nsec
+
+
+class PcapWriter:
+    """Writes FC frames to a libpcap file, one record per frame.
+
+    *out* is a path or a binary file object opened for writing. A path is
+    opened (and closed by :meth:`close`) by the writer; a file object is only
+    flushed on close and remains the caller's to close. *linktype* is
+    :data:`LINKTYPE_FC_2_WITH_FRAME_DELIMS` (225, default) or
+    :data:`LINKTYPE_FC_2` (224).
+
+    Timestamps: the writer stamps each record with the time passed to
+    :meth:`write`, nothing else. By convention of its caller (the transmitting
+    port) that is the simulated time at which the frame's EOF left the
+    transmitter, i.e. the end of the frame on the wire at the sender.
+    """
+
+    __slots__ = ("_file", "_owned", "_delims", "linktype", "frames")
+
+    def __init__(self, out: str | os.PathLike[str] | BinaryIO,
+                 linktype: int = LINKTYPE_FC_2_WITH_FRAME_DELIMS) -> None:
+        if linktype not in (LINKTYPE_FC_2, LINKTYPE_FC_2_WITH_FRAME_DELIMS):
+            raise ValueError(f"linktype must be 224 or 225, got {linktype}")
+        if isinstance(out, (str, os.PathLike)):
+            self._file: BinaryIO = open(out, "wb")  # closed in close()
+            self._owned = True
+        else:
+            self._file = out
+            self._owned = False
+        self._delims = linktype == LINKTYPE_FC_2_WITH_FRAME_DELIMS
+        self.linktype = linktype
+        self.frames = 0
+        self._file.write(_FILE_HEADER.pack(
+            PCAP_MAGIC_NS, PCAP_VERSION[0], PCAP_VERSION[1], 0, 0, SNAPLEN, linktype))
+
+    def write(self, time_s: float, frame: Frame) -> None:
+        """Append *frame* as a record stamped *time_s* simulated seconds."""
+        data = frame.to_bytes(self._delims)
+        sec, nsec = split_time(time_s)
+        n = len(data)
+        self._file.write(_RECORD_HEADER.pack(sec, nsec, n, n) + data)
+        self.frames += 1
+
+    def close(self) -> None:
+        """Flush; close the file if the writer opened it."""
+        if self._owned:
+            self._file.close()
+        else:
+            self._file.flush()
+
+    def __enter__(self) -> PcapWriter:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()

@@ -1,0 +1,46 @@
+"""An open-loop generator: sequences arrive at random, whatever the backlog."""
+
+from __future__ import annotations
+
+from fcsim.engine.simulation import Simulation
+from fcsim.fc2.nport import NPort
+from fcsim.workload.base import Workload
+from fcsim.workload.distributions import Distribution
+
+
+class Generator(Workload):
+    """Offers a sequence every *interarrival* seconds of *size* bytes, each drawn.
+
+    Every sequence is its own exchange. Arrivals do not wait for earlier
+    sequences, so an offered load above what the link carries builds a
+    backlog at the sender without bound (as in an M/G/1 queue).
+    """
+
+    def __init__(
+        self,
+        sim: Simulation,
+        name: str,
+        source: NPort,
+        d_id: int,
+        interarrival: Distribution,
+        size: Distribution,
+        cls: int = 3,
+        max_data_field: int | None = None,
+        start: float = 0.0,
+        count: int | None = None,
+    ) -> None:
+        super().__init__(sim, name, source, d_id, cls, max_data_field, start, count)
+        self.interarrival = interarrival
+        self.size = size
+        self._rng = sim.rng(f"workload/{name}")
+        sim.call_later(start + interarrival.sample(self._rng), self._arrive)
+
+    def _arrive(self, _event: object) -> None:
+        if not self._may_offer():
+            return
+        self.offered += 1
+        size = max(0, round(self.size.sample(self._rng)))
+        self.source.send(self.source.open_exchange(self.d_id), size, self.cls,
+                         self.max_data_field, last=True, on_complete=self._on_complete,
+                         on_delivered=self._on_delivered)
+        self.sim.call_later(self.interarrival.sample(self._rng), self._arrive)
