@@ -67,8 +67,10 @@ DF_CTL_ASSOCIATION = 0x10
 UNASSIGNED_ID = 0xFFFF
 """OX_ID / RX_ID value meaning "not assigned"."""
 
+# P_RJT reason codes (FC-PH; as in Linux fc_fs.h enum fc_pf_rjt_reason).
 P_RJT_CLASS_NOT_SUPPORTED = 0x05
-P_RJT_DATA_FIELD_TOO_LARGE = 0x2C  # "invalid data field size" (nearest FC-FS reason)
+P_RJT_DELIMITER_USAGE = 0x06
+P_RJT_INCORRECT_LENGTH = 0x13
 P_BSY_PORT_BUSY = 0x01
 P_BSY_NO_RESOURCES = 0x03
 

@@ -24,10 +24,14 @@ Class 1 traffic for the peer; the recipient answers with an ACK ended by EOFdt,
 which removes the connection, unless it still has Class 1 traffic of its own.
 Two ports that ask each other at once: the request of the lower N_Port ID wins.
 
-Not modelled: ACK_0/ACK_N, intermix, camp-on and stacked connects, sequence
+A connection on which no Class 1 frame has moved for E_D_TOV is removed at
+both ends (recovery when a removal request or its answer is lost to a
+transmission error; FC-PH would use Link Reset).
+
+Not modelled: ACK_0/ACK_N, Link Reset, intermix, camp-on and stacked connects, sequence
 retransmission on error (a Class 1/2 sequence with a lost frame is aborted;
-recovery belongs to the upper layer). The recipient's sequence timeout for a
-Class 3 sequence whose last frame was lost is taken at once.
+recovery belongs to the upper layer). A sequence being received that gets no
+frame for E_D_TOV is abandoned and counted incomplete.
 """
 
 from __future__ import annotations
@@ -52,13 +56,20 @@ PENDING, ESTABLISHED, CLOSING = "pending", "established", "closing"
 
 
 class Connection:
-    """A Class 1 connection of this port with *peer_id*, in *state*."""
+    """A Class 1 connection of this port with *peer_id*, in *state*.
 
-    __slots__ = ("peer_id", "state")
+    *request* is the sequence whose connect (SOFc1) or End_Connection frame
+    awaits its answer, if any; *last_activity* the time a Class 1 frame was
+    last sent or received on it, s.
+    """
 
-    def __init__(self, peer_id: int, state: str) -> None:
+    __slots__ = ("peer_id", "state", "request", "last_activity")
+
+    def __init__(self, peer_id: int, state: str, request: Sequence | None = None) -> None:
         self.peer_id = peer_id
         self.state = state
+        self.request = request
+        self.last_activity = 0.0
 
 
 class NPortStats:
@@ -90,14 +101,15 @@ class NPortStats:
 
 
 class _Inbound:
-    """Reassembly state of one sequence being received."""
+    """Reassembly state of one sequence being received (*last*: last frame time, s)."""
 
-    __slots__ = ("attempt", "frames", "payload")
+    __slots__ = ("attempt", "frames", "payload", "last")
 
-    def __init__(self, attempt: int) -> None:
+    def __init__(self, attempt: int, now: float) -> None:
         self.attempt = attempt
         self.frames = 0
         self.payload = 0
+        self.last = now
 
 
 class NPort:
@@ -192,9 +204,6 @@ class NPort:
                     ready.popleft()
                     if seq.cls == 3:
                         self._complete(seq, "sent")
-                    else:
-                        self.sim.call_later(self.params.e_d_tov, self._e_d_tov_expired,
-                                            (seq, seq.attempt))
                 else:
                     ready.rotate(-1)
                 return frame
@@ -235,21 +244,30 @@ class NPort:
             f_ctl |= h.F_CTL_LAST_SEQUENCE
         if last:
             f_ctl |= h.F_CTL_END_SEQUENCE
-        if cls == 1 and self.connection is None:
-            sof = osets.SOFc1
-            self.connection = Connection(seq.d_id, PENDING)
+        if cls == 1:
+            if self.connection is None:
+                self.connection = Connection(seq.d_id, PENDING, seq)
+                sof = osets.SOFc1
+            else:
+                sof = osets.SOFi1 if cnt == 0 else osets.SOFn1
+            self.connection.last_activity = self.sim.env._now
         else:
             sof = _SOF_FIRST[cls] if cnt == 0 else _SOF_NEXT[cls]
         if cls != 3:
             f_ctl |= h.F_CTL_ACK_1
-            seq.outstanding += 1
+            seq.unanswered += 1
             self.peers[seq.d_id].ee_credit -= 1
+            seq.last_activity = self.sim.env._now
+            if not seq.watchdog:
+                seq.watchdog = True
+                self.sim.call_later(self.params.e_d_tov, self._watchdog, seq)
             if cls == 1 and last and self.connection is not None and not self._class1_pending(
                     seq.d_id, seq):
                 f_ctl |= h.F_CTL_END_CONNECTION
                 seq.end_connection = True
                 if self.connection.state == ESTABLISHED:
                     self.connection.state = CLOSING
+                    self.connection.request = seq
         payload = seq.payload_of(cnt)
         exchange = seq.exchange
         frame = Frame(
@@ -272,24 +290,33 @@ class NPort:
         if seq.on_complete is not None:
             seq.on_complete(seq)
 
-    def _e_d_tov_expired(self, event: object) -> None:
-        seq, attempt = event._value  # type: ignore[attr-defined]
-        if seq.status != "open" or seq.attempt != attempt:
-            return
-        self.peers[seq.d_id].ee_credit += seq.outstanding
-        seq.outstanding = 0
-        self.stats.sequences_aborted += 1
-        conn = self.connection
-        if seq.cls == 1 and conn is not None and conn.peer_id == seq.d_id and conn.state != ESTABLISHED:
-            self.connection = None
-        self._complete(seq, "aborted")
-        self.port.kick()
+    def _watchdog(self, event: object) -> None:
+        """E_D_TOV check: answers missing and no frame sent or answered for E_D_TOV
+        means frames were lost.
 
-    def _reclaim(self, event: object) -> None:
-        """Restore the EE credit of frames of an earlier attempt that were never answered."""
-        seq = event._value  # type: ignore[attr-defined]
-        self.peers[seq.d_id].ee_credit += seq.outstanding
-        seq.outstanding = 0
+        The credit of lost frames comes back; a sequence whose current attempt
+        lost a frame is aborted.
+        """
+        seq: Sequence = event._value  # type: ignore[attr-defined]
+        seq.watchdog = False
+        if not (seq.unanswered or seq.unanswered_old):
+            return
+        e_d_tov = self.params.e_d_tov
+        idle = self.sim.env._now - seq.last_activity
+        if idle < e_d_tov * (1 - 1e-9):
+            seq.watchdog = True
+            self.sim.call_later(e_d_tov - idle, self._watchdog, seq)
+            return
+        self.peers[seq.d_id].ee_credit += seq.unanswered + seq.unanswered_old
+        lost = seq.unanswered
+        seq.unanswered = seq.unanswered_old = 0
+        if lost and seq.status == "open":
+            self.stats.sequences_aborted += 1
+            self._ready_remove(seq)
+            self._complete(seq, "aborted")
+        conn = self.connection
+        if conn is not None and conn.request is seq:
+            self._request_answered(conn, refused=True)
         self.port.kick()
 
     def _retry(self, event: object) -> None:
@@ -329,12 +356,11 @@ class NPort:
         if seq is None:
             return
         stats.dropped_payload += frame.payload_len
-        inbound = self._inbound.get(seq)
-        if inbound is not None and frame.seq_cnt == seq.n_frames - 1:
-            del self._inbound[seq]
-            stats.sequences_incomplete += 1
 
     def _data_received(self, frame: Frame) -> None:
+        conn = self.connection
+        if conn is not None and frame.cls == 1 and conn.peer_id == frame.s_id:
+            conn.last_activity = self.sim.env._now
         refusal = self._refusal(frame)
         stats = self.stats
         if refusal is not None:
@@ -347,9 +373,12 @@ class NPort:
                 self._answer(frame, kind, reason)
             return
         seq: Sequence = frame.sequence  # type: ignore[assignment]
+        now = self.sim.env._now
         inbound = self._inbound.get(seq)
         if inbound is None or inbound.attempt != frame.attempt:
-            inbound = self._inbound[seq] = _Inbound(frame.attempt)
+            inbound = self._inbound[seq] = _Inbound(frame.attempt, now)
+            self.sim.call_later(self.params.e_d_tov, self._inbound_timeout, (seq, inbound))
+        inbound.last = now
         inbound.frames += 1
         inbound.payload += frame.payload_len
         stats.data_frames_rx += 1
@@ -367,6 +396,19 @@ class NPort:
             else:
                 stats.sequences_incomplete += 1
 
+    def _inbound_timeout(self, event: object) -> None:
+        """Abandon a sequence being received that had no frame for E_D_TOV."""
+        seq, inbound = event._value  # type: ignore[attr-defined]
+        if self._inbound.get(seq) is not inbound:
+            return
+        e_d_tov = self.params.e_d_tov
+        idle = self.sim.env._now - inbound.last
+        if idle >= e_d_tov * (1 - 1e-9):
+            del self._inbound[seq]
+            self.stats.sequences_incomplete += 1
+        else:
+            self.sim.call_later(e_d_tov - idle, self._inbound_timeout, (seq, inbound))
+
     def _refusal(self, frame: Frame) -> tuple[int, int] | None:
         """Why *frame* cannot be accepted, as (R_CTL of the answer, reason), or None.
 
@@ -375,7 +417,7 @@ class NPort:
         if frame.cls not in self.params.classes:
             return h.R_CTL_P_RJT, h.P_RJT_CLASS_NOT_SUPPORTED
         if frame.data_len > self.params.rx_data_field:
-            return h.R_CTL_P_RJT, h.P_RJT_DATA_FIELD_TOO_LARGE
+            return h.R_CTL_P_RJT, h.P_RJT_INCORRECT_LENGTH
         busy = h.R_CTL_P_BSY, h.P_BSY_PORT_BUSY
         conn = self.connection
         connect = frame.sof is osets.SOFc1
@@ -387,7 +429,7 @@ class NPort:
         elif conn is not None and conn.peer_id != frame.s_id:
             return busy
         elif frame.cls == 1 and conn is None:
-            raise RuntimeError(f"{self.name}: Class 1 frame outside a connection: {frame.describe()}")
+            return h.R_CTL_P_RJT, h.P_RJT_DELIMITER_USAGE  # SOFi1/SOFn1 with no connection
         inbound = self._inbound.get(frame.sequence)  # type: ignore[arg-type]
         if frame.seq_cnt == 0:
             if inbound is None and len(self._inbound) >= self.params.concurrent_sequences:
@@ -397,6 +439,7 @@ class NPort:
         if connect:
             self.connection = Connection(frame.s_id, ESTABLISHED)
             self.stats.connections += 1
+            self._watch_connection(self.connection)
         return None
 
     def _answer(self, frame: Frame, r_ctl: int, parameter: int) -> None:
@@ -442,50 +485,91 @@ class NPort:
         data: Frame = frame.answers  # type: ignore[assignment]
         seq: Sequence = data.sequence  # type: ignore[assignment]
         self.peers[frame.s_id].ee_credit += 1
-        seq.outstanding -= 1
+        if data.attempt == seq.attempt:
+            seq.unanswered -= 1
+        else:
+            seq.unanswered_old -= 1
+        seq.last_activity = self.sim.env._now
         stats = self.stats
-        conn = self.connection
         r_ctl = frame.r_ctl
-        if r_ctl == h.R_CTL_ACK_1:
+        ack = r_ctl == h.R_CTL_ACK_1
+        conn = self.connection
+        if conn is not None and conn.peer_id == frame.s_id:
+            if ack and frame.eof is osets.EOFdt:
+                if conn.state == PENDING:
+                    stats.connections += 1
+                self.connection = None
+            elif r_ctl == h.R_CTL_P_RJT and frame.parameter == h.P_RJT_DELIMITER_USAGE:
+                self.connection = None  # the peer knows no connection with us
+            elif conn.request is seq and (data.sof is osets.SOFc1
+                                          or data.f_ctl & h.F_CTL_END_CONNECTION):
+                self._request_answered(conn, refused=not ack)
+        current = data.attempt == seq.attempt and seq.status == "open"
+        if ack:
             stats.acks_rx += 1
             seq.exchange.rx_id = frame.rx_id
-            if conn is not None and conn.peer_id == frame.s_id:
-                if data.sof is osets.SOFc1 and conn.state == PENDING:
-                    conn.state = ESTABLISHED
-                    stats.connections += 1
-                if frame.eof is osets.EOFdt:
-                    self.connection = None
-                elif data.f_ctl & h.F_CTL_END_CONNECTION and conn.state == CLOSING:
-                    conn.state = ESTABLISHED
-            if data.attempt == seq.attempt and seq.status == "open":
+            if current:
                 seq.acked += 1
                 if seq.acked == seq.n_frames:
-                    if seq.outstanding:
-                        self.sim.call_later(self.params.e_d_tov, self._reclaim, seq)
                     self._complete(seq, "acked")
-        elif data.attempt == seq.attempt and seq.status == "open":
-            if conn is not None and conn.peer_id == frame.s_id:
-                if data.sof is osets.SOFc1 and conn.state == PENDING:
-                    self.connection = None  # connect refused
-                elif data.f_ctl & h.F_CTL_END_CONNECTION and conn.state == CLOSING:
-                    conn.state = ESTABLISHED  # the peer did not take the removal request
-            if seq in self._ready:
-                self._ready.remove(seq)
-            if r_ctl in (h.R_CTL_P_BSY, h.R_CTL_F_BSY):
-                stats.busy_rx += 1
+        elif r_ctl in (h.R_CTL_P_BSY, h.R_CTL_F_BSY):
+            stats.busy_rx += 1
+            if current:
+                self._ready_remove(seq)
+                seq.unanswered_old += seq.unanswered
+                seq.unanswered = 0
                 seq.attempt += 1
                 seq.acked = 0
                 seq.next_cnt = 0
                 delay = self.params.busy_retry * (0.5 + self._rng.random())
                 self.sim.call_later(delay, self._retry, seq)
-            else:
-                stats.reject_rx += 1
-                self._complete(seq, "rejected")
-        elif r_ctl in (h.R_CTL_P_BSY, h.R_CTL_F_BSY):
-            stats.busy_rx += 1
         else:
             stats.reject_rx += 1
+            if current:
+                self._ready_remove(seq)
+                self._complete(seq, "rejected")
         self.port.kick()
+
+    def _request_answered(self, conn: Connection, refused: bool) -> None:
+        """The pending connect or removal request of *conn* got its answer."""
+        conn.request = None
+        if conn.state == PENDING:
+            if refused:
+                self.connection = None
+            else:
+                conn.state = ESTABLISHED
+                self.stats.connections += 1
+                self._watch_connection(conn)
+        elif conn.state == CLOSING:
+            conn.state = ESTABLISHED  # the peer kept the connection
+
+    def _watch_connection(self, conn: Connection) -> None:
+        """Check *conn* for idleness E_D_TOV after its last activity."""
+        conn.last_activity = self.sim.env._now
+        self.sim.call_later(self.params.e_d_tov, self._connection_idle, conn)
+
+    def _connection_idle(self, event: object) -> None:
+        """Remove a connection idle for E_D_TOV with no request pending.
+
+        Normal removal is by EOFdt; this recovers from a removal request or its
+        answer lost to a transmission error (FC-PH would use Link Reset), and
+        both ends apply it alike.
+        """
+        conn: Connection = event._value  # type: ignore[attr-defined]
+        if self.connection is not conn:
+            return
+        e_d_tov = self.params.e_d_tov
+        idle = self.sim.env._now - conn.last_activity
+        if conn.request is None and idle >= e_d_tov * (1 - 1e-9):
+            self.connection = None
+            self.port.kick()
+        else:
+            self.sim.call_later(e_d_tov - idle if idle < e_d_tov else e_d_tov,
+                                self._connection_idle, conn)
+
+    def _ready_remove(self, seq: Sequence) -> None:
+        if seq in self._ready:
+            self._ready.remove(seq)
 
     def __repr__(self) -> str:
         return f"<NPort {self.name} {self.port_id:06X}>"

@@ -48,14 +48,15 @@ class Sequence:
     (Class 1/2, every frame acknowledged), ``"rejected"`` (P_RJT) or
     ``"aborted"`` (ACKs still missing E_D_TOV after the last frame).
     *acked* counts ACKs of the current *attempt* (a busied sequence is sent
-    again from its first frame as a new attempt); *outstanding* counts frames
-    sent that have had no answer yet, whatever their attempt (they hold EE
-    credit).
+    again from its first frame as a new attempt); *unanswered* and
+    *unanswered_old* count frames of the current and of earlier attempts that
+    have had no answer yet (they hold EE credit); *last_activity* is when a frame
+    of it was last sent or answered, s, and *watchdog* whether an E_D_TOV check is pending.
     """
 
     __slots__ = (
         "exchange", "d_id", "seq_id", "size", "cls", "data_field", "created", "n_frames", "r_ctl",
-        "type", "next_cnt", "acked", "outstanding", "attempt", "status", "first_of_exchange",
+        "type", "next_cnt", "acked", "unanswered", "unanswered_old", "last_activity", "watchdog", "attempt", "status", "first_of_exchange",
         "last_of_exchange", "end_connection", "on_complete", "on_delivered",
     )
 
@@ -85,7 +86,10 @@ class Sequence:
         self.type = type_
         self.next_cnt = 0
         self.acked = 0
-        self.outstanding = 0
+        self.unanswered = 0
+        self.unanswered_old = 0
+        self.last_activity = 0.0
+        self.watchdog = False
         self.attempt = 0
         self.status = "open"
         self.first_of_exchange = exchange.sequences_sent == 0

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from fcsim.fc0.cable import DEFAULT_PROPAGATION, Cable
-from fcsim.fc0.speed import CATALOG, CODING_8B10B, CODING_64B66B
+from fcsim.fc0.speed import CODING_8B10B, CODING_64B66B
 from fcsim.fc2.frame import MAX_DATA_FIELD
 from fcsim.fc2.login import ServiceParameters
 from fcsim.scenario.model import (
@@ -119,6 +119,8 @@ def _quantity(parse: Callable[[Any], Any], low: float | None = 0.0,
               high: float = float("inf"), above: bool = False) -> Reader:
     """A value read by *parse* (from :mod:`fcsim.units`) in low..high; *above*: > low."""
     def read(value: Any, path: str) -> Any:
+        if type(value) not in (str, int, float):
+            raise _Bad()
         try:
             number = parse(value)
         except UnitError as error:
@@ -175,7 +177,7 @@ def _distribution(one: Reader, what: str) -> Reader:
             raise _Bad(kinds, f"{path}.distribution", "missing" if kind is None else _given(kind))
         cls, names = _DISTRIBUTIONS[kind]
         keys = {"distribution": Key(_any_text, kinds), **{n: Key(one, what) for n in names}}
-        got = read_table(value, keys, path, f"a {kind} distribution")
+        got = read_table(value, keys, path, f"with distribution = {kind!r}")
         if kind == "uniform" and got["low"] > got["high"]:
             raise _Bad(f"{what}, not below low ({show(value['low'])})", f"{path}.high",
                        _given(value["high"]))
@@ -189,7 +191,7 @@ def read_table(raw: dict[str, Any], keys: dict[str, Key], path: str,
     read by *keys*, defaults filled in; *what* names the table in errors."""
     for name in raw:
         if name not in keys:
-            raise _Bad(f"allowed keys in {what}: {', '.join(keys)}", _join(path, name),
+            raise _Bad(f"allowed keys {what}: {', '.join(keys)}", _join(path, name),
                        "unknown key")
     got: dict[str, Any] = {}
     for name, key in keys.items():
@@ -222,6 +224,8 @@ _NAME = "a non-empty string"
 
 TOPOLOGIES: dict[str, tuple[int, int]] = {"point-to-point": (2, 1)}
 """Supported ``topology`` values and the numbers of nodes and links each needs."""
+DEFAULT_IDS: dict[str, tuple[int, ...]] = {"point-to-point": DEFAULT_PORT_IDS}
+"""N_Port IDs a topology gives the nodes that set none, in order."""
 
 TOP_KEYS: dict[str, Key] = {
     "name": Key(_text, _NAME, None),
@@ -258,8 +262,8 @@ NODE_KEYS: dict[str, Key] = {
 LINK_KEYS: dict[str, Key] = {
     "name": Key(_text, _NAME, None),
     "ends": Key(_ends, "a list of the names of two different nodes such as ['host', 'disk']"),
-    "speed": Key(_quantity(parse_baud, None), f"a speed name ({', '.join(CATALOG)}) "
-                 "or a baud rate such as '265.625 Mbaud'"),
+    "speed": Key(_quantity(parse_baud, None),
+                 "a speed name such as '1GFC' or a baud rate such as '265.625 Mbaud'"),
     "coding": Key(_choice({"8b/10b": CODING_8B10B, "64b/66b": CODING_64B66B}),
                   "'8b/10b' or '64b/66b'", None),
     "length": Key(_quantity(parse_length), "a length with a unit such as '1 km', >= 0 m", 0.0),
@@ -321,35 +325,35 @@ def load_scenario(path: str | os.PathLike[str]) -> Scenario:
 
 
 def _scenario(data: dict[str, Any], file: str) -> Scenario:
-    top = read_table(data, TOP_KEYS, "", "a scenario file")
+    top = read_table(data, TOP_KEYS, "", "at the top level")
     _check_counts(top["topology"], len(top["nodes"]), len(top["links"]))
-    run = RunConfig(**read_table(top["run"], RUN_KEYS, "run", "[run]"))
+    run = RunConfig(**read_table(top["run"], RUN_KEYS, "run", "in [run]"))
     if run.warmup >= run.duration:
         raise _Bad(f"a time less than run.duration ({show(data['run']['duration'])})",
                    "run.warmup", _given(data["run"]["warmup"]))
     nodes = tuple(_node(raw, f"nodes[{i}]") for i, raw in enumerate(top["nodes"]))
     names = _unique(top["nodes"], "nodes", "name", [n.name for n in nodes])
-    _unique(top["nodes"], "nodes", "port_id", [n.port_id for n in nodes])
+    defaults = DEFAULT_IDS.get(top["topology"], (None,) * len(nodes))
+    ids = [n.port_id or default for n, default in zip(nodes, defaults, strict=True)]
+    _unique(top["nodes"], "nodes", "port_id", [i and f"0x{i:06X}" for i in ids])
     links = tuple(_link(raw, f"links[{i}]", i, names) for i, raw in enumerate(top["links"]))
     _unique(top["links"], "links", "name", [link.name for link in links])
     workloads = tuple(_workload(raw, f"workloads[{i}]", i, names)
                       for i, raw in enumerate(top["workloads"]))
     _unique(top["workloads"], "workloads", "name", [w.name for w in workloads])
-    if top["topology"] == "point-to-point":
-        _check_default_ids(nodes, top["nodes"])
     return Scenario(name=top["name"] or Path(file).stem, topology=top["topology"], run=run,
                     nodes=nodes, links=links, workloads=workloads, source=file,
                     description=top["description"])
 
 
 def _node(raw: dict[str, Any], path: str) -> NodeConfig:
-    got = read_table(raw, NODE_KEYS, path, "[[nodes]]")
+    got = read_table(raw, NODE_KEYS, path, "in [[nodes]]")
     name, port_id = got.pop("name"), got.pop("port_id")
     return NodeConfig(name, port_id, ServiceParameters(**got))
 
 
 def _link(raw: dict[str, Any], path: str, index: int, nodes: list[str]) -> LinkConfig:
-    got = read_table(raw, LINK_KEYS, path, "[[links]]")
+    got = read_table(raw, LINK_KEYS, path, "in [[links]]")
     for i, end in enumerate(got["ends"]):
         _known(end, f"{path}.ends[{i}]", nodes)
     speed = got["speed"] if got["coding"] is None else replace(got["speed"], coding=got["coding"])
@@ -362,7 +366,7 @@ def _workload(raw: dict[str, Any], path: str, index: int, nodes: list[str]) -> W
     if not isinstance(kind, str) or kind not in WORKLOAD_KEYS:
         raise _Bad(STREAM_KEYS["type"].expects, f"{path}.type",
                    "missing" if kind is None else _given(kind))
-    got = read_table(raw, WORKLOAD_KEYS[kind], path, f"a {kind} workload")
+    got = read_table(raw, WORKLOAD_KEYS[kind], path, f"with type = {kind!r}")
     _known(got["from"], f"{path}.from", nodes)
     _known(got["to"], f"{path}.to", nodes)
     if got["to"] == got["from"]:
@@ -388,9 +392,12 @@ def _unique(raws: list[dict[str, Any]], section: str, key: str, values: list[Any
     """*values*, one per table of *section*; the second of two equal ones is an error."""
     for i, value in enumerate(values):
         if value is not None and value in values[:i]:
-            given = _given(raws[i][key]) if key in raws[i] else f"{_given(value)} (the default)"
-            raise _Bad(f"a {key} not used by {section}[{values.index(value)}]",
-                       f"{section}[{i}].{key}", given)
+            first = values.index(value)
+            by_default = [f" ({show(value)} by default)" if key not in raws[j] else ""
+                          for j in (i, first)]
+            raise _Bad(f"a {key} not used by {section}[{first}]{by_default[1]}",
+                       f"{section}[{i}].{key}",
+                       _given(raws[i][key]) if key in raws[i] else f"none{by_default[0]}")
     return values
 
 
@@ -400,12 +407,3 @@ def _check_counts(topology: str, nodes: int, links: int) -> None:
         section, count = ("nodes", nodes) if nodes != want[0] else ("links", links)
         raise _Bad(f"topology {topology!r} needs exactly {want[0]} nodes and {want[1]} "
                    f"link{'s' if want[1] > 1 else ''}", section, f"given {count} {section}")
-
-
-def _check_default_ids(nodes: tuple[NodeConfig, ...], raws: list[dict[str, Any]]) -> None:
-    """Point-to-point: an N_Port ID given to one node must differ from the other's default."""
-    ids = [n.port_id or default for n, default in zip(nodes, DEFAULT_PORT_IDS, strict=True)]
-    if ids[0] == ids[1]:
-        i = 1 if "port_id" in raws[1] else 0
-        raise _Bad(f"an ID other than 0x{ids[0]:06X}, which nodes[{1 - i}] gets by default",
-                   f"nodes[{i}].port_id", _given(raws[i]["port_id"]))
