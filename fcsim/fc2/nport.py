@@ -197,7 +197,10 @@ class NPort:
         ready = self._ready
         for _ in range(len(ready)):
             seq = ready[0]
-            gate = self._gate(seq)
+            if seq.cls == 3 and self.connection is None:  # the common case, inlined
+                gate = _NEEDS_CREDIT
+            else:
+                gate = self._gate(seq)
             if gate == _FREE or (gate == _NEEDS_CREDIT and credit):
                 frame = self._make_frame(seq)
                 if seq.next_cnt == seq.n_frames:
@@ -341,7 +344,7 @@ class NPort:
         self._handle(event._value)  # type: ignore[attr-defined]
 
     def _handle(self, frame: Frame) -> None:
-        if uses_bb_credit(frame):
+        if frame.cls != 1 or frame.sof is osets.SOFc1:  # uses_bb_credit, inlined
             self.port.release_buffer()
         if frame.r_ctl & 0xF0 == 0xC0:
             self._answer_received(frame)

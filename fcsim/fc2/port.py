@@ -12,7 +12,11 @@ whenever the transmitter is free, so it alone decides the order of frames.
 
 R_RDY is a primitive signal sent in the fill words between frames: it waits
 for the frame in progress to end, then takes one transmission word; the first
-six in a gap cost no time, further ones lengthen the gap.
+six in a gap cost no time, further ones lengthen the gap. An R_RDY's arrival
+is recorded at the receiving port, which counts the credit in whenever it next
+decides what to send; only a transmitter that waits for credit is woken by an
+event at the arrival time. This gives the same timing as an event per R_RDY
+at a third fewer events per frame.
 
 Class 1 frames after the connect frame (SOFc1) use no BB credit (FC-PH 26.4:
 BB flow control applies to Class 1 only for the connect-request frame).
@@ -20,6 +24,7 @@ BB flow control applies to Class 1 only for the connect-request frame).
 
 from __future__ import annotations
 
+from collections import deque
 from typing import TYPE_CHECKING, Protocol
 
 from fcsim.fc1.ordered_sets import SOFc1
@@ -98,7 +103,12 @@ class Port:
         self._line_free = 0.0
         self._gap_end = 0.0
         self._stall_since: float | None = None
+        self._r_rdys: deque[float] = deque()
+        self._wake_pending = False
         self._rng = sim.rng(f"port/{name}")
+        self._env = sim.env
+        self._sinks = sim.sinks
+        self._later = sim.call_later
 
     # -- set-up -----------------------------------------------------------------
 
@@ -120,25 +130,61 @@ class Port:
         if not self._busy:
             self._send_next()
 
+    def current_credit(self) -> int:
+        """BB credit now, counting every R_RDY that has arrived."""
+        self._absorb(self._env._now)
+        return self.credit
+
+    def _absorb(self, now: float) -> None:
+        """Count in the R_RDYs that have arrived by *now*."""
+        arrivals = self._r_rdys
+        stats = self.stats
+        while arrivals and arrivals[0] <= now:
+            arrived = arrivals.popleft()
+            self.credit += 1
+            stats.r_rdy_rx += 1
+            if self._stall_since is not None:
+                stats.credit_wait += arrived - self._stall_since
+                self._stall_since = None
+
+    def _wake(self, _event: object) -> None:
+        self._wake_pending = False
+        if not self._busy:
+            self._send_next()
+
+    def _wake_for_credit(self) -> None:
+        """Schedule a wake-up at the next R_RDY's arrival (if none is pending)."""
+        if self._r_rdys and not self._wake_pending:
+            self._wake_pending = True
+            self._later(self._r_rdys[0] - self._env._now, self._wake)
+
     def _send_next(self, _event: object = None) -> None:
-        env = self.sim.env
-        now = env._now
+        now = self._env._now
+        if self._r_rdys:
+            self._absorb(now)
         credit = self.credit > 0
+        owner = self.owner
         self._busy = True  # the owner may queue more work while it is asked
-        frame = self.owner.next_frame(credit)  # type: ignore[union-attr]
+        frame = owner.next_frame(credit)  # type: ignore[union-attr]
         if frame is None:
             self._busy = False
-            if not credit and self._stall_since is None and self.owner.waits_for_credit():  # type: ignore[union-attr]
-                self._stall_since = now
-                self.stats.credit_stalls += 1
+            if not credit and owner.waits_for_credit():  # type: ignore[union-attr]
+                if self._stall_since is None:
+                    self._stall_since = now
+                    self.stats.credit_stalls += 1
+                self._wake_for_credit()
             return
         if frame.cls != 1 or frame.sof is SOFc1:
             self.credit -= 1
-        start = max(now, self._gap_end, self._line_free)
+        start = self._gap_end
+        if self._line_free > start:
+            start = self._line_free
+        if now > start:
+            start = now
         duration = frame.chars * self.char_time
         end = start + duration
         self._line_free = end
-        self._gap_end = end + MIN_FILL_WORDS * self.word_time
+        self._gap_end = gap_end = end + MIN_FILL_WORDS * self.word_time
         stats = self.stats
         stats.frames_tx += 1
         stats.chars_tx += frame.chars
@@ -146,47 +192,40 @@ class Port:
         if self.bit_error_rate:
             frame.corrupt = self._rng.random() < 1.0 - (1.0 - self.bit_error_rate) ** (
                 frame.chars * 10)
-        if self.sim.sinks:
-            for sink in self.sim.sinks:
+        if self._sinks:
+            for sink in self._sinks:
                 sink.frame(now, self, frame, start, end)
-        self.sim.call_later(end + self.delay - now, self.peer._receive, frame)  # type: ignore[union-attr]
-        self.sim.call_later(self._gap_end - now, self._send_next)
+        self._later(end + self.delay - now, self.peer._receive, frame)  # type: ignore[union-attr]
+        self._later(gap_end - now, self._send_next)
 
     def send_r_rdy(self) -> None:
         """Send one R_RDY in the next free fill word."""
-        now = self.sim.env._now
-        start = max(now, self._line_free)
+        now = self._env._now
+        start = self._line_free if self._line_free > now else now
         end = start + self.word_time
         self._line_free = end
         if end > self._gap_end:
             self._gap_end = end
         self.stats.r_rdy_tx += 1
-        if self.sim.sinks:
-            for sink in self.sim.sinks:
+        if self._sinks:
+            for sink in self._sinks:
                 sink.primitive(now, self, "R_RDY", start)
-        self.sim.call_later(end + self.delay - now, self.peer._r_rdy)  # type: ignore[union-attr]
-
-    def _r_rdy(self, _event: object) -> None:
-        self.stats.r_rdy_rx += 1
-        self.credit += 1
-        if self._stall_since is not None:
-            self.stats.credit_wait += self.sim.env._now - self._stall_since
-            self._stall_since = None
-        if not self._busy:
-            self._send_next()
+        peer: Port = self.peer  # type: ignore[assignment]
+        peer._r_rdys.append(end + self.delay)
+        if peer._stall_since is not None and not peer._busy:
+            peer._wake_for_credit()
 
     # -- receiver ---------------------------------------------------------------
 
     def _receive(self, event: object) -> None:
         frame: Frame = event._value  # type: ignore[attr-defined]
-        credited = frame.cls != 1 or frame.sof is SOFc1
-        if credited:
+        if frame.cls != 1 or frame.sof is SOFc1:
             self.buffers_used += 1
         self.stats.frames_rx += 1
         if frame.corrupt:
             self.stats.errors_rx += 1
             self.owner.frame_dropped(frame)  # type: ignore[union-attr]
-            if credited:
+            if frame.cls != 1 or frame.sof is SOFc1:
                 self.release_buffer()
             return
         self.owner.frame_received(frame)  # type: ignore[union-attr]
@@ -198,12 +237,14 @@ class Port:
 
     def reset_stats(self) -> None:
         """Start a new measurement interval now (an open credit stall restarts now)."""
+        self._absorb(self._env._now)
         self.stats.reset()
         if self._stall_since is not None:
             self._stall_since = self.sim.env._now
 
     def close_stats(self) -> None:
         """End the measurement interval now, counting an open credit stall up to now."""
+        self._absorb(self._env._now)
         if self._stall_since is not None:
             now = self.sim.env._now
             self.stats.credit_wait += now - self._stall_since

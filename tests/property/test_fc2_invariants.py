@@ -86,7 +86,7 @@ def test_credit_bounds_and_byte_conservation(streams, a, b, length, ber) -> None
         s, r = sender.stats, receiver.stats
         assert s.payload_tx == (r.payload_rx + r.dropped_payload + r.discarded_payload
                                 + r.refused_payload)
-        assert sender.port.credit == sender.port.credit_login
+        assert sender.port.current_credit() == sender.port.credit_login
         for peer in sender.peers.values():
             assert peer.ee_credit == peer.ee_credit_login
     for w in workloads:
