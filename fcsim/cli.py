@@ -73,6 +73,14 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``fcsim`` console script; returns the exit status."""
+    try:
+        return _main(argv)
+    except BrokenPipeError:  # output piped into a reader that stopped (| head)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if args.json and args.trace == "-":

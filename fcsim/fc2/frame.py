@@ -68,7 +68,6 @@ class Frame:
         rx_id: int,
         data_len: int,
         cls: int,
-        *,
         payload_len: int | None = None,
         parameter: int = 0,
         df_ctl: int = 0,

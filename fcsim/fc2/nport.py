@@ -175,6 +175,8 @@ class NPort:
             raise ValueError(f"{self.name}: class must be 1, 2 or 3, got {cls}")
         if size < 0:
             raise ValueError(f"{self.name}: sequence size must be >= 0 bytes, got {size}")
+        if max_data_field is not None and max_data_field < 1:
+            raise ValueError(f"{self.name}: max_data_field must be >= 1 byte, got {max_data_field}")
         d_id = exchange.responder_id if exchange.originator is self else exchange.originator.port_id
         peer = self.peers[d_id]
         data_field = peer.max_data_field if max_data_field is None else min(
@@ -182,6 +184,10 @@ class NPort:
         seq = Sequence(exchange, d_id, self._next_seq_id, size, cls, data_field, self.sim.now,
                        r_ctl, type_, on_complete, on_delivered)
         seq.last_of_exchange = last
+        seq.f_ctl = (h.F_CTL_RELATIVE_OFFSET
+                     | (h.F_CTL_FIRST_SEQUENCE if seq.first_of_exchange else 0)
+                     | (h.F_CTL_LAST_SEQUENCE if last else 0)
+                     | (h.F_CTL_ACK_1 if cls != 3 else 0))
         self._next_seq_id = (self._next_seq_id + 1) & 0xFF
         self._ready.append(seq)
         self.port.kick()
@@ -239,14 +245,8 @@ class NPort:
         cnt = seq.next_cnt
         seq.next_cnt = cnt + 1
         cls = seq.cls
-        last = seq.next_cnt == seq.n_frames
-        f_ctl = h.F_CTL_RELATIVE_OFFSET
-        if seq.first_of_exchange:
-            f_ctl |= h.F_CTL_FIRST_SEQUENCE
-        if seq.last_of_exchange:
-            f_ctl |= h.F_CTL_LAST_SEQUENCE
-        if last:
-            f_ctl |= h.F_CTL_END_SEQUENCE
+        last = cnt + 1 == seq.n_frames
+        f_ctl = seq.f_ctl | h.F_CTL_END_SEQUENCE if last else seq.f_ctl
         if cls == 1:
             if self.connection is None:
                 self.connection = Connection(seq.d_id, PENDING, seq)
@@ -257,7 +257,6 @@ class NPort:
         else:
             sof = _SOF_FIRST[cls] if cnt == 0 else _SOF_NEXT[cls]
         if cls != 3:
-            f_ctl |= h.F_CTL_ACK_1
             seq.unanswered += 1
             self.peers[seq.d_id].ee_credit -= 1
             seq.last_activity = self.sim.env._now
@@ -271,12 +270,12 @@ class NPort:
                 if self.connection.state == ESTABLISHED:
                     self.connection.state = CLOSING
                     self.connection.request = seq
-        payload = seq.payload_of(cnt)
+        payload = seq.size - seq.data_field * cnt if last else seq.data_field
         exchange = seq.exchange
         frame = Frame(
             sof, osets.EOFt if last else osets.EOFn, seq.r_ctl, seq.d_id, self.port_id,
             seq.type, f_ctl, seq.seq_id, cnt, exchange.ox_id, exchange.rx_id, payload, cls,
-            parameter=cnt * seq.data_field, sequence=seq,
+            None, cnt * seq.data_field, 0, 0, seq,
         )
         frame.attempt = seq.attempt
         stats = self.stats

@@ -44,6 +44,7 @@ class Sequence:
     Class 1/2: every ACK back, or aborted); *on_delivered(seq, time)* when the
     whole sequence reaches the recipient.
 
+    *f_ctl* holds the F_CTL bits common to all its frames (set by the sender).
     *status* is ``"open"``, ``"sent"`` (Class 3, all frames sent), ``"acked"``
     (Class 1/2, every frame acknowledged), ``"rejected"`` (P_RJT) or
     ``"aborted"`` (ACKs still missing E_D_TOV after the last frame).
@@ -57,7 +58,7 @@ class Sequence:
     __slots__ = (
         "exchange", "d_id", "seq_id", "size", "cls", "data_field", "created", "n_frames", "r_ctl",
         "type", "next_cnt", "acked", "unanswered", "unanswered_old", "last_activity", "watchdog", "attempt", "status", "first_of_exchange",
-        "last_of_exchange", "end_connection", "on_complete", "on_delivered",
+        "last_of_exchange", "f_ctl", "end_connection", "on_complete", "on_delivered",
     )
 
     def __init__(
@@ -95,6 +96,7 @@ class Sequence:
         self.first_of_exchange = exchange.sequences_sent == 0
         exchange.sequences_sent += 1
         self.last_of_exchange = False
+        self.f_ctl = 0
         self.end_connection = False
         self.on_complete = on_complete
         self.on_delivered = on_delivered
@@ -103,12 +105,6 @@ class Sequence:
     def frames_left(self) -> int:
         """Frames not yet transmitted in the current attempt."""
         return self.n_frames - self.next_cnt
-
-    def payload_of(self, seq_cnt: int) -> int:
-        """Payload bytes carried by frame *seq_cnt*."""
-        if seq_cnt < self.n_frames - 1:
-            return self.data_field
-        return self.size - self.data_field * (self.n_frames - 1)
 
     def __repr__(self) -> str:
         return (f"<Sequence OX_ID={self.exchange.ox_id:#06x} SEQ_ID={self.seq_id} "

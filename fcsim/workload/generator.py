@@ -29,6 +29,8 @@ class Generator(Workload):
         start: float = 0.0,
         count: int | None = None,
     ) -> None:
+        if not interarrival.mean > 0:
+            raise ValueError(f"{name}: mean inter-arrival time must be > 0 s")
         super().__init__(sim, name, source, d_id, cls, max_data_field, start, count)
         self.interarrival = interarrival
         self.size = size
