@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import Any, Protocol
-
 from heapq import heappush
+from typing import Any, Protocol
 
 import simpy
 from simpy.events import NORMAL

@@ -46,11 +46,13 @@ class ServiceParameters:
         if self.bb_credit < 1:
             raise ValueError(f"bb_credit must be >= 1, got {self.bb_credit}")
         if not 256 <= self.rx_data_field <= MAX_DATA_FIELD:
-            raise ValueError(f"rx_data_field must be 256..{MAX_DATA_FIELD}, got {self.rx_data_field}")
+            raise ValueError(
+                f"rx_data_field must be 256..{MAX_DATA_FIELD}, got {self.rx_data_field}")
         if self.ee_credit < 1:
             raise ValueError(f"ee_credit must be >= 1, got {self.ee_credit}")
         if not self.classes or not self.classes <= {1, 2, 3}:
-            raise ValueError(f"classes must be a non-empty subset of {{1, 2, 3}}, got {set(self.classes)}")
+            raise ValueError(
+                f"classes must be a non-empty subset of {{1, 2, 3}}, got {set(self.classes)}")
         if self.concurrent_sequences < 1:
             raise ValueError(f"concurrent_sequences must be >= 1, got {self.concurrent_sequences}")
         if self.busy_retry <= 0 or self.e_d_tov <= 0 or self.rx_frame_time < 0:

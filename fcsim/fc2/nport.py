@@ -83,8 +83,8 @@ class NPortStats:
     __slots__ = (
         "data_frames_tx", "payload_tx", "data_frames_rx", "payload_rx", "acks_tx", "acks_rx",
         "busy_tx", "busy_rx", "reject_tx", "reject_rx", "dropped_frames", "dropped_payload",
-        "discarded_frames", "discarded_payload", "refused_payload", "sequences_rx", "sequences_incomplete",
-        "sequences_aborted", "connections",
+        "discarded_frames", "discarded_payload", "refused_payload", "sequences_rx",
+        "sequences_incomplete", "sequences_aborted", "connections",
     )
 
     def __init__(self) -> None:
@@ -266,7 +266,6 @@ class NPort:
             if cls == 1 and last and self.connection is not None and not self._class1_pending(
                     seq.d_id, seq):
                 f_ctl |= h.F_CTL_END_CONNECTION
-                seq.end_connection = True
                 if self.connection.state == ESTABLISHED:
                     self.connection.state = CLOSING
                     self.connection.request = seq
@@ -467,7 +466,8 @@ class NPort:
                 cls = 2  # the answer to a refused connect travels outside any connection
         self._control.append(Frame(
             _SOF_NEXT[cls], eof, r_ctl, frame.s_id, self.port_id, h.TYPE_BLS,
-            h.F_CTL_EXCHANGE_CONTEXT | h.F_CTL_SEQUENCE_CONTEXT | (frame.f_ctl & h.F_CTL_END_SEQUENCE),
+            h.F_CTL_EXCHANGE_CONTEXT | h.F_CTL_SEQUENCE_CONTEXT
+            | (frame.f_ctl & h.F_CTL_END_SEQUENCE),
             frame.seq_id, frame.seq_cnt, frame.ox_id, self._rx_id(frame), 0, cls,
             parameter=parameter, answers=frame,
         ))

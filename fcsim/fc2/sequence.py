@@ -56,9 +56,10 @@ class Sequence:
     """
 
     __slots__ = (
-        "exchange", "d_id", "seq_id", "size", "cls", "data_field", "created", "n_frames", "r_ctl",
-        "type", "next_cnt", "acked", "unanswered", "unanswered_old", "last_activity", "watchdog", "attempt", "status", "first_of_exchange",
-        "last_of_exchange", "f_ctl", "end_connection", "on_complete", "on_delivered",
+        "exchange", "d_id", "seq_id", "size", "cls", "data_field", "created", "n_frames",
+        "r_ctl", "type", "next_cnt", "acked", "unanswered", "unanswered_old", "last_activity",
+        "watchdog", "attempt", "status", "first_of_exchange", "last_of_exchange", "f_ctl",
+        "on_complete", "on_delivered",
     )
 
     def __init__(
@@ -97,7 +98,6 @@ class Sequence:
         exchange.sequences_sent += 1
         self.last_of_exchange = False
         self.f_ctl = 0
-        self.end_connection = False
         self.on_complete = on_complete
         self.on_delivered = on_delivered
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from fcsim.fc0.cable import Cable
-from fcsim.fc0.speed import CATALOG, CODING_64B66B, CODING_8B10B, Speed, speed_named
+from fcsim.fc0.speed import CATALOG, CODING_8B10B, CODING_64B66B, Speed, speed_named
 from fcsim.fc2.frame import frame_chars
 
 FULL_FRAME_AND_IDLES = frame_chars(2112) + 24  # 2148 + six fill words
