@@ -1,6 +1,7 @@
 """FC-0, the physical layer: line rates, transmission codes and cables."""
 
 from fcsim.fc0.cable import DEFAULT_PROPAGATION, Cable
+from fcsim.fc0.link import Link
 from fcsim.fc0.speed import CATALOG, CODING_8B10B, CODING_64B66B, Coding, Speed, speed_named
 
 __all__ = [
@@ -10,6 +11,7 @@ __all__ = [
     "DEFAULT_PROPAGATION",
     "Cable",
     "Coding",
+    "Link",
     "Speed",
     "speed_named",
 ]
