@@ -113,16 +113,21 @@ class _Inbound:
 
 
 class NPort:
-    """A node port with N_Port ID *port_id* offering service parameters *params*."""
+    """A node port with N_Port ID *port_id* offering service parameters *params*.
 
-    def __init__(self, sim: Simulation, name: str, port_id: int, params: ServiceParameters) -> None:
+    *port* is the link-level port it sends through (default: a point-to-point
+    :class:`~fcsim.fc2.port.Port` with ``params.bb_credit`` receive buffers).
+    """
+
+    def __init__(self, sim: Simulation, name: str, port_id: int, params: ServiceParameters,
+                 port: Port | None = None) -> None:
         if not 0 < port_id < 0xFFFFF0:
             raise ValueError(f"{name}: N_Port ID must be 0x000001..0xFFFFEF, got {port_id:#08x}")
         self.sim = sim
         self.name = name
         self.port_id = port_id
         self.params = params
-        self.port = Port(sim, name, params.bb_credit)
+        self.port = Port(sim, name, params.bb_credit) if port is None else port
         self.port.owner = self
         self.peers: dict[int, PeerLogin] = {}
         self.connection: Connection | None = None
@@ -195,14 +200,21 @@ class NPort:
 
     # -- transmit side: the Port pulls frames ----------------------------------
 
-    def next_frame(self, credit: bool) -> Frame | None:
-        """Next frame to transmit: link control first, then open sequences in turn."""
+    def next_frame(self, credit: bool, d_id: int | None = None) -> Frame | None:
+        """Next frame to transmit: link control first, then open sequences in turn.
+
+        With *d_id*, only a frame for that N_Port (a loop port's open tenancy).
+        """
         control = self._control
-        if control and (credit or not uses_bb_credit(control[0])):
+        if control and (credit or not uses_bb_credit(control[0])) and (
+                d_id is None or control[0].d_id == d_id):
             return control.popleft()
         ready = self._ready
         for _ in range(len(ready)):
             seq = ready[0]
+            if d_id is not None and seq.d_id != d_id:
+                ready.rotate(-1)
+                continue
             if seq.cls == 3 and self.connection is None:  # the common case, inlined
                 gate = _NEEDS_CREDIT
             else:
@@ -217,6 +229,15 @@ class NPort:
                     ready.rotate(-1)
                 return frame
             ready.rotate(-1)
+        return None
+
+    def next_destination(self) -> int | None:
+        """D_ID of the frame that would go next if BB credit allowed, or None."""
+        if self._control:
+            return self._control[0].d_id
+        for seq in self._ready:
+            if self._gate(seq) != _BLOCKED:
+                return seq.d_id
         return None
 
     def waits_for_credit(self) -> bool:
