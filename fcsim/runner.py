@@ -8,12 +8,16 @@ from typing import Any
 from fcsim import __version__
 from fcsim.engine.simulation import Simulation, TraceSink
 from fcsim.scenario.model import GeneratorConfig, Scenario, StreamConfig
+from fcsim.topology.fabric import build_fabric
 from fcsim.topology.network import Network
 from fcsim.topology.point_to_point import build_point_to_point
 from fcsim.workload import Generator, Stream, Workload
 
-BUILDERS: dict[str, Callable[..., Network]] = {"point-to-point": build_point_to_point}
-"""Topology builders by the scenario's ``topology`` value."""
+BUILDERS: dict[str, Callable[[Simulation, Scenario], Network]] = {
+    "point-to-point": lambda sim, sc: build_point_to_point(sim, sc.nodes, sc.links),
+    "fabric": build_fabric,
+}
+"""Topology builders by the scenario's ``topology`` value: (simulation, scenario) -> network."""
 
 SUMMARY_METRICS = ("throughput_bytes_per_s", "throughput_bits_per_s", "sequences_per_s")
 
@@ -37,7 +41,7 @@ def run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink] = ()) -> 
     """One repetition with *seed*; *sinks* receive every link event."""
     sim = Simulation(seed)
     sim.sinks.extend(sinks)
-    net = BUILDERS[scenario.topology](sim, scenario.nodes, scenario.links)
+    net = BUILDERS[scenario.topology](sim, scenario)
     workloads = build_workloads(sim, scenario, net)
     run = scenario.run
     if run.warmup > 0:

@@ -518,10 +518,11 @@ class NPort:
         ack = r_ctl == h.R_CTL_ACK_1
         conn = self.connection
         if conn is not None and conn.peer_id == frame.s_id:
-            if ack and frame.eof is osets.EOFdt:
-                if conn.state == PENDING:
+            if ack and frame.eof is osets.EOFdt and (conn.state != PENDING
+                                                      or data.sof is osets.SOFc1):
+                if conn.state == PENDING:  # a one-frame connection, made and removed
                     stats.connections += 1
-                self.connection = None
+                self.connection = None  # (an EOFdt for an earlier connection is stale)
             elif r_ctl == h.R_CTL_P_RJT and frame.parameter == h.P_RJT_DELIMITER_USAGE:
                 self.connection = None  # the peer knows no connection with us
             elif conn.request is seq and (data.sof is osets.SOFc1

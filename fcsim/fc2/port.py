@@ -79,7 +79,9 @@ class Port:
 
     *rx_buffers* is the number of receive buffers this port offers, which its
     peer learns at login as its BB credit. *bit_error_rate* applies to frames
-    this port transmits. The link (:class:`fcsim.fc0.link.Link`) sets
+    this port transmits. If *header_notice* is set (s after the SOF), the owner
+    is handed each frame when its header has arrived rather than at its EOF:
+    the cut-through switch port's view. The link (:class:`fcsim.fc0.link.Link`) sets
     :attr:`peer`, :attr:`char_time`, :attr:`word_time` and :attr:`delay`.
     """
 
@@ -95,6 +97,7 @@ class Port:
         self.word_time = 0.0
         self.delay = 0.0
         self.bit_error_rate = 0.0
+        self.header_notice: float | None = None
         self.credit_login = 0
         self.credit = 0
         self.buffers_used = 0
@@ -189,13 +192,15 @@ class Port:
         stats.frames_tx += 1
         stats.chars_tx += frame.chars
         stats.busy_time += duration
-        if self.bit_error_rate:
-            frame.corrupt = self._rng.random() < 1.0 - (1.0 - self.bit_error_rate) ** (
-                frame.chars * 10)
+        if self.bit_error_rate and self._rng.random() < 1.0 - (
+                1.0 - self.bit_error_rate) ** (frame.chars * 10):
+            frame.corrupt = True
         if self._sinks:
             for sink in self._sinks:
                 sink.frame(now, self, frame, start, end)
-        self._later(end + self.delay - now, self.peer._receive, frame)  # type: ignore[union-attr]
+        peer: Port = self.peer  # type: ignore[assignment]
+        arrival = end if peer.header_notice is None else start + peer.header_notice
+        self._later(arrival + self.delay - now, peer._receive, frame)
         self._later(gap_end - now, self._send_next)
 
     def send_r_rdy(self) -> None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from fcsim.fabric.switch_model import load_switch_model
 from fcsim.fc0.cable import DEFAULT_PROPAGATION, Cable
 from fcsim.fc0.speed import CODING_8B10B, CODING_64B66B
 from fcsim.fc2.frame import MAX_DATA_FIELD
@@ -30,6 +31,7 @@ from fcsim.scenario.model import (
     RunConfig,
     Scenario,
     StreamConfig,
+    SwitchConfig,
     WorkloadConfig,
 )
 from fcsim.topology.point_to_point import DEFAULT_PORT_IDS
@@ -222,8 +224,9 @@ _TIME = "a time with a unit such as '10 ms'"
 _SIZE = "a size with a unit such as '64 KiB' (bare integer: bytes)"
 _NAME = "a non-empty string"
 
-TOPOLOGIES: dict[str, tuple[int, int]] = {"point-to-point": (2, 1)}
-"""Supported ``topology`` values and the numbers of nodes and links each needs."""
+TOPOLOGIES: dict[str, tuple[int, int] | None] = {"point-to-point": (2, 1), "fabric": None}
+"""Supported ``topology`` values and the numbers of nodes and links each needs
+(None: any)."""
 DEFAULT_IDS: dict[str, tuple[int, ...]] = {"point-to-point": DEFAULT_PORT_IDS}
 """N_Port IDs a topology gives the nodes that set none, in order."""
 
@@ -236,6 +239,7 @@ TOP_KEYS: dict[str, Key] = {
     "nodes": Key(_tables, "an array of tables, written [[nodes]]"),
     "links": Key(_tables, "an array of tables, written [[links]]"),
     "workloads": Key(_tables, "an array of tables, written [[workloads]]", []),
+    "switches": Key(_tables, "an array of tables, written [[switches]] (fabric only)", []),
 }
 RUN_KEYS: dict[str, Key] = {
     "duration": Key(_quantity(parse_time, above=True), f"{_TIME}, > 0 s"),
@@ -270,6 +274,23 @@ LINK_KEYS: dict[str, Key] = {
     "propagation": Key(_quantity(_per_metre), "a time per length such as '5 ns/m', >= 0",
                        DEFAULT_PROPAGATION),
     "bit_error_rate": Key(_fraction, "a number in [0, 1) such as 1e-12", 0.0),
+    "cost": Key(_when(lambda v: type(v) in (int, float) and v > 0, float),
+                "a number > 0 (FSPF cost of an inter-switch link)", None),
+}
+
+
+def _switch_model(value: Any) -> Any:
+    try:
+        return load_switch_model(value)
+    except ValueError as error:
+        raise _Bad(detail=str(error)) from None
+
+
+SWITCH_KEYS: dict[str, Key] = {
+    "name": Key(_text, _NAME),
+    "model": Key(_when(lambda v: isinstance(v, str) and v.strip(), _switch_model),
+                 "the name of a switch model in models/switches/"),
+    "domain": Key(_integer(1, 239), "a domain ID 1..239 (default: 1, 2, ... in order)", None),
 }
 _WORKLOAD_KEYS: dict[str, Key] = {
     "name": Key(_text, _NAME, None),
@@ -331,19 +352,39 @@ def _scenario(data: dict[str, Any], file: str) -> Scenario:
     if run.warmup >= run.duration:
         raise _Bad(f"a time less than run.duration ({show(data['run']['duration'])})",
                    "run.warmup", _given(data["run"]["warmup"]))
+    fabric = top["topology"] == "fabric"
+    if top["switches"] and not fabric:
+        raise _Bad("no [[switches]] outside topology = 'fabric'", "switches",
+                   f"given {len(top['switches'])} switches")
+    switches = tuple(SwitchConfig(**read_table(raw, SWITCH_KEYS, f"switches[{i}]",
+                                               "in [[switches]]"))
+                     for i, raw in enumerate(top["switches"]))
+    _unique(top["switches"], "switches", "name", [sw.name for sw in switches])
+    _unique(top["switches"], "switches", "domain", [sw.domain for sw in switches])
+    if fabric and not switches:
+        raise _Bad("at least one [[switches]] table", "switches", "missing")
     nodes = tuple(_node(raw, f"nodes[{i}]") for i, raw in enumerate(top["nodes"]))
     names = _unique(top["nodes"], "nodes", "name", [n.name for n in nodes])
+    if fabric:
+        for i, node in enumerate(nodes):
+            if node.port_id is not None:
+                raise _Bad("no port_id: the fabric assigns N_Port IDs (domain/port/00)",
+                           f"nodes[{i}].port_id", _given(top["nodes"][i]["port_id"]))
     defaults = DEFAULT_IDS.get(top["topology"], (None,) * len(nodes))
     ids = [n.port_id or default for n, default in zip(nodes, defaults, strict=True)]
     _unique(top["nodes"], "nodes", "port_id", [i and f"0x{i:06X}" for i in ids])
-    links = tuple(_link(raw, f"links[{i}]", i, names) for i, raw in enumerate(top["links"]))
+    ports = {sw.name: sw.model.ports for sw in switches}
+    links = tuple(_link(raw, f"links[{i}]", i, names, ports)
+                  for i, raw in enumerate(top["links"]))
     _unique(top["links"], "links", "name", [link.name for link in links])
+    if fabric:
+        _check_fabric_ends(top["links"], links, names)
     workloads = tuple(_workload(raw, f"workloads[{i}]", i, names)
                       for i, raw in enumerate(top["workloads"]))
     _unique(top["workloads"], "workloads", "name", [w.name for w in workloads])
     return Scenario(name=top["name"] or Path(file).stem, topology=top["topology"], run=run,
                     nodes=nodes, links=links, workloads=workloads, source=file,
-                    description=top["description"])
+                    description=top["description"], switches=switches)
 
 
 def _node(raw: dict[str, Any], path: str) -> NodeConfig:
@@ -352,10 +393,17 @@ def _node(raw: dict[str, Any], path: str) -> NodeConfig:
     return NodeConfig(name, port_id, ServiceParameters(**got))
 
 
-def _link(raw: dict[str, Any], path: str, index: int, nodes: list[str]) -> LinkConfig:
+def _link(raw: dict[str, Any], path: str, index: int, nodes: list[str],
+          switches: dict[str, int]) -> LinkConfig:
     got = read_table(raw, LINK_KEYS, path, "in [[links]]")
     for i, end in enumerate(got["ends"]):
-        _known(end, f"{path}.ends[{i}]", nodes)
+        name, sep, number = end.partition(":")
+        if not sep:
+            _known(end, f"{path}.ends[{i}]", nodes)
+        elif name not in switches or not (number.isdigit() and int(number) < switches[name]):
+            known = ", ".join(f"{n}:0..{p - 1}" for n, p in switches.items()) or "none"
+            raise _Bad(f"a node name or a switch port written 'switch:port' ({known})",
+                       f"{path}.ends[{i}]", _given(end))
     speed = got["speed"] if got["coding"] is None else replace(got["speed"], coding=got["coding"])
     return LinkConfig(got["name"] or f"link{index}", got["ends"], speed,
                       Cable(got["length"], got["propagation"]), got["bit_error_rate"])
@@ -383,6 +431,25 @@ def _workload(raw: dict[str, Any], path: str, index: int, nodes: list[str]) -> W
     return GeneratorConfig(**common, interarrival=got["interarrival"])
 
 
+def _check_fabric_ends(raws: list[dict[str, Any]], links: tuple[LinkConfig, ...],
+                       nodes: list[str]) -> None:
+    """Each link touches a switch port, each switch port and node is used once."""
+    seen: dict[str, str] = {}
+    for i, link in enumerate(links):
+        if all(":" not in end for end in link.ends):
+            raise _Bad("a switch port written 'switch:port' at one end at least",
+                       f"links[{i}].ends", _given(raws[i]["ends"]))
+        for j, end in enumerate(link.ends):
+            if end in seen:
+                raise _Bad(f"an end not already used by {seen[end]}", f"links[{i}].ends[{j}]",
+                           _given(end))
+            seen[end] = f"links[{i}]"
+    for name in nodes:
+        if name not in seen:
+            raise _Bad("every node linked to a switch port", "links",
+                       f"no link for node {name!r}")
+
+
 def _known(name: str, path: str, nodes: list[str]) -> None:
     if name not in nodes:
         raise _Bad("the name of a node: " + ", ".join(map(repr, nodes)), path, _given(name))
@@ -403,7 +470,7 @@ def _unique(raws: list[dict[str, Any]], section: str, key: str, values: list[Any
 
 def _check_counts(topology: str, nodes: int, links: int) -> None:
     want = TOPOLOGIES[topology]
-    if (nodes, links) != want:
+    if want is not None and (nodes, links) != want:
         section, count = ("nodes", nodes) if nodes != want[0] else ("links", links)
         raise _Bad(f"topology {topology!r} needs exactly {want[0]} nodes and {want[1]} "
                    f"link{'s' if want[1] > 1 else ''}", section, f"given {count} {section}")

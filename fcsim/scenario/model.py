@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from fcsim.fabric.switch_model import SwitchModel
 from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import Speed
 from fcsim.fc2.login import ServiceParameters
@@ -36,13 +37,28 @@ class NodeConfig:
 
 @dataclass(frozen=True)
 class LinkConfig:
-    """A link *name* joining the nodes named in *ends* at *speed* over *cable*."""
+    """A link *name* joining the *ends* at *speed* over *cable*.
+
+    An end is a node name or, in a fabric, ``"switch:port"`` (port numbered
+    from 0). *cost* is the FSPF cost of an inter-switch link (None: from its
+    speed).
+    """
 
     name: str
     ends: tuple[str, str]
     speed: Speed
     cable: Cable = field(default_factory=Cable)
     bit_error_rate: float = 0.0
+    cost: float | None = None
+
+
+@dataclass(frozen=True)
+class SwitchConfig:
+    """A switch *name* built as *model*, with fabric *domain* (None: assigned)."""
+
+    name: str
+    model: SwitchModel
+    domain: int | None = None
 
 
 @dataclass(frozen=True)
@@ -90,3 +106,4 @@ class Scenario:
     workloads: tuple[WorkloadConfig, ...]
     source: str = "<memory>"
     description: str = ""
+    switches: tuple[SwitchConfig, ...] = ()

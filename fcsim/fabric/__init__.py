@@ -1,0 +1,1 @@
+"""Switched fabrics: switches, their ports, routing and fabric services."""

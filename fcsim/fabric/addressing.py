@@ -1,0 +1,45 @@
+"""Fabric addresses: N_Port IDs of the form domain / area / port, and
+well-known addresses (FC-FS; Linux ``fc_fs.h``; fact sheet section 3.7)."""
+
+from __future__ import annotations
+
+FABRIC_LOGIN = 0xFFFFFE
+"""Well-known address of the fabric login server (FLOGI goes here)."""
+FABRIC_CONTROLLER = 0xFFFFFD
+"""Well-known address of the fabric controller."""
+NAME_SERVER = 0xFFFFFC
+"""Well-known address of the directory (name) server."""
+
+WELL_KNOWN_LOW = 0xFFFFF0
+"""Addresses from here up are well-known fabric services."""
+
+MIN_DOMAIN, MAX_DOMAIN = 1, 239
+
+
+def port_id(domain: int, area: int, port: int = 0) -> int:
+    """The 24-bit N_Port ID of *domain* (1..239), *area* and *port* (0..255)."""
+    if not MIN_DOMAIN <= domain <= MAX_DOMAIN:
+        raise ValueError(f"domain must be {MIN_DOMAIN}..{MAX_DOMAIN}, got {domain}")
+    if not (0 <= area <= 255 and 0 <= port <= 255):
+        raise ValueError(f"area and port must be 0..255, got {area}, {port}")
+    return domain << 16 | area << 8 | port
+
+
+def domain_of(n_port_id: int) -> int:
+    """The domain (switch) of an N_Port ID."""
+    return n_port_id >> 16
+
+
+def area_of(n_port_id: int) -> int:
+    """The area (switch port) of an N_Port ID."""
+    return n_port_id >> 8 & 0xFF
+
+
+def is_well_known(n_port_id: int) -> bool:
+    """True for the fabric's well-known service addresses."""
+    return n_port_id >= WELL_KNOWN_LOW
+
+
+def format_id(n_port_id: int) -> str:
+    """An N_Port ID as Wireshark shows it, e.g. ``01.02.00``."""
+    return f"{n_port_id >> 16:02x}.{n_port_id >> 8 & 0xFF:02x}.{n_port_id & 0xFF:02x}"

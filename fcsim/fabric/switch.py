@@ -1,0 +1,344 @@
+"""A Fibre Channel switch: F_Ports and E_Ports around a crossbar.
+
+Each switch port owns a link-level :class:`~fcsim.fc2.port.Port`, whose
+receive buffers are the BB credit the switch offers. A frame that arrives is
+routed (by D_ID: to a local F_Port in the switch's own domain, else to an
+E_Port towards the destination domain), waits the routing latency (from its
+header with cut-through, from its EOF with store-and-forward) and the shared
+central router if the model has one, and then queues at its input: in one
+FIFO per input (head-of-line blocking: a head frame waiting for a busy output
+holds up the frames behind it) or in one queue per output (virtual output
+queues). An output transmitter that is free and has credit pulls the next
+frame, taking inputs in turn; an input feeds the crossbar one frame at a time
+at its link speed (times the model's crossbar speedup). The input buffer, and
+with it one BB credit, is freed when the frame crosses the crossbar.
+
+Classes: Class 3 waits on credit (discarded only past the model's hold
+time). Class 2 is answered F_BSY when its destination port is in a Class 1
+connection with another port or it waited past the hold time; an unknown
+destination gets F_RJT. A Class 1 connect (SOFc1) reserves its input and
+output port for the connection, or is answered F_BSY if either is taken; the
+reservation ends when the ACK ending in EOFdt passes, or when the connect is
+refused. A damaged frame is discarded at the input by a store-and-forward
+switch and passed on by a cut-through one (its CRC fails at the recipient).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+
+from fcsim.engine.simulation import Simulation
+from fcsim.fabric.addressing import area_of, domain_of, is_well_known
+from fcsim.fabric.switch_model import SwitchModel
+from fcsim.fc1 import ordered_sets as osets
+from fcsim.fc2 import header as h
+from fcsim.fc2.frame import Frame
+from fcsim.fc2.port import Port
+
+HEADER_CHARS = 4 + 24
+"""Characters up to the end of the header (SOF and frame header)."""
+
+_F_RJT_INVALID_D_ID = 0x01
+
+
+class _Held:
+    """A frame inside the switch: where it came in and goes out, since when (s)."""
+
+    __slots__ = ("frame", "inp", "out", "since")
+
+    def __init__(self, frame: Frame, inp: SwitchPort | None, out: SwitchPort, since: float):
+        self.frame = frame
+        self.inp = inp
+        self.out = out
+        self.since = since
+
+
+class SwitchStats:
+    """Counters of one switch (frames)."""
+
+    __slots__ = ("forwarded", "f_bsy", "f_rjt", "discarded", "errors")
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        """Zero every counter."""
+        self.forwarded = self.f_bsy = self.f_rjt = self.discarded = self.errors = 0
+
+
+class SwitchPort:
+    """Port *index* of *switch*, owner of the link-level *port*."""
+
+    def __init__(self, switch: Switch, index: int, port: Port) -> None:
+        self.switch = switch
+        self.index = index
+        self.port = port
+        self.fifo: deque[_Held] = deque()
+        self.voq: dict[int, deque[_Held]] = {}
+        self.read_free = 0.0
+        self.reserved_for: int | None = None
+        self.next_input = 0
+        self._wake_pending = False
+        port.owner = self
+        if switch.model.cut_through:
+            port.header_notice = HEADER_CHARS * port.char_time if port.char_time else None
+
+    # receive side (the Port hands frames in)
+    def frame_received(self, frame: Frame) -> None:
+        """A frame (or, cut-through, its header) has arrived."""
+        self.switch._arrive(self, frame)
+
+    def frame_dropped(self, frame: Frame) -> None:
+        """A frame with a transmission error arrived."""
+        self.switch._arrive_damaged(self, frame)
+
+    # transmit side (the Port pulls frames out)
+    def next_frame(self, credit: bool) -> Frame | None:
+        """The next frame for this output, taking inputs in turn."""
+        return self.switch._pull(self, credit)
+
+    def waits_for_credit(self) -> bool:
+        """True if a frame for this output is ready but needs BB credit."""
+        return self.switch._has_candidate(self)
+
+    def __repr__(self) -> str:
+        return f"<SwitchPort {self.switch.name}:{self.index}>"
+
+
+class Switch:
+    """Switch *name* of *domain* (1..239) built as *model*."""
+
+    def __init__(self, sim: Simulation, name: str, domain: int, model: SwitchModel) -> None:
+        self.sim = sim
+        self.name = name
+        self.domain = domain
+        self.model = model
+        self.ports: dict[int, SwitchPort] = {}
+        self.local: dict[int, SwitchPort] = {}
+        self.routes: dict[int, list[SwitchPort]] = {}
+        self.services: Callable[[Frame], list[Frame]] | None = None
+        self.stats = SwitchStats()
+        self._internal: deque[_Held] = deque()
+        self._inputs: list[SwitchPort] = []
+        self._router_free = 0.0
+        self._pick: Callable[[list[SwitchPort], Frame], SwitchPort] = lambda hops, f: hops[0]
+
+    def add_port(self, index: int, port: Port) -> SwitchPort:
+        """Attach link-level *port*, already linked, as switch port *index* (0-based)."""
+        if not 0 <= index < self.model.ports:
+            raise ValueError(f"{self.name}: port {index} outside 0..{self.model.ports - 1}")
+        if index in self.ports:
+            raise ValueError(f"{self.name}: port {index} is already connected")
+        sp = self.ports[index] = SwitchPort(self, index, port)
+        self._inputs = list(self.ports.values())
+        return sp
+
+    def set_routing(self, routes: dict[int, list[SwitchPort]],
+                    pick: Callable[[list[SwitchPort], Frame], SwitchPort]) -> None:
+        """Set the E_Ports towards each other domain and how to choose among them."""
+        self.routes = routes
+        self._pick = pick
+
+    # -- arrival and routing ----------------------------------------------------
+
+    def _output_for(self, frame: Frame) -> SwitchPort | None:
+        d_id = frame.d_id
+        if domain_of(d_id) == self.domain:
+            return self.local.get(area_of(d_id))
+        hops = self.routes.get(domain_of(d_id))
+        return self._pick(hops, frame) if hops else None
+
+    def _arrive_damaged(self, inp: SwitchPort, frame: Frame) -> None:
+        self.stats.errors += 1
+        if self.model.cut_through:
+            self._arrive(inp, frame)
+        else:
+            self.stats.discarded += 1
+            inp.port.release_buffer()
+
+    def _arrive(self, inp: SwitchPort, frame: Frame) -> None:
+        now = self.sim.env._now
+        if is_well_known(frame.d_id) and self.services is not None:
+            self._free_input(inp, frame)
+            for reply in self.services(frame):
+                self._inject(reply)
+            return
+        out = self._output_for(frame)
+        if out is None:
+            self._refuse(inp, frame, h.R_CTL_F_RJT, _F_RJT_INVALID_D_ID)
+            return
+        refusal = self._class1_check(inp, out, frame)
+        if refusal is not None:
+            self._refuse(inp, frame, h.R_CTL_F_BSY, refusal)
+            return
+        model = self.model
+        ready = now
+        if model.cut_through:
+            eof_in = now + (frame.chars - HEADER_CHARS) * inp.port.char_time
+            ready = max(now, eof_in - frame.chars * out.port.char_time)
+        if model.routing_rate is not None:
+            ready = max(ready, self._router_free) + 1.0 / model.routing_rate
+            self._router_free = ready
+        ready += model.routing_latency
+        held = _Held(frame, inp, out, now)
+        if ready > now:
+            self.sim.call_later(ready - now, self._queue_event, held)
+        else:
+            self._queue(held)
+
+    def _queue_event(self, event: object) -> None:
+        self._queue(event._value)  # type: ignore[attr-defined]
+
+    def _queue(self, held: _Held) -> None:
+        inp = held.inp
+        if inp is None:
+            self._internal.append(held)
+        else:
+            if self.model.hold_time is not None and held.frame.cls != 1:
+                self.sim.call_later(self.model.hold_time, self._hold_expired, held)
+            if self.model.virtual_output_queues:
+                inp.voq.setdefault(held.out.index, deque()).append(held)
+            else:
+                inp.fifo.append(held)
+                if len(inp.fifo) > 1:
+                    return  # not at the head: its output is asked when it gets there
+        held.out.port.kick()
+
+    def _class1_check(self, inp: SwitchPort, out: SwitchPort, frame: Frame) -> int | None:
+        """Reserve for a Class 1 connect; the F_BSY reason if *frame* must be busied."""
+        if frame.sof is osets.SOFc1:
+            if (inp.reserved_for not in (None, out.index)
+                    or out.reserved_for not in (None, inp.index)):
+                return h.P_BSY_PORT_BUSY
+            inp.reserved_for, out.reserved_for = out.index, inp.index
+            return None
+        if frame.cls != 1 and out.reserved_for not in (None, inp.index):
+            return h.P_BSY_PORT_BUSY  # Class 3 is discarded instead
+        return None
+
+    def _release_class1(self, frame: Frame, held: _Held) -> None:
+        """Free a Class 1 reservation when its removal or refusal passes."""
+        answers = frame.answers
+        ends = frame.eof is osets.EOFdt or (
+            answers is not None and answers.sof is osets.SOFc1
+            and frame.r_ctl in (h.R_CTL_P_BSY, h.R_CTL_F_BSY, h.R_CTL_P_RJT, h.R_CTL_F_RJT))
+        if ends and held.inp is not None:
+            for sp in (held.inp, held.out):
+                sp.reserved_for = None
+
+    # -- refusals and frames the switch sends itself -----------------------------
+
+    def _refuse(self, inp: SwitchPort, frame: Frame, r_ctl: int, reason: int) -> None:
+        """Answer *frame* with F_BSY/F_RJT (Class 1/2) or discard it (Class 3)."""
+        self._free_input(inp, frame)
+        if frame.cls == 3 or frame.is_link_control:
+            self.stats.discarded += 1
+            return
+        if r_ctl == h.R_CTL_F_BSY:
+            self.stats.f_bsy += 1
+        else:
+            self.stats.f_rjt += 1
+        self._inject(Frame(
+            osets.SOFn2, osets.EOFn, r_ctl, frame.s_id, frame.d_id, h.TYPE_BLS,
+            h.F_CTL_EXCHANGE_CONTEXT | h.F_CTL_SEQUENCE_CONTEXT, frame.seq_id, frame.seq_cnt,
+            frame.ox_id, frame.rx_id, 0, 2, None, reason, 0, 0, None, frame))
+
+    def _inject(self, frame: Frame) -> None:
+        """Send a frame that the switch itself originates."""
+        out = self._output_for(frame)
+        if out is None:
+            self.stats.discarded += 1
+            return
+        self._queue(_Held(frame, None, out, self.sim.env._now))
+
+    def _free_input(self, inp: SwitchPort, frame: Frame) -> None:
+        if frame.cls != 1 or frame.sof is osets.SOFc1:
+            inp.port.release_buffer()
+
+    def _hold_expired(self, event: object) -> None:
+        held: _Held = event._value  # type: ignore[attr-defined]
+        inp = held.inp
+        if inp is None:
+            return
+        queue = inp.voq.get(held.out.index) if self.model.virtual_output_queues else inp.fifo
+        if not queue or held not in queue:
+            return
+        head = queue[0] is held
+        queue.remove(held)
+        self._refuse(inp, held.frame, h.R_CTL_F_BSY, h.P_BSY_NO_RESOURCES)
+        if head and not self.model.virtual_output_queues and inp.fifo:
+            inp.fifo[0].out.port.kick()
+
+    # -- output side: the crossbar ---------------------------------------------
+
+    def _pull(self, out: SwitchPort, credit: bool) -> Frame | None:
+        internal = self._internal
+        for held in internal:
+            if held.out is out and (credit or not _needs_credit(held.frame)):
+                internal.remove(held)
+                return self._cross(held)
+        now = self.sim.env._now
+        inputs = self._inputs
+        n = len(inputs)
+        start = out.next_input
+        blocked_until = None
+        for k in range(n):
+            inp = inputs[(start + k) % n]
+            queue = inp.voq.get(out.index) if self.model.virtual_output_queues else inp.fifo
+            if not queue or queue[0].out is not out:
+                continue
+            if inp.read_free > now:
+                blocked_until = inp.read_free if blocked_until is None else min(
+                    blocked_until, inp.read_free)
+                continue
+            held = queue[0]
+            if not credit and _needs_credit(held.frame):
+                continue
+            queue.popleft()
+            out.next_input = (start + k + 1) % n
+            inp.read_free = (now + held.frame.chars * inp.port.char_time
+                             / self.model.crossbar_speedup)
+            self._free_input(inp, held.frame)
+            if not self.model.virtual_output_queues and inp.fifo:
+                nxt = inp.fifo[0].out
+                if nxt is not out:
+                    nxt.port.kick()
+            return self._cross(held)
+        if blocked_until is not None and not out._wake_pending:
+            out._wake_pending = True
+            self.sim.call_later(blocked_until - now, self._wake, out)
+        return None
+
+    def _wake(self, event: object) -> None:
+        out: SwitchPort = event._value  # type: ignore[attr-defined]
+        out._wake_pending = False
+        out.port.kick()
+
+    def _cross(self, held: _Held) -> Frame:
+        frame = held.frame
+        self.stats.forwarded += 1
+        if frame.is_link_control:
+            self._release_class1(frame, held)
+        return frame
+
+    def _has_candidate(self, out: SwitchPort) -> bool:
+        if any(held.out is out for held in self._internal):
+            return True
+        voq = self.model.virtual_output_queues
+        for inp in self.ports.values():
+            queue = inp.voq.get(out.index) if voq else inp.fifo
+            if queue and queue[0].out is out:
+                return True
+        return False
+
+    def reset_stats(self) -> None:
+        """Start a new measurement interval."""
+        self.stats.reset()
+
+    def __repr__(self) -> str:
+        return f"<Switch {self.name} domain {self.domain}>"
+
+
+def _needs_credit(frame: Frame) -> bool:
+    return frame.cls != 1 or frame.sof is osets.SOFc1

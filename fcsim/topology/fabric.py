@@ -1,0 +1,125 @@
+"""Switched fabric topology: N_Ports on switches, switches joined by ISLs.
+
+Link ends name a node or a switch port as ``"switch:port"``. Each switch gets
+a domain (given, or 1, 2, ... in order); an N_Port on switch port p gets the
+N_Port ID domain / p / 00. Routes between switches come from
+:func:`fcsim.fabric.routing.next_hops`; an exchange keeps one of several
+equal-cost ISLs. Logins are implicit and take no time: each N_Port's BB
+credit towards its F_Port is the switch model's, the switch's towards the
+N_Port is the node's, and every N_Port is logged in with every other.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fcsim.engine.simulation import Simulation
+from fcsim.fabric.addressing import port_id
+from fcsim.fabric.routing import fspf_cost, next_hops, pick
+from fcsim.fabric.switch import Switch, SwitchPort
+from fcsim.fc0.link import Link
+from fcsim.fc2.frame import Frame
+from fcsim.fc2.nport import NPort
+from fcsim.fc2.port import Port
+from fcsim.scenario.model import LinkConfig, Scenario
+from fcsim.topology.network import Network
+
+
+class FabricNetwork(Network):
+    """A built fabric: N_Ports, links and switches by name."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.switches: dict[str, Switch] = {}
+
+    def reset_stats(self) -> None:
+        """Start a new measurement interval for ports, N_Ports and switches."""
+        super().reset_stats()
+        for switch in self.switches.values():
+            switch.reset_stats()
+
+    def results(self, interval: float) -> dict[str, Any]:
+        """Per link direction, N_Port and switch figures over *interval* s."""
+        out = super().results(interval)
+        out["switches"] = {
+            name: {"domain": sw.domain, "model": sw.model.name,
+                   "frames_forwarded": sw.stats.forwarded, "f_bsy": sw.stats.f_bsy,
+                   "f_rjt": sw.stats.f_rjt, "discarded": sw.stats.discarded,
+                   "errors": sw.stats.errors}
+            for name, sw in self.switches.items()}
+        return out
+
+
+def split_end(end: str) -> tuple[str, int | None]:
+    """``"sw1:3"`` -> ("sw1", 3); a node name -> (name, None)."""
+    name, sep, index = end.partition(":")
+    return (name, int(index)) if sep else (name, None)
+
+
+def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
+    """Build the switches, N_Ports and links of *scenario* and route the fabric."""
+    net = FabricNetwork()
+    used = {s.domain for s in scenario.switches if s.domain is not None}
+    free = (d for d in range(1, 240) if d not in used)
+    for config in scenario.switches:
+        domain = config.domain if config.domain is not None else next(free)
+        net.switches[config.name] = Switch(sim, config.name, domain, config.model)
+    node_configs = {n.name: n for n in scenario.nodes}
+    isls: list[tuple[str, str, str, float]] = []
+    ends_of: dict[str, dict[str, SwitchPort]] = {}
+    for link in scenario.links:
+        (a_name, a_port), (b_name, b_port) = (split_end(e) for e in link.ends)
+        if a_port is None and b_port is None:
+            raise ValueError(f"link {link.name}: a fabric link needs a switch port at one end")
+        if a_port is None or b_port is None:
+            node, (sw_name, index) = ((a_name, (b_name, b_port)) if a_port is None
+                                      else (b_name, (a_name, a_port)))
+            _attach_node(sim, net, node_configs[node], net.switches[sw_name], index, link)
+        else:
+            a, b = net.switches[a_name], net.switches[b_name]
+            pa = Port(sim, f"{a_name}:{a_port}", a.model.bb_credit)
+            pb = Port(sim, f"{b_name}:{b_port}", b.model.bb_credit)
+            net.links[link.name] = Link(link.name, pa, pb, link.speed, link.cable,
+                                        link.bit_error_rate)
+            pa.login(b.model.bb_credit)
+            pb.login(a.model.bb_credit)
+            ends_of[link.name] = {a_name: a.add_port(a_port, pa), b_name: b.add_port(b_port, pb)}
+            cost = link.cost if link.cost is not None else fspf_cost(link.speed.baud)
+            isls.append((a_name, b_name, link.name, cost))
+    unattached = set(node_configs) - set(net.nodes)
+    if unattached:
+        raise ValueError(f"nodes not linked to a switch: {', '.join(sorted(unattached))}")
+    _route(net, isls, ends_of)
+    for node in net.nodes.values():
+        for peer in net.nodes.values():
+            if peer is not node:
+                node.login(peer)
+    return net
+
+
+def _attach_node(sim: Simulation, net: FabricNetwork, config: Any, switch: Switch, index: int,
+                 link: LinkConfig) -> None:
+    if config.name in net.nodes:
+        raise ValueError(f"node {config.name} has more than one link; one N_Port per node")
+    node = NPort(sim, config.name, port_id(switch.domain, index), config.params)
+    net.nodes[config.name] = node
+    f_port = Port(sim, f"{switch.name}:{index}", switch.model.bb_credit)
+    net.links[link.name] = Link(link.name, node.port, f_port, link.speed, link.cable,
+                                link.bit_error_rate)
+    node.port.login(switch.model.bb_credit)
+    f_port.login(config.params.bb_credit)
+    switch.local[index] = switch.add_port(index, f_port)
+
+
+def _route(net: FabricNetwork, isls: list[tuple[str, str, str, float]],
+           ends_of: dict[str, dict[str, SwitchPort]]) -> None:
+    table = next_hops(net.switches, isls)
+    domains = {name: sw.domain for name, sw in net.switches.items()}
+
+    def choose(hops: list[SwitchPort], frame: Frame) -> SwitchPort:
+        return pick(hops, frame.s_id, frame.d_id, frame.ox_id)  # type: ignore[return-value]
+
+    for name, switch in net.switches.items():
+        routes = {domains[target]: [ends_of[key][name] for key in keys]  # type: ignore[index]
+                  for target, keys in table[name].items()}
+        switch.set_routing(routes, choose)
