@@ -26,7 +26,7 @@ from fcsim.runner import run_scenario
 from fcsim.scenario.loader import ScenarioError, load_scenario
 from fcsim.trace.pcap import PcapWriter
 from fcsim.trace.timeline import Timeline
-from fcsim.units import format_bytes_rate, format_rate, format_time
+from fcsim.units import format_bytes_rate, format_rate, format_size, format_time
 
 
 class PcapSink:
@@ -153,7 +153,30 @@ def summary_text(results: dict[str, Any]) -> str:
             f"{n['busy_rx']} rx, reject {n['reject_tx']} tx / {n['reject_rx']} rx, "
             f"dropped {n['dropped_frames']}, discarded {n['discarded_frames']}, "
             f"connections {n['connections']}")
+    if "loop" in first:
+        lines += _loop_text(first)
     return "\n".join(lines) + "\n"
+
+
+def _loop_text(rep: dict[str, Any]) -> list[str]:
+    """The arbitrated-loop part of the summary: the loop, then each loop port."""
+    loop = rep["loop"]
+    lines = ["", f"loop {loop['name']} (first repetition): {loop['ports']} ports, master "
+             f"{loop['master']}, round trip {format_time(loop['round_trip_s'])}, "
+             f"{loop['tenancies']} tenancies, held {100 * loop['held_fraction']:.2f} %, "
+             f"utilisation {100 * loop['utilisation']:.2f} %, "
+             f"{format_bytes_rate(loop['throughput_bytes_per_s'])}",
+             "  initialisations: " + ", ".join(
+                 f"{format_time(i['duration_s'])} at {format_time(i['start_s'])}"
+                 + ("" if i["completed"] else " (cut short)") for i in loop["initialisations"])]
+    for name, n in rep["nodes"].items():
+        lines.append(
+            f"  {name} (AL_PA {n['al_pa']}, {'fair' if n['fair'] else 'unfair'}): "
+            f"{n['tenancies']} tenancies won, opened {n['opened']} times, arbitration wait "
+            f"{format_time(n['arbitration_wait_s'])}, holding the loop "
+            f"{100 * n['hold_fraction']:.2f} %, {n['data_frames_tx']} frames / "
+            f"{format_size(n['payload_tx'])} sent, {format_size(n['payload_rx'])} received")
+    return lines
 
 
 if __name__ == "__main__":

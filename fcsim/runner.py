@@ -7,6 +7,7 @@ from typing import Any
 
 from fcsim import __version__
 from fcsim.engine.simulation import Simulation, TraceSink
+from fcsim.loop.builder import build_loop
 from fcsim.scenario.model import GeneratorConfig, Scenario, StreamConfig
 from fcsim.topology.fabric import build_fabric
 from fcsim.topology.network import Network
@@ -16,6 +17,7 @@ from fcsim.workload import Generator, Stream, Workload
 BUILDERS: dict[str, Callable[[Simulation, Scenario], Network]] = {
     "point-to-point": lambda sim, sc: build_point_to_point(sim, sc.nodes, sc.links),
     "fabric": build_fabric,
+    "loop": lambda sim, sc: build_loop(sim, sc.nodes, sc.links),
 }
 """Topology builders by the scenario's ``topology`` value: (simulation, scenario) -> network."""
 

@@ -1,15 +1,19 @@
-"""Shared helpers: build point-to-point scenarios in code."""
+"""Shared helpers: build point-to-point, fabric and loop scenarios in code."""
 
 from __future__ import annotations
 
+from fcsim.fabric.switch_model import SwitchModel, load_switch_model
 from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import Speed, speed_named
 from fcsim.fc2.login import ServiceParameters
 from fcsim.scenario.model import (
     LinkConfig,
+    LoopConfig,
+    LoopPortConfig,
     NodeConfig,
     RunConfig,
     Scenario,
+    SwitchConfig,
     WorkloadConfig,
 )
 
@@ -35,5 +39,61 @@ def p2p(
         nodes=(NodeConfig("a", params=a or ServiceParameters()),
                NodeConfig("b", params=b or ServiceParameters())),
         links=(LinkConfig("link", ("a", "b"), speed, Cable(length), bit_error_rate),),
+        workloads=workloads,
+    )
+
+
+def fabric(
+    nodes: dict[str, str],
+    workloads: tuple[WorkloadConfig, ...],
+    duration: float,
+    warmup: float = 0.0,
+    switches: dict[str, SwitchModel | str] | None = None,
+    isls: tuple[tuple[str, str], ...] = (),
+    speed: Speed | str = "1GFC",
+    length: float = 10.0,
+    params: ServiceParameters | None = None,
+    seed: int = 1,
+) -> Scenario:
+    """A fabric scenario: *nodes* maps node name -> "switch:port"."""
+    speed = speed_named(speed) if isinstance(speed, str) else speed
+    switches = switches or {"sw": "generic-nonblocking"}
+    links = [LinkConfig(f"l-{name}", (name, end), speed, Cable(length))
+             for name, end in nodes.items()]
+    links += [LinkConfig(f"isl{i}", (a, b), speed, Cable(length)) for i, (a, b) in enumerate(isls)]
+    return Scenario(
+        name="test-fabric", topology="fabric", run=RunConfig(duration, warmup, seed, 1),
+        nodes=tuple(NodeConfig(n, params=params or ServiceParameters()) for n in nodes),
+        links=tuple(links), workloads=workloads,
+        switches=tuple(SwitchConfig(name, load_switch_model(m) if isinstance(m, str) else m)
+                       for name, m in switches.items()),
+    )
+
+
+def loop(
+    n: int,
+    workloads: tuple[WorkloadConfig, ...],
+    duration: float,
+    warmup: float = 0.0,
+    speed: Speed | str = "1GFC",
+    hop_length: float = 1.0,
+    repeat_delay: int = 12,
+    ports: dict[str, LoopPortConfig] | None = None,
+    params: dict[str, ServiceParameters] | None = None,
+    lip_at: tuple[float, ...] = (),
+    bit_error_rate: float = 0.0,
+    seed: int = 1,
+) -> Scenario:
+    """An arbitrated loop of nodes "p0" .. "p<n-1>" in ring order; *ports* and
+    *params* set a node's loop-port and login values by name."""
+    speed = speed_named(speed) if isinstance(speed, str) else speed
+    names = [f"p{i}" for i in range(n)]
+    ports, params = ports or {}, params or {}
+    return Scenario(
+        name="test-loop", topology="loop", run=RunConfig(duration, warmup, seed, 1),
+        nodes=tuple(NodeConfig(name, params=params.get(name, ServiceParameters()),
+                               loop=ports.get(name, LoopPortConfig())) for name in names),
+        links=(LoopConfig("loop", tuple(names), speed, Cable(hop_length), bit_error_rate,
+                          repeat_delay, lip_at),),
         workloads=workloads,
     )

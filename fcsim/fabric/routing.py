@@ -59,7 +59,12 @@ def next_hops(
 
 
 def pick(hops: list[Hashable], s_id: int, d_id: int, ox_id: int) -> Hashable:
-    """The next hop of exchange (*s_id*, *d_id*, *ox_id*) among equal-cost *hops*."""
+    """The next hop of exchange (*s_id*, *d_id*, *ox_id*) among equal-cost *hops*.
+
+    Symmetric in *s_id* and *d_id*, so both directions of an exchange (frames
+    and their ACKs) take the same ISLs.
+    """
     if len(hops) == 1:
         return hops[0]
-    return hops[(s_id * 31 + d_id * 17 + ox_id) % len(hops)]
+    low, high = sorted((s_id, d_id))
+    return hops[(low * 31 + high * 17 + ox_id) % len(hops)]

@@ -55,9 +55,10 @@ class _Held:
 
 
 class SwitchStats:
-    """Counters of one switch (frames)."""
+    """Counters of one switch (frames; discarded payload in bytes)."""
 
-    __slots__ = ("forwarded", "f_bsy", "f_rjt", "discarded", "errors")
+    __slots__ = ("forwarded", "f_bsy", "f_rjt", "discarded", "discarded_payload",
+                 "refused_payload", "errors")
 
     def __init__(self) -> None:
         self.reset()
@@ -65,6 +66,7 @@ class SwitchStats:
     def reset(self) -> None:
         """Zero every counter."""
         self.forwarded = self.f_bsy = self.f_rjt = self.discarded = self.errors = 0
+        self.discarded_payload = self.refused_payload = 0
 
 
 class SwitchPort:
@@ -77,7 +79,8 @@ class SwitchPort:
         self.fifo: deque[_Held] = deque()
         self.voq: dict[int, deque[_Held]] = {}
         self.read_free = 0.0
-        self.reserved_for: int | None = None
+        self.reserved: frozenset[int] | None = None
+        self.reserved_to: SwitchPort | None = None
         self.next_input = 0
         self._wake_pending = False
         port.owner = self
@@ -154,8 +157,8 @@ class Switch:
         if self.model.cut_through:
             self._arrive(inp, frame)
         else:
-            self.stats.discarded += 1
-            inp.port.release_buffer()
+            self._discard(frame)
+            self._free_input(inp, frame)
 
     def _arrive(self, inp: SwitchPort, frame: Frame) -> None:
         now = self.sim.env._now
@@ -164,7 +167,11 @@ class Switch:
             for reply in self.services(frame):
                 self._inject(reply)
             return
-        out = self._output_for(frame)
+        if (inp.reserved_to is not None and frame.sof is not osets.SOFc1
+                and inp.reserved == frozenset((frame.s_id, frame.d_id))):
+            out = inp.reserved_to  # within a Class 1 connection: its dedicated path
+        else:
+            out = self._output_for(frame)
         if out is None:
             self._refuse(inp, frame, h.R_CTL_F_RJT, _F_RJT_INVALID_D_ID)
             return
@@ -206,14 +213,19 @@ class Switch:
         held.out.port.kick()
 
     def _class1_check(self, inp: SwitchPort, out: SwitchPort, frame: Frame) -> int | None:
-        """Reserve for a Class 1 connect; the F_BSY reason if *frame* must be busied."""
+        """Reserve for a Class 1 connect; the F_BSY reason if *frame* must be busied.
+
+        A port is reserved for one connection, named by its two N_Port IDs; a
+        connect between the same two ports may cross (the N_Ports settle it).
+        """
+        pair = frozenset((frame.s_id, frame.d_id))
         if frame.sof is osets.SOFc1:
-            if (inp.reserved_for not in (None, out.index)
-                    or out.reserved_for not in (None, inp.index)):
+            if inp.reserved not in (None, pair) or out.reserved not in (None, pair):
                 return h.P_BSY_PORT_BUSY
-            inp.reserved_for, out.reserved_for = out.index, inp.index
+            inp.reserved = out.reserved = pair
+            inp.reserved_to, out.reserved_to = out, inp
             return None
-        if frame.cls != 1 and out.reserved_for not in (None, inp.index):
+        if frame.cls != 1 and out.reserved not in (None, pair):
             return h.P_BSY_PORT_BUSY  # Class 3 is discarded instead
         return None
 
@@ -224,8 +236,10 @@ class Switch:
             answers is not None and answers.sof is osets.SOFc1
             and frame.r_ctl in (h.R_CTL_P_BSY, h.R_CTL_F_BSY, h.R_CTL_P_RJT, h.R_CTL_F_RJT))
         if ends and held.inp is not None:
+            pair = frozenset((frame.s_id, frame.d_id))
             for sp in (held.inp, held.out):
-                sp.reserved_for = None
+                if sp.reserved == pair:
+                    sp.reserved = sp.reserved_to = None
 
     # -- refusals and frames the switch sends itself -----------------------------
 
@@ -233,22 +247,28 @@ class Switch:
         """Answer *frame* with F_BSY/F_RJT (Class 1/2) or discard it (Class 3)."""
         self._free_input(inp, frame)
         if frame.cls == 3 or frame.is_link_control:
-            self.stats.discarded += 1
+            self._discard(frame)
             return
         if r_ctl == h.R_CTL_F_BSY:
             self.stats.f_bsy += 1
         else:
             self.stats.f_rjt += 1
+        self.stats.refused_payload += frame.payload_len
         self._inject(Frame(
             osets.SOFn2, osets.EOFn, r_ctl, frame.s_id, frame.d_id, h.TYPE_BLS,
             h.F_CTL_EXCHANGE_CONTEXT | h.F_CTL_SEQUENCE_CONTEXT, frame.seq_id, frame.seq_cnt,
             frame.ox_id, frame.rx_id, 0, 2, None, reason, 0, 0, None, frame))
 
+    def _discard(self, frame: Frame) -> None:
+        self.stats.discarded += 1
+        if not frame.is_link_control:
+            self.stats.discarded_payload += frame.payload_len
+
     def _inject(self, frame: Frame) -> None:
         """Send a frame that the switch itself originates."""
         out = self._output_for(frame)
         if out is None:
-            self.stats.discarded += 1
+            self._discard(frame)
             return
         self._queue(_Held(frame, None, out, self.sim.env._now))
 

@@ -24,9 +24,10 @@ class ServiceParameters:
     *classes*: classes of service it supports.
     *concurrent_sequences*: sequences it can receive at once; a new sequence
     beyond this is answered P_BSY (Class 2) or discarded (Class 3).
-    *busy_retry*: mean delay before a frame answered F_BSY/P_BSY is sent again,
-    s; FC-PH leaves the delay to the implementation. Each retry waits a
-    uniformly drawn 0.5-1.5 times this, so that two ports do not collide again.
+    *busy_retry*: mean delay before a sequence answered F_BSY/P_BSY is sent
+    again, s; FC-PH leaves the delay to the implementation. Each retry waits a
+    uniformly drawn 0.5-1.5 times this, doubled for each further busy of the
+    same sequence (up to 256 times), so that contending ports drift apart.
     *e_d_tov*: error-detect timeout, s (FC-PH default 2 s): a Class 1/2 sequence
     whose ACKs have not all arrived this long after its last frame is aborted.
     *rx_frame_time*: time the port needs to process a received frame before its

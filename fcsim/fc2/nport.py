@@ -22,7 +22,8 @@ or a connect request from a third port is answered P_BSY (Class 3: discarded).
 The last frame of a sequence sets End_Connection when its sender has no more
 Class 1 traffic for the peer; the recipient answers with an ACK ended by EOFdt,
 which removes the connection, unless it still has Class 1 traffic of its own.
-Two ports that ask each other at once: the request of the lower N_Port ID wins.
+Two ports that ask each other at once: the request of the lower N_Port ID wins;
+a port whose own request is pending accepts one from a third port.
 
 A connection on which no Class 1 frame has moved for E_D_TOV is removed at
 both ends (recovery when a removal request or its answer is lost to a
@@ -371,7 +372,9 @@ class NPort:
             self._data_received(frame)
 
     def frame_dropped(self, frame: Frame) -> None:
-        """Count a frame that failed its CRC (called by :class:`Port`)."""
+        """Discard and count a frame that failed its CRC (called by :class:`Port`)."""
+        if frame.cls != 1 or frame.sof is osets.SOFc1:
+            self.port.release_buffer()
         stats = self.stats
         stats.dropped_frames += 1
         seq = frame.sequence
@@ -444,8 +447,11 @@ class NPort:
         conn = self.connection
         connect = frame.sof is osets.SOFc1
         if connect:
-            crossing = (conn is not None and conn.peer_id == frame.s_id
-                        and conn.state == PENDING and frame.s_id < self.port_id)
+            # Our own connect is pending: a request from a third port wins (a fabric
+            # delivered it, so it holds the path to us and will busy ours); between
+            # the two ports themselves the lower N_Port ID wins.
+            crossing = conn is not None and conn.state == PENDING and (
+                conn.peer_id != frame.s_id or frame.s_id < self.port_id)
             if conn is not None and not crossing:
                 return busy
         elif conn is not None and conn.peer_id != frame.s_id:
@@ -545,7 +551,8 @@ class NPort:
                 seq.attempt += 1
                 seq.acked = 0
                 seq.next_cnt = 0
-                delay = self.params.busy_retry * (0.5 + self._rng.random())
+                backoff = 1 << min(seq.attempt - 1, 8)  # doubles per busy, up to 256x
+                delay = self.params.busy_retry * backoff * (0.5 + self._rng.random())
                 self.sim.call_later(delay, self._retry, seq)
         else:
             stats.reject_rx += 1

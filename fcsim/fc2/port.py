@@ -4,8 +4,8 @@
 one link. It transmits the frames its *owner* hands it, one at a time at the
 link's speed, with at least :data:`MIN_FILL_WORDS` fill words between frames;
 it spends one BB credit per frame that needs one and regains it when an R_RDY
-arrives; it receives frames, drops those hit by a transmission error, and
-returns an R_RDY when the owner frees the receive buffer.
+arrives; it receives frames, tells the owner which were hit by a transmission error,
+and returns an R_RDY when the owner frees the receive buffer.
 
 The owner implements :class:`PortOwner`: it is *pulled* for the next frame
 whenever the transmitter is free, so it alone decides the order of frames.
@@ -55,7 +55,7 @@ class PortOwner(Protocol):
         """A good frame arrived; call :meth:`Port.release_buffer` when its buffer is free."""
 
     def frame_dropped(self, frame: Frame) -> None:
-        """A frame arrived with a transmission error and was discarded."""
+        """A frame arrived with a transmission error; free its buffer as for a good one."""
 
 
 class PortStats:
@@ -230,8 +230,6 @@ class Port:
         if frame.corrupt:
             self.stats.errors_rx += 1
             self.owner.frame_dropped(frame)  # type: ignore[union-attr]
-            if frame.cls != 1 or frame.sof is SOFc1:
-                self.release_buffer()
             return
         self.owner.frame_received(frame)  # type: ignore[union-attr]
 

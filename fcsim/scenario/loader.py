@@ -24,9 +24,13 @@ from fcsim.fc0.cable import DEFAULT_PROPAGATION, Cable
 from fcsim.fc0.speed import CODING_8B10B, CODING_64B66B
 from fcsim.fc2.frame import MAX_DATA_FIELD
 from fcsim.fc2.login import ServiceParameters
+from fcsim.loop.al_pa import MAX_NL_PORTS, is_nl_al_pa
+from fcsim.loop.ring import DEFAULT_REPEAT_WORDS
 from fcsim.scenario.model import (
     GeneratorConfig,
     LinkConfig,
+    LoopConfig,
+    LoopPortConfig,
     NodeConfig,
     RunConfig,
     Scenario,
@@ -224,7 +228,8 @@ _TIME = "a time with a unit such as '10 ms'"
 _SIZE = "a size with a unit such as '64 KiB' (bare integer: bytes)"
 _NAME = "a non-empty string"
 
-TOPOLOGIES: dict[str, tuple[int, int] | None] = {"point-to-point": (2, 1), "fabric": None}
+TOPOLOGIES: dict[str, tuple[int, int] | None] = {"point-to-point": (2, 1), "fabric": None,
+                                                 "loop": None}
 """Supported ``topology`` values and the numbers of nodes and links each needs
 (None: any)."""
 DEFAULT_IDS: dict[str, tuple[int, ...]] = {"point-to-point": DEFAULT_PORT_IDS}
@@ -237,9 +242,10 @@ TOP_KEYS: dict[str, Key] = {
                     "one of " + ", ".join(map(repr, TOPOLOGIES))),
     "run": Key(_table, "a table, written [run]"),
     "nodes": Key(_tables, "an array of tables, written [[nodes]]"),
-    "links": Key(_tables, "an array of tables, written [[links]]"),
+    "links": Key(_tables, "an array of tables, written [[links]]", None),
     "workloads": Key(_tables, "an array of tables, written [[workloads]]", []),
     "switches": Key(_tables, "an array of tables, written [[switches]] (fabric only)", []),
+    "loop": Key(_table, "a table, written [loop] (loop only)", None),
 }
 RUN_KEYS: dict[str, Key] = {
     "duration": Key(_quantity(parse_time, above=True), f"{_TIME}, > 0 s"),
@@ -318,6 +324,111 @@ GENERATOR_KEYS: dict[str, Key] = {
 WORKLOAD_KEYS: dict[str, dict[str, Key]] = {"stream": STREAM_KEYS, "generator": GENERATOR_KEYS}
 
 
+# -- arbitrated loop (topology = "loop") ---------------------------------------------
+
+
+def _al_pa(value: Any) -> int | None:
+    if isinstance(value, str) and re.fullmatch(r"0x[0-9A-Fa-f]{2}", value):
+        value = int(value, 16)
+    return value if _is_int(value) and is_nl_al_pa(value) else None
+
+
+def _each(one: Reader, expects: str) -> Reader:
+    """A list whose items are each read by *one*; errors name the item's index."""
+    def read(value: Any, path: str) -> tuple[Any, ...]:
+        if not isinstance(value, list):
+            raise _Bad()
+        items = []
+        for i, item in enumerate(value):
+            try:
+                items.append(one(item, f"{path}[{i}]"))
+            except _Bad as bad:
+                raise _Bad(expects + (f"; {bad.detail}" if bad.detail else ""), f"{path}[{i}]",
+                           _given(item)) from None
+        return tuple(items)
+    return read
+
+
+_bool = _when(lambda v: isinstance(v, bool))
+LOOP_NODE_KEYS: dict[str, Key] = {
+    **{name: key for name, key in NODE_KEYS.items() if name != "port_id"},
+    "al_pa": Key(_when(_al_pa, _al_pa), "a hard NL_Port AL_PA, one of the 126 neutral-disparity "
+                 "values 0x01..0xEF, such as '0x01' or 0xE8", None),
+    "fairness": Key(_bool, "true or false", True),
+    "repeat_delay": Key(_integer(0), "an integer >= 0 (transmission words)", None),
+    "login_credit": Key(_integer(0), "an integer 0..bb_credit (frames)", 0),
+}
+"""Keys of a [[nodes]] table on a loop: the N_Port ID comes from the AL_PA."""
+LOOP_KEYS: dict[str, Key] = {
+    "name": Key(_text, _NAME, "loop"),
+    "order": Key(_when(_list_of(lambda e: isinstance(e, str) and bool(e.strip())), tuple),
+                 "a list of every node's name, each once, in ring order", None),
+    "speed": LINK_KEYS["speed"],
+    "coding": LINK_KEYS["coding"],
+    "hop_length": Key(_quantity(parse_length), "a length with a unit such as '2 m', >= 0 m",
+                      0.0),
+    "propagation": LINK_KEYS["propagation"],
+    "bit_error_rate": LINK_KEYS["bit_error_rate"],
+    "repeat_delay": Key(_integer(0), "an integer >= 0 (transmission words)",
+                        DEFAULT_REPEAT_WORDS),
+    "lip_at": Key(_each(_quantity(parse_time), f"{_TIME}, >= 0 s"),
+                  "a list of times such as ['5 ms']", ()),
+    "position_map": Key(_bool, "true or false", True),
+}
+"""Keys of the [loop] table: the ring."""
+
+
+def _check_loop_sections(top: dict[str, Any]) -> None:
+    """[[links]] for every topology but a loop; [loop] and 2..126 nodes for a loop."""
+    loop = top["topology"] == "loop"
+    if top["links"] is None:
+        if not loop:
+            raise _Bad(TOP_KEYS["links"].expects, "links", "missing")
+        top["links"] = []
+    elif loop:
+        raise _Bad("no [[links]] on a loop: the [loop] table describes the ring", "links",
+                   f"given {len(top['links'])} links")
+    if loop and top["loop"] is None:
+        raise _Bad(TOP_KEYS["loop"].expects, "loop", "missing")
+    if not loop and top["loop"] is not None:
+        raise _Bad("no [loop] outside topology = 'loop'", "loop", _given(top["loop"]))
+    if loop and not 2 <= len(top["nodes"]) <= MAX_NL_PORTS:
+        raise _Bad(f"topology 'loop' needs 2 to {MAX_NL_PORTS} nodes", "nodes",
+                   f"given {len(top['nodes'])} nodes")
+
+
+def _loop_port(got: dict[str, Any], raw: dict[str, Any], path: str) -> LoopPortConfig:
+    """Take the loop keys out of a node's values *got*."""
+    port = LoopPortConfig(**{k: got.pop(k) for k in ("al_pa", "fairness", "repeat_delay",
+                                                      "login_credit")})
+    if port.login_credit > got["bb_credit"]:
+        raise _Bad(f"an integer 0..bb_credit ({got['bb_credit']})", f"{path}.login_credit",
+                   _given(raw["login_credit"]))
+    return port
+
+
+def _loop(raw: dict[str, Any], names: list[str]) -> LoopConfig:
+    got = read_table(raw, LOOP_KEYS, "loop", "in [loop]")
+    order = got["order"] or tuple(names)
+    for i, name in enumerate(order):
+        _known(name, f"loop.order[{i}]", names)
+    missing = [name for name in names if name not in order]
+    if missing:
+        raise _Bad(f"{LOOP_KEYS['order'].expects}; {show(missing[0])} is missing",
+                   "loop.order", _given(raw["order"]))
+    speed = got["speed"] if got["coding"] is None else replace(got["speed"], coding=got["coding"])
+    return LoopConfig(got["name"], order, speed, Cable(got["hop_length"], got["propagation"]),
+                      got["bit_error_rate"], got["repeat_delay"], got["lip_at"],
+                      got["position_map"])
+
+
+def _check_loop_classes(raws: list[dict[str, Any]], workloads: tuple[WorkloadConfig, ...]) -> None:
+    for i, w in enumerate(workloads):
+        if w.cls == 1:
+            raise _Bad("a class of service on a loop: 2 or 3", f"workloads[{i}].class",
+                       _given(raws[i]["class"]))
+
+
 # -- the scenario -------------------------------------------------------------------
 
 
@@ -347,6 +458,8 @@ def load_scenario(path: str | os.PathLike[str]) -> Scenario:
 
 def _scenario(data: dict[str, Any], file: str) -> Scenario:
     top = read_table(data, TOP_KEYS, "", "at the top level")
+    loop = top["topology"] == "loop"
+    _check_loop_sections(top)
     _check_counts(top["topology"], len(top["nodes"]), len(top["links"]))
     run = RunConfig(**read_table(top["run"], RUN_KEYS, "run", "in [run]"))
     if run.warmup >= run.duration:
@@ -363,8 +476,10 @@ def _scenario(data: dict[str, Any], file: str) -> Scenario:
     _unique(top["switches"], "switches", "domain", [sw.domain for sw in switches])
     if fabric and not switches:
         raise _Bad("at least one [[switches]] table", "switches", "missing")
-    nodes = tuple(_node(raw, f"nodes[{i}]") for i, raw in enumerate(top["nodes"]))
+    nodes = tuple(_node(raw, f"nodes[{i}]", loop) for i, raw in enumerate(top["nodes"]))
     names = _unique(top["nodes"], "nodes", "name", [n.name for n in nodes])
+    if loop:
+        _unique(top["nodes"], "nodes", "al_pa", [n.loop and n.loop.al_pa for n in nodes])
     if fabric:
         for i, node in enumerate(nodes):
             if node.port_id is not None:
@@ -379,18 +494,26 @@ def _scenario(data: dict[str, Any], file: str) -> Scenario:
     _unique(top["links"], "links", "name", [link.name for link in links])
     if fabric:
         _check_fabric_ends(top["links"], links, names)
+    if loop:
+        links = (_loop(top["loop"], names),)
     workloads = tuple(_workload(raw, f"workloads[{i}]", i, names)
                       for i, raw in enumerate(top["workloads"]))
+    if loop:
+        _check_loop_classes(top["workloads"], workloads)
     _unique(top["workloads"], "workloads", "name", [w.name for w in workloads])
     return Scenario(name=top["name"] or Path(file).stem, topology=top["topology"], run=run,
                     nodes=nodes, links=links, workloads=workloads, source=file,
                     description=top["description"], switches=switches)
 
 
-def _node(raw: dict[str, Any], path: str) -> NodeConfig:
-    got = read_table(raw, NODE_KEYS, path, "in [[nodes]]")
-    name, port_id = got.pop("name"), got.pop("port_id")
-    return NodeConfig(name, port_id, ServiceParameters(**got))
+def _node(raw: dict[str, Any], path: str, loop: bool = False) -> NodeConfig:
+    if loop:
+        got = read_table(raw, LOOP_NODE_KEYS, path, "in [[nodes]] of a loop")
+        port = _loop_port(got, raw, path)
+    else:
+        got, port = read_table(raw, NODE_KEYS, path, "in [[nodes]]"), None
+    name, port_id = got.pop("name"), got.pop("port_id", None)
+    return NodeConfig(name, port_id, ServiceParameters(**got), port)
 
 
 def _link(raw: dict[str, Any], path: str, index: int, nodes: list[str],

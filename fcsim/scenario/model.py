@@ -12,6 +12,7 @@ from fcsim.fabric.switch_model import SwitchModel
 from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import Speed
 from fcsim.fc2.login import ServiceParameters
+from fcsim.loop.ring import DEFAULT_REPEAT_WORDS
 from fcsim.workload.distributions import Distribution
 
 
@@ -28,11 +29,15 @@ class RunConfig:
 
 @dataclass(frozen=True)
 class NodeConfig:
-    """A node with one N_Port: *name*, N_Port ID (None: assigned) and login values."""
+    """A node with one N_Port: *name*, N_Port ID (None: assigned) and login values.
+
+    *loop*: its loop-port settings, on an arbitrated loop only.
+    """
 
     name: str
     port_id: int | None = None
     params: ServiceParameters = field(default_factory=ServiceParameters)
+    loop: LoopPortConfig | None = None
 
 
 @dataclass(frozen=True)
@@ -107,3 +112,40 @@ class Scenario:
     source: str = "<memory>"
     description: str = ""
     switches: tuple[SwitchConfig, ...] = ()
+
+
+# -- arbitrated loop (topology = "loop") ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class LoopPortConfig:
+    """A node's loop port: hard *al_pa* (None: soft address), *fairness* (access
+    fairness algorithm), *repeat_delay* in transmission words (None: the loop's)
+    and *login_credit*, the BB credit it announces at login (frames)."""
+
+    al_pa: int | None = None
+    fairness: bool = True
+    repeat_delay: int | None = None
+    login_credit: int = 0
+
+
+@dataclass(frozen=True)
+class LoopConfig:
+    """The ring of an arbitrated loop; for ``topology = "loop"`` it is the one
+    element of :attr:`Scenario.links`.
+
+    *order*: node names in ring order (each sends to the next, the last to the
+    first); *speed*; *cable* of every hop; *bit_error_rate* per hop;
+    *repeat_delay*: default repeat delay of a port, transmission words;
+    *lip_at*: times of loop initialisations after the one at start, s;
+    *position_map*: initialisation includes LIRP and LILP.
+    """
+
+    name: str
+    order: tuple[str, ...]
+    speed: Speed
+    cable: Cable = field(default_factory=Cable)
+    bit_error_rate: float = 0.0
+    repeat_delay: int = DEFAULT_REPEAT_WORDS
+    lip_at: tuple[float, ...] = ()
+    position_map: bool = True

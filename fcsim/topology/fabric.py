@@ -45,7 +45,8 @@ class FabricNetwork(Network):
             name: {"domain": sw.domain, "model": sw.model.name,
                    "frames_forwarded": sw.stats.forwarded, "f_bsy": sw.stats.f_bsy,
                    "f_rjt": sw.stats.f_rjt, "discarded": sw.stats.discarded,
-                   "errors": sw.stats.errors}
+                   "discarded_payload": sw.stats.discarded_payload,
+                   "refused_payload": sw.stats.refused_payload, "errors": sw.stats.errors}
             for name, sw in self.switches.items()}
         return out
 

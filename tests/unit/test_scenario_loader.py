@@ -80,8 +80,9 @@ def error_of(path: Path) -> str:
 # -- good files ---------------------------------------------------------------------
 
 
-def test_all_five_examples_are_there() -> None:
+def test_all_examples_are_there() -> None:
     assert [p.name for p in EXAMPLES] == [
+        "loop-32-ports.toml", "loop-fairness.toml",
         "p2p-1gfc-class3.toml", "p2p-266-open-loop.toml", "p2p-class1-connections.toml",
         "p2p-class2-bidirectional.toml", "p2p-long-link-credit.toml"]
 
@@ -360,7 +361,8 @@ def test_node_defaults_are_the_login_defaults() -> None:
 def test_docs_describe_every_key() -> None:
     docs = (ROOT / "docs" / "scenarios.md").read_text(encoding="utf-8")
     tables = (loader.TOP_KEYS, loader.RUN_KEYS, loader.NODE_KEYS, loader.LINK_KEYS,
-              loader.STREAM_KEYS, loader.GENERATOR_KEYS)
+              loader.STREAM_KEYS, loader.GENERATOR_KEYS, loader.LOOP_KEYS,
+              loader.LOOP_NODE_KEYS)
     missing = {key for table in tables for key in table if f"`{key}`" not in docs}
     assert not missing, f"docs/scenarios.md does not describe {sorted(missing)}"
 

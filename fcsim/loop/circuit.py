@@ -1,0 +1,88 @@
+"""A loop circuit: the two ports of one tenancy and the path between them.
+
+The opener won arbitration and sent OPN(yx); the opened port received it.
+While the circuit lasts, frames and R_RDYs go only between the two, over the
+ports between them, which repeat: :meth:`Circuit.join` gives a port the
+circuit's BB credit and path, :meth:`Circuit.part` takes them away (credit
+does not outlive a tenancy). A LIP aborts the circuit: a frame still in
+flight when the LIP reaches its receiver is lost.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from fcsim.loop.ring import Ring
+
+if TYPE_CHECKING:
+    from fcsim.loop.lport import LPort
+
+INF = float("inf")
+
+
+class Circuit:
+    """One loop tenancy: *opener* won at *won_at* (s) and opened *opened*.
+
+    *to_opened* / *to_opener*: path delays between the two, s. *arb_seen_at*:
+    when another port's ARB first reaches the opener, s. *sent*: frames the
+    opener has sent. *live* turns False when the tenancy ends or a LIP aborts
+    it; *cut_opened* / *cut_opener* are then when the LIP reached each port
+    (frames arriving later are lost).
+    """
+
+    __slots__ = ("opener", "opened", "won_at", "to_opened", "to_opener", "arb_seen_at",
+                 "sent", "live", "cut_opened", "cut_opener", "_env")
+
+    def __init__(self, ring: Ring, opener: LPort, opened: LPort, won_at: float) -> None:
+        self.opener = opener
+        self.opened = opened
+        self.won_at = won_at
+        self.to_opened = ring.path(opener.index, opened.index)
+        self.to_opener = ring.path(opened.index, opener.index)
+        self.arb_seen_at = INF
+        self.sent = 0
+        self.live = True
+        self.cut_opened = self.cut_opener = INF
+        self._env = opener.sim.env
+
+    def join(self, port: LPort, opener: bool) -> None:
+        """*port* enters the circuit: its credit (the peer's login BB credit), the
+        R_RDYs it owes, and the path its frames take."""
+        peer = self.opened if opener else self.opener
+        port.circuit, port.peer, port._peer_id = self, peer, peer.port_id
+        port.credit = peer.login_credit
+        port._granted, port._received, port._cls_sent = port.login_credit, 0, False
+        port._hops = port.loop.ring.hops(port.index, peer.index)  # type: ignore[union-attr]
+        if opener:
+            port._delay, port._deliver = self.to_opened, self.deliver_to_opened
+            port._hold_mark = self.won_at
+        else:
+            port._delay, port._deliver = self.to_opener, self.deliver_to_opener
+
+    @staticmethod
+    def part(port: LPort, now: float) -> None:
+        """*port* leaves its circuit at *now* (s): credit and R_RDYs in flight are gone."""
+        circuit = port.circuit
+        if circuit is not None and circuit.opener is port:
+            port.loop_stats.hold_time += now - port._hold_mark
+        port.circuit = port.peer = None
+        port.credit = 0
+        port._r_rdys.clear()
+        port._waiting = False
+        if port._stall_since is not None:
+            port.stats.credit_wait += now - port._stall_since
+            port._stall_since = None
+
+    def deliver_to_opened(self, event: object) -> None:
+        """A frame from the opener reaches the opened port (or is lost to a LIP)."""
+        if self._env._now >= self.cut_opened:
+            self.opened.lose(event._value)  # type: ignore[attr-defined]
+        else:
+            self.opened.receive(event._value, self.opener)  # type: ignore[attr-defined]
+
+    def deliver_to_opener(self, event: object) -> None:
+        """A frame from the opened port reaches the opener (or is lost to a LIP)."""
+        if self._env._now >= self.cut_opener:
+            self.opener.lose(event._value)  # type: ignore[attr-defined]
+        else:
+            self.opener.receive(event._value, self.opened)  # type: ignore[attr-defined]

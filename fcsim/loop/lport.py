@@ -1,0 +1,320 @@
+"""The L_Port: one loop port's transmitter and receiver, frame by frame.
+
+An :class:`LPort` is the link-level port of an NL_Port's
+:class:`~fcsim.fc2.nport.NPort` (``NPort(..., port=lport)``), which it pulls
+for frames as a point-to-point :class:`~fcsim.fc2.port.Port` does and with
+the same timing: characters x ``Speed.char_time``, at least
+:data:`~fcsim.fc2.port.MIN_FILL_WORDS` fill words between frames, R_RDYs and
+other ordered sets in the next free word. What a loop changes:
+
+- Frames flow only inside a loop circuit (:mod:`fcsim.loop.circuit`) and
+  only to its other port (``next_frame(credit, d_id=peer)``). Between
+  circuits the port repeats; when its owner has work (``next_destination()``)
+  and its access window allows, it asks the :class:`~fcsim.loop.loop.Loop`
+  to arbitrate.
+- BB credit lasts one circuit (fact sheet 3.4, 5.2): a port may send its
+  peer's login BB credit at once (*login_credit*; 0 for typical FC-AL disks,
+  Seagate Cheetah 15K.4 FC manual table 14) and one more frame per R_RDY.
+  The opened port answers OPN with an R_RDY per free buffer beyond its login
+  credit; in the circuit a port sends an R_RDY as it frees a buffer, while
+  its peer's credit, frames in flight and full buffers stay within
+  *rx_buffers*.
+- A frame that finds every buffer full (a login credit above the buffers free
+  at OPN) is an overrun; it, frames hit by a transmission error and frames a
+  LIP destroys in flight reach the owner as dropped.
+- The opener sends CLS when it has nothing more for the opened port or, if
+  *fair*, once another port's ARB has reached it and it has sent at least one
+  frame in the circuit (so every tenancy makes progress). A credit stall is
+  counted when the owner's next frame is for the open port.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from fcsim.fc1.ordered_sets import SOFc1
+from fcsim.fc2.port import MIN_FILL_WORDS, PortStats
+from fcsim.loop.ring import DEFAULT_REPEAT_WORDS
+
+if TYPE_CHECKING:
+    from fcsim.engine.simulation import Simulation
+    from fcsim.fc2.frame import Frame
+    from fcsim.fc2.nport import NPort
+    from fcsim.loop.circuit import Circuit
+    from fcsim.loop.loop import Loop
+
+
+class LoopPortStats:
+    """Loop figures of one L_Port over the measured interval (times in s).
+
+    *errored_tx*: frames it sent that arrived with a transmission error;
+    *lost*: frames to it destroyed in flight by a LIP; *overruns*: frames to
+    it that found no free buffer.
+    """
+
+    __slots__ = ("arbitrations", "arbitration_wait", "tenancies", "opened", "hold_time",
+                 "overruns", "lost", "errored_tx")
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        """Zero every counter."""
+        self.arbitrations = self.tenancies = self.opened = self.overruns = self.lost = 0
+        self.errored_tx = 0
+        self.arbitration_wait = self.hold_time = 0.0
+
+
+class LPort:
+    """The loop port of node *name* with *rx_buffers* receive buffers.
+
+    *login_credit*: the BB credit it announces at login, frames (0..rx_buffers).
+    *fair*: whether it follows the access fairness algorithm. *repeat_words*:
+    its repeat delay, transmission words. *port_name*: its 64-bit Port_Name
+    (the lowest wins LISM). The :class:`~fcsim.loop.loop.Loop` sets
+    :attr:`loop`, :attr:`index`, the line times and the error rate; the builder
+    sets :attr:`al_pa` and :attr:`port_id`.
+    """
+
+    def __init__(self, sim: Simulation, name: str, rx_buffers: int, login_credit: int = 0,
+                 fair: bool = True, repeat_words: int = DEFAULT_REPEAT_WORDS,
+                 port_name: int = 0) -> None:
+        if rx_buffers < 1 or not 0 <= login_credit <= rx_buffers:
+            raise ValueError(f"{name}: need rx_buffers >= 1 and 0 <= login_credit <= rx_buffers,"
+                             f" got {rx_buffers} and {login_credit}")
+        if repeat_words < 0:
+            raise ValueError(f"{name}: repeat delay must be >= 0 words, got {repeat_words}")
+        self.sim, self.name, self.port_name = sim, name, port_name
+        self.rx_buffers, self.login_credit = rx_buffers, login_credit
+        self.fair, self.repeat_words = fair, repeat_words
+        self.owner: NPort | None = None
+        self.loop: Loop | None = None
+        self.circuit: Circuit | None = None
+        self.peer: LPort | None = None
+        self.arb_since: float | None = None
+        self.index = self.al_pa = -1
+        self.port_id = self.credit = self.buffers_used = 0
+        self.char_time = self.word_time = self.bit_error_rate = 0.0
+        self.access = self.initialising = True
+        self.stats = PortStats()
+        self.loop_stats = LoopPortStats()
+        self._peer_id = self._hops = self._granted = self._received = 0
+        self._cls_sent = self._access_pending = self._busy = False
+        self._waiting = self._wake_pending = False
+        self._delay = self._line_free = self._gap_end = self._arb_mark = self._hold_mark = 0.0
+        self._deliver: Callable[[object], None] | None = None
+        self._stall_since: float | None = None
+        self._r_rdys: deque[float] = deque()
+        self._rng = sim.rng(f"lport/{name}")
+        self._env, self._sinks, self._later = sim.env, sim.sinks, sim.call_later
+
+    # -- arbitration and circuits (driven by the Loop) ------------------------------
+
+    def kick(self) -> None:
+        """The owner may have a frame to send: send it in the circuit, or arbitrate."""
+        if self.circuit is not None:
+            if not self._busy:
+                self._send_next()
+        else:
+            self.try_arbitrate()
+
+    def try_arbitrate(self) -> bool:
+        """Begin arbitrating if idle, allowed and the owner has work; True if begun."""
+        if (self.circuit is None and self.arb_since is None and not self.initialising
+                and (self.access or not self.fair)
+                and self.owner.next_destination() is not None):  # type: ignore[union-attr]
+            self.loop.arbitrate(self)  # type: ignore[union-attr]
+            return True
+        return False
+
+    def start_arbitration(self, now: float) -> None:
+        """Mark the start of an arbitration spell at *now* (s)."""
+        self.arb_since = self._arb_mark = now
+        self.loop_stats.arbitrations += 1
+
+    def end_arbitration(self, now: float) -> None:
+        """End the arbitration spell at *now* (won, opened by another port, or LIP)."""
+        self.loop_stats.arbitration_wait += now - self._arb_mark
+        self.arb_since = None
+
+    def grant_free_buffers(self) -> None:
+        """Answer OPN: an R_RDY for each free buffer beyond the login credit."""
+        for _ in range(self.rx_buffers - self.buffers_used - self.login_credit):
+            self._granted += 1
+            self.send_r_rdy()
+
+    def send_ordered_set(self, name: str) -> float:
+        """Send one ordered set (OPN, CLS) in the next free word; returns its end, s."""
+        now = self._env._now
+        start = self._line_free if self._line_free > now else now
+        end = self._line_free = start + self.word_time
+        if end > self._gap_end:
+            self._gap_end = end
+        if self._sinks:
+            for sink in self._sinks:
+                sink.primitive(now, self, name, start)
+        return end
+
+    # -- transmitter ----------------------------------------------------------------
+
+    def _absorb(self, now: float) -> None:
+        arrivals = self._r_rdys
+        while arrivals and arrivals[0] <= now:
+            arrived = arrivals.popleft()
+            self.credit += 1
+            self.stats.r_rdy_rx += 1
+            if self._stall_since is not None:
+                self.stats.credit_wait += arrived - self._stall_since
+                self._stall_since = None
+
+    def _wake(self, _event: object) -> None:
+        self._wake_pending = False
+        if not self._busy:
+            self._send_next()
+
+    def arbitration_seen(self, event: object) -> None:
+        """Another port's ARB reached this opener: a fair one may now close."""
+        if self.circuit is event._value and not self._busy:  # type: ignore[attr-defined]
+            self._send_next()
+
+    def _wake_for_credit(self) -> None:
+        if self._r_rdys and not self._wake_pending:
+            self._wake_pending = True
+            self._later(self._r_rdys[0] - self._env._now, self._wake)
+
+    def _send_next(self, _event: object = None) -> None:
+        circuit = self.circuit
+        if circuit is None or self._cls_sent:
+            self._busy = False
+            return
+        now = self._env._now
+        self._waiting = False
+        if self._r_rdys:
+            self._absorb(now)
+        opener = circuit.opener is self
+        if now >= circuit.arb_seen_at and opener and self.fair and circuit.sent:
+            self._busy = False
+            self.loop.close(circuit)  # type: ignore[union-attr]
+            return
+        credit = self.credit > 0
+        owner = self.owner
+        self._busy = True
+        frame = owner.next_frame(credit, self._peer_id)  # type: ignore[union-attr]
+        if frame is None:
+            self._busy = False
+            if not credit and owner.waits_for_credit():  # type: ignore[union-attr]
+                self._waiting = True
+                if self._stall_since is None and owner.next_destination() == self._peer_id:  # type: ignore[union-attr]
+                    self._stall_since = now
+                    self.stats.credit_stalls += 1
+                self._wake_for_credit()
+            elif opener:
+                self.loop.close(circuit)  # type: ignore[union-attr]
+            return
+        if frame.cls != 1 or frame.sof is SOFc1:
+            self.credit -= 1
+        start = self._gap_end
+        if self._line_free > start:
+            start = self._line_free
+        if now > start:
+            start = now
+        duration = frame.chars * self.char_time
+        end = start + duration
+        self._line_free = end
+        self._gap_end = gap_end = end + MIN_FILL_WORDS * self.word_time
+        stats = self.stats
+        stats.frames_tx += 1
+        stats.chars_tx += frame.chars
+        stats.busy_time += duration
+        if opener:
+            circuit.sent += 1
+        if self.bit_error_rate:
+            frame.corrupt = self._rng.random() < 1.0 - (1.0 - self.bit_error_rate) ** (
+                frame.chars * 10 * self._hops)
+        if self._sinks:
+            for sink in self._sinks:
+                sink.frame(now, self, frame, start, end)
+        self._later(end + self._delay - now, self._deliver, frame)  # type: ignore[arg-type]
+        self._later(gap_end - now, self._send_next)
+
+    def send_r_rdy(self) -> None:
+        """Send one R_RDY to the circuit's peer in the next free fill word."""
+        end = self.send_ordered_set("R_RDY")
+        self.stats.r_rdy_tx += 1
+        peer: LPort = self.peer  # type: ignore[assignment]
+        peer._r_rdys.append(end + self._delay)
+        if peer._waiting and not peer._busy:
+            peer._wake_for_credit()
+
+    # -- receiver -------------------------------------------------------------------
+
+    def receive(self, frame: Frame, sender: LPort) -> None:
+        """A frame from *sender* arrived (called by the circuit)."""
+        self.stats.frames_rx += 1
+        if frame.cls != 1 or frame.sof is SOFc1:
+            self._received += 1
+            if self.buffers_used >= self.rx_buffers:
+                self.loop_stats.overruns += 1
+                self._discard(frame)
+                return
+            self.buffers_used += 1
+        if frame.corrupt:
+            self.stats.errors_rx += 1
+            sender.loop_stats.errored_tx += 1
+            self.owner.frame_dropped(frame)  # type: ignore[union-attr]
+            return
+        self.owner.frame_received(frame)  # type: ignore[union-attr]
+
+    def lose(self, frame: Frame) -> None:
+        """A frame in flight was destroyed by a LIP."""
+        self.loop_stats.lost += 1
+        self._discard(frame)
+
+    def _discard(self, frame: Frame) -> None:
+        """Hand the owner a frame that never got a buffer (overrun, LIP) as dropped.
+
+        The owner frees the buffer of every dropped frame that uses one, so the
+        frame is lent one for the call; out of a circuit, or with no credit
+        owed, freeing it sends no R_RDY.
+        """
+        if frame.cls != 1 or frame.sof is SOFc1:
+            self.buffers_used += 1
+        self.owner.frame_dropped(frame)  # type: ignore[union-attr]
+
+    def release_buffer(self) -> None:
+        """Free a receive buffer; in a circuit, offer it to the peer with an R_RDY."""
+        self.buffers_used -= 1
+        if (self.circuit is not None and not self._cls_sent
+                and self._granted - self._received + self.buffers_used < self.rx_buffers):
+            self._granted += 1
+            self.send_r_rdy()
+
+    # -- measurement ----------------------------------------------------------------
+
+    def reset_stats(self) -> None:
+        """Start a new measurement interval now; open spells restart now."""
+        now = self._env._now
+        self._absorb(now)
+        self.stats.reset()
+        self.loop_stats.reset()
+        self._arb_mark = self._hold_mark = now
+        if self._stall_since is not None:
+            self._stall_since = now
+
+    def close_stats(self) -> None:
+        """End the measurement interval now, counting open spells up to now."""
+        now = self._env._now
+        self._absorb(now)
+        if self.arb_since is not None:
+            self.loop_stats.arbitration_wait += now - self._arb_mark
+        if self.circuit is not None and self.circuit.opener is self:
+            self.loop_stats.hold_time += now - self._hold_mark
+        self._arb_mark = self._hold_mark = now
+        if self._stall_since is not None:
+            self.stats.credit_wait += now - self._stall_since
+            self._stall_since = now
+
+    def __repr__(self) -> str:
+        return f"<LPort {self.name} AL_PA {self.al_pa:02X}>"

@@ -1,0 +1,106 @@
+"""Switched fabrics against closed forms: rates, sharing, blocking, latency."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from fcsim.fabric.switch import HEADER_CHARS
+from fcsim.fabric.switch_model import load_switch_model
+from fcsim.fc0.speed import speed_named
+from fcsim.fc2.frame import FRAMING_BYTES, MAX_DATA_FIELD, frame_chars
+from fcsim.runner import run_scenario
+from fcsim.scenario.model import StreamConfig
+from tests.builders import fabric
+
+SPEED = speed_named("1GFC")
+FULL_RATE = SPEED.char_rate * MAX_DATA_FIELD / (MAX_DATA_FIELD + FRAMING_BYTES + 24)
+NONBLOCKING = load_switch_model("generic-nonblocking")
+
+
+def _rates(result: dict) -> dict[str, float]:
+    return {name: w["throughput_bytes_per_s"]
+            for name, w in result["repetitions"][0]["workloads"].items()}
+
+
+def test_disjoint_pairs_each_reach_the_point_to_point_rate() -> None:
+    nodes = {f"h{i}": f"sw:{i}" for i in range(4)} | {f"d{i}": f"sw:{10 + i}" for i in range(4)}
+    streams = tuple(StreamConfig(f"s{i}", f"h{i}", f"d{i}", MAX_DATA_FIELD, outstanding=2)
+                    for i in range(4))
+    rates = _rates(run_scenario(fabric(nodes, streams, duration=0.02, warmup=0.002)))
+    for rate in rates.values():
+        assert rate == pytest.approx(FULL_RATE, rel=0.005)
+
+
+def test_senders_to_one_receiver_share_its_link() -> None:
+    k = 3
+    nodes = {f"h{i}": f"sw:{i}" for i in range(k)} | {"d": "sw:9"}
+    streams = tuple(StreamConfig(f"s{i}", f"h{i}", "d", MAX_DATA_FIELD, outstanding=2)
+                    for i in range(k))
+    rates = _rates(run_scenario(fabric(nodes, streams, duration=0.03, warmup=0.003)))
+    assert sum(rates.values()) == pytest.approx(FULL_RATE, rel=0.005)
+    for rate in rates.values():
+        assert rate == pytest.approx(FULL_RATE / k, rel=0.05)
+
+
+def _two_by_two(voq: bool) -> float:
+    """Two inputs each saturating two outputs: total delivered, in link rates."""
+    model = dataclasses.replace(NONBLOCKING, virtual_output_queues=voq, cut_through=False,
+                                crossbar_speedup=1.0)
+    nodes = {"h1": "sw:0", "h2": "sw:1", "a": "sw:2", "b": "sw:3"}
+    loads = tuple(StreamConfig(f"{h}-{o}", h, o, MAX_DATA_FIELD, outstanding=2)
+                  for h in ("h1", "h2") for o in ("a", "b"))
+    rates = _rates(run_scenario(fabric(nodes, loads, duration=0.03, warmup=0.003,
+                                       switches={"sw": model})))
+    return sum(rates.values()) / FULL_RATE
+
+
+def test_head_of_line_blocking_and_virtual_output_queues() -> None:
+    """The classic two-input case: with one FIFO per input a head frame whose
+    output is taken holds up the frame behind it for the idle output."""
+    assert _two_by_two(voq=False) < 0.8 * 2
+    assert _two_by_two(voq=True) == pytest.approx(2.0, rel=0.01)
+
+
+@pytest.mark.parametrize("cut_through", [False, True])
+def test_latency_through_a_switch(cut_through: bool) -> None:
+    model = dataclasses.replace(NONBLOCKING, cut_through=cut_through)
+    length = 100.0
+    one = StreamConfig("s", "h", "d", 1024, count=1)
+    result = run_scenario(fabric({"h": "sw:0", "d": "sw:1"}, (one,), duration=1e-3,
+                                 switches={"sw": model}, length=length))
+    latency = result["repetitions"][0]["workloads"]["s"]["latency_s"]["max"]
+    frame_time = frame_chars(1024) * SPEED.char_time
+    start_out = HEADER_CHARS * SPEED.char_time if cut_through else frame_time
+    expected = start_out + model.routing_latency + frame_time + 2 * length * 5e-9
+    assert latency == pytest.approx(expected, rel=1e-3)
+
+
+def test_cut_through_saves_one_frame_time_less_the_header() -> None:
+    latencies = {}
+    for cut_through in (False, True):
+        model = dataclasses.replace(NONBLOCKING, cut_through=cut_through)
+        one = StreamConfig("s", "h", "d", MAX_DATA_FIELD, count=1)
+        result = run_scenario(fabric({"h": "sw:0", "d": "sw:1"}, (one,), duration=1e-3,
+                                     switches={"sw": model}))
+        latencies[cut_through] = result["repetitions"][0]["workloads"]["s"]["latency_s"]["max"]
+    saved = (frame_chars(MAX_DATA_FIELD) - HEADER_CHARS) * SPEED.char_time
+    assert latencies[False] - latencies[True] == pytest.approx(saved, rel=1e-3)
+
+
+def test_parallel_isls_spread_exchanges() -> None:
+    nodes = {f"h{i}": f"s1:{i}" for i in range(4)} | {f"d{i}": f"s2:{i}" for i in range(4)}
+    streams = tuple(StreamConfig(f"w{i}", f"h{i}", f"d{i}", MAX_DATA_FIELD, outstanding=2)
+                    for i in range(4))
+    scenario = fabric(nodes, streams, duration=0.02, warmup=0.002,
+                      switches={"s1": NONBLOCKING, "s2": NONBLOCKING},
+                      isls=(("s1:20", "s2:20"), ("s1:21", "s2:21")))
+    result = run_scenario(scenario)
+    rates = _rates(result)
+    assert sum(rates.values()) == pytest.approx(2 * FULL_RATE, rel=0.01)
+    links = result["repetitions"][0]["links"]
+    for isl in ("isl0", "isl1"):
+        forward = next(d for name, d in links[isl]["directions"].items()
+                       if name.startswith("s1"))
+        assert forward["utilisation"] > 0.9

@@ -1,0 +1,158 @@
+"""Arbitrated loop against closed forms: sharing, starvation, latency, limits, LIP."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from fcsim.fc0.speed import CATALOG
+from fcsim.fc2.frame import FRAMING_BYTES, MAX_DATA_FIELD, frame_chars
+from fcsim.fc2.login import ServiceParameters
+from fcsim.fc2.port import MIN_FILL_WORDS
+from fcsim.runner import run_scenario
+from fcsim.scenario.model import LoopPortConfig, StreamConfig
+from tests.builders import loop
+
+GAP_CHARS = 4 * MIN_FILL_WORDS
+START = 1e-3
+"""Workloads start after the loop's first initialisation (which takes < 1 ms)."""
+
+
+def _run(scenario: Any) -> dict[str, Any]:
+    return run_scenario(scenario)["repetitions"][0]
+
+
+def _rate(rep: dict[str, Any], name: str) -> float:
+    return rep["workloads"][name]["throughput_bytes_per_s"]
+
+
+def _saturating(senders: int, target: str) -> tuple[StreamConfig, ...]:
+    return tuple(StreamConfig(f"s{i}", f"p{i}", target, 4 * MAX_DATA_FIELD, outstanding=2)
+                 for i in range(senders))
+
+
+@pytest.mark.parametrize(("senders", "extra"), [(2, 0), (3, 3), (5, 1)])
+def test_fair_ports_share_the_loop_equally(senders: int, extra: int) -> None:
+    n = senders + 1 + extra
+    rep = _run(loop(n, _saturating(senders, f"p{senders}"), duration=0.03, warmup=0.003))
+    rates = [_rate(rep, f"s{i}") for i in range(senders)]
+    total = sum(rates)
+    assert total > 0.5 * CATALOG["1GFC"].char_rate * MAX_DATA_FIELD / 2172
+    for rate in rates:
+        assert rate == pytest.approx(total / senders, rel=0.05)
+
+
+def test_unfair_highest_priority_port_starves_the_others() -> None:
+    unfair = {f"p{i}": LoopPortConfig(al_pa=al_pa, fairness=False)
+              for i, al_pa in enumerate((0x04, 0x02, 0x01))}
+    rep = _run(loop(4, _saturating(3, "p3"), duration=0.02, warmup=0.002, ports=unfair))
+    rates = [_rate(rep, f"s{i}") for i in range(3)]
+    assert rates[2] > 0.95 * CATALOG["1GFC"].char_rate * MAX_DATA_FIELD / 2172
+    assert rates[0] == rates[1] == 0
+    fair = {name: LoopPortConfig(al_pa=p.al_pa) for name, p in unfair.items()}
+    rep = _run(loop(4, _saturating(3, "p3"), duration=0.02, warmup=0.002, ports=fair))
+    rates = [_rate(rep, f"s{i}") for i in range(3)]
+    assert min(rates) == pytest.approx(max(rates), rel=0.05)
+
+
+def test_latency_grows_by_each_port_passed() -> None:
+    """One frame from p0 to pk, sent right after the OPN on pk's login credit:
+    arbitration takes a full circuit whatever k is, so only the frame's own
+    path grows: by one hop's cable and the repeat delay of each port passed."""
+    n, hop = 8, 3.0
+    speed = CATALOG["1GFC"]
+    ports = {f"p{i}": LoopPortConfig(repeat_delay=2 + i, login_credit=1) for i in range(n)}
+    latency = []
+    for k in range(1, n):
+        one = StreamConfig("one", "p0", f"p{k}", 512, count=1, start=START)
+        rep = _run(loop(n, (one,), duration=2e-3, hop_length=hop, ports=ports))
+        latency.append(rep["workloads"]["one"]["latency_s"]["max"])
+    arbitration = sum(2 + i for i in range(1, n)) * speed.word_time + n * hop * 5e-9
+    first = arbitration + speed.word_time + frame_chars(512) * speed.char_time + hop * 5e-9
+    assert latency[0] == pytest.approx(first, rel=1e-9)  # ARB circuit, OPN, frame, one hop
+    for k in range(1, n - 1):
+        passed = (2 + k) * speed.word_time  # port k's repeat delay
+        assert latency[k] - latency[k - 1] == pytest.approx(hop * 5e-9 + passed, rel=1e-9)
+
+
+@pytest.mark.parametrize(("n", "senders", "fairness", "speed"), [
+    (2, 1, True, "1GFC"), (4, 3, True, "2GFC"), (4, 3, False, "1GFC"), (12, 6, True, "4GFC"),
+])
+def test_loop_total_never_exceeds_the_framing_limit(n: int, senders: int, fairness: bool,
+                                                    speed: str) -> None:
+    limit = CATALOG[speed].char_rate * MAX_DATA_FIELD / (MAX_DATA_FIELD + FRAMING_BYTES
+                                                         + GAP_CHARS)
+    ports = {f"p{i}": LoopPortConfig(fairness=fairness) for i in range(n)}
+    rep = _run(loop(n, _saturating(senders, f"p{n - 1}"), duration=0.01, warmup=0.001,
+                    speed=speed, ports=ports))
+    total = sum(_rate(rep, f"s{i}") for i in range(senders))
+    assert rep["loop"]["throughput_bytes_per_s"] <= limit * (1 + 1e-9)
+    assert total <= limit * (1 + 1e-9)
+    if senders == 1:  # one port streaming alone keeps the loop: the link's own limit
+        assert total == pytest.approx(limit, rel=0.01)
+
+
+def test_one_tenancy_matches_the_closed_form() -> None:
+    """Fact sheet 5.5: T = T_arb + T_OPN->R_RDY + n t_frame + T_CLS, each part
+    at most one loop round trip; here exactly (opener O = p1, opened R = p4)."""
+    n, frames, hop, words = 6, 4, 10.0, 12
+    speed = CATALOG["1GFC"]
+    seq = StreamConfig("seq", "p1", "p4", frames * MAX_DATA_FIELD, count=1, start=START)
+    rep = _run(loop(n, (seq,), duration=2e-3, hop_length=hop, repeat_delay=words))
+    opener = rep["nodes"]["p1"]
+    assert (opener["tenancies"], rep["nodes"]["p4"]["opened"]) == (1, 1)
+    w = speed.word_time
+    repeat = words * w
+    t_loop = n * (repeat + hop * 5e-9)
+    both_ways = t_loop - 2 * repeat  # O -> R -> O, neither repeating
+    t_arb = t_loop - repeat
+    t_open = w + both_ways + w  # OPN, then R's R_RDY (login credit 0)
+    t_frames = frames * (frame_chars(MAX_DATA_FIELD) + GAP_CHARS) * speed.char_time
+    t_cls = w + both_ways + w
+    assert opener["arbitration_wait_s"] == pytest.approx(t_arb, rel=1e-9)
+    assert opener["hold_time_s"] == pytest.approx(t_open + t_frames + t_cls, rel=1e-9)
+    assert max(t_arb, t_open - 2 * w, t_cls - 2 * w) <= t_loop
+    efficiency = frames * frame_chars(MAX_DATA_FIELD) * speed.char_time / (
+        t_arb + t_open + t_frames + t_cls)
+    assert 0.85 < efficiency < 1
+
+
+def test_login_credit_lets_frames_follow_the_opn() -> None:
+    """With the opened port's login credit > 0 the first frame goes right after OPN."""
+    one = StreamConfig("one", "p0", "p2", 512, count=1, start=START)
+    waits = []
+    for credit in (0, 1):
+        ports = {"p2": LoopPortConfig(login_credit=credit)}
+        rep = _run(loop(4, (one,), duration=2e-3, ports=ports))
+        waits.append(rep["nodes"]["p0"]["hold_time_s"])
+    speed = CATALOG["1GFC"]
+    both_ways = 4 * (12 * speed.word_time + 5e-9) - 2 * 12 * speed.word_time
+    assert waits[0] - waits[1] == pytest.approx(both_ways + speed.word_time, rel=1e-9)
+
+
+def test_initialisation_takes_longer_with_more_ports() -> None:
+    durations = []
+    for n in (2, 8, 32, 126):
+        rep = _run(loop(n, (), duration=5e-3))
+        (init,) = rep["loop"]["initialisations"]
+        assert init["completed"] and init["start_s"] == 0.0
+        durations.append(init["duration_s"])
+        # LIP, 7 frames (LISM, LIFA..LISA, LIRP, LILP) and CLS each go round once
+        assert init["duration_s"] > 9 * rep["loop"]["round_trip_s"] * (n - 1) / n
+    assert 0 < durations[0] < durations[1] < durations[2] < durations[3]
+
+
+def test_lip_aborts_the_tenancy_and_loses_frames_in_flight() -> None:
+    streams = _saturating(2, "p2")
+    big = {"p2": ServiceParameters(bb_credit=32)}
+    rep = _run(loop(4, streams, duration=6e-3, lip_at=(2e-3, 4e-3), params=big,
+                    ports={f"p{i}": LoopPortConfig(fairness=False) for i in range(4)}))
+    inits = rep["loop"]["initialisations"]
+    assert [i["start_s"] for i in inits] == [0.0, 2e-3, 4e-3]
+    assert all(i["completed"] for i in inits)
+    assert inits[1]["duration_s"] == pytest.approx(inits[0]["duration_s"])
+    target = rep["nodes"]["p2"]
+    assert target["lost_frames"] > 0 and target["dropped_frames"] == target["lost_frames"]
+    sent = sum(rep["nodes"][f"p{i}"]["payload_tx"] for i in range(2))
+    assert sent >= target["payload_rx"] + target["dropped_payload"]

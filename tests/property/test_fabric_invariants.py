@@ -1,0 +1,76 @@
+"""Invariants of random switched fabrics under random traffic (hypothesis)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fcsim.engine.simulation import Simulation
+from fcsim.fabric.switch_model import load_switch_model
+from fcsim.fc2.login import ServiceParameters
+from fcsim.runner import build_workloads
+from fcsim.scenario.model import StreamConfig
+from fcsim.topology.fabric import build_fabric
+from tests.builders import fabric
+from tests.property.test_fc2_invariants import CreditChecker
+
+BASE = load_switch_model("generic-nonblocking")
+
+MODELS = st.builds(
+    lambda voq, ct, credit, hold: dataclasses.replace(
+        BASE, virtual_output_queues=voq, cut_through=ct, bb_credit=credit, hold_time=hold,
+        crossbar_speedup=1.0),
+    st.booleans(), st.booleans(), st.integers(1, 4), st.sampled_from([None, None, 50e-6]))
+
+
+@st.composite
+def fabrics(draw):
+    n_switches = draw(st.integers(1, 3))
+    models = [draw(MODELS) for _ in range(n_switches)]
+    names = [f"s{i}" for i in range(n_switches)]
+    isls = [(f"s{i}:{40 + i}", f"s{i + 1}:{50 + i}") for i in range(n_switches - 1)]
+    if n_switches > 1 and draw(st.booleans()):
+        isls.append(("s0:60", "s1:61"))
+    n_nodes = draw(st.integers(2, 5))
+    nodes = {f"n{i}": f"s{draw(st.integers(0, n_switches - 1))}:{i}" for i in range(n_nodes)}
+    loads = []
+    for i in range(draw(st.integers(1, 4))):
+        src, dst = draw(st.lists(st.sampled_from(sorted(nodes)), min_size=2, max_size=2,
+                                 unique=True))
+        loads.append(StreamConfig(f"w{i}", src, dst, draw(st.integers(0, 9000)),
+                                  cls=draw(st.sampled_from([1, 2, 3])),
+                                  outstanding=draw(st.integers(1, 3)),
+                                  count=draw(st.integers(1, 4))))
+    params = ServiceParameters(bb_credit=draw(st.integers(1, 4)), ee_credit=draw(
+        st.integers(1, 4)), e_d_tov=1e-3, busy_retry=draw(st.sampled_from([5e-6, 40e-6])))
+    return fabric(nodes, tuple(loads), duration=0.05, switches=dict(zip(names, models,
+                  strict=True)), isls=tuple(isls), params=params)
+
+
+@settings(max_examples=120, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(fabrics())
+def test_credits_bounded_and_every_byte_accounted(scenario) -> None:
+    sim = Simulation(1)
+    checker = CreditChecker()
+    sim.sinks.append(checker)
+    net = build_fabric(sim, scenario)
+    workloads = build_workloads(sim, scenario, net)
+    sim.run(scenario.run.duration)
+    assert checker.events > 0
+    for port in net.ports():
+        assert port.current_credit() == port.credit_login
+        assert port.buffers_used == 0
+    for node in net.nodes.values():
+        for peer in node.peers.values():
+            assert peer.ee_credit == peer.ee_credit_login
+    sent = sum(n.stats.payload_tx for n in net.nodes.values())
+    accounted = sum(n.stats.payload_rx + n.stats.dropped_payload + n.stats.discarded_payload
+                    + n.stats.refused_payload for n in net.nodes.values())
+    accounted += sum(s.stats.discarded_payload + s.stats.refused_payload
+                     for s in net.switches.values())
+    assert sent == accounted
+    for w in workloads:
+        assert w.stats.sent + w.stats.rejected + w.stats.aborted == w.offered == w.count

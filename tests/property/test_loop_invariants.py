@@ -1,0 +1,92 @@
+"""Invariants of the arbitrated loop over random loops and traffic (hypothesis)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fcsim.engine.simulation import Simulation
+from fcsim.fc2.login import ServiceParameters
+from fcsim.loop.builder import build_loop
+from fcsim.runner import build_workloads
+from fcsim.scenario.model import LoopPortConfig, StreamConfig
+from tests.builders import loop
+
+
+class LoopChecker:
+    """Trace sink asserting credit and buffer bounds at every loop event."""
+
+    def __init__(self) -> None:
+        self.events = 0
+
+    def _check(self, port: Any) -> None:
+        self.events += 1
+        peer = port.peer
+        assert 0 <= port.credit <= (peer.rx_buffers if peer is not None else 0)
+        for p in (port, peer) if peer is not None else (port,):
+            assert 0 <= p.buffers_used <= p.rx_buffers
+
+    def frame(self, time: float, port: Any, frame: Any, start: float, end: float) -> None:
+        assert port.circuit is not None and frame.d_id == port.peer.port_id
+        self._check(port)
+
+    def primitive(self, time: float, port: Any, name: str, start: float) -> None:
+        self._check(port)
+
+
+@st.composite
+def loops(draw: Any) -> tuple[Any, bool]:
+    n = draw(st.integers(2, 9))
+    names = [f"p{i}" for i in range(n)]
+    params, ports = {}, {}
+    for name in names:
+        buffers = draw(st.integers(1, 6))
+        params[name] = ServiceParameters(
+            bb_credit=buffers, ee_credit=draw(st.integers(1, 4)),
+            rx_frame_time=draw(st.sampled_from([0.0, 0.0, 3e-6])), e_d_tov=1e-3,
+            busy_retry=20e-6, concurrent_sequences=draw(st.integers(1, 3)))
+        ports[name] = LoopPortConfig(
+            fairness=draw(st.booleans()), login_credit=draw(st.integers(0, buffers)),
+            repeat_delay=draw(st.integers(0, 12)))
+    flows = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(1, n - 1),
+                                    st.integers(0, 9000), st.sampled_from([2, 3]),
+                                    st.integers(1, 3), st.integers(1, 4)),
+                          min_size=1, max_size=4))
+    workloads = tuple(
+        StreamConfig(f"w{i}", names[src], names[(src + step) % n], size, cls=cls,
+                     outstanding=k, count=count, start=100e-6 * i)
+        for i, (src, step, size, cls, k, count) in enumerate(flows))
+    ber = draw(st.sampled_from([0.0, 0.0, 2e-5]))
+    lip = draw(st.sampled_from([(), (), (400e-6,), (150e-6, 900e-6)]))
+    scenario = loop(n, workloads, duration=0.03, hop_length=draw(st.sampled_from([0.0, 20.0])),
+                    ports=ports, params=params, lip_at=lip, bit_error_rate=ber,
+                    seed=draw(st.integers(0, 99)))
+    return scenario, bool(ber or lip)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(loops())
+def test_credit_bounds_and_byte_conservation(case: tuple[Any, bool]) -> None:
+    scenario, lossy = case
+    checker = LoopChecker()
+    sim = Simulation(scenario.run.seed)
+    sim.sinks.append(checker)
+    net = build_loop(sim, scenario.nodes, scenario.links)
+    workloads = build_workloads(sim, scenario, net)
+    sim.run(scenario.run.duration)
+    assert checker.events > 0
+    stats = [node.stats for node in net.nodes.values()]
+    sent = sum(s.payload_tx for s in stats)
+    accounted = sum(s.payload_rx + s.dropped_payload + s.discarded_payload + s.refused_payload
+                    for s in stats)
+    assert sent == accounted
+    loop_ = net.loop
+    assert loop_.circuit is None and not loop_.arbitrating
+    for port in loop_.ports:
+        assert port.buffers_used == 0 and port.credit == 0
+    for w in workloads:
+        assert w.stats.sent + w.stats.rejected + w.stats.aborted == w.offered == w.count
+        if not lossy and w.cls == 2:
+            assert w.stats.sequences == w.count
