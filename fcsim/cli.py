@@ -3,7 +3,8 @@
 ``fcsim run FILE`` runs a scenario and prints a summary; ``--json`` prints the
 results as JSON instead (schema in ``docs/results.md``); ``--pcap FILE`` writes
 every frame of the first repetition for Wireshark; ``--trace [FILE]`` writes
-the protocol-analyzer timeline of the first repetition.
+the protocol-analyzer timeline of the first repetition. ``fcsim topology
+FILE`` draws the scenario's topology as PNG or SVG.
 
 Exit status: 0 on success, 2 for a bad scenario or bad arguments (one message
 on stderr, nothing written).
@@ -25,6 +26,7 @@ from fcsim import __version__
 from fcsim.runner import run_scenario
 from fcsim.scenario.loader import ScenarioError, load_scenario
 from fcsim.trace.pcap import PcapWriter
+from fcsim.topology.drawing import FORMATS, draw_topology
 from fcsim.trace.timeline import Timeline
 from fcsim.units import format_bytes_rate, format_rate, format_size, format_time
 
@@ -68,6 +70,10 @@ def _parser() -> argparse.ArgumentParser:
                      help="write every frame of the first repetition to a libpcap file")
     run.add_argument("--trace", metavar="FILE", nargs="?", const="-",
                      help="write the protocol-analyzer timeline (default: standard output)")
+    draw = commands.add_parser("topology", help="draw a scenario's topology (PNG or SVG)")
+    draw.add_argument("scenario", metavar="FILE", help="scenario file (TOML)")
+    draw.add_argument("-o", "--output", metavar="IMAGE",
+                      help="image file, .png or .svg (default: FILE with .png)")
     return parser
 
 
@@ -83,6 +89,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.command == "topology":
+        return _topology(parser, args)
     if args.json and args.trace == "-":
         parser.error("--trace to standard output would mix with --json; give --trace FILE")
     for option, path in (("--pcap", args.pcap), ("--trace", args.trace)):
@@ -108,6 +116,24 @@ def _main(argv: Sequence[str] | None) -> int:
         sys.stdout.write("\n")
     else:
         sys.stdout.write(summary_text(results))
+    return 0
+
+
+def _topology(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    output = Path(args.output) if args.output else Path(args.scenario).with_suffix(".png")
+    if output.suffix.lower() not in FORMATS:
+        parser.error(f"--output: given {str(output)!r}; an image file ending in "
+                     f"{' or '.join(FORMATS)}")
+    if not output.resolve().parent.is_dir():
+        parser.error(f"--output: directory of {str(output)!r} does not exist")
+    try:
+        scenario = load_scenario(args.scenario)
+    except ScenarioError as error:
+        print(f"fcsim: error: {error}", file=sys.stderr)
+        return 2
+    with _atomic(str(output), "wb") as handle:
+        draw_topology(scenario, handle, output.suffix.lower())
+    print(f"wrote {output}")
     return 0
 
 
@@ -145,6 +171,12 @@ def summary_text(results: dict[str, Any]) -> str:
                 f"    {direction}: utilisation {100 * d['utilisation']:.2f} %, "
                 f"{d['frames']} frames, credit wait {100 * d['credit_wait_fraction']:.2f} % "
                 f"({d['credit_stalls']} stalls), {d['r_rdy']} R_RDY, {d['errors']} errors")
+    for name, sw in first.get("switches", {}).items():
+        if name == next(iter(first["switches"])):
+            lines += ["", "switches (first repetition)"]
+        lines.append(
+            f"  {name} (domain {sw['domain']}, {sw['model']}): {sw['frames_forwarded']} frames "
+            f"forwarded, {sw['f_bsy']} F_BSY, {sw['f_rjt']} F_RJT, {sw['discarded']} discarded")
     lines += ["", "ports (first repetition)"]
     for name, n in first["nodes"].items():
         lines.append(

@@ -529,7 +529,8 @@ def _link(raw: dict[str, Any], path: str, index: int, nodes: list[str],
                        f"{path}.ends[{i}]", _given(end))
     speed = got["speed"] if got["coding"] is None else replace(got["speed"], coding=got["coding"])
     return LinkConfig(got["name"] or f"link{index}", got["ends"], speed,
-                      Cable(got["length"], got["propagation"]), got["bit_error_rate"])
+                      Cable(got["length"], got["propagation"]), got["bit_error_rate"],
+                      got["cost"])
 
 
 def _workload(raw: dict[str, Any], path: str, index: int, nodes: list[str]) -> WorkloadConfig:

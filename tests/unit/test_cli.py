@@ -78,3 +78,23 @@ def test_tshark_decodes_the_pcap(tmp_path) -> None:
     assert {tuple(row[:2]) for row in rows} == {("00.00.01", "00.00.02"),
                                                 ("00.00.02", "00.00.01")}
     assert all(row[4] == "1" for row in rows)
+
+
+@pytest.mark.parametrize("suffix", [".png", ".svg"])
+def test_topology_drawing(tmp_path, suffix: str) -> None:
+    image = tmp_path / f"fabric{suffix}"
+    scenario = ROOT / "scenarios" / "fabric-core-edge-isls.toml"
+    assert main(["topology", str(scenario), "-o", str(image)]) == 0
+    data = image.read_bytes()
+    assert data.startswith(b"\x89PNG") if suffix == ".png" else b"<svg" in data[:2000]
+    if suffix == ".svg":
+        text = data.decode()
+        for word in ("edge1", "core", "2GFC", "p30"):
+            assert word in text
+
+
+def test_topology_refuses_other_image_types(tmp_path) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["topology", str(EXAMPLE), "-o", str(tmp_path / "x.jpg")])
+    assert exit_info.value.code == 2
+    assert not (tmp_path / "x.jpg").exists()
