@@ -25,8 +25,8 @@ from typing import IO, Any
 from fcsim import __version__
 from fcsim.runner import run_scenario
 from fcsim.scenario.loader import ScenarioError, load_scenario
-from fcsim.trace.pcap import PcapWriter
 from fcsim.topology.drawing import FORMATS, draw_topology
+from fcsim.trace.pcap import PcapWriter
 from fcsim.trace.timeline import Timeline
 from fcsim.units import format_bytes_rate, format_rate, format_size, format_time
 

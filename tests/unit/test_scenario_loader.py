@@ -82,6 +82,7 @@ def error_of(path: Path) -> str:
 
 def test_all_examples_are_there() -> None:
     assert [p.name for p in EXAMPLES] == [
+        "fabric-16-port-switch.toml", "fabric-core-edge-isls.toml",
         "loop-32-ports.toml", "loop-fairness.toml",
         "p2p-1gfc-class3.toml", "p2p-266-open-loop.toml", "p2p-class1-connections.toml",
         "p2p-class2-bidirectional.toml", "p2p-long-link-credit.toml"]
