@@ -29,7 +29,7 @@ def build_workloads(sim: Simulation, scenario: Scenario, net: Network) -> list[W
     workloads: list[Workload] = []
     for w in scenario.workloads:
         source = net.nodes[w.source]
-        d_id = net.nodes[w.destination].port_id
+        d_id = net.address_of(w.destination)
         if isinstance(w, StreamConfig):
             workloads.append(Stream(sim, w.name, source, d_id, w.size, w.cls, w.max_data_field,
                                     w.outstanding, w.start, w.count))

@@ -54,6 +54,7 @@ def fabric(
     length: float = 10.0,
     params: ServiceParameters | None = None,
     seed: int = 1,
+    login: bool = True,
 ) -> Scenario:
     """A fabric scenario: *nodes* maps node name -> "switch:port"."""
     speed = speed_named(speed) if isinstance(speed, str) else speed
@@ -62,7 +63,8 @@ def fabric(
              for name, end in nodes.items()]
     links += [LinkConfig(f"isl{i}", (a, b), speed, Cable(length)) for i, (a, b) in enumerate(isls)]
     return Scenario(
-        name="test-fabric", topology="fabric", run=RunConfig(duration, warmup, seed, 1),
+        name="test-fabric", topology="fabric",
+        run=RunConfig(duration, warmup, seed, 1, login=login),
         nodes=tuple(NodeConfig(n, params=params or ServiceParameters()) for n in nodes),
         links=tuple(links), workloads=workloads,
         switches=tuple(SwitchConfig(name, load_switch_model(m) if isinstance(m, str) else m)

@@ -30,6 +30,7 @@ from collections.abc import Callable
 
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.addressing import area_of, domain_of, is_well_known
+from fcsim.fabric.services import FabricServices
 from fcsim.fabric.switch_model import SwitchModel
 from fcsim.fc1 import ordered_sets as osets
 from fcsim.fc2 import header as h
@@ -55,10 +56,11 @@ class _Held:
 
 
 class SwitchStats:
-    """Counters of one switch (frames; discarded payload in bytes)."""
+    """Counters of one switch (frames; payload in bytes). ``service_payload_in``
+    and ``_out`` count what its fabric services received and sent."""
 
     __slots__ = ("forwarded", "f_bsy", "f_rjt", "discarded", "discarded_payload",
-                 "refused_payload", "errors")
+                 "refused_payload", "errors", "service_payload_in", "service_payload_out")
 
     def __init__(self) -> None:
         self.reset()
@@ -67,6 +69,7 @@ class SwitchStats:
         """Zero every counter."""
         self.forwarded = self.f_bsy = self.f_rjt = self.discarded = self.errors = 0
         self.discarded_payload = self.refused_payload = 0
+        self.service_payload_in = self.service_payload_out = 0
 
 
 class SwitchPort:
@@ -120,7 +123,7 @@ class Switch:
         self.ports: dict[int, SwitchPort] = {}
         self.local: dict[int, SwitchPort] = {}
         self.routes: dict[int, list[SwitchPort]] = {}
-        self.services: Callable[[Frame], list[Frame]] | None = None
+        self.services: FabricServices | None = None
         self.stats = SwitchStats()
         self._internal: deque[_Held] = deque()
         self._inputs: list[SwitchPort] = []
@@ -162,10 +165,12 @@ class Switch:
 
     def _arrive(self, inp: SwitchPort, frame: Frame) -> None:
         now = self.sim.env._now
-        if is_well_known(frame.d_id) and self.services is not None:
+        if is_well_known(frame.d_id):
             self._free_input(inp, frame)
-            for reply in self.services(frame):
-                self._inject(reply)
+            if self.services is None:
+                self._discard(frame)
+            else:
+                self.services.request(inp, frame)
             return
         if (inp.reserved_to is not None and frame.sof is not osets.SOFc1
                 and inp.reserved == frozenset((frame.s_id, frame.d_id))):
@@ -270,6 +275,10 @@ class Switch:
         if out is None:
             self._discard(frame)
             return
+        self._queue(_Held(frame, None, out, self.sim.env._now))
+
+    def send_from(self, out: SwitchPort, frame: Frame) -> None:
+        """Send a frame the switch originates out of port *out*."""
         self._queue(_Held(frame, None, out, self.sim.env._now))
 
     def _free_input(self, inp: SwitchPort, frame: Frame) -> None:

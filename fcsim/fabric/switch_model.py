@@ -32,8 +32,9 @@ class SwitchModel:
     feeds one frame at a time at its own speed). *routing_rate*: frames per
     second the shared central router decides (None: no limit). *hold_time*: a
     Class 2/3 frame that has waited this long in the switch is answered F_BSY
-    (Class 2) or discarded (Class 3), s (None: never). *sources*: provenance
-    per parameter.
+    (Class 2) or discarded (Class 3), s (None: never). *service_time*: how
+    long the switch's fabric services take to answer a login or name-server
+    request, s. *sources*: provenance per parameter.
     """
 
     name: str
@@ -45,6 +46,7 @@ class SwitchModel:
     crossbar_speedup: float = 1.0
     routing_rate: float | None = None
     hold_time: float | None = None
+    service_time: float = 0.0
     sources: dict[str, str] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
@@ -56,9 +58,11 @@ class SwitchModel:
             raise ValueError(f"{self.name}: routing_rate must be > 0 frames/s")
         if self.hold_time is not None and self.hold_time <= 0:
             raise ValueError(f"{self.name}: hold_time must be > 0 s")
+        if self.service_time < 0:
+            raise ValueError(f"{self.name}: service_time must be >= 0 s")
 
 
-_TIMES = {"routing_latency", "hold_time"}
+_TIMES = {"routing_latency", "hold_time", "service_time"}
 
 
 def load_switch_model(name: str, directory: Path = CATALOG_DIR) -> SwitchModel:

@@ -118,6 +118,10 @@ class NPort:
 
     *port* is the link-level port it sends through (default: a point-to-point
     :class:`~fcsim.fc2.port.Port` with ``params.bb_credit`` receive buffers).
+    *receive_hook(seq, time)*, if set, is called for every sequence received
+    whole (the upper layers' and link services' entry). *ready_at* is when
+    login completed, s (None while a timed login is under way); workloads
+    wait for it through :meth:`when_ready`.
     """
 
     def __init__(self, sim: Simulation, name: str, port_id: int, params: ServiceParameters,
@@ -132,6 +136,9 @@ class NPort:
         self.port.owner = self
         self.peers: dict[int, PeerLogin] = {}
         self.connection: Connection | None = None
+        self.receive_hook: Callable[[Sequence, float], None] | None = None
+        self.ready_at: float | None = 0.0
+        self._ready_waiters: list[Callable[[], None]] = []
         self.stats = NPortStats()
         self._control: deque[Frame] = deque()
         self._ready: deque[Sequence] = deque()
@@ -149,6 +156,20 @@ class NPort:
         """PLOGI with *peer*: learn its receive limits, classes and EE credit."""
         p = peer.params
         self.peers[peer.port_id] = PeerLogin(peer.port_id, p.rx_data_field, p.ee_credit, p.classes)
+
+    def when_ready(self, callback: Callable[[], None]) -> None:
+        """Call *callback* once the port has logged in (at once if it has)."""
+        if self.ready_at is not None:
+            callback()
+        else:
+            self._ready_waiters.append(callback)
+
+    def set_ready(self) -> None:
+        """Mark login complete now and release what waited for it."""
+        self.ready_at = self.sim.env._now
+        waiters, self._ready_waiters = self._ready_waiters, []
+        for callback in waiters:
+            callback()
 
     def open_exchange(self, d_id: int) -> Exchange:
         """Start a new exchange with logged-in N_Port *d_id*; assigns an OX_ID."""
@@ -418,6 +439,8 @@ class NPort:
                 stats.sequences_rx += 1
                 if seq.on_delivered is not None:
                     seq.on_delivered(seq, self.sim.env._now)
+                if self.receive_hook is not None:
+                    self.receive_hook(seq, self.sim.env._now)
             else:
                 stats.sequences_incomplete += 1
 

@@ -252,6 +252,7 @@ RUN_KEYS: dict[str, Key] = {
     "warmup": Key(_quantity(parse_time), f"{_TIME}, >= 0 s and < run.duration", 0.0),
     "seed": Key(_integer(0), "an integer >= 0", 1),
     "repetitions": Key(_integer(1), "an integer >= 1", 1),
+    "login": Key(_when(lambda v: isinstance(v, bool)), "true or false", True),
 }
 NODE_KEYS: dict[str, Key] = {
     "name": Key(_text, _NAME),

@@ -19,12 +19,14 @@ from fcsim.workload.distributions import Distribution
 @dataclass(frozen=True)
 class RunConfig:
     """Simulated *duration* and *warmup* (s; results cover the time after the
-    warm-up), first *seed*, and *repetitions* (repetition i uses seed + i)."""
+    warm-up), first *seed*, *repetitions* (repetition i uses seed + i), and
+    whether N_Ports *login* to a fabric frame by frame at start."""
 
     duration: float
     warmup: float = 0.0
     seed: int = 1
     repetitions: int = 1
+    login: bool = True
 
 
 @dataclass(frozen=True)

@@ -4,9 +4,10 @@ Link ends name a node or a switch port as ``"switch:port"``. Each switch gets
 a domain (given, or 1, 2, ... in order); an N_Port on switch port p gets the
 N_Port ID domain / p / 00. Routes between switches come from
 :func:`fcsim.fabric.routing.next_hops`; an exchange keeps one of several
-equal-cost ISLs. Logins are implicit and take no time: each N_Port's BB
-credit towards its F_Port is the switch model's, the switch's towards the
-N_Port is the node's, and every N_Port is logged in with every other.
+equal-cost ISLs. Each N_Port's BB credit towards its F_Port is the switch
+model's, the switch's towards the N_Port is the node's. With ``run.login``
+each N_Port logs in frame by frame at start (:mod:`fcsim.fabric.login`) and
+its workloads wait for that; otherwise logins take no time.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from typing import Any
 
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.addressing import port_id
+from fcsim.fabric.login import FabricLogin
 from fcsim.fabric.routing import fspf_cost, next_hops, pick
+from fcsim.fabric.services import FabricServices
 from fcsim.fabric.switch import Switch, SwitchPort
 from fcsim.fc0.link import Link
 from fcsim.fc2.frame import Frame
@@ -31,6 +34,11 @@ class FabricNetwork(Network):
     def __init__(self) -> None:
         super().__init__()
         self.switches: dict[str, Switch] = {}
+        self.addresses: dict[str, int] = {}
+
+    def address_of(self, node: str) -> int:
+        """The N_Port ID the fabric gives *node* (domain / port / 00)."""
+        return self.addresses[node]
 
     def reset_stats(self) -> None:
         """Start a new measurement interval for ports, N_Ports and switches."""
@@ -41,6 +49,7 @@ class FabricNetwork(Network):
     def results(self, interval: float) -> dict[str, Any]:
         """Per link direction, N_Port and switch figures over *interval* s."""
         out = super().results(interval)
+        out["login_s"] = {name: node.ready_at for name, node in self.nodes.items()}
         out["switches"] = {
             name: {"domain": sw.domain, "model": sw.model.name,
                    "frames_forwarded": sw.stats.forwarded, "f_bsy": sw.stats.f_bsy,
@@ -91,10 +100,19 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
     if unattached:
         raise ValueError(f"nodes not linked to a switch: {', '.join(sorted(unattached))}")
     _route(net, isls, ends_of)
+    directory: set[int] = set()
+    for switch in net.switches.values():
+        switch.services = FabricServices(switch, directory)
     for node in net.nodes.values():
         for peer in net.nodes.values():
             if peer is not node:
                 node.login(peer)
+    net.addresses = {name: node.port_id for name, node in net.nodes.items()}
+    if scenario.run.login:
+        for name, node in net.nodes.items():
+            targets = sorted({net.addresses[w.destination] for w in scenario.workloads
+                              if w.source == name})
+            FabricLogin(node, targets).start()
     return net
 
 

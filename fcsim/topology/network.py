@@ -17,6 +17,10 @@ class Network:
     nodes: dict[str, NPort] = field(default_factory=dict)
     links: dict[str, Link] = field(default_factory=dict)
 
+    def address_of(self, node: str) -> int:
+        """The N_Port ID of *node* (as it will be once logged in)."""
+        return self.nodes[node].port_id
+
     def ports(self) -> list[Port]:
         """Every link-level port, in link order."""
         return [port for link in self.links.values() for port in link.ports]

@@ -11,7 +11,8 @@ from fcsim.workload.distributions import Distribution
 class Generator(Workload):
     """Offers a sequence every *interarrival* seconds of *size* bytes, each drawn.
 
-    Every sequence is its own exchange. Arrivals do not wait for earlier
+    Arrivals begin at *start* (or once the source has logged in). Every
+    sequence is its own exchange. Arrivals do not wait for earlier
     sequences, so an offered load above what the link carries builds a
     backlog at the sender without bound (as in an M/G/1 queue).
     """
@@ -35,7 +36,10 @@ class Generator(Workload):
         self.interarrival = interarrival
         self.size = size
         self._rng = sim.rng(f"workload/{name}")
-        sim.call_later(start + interarrival.sample(self._rng), self._arrive)
+        sim.call_later(start, lambda _e: source.when_ready(self._first))
+
+    def _first(self) -> None:
+        self.sim.call_later(self.interarrival.sample(self._rng), self._arrive)
 
     def _arrive(self, _event: object) -> None:
         if not self._may_offer():

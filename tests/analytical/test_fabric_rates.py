@@ -69,7 +69,7 @@ def test_latency_through_a_switch(cut_through: bool) -> None:
     length = 100.0
     one = StreamConfig("s", "h", "d", 1024, count=1)
     result = run_scenario(fabric({"h": "sw:0", "d": "sw:1"}, (one,), duration=1e-3,
-                                 switches={"sw": model}, length=length))
+                                 switches={"sw": model}, length=length, login=False))
     latency = result["repetitions"][0]["workloads"]["s"]["latency_s"]["max"]
     frame_time = frame_chars(1024) * SPEED.char_time
     start_out = HEADER_CHARS * SPEED.char_time if cut_through else frame_time
@@ -83,7 +83,7 @@ def test_cut_through_saves_one_frame_time_less_the_header() -> None:
         model = dataclasses.replace(NONBLOCKING, cut_through=cut_through)
         one = StreamConfig("s", "h", "d", MAX_DATA_FIELD, count=1)
         result = run_scenario(fabric({"h": "sw:0", "d": "sw:1"}, (one,), duration=1e-3,
-                                     switches={"sw": model}))
+                                     switches={"sw": model}, login=False))
         latencies[cut_through] = result["repetitions"][0]["workloads"]["s"]["latency_s"]["max"]
     saved = (frame_chars(MAX_DATA_FIELD) - HEADER_CHARS) * SPEED.char_time
     assert latencies[False] - latencies[True] == pytest.approx(saved, rel=1e-3)

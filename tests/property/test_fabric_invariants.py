@@ -46,7 +46,7 @@ def fabrics(draw):
     params = ServiceParameters(bb_credit=draw(st.integers(1, 4)), ee_credit=draw(
         st.integers(1, 4)), e_d_tov=1e-3, busy_retry=draw(st.sampled_from([5e-6, 40e-6])))
     return fabric(nodes, tuple(loads), duration=0.05, switches=dict(zip(names, models,
-                  strict=True)), isls=tuple(isls), params=params)
+                  strict=True)), isls=tuple(isls), params=params, login=draw(st.booleans()))
 
 
 @settings(max_examples=120, deadline=None, derandomize=True,
@@ -66,11 +66,14 @@ def test_credits_bounded_and_every_byte_accounted(scenario) -> None:
     for node in net.nodes.values():
         for peer in node.peers.values():
             assert peer.ee_credit == peer.ee_credit_login
+    switches = net.switches.values()
     sent = sum(n.stats.payload_tx for n in net.nodes.values())
+    sent += sum(s.stats.service_payload_out for s in switches)  # login answers
     accounted = sum(n.stats.payload_rx + n.stats.dropped_payload + n.stats.discarded_payload
                     + n.stats.refused_payload for n in net.nodes.values())
     accounted += sum(s.stats.discarded_payload + s.stats.refused_payload
-                     for s in net.switches.values())
+                     + s.stats.service_payload_in for s in switches)
     assert sent == accounted
     for w in workloads:
         assert w.stats.sent + w.stats.rejected + w.stats.aborted == w.offered == w.count
+    assert all(node.ready_at is not None for node in net.nodes.values())

@@ -1,0 +1,75 @@
+"""Timed fabric login of an N_Port, frame by frame.
+
+At start an N_Port logs in with the fabric (FLOGI to FFFFFE, whose ACC brings
+its N_Port ID), logs in with the name server (PLOGI to FFFFFC), asks it for
+the ports of the fabric (GID_FT), and logs in with each port it will send to
+(PLOGI, answered ACC by that N_Port). Its workloads start when the last ACC
+arrives. Every request and answer is a Class 3 sequence through the fabric.
+An N_Port also answers the PLOGIs it receives, at any time.
+"""
+
+from __future__ import annotations
+
+from fcsim.fabric.addressing import FABRIC_LOGIN, NAME_SERVER
+from fcsim.fc2 import els
+from fcsim.fc2 import header as h
+from fcsim.fc2.frame import MAX_DATA_FIELD
+from fcsim.fc2.login import PeerLogin
+from fcsim.fc2.nport import NPort
+from fcsim.fc2.sequence import Exchange, Sequence
+
+SERVICE_CLASSES = frozenset({2, 3})
+
+
+class FabricLogin:
+    """Logs *nport* in with the fabric, then with each N_Port ID in *targets*."""
+
+    def __init__(self, nport: NPort, targets: list[int]) -> None:
+        self.nport = nport
+        self.targets = targets
+        self.assigned = nport.port_id
+        self.pending: set[int] = set()
+        self._step: Exchange | None = None
+        for address in (FABRIC_LOGIN, NAME_SERVER):
+            nport.peers[address] = PeerLogin(address, MAX_DATA_FIELD, 1, SERVICE_CLASSES)
+        nport.port_id = 0
+        nport.ready_at = None
+        nport.receive_hook = self._received
+
+    def start(self) -> None:
+        """Send the FLOGI (call at time 0)."""
+        self._request(FABRIC_LOGIN, els.LOGIN_PAYLOAD, h.R_CTL_ELS_REQUEST, h.TYPE_ELS)
+
+    def _request(self, d_id: int, size: int, r_ctl: int, type_: int) -> Exchange:
+        exchange = self.nport.open_exchange(d_id)
+        self.nport.send(exchange, size, 3, r_ctl=r_ctl, type_=type_)
+        self._step = exchange
+        return exchange
+
+    def _received(self, seq: Sequence, time: float) -> None:
+        nport = self.nport
+        if seq.r_ctl == h.R_CTL_ELS_REQUEST:  # a PLOGI from another N_Port
+            nport.send(seq.exchange, els.LOGIN_PAYLOAD, 3, r_ctl=h.R_CTL_ELS_REPLY,
+                       type_=h.TYPE_ELS, last=True)
+            return
+        exchange = seq.exchange
+        if exchange.originator is not nport:
+            return
+        d_id = exchange.responder_id
+        if d_id == FABRIC_LOGIN and exchange is self._step:
+            nport.port_id = self.assigned
+            self._request(NAME_SERVER, els.LOGIN_PAYLOAD, h.R_CTL_ELS_REQUEST, h.TYPE_ELS)
+        elif d_id == NAME_SERVER and seq.type == h.TYPE_ELS and exchange is self._step:
+            self._request(NAME_SERVER, els.GID_FT_REQUEST, h.R_CTL_UNSOLICITED_CONTROL,
+                          h.TYPE_CT)
+        elif d_id == NAME_SERVER and seq.type == h.TYPE_CT and exchange is self._step:
+            self.pending = set(self.targets)
+            for target in self.targets:
+                self._request(target, els.LOGIN_PAYLOAD, h.R_CTL_ELS_REQUEST, h.TYPE_ELS)
+            self._step = None
+            if not self.pending:
+                nport.set_ready()
+        elif d_id in self.pending and seq.r_ctl == h.R_CTL_ELS_REPLY:
+            self.pending.discard(d_id)
+            if not self.pending:
+                nport.set_ready()

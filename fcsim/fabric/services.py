@@ -1,0 +1,64 @@
+"""Fabric services in a switch: the fabric login server and the name server.
+
+A request addressed to a well-known address is answered by the switch it
+enters, after the model's service time: FLOGI (to FFFFFE) with an ACC that
+carries the N_Port ID of the port (domain / port / 00), PLOGI to the name
+server (FFFFFC) with an ACC, and the name-server query GID_FT with the list of
+N_Port IDs that have logged in with the fabric. Answers are single Class 3
+frames sent back out of the port the request came in on.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from fcsim.fabric.addressing import FABRIC_LOGIN, NAME_SERVER, port_id
+from fcsim.fc1 import ordered_sets as osets
+from fcsim.fc2 import els
+from fcsim.fc2 import header as h
+from fcsim.fc2.frame import Frame
+from fcsim.fc2.sequence import Sequence
+
+if TYPE_CHECKING:
+    from fcsim.fabric.switch import Switch, SwitchPort
+
+
+class FabricServices:
+    """The services of *switch*; *directory* is the fabric-wide name-server list."""
+
+    def __init__(self, switch: Switch, directory: set[int]) -> None:
+        self.switch = switch
+        self.directory = directory
+
+    def request(self, inp: SwitchPort, frame: Frame) -> None:
+        """Answer the service request *frame* that came in on *inp*."""
+        if frame.sequence is None:
+            return
+        self.switch.stats.service_payload_in += frame.payload_len
+        if frame.d_id == FABRIC_LOGIN and frame.type == h.TYPE_ELS:
+            assigned = port_id(self.switch.domain, inp.index)
+            self.directory.add(assigned)
+            self._answer(inp, frame, h.R_CTL_ELS_REPLY, h.TYPE_ELS, els.LOGIN_PAYLOAD, assigned)
+        elif frame.d_id == NAME_SERVER and frame.type == h.TYPE_ELS:
+            self._answer(inp, frame, h.R_CTL_ELS_REPLY, h.TYPE_ELS, els.LOGIN_PAYLOAD,
+                         frame.s_id)
+        elif frame.d_id == NAME_SERVER and frame.type == h.TYPE_CT:
+            size = els.CT_PREAMBLE + els.GID_FT_ENTRY * len(self.directory)
+            self._answer(inp, frame, h.R_CTL_SOLICITED_CONTROL, h.TYPE_CT, size, frame.s_id)
+
+    def _answer(self, inp: SwitchPort, request: Frame, r_ctl: int, type_: int, size: int,
+                d_id: int) -> None:
+        exchange = request.sequence.exchange  # type: ignore[union-attr]
+        sim = self.switch.sim
+        reply = Sequence(exchange, d_id, request.seq_id + 1 & 0xFF, size, 3, size,
+                         sim.now, r_ctl, type_)
+        reply.f_ctl = (h.F_CTL_EXCHANGE_CONTEXT | h.F_CTL_SEQUENCE_CONTEXT
+                       | h.F_CTL_LAST_SEQUENCE | h.F_CTL_END_SEQUENCE)
+        self.switch.stats.service_payload_out += size
+        frame = Frame(osets.SOFi3, osets.EOFt, r_ctl, d_id, request.d_id, type_, reply.f_ctl,
+                      reply.seq_id, 0, request.ox_id, 0, size, 3, None, 0, 0, 0, reply)
+        delay = self.switch.model.service_time
+        if delay > 0:
+            sim.call_later(delay, lambda _e: self.switch.send_from(inp, frame))
+        else:
+            self.switch.send_from(inp, frame)

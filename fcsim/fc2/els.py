@@ -1,0 +1,25 @@
+"""Extended link services and generic services: codes and payload sizes.
+
+Sources: Linux ``fc_els.h`` and ``fc_ns.h`` (ELS command codes; FLOGI/PLOGI
+payload of 116 bytes: command, common service parameters, port and node
+names, three class parameter blocks, vendor version), FC-GS (CT_IU preamble
+of 16 bytes; GID_FT request and accept).
+"""
+
+from __future__ import annotations
+
+ELS_ACC = 0x02
+ELS_PLOGI = 0x03
+ELS_FLOGI = 0x04
+
+LOGIN_PAYLOAD = 116
+"""FLOGI, PLOGI and their ACC: service parameter payload, bytes."""
+
+CT_PREAMBLE = 16
+"""Common Transport IU preamble (revision, GS type, command code, size), bytes."""
+CT_GID_FT = 0x0171
+"""Name server command: get port identifiers of an FC-4 type."""
+GID_FT_REQUEST = CT_PREAMBLE + 4
+"""GID_FT request: preamble and the FC-4 type word, bytes."""
+GID_FT_ENTRY = 4
+"""Bytes per port in a GID_FT accept (control byte and 3-byte N_Port ID)."""
