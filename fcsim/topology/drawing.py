@@ -1,9 +1,10 @@
 """Drawings of a scenario's topology (``fcsim topology FILE``).
 
 Nodes (N_Ports) are drawn as circles, switches as squares; each link is an
-edge labelled with its speed, and at each switch end with the port number.
-The layout is networkx's spring layout with a fixed seed, so the same
-scenario always gives the same picture. PNG or SVG, chosen by the output file's suffix.
+edge labelled with its speed, and at each switch end with the port number; a
+loop is drawn as its ring. The layout is networkx's spring layout with a fixed
+seed (a circle for a loop), so the same scenario always gives the same
+picture. PNG or SVG, chosen by the output file's suffix.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import networkx as nx  # noqa: E402
 
-from fcsim.scenario.model import Scenario  # noqa: E402
+from fcsim.scenario.model import LoopConfig, Scenario  # noqa: E402
 
 FORMATS = (".png", ".svg")
 """File suffixes :func:`draw_topology` can write."""
@@ -35,6 +36,11 @@ def topology_graph(scenario: Scenario) -> nx.MultiGraph:
     for switch in scenario.switches:
         graph.add_node(switch.name, kind="switch")
     for link in scenario.links:
+        if isinstance(link, LoopConfig):  # a ring: each port to the next
+            ring = link.order
+            for a, b in zip(ring, ring[1:] + ring[:1], strict=True):
+                graph.add_edge(a, b, key=f"{link.name}:{a}", label=link.speed.name, ports={})
+            continue
         ends = [end.partition(":") for end in link.ends]
         names = [name for name, _, _ in ends]
         ports = {name: int(port) for name, sep, port in ends if sep}
@@ -48,7 +54,10 @@ def draw_topology(scenario: Scenario, out: BinaryIO, suffix: str) -> None:
         raise ValueError(f"the drawing is PNG or SVG ({', '.join(FORMATS)}), not {suffix!r}")
     graph = topology_graph(scenario)
     simple = nx.Graph(graph)
-    positions = nx.spring_layout(simple, seed=1, k=1.5 / max(1, len(simple)) ** 0.5)
+    if scenario.topology == "loop":
+        positions = nx.circular_layout(simple)
+    else:
+        positions = nx.spring_layout(simple, seed=1, k=1.5 / max(1, len(simple)) ** 0.5)
     size = max(6.0, 1.2 * len(graph) ** 0.5 * 3)
     figure, axes = plt.subplots(figsize=(size, size * 0.75))
     axes.set_title(f"{scenario.name} ({scenario.topology})")

@@ -93,6 +93,13 @@ def test_topology_drawing(tmp_path, suffix: str) -> None:
             assert word in text
 
 
+def test_topology_draws_a_loop_as_its_ring(tmp_path) -> None:
+    image = tmp_path / "loop.svg"
+    assert main(["topology", str(ROOT / "scenarios" / "loop-32-ports.toml"), "-o",
+                 str(image)]) == 0
+    assert b"<svg" in image.read_bytes()[:2000]
+
+
 def test_topology_refuses_other_image_types(tmp_path) -> None:
     with pytest.raises(SystemExit) as exit_info:
         main(["topology", str(EXAMPLE), "-o", str(tmp_path / "x.jpg")])
