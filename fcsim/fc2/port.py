@@ -37,6 +37,34 @@ MIN_FILL_WORDS = 6
 """Fill words (IDLE or R_RDY) a transmitter sends at least between frames (FC-PH 17.1)."""
 
 
+def launch(port: Port, frame: Frame, now: float, hops: int = 1) -> tuple[float, float, float]:
+    """Put *frame* on *port*'s line at *now*: after the frame in progress, its six
+    fill words and any R_RDY; count it, draw transmission errors over *hops*
+    links' worth of bits, and tell the trace sinks. Returns (start, end, end of
+    the fill words), s. Shared by every transmitter (point-to-point and loop).
+    """
+    start = port._gap_end
+    if port._line_free > start:
+        start = port._line_free
+    if now > start:
+        start = now
+    duration = frame.chars * port.char_time
+    end = start + duration
+    port._line_free = end
+    port._gap_end = gap_end = end + MIN_FILL_WORDS * port.word_time
+    stats = port.stats
+    stats.frames_tx += 1
+    stats.chars_tx += frame.chars
+    stats.busy_time += duration
+    if port.bit_error_rate and port._rng.random() < 1.0 - (
+            1.0 - port.bit_error_rate) ** (frame.chars * 10 * hops):
+        frame.corrupt = True
+    if port._sinks:
+        for sink in port._sinks:
+            sink.frame(now, port, frame, start, end)
+    return start, end, gap_end
+
+
 def uses_bb_credit(frame: Frame) -> bool:
     """True if *frame* needs a buffer-to-buffer credit to be sent."""
     return frame.cls != 1 or frame.sof is SOFc1
@@ -179,25 +207,7 @@ class Port:
             return
         if frame.cls != 1 or frame.sof is SOFc1:
             self.credit -= 1
-        start = self._gap_end
-        if self._line_free > start:
-            start = self._line_free
-        if now > start:
-            start = now
-        duration = frame.chars * self.char_time
-        end = start + duration
-        self._line_free = end
-        self._gap_end = gap_end = end + MIN_FILL_WORDS * self.word_time
-        stats = self.stats
-        stats.frames_tx += 1
-        stats.chars_tx += frame.chars
-        stats.busy_time += duration
-        if self.bit_error_rate and self._rng.random() < 1.0 - (
-                1.0 - self.bit_error_rate) ** (frame.chars * 10):
-            frame.corrupt = True
-        if self._sinks:
-            for sink in self._sinks:
-                sink.frame(now, self, frame, start, end)
+        start, end, gap_end = launch(self, frame, now)
         peer: Port = self.peer  # type: ignore[assignment]
         arrival = end if peer.header_notice is None else start + peer.header_notice
         self._later(arrival + self.delay - now, peer._receive, frame)

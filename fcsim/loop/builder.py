@@ -82,13 +82,6 @@ class LoopNetwork(Network):
         """Every loop port, in ring order."""
         return self.loop.ports  # type: ignore[union-attr]
 
-    def reset_stats(self) -> None:
-        """Start a new measurement interval for every port and N_Port."""
-        for port in self.ports():
-            port.reset_stats()
-        for node in self.nodes.values():
-            node.stats.reset()
-
     def results(self, interval: float) -> dict[str, Any]:
         """Per loop port (as link directions), per N_Port and loop-wide figures over
         *interval* s."""

@@ -35,7 +35,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from fcsim.fc1.ordered_sets import SOFc1
-from fcsim.fc2.port import MIN_FILL_WORDS, PortStats
+from fcsim.fc2.port import PortStats, launch
 from fcsim.loop.ring import DEFAULT_REPEAT_WORDS
 
 if TYPE_CHECKING:
@@ -215,27 +215,9 @@ class LPort:
             return
         if frame.cls != 1 or frame.sof is SOFc1:
             self.credit -= 1
-        start = self._gap_end
-        if self._line_free > start:
-            start = self._line_free
-        if now > start:
-            start = now
-        duration = frame.chars * self.char_time
-        end = start + duration
-        self._line_free = end
-        self._gap_end = gap_end = end + MIN_FILL_WORDS * self.word_time
-        stats = self.stats
-        stats.frames_tx += 1
-        stats.chars_tx += frame.chars
-        stats.busy_time += duration
         if opener:
             circuit.sent += 1
-        if self.bit_error_rate:
-            frame.corrupt = self._rng.random() < 1.0 - (1.0 - self.bit_error_rate) ** (
-                frame.chars * 10 * self._hops)
-        if self._sinks:
-            for sink in self._sinks:
-                sink.frame(now, self, frame, start, end)
+        start, end, gap_end = launch(self, frame, now, self._hops)  # type: ignore[arg-type]
         self._later(end + self._delay - now, self._deliver, frame)  # type: ignore[arg-type]
         self._later(gap_end - now, self._send_next)
 
