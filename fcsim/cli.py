@@ -25,6 +25,7 @@ from typing import IO, Any
 from fcsim import __version__
 from fcsim.runner import run_scenario
 from fcsim.scenario.loader import ScenarioError, load_scenario
+from fcsim.scenario.model import Scenario
 from fcsim.topology.drawing import FORMATS, draw_topology
 from fcsim.trace.pcap import PcapWriter
 from fcsim.trace.timeline import Timeline
@@ -96,10 +97,8 @@ def _main(argv: Sequence[str] | None) -> int:
     for option, path in (("--pcap", args.pcap), ("--trace", args.trace)):
         if path not in (None, "-") and not Path(path).resolve().parent.is_dir():
             parser.error(f"{option}: directory of {path!r} does not exist")
-    try:
-        scenario = load_scenario(args.scenario)
-    except ScenarioError as error:
-        print(f"fcsim: error: {error}", file=sys.stderr)
+    scenario = _load(args.scenario)
+    if scenario is None:
         return 2
     with ExitStack() as stack:
         sinks: list[Any] = []
@@ -119,6 +118,15 @@ def _main(argv: Sequence[str] | None) -> int:
     return 0
 
 
+def _load(path: str) -> Scenario | None:
+    """The scenario at *path*, or None after printing why it cannot be used."""
+    try:
+        return load_scenario(path)
+    except ScenarioError as error:
+        print(f"fcsim: error: {error}", file=sys.stderr)
+        return None
+
+
 def _topology(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     output = Path(args.output) if args.output else Path(args.scenario).with_suffix(".png")
     if output.suffix.lower() not in FORMATS:
@@ -126,10 +134,8 @@ def _topology(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
                      f"{' or '.join(FORMATS)}")
     if not output.resolve().parent.is_dir():
         parser.error(f"--output: directory of {str(output)!r} does not exist")
-    try:
-        scenario = load_scenario(args.scenario)
-    except ScenarioError as error:
-        print(f"fcsim: error: {error}", file=sys.stderr)
+    scenario = _load(args.scenario)
+    if scenario is None:
         return 2
     with _atomic(str(output), "wb") as handle:
         draw_topology(scenario, handle, output.suffix.lower())
