@@ -137,6 +137,7 @@ class NPort:
         self.peers: dict[int, PeerLogin] = {}
         self.connection: Connection | None = None
         self.receive_hook: Callable[[Sequence, float], None] | None = None
+        self.rx_stage: Callable[[Frame, Callable[[], None]], None] | None = None
         self.ready_at: float | None = 0.0
         self._ready_waiters: list[Callable[[], None]] = []
         self.stats = NPortStats()
@@ -189,6 +190,8 @@ class NPort:
         r_ctl: int = h.R_CTL_UNSOLICITED_DATA,
         type_: int = h.TYPE_VENDOR,
         last: bool = False,
+        df_ctl: int = 0,
+        ulp: object = None,
         on_complete: Callable[[Sequence], None] | None = None,
         on_delivered: Callable[[Sequence, float], None] | None = None,
     ) -> Sequence:
@@ -196,7 +199,8 @@ class NPort:
 
         Frames carry at most *max_data_field* bytes, and never more than the
         recipient accepts (login). *last* marks the last sequence of the
-        exchange. Returns the queued sequence.
+        exchange; *df_ctl* flags optional headers in the first frame; *ulp* is
+        the upper-layer unit carried. Returns the queued sequence.
         """
         if cls not in (1, 2, 3):
             raise ValueError(f"{self.name}: class must be 1, 2 or 3, got {cls}")
@@ -211,6 +215,8 @@ class NPort:
         seq = Sequence(exchange, d_id, self._next_seq_id, size, cls, data_field, self.sim.now,
                        r_ctl, type_, on_complete, on_delivered)
         seq.last_of_exchange = last
+        seq.df_ctl = df_ctl
+        seq.ulp = ulp
         seq.f_ctl = (h.F_CTL_RELATIVE_OFFSET
                      | (h.F_CTL_FIRST_SEQUENCE if seq.first_of_exchange else 0)
                      | (h.F_CTL_LAST_SEQUENCE if last else 0)
@@ -317,7 +323,7 @@ class NPort:
         frame = Frame(
             sof, osets.EOFt if last else osets.EOFn, seq.r_ctl, seq.d_id, self.port_id,
             seq.type, f_ctl, seq.seq_id, cnt, exchange.ox_id, exchange.rx_id, payload, cls,
-            None, cnt * seq.data_field, 0, 0, seq,
+            None, cnt * seq.data_field, seq.df_ctl if cnt == 0 else 0, 0, seq,
         )
         frame.attempt = seq.attempt
         stats = self.stats
@@ -372,8 +378,14 @@ class NPort:
     # -- receive side -----------------------------------------------------------
 
     def frame_received(self, frame: Frame) -> None:
-        """Handle a good frame from the link (called by :class:`Port`)."""
-        if self.params.rx_frame_time:
+        """Handle a good frame from the link (called by :class:`Port`).
+
+        With an *rx_stage* (a host adapter's DMA, say) the frame is handed to it
+        first and handled when it calls back; its buffer stays taken until then.
+        """
+        if self.rx_stage is not None:
+            self.rx_stage(frame, lambda: self._handle(frame))
+        elif self.params.rx_frame_time:
             now = self.sim.env._now
             done = max(now, self._rx_free_at) + self.params.rx_frame_time
             self._rx_free_at = done

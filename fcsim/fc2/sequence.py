@@ -44,7 +44,10 @@ class Sequence:
     Class 1/2: every ACK back, or aborted); *on_delivered(seq, time)* when the
     whole sequence reaches the recipient.
 
-    *f_ctl* holds the F_CTL bits common to all its frames (set by the sender).
+    *f_ctl* holds the F_CTL bits common to all its frames (set by the sender);
+    *df_ctl* the optional headers of its first frame. *ulp* is the upper-layer
+    unit it carries (an IP packet, say): simulated payload has no bytes, so
+    the object itself travels with the sequence.
     *status* is ``"open"``, ``"sent"`` (Class 3, all frames sent), ``"acked"``
     (Class 1/2, every frame acknowledged), ``"rejected"`` (P_RJT) or
     ``"aborted"`` (ACKs still missing E_D_TOV after the last frame).
@@ -59,7 +62,7 @@ class Sequence:
         "exchange", "d_id", "seq_id", "size", "cls", "data_field", "created", "n_frames",
         "r_ctl", "type", "next_cnt", "acked", "unanswered", "unanswered_old", "last_activity",
         "watchdog", "attempt", "status", "first_of_exchange", "last_of_exchange", "f_ctl",
-        "on_complete", "on_delivered",
+        "df_ctl", "ulp", "on_complete", "on_delivered",
     )
 
     def __init__(
@@ -98,6 +101,8 @@ class Sequence:
         exchange.sequences_sent += 1
         self.last_of_exchange = False
         self.f_ctl = 0
+        self.df_ctl = 0
+        self.ulp: object = None
         self.on_complete = on_complete
         self.on_delivered = on_delivered
 

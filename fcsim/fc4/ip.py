@@ -1,0 +1,70 @@
+"""IP over Fibre Channel as RFC 2625 specifies it.
+
+One IP packet travels as one FC-2 sequence (TYPE 0x05, R_CTL 0x04 device
+data, unsolicited) whose first frame carries the 16-byte Network_Header
+(flagged in DF_CTL) and the 8-byte LLC/SNAP header before the packet. The MTU
+is 65,280 bytes (65,536 less 256 reserved for headers). Each sender keeps one
+long-lived exchange per destination N_Port and never transfers sequence
+initiative. Class 3 by default, as RFC 4338 recommends; RFC 2625 lets the
+administrator choose Class 1, 2 or 3. Address resolution is static: the host
+layer names the destination N_Port directly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from fcsim.fc2 import header as h
+from fcsim.fc2.nport import NPort
+from fcsim.fc2.sequence import Exchange, Sequence
+
+MTU = 65280
+"""Largest IP packet, bytes (RFC 2625 section 5)."""
+NETWORK_HEADER = 16
+"""Network_Header: destination and source 8-byte names, bytes."""
+LLC_SNAP = 8
+"""LLC/SNAP header: AA AA 03 00 00 00 + EtherType, bytes."""
+
+
+class IpOverFc:
+    """The IP-over-FC interface of *nport*, sending in Class *cls*.
+
+    *deliver(packet, length, time)* is called for each IP packet received
+    whole; sequences of other FC-4 types go on to the hook that was there.
+    """
+
+    def __init__(self, nport: NPort, cls: int = 3,
+                 deliver: Callable[[object, int, float], None] | None = None) -> None:
+        if cls not in (1, 2, 3):
+            raise ValueError(f"{nport.name}: IP class must be 1, 2 or 3, got {cls}")
+        self.nport = nport
+        self.cls = cls
+        self.deliver = deliver
+        self.packets_tx = self.packets_rx = 0
+        self._exchanges: dict[int, Exchange] = {}
+        self._other = nport.receive_hook
+        nport.receive_hook = self._received
+
+    def send(self, d_id: int, length: int, packet: object,
+             sent: Callable[[Sequence], None] | None = None) -> Sequence:
+        """Send an IP packet of *length* bytes to N_Port *d_id*; *sent(seq)* when FC-2
+        is done with it."""
+        if not 0 < length <= MTU:
+            raise ValueError(f"{self.nport.name}: IP packet of {length} bytes; MTU is {MTU}")
+        exchange = self._exchanges.get(d_id)
+        if exchange is None:
+            exchange = self._exchanges[d_id] = self.nport.open_exchange(d_id)
+        self.packets_tx += 1
+        return self.nport.send(
+            exchange, NETWORK_HEADER + LLC_SNAP + length, self.cls,
+            r_ctl=h.R_CTL_UNSOLICITED_DATA, type_=h.TYPE_IP, df_ctl=h.DF_CTL_NETWORK,
+            ulp=packet, on_complete=sent)
+
+    def _received(self, seq: Sequence, time: float) -> None:
+        if seq.type != h.TYPE_IP:
+            if self._other is not None:
+                self._other(seq, time)
+            return
+        self.packets_rx += 1
+        if self.deliver is not None:
+            self.deliver(seq.ulp, seq.size - NETWORK_HEADER - LLC_SNAP, time)

@@ -1,0 +1,1 @@
+"""Hosts: processors, I/O buses and Fibre Channel host adapters."""

@@ -1,0 +1,72 @@
+"""A Fibre Channel host adapter (HBA) between the link and host memory.
+
+Receiving, the adapter holds each frame in one of its on-card buffers (the
+BB credit it offers), spends its per-frame processing time on it, and moves
+it to host memory by DMA over the I/O bus; only then is the buffer free and
+an R_RDY returned, so a slow bus or card pushes back on the link. Sending, a
+packet is moved from host memory by DMA (one transfer per packet) and the card
+spends its per-frame time on each of its frames before FC-2 sends them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from fcsim.engine.simulation import Simulation
+from fcsim.fc2.frame import Frame
+from fcsim.fc2.nport import NPort
+from fcsim.host.bus import IoBus
+
+
+@dataclass(frozen=True)
+class AdapterModel:
+    """Per-frame processing time on the card, s (receive and send)."""
+
+    name: str
+    frame_time: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.frame_time < 0:
+            raise ValueError(f"{self.name}: frame_time must be >= 0 s")
+
+
+class HostAdapter:
+    """The adapter of *nport*, on *bus*, built as *model*."""
+
+    def __init__(self, sim: Simulation, nport: NPort, bus: IoBus, model: AdapterModel) -> None:
+        self.sim = sim
+        self.nport = nport
+        self.bus = bus
+        self.model = model
+        self._card_free = 0.0
+        nport.rx_stage = self._receive
+
+    def _card(self, frames: int) -> float:
+        """Delay until the card has processed *frames* more frames, s."""
+        now = self.sim.now
+        self._card_free = max(now, self._card_free) + frames * self.model.frame_time
+        return self._card_free - now
+
+    def _receive(self, frame: Frame, done: Callable[[], None]) -> None:
+        delay = self._card(1)
+        nbytes = frame.data_len
+
+        def dma(_event: object = None) -> None:
+            self.bus.transfer(nbytes, done)
+
+        if delay > 0:
+            self.sim.call_later(delay, dma)
+        else:
+            dma()
+
+    def transmit(self, nbytes: int, frames: int, ready: Callable[[], None]) -> None:
+        """Fetch a packet of *nbytes* in *frames* frames from host memory, then *ready()*."""
+        def processed() -> None:
+            delay = self._card(frames)
+            if delay > 0:
+                self.sim.call_later(delay, lambda _e: ready())
+            else:
+                ready()
+
+        self.bus.transfer(nbytes, processed)

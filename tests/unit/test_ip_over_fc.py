@@ -1,0 +1,69 @@
+"""IP over FC (RFC 2625): framing of one packet as one sequence."""
+
+from __future__ import annotations
+
+import pytest
+
+from fcsim.engine.simulation import Simulation
+from fcsim.fc0.speed import speed_named
+from fcsim.fc2 import header as h
+from fcsim.fc2.frame import FRAMING_BYTES
+from fcsim.fc4.ip import LLC_SNAP, MTU, NETWORK_HEADER, IpOverFc
+from fcsim.topology.point_to_point import build_point_to_point
+from tests.builders import p2p
+
+
+class Frames:
+    def __init__(self) -> None:
+        self.frames = []
+
+    def frame(self, time, port, frame, start, end) -> None:
+        self.frames.append(frame)
+
+    def primitive(self, time, port, name, start) -> None:
+        """Not needed."""
+
+
+def _pair(speed: str = "266M"):
+    scenario = p2p((), duration=1.0, speed=speed)
+    sim = Simulation(1)
+    sink = Frames()
+    sim.sinks.append(sink)
+    net = build_point_to_point(sim, scenario.nodes, scenario.links)
+    got: list[tuple[object, int, float]] = []
+    a = IpOverFc(net.nodes["a"])
+    IpOverFc(net.nodes["b"], deliver=lambda p, n, t: got.append((p, n, t)))
+    return sim, net, a, got, sink
+
+
+def test_one_packet_is_one_sequence_with_network_and_snap_headers() -> None:
+    sim, net, a, got, sink = _pair()
+    packet = object()
+    a.send(net.nodes["b"].port_id, MTU, packet)
+    sim.run(0.01)
+    assert got == [(packet, MTU, pytest.approx(got[0][2]))]
+    frames = sink.frames
+    assert len(frames) == 31  # 65,304-byte IU in 2112-byte data fields
+    assert frames[0].df_ctl == h.DF_CTL_NETWORK and all(f.df_ctl == 0 for f in frames[1:])
+    assert all(f.type == h.TYPE_IP and f.r_ctl == h.R_CTL_UNSOLICITED_DATA for f in frames)
+    assert sum(f.payload_len for f in frames) == MTU + NETWORK_HEADER + LLC_SNAP
+
+
+def test_ip_rate_at_266_mbaud_matches_the_fact_sheet() -> None:
+    """Fact sheet 8.1: 65,280-byte datagrams carry ~25.8 MB/s of IP at 265.625 Mbaud."""
+    sim, net, a, got, sink = _pair()
+    d_id = net.nodes["b"].port_id
+    for _ in range(40):
+        a.send(d_id, MTU, None)
+    sim.run(1.0)
+    last = got[-1][2]
+    wire = (MTU + NETWORK_HEADER + LLC_SNAP + 31 * (FRAMING_BYTES + 24))
+    assert 40 * MTU / last == pytest.approx(speed_named("266M").char_rate * MTU / wire,
+                                            rel=0.01)
+    assert 40 * MTU / last == pytest.approx(25.8e6, rel=0.01)
+
+
+def test_mtu_is_enforced() -> None:
+    sim, net, a, got, sink = _pair()
+    with pytest.raises(ValueError):
+        a.send(net.nodes["b"].port_id, MTU + 1, None)
