@@ -7,14 +7,10 @@ catalog (``models/switches/<name>.toml``): every value there names its source
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from fcsim.units import parse_time
-
-CATALOG_DIR = Path(__file__).resolve().parents[2] / "models" / "switches"
-"""Where the switch catalog lives (``models/switches`` in the project)."""
+from fcsim.catalog import read_model
 
 
 @dataclass(frozen=True)
@@ -65,27 +61,9 @@ class SwitchModel:
 _TIMES = {"routing_latency", "hold_time", "service_time"}
 
 
-def load_switch_model(name: str, directory: Path = CATALOG_DIR) -> SwitchModel:
-    """The catalog model *name* (file ``<directory>/<name>.toml``).
-
-    Each parameter is a table ``{ value = ..., source = "..." }``; times carry
-    units ("2 us"). Raises ValueError naming the file and key on bad content.
-    """
-    path = directory / f"{name}.toml"
-    if not path.is_file():
-        known = sorted(p.stem for p in directory.glob("*.toml"))
-        raise ValueError(f"no switch model {name!r}; known: {', '.join(known)}")
-    raw = tomllib.loads(path.read_text())
+def load_switch_model(name: str, directory: Path | None = None) -> SwitchModel:
+    """The catalog model *name* (file ``models/switches/<name>.toml``; see
+    :mod:`fcsim.catalog`). Raises ValueError naming the file and key on bad content."""
     allowed = {f.name for f in fields(SwitchModel)} - {"name", "sources"}
-    values: dict[str, object] = {}
-    sources: dict[str, str] = {}
-    for key, entry in raw.items():
-        if key == "description":
-            continue
-        if key not in allowed or not isinstance(entry, dict) or set(entry) != {"value", "source"}:
-            raise ValueError(f"{path}: {key}: expected one of {sorted(allowed)} as "
-                             "{ value = ..., source = \"...\" }")
-        value = entry["value"]
-        values[key] = parse_time(value) if key in _TIMES and isinstance(value, str) else value
-        sources[key] = entry["source"]
-    return SwitchModel(name=name, sources=sources, **values)  # type: ignore[arg-type]
+    values, sources = read_model("switches", name, allowed, _TIMES, directory)
+    return SwitchModel(name=name, sources=sources, **values)
