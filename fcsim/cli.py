@@ -23,13 +23,13 @@ from pathlib import Path
 from typing import IO, Any
 
 from fcsim import __version__
+from fcsim.report import summary_text
 from fcsim.runner import run_scenario
 from fcsim.scenario.loader import ScenarioError, load_scenario
 from fcsim.scenario.model import Scenario
 from fcsim.topology.drawing import FORMATS, draw_topology
 from fcsim.trace.pcap import PcapWriter
 from fcsim.trace.timeline import Timeline
-from fcsim.units import format_bytes_rate, format_rate, format_size, format_time
 
 
 class PcapSink:
@@ -141,80 +141,6 @@ def _topology(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         draw_topology(scenario, handle, output.suffix.lower())
     print(f"wrote {output}")
     return 0
-
-
-def summary_text(results: dict[str, Any]) -> str:
-    """The human-readable report of :func:`fcsim.runner.run_scenario` results."""
-    run = results["run"]
-    sc = results["scenario"]
-    lines = [
-        f"{sc['name']}  ({sc['file']}, {sc['topology']})",
-        f"simulated {format_time(run['duration_s'])} with {format_time(run['warmup_s'])} "
-        f"warm-up, seed {run['seed']}, {run['repetitions']} repetition(s)",
-        "",
-        "workloads (mean over repetitions)",
-    ]
-    first = results["repetitions"][0]
-    for name, w in first["workloads"].items():
-        summary = results["summary"][name]
-        tput = summary["throughput_bytes_per_s"]["mean"]
-        lat = w["latency_s"]
-        latency = ("-" if lat["mean"] is None else
-                   f"mean {format_time(summary['latency_mean_s']['mean'])}, p50 "
-                   f"{format_time(lat['p50'])}, p99 {format_time(lat['p99'])}")
-        lines.append(
-            f"  {name}: class {w['class']}, {w['sequences']} sequences, {w['frames']} frames, "
-            f"{format_bytes_rate(tput)} ({format_rate(8 * tput)}), latency {latency}")
-        sender = w["sender"]
-        if sender["rejected"] or sender["aborted"]:
-            lines.append(f"    sender: {sender['rejected']} rejected, "
-                         f"{sender['aborted']} aborted sequences")
-    lines += ["", "links (first repetition)"]
-    for name, link in first["links"].items():
-        lines.append(f"  {name}: {link['speed']}, {link['length_m']:g} m")
-        for direction, d in link["directions"].items():
-            lines.append(
-                f"    {direction}: utilisation {100 * d['utilisation']:.2f} %, "
-                f"{d['frames']} frames, credit wait {100 * d['credit_wait_fraction']:.2f} % "
-                f"({d['credit_stalls']} stalls), {d['r_rdy']} R_RDY, {d['errors']} errors")
-    for name, sw in first.get("switches", {}).items():
-        if name == next(iter(first["switches"])):
-            lines += ["", "switches (first repetition)"]
-        lines.append(
-            f"  {name} (domain {sw['domain']}, {sw['model']}): {sw['frames_forwarded']} frames "
-            f"forwarded, {sw['f_bsy']} F_BSY, {sw['f_rjt']} F_RJT, {sw['discarded']} discarded")
-    lines += ["", "ports (first repetition)"]
-    for name, n in first["nodes"].items():
-        lines.append(
-            f"  {name} ({n['port_id']}): data {n['data_frames_tx']} tx / {n['data_frames_rx']} rx, "
-            f"ACK {n['acks_tx']} tx / {n['acks_rx']} rx, busy {n['busy_tx']} tx / "
-            f"{n['busy_rx']} rx, reject {n['reject_tx']} tx / {n['reject_rx']} rx, "
-            f"dropped {n['dropped_frames']}, discarded {n['discarded_frames']}, "
-            f"connections {n['connections']}")
-    if "loop" in first:
-        lines += _loop_text(first)
-    return "\n".join(lines) + "\n"
-
-
-def _loop_text(rep: dict[str, Any]) -> list[str]:
-    """The arbitrated-loop part of the summary: the loop, then each loop port."""
-    loop = rep["loop"]
-    lines = ["", f"loop {loop['name']} (first repetition): {loop['ports']} ports, master "
-             f"{loop['master']}, round trip {format_time(loop['round_trip_s'])}, "
-             f"{loop['tenancies']} tenancies, held {100 * loop['held_fraction']:.2f} %, "
-             f"utilisation {100 * loop['utilisation']:.2f} %, "
-             f"{format_bytes_rate(loop['throughput_bytes_per_s'])}",
-             "  initialisations: " + ", ".join(
-                 f"{format_time(i['duration_s'])} at {format_time(i['start_s'])}"
-                 + ("" if i["completed"] else " (cut short)") for i in loop["initialisations"])]
-    for name, n in rep["nodes"].items():
-        lines.append(
-            f"  {name} (AL_PA {n['al_pa']}, {'fair' if n['fair'] else 'unfair'}): "
-            f"{n['tenancies']} tenancies won, opened {n['opened']} times, arbitration wait "
-            f"{format_time(n['arbitration_wait_s'])}, holding the loop "
-            f"{100 * n['hold_fraction']:.2f} %, {n['data_frames_tx']} frames / "
-            f"{format_size(n['payload_tx'])} sent, {format_size(n['payload_rx'])} received")
-    return lines
 
 
 if __name__ == "__main__":

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from fcsim import __version__
+from fcsim.apps.netperf import Netperf, NetperfOptions
 from fcsim.engine.simulation import Simulation, TraceSink
+from fcsim.host.host import Host
 from fcsim.loop.builder import build_loop
-from fcsim.scenario.model import GeneratorConfig, Scenario, StreamConfig
+from fcsim.scenario.model import GeneratorConfig, NetperfConfig, Scenario, StreamConfig
 from fcsim.topology.fabric import build_fabric
 from fcsim.topology.network import Network
 from fcsim.topology.point_to_point import build_point_to_point
@@ -22,6 +25,7 @@ BUILDERS: dict[str, Callable[[Simulation, Scenario], Network]] = {
 """Topology builders by the scenario's ``topology`` value: (simulation, scenario) -> network."""
 
 SUMMARY_METRICS = ("throughput_bytes_per_s", "throughput_bits_per_s", "sequences_per_s")
+NETPERF_METRICS = ("throughput_mbit_s", "transactions_per_s", "round_trip_s")
 
 
 def build_workloads(sim: Simulation, scenario: Scenario, net: Network) -> list[Workload]:
@@ -39,42 +43,99 @@ def build_workloads(sim: Simulation, scenario: Scenario, net: Network) -> list[W
     return workloads
 
 
+def build_hosts(sim: Simulation, scenario: Scenario, net: Network) -> dict[str, Host]:
+    """A host around the N_Port of every node that names a host model."""
+    return {n.name: Host(sim, n.name, n.host, net.nodes[n.name], n.ip_class)
+            for n in scenario.nodes if n.host is not None}
+
+
+def build_netperf(sim: Simulation, scenario: Scenario, hosts: dict[str, Host]) -> list[Netperf]:
+    """The scenario's netperf runs (each already narrowed to one socket and send size)."""
+    runs = []
+    for index, w in enumerate(w for w in scenario.workloads if isinstance(w, NetperfConfig)):
+        options = NetperfOptions(
+            w.test, w.send_sizes[0], w.sockets[0], w.sockets[0], w.nodelay, w.length,
+            w.recv_size, w.request, w.response, w.window_scaling)
+        runs.append(Netperf(sim, w.name, hosts[w.source], hosts[w.destination], options,
+                            w.start, port=index))
+    return runs
+
+
 def run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink] = ()) -> dict[str, Any]:
     """One repetition with *seed*; *sinks* receive every link event."""
     sim = Simulation(seed)
     sim.sinks.extend(sinks)
     net = BUILDERS[scenario.topology](sim, scenario)
+    hosts = build_hosts(sim, scenario, net)
     workloads = build_workloads(sim, scenario, net)
+    netperfs = build_netperf(sim, scenario, hosts)
     run = scenario.run
     if run.warmup > 0:
         sim.run(run.warmup)
         net.reset_stats()
         for w in workloads:
             w.stats.reset()
+        for host in hosts.values():
+            host.reset_stats()
     sim.run(run.duration)
     interval = run.duration - run.warmup
-    return {
+    out: dict[str, Any] = {
         "seed": seed,
         "workloads": {w.name: w.results(interval) for w in workloads},
         **net.results(interval),
     }
+    if hosts:
+        out["hosts"] = {name: {"model": h.model.name,
+                               "cpu_utilisation": h.cpu.busy_time / interval,
+                               "background_utilisation": h.cpu.background_time / interval,
+                               "bus_utilisation": h.bus.busy_time / interval}
+                        for name, h in hosts.items()}
+    if netperfs:
+        out["netperf"] = {n.name: n.results() for n in netperfs}
+    return out
+
+
+def _spread(values: list[float | None]) -> dict[str, float] | None:
+    present = [v for v in values if v is not None]
+    return ({"mean": sum(present) / len(present), "min": min(present), "max": max(present)}
+            if present else None)
 
 
 def summarise(repetitions: list[dict[str, Any]]) -> dict[str, Any]:
     """Mean, min and max over repetitions of each workload's headline figures."""
     summary: dict[str, Any] = {}
     for name in repetitions[0]["workloads"]:
-        figures = {}
-        for metric in (*SUMMARY_METRICS, "latency_mean_s"):
-            if metric == "latency_mean_s":
-                values = [r["workloads"][name]["latency_s"]["mean"] for r in repetitions]
-            else:
-                values = [r["workloads"][name][metric] for r in repetitions]
-            values = [v for v in values if v is not None]
-            figures[metric] = ({"mean": sum(values) / len(values), "min": min(values),
-                                "max": max(values)} if values else None)
+        figures = {metric: _spread([r["workloads"][name][metric] for r in repetitions])
+                   for metric in SUMMARY_METRICS}
+        figures["latency_mean_s"] = _spread(
+            [r["workloads"][name]["latency_s"]["mean"] for r in repetitions])
         summary[name] = figures
+    for name, first in repetitions[0].get("netperf", {}).items():
+        summary[name] = {metric: _spread([r["netperf"][name][metric] for r in repetitions])
+                         for metric in NETPERF_METRICS if metric in first}
     return summary
+
+
+def sweep_points(scenario: Scenario) -> list[tuple[dict[str, int], Scenario]]:
+    """The runs a netperf sweep asks for: (socket and send size, narrowed scenario)."""
+    for index, w in enumerate(scenario.workloads):
+        if isinstance(w, NetperfConfig) and w.sweeps:
+            points = []
+            for socket in w.sockets:
+                for size in w.send_sizes:
+                    one = replace(w, send_sizes=(size,), sockets=(socket,))
+                    loads = (*scenario.workloads[:index], one, *scenario.workloads[index + 1:])
+                    points.append(({"socket": socket, "send_size": size},
+                                   replace(scenario, workloads=loads)))
+            return points
+    return []
+
+
+def _repeat(scenario: Scenario, sinks: Sequence[TraceSink]) -> dict[str, Any]:
+    run = scenario.run
+    reps = [run_once(scenario, run.seed + i, sinks if i == 0 else ())
+            for i in range(run.repetitions)]
+    return {"summary": summarise(reps), "repetitions": reps}
 
 
 def run_scenario(
@@ -83,17 +144,21 @@ def run_scenario(
 ) -> dict[str, Any]:
     """Every repetition of *scenario* and their summary, as one JSON-ready dict.
 
-    Trace *sinks* see the first repetition only.
+    A netperf sweep gives one entry in ``points`` per socket and send size,
+    each with its own summary and repetitions. Trace *sinks* see the first
+    repetition only (of the first point).
     """
     run = scenario.run
-    reps = [run_once(scenario, run.seed + i, sinks if i == 0 else ())
-            for i in range(run.repetitions)]
-    return {
+    out: dict[str, Any] = {
         "fcsim_version": __version__,
         "scenario": {"name": scenario.name, "file": scenario.source,
                      "topology": scenario.topology},
         "run": {"duration_s": run.duration, "warmup_s": run.warmup, "seed": run.seed,
                 "repetitions": run.repetitions},
-        "summary": summarise(reps),
-        "repetitions": reps,
     }
+    points = sweep_points(scenario)
+    if not points:
+        return {**out, **_repeat(scenario, sinks)}
+    out["points"] = [{**point, **_repeat(narrow, sinks if i == 0 else ())}
+                     for i, (point, narrow) in enumerate(points)]
+    return out

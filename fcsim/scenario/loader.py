@@ -24,6 +24,7 @@ from fcsim.fc0.cable import DEFAULT_PROPAGATION, Cable
 from fcsim.fc0.speed import CODING_8B10B, CODING_64B66B
 from fcsim.fc2.frame import MAX_DATA_FIELD
 from fcsim.fc2.login import ServiceParameters
+from fcsim.host.host_model import load_host_model
 from fcsim.loop.al_pa import MAX_NL_PORTS, is_nl_al_pa
 from fcsim.loop.ring import DEFAULT_REPEAT_WORDS
 from fcsim.scenario.model import (
@@ -31,6 +32,7 @@ from fcsim.scenario.model import (
     LinkConfig,
     LoopConfig,
     LoopPortConfig,
+    NetperfConfig,
     NodeConfig,
     RunConfig,
     Scenario,
@@ -269,6 +271,10 @@ NODE_KEYS: dict[str, Key] = {
     "busy_retry": Key(_quantity(parse_time, above=True), f"{_TIME}, > 0 s", _SP.busy_retry),
     "e_d_tov": Key(_quantity(parse_time, above=True), f"{_TIME}, > 0 s", _SP.e_d_tov),
     "rx_frame_time": Key(_quantity(parse_time), f"{_TIME}, >= 0 s", _SP.rx_frame_time),
+    "host": Key(_when(lambda v: isinstance(v, str) and v.strip(),
+                      lambda v: _catalog(load_host_model, v)),
+                "the name of a host model in models/hosts/", None),
+    "ip_class": Key(_integer(1, 3), "the class of service of IP over FC: 1, 2 or 3", 3),
 }
 LINK_KEYS: dict[str, Key] = {
     "name": Key(_text, _NAME, None),
@@ -286,22 +292,24 @@ LINK_KEYS: dict[str, Key] = {
 }
 
 
-def _switch_model(value: Any) -> Any:
+def _catalog(load: Callable[[str], Any], name: str) -> Any:
+    """A device model from the catalog, or the catalog's own message as the problem."""
     try:
-        return load_switch_model(value)
+        return load(name)
     except ValueError as error:
         raise _Bad(detail=str(error)) from None
 
 
 SWITCH_KEYS: dict[str, Key] = {
     "name": Key(_text, _NAME),
-    "model": Key(_when(lambda v: isinstance(v, str) and v.strip(), _switch_model),
+    "model": Key(_when(lambda v: isinstance(v, str) and v.strip(),
+                       lambda v: _catalog(load_switch_model, v)),
                  "the name of a switch model in models/switches/"),
     "domain": Key(_integer(1, 239), "a domain ID 1..239 (default: 1, 2, ... in order)", None),
 }
 _WORKLOAD_KEYS: dict[str, Key] = {
     "name": Key(_text, _NAME, None),
-    "type": Key(_any_text, "'stream' or 'generator'"),
+    "type": Key(_any_text, "'stream', 'generator' or 'netperf'"),
     "from": Key(_text, "the name of the sending node"),
     "to": Key(_text, "the name of the receiving node"),
     "class": Key(_integer(1, 3), "a class of service: 1, 2 or 3", 3),
@@ -322,7 +330,34 @@ GENERATOR_KEYS: dict[str, Key] = {
     "interarrival": Key(_distribution(_quantity(parse_time), f"{_TIME}, >= 0 s"),
                         f"{_TIME}, or a distribution table of times; mean > 0 s"),
 }
-WORKLOAD_KEYS: dict[str, dict[str, Key]] = {"stream": STREAM_KEYS, "generator": GENERATOR_KEYS}
+def _sizes(value: Any, path: str) -> tuple[int, ...]:
+    """One size, or a non-empty list of sizes (a sweep), each >= 1 byte."""
+    items = value if isinstance(value, list) and value else [value]
+    return tuple(_quantity(parse_size, 1)(item, path) for item in items)
+
+
+NETPERF_KEYS: dict[str, Key] = {
+    "name": Key(_text, _NAME, None),
+    "type": Key(_any_text, "'netperf'"),
+    "from": Key(_text, "the name of the node running netperf (a host)"),
+    "to": Key(_text, "the name of the node running netserver (a host)"),
+    "test": Key(_choice({"TCP_STREAM": "TCP_STREAM", "TCP_RR": "TCP_RR"}),
+                "'TCP_STREAM' or 'TCP_RR'", "TCP_STREAM"),
+    "send_size": Key(_sizes, f"{_SIZE} >= 1 B, or a list of them (a sweep); netperf -m",
+                     (65536,)),
+    "socket": Key(_sizes, f"{_SIZE} >= 1 B, or a list of them (a sweep); netperf -s and -S",
+                  (65536,)),
+    "nodelay": Key(_when(lambda v: isinstance(v, bool)), "true or false; netperf -D", False),
+    "length": Key(_quantity(parse_time, above=True), f"{_TIME}, > 0 s; netperf -l", 10.0),
+    "recv_size": Key(_quantity(parse_size, 1), f"{_SIZE} >= 1 B; netperf -M", None),
+    "request": Key(_quantity(parse_size, 1), f"{_SIZE} >= 1 B; TCP_RR request", 1),
+    "response": Key(_quantity(parse_size, 1), f"{_SIZE} >= 1 B; TCP_RR response", 1),
+    "window_scaling": Key(_when(lambda v: isinstance(v, bool)), "true or false (RFC 1323)",
+                          True),
+    "start": Key(_quantity(parse_time), f"{_TIME}, >= 0 s", 0.0),
+}
+WORKLOAD_KEYS: dict[str, dict[str, Key]] = {"stream": STREAM_KEYS, "generator": GENERATOR_KEYS,
+                                            "netperf": NETPERF_KEYS}
 
 
 # -- arbitrated loop (topology = "loop") ---------------------------------------------
@@ -502,6 +537,7 @@ def _scenario(data: dict[str, Any], file: str) -> Scenario:
     if loop:
         _check_loop_classes(top["workloads"], workloads)
     _unique(top["workloads"], "workloads", "name", [w.name for w in workloads])
+    _check_netperf(top["workloads"], workloads, nodes, run)
     return Scenario(name=top["name"] or Path(file).stem, topology=top["topology"], run=run,
                     nodes=nodes, links=links, workloads=workloads, source=file,
                     description=top["description"], switches=switches)
@@ -514,7 +550,8 @@ def _node(raw: dict[str, Any], path: str, loop: bool = False) -> NodeConfig:
     else:
         got, port = read_table(raw, NODE_KEYS, path, "in [[nodes]]"), None
     name, port_id = got.pop("name"), got.pop("port_id", None)
-    return NodeConfig(name, port_id, ServiceParameters(**got), port)
+    host, ip_class = got.pop("host", None), got.pop("ip_class", 3)
+    return NodeConfig(name, port_id, ServiceParameters(**got), port, host, ip_class)
 
 
 def _link(raw: dict[str, Any], path: str, index: int, nodes: list[str],
@@ -545,6 +582,13 @@ def _workload(raw: dict[str, Any], path: str, index: int, nodes: list[str]) -> W
     if got["to"] == got["from"]:
         raise _Bad(f"a node other than from ({show(got['from'])})", f"{path}.to",
                    _given(got["to"]))
+    if kind == "netperf":
+        return NetperfConfig(
+            name=got["name"] or f"workload{index}", source=got["from"], destination=got["to"],
+            test=got["test"], send_sizes=got["send_size"], sockets=got["socket"],
+            nodelay=got["nodelay"], length=got["length"], recv_size=got["recv_size"],
+            request=got["request"], response=got["response"],
+            window_scaling=got["window_scaling"], start=got["start"])
     common = dict(name=got["name"] or f"workload{index}", source=got["from"],
                   destination=got["to"], size=got["size"], cls=got["class"],
                   max_data_field=got["max_payload"], start=got["start"], count=got["count"])
@@ -554,6 +598,29 @@ def _workload(raw: dict[str, Any], path: str, index: int, nodes: list[str]) -> W
         raise _Bad(GENERATOR_KEYS["interarrival"].expects, f"{path}.interarrival",
                    _given(raw["interarrival"]))
     return GeneratorConfig(**common, interarrival=got["interarrival"])
+
+
+def _check_netperf(raws: list[dict[str, Any]], workloads: tuple[WorkloadConfig, ...],
+                   nodes: tuple[NodeConfig, ...], run: RunConfig) -> None:
+    """netperf runs between hosts, fits in the run, and at most one sweeps."""
+    hosts = {n.name for n in nodes if n.host is not None}
+    sweeping = None
+    for i, w in enumerate(workloads):
+        if not isinstance(w, NetperfConfig):
+            continue
+        for key, name in (("from", w.source), ("to", w.destination)):
+            if name not in hosts:
+                raise _Bad("a node with a host model (key 'host' in [[nodes]])",
+                           f"workloads[{i}].{key}", _given(name))
+        if w.start + w.length >= run.duration:
+            raise _Bad(f"a test that ends before run.duration ({show(run.duration)} s); "
+                       "set start + length below it", f"workloads[{i}].length",
+                       _given(raws[i].get("length", "10 s")))
+        if w.sweeps:
+            if sweeping is not None:
+                raise _Bad(f"no sweep: workloads[{sweeping}] already sweeps",
+                           f"workloads[{i}].send_size", _given(raws[i].get("send_size")))
+            sweeping = i
 
 
 def _check_fabric_ends(raws: list[dict[str, Any]], links: tuple[LinkConfig, ...],

@@ -12,6 +12,7 @@ from fcsim.fabric.switch_model import SwitchModel
 from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import Speed
 from fcsim.fc2.login import ServiceParameters
+from fcsim.host.host_model import HostModel
 from fcsim.loop.ring import DEFAULT_REPEAT_WORDS
 from fcsim.workload.distributions import Distribution
 
@@ -33,13 +34,17 @@ class RunConfig:
 class NodeConfig:
     """A node with one N_Port: *name*, N_Port ID (None: assigned) and login values.
 
-    *loop*: its loop-port settings, on an arbitrated loop only.
+    *loop*: its loop-port settings, on an arbitrated loop only. *host*: the
+    host model behind the N_Port (None: a bare N_Port driven by FC-2
+    workloads); *ip_class*: the class its IP over FC uses.
     """
 
     name: str
     port_id: int | None = None
     params: ServiceParameters = field(default_factory=ServiceParameters)
     loop: LoopPortConfig | None = None
+    host: HostModel | None = None
+    ip_class: int = 3
 
 
 @dataclass(frozen=True)
@@ -98,7 +103,34 @@ class GeneratorConfig:
     count: int | None = None
 
 
-WorkloadConfig = StreamConfig | GeneratorConfig
+@dataclass(frozen=True)
+class NetperfConfig:
+    """A netperf test from *source* to *destination* (both hosts); see
+    :class:`fcsim.apps.netperf.NetperfOptions`. *send_sizes* and *sockets*
+    (bytes; -s and -S alike) with more than one value make a sweep: one run per
+    combination, as successive netperf invocations."""
+
+    name: str
+    source: str
+    destination: str
+    test: str = "TCP_STREAM"
+    send_sizes: tuple[int, ...] = (65536,)
+    sockets: tuple[int, ...] = (65536,)
+    nodelay: bool = False
+    length: float = 10.0
+    recv_size: int | None = None
+    request: int = 1
+    response: int = 1
+    window_scaling: bool = True
+    start: float = 0.0
+
+    @property
+    def sweeps(self) -> bool:
+        """True if more than one (socket, send size) combination is asked for."""
+        return len(self.send_sizes) * len(self.sockets) > 1
+
+
+WorkloadConfig = StreamConfig | GeneratorConfig | NetperfConfig
 
 
 @dataclass(frozen=True)

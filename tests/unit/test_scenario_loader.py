@@ -14,7 +14,7 @@ from fcsim.fc2.login import ServiceParameters
 from fcsim.runner import BUILDERS, run_scenario
 from fcsim.scenario import loader
 from fcsim.scenario.loader import ScenarioError, load_scenario
-from fcsim.scenario.model import GeneratorConfig, StreamConfig
+from fcsim.scenario.model import GeneratorConfig, NetperfConfig, StreamConfig
 from fcsim.workload.distributions import Constant, Exponential, Uniform
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -84,6 +84,7 @@ def test_all_examples_are_there() -> None:
     assert [p.name for p in EXAMPLES] == [
         "fabric-16-port-switch.toml", "fabric-core-edge-isls.toml",
         "loop-32-ports.toml", "loop-fairness.toml",
+        "netperf-tcp-rr.toml", "netperf-tcp-stream-sweep.toml",
         "p2p-1gfc-class3.toml", "p2p-266-open-loop.toml", "p2p-class1-connections.toml",
         "p2p-class2-bidirectional.toml", "p2p-long-link-credit.toml"]
 
@@ -92,11 +93,20 @@ def test_all_examples_are_there() -> None:
 def test_examples_load_and_run(path: Path) -> None:
     scenario = load_scenario(path)
     assert scenario.source == str(path) and scenario.description
-    short = dataclasses.replace(scenario, run=dataclasses.replace(
-        scenario.run, duration=min(scenario.run.duration, 3e-3), warmup=0.0, repetitions=1))
+    # short runs: netperf tests of 10 ms, a sweep cut to its first two points
+    has_netperf = any(isinstance(w, NetperfConfig) for w in scenario.workloads)
+    loads = tuple(dataclasses.replace(w, start=0.0, length=10e-3, send_sizes=w.send_sizes[:2],
+                                      sockets=w.sockets[:1])
+                  if isinstance(w, NetperfConfig) else w for w in scenario.workloads)
+    duration = 15e-3 if has_netperf else min(scenario.run.duration, 3e-3)
+    short = dataclasses.replace(scenario, workloads=loads, run=dataclasses.replace(
+        scenario.run, duration=duration, warmup=0.0, repetitions=1))
     result = run_scenario(short)
-    delivered = [w["payload_bytes"] for w in result["repetitions"][0]["workloads"].values()]
-    assert delivered and all(d > 0 for d in delivered)
+    for rep in [p["repetitions"][0] for p in result.get("points", [])] or result["repetitions"]:
+        delivered = [w["payload_bytes"] for w in rep["workloads"].values()]
+        delivered += [n.get("bytes", n.get("transactions")) for n in rep.get("netperf", {})
+                      .values()]
+        assert delivered and all(d > 0 for d in delivered)
 
 
 def test_defaults_fill_in_what_is_left_out(tmp_path: Path) -> None:
@@ -209,7 +219,7 @@ CASES = {
     "missing run": (edited(('[run]\nduration = "1 ms"', '')), "run", "missing",
                     "a table, written [run]"),
     "missing type": (edited(('type = "stream"', '')), "workloads[0].type", "missing",
-                     "'stream' or 'generator'"),
+                     "'stream', 'generator' or 'netperf'"),
     "wrong type str for int": (edited(('[run]', '[run]\nseed = "1"')), "run.seed",
                                "given '1'", "an integer >= 0"),
     "wrong type int for name": (edited(('name = "host"', 'name = 7')), "nodes[0].name",

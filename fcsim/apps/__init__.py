@@ -1,0 +1,1 @@
+"""Applications of the measurement literature, run on simulated hosts."""

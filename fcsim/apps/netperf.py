@@ -1,0 +1,155 @@
+"""netperf 2.x tests on simulated hosts: TCP_STREAM and TCP_RR.
+
+Options as netperf's (fact sheet section 10.1; netperf ``nettest_bsd.c``):
+``-m`` send size, ``-s``/``-S`` local/remote socket buffer size (SO_SNDBUF and
+SO_RCVBUF alike), ``-D`` TCP_NODELAY on both ends, ``-l`` test length, ``-M``
+receive size (default: the remote receive buffer size); TCP_RR ``-r req,resp``.
+
+TCP_STREAM: the sender calls send() of ``-m`` bytes back to back for ``-l``
+seconds from connection set-up; throughput is the bytes the receiving
+application got in that time, in 10^6 bits/s as netperf reports it. TCP_RR:
+one transaction at a time (request then response, each read whole);
+transactions per second, and the mean round-trip time as their inverse.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from fcsim.engine.simulation import Simulation
+from fcsim.fc4.ip import MTU
+from fcsim.host.host import Host
+from fcsim.transport.tcp_config import TcpConfig
+
+SERVER_PORT = 12865
+"""netserver's control port; data sockets are numbered from it."""
+
+
+@dataclass(frozen=True)
+class NetperfOptions:
+    """One netperf command line. Sizes in bytes, *length* in s."""
+
+    test: str = "TCP_STREAM"
+    send_size: int = 65536
+    local_socket: int = 65536
+    remote_socket: int = 65536
+    nodelay: bool = False
+    length: float = 10.0
+    recv_size: int | None = None
+    request: int = 1
+    response: int = 1
+    window_scaling: bool = True
+
+    def __post_init__(self) -> None:
+        if self.test not in ("TCP_STREAM", "TCP_RR"):
+            raise ValueError(f"netperf test must be TCP_STREAM or TCP_RR, got {self.test!r}")
+        if min(self.send_size, self.local_socket, self.remote_socket, self.request,
+               self.response) < 1 or self.length <= 0:
+            raise ValueError("netperf sizes must be >= 1 byte and the length > 0 s")
+
+    def config(self, socket: int, tcp: TcpConfig | None = None) -> TcpConfig:
+        """The TCP configuration of one end with socket buffers of *socket* bytes."""
+        base = tcp or TcpConfig(sndbuf=socket, rcvbuf=socket, mtu=MTU)
+        return TcpConfig(**{**base.__dict__, "sndbuf": socket, "rcvbuf": socket,
+                            "nodelay": self.nodelay, "window_scaling": self.window_scaling})
+
+
+class Netperf:
+    """One netperf run from *local* to *remote* (netserver), starting at *start* s
+    or once both ports have logged in, whichever is later."""
+
+    def __init__(self, sim: Simulation, name: str, local: Host, remote: Host,
+                 options: NetperfOptions, start: float = 0.0, port: int = 0,
+                 tcp: TcpConfig | None = None) -> None:
+        self.sim = sim
+        self.name = name
+        self.options = options
+        self.local = local.tcp_socket(SERVER_PORT + 1 + port, options.config(
+            options.local_socket, tcp))
+        self.remote = remote.tcp_socket(SERVER_PORT + 1 + port, options.config(
+            options.remote_socket, tcp))
+        self.bytes = 0
+        self.transactions = 0
+        self.began: float | None = None
+        self.ends = 0.0
+        self._pending = 0
+        sim.call_later(start, self._connect)
+
+    def _connect(self, _event: object) -> None:
+        """Connect once both N_Ports have logged in with the fabric."""
+        self.local.host.nport.when_ready(
+            lambda: self.remote.host.nport.when_ready(self._open))
+
+    def _open(self) -> None:
+        self.remote.listen()
+        self.local.connect(self.remote, self._connected)
+
+    def _connected(self) -> None:
+        self.began = self.sim.now
+        self.ends = self.began + self.options.length
+        if self.options.test == "TCP_STREAM":
+            self._send()
+            self._receive()
+        else:
+            self._request()
+
+    def _running(self) -> bool:
+        return self.sim.now < self.ends
+
+    # TCP_STREAM
+    def _send(self) -> None:
+        if self._running():
+            self.local.send(self.options.send_size, self._send)
+
+    def _receive(self) -> None:
+        size = self.options.recv_size or self.remote.endpoint.config.rcvbuf
+        self.remote.recv(size, self._received)
+
+    def _received(self, n: int) -> None:
+        if self._running():
+            self.bytes += n
+        if n:
+            self._receive()
+
+    # TCP_RR
+    def _request(self) -> None:
+        if not self._running():
+            return
+        self.local.send(self.options.request, lambda: None)
+        self._pending = self.options.request
+        self.remote.recv(self.options.request, self._server_got)
+
+    def _server_got(self, n: int) -> None:
+        self._pending -= n
+        if self._pending > 0:
+            self.remote.recv(self._pending, self._server_got)
+            return
+        self.remote.send(self.options.response, lambda: None)
+        self._pending = self.options.response
+        self.local.recv(self.options.response, self._client_got)
+
+    def _client_got(self, n: int) -> None:
+        self._pending -= n
+        if self._pending > 0:
+            self.local.recv(self._pending, self._client_got)
+            return
+        if self._running():
+            self.transactions += 1
+        self._request()
+
+    def results(self) -> dict[str, Any]:
+        """netperf's figures for this run."""
+        length = self.options.length
+        done = self.began is not None and self.sim.now >= self.ends
+        out: dict[str, Any] = {"test": self.options.test, "complete": done,
+                               "connected_at_s": self.began}
+        if self.options.test == "TCP_STREAM":
+            out["throughput_mbit_s"] = 8 * self.bytes / length / 1e6
+            out["bytes"] = self.bytes
+        else:
+            rate = self.transactions / length
+            out["transactions"] = self.transactions
+            out["transactions_per_s"] = rate
+            out["round_trip_s"] = 1 / rate if rate else None
+        return out

@@ -1,0 +1,75 @@
+"""Host models: processor costs, bus, adapter and background load of one kind
+of machine, each value with its source (``models/hosts/<name>.toml``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+from fcsim.catalog import read_model
+from fcsim.host.bus import BUS_TYPES
+
+
+@dataclass(frozen=True)
+class HostModel:
+    """One kind of host. Costs are processor time in s (per call, per byte, per
+    packet or per frame as named).
+
+    *syscall*: one send() or recv() call. *copy_per_byte*: copying between user
+    and kernel memory. *checksum_per_byte*: the TCP checksum, on send and on
+    receive. *tcp_output_per_packet* / *tcp_input_per_packet*: TCP/IP protocol
+    processing of one packet. *interrupt*: taking one receive interrupt (one
+    per IP packet). *driver_per_frame*: the FC driver's work per frame
+    received. *copy_avoidance*: pages are remapped instead of copied
+    (*page_remap* per 4 KiB page). *bus*: bus standard (``fcsim.host.bus``)
+    with its sustained *bus_bandwidth* (bytes/s) and *bus_overhead* per DMA
+    transfer. *adapter_frame_time*: the adapter's own time per frame.
+    *background_utilisation* / *background_job*: the load of other processes
+    (fraction of the processor, mean job length in s). *sources*: provenance.
+    """
+
+    name: str
+    syscall: float = 0.0
+    copy_per_byte: float = 0.0
+    checksum_per_byte: float = 0.0
+    tcp_output_per_packet: float = 0.0
+    tcp_input_per_packet: float = 0.0
+    interrupt: float = 0.0
+    driver_per_frame: float = 0.0
+    copy_avoidance: bool = False
+    page_remap: float = 0.0
+    bus: str = "PCI-64/66"
+    bus_bandwidth: float = 533e6
+    bus_overhead: float = 0.0
+    adapter_frame_time: float = 0.0
+    background_utilisation: float = 0.0
+    background_job: float = 1e-3
+    sources: dict[str, str] = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        costs = ("syscall", "copy_per_byte", "checksum_per_byte", "tcp_output_per_packet",
+                 "tcp_input_per_packet", "interrupt", "driver_per_frame", "page_remap",
+                 "bus_overhead", "adapter_frame_time")
+        for name in costs:
+            if getattr(self, name) < 0:
+                raise ValueError(f"{self.name}: {name} must be >= 0")
+        if self.bus not in BUS_TYPES:
+            raise ValueError(f"{self.name}: bus must be one of {', '.join(BUS_TYPES)}")
+        if not 0 < self.bus_bandwidth <= BUS_TYPES[self.bus].peak:
+            raise ValueError(f"{self.name}: bus_bandwidth must be in (0, "
+                             f"{BUS_TYPES[self.bus].peak:g}] bytes/s for {self.bus}")
+        if not 0 <= self.background_utilisation < 1 or self.background_job <= 0:
+            raise ValueError(f"{self.name}: background_utilisation in [0, 1), "
+                             "background_job > 0 s")
+
+
+_TIMES = {"syscall", "tcp_output_per_packet", "tcp_input_per_packet", "interrupt",
+          "driver_per_frame", "page_remap", "bus_overhead", "adapter_frame_time",
+          "background_job"}
+
+
+def load_host_model(name: str, directory: Path | None = None) -> HostModel:
+    """The catalog host model *name* (``models/hosts/<name>.toml``)."""
+    allowed = {f.name for f in fields(HostModel)} - {"name", "sources"}
+    values, sources = read_model("hosts", name, allowed, _TIMES, directory)
+    return HostModel(name=name, sources=sources, **values)

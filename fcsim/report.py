@@ -1,0 +1,132 @@
+"""Readable reports of :func:`fcsim.runner.run_scenario` results (the CLI's summary)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fcsim.units import format_bytes_rate, format_rate, format_size, format_time
+
+
+def summary_text(results: dict[str, Any]) -> str:
+    """The human-readable report of :func:`fcsim.runner.run_scenario` results."""
+    run = results["run"]
+    sc = results["scenario"]
+    lines = [
+        f"{sc['name']}  ({sc['file']}, {sc['topology']})",
+        f"simulated {format_time(run['duration_s'])} with {format_time(run['warmup_s'])} "
+        f"warm-up, seed {run['seed']}, {run['repetitions']} repetition(s)",
+        "",
+    ]
+    lines += netperf_table(results) if "points" in results else _details(results)
+    return "\n".join(lines) + "\n"
+
+
+def netperf_table(results: dict[str, Any]) -> list[str]:
+    """A netperf sweep as the table netperf users expect: one row per socket and
+    send size, mean [min, max] over the repetitions."""
+    points = results["points"]
+    first = points[0]["repetitions"][0]["netperf"]
+    name = next(n for n in first if n in points[0]["summary"])
+    test = first[name]["test"]
+    metric = "throughput_mbit_s" if test == "TCP_STREAM" else "transactions_per_s"
+    unit = "10^6 bits/s" if test == "TCP_STREAM" else "transactions/s"
+    lines = [f"netperf {test} {name}: {unit}, mean [min, max] over "
+             f"{results['run']['repetitions']} repetition(s)",
+             f"{'socket':>10} {'send size':>10}  {unit}"]
+    for point in points:
+        figures = point["summary"][name]
+        value = figures.get(metric)
+        text = "-" if value is None else (
+            f"{value['mean']:10.2f} [{value['min']:.2f}, {value['max']:.2f}]")
+        trip = figures.get("round_trip_s")
+        if trip:
+            text += f"  round trip {format_time(trip['mean'])}"
+        lines.append(f"{point['socket']:>10} {point['send_size']:>10}  {text}")
+    return lines
+
+
+def _netperf_lines(results: dict[str, Any]) -> list[str]:
+    first = results["repetitions"][0]
+    lines = []
+    for name, run in first.get("netperf", {}).items():
+        figures = results["summary"][name]
+        if run["test"] == "TCP_STREAM":
+            value = figures["throughput_mbit_s"]
+            lines.append(f"  {name}: TCP_STREAM {value['mean']:.2f} 10^6 bits/s "
+                         f"[{value['min']:.2f}, {value['max']:.2f}]")
+        else:
+            rate, trip = figures["transactions_per_s"], figures.get("round_trip_s")
+            lines.append(f"  {name}: TCP_RR {rate['mean']:.1f} transactions/s, round trip "
+                         f"{format_time(trip['mean']) if trip else '-'}")
+    for name, host in first.get("hosts", {}).items():
+        lines.append(f"  host {name} ({host['model']}): processor "
+                     f"{100 * host['cpu_utilisation']:.1f} % (background "
+                     f"{100 * host['background_utilisation']:.1f} %), bus "
+                     f"{100 * host['bus_utilisation']:.1f} %")
+    return ["netperf and hosts", *lines, ""] if lines else []
+
+
+def _details(results: dict[str, Any]) -> list[str]:
+    """Netperf, workloads, links, switches, loops and ports of a run."""
+    lines = _netperf_lines(results) + ["workloads (mean over repetitions)"]
+    first = results["repetitions"][0]
+    for name, w in first["workloads"].items():
+        summary = results["summary"][name]
+        tput = summary["throughput_bytes_per_s"]["mean"]
+        lat = w["latency_s"]
+        latency = ("-" if lat["mean"] is None else
+                   f"mean {format_time(summary['latency_mean_s']['mean'])}, p50 "
+                   f"{format_time(lat['p50'])}, p99 {format_time(lat['p99'])}")
+        lines.append(
+            f"  {name}: class {w['class']}, {w['sequences']} sequences, {w['frames']} frames, "
+            f"{format_bytes_rate(tput)} ({format_rate(8 * tput)}), latency {latency}")
+        sender = w["sender"]
+        if sender["rejected"] or sender["aborted"]:
+            lines.append(f"    sender: {sender['rejected']} rejected, "
+                         f"{sender['aborted']} aborted sequences")
+    lines += ["", "links (first repetition)"]
+    for name, link in first["links"].items():
+        lines.append(f"  {name}: {link['speed']}, {link['length_m']:g} m")
+        for direction, d in link["directions"].items():
+            lines.append(
+                f"    {direction}: utilisation {100 * d['utilisation']:.2f} %, "
+                f"{d['frames']} frames, credit wait {100 * d['credit_wait_fraction']:.2f} % "
+                f"({d['credit_stalls']} stalls), {d['r_rdy']} R_RDY, {d['errors']} errors")
+    for name, sw in first.get("switches", {}).items():
+        if name == next(iter(first["switches"])):
+            lines += ["", "switches (first repetition)"]
+        lines.append(
+            f"  {name} (domain {sw['domain']}, {sw['model']}): {sw['frames_forwarded']} frames "
+            f"forwarded, {sw['f_bsy']} F_BSY, {sw['f_rjt']} F_RJT, {sw['discarded']} discarded")
+    lines += ["", "ports (first repetition)"]
+    for name, n in first["nodes"].items():
+        lines.append(
+            f"  {name} ({n['port_id']}): data {n['data_frames_tx']} tx / {n['data_frames_rx']} rx, "
+            f"ACK {n['acks_tx']} tx / {n['acks_rx']} rx, busy {n['busy_tx']} tx / "
+            f"{n['busy_rx']} rx, reject {n['reject_tx']} tx / {n['reject_rx']} rx, "
+            f"dropped {n['dropped_frames']}, discarded {n['discarded_frames']}, "
+            f"connections {n['connections']}")
+    if "loop" in first:
+        lines += _loop_text(first)
+    return lines
+
+
+def _loop_text(rep: dict[str, Any]) -> list[str]:
+    """The arbitrated-loop part of the summary: the loop, then each loop port."""
+    loop = rep["loop"]
+    lines = ["", f"loop {loop['name']} (first repetition): {loop['ports']} ports, master "
+             f"{loop['master']}, round trip {format_time(loop['round_trip_s'])}, "
+             f"{loop['tenancies']} tenancies, held {100 * loop['held_fraction']:.2f} %, "
+             f"utilisation {100 * loop['utilisation']:.2f} %, "
+             f"{format_bytes_rate(loop['throughput_bytes_per_s'])}",
+             "  initialisations: " + ", ".join(
+                 f"{format_time(i['duration_s'])} at {format_time(i['start_s'])}"
+                 + ("" if i["completed"] else " (cut short)") for i in loop["initialisations"])]
+    for name, n in rep["nodes"].items():
+        lines.append(
+            f"  {name} (AL_PA {n['al_pa']}, {'fair' if n['fair'] else 'unfair'}): "
+            f"{n['tenancies']} tenancies won, opened {n['opened']} times, arbitration wait "
+            f"{format_time(n['arbitration_wait_s'])}, holding the loop "
+            f"{100 * n['hold_fraction']:.2f} %, {n['data_frames_tx']} frames / "
+            f"{format_size(n['payload_tx'])} sent, {format_size(n['payload_rx'])} received")
+    return lines

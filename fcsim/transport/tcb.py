@@ -1,0 +1,194 @@
+"""The TCP control block: connection state and counters (4.4BSD ``tcp_var.h``).
+
+:class:`TcpControlBlock` holds the variables of RFC 793 section 3.2 and the
+4.4BSD ``struct tcpcb`` additions (congestion window, RTT timing, delayed-ACK
+and persist state), the two socket buffers as byte counts, and the counters.
+:mod:`~fcsim.transport.tcp_output`, :mod:`~fcsim.transport.tcp_input` and
+:mod:`~fcsim.transport.tcp` add behaviour on top of it.
+
+Sequence numbers are plain ints from an initial send sequence number of 0;
+they never wrap (see :mod:`~fcsim.transport.segment`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+
+from fcsim.engine.simulation import Simulation
+from fcsim.transport.rtt import RttEstimator
+from fcsim.transport.segment import MAX_WINDOW_FIELD, Segment
+from fcsim.transport.tcp_config import MAX_WINDOW_SHIFT, TcpConfig
+
+
+class State(Enum):
+    """Connection states (RFC 793 section 3.2, figure 6)."""
+
+    CLOSED = "CLOSED"
+    LISTEN = "LISTEN"
+    SYN_SENT = "SYN_SENT"
+    SYN_RECEIVED = "SYN_RECEIVED"
+    ESTABLISHED = "ESTABLISHED"
+    CLOSE_WAIT = "CLOSE_WAIT"
+    FIN_WAIT_1 = "FIN_WAIT_1"
+    CLOSING = "CLOSING"
+    LAST_ACK = "LAST_ACK"
+    FIN_WAIT_2 = "FIN_WAIT_2"
+    TIME_WAIT = "TIME_WAIT"
+
+
+SYNCHRONIZED = frozenset({State.ESTABLISHED, State.CLOSE_WAIT, State.FIN_WAIT_1, State.CLOSING,
+                          State.LAST_ACK, State.FIN_WAIT_2, State.TIME_WAIT})
+"""States after the handshake, in which tcp_output() runs."""
+
+SENDS_FIN = frozenset({State.FIN_WAIT_1, State.CLOSING, State.LAST_ACK})
+"""States whose segments may carry FIN (4.4BSD tcp_outflags)."""
+
+HAVE_RECEIVED_FIN = frozenset({State.CLOSE_WAIT, State.CLOSING, State.LAST_ACK,
+                               State.TIME_WAIT})
+"""States after the peer's FIN (TCPS_HAVERCVDFIN)."""
+
+
+@dataclass
+class TcpCounters:
+    """What one endpoint has done, counted from the start (like BSD ``tcpstat``)."""
+
+    segments_sent: int = 0
+    """All segments handed to the layer below (data, ACKs, SYN, FIN)."""
+    segments_received: int = 0
+    """All segments given to :meth:`receive`."""
+    data_segments_sent: int = 0
+    """Segments carrying new data (not retransmissions)."""
+    bytes_sent: int = 0
+    """New data bytes sent, bytes."""
+    retransmitted_segments: int = 0
+    """Data (or SYN) segments sent again, after a timeout or fast retransmit."""
+    retransmitted_bytes: int = 0
+    """Data bytes sent again, bytes."""
+    timeouts: int = 0
+    """Retransmission-timer expiries."""
+    fast_retransmits: int = 0
+    """Retransmissions triggered by duplicate ACKs."""
+    acks_sent: int = 0
+    """Pure ACKs (no data) sent because an ACK was owed (TF_ACKNOW)."""
+    delayed_acks: int = 0
+    """Delayed ACKs released by the fast timer (BSD tcps_delack)."""
+    window_updates: int = 0
+    """Pure window updates: no data, no ACK owed (BSD tcps_sndwinup)."""
+    zero_window_probes: int = 0
+    """Persist-timer probes into a zero window."""
+    bytes_acked: int = 0
+    """Data bytes acknowledged by the peer, bytes."""
+    bytes_written: int = 0
+    """Data bytes copied into the send buffer, bytes."""
+    bytes_read: int = 0
+    """Data bytes returned to the reader, bytes."""
+
+
+class TcpControlBlock:
+    """State of one end of a TCP connection; behaviour lives in the subclasses."""
+
+    def __init__(
+        self,
+        sim: Simulation,
+        name: str,
+        config: TcpConfig,
+        transmit: Callable[[Segment], None],
+        tick_phase: float = 0.0,
+    ) -> None:
+        self.sim = sim
+        self.name = name
+        self.config = config
+        self._transmit = transmit
+        self.tick_phase = tick_phase
+        """Phase of this host's 200 ms fast clock: ticks at phase + k x delack_tick, s."""
+        self.peer: str | None = None
+        self.state = State.CLOSED
+        self.counters = TcpCounters()
+        self.established_at: float | None = None
+        """Simulated time the connection reached ESTABLISHED, s."""
+        self._connected: Callable[[], None] | None = None
+
+        # Values negotiated on the SYNs (tcp_mss and RFC 1323).
+        self.mss = config.interface_mss
+        """Maximum segment size this side sends (t_maxseg), bytes."""
+        self.sndbuf = config.sndbuf
+        """Send buffer size after tcp_mss() rounding, bytes."""
+        self.rcvbuf = config.rcvbuf
+        """Receive buffer size after tcp_mss() rounding, bytes."""
+        self.snd_scale = 0
+        """Shift applied to the peer's window fields (RFC 1323), 0 if not agreed."""
+        self.rcv_scale = 0
+        """Shift applied to our window fields (RFC 1323), 0 if not agreed."""
+        self.peer_wscale: int | None = None
+        """Shift the peer's SYN asked for; None if it carried no window-scale option."""
+
+        # Send sequence space and the send buffer.
+        self.iss = 0
+        self.snd_una = 0
+        self.snd_nxt = 0
+        self.snd_max = 0
+        self.snd_wnd = 0
+        """Peer's offered window from snd_una, bytes."""
+        self.max_sndwnd = 0
+        """Largest window the peer has offered, bytes (sender SWS avoidance)."""
+        self.snd_wl1 = 0
+        self.snd_wl2 = 0
+        self.cwnd = config.interface_mss * config.initial_cwnd_segments
+        """Congestion window, bytes."""
+        self.ssthresh = MAX_WINDOW_FIELD << MAX_WINDOW_SHIFT
+        """Slow-start threshold, bytes (BSD starts it at the largest window)."""
+        self.sb_cc = 0
+        """Bytes in the send buffer: unacknowledged plus unsent (so_snd.sb_cc)."""
+        self._dupacks = 0
+        self._force = False
+        self._sentfin = False
+        self._rtt_seq: int | None = None
+        self._rtt_start = 0.0
+        self.rtt = RttEstimator(config.rto_initial, config.rto_min, config.rto_max)
+        self._last_input = 0.0
+
+        # Receive sequence space and the receive buffer.
+        self.irs = 0
+        self.rcv_nxt = 0
+        self.rcv_adv = 0
+        """Right edge of the window last advertised, sequence number."""
+        self.unread = 0
+        """Bytes in the receive buffer not yet read (so_rcv.sb_cc)."""
+        self._reass: list[tuple[int, int, bool]] = []
+        self._fin_received = False
+        self._delack = False
+        self._acknow = False
+        self._segments_unacked = 0
+
+    # Read-only views for host models and invariant tests.
+
+    @property
+    def rcv_wnd(self) -> int:
+        """Window currently advertised to the peer beyond rcv_nxt, bytes."""
+        return max(self.rcv_adv - self.rcv_nxt, 0)
+
+    @property
+    def unsent(self) -> int:
+        """Bytes in the send buffer not yet sent once, bytes."""
+        return max(self.sb_cc - (self.snd_max - self.snd_una), 0)
+
+    @property
+    def unacked(self) -> int:
+        """Bytes in the send buffer sent but not acknowledged, bytes."""
+        return self.sb_cc - self.unsent
+
+    def _next_tick_delay(self) -> float:
+        """Seconds to the next tick of the host's fast clock, strictly after now."""
+        tick = self.config.delack_tick
+        now = self.sim.now
+        at = self.tick_phase + (math.floor((now - self.tick_phase) / tick) + 1) * tick
+        if at - now < 1e-12:
+            at += tick
+        return at - now
+
+
+__all__ = ["HAVE_RECEIVED_FIN", "SENDS_FIN", "SYNCHRONIZED", "State", "TcpControlBlock",
+           "TcpCounters"]

@@ -1,0 +1,172 @@
+"""One end of a TCP connection with an event-style socket interface.
+
+:class:`TcpEndpoint` is pure protocol logic driven by events. It never waits
+and never charges time: the layer below calls :meth:`~TcpEndpoint.receive`
+when a segment arrives, the endpoint calls ``transmit(segment)`` at once for
+every segment it sends, and the application calls :meth:`~TcpEndpoint.write`,
+:meth:`~TcpEndpoint.read` and :meth:`~TcpEndpoint.close`. A host model puts its
+CPU, bus and adapter costs around these calls (delaying ``receive``, ``read``
+or ``write`` calls, and what it does with a transmitted segment).
+
+The socket calls follow 4.4BSD ``sosend()``/``soreceive()`` (uipc_socket.c):
+
+- ``write(n, done)`` is one blocking ``send()``: it copies as much as fits in
+  the send buffer now (in *sosend_chunk* pieces, each handed to tcp_output as
+  a PRU_SEND), blocks while the free space is below both the rest of the write
+  and SO_SNDLOWAT, resumes as ACKs free space, and calls ``done()`` once all
+  *n* bytes are in the buffer (when ``send()`` would return).
+- ``read(max_bytes, got)`` is one ``recv()``: it takes up to *max_bytes* of
+  what is buffered (``got(n)``), or waits for data (``got(0)`` at end of
+  stream). Each read runs tcp_output as PRU_RCVD does, which may send a
+  window update.
+- ``close()`` sends FIN after the buffered data (tcp_usrclosed).
+
+Callbacks (``done``, ``got``, ``connected``) run as zero-delay events, after
+the protocol processing that caused them, like a process woken by the kernel.
+One write and one read may be outstanding at a time, as with blocking calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from fcsim.engine.simulation import Simulation
+from fcsim.transport.segment import Segment
+from fcsim.transport.tcb import State
+from fcsim.transport.tcp_config import TcpConfig
+from fcsim.transport.tcp_input import TcpInput
+
+
+class TcpEndpoint(TcpInput):
+    """One side of a TCP connection.
+
+    Constructor: ``TcpEndpoint(sim, name, config, transmit, tick_phase=0.0)``;
+    *name* is the address put in the ``src`` of every segment; *tick_phase*
+    places this host's 200 ms fast clock (give each host its own phase).
+    """
+
+    def __init__(
+        self,
+        sim: Simulation,
+        name: str,
+        config: TcpConfig,
+        transmit: Callable[[Segment], None],
+        tick_phase: float = 0.0,
+    ) -> None:
+        super().__init__(sim, name, config, transmit, tick_phase)
+        self._writer: tuple[list[int], Callable[[], None]] | None = None
+        self._reader: tuple[int, Callable[[int], None]] | None = None
+        self._close_requested = False
+
+    # -- connection set-up ------------------------------------------------------
+
+    def open_active(self, peer: str, connected: Callable[[], None] | None = None) -> None:
+        """connect(): send a SYN to *peer*; *connected()* once ESTABLISHED."""
+        if self.state is not State.CLOSED:
+            raise RuntimeError(f"{self.name}: open_active in state {self.state.value}")
+        self.peer = peer
+        self._connected = connected
+        self.state = State.SYN_SENT
+        self.snd_una = self.iss
+        self._rtt_seq = self.iss
+        self._rtt_start = self.sim.now
+        self._send_syn()
+
+    def open_passive(self, connected: Callable[[], None] | None = None) -> None:
+        """listen()/accept(): wait for a SYN; *connected()* once ESTABLISHED."""
+        if self.state is not State.CLOSED:
+            raise RuntimeError(f"{self.name}: open_passive in state {self.state.value}")
+        self._connected = connected
+        self.state = State.LISTEN
+
+    # -- the layer below ----------------------------------------------------------
+
+    def receive(self, segment: Segment) -> None:
+        """A segment from the layer below has arrived."""
+        self.counters.segments_received += 1
+        self._input(segment)
+        self._wake_writer()
+        self._wake_reader()
+
+    # -- the application ------------------------------------------------------------
+
+    def write(self, nbytes: int, done: Callable[[], None]) -> None:
+        """send() of *nbytes*; *done()* when all of them are in the send buffer."""
+        if self._writer is not None:
+            raise RuntimeError(f"{self.name}: a write is already outstanding")
+        if nbytes < 0:
+            raise ValueError(f"{self.name}: cannot write {nbytes} bytes")
+        if self._close_requested or self.state in (State.FIN_WAIT_1, State.FIN_WAIT_2,
+                                                   State.CLOSING, State.LAST_ACK,
+                                                   State.TIME_WAIT):
+            raise RuntimeError(f"{self.name}: write after close")
+        self._writer = ([nbytes], done)
+        self._wake_writer()
+
+    def read(self, max_bytes: int, got: Callable[[int], None]) -> None:
+        """recv() of up to *max_bytes*; *got(n)* with the count, 0 at end of stream."""
+        if self._reader is not None:
+            raise RuntimeError(f"{self.name}: a read is already outstanding")
+        if max_bytes < 1:
+            raise ValueError(f"{self.name}: read size must be >= 1 byte, got {max_bytes}")
+        self._reader = (max_bytes, got)
+        self._wake_reader()
+
+    def close(self) -> None:
+        """Close the sending direction: FIN follows the data already written."""
+        self._close_requested = True
+        if self._writer is None:
+            self._usrclosed()
+
+    def _usrclosed(self) -> None:
+        """tcp_usrclosed(): the state change of a close, then tcp_output."""
+        if self.state in (State.CLOSED, State.LISTEN, State.SYN_SENT):
+            self.state = State.CLOSED
+            self._stop_timers()
+            return
+        if self.state in (State.SYN_RECEIVED, State.ESTABLISHED):
+            self.state = State.FIN_WAIT_1
+        elif self.state is State.CLOSE_WAIT:
+            self.state = State.LAST_ACK
+        self._output()
+
+    def _wake_writer(self) -> None:
+        """sosend(): copy what the rules allow; finish the write when all is copied."""
+        if self._writer is None or self.state is State.CLOSED:
+            return
+        remaining, done = self._writer
+        chunk = self.config.sosend_chunk
+        while remaining[0]:
+            space = self.sndbuf - self.sb_cc
+            if space < remaining[0] and space < self.config.send_lowat:
+                return
+            while remaining[0] and space > 0:
+                n = min(remaining[0], space, chunk or remaining[0])
+                remaining[0] -= n
+                space -= n
+                self.sb_cc += n
+                self.counters.bytes_written += n
+                self._output()
+        self._writer = None
+        self.sim.call_later(0.0, lambda _event: done())
+        if self._close_requested:
+            self._usrclosed()
+
+    def _wake_reader(self) -> None:
+        """soreceive(): hand buffered data to a waiting reader, then PRU_RCVD."""
+        if self._reader is None:
+            return
+        max_bytes, got = self._reader
+        if self.unread:
+            n = min(max_bytes, self.unread)
+            self.unread -= n
+            self.counters.bytes_read += n
+            self._reader = None
+            self._output()
+            self.sim.call_later(0.0, lambda _event: got(n))
+        elif self._fin_received:
+            self._reader = None
+            self.sim.call_later(0.0, lambda _event: got(0))
+
+
+__all__ = ["TcpEndpoint"]

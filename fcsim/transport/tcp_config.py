@@ -1,0 +1,211 @@
+"""TCP configuration: socket options, kernel constants and the tcp_mss() rules.
+
+Every field names its unit, its default and where the default comes from.
+"BSD" means the 4.4BSD-Lite2 networking code (``tcp_output.c`` 8.4,
+``tcp_input.c`` 8.12, ``tcp_timer.c``, ``uipc_socket.c``), the ancestor of
+the HP-UX 10 and SunOS 4 stacks of the 1990s; where those stacks are known to
+differ the field says so. Behaviour that differs between the stacks is a field,
+never a hidden branch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fcsim.transport.segment import HEADER_BYTES, MAX_WINDOW_FIELD
+
+MAX_WINDOW_SHIFT = 14
+"""Largest window-scale shift (RFC 1323 section 2.3; TCP_MAX_WINSHIFT)."""
+
+
+@dataclass(frozen=True)
+class Negotiated:
+    """Values fixed when the SYN with the peer's MSS option is processed.
+
+    *mss*: maximum segment size this side sends, bytes. *sndbuf*, *rcvbuf*:
+    socket buffer sizes after tcp_mss() rounding, bytes.
+    """
+
+    mss: int
+    sndbuf: int
+    rcvbuf: int
+
+
+@dataclass(frozen=True)
+class TcpConfig:
+    """One socket's TCP settings (SI units: bytes, seconds).
+
+    Buffers and MSS:
+
+    - *sndbuf*: SO_SNDBUF, bytes. Bounds the send buffer: unacknowledged plus
+      unsent data (BSD ``so_snd.sb_hiwat``). No default: netperf ``-s/-S``.
+    - *rcvbuf*: SO_RCVBUF, bytes. The receive buffer; the advertised window is
+      its free space (BSD ``so_rcv.sb_hiwat``). No default.
+    - *mtu*: IP MTU of the interface, bytes. The interface MSS is
+      ``mtu - 40`` (IP and TCP headers), then *mclbytes* rounding. No default;
+      RFC 2625 IP over FC uses 65280.
+    - *mclbytes*: mbuf cluster size, bytes (default 2048, BSD MCLBYTES on
+      i386/hp300; some ports use 4096). tcp_mss() rounds an MSS above it down
+      to a multiple of it. 0 turns the rounding off.
+    - *clamp_mss_to_sndbuf*: tcp_mss(): if SO_SNDBUF < MSS then MSS = SO_SNDBUF
+      (default True, BSD).
+    - *round_buffers_to_mss*: tcp_mss(): otherwise round SO_SNDBUF up to a
+      multiple of the MSS, and SO_RCVBUF too when it exceeds the MSS, both
+      capped at *sb_max* (default True, BSD).
+    - *sb_max*: largest socket buffer, bytes (default 262144, BSD SB_MAX;
+      HP-UX 10.20 allows 262143).
+    - *sosend_chunk*: bytes sosend() hands to tcp_output() per PRU_SEND call,
+      bytes. 4.4BSD copies one mbuf cluster (MCLBYTES) per call for stream
+      sockets, so with TCP_NODELAY a large write leaves as cluster-sized
+      segments; 0 (default) hands over the whole copy at once (one tcp_output
+      per write, as later stacks do).
+    - *send_lowat*: SO_SNDLOWAT, bytes (default 2048, BSD soreserve() sets
+      MCLBYTES). A write that does not fit blocks until this much space is free.
+
+    Options:
+
+    - *window_scaling*: RFC 1323 window scale option (default True). The shift
+      asked for is the smallest with ``65535 << shift >= rcvbuf`` (BSD
+      request_r_scale); used only if both SYNs carry the option.
+    - *nodelay*: TCP_NODELAY, Nagle's algorithm (RFC 896) off (default False).
+
+    Receiver (acknowledgements and window updates):
+
+    - *delayed_ack*: delay ACKs of in-order data (default True, RFC 1122
+      4.2.3.2). False: every data segment is acknowledged at once.
+    - *delack_tick*: period of the host-wide fast timer, s (default 0.2: BSD
+      ``tcp_fasttimo`` at PR_FASTHZ = 5). A delayed ACK leaves at the next tick
+      of that clock, 0-200 ms after the data, not 200 ms after it.
+    - *ack_every*: acknowledge at once when this many data segments are
+      unacknowledged (default 2, RFC 1122 4.2.3.2 "at least every second
+      full-sized segment"). 0: never at input, as 4.4BSD-Lite2, where only the
+      window update of a read (tcp_output) or the fast timer sends the ACK.
+    - *ack_full_sized_only*: count only segments of a full MSS toward
+      *ack_every* (default True, RFC 1122 wording); False counts every data
+      segment (FreeBSD's later DELAY_ACK).
+    - *window_update_segments*: send a window update when the window can open
+      by this many MSS (default 2.0, BSD tcp_output ``adv >= 2 * t_maxseg``).
+    - *window_update_fraction*: ... or by this fraction of the receive buffer
+      (default 0.5, BSD ``2 * adv >= sb_hiwat``; 4.3BSD-era derivatives and the
+      XNS SPP code used 0.35).
+    - *rcv_sws_fraction*: receiver SWS avoidance: advertise 0 while the free
+      space is below this fraction of the buffer and below one MSS (default
+      0.25, BSD tcp_output ``win < sb_hiwat / 4 && win < t_maxseg``; RFC 1122
+      4.2.3.3 asks for min(1/2 buffer, MSS)).
+
+    Sender:
+
+    - *initial_cwnd_segments*: initial congestion window, MSS (default 1,
+      BSD tcp_mss() ``snd_cwnd = mss``; RFC 2581 allows 2).
+    - *slow_start_after_idle*: cwnd back to one MSS when the connection has
+      been idle for an RTO (default True, BSD tcp_output).
+    - *dupack_threshold*: duplicate ACKs that trigger fast retransmit
+      (default 3, BSD tcprexmtthresh; RFC 2581 section 3.2).
+    - *fast_recovery*: after a fast retransmit set cwnd to ssthresh + 3 MSS and
+      inflate it per further duplicate ACK, deflating on the new ACK (default
+      True: Reno, as 4.4BSD-Lite2 tcp_input). False: Tahoe, cwnd = 1 MSS.
+    - *rto_initial*: retransmission timeout before any RTT sample, s
+      (default 3.0, RFC 1122 4.2.3.1; BSD derives it from TCPTV_SRTTDFLT).
+    - *rto_min*: lower bound of the RTO, s (default 1.0, BSD TCPTV_MIN = 2
+      ticks of the 500 ms slow timer). fcsim runs the timers in continuous
+      time rather than in 500 ms ticks.
+    - *rto_max*: upper bound of the RTO, s (default 64.0, BSD TCPTV_REXMTMAX).
+    - *max_retransmits*: timeouts of one segment before the connection is
+      dropped (default 12, BSD TCP_MAXRXTSHIFT).
+    - *persist_min*, *persist_max*: bounds of the persist (zero-window probe)
+      interval, s (defaults 5.0 and 60.0, BSD TCPTV_PERSMIN/PERSMAX).
+    """
+
+    sndbuf: int
+    rcvbuf: int
+    mtu: int
+    window_scaling: bool = True
+    nodelay: bool = False
+    delayed_ack: bool = True
+    delack_tick: float = 0.2
+    ack_every: int = 2
+    ack_full_sized_only: bool = True
+    window_update_segments: float = 2.0
+    window_update_fraction: float = 0.5
+    rcv_sws_fraction: float = 0.25
+    clamp_mss_to_sndbuf: bool = True
+    round_buffers_to_mss: bool = True
+    mclbytes: int = 2048
+    sb_max: int = 262144
+    sosend_chunk: int = 0
+    send_lowat: int = 2048
+    initial_cwnd_segments: int = 1
+    slow_start_after_idle: bool = True
+    dupack_threshold: int = 3
+    fast_recovery: bool = True
+    rto_initial: float = 3.0
+    rto_min: float = 1.0
+    rto_max: float = 64.0
+    max_retransmits: int = 12
+    persist_min: float = 5.0
+    persist_max: float = 60.0
+
+    def __post_init__(self) -> None:
+        if self.sndbuf < 1 or self.rcvbuf < 1:
+            raise ValueError(f"socket buffers must be >= 1 byte, got {self.sndbuf}/{self.rcvbuf}")
+        if self.mtu <= HEADER_BYTES:
+            raise ValueError(f"mtu must exceed the {HEADER_BYTES} header bytes, got {self.mtu}")
+        if self.delack_tick <= 0 or self.rto_min <= 0 or self.rto_initial <= 0:
+            raise ValueError("delack_tick, rto_min and rto_initial must be > 0 s")
+        if self.ack_every < 0 or self.dupack_threshold < 1 or self.initial_cwnd_segments < 1:
+            raise ValueError("ack_every >= 0, dupack_threshold >= 1, initial_cwnd_segments >= 1")
+        if self.sosend_chunk < 0 or self.send_lowat < 1 or self.mclbytes < 0:
+            raise ValueError("sosend_chunk >= 0, send_lowat >= 1, mclbytes >= 0")
+
+    @property
+    def interface_mss(self) -> int:
+        """The MSS this side offers in its SYN, bytes (tcp_mss() with no offer).
+
+        ``mtu - 40``, rounded down to a multiple of *mclbytes* when above it;
+        at most 65535, the option field's range.
+        """
+        mss = self.mtu - HEADER_BYTES
+        if self.mclbytes and mss > self.mclbytes:
+            mss -= mss % self.mclbytes
+        return min(mss, MAX_WINDOW_FIELD)
+
+    @property
+    def window_shift(self) -> int:
+        """The window-scale shift this side asks for (0 without *window_scaling*).
+
+        The smallest shift with ``65535 << shift >= rcvbuf``, at most 14
+        (4.4BSD tcp_input/tcp_usrreq request_r_scale loop).
+        """
+        if not self.window_scaling:
+            return 0
+        shift = 0
+        while shift < MAX_WINDOW_SHIFT and (MAX_WINDOW_FIELD << shift) < self.rcvbuf:
+            shift += 1
+        return shift
+
+    def negotiate(self, offer: int) -> Negotiated:
+        """Apply 4.4BSD tcp_mss() to the peer's MSS option *offer*, bytes.
+
+        MSS = min(interface MSS, offer), at least 32 bytes. Then, if
+        SO_SNDBUF < MSS and *clamp_mss_to_sndbuf*, MSS = SO_SNDBUF; otherwise,
+        with *round_buffers_to_mss*, SO_SNDBUF is rounded up to a multiple of
+        the MSS, and SO_RCVBUF too if it exceeds the MSS, both at most *sb_max*.
+        """
+        mss = max(min(self.interface_mss, offer), 32)
+        sndbuf, rcvbuf = self.sndbuf, self.rcvbuf
+        if sndbuf < mss:
+            if self.clamp_mss_to_sndbuf:
+                mss = sndbuf
+        elif self.round_buffers_to_mss:
+            sndbuf = min(_roundup(sndbuf, mss), max(self.sb_max, sndbuf))
+        if self.round_buffers_to_mss and rcvbuf > mss:
+            rcvbuf = min(_roundup(rcvbuf, mss), max(self.sb_max, rcvbuf))
+        return Negotiated(mss, sndbuf, rcvbuf)
+
+
+def _roundup(value: int, step: int) -> int:
+    """*value* rounded up to a multiple of *step*."""
+    return -(-value // step) * step
+
+
+__all__ = ["MAX_WINDOW_SHIFT", "Negotiated", "TcpConfig"]

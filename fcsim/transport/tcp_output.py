@@ -1,0 +1,272 @@
+"""The output side of TCP: what to send, when, and the timers that force it.
+
+:meth:`TcpOutput._output` follows 4.4BSD-Lite2 ``tcp_output()`` (tcp_output.c
+8.4) decision by decision:
+
+1. Usable window = min(snd_wnd, cwnd); a forced call (persist timer) into a
+   zero window may send one byte.
+2. Sender silly-window avoidance (RFC 1122 4.2.3.4, RFC 896): send data if a
+   full MSS is ready; or if the connection is idle (nothing unacknowledged) or
+   TCP_NODELAY is set *and* this segment empties the send buffer; or if forced;
+   or if the segment is at least half the largest window the peer has offered
+   (``max_sndwnd / 2``); or if retransmitting.
+3. Window update: send if the receive window can open by at least
+   ``window_update_segments`` x MSS or ``window_update_fraction`` of the
+   receive buffer (BSD: 2 MSS or 50 %).
+4. Send if an ACK is owed (TF_ACKNOW) or a FIN is due.
+5. Otherwise, with data waiting and neither retransmit nor persist timer
+   running, start the persist timer.
+
+The window advertised is the free receive space, zero while that is under
+``rcv_sws_fraction`` of the buffer and under one MSS (receiver SWS avoidance),
+never less than already advertised (RFC 793: don't shrink), truncated to the
+window-scale granularity and capped at 65535 << shift.
+
+Timers (4.4BSD tcp_timer.c): retransmission (Jacobson/Karels RTO, backoff,
+ssthresh = max(min(wnd, cwnd)/2, 2 MSS), cwnd = 1 MSS, go back to snd_una),
+persist (tcp_setpersist interval, forced probe) and the host-wide fast timer
+that releases delayed ACKs (tcp_fasttimo).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from fcsim.engine.simulation import Simulation
+from fcsim.transport.segment import ACK, FIN, MAX_WINDOW_FIELD, PSH, SYN, Segment
+from fcsim.transport.tcb import SENDS_FIN, SYNCHRONIZED, State, TcpControlBlock
+from fcsim.transport.tcp_config import TcpConfig
+from fcsim.transport.timer import Timer
+
+
+class TcpOutput(TcpControlBlock):
+    """tcp_output() and the timers of one endpoint."""
+
+    def __init__(
+        self,
+        sim: Simulation,
+        name: str,
+        config: TcpConfig,
+        transmit: Callable[[Segment], None],
+        tick_phase: float = 0.0,
+    ) -> None:
+        super().__init__(sim, name, config, transmit, tick_phase)
+        self._rexmt_timer = Timer(sim, self._on_rexmt)
+        self._persist_timer = Timer(sim, self._on_persist)
+        self._fast_timer = Timer(sim, self._on_fast_tick)
+
+    # -- the send decision ----------------------------------------------------
+
+    def _output(self) -> None:
+        """Send whatever the 4.4BSD rules allow now (possibly several segments)."""
+        if self.state not in SYNCHRONIZED:
+            return
+        cfg = self.config
+        idle = self.snd_max == self.snd_una
+        if (idle and cfg.slow_start_after_idle
+                and self.sim.now - self._last_input >= self.rtt.rto):
+            self.cwnd = self.mss
+        while True:
+            off = self.snd_nxt - self.snd_una
+            win = min(self.snd_wnd, self.cwnd)
+            fin = self.state in SENDS_FIN
+            if self._force:
+                if win == 0:
+                    if off < self.sb_cc:
+                        fin = False
+                    win = 1
+                else:
+                    self._persist_timer.stop()
+                    self.rtt.shift = 0
+            length = min(self.sb_cc, win) - off
+            if length < 0:
+                length = 0
+                if win == 0:
+                    self._rexmt_timer.stop()
+                    self.snd_nxt = self.snd_una
+            sendalot = length > self.mss
+            if sendalot:
+                length = self.mss
+            if self.snd_nxt + length < self.snd_una + self.sb_cc:
+                fin = False
+            space = self.rcvbuf - self.unread
+            if not self._worth_sending(length, off, idle, space, fin):
+                if self.sb_cc and not self._rexmt_timer.running \
+                        and not self._persist_timer.running:
+                    self.rtt.shift = 0
+                    self._set_persist()
+                return
+            self._send(length, off, fin, space)
+            if not sendalot:
+                return
+
+    def _worth_sending(self, length: int, off: int, idle: bool, space: int, fin: bool) -> bool:
+        """The tcp_output() tests between computing *length* and ``send:``."""
+        cfg = self.config
+        if length:
+            if length == self.mss:
+                return True
+            if (idle or cfg.nodelay) and length + off >= self.sb_cc:
+                return True
+            if self._force or length >= self.max_sndwnd // 2 or self.snd_nxt < self.snd_max:
+                return True
+        if space > 0:
+            adv = min(space, MAX_WINDOW_FIELD << self.rcv_scale) - (self.rcv_adv - self.rcv_nxt)
+            if adv >= cfg.window_update_segments * self.mss:
+                return True
+            if adv >= cfg.window_update_fraction * self.rcvbuf:
+                return True
+        if self._acknow:
+            return True
+        return fin and (not self._sentfin or self.snd_nxt == self.snd_una)
+
+    def _advertised_window(self, space: int) -> int:
+        """Window field for a non-SYN segment, in bytes (a multiple of 2**rcv_scale)."""
+        cfg = self.config
+        win = space
+        if win < cfg.rcv_sws_fraction * self.rcvbuf and win < self.mss:
+            win = 0
+        win = min(win, MAX_WINDOW_FIELD << self.rcv_scale)
+        win = max(win, self.rcv_adv - self.rcv_nxt)
+        return (win >> self.rcv_scale) << self.rcv_scale
+
+    def _send(self, length: int, off: int, fin: bool, space: int) -> None:
+        """Build and transmit one segment, then update the send state (``send:``)."""
+        counters = self.counters
+        flags = ACK | (FIN if fin else 0)
+        if fin and self._sentfin and self.snd_nxt == self.snd_max:
+            self.snd_nxt -= 1
+        if length:
+            if self._force and self.snd_wnd == 0:
+                counters.zero_window_probes += 1
+            if self.snd_nxt < self.snd_max:
+                counters.retransmitted_segments += 1
+                counters.retransmitted_bytes += length
+            else:
+                counters.data_segments_sent += 1
+                counters.bytes_sent += length
+            if off + length == self.sb_cc:
+                flags |= PSH
+        elif self._acknow:
+            counters.acks_sent += 1
+        elif not fin:
+            counters.window_updates += 1
+        if length or fin or self._persist_timer.running:
+            seq = self.snd_nxt
+        else:
+            seq = self.snd_max
+        window = self._advertised_window(space)
+        segment = Segment(self.name, self.peer or "", seq, self.rcv_nxt, length, flags, window)
+
+        if not self._force or not self._persist_timer.running:
+            start = self.snd_nxt
+            self.snd_nxt += length + (1 if fin else 0)
+            if fin:
+                self._sentfin = True
+            if self.snd_nxt > self.snd_max:
+                self.snd_max = self.snd_nxt
+                if self._rtt_seq is None:
+                    self._rtt_seq = start
+                    self._rtt_start = self.sim.now
+            if not self._rexmt_timer.running and self.snd_nxt != self.snd_una:
+                self._rexmt_timer.start(self.rtt.rto)
+                if self._persist_timer.running:
+                    self._persist_timer.stop()
+                    self.rtt.shift = 0
+        elif self.snd_nxt + length > self.snd_max:
+            self.snd_max = self.snd_nxt + length
+
+        if window > 0 and self.rcv_nxt + window > self.rcv_adv:
+            self.rcv_adv = self.rcv_nxt + window
+        self._acknow = False
+        self._delack = False
+        self._segments_unacked = 0
+        counters.segments_sent += 1
+        self._transmit(segment)
+
+    def _send_syn(self) -> None:
+        """Send our SYN (SYN_SENT) or SYN-ACK (SYN_RECEIVED) with its options.
+
+        MSS option: the interface MSS, not yet clamped (tcp_mss(tp, 0)).
+        Window-scale option: on a SYN if enabled; on a SYN-ACK only if the
+        peer's SYN carried one (RFC 1323 section 2.2). The window of a SYN is
+        never scaled.
+        """
+        cfg = self.config
+        syn_ack = self.state is State.SYN_RECEIVED
+        offer_scale = cfg.window_scaling and (not syn_ack or self.peer_wscale is not None)
+        window = min(self.rcvbuf - self.unread, MAX_WINDOW_FIELD)
+        segment = Segment(self.name, self.peer or "", self.iss, self.rcv_nxt if syn_ack else 0,
+                          0, SYN | (ACK if syn_ack else 0), window, mss=cfg.interface_mss,
+                          wscale=cfg.window_shift if offer_scale else None)
+        self.snd_nxt = self.snd_max = self.iss + 1
+        if syn_ack:
+            self.rcv_adv = max(self.rcv_adv, self.rcv_nxt + window)
+        if not self._rexmt_timer.running:
+            self._rexmt_timer.start(self.rtt.rto)
+        self.counters.segments_sent += 1
+        self._transmit(segment)
+
+    # -- timers -----------------------------------------------------------------
+
+    def _set_persist(self) -> None:
+        """tcp_setpersist(): start the persist timer and step its backoff."""
+        cfg = self.config
+        self._persist_timer.start(self.rtt.persist_interval(cfg.persist_min, cfg.persist_max))
+        if self.rtt.shift < cfg.max_retransmits:
+            self.rtt.shift += 1
+
+    def _on_persist(self) -> None:
+        """Persist timeout: force a probe (one byte into a zero window)."""
+        self._set_persist()
+        self._force = True
+        self._output()
+        self._force = False
+
+    def _on_rexmt(self) -> None:
+        """Retransmission timeout (tcp_timers TCPT_REXMT)."""
+        cfg = self.config
+        self.rtt.back_off()
+        if self.rtt.shift > cfg.max_retransmits:
+            self._drop()
+            return
+        self.counters.timeouts += 1
+        self._rtt_seq = None
+        if self.state in (State.SYN_SENT, State.SYN_RECEIVED):
+            self.counters.retransmitted_segments += 1
+            self._send_syn()
+            return
+        self._rexmt_timer.start(self.rtt.rto)
+        self.snd_nxt = self.snd_una
+        self.ssthresh = max(min(self.snd_wnd, self.cwnd) // 2 // self.mss, 2) * self.mss
+        self.cwnd = self.mss
+        self._dupacks = 0
+        self._output()
+
+    def _on_fast_tick(self) -> None:
+        """A tick of the host's fast clock: send the delayed ACK if still owed."""
+        if not self._delack:
+            return
+        self._delack = False
+        self._acknow = True
+        self.counters.delayed_acks += 1
+        self._output()
+
+    def _delay_ack(self) -> None:
+        """Owe a delayed ACK: it leaves at the next fast-clock tick unless sent before."""
+        self._delack = True
+        if not self._fast_timer.running:
+            self._fast_timer.start(self._next_tick_delay())
+
+    def _drop(self) -> None:
+        """Give the connection up after too many timeouts (tcp_drop)."""
+        self.state = State.CLOSED
+        self._stop_timers()
+        self._fast_timer.stop()
+
+    def _stop_timers(self) -> None:
+        self._rexmt_timer.stop()
+        self._persist_timer.stop()
+
+
+__all__ = ["TcpOutput"]
