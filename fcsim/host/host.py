@@ -12,7 +12,9 @@ host puts the costs of its model around it, each on the processor:
 - each IP packet received (after the adapter has moved its frames to memory):
   one interrupt, the driver's per-frame work, TCP/IP input and the checksum,
   then TCP;
-- recv(): a system call, then the copy out of the socket buffer.
+- recv(): a system call, then the copy out of the socket buffer;
+- a process that blocked in send() or recv() costs a context switch to wake;
+- the TCP timer routines cost their time on every 200 ms and 500 ms tick.
 
 Protocol work runs at interrupt level, system calls and copies at process
 level, so that background load delays the application but not the protocol.
@@ -36,6 +38,8 @@ from fcsim.transport.tcp_config import TcpConfig
 
 PAGE = 4096
 """Page size for copy avoidance by remapping, bytes."""
+FAST_TICK, SLOW_TICK = 0.2, 0.5
+"""4.4BSD TCP fast and slow timer periods, s (PR_FASTHZ 5, PR_SLOWHZ 2)."""
 
 
 class Host:
@@ -58,6 +62,14 @@ class Host:
         self.tick_phase = sim.rng(f"host/{name}/clock").uniform(0.0, 0.2)
         self._endpoints: dict[str, TcpEndpoint] = {}
         self._routes: dict[str, int] = {}
+        if model.timer_tick > 0:
+            for period in (FAST_TICK, SLOW_TICK):
+                sim.call_later(self.tick_phase % period, self._tick, period)
+
+    def _tick(self, event: object) -> None:
+        """The TCP timer routines' own processor time, every fast and slow tick."""
+        self.cpu.run(self.model.timer_tick, None, INTERRUPT)
+        self.sim.call_later(event.value, self._tick, event.value)  # type: ignore[attr-defined]
 
     # -- sockets ------------------------------------------------------------------
 
@@ -103,6 +115,13 @@ class Host:
         if endpoint is not None:
             self.cpu.run(cost, lambda: endpoint.receive(segment), INTERRUPT)
 
+    def _resume(self, called: float, then: Callable[[], None]) -> None:
+        """Go on with *then*; a process that blocked since *called* is first woken."""
+        if self.sim.now > called and self.model.context_switch > 0:
+            self.cpu.run(self.model.context_switch, then, PROCESS)
+        else:
+            then()
+
     def reset_stats(self) -> None:
         """Start a new measurement interval (processor and bus)."""
         self.cpu.reset_stats()
@@ -141,8 +160,11 @@ class Socket:
                 done()
                 return
             n = min(left, chunk)
-            host.cpu.run(host._copy_cost(n),
-                         lambda: self.endpoint.write(n, lambda: piece(left - n)))
+            host.cpu.run(host._copy_cost(n), lambda: write(n, left - n))
+
+        def write(n: int, left: int) -> None:
+            called = host.sim.now
+            self.endpoint.write(n, lambda: host._resume(called, lambda: piece(left)))
 
         host.cpu.run(host.model.syscall, lambda: piece(nbytes) if nbytes else done(), PROCESS)
 
@@ -150,7 +172,9 @@ class Socket:
         """recv() of up to *max_bytes*; *got(n)* when the call returns."""
         host = self.host
 
-        def copied(n: int) -> None:
-            host.cpu.run(host._copy_cost(n), lambda: got(n), PROCESS)
+        def read() -> None:
+            called = host.sim.now
+            self.endpoint.read(max_bytes, lambda n: host._resume(
+                called, lambda: host.cpu.run(host._copy_cost(n), lambda: got(n), PROCESS)))
 
-        host.cpu.run(host.model.syscall, lambda: self.endpoint.read(max_bytes, copied), PROCESS)
+        host.cpu.run(host.model.syscall, read, PROCESS)

@@ -20,7 +20,10 @@ class HostModel:
     receive. *tcp_output_per_packet* / *tcp_input_per_packet*: TCP/IP protocol
     processing of one packet. *interrupt*: taking one receive interrupt (one
     per IP packet). *driver_per_frame*: the FC driver's work per frame
-    received. *copy_avoidance*: pages are remapped instead of copied
+    received. *context_switch*: waking a process that blocked in send() or
+    recv(). *timer_tick*: the TCP timer routines on each 200 ms fast and
+    500 ms slow tick (4.4BSD tcp_fasttimo / tcp_slowtimo). *copy_avoidance*:
+    pages are remapped instead of copied
     (*page_remap* per 4 KiB page). *bus*: bus standard (``fcsim.host.bus``)
     with its sustained *bus_bandwidth* (bytes/s) and *bus_overhead* per DMA
     transfer. *adapter_frame_time*: the adapter's own time per frame.
@@ -36,6 +39,8 @@ class HostModel:
     tcp_input_per_packet: float = 0.0
     interrupt: float = 0.0
     driver_per_frame: float = 0.0
+    context_switch: float = 0.0
+    timer_tick: float = 0.0
     copy_avoidance: bool = False
     page_remap: float = 0.0
     bus: str = "PCI-64/66"
@@ -48,8 +53,8 @@ class HostModel:
 
     def __post_init__(self) -> None:
         costs = ("syscall", "copy_per_byte", "checksum_per_byte", "tcp_output_per_packet",
-                 "tcp_input_per_packet", "interrupt", "driver_per_frame", "page_remap",
-                 "bus_overhead", "adapter_frame_time")
+                 "tcp_input_per_packet", "interrupt", "driver_per_frame", "context_switch",
+                 "timer_tick", "page_remap", "bus_overhead", "adapter_frame_time")
         for name in costs:
             if getattr(self, name) < 0:
                 raise ValueError(f"{self.name}: {name} must be >= 0")
@@ -64,7 +69,8 @@ class HostModel:
 
 
 _TIMES = {"syscall", "tcp_output_per_packet", "tcp_input_per_packet", "interrupt",
-          "driver_per_frame", "page_remap", "bus_overhead", "adapter_frame_time",
+          "driver_per_frame", "context_switch", "timer_tick", "page_remap", "bus_overhead",
+          "adapter_frame_time",
           "background_job"}
 
 
