@@ -28,8 +28,9 @@ def netperf_table(results: dict[str, Any]) -> list[str]:
     first = points[0]["repetitions"][0]["netperf"]
     name = next(n for n in first if n in points[0]["summary"])
     test = first[name]["test"]
-    metric = "throughput_mbit_s" if test == "TCP_STREAM" else "transactions_per_s"
-    unit = "10^6 bits/s" if test == "TCP_STREAM" else "transactions/s"
+    stream = test != "TCP_RR"
+    metric = "throughput_mbit_s" if stream else "transactions_per_s"
+    unit = "10^6 bits/s" if stream else "transactions/s"
     lines = [f"netperf {test} {name}: {unit}, mean [min, max] over "
              f"{results['run']['repetitions']} repetition(s)",
              f"{'socket':>10} {'send size':>10}  {unit}"]
@@ -50,14 +51,19 @@ def _netperf_lines(results: dict[str, Any]) -> list[str]:
     lines = []
     for name, run in first.get("netperf", {}).items():
         figures = results["summary"][name]
-        if run["test"] == "TCP_STREAM":
+        if run["test"] in ("TCP_STREAM", "UDP_STREAM"):
             value = figures["throughput_mbit_s"]
-            lines.append(f"  {name}: TCP_STREAM {value['mean']:.2f} 10^6 bits/s "
+            lines.append(f"  {name}: {run['test']} {value['mean']:.2f} 10^6 bits/s "
                          f"[{value['min']:.2f}, {value['max']:.2f}]")
         else:
             rate, trip = figures["transactions_per_s"], figures.get("round_trip_s")
             lines.append(f"  {name}: TCP_RR {rate['mean']:.1f} transactions/s, round trip "
                          f"{format_time(trip['mean']) if trip else '-'}")
+    for name, run in first.get("iperf", {}).items():
+        value = results["summary"][name]["throughput_mbit_s"]
+        lost = f", {run['datagrams_lost']} datagrams lost" if run["protocol"] == "UDP" else ""
+        lines.append(f"  {name}: iperf {run['protocol']} {value['mean']:.2f} 10^6 bits/s "
+                     f"[{value['min']:.2f}, {value['max']:.2f}]{lost}")
     for name, host in first.get("hosts", {}).items():
         lines.append(f"  host {name} ({host['model']}): processor "
                      f"{100 * host['cpu_utilisation']:.1f} % (background "

@@ -7,11 +7,18 @@ from dataclasses import replace
 from typing import Any
 
 from fcsim import __version__
+from fcsim.apps.iperf import Iperf, IperfOptions
 from fcsim.apps.netperf import Netperf, NetperfOptions
 from fcsim.engine.simulation import Simulation, TraceSink
 from fcsim.host.host import Host
 from fcsim.loop.builder import build_loop
-from fcsim.scenario.model import GeneratorConfig, NetperfConfig, Scenario, StreamConfig
+from fcsim.scenario.model import (
+    GeneratorConfig,
+    IperfConfig,
+    NetperfConfig,
+    Scenario,
+    StreamConfig,
+)
 from fcsim.topology.fabric import build_fabric
 from fcsim.topology.network import Network
 from fcsim.topology.point_to_point import build_point_to_point
@@ -61,6 +68,15 @@ def build_netperf(sim: Simulation, scenario: Scenario, hosts: dict[str, Host]) -
     return runs
 
 
+def build_iperf(sim: Simulation, scenario: Scenario, hosts: dict[str, Host]) -> list[Iperf]:
+    """The scenario's iperf runs."""
+    return [Iperf(sim, w.name, hosts[w.source], hosts[w.destination],
+                  IperfOptions(w.udp, w.parallel, w.window, w.length, w.bandwidth, w.duration,
+                               w.nodelay), w.start, port=index)
+            for index, w in enumerate(w for w in scenario.workloads
+                                      if isinstance(w, IperfConfig))]
+
+
 def run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink] = ()) -> dict[str, Any]:
     """One repetition with *seed*; *sinks* receive every link event."""
     sim = Simulation(seed)
@@ -69,6 +85,7 @@ def run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink] = ()) -> 
     hosts = build_hosts(sim, scenario, net)
     workloads = build_workloads(sim, scenario, net)
     netperfs = build_netperf(sim, scenario, hosts)
+    iperfs = build_iperf(sim, scenario, hosts)
     run = scenario.run
     if run.warmup > 0:
         sim.run(run.warmup)
@@ -92,6 +109,8 @@ def run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink] = ()) -> 
                         for name, h in hosts.items()}
     if netperfs:
         out["netperf"] = {n.name: n.results() for n in netperfs}
+    if iperfs:
+        out["iperf"] = {i.name: i.results() for i in iperfs}
     return out
 
 
@@ -110,9 +129,10 @@ def summarise(repetitions: list[dict[str, Any]]) -> dict[str, Any]:
         figures["latency_mean_s"] = _spread(
             [r["workloads"][name]["latency_s"]["mean"] for r in repetitions])
         summary[name] = figures
-    for name, first in repetitions[0].get("netperf", {}).items():
-        summary[name] = {metric: _spread([r["netperf"][name][metric] for r in repetitions])
-                         for metric in NETPERF_METRICS if metric in first}
+    for tool in ("netperf", "iperf"):
+        for name, first in repetitions[0].get(tool, {}).items():
+            summary[name] = {metric: _spread([r[tool][name][metric] for r in repetitions])
+                             for metric in NETPERF_METRICS if metric in first}
     return summary
 
 

@@ -1,4 +1,4 @@
-"""netperf 2.x tests on simulated hosts: TCP_STREAM and TCP_RR.
+"""netperf 2.x tests on simulated hosts: TCP_STREAM, TCP_RR and UDP_STREAM.
 
 Options as netperf's (fact sheet section 10.1; netperf ``nettest_bsd.c``):
 ``-m`` send size, ``-s``/``-S`` local/remote socket buffer size (SO_SNDBUF and
@@ -10,6 +10,9 @@ seconds from connection set-up; throughput is the bytes the receiving
 application got in that time, in 10^6 bits/s as netperf reports it. TCP_RR:
 one transaction at a time (request then response, each read whole);
 transactions per second, and the mean round-trip time as their inverse.
+UDP_STREAM: datagrams of ``-m`` bytes sent back to back; throughput is what
+the receiving application got (netperf's receive-side figure), with the send
+rate and the datagrams the full receive buffer (``-S``) dropped.
 """
 
 from __future__ import annotations
@@ -21,6 +24,9 @@ from fcsim.engine.simulation import Simulation
 from fcsim.fc4.ip import MTU
 from fcsim.host.host import Host
 from fcsim.transport.tcp_config import TcpConfig
+
+TESTS = ("TCP_STREAM", "TCP_RR", "UDP_STREAM")
+"""The netperf tests modelled."""
 
 SERVER_PORT = 12865
 """netserver's control port; data sockets are numbered from it."""
@@ -42,8 +48,8 @@ class NetperfOptions:
     window_scaling: bool = True
 
     def __post_init__(self) -> None:
-        if self.test not in ("TCP_STREAM", "TCP_RR"):
-            raise ValueError(f"netperf test must be TCP_STREAM or TCP_RR, got {self.test!r}")
+        if self.test not in TESTS:
+            raise ValueError(f"netperf test must be one of {', '.join(TESTS)}, got {self.test!r}")
         if min(self.send_size, self.local_socket, self.remote_socket, self.request,
                self.response) < 1 or self.length <= 0:
             raise ValueError("netperf sizes must be >= 1 byte and the length > 0 s")
@@ -65,11 +71,17 @@ class Netperf:
         self.sim = sim
         self.name = name
         self.options = options
-        self.local = local.tcp_socket(SERVER_PORT + 1 + port, options.config(
-            options.local_socket, tcp))
-        self.remote = remote.tcp_socket(SERVER_PORT + 1 + port, options.config(
-            options.remote_socket, tcp))
+        self.local_host, self.remote_host = local, remote
+        number = SERVER_PORT + 1 + port
+        if options.test == "UDP_STREAM":
+            self.udp_local = local.udp_socket(number, options.local_socket, options.local_socket)
+            self.udp_remote = remote.udp_socket(number, options.remote_socket,
+                                                options.remote_socket)
+        else:
+            self.local = local.tcp_socket(number, options.config(options.local_socket, tcp))
+            self.remote = remote.tcp_socket(number, options.config(options.remote_socket, tcp))
         self.bytes = 0
+        self.bytes_sent = 0
         self.transactions = 0
         self.began: float | None = None
         self.ends = 0.0
@@ -78,10 +90,14 @@ class Netperf:
 
     def _connect(self, _event: object) -> None:
         """Connect once both N_Ports have logged in with the fabric."""
-        self.local.host.nport.when_ready(
-            lambda: self.remote.host.nport.when_ready(self._open))
+        self.local_host.nport.when_ready(
+            lambda: self.remote_host.nport.when_ready(self._open))
 
     def _open(self) -> None:
+        if self.options.test == "UDP_STREAM":
+            self.udp_local.connect(self.udp_remote)
+            self._connected()
+            return
         self.remote.listen()
         self.local.connect(self.remote, self._connected)
 
@@ -91,6 +107,9 @@ class Netperf:
         if self.options.test == "TCP_STREAM":
             self._send()
             self._receive()
+        elif self.options.test == "UDP_STREAM":
+            self._send_datagram()
+            self.udp_remote.recv(self._datagram)
         else:
             self._request()
 
@@ -111,6 +130,17 @@ class Netperf:
             self.bytes += n
         if n:
             self._receive()
+
+    # UDP_STREAM
+    def _send_datagram(self) -> None:
+        if self._running():
+            self.bytes_sent += self.options.send_size
+            self.udp_local.send(self.options.send_size, self._send_datagram)
+
+    def _datagram(self, n: int) -> None:
+        if self._running():
+            self.bytes += n
+        self.udp_remote.recv(self._datagram)
 
     # TCP_RR
     def _request(self) -> None:
@@ -144,10 +174,13 @@ class Netperf:
         done = self.began is not None and self.sim.now >= self.ends
         out: dict[str, Any] = {"test": self.options.test, "complete": done,
                                "connected_at_s": self.began}
-        if self.options.test == "TCP_STREAM":
+        if self.options.test in ("TCP_STREAM", "UDP_STREAM"):
             out["throughput_mbit_s"] = 8 * self.bytes / length / 1e6
             out["bytes"] = self.bytes
-        else:
+        if self.options.test == "UDP_STREAM":
+            out["sent_mbit_s"] = 8 * self.bytes_sent / length / 1e6
+            out["datagrams_dropped"] = self.udp_remote.dropped
+        if self.options.test == "TCP_RR":
             rate = self.transactions / length
             out["transactions"] = self.transactions
             out["transactions_per_s"] = rate

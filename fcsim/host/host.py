@@ -22,12 +22,13 @@ level, so that background load delays the application but not the protocol.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 
 from fcsim.engine.simulation import Simulation
 from fcsim.fc2.frame import MAX_DATA_FIELD
 from fcsim.fc2.nport import NPort
-from fcsim.fc4.ip import LLC_SNAP, NETWORK_HEADER, IpOverFc
+from fcsim.fc4.ip import LLC_SNAP, MTU, NETWORK_HEADER, IpOverFc
 from fcsim.host.adapter import AdapterModel, HostAdapter
 from fcsim.host.bus import BUS_TYPES, IoBus
 from fcsim.host.cpu import INTERRUPT, PROCESS, BackgroundLoad, Cpu
@@ -35,6 +36,7 @@ from fcsim.host.host_model import HostModel
 from fcsim.transport.segment import Segment
 from fcsim.transport.tcp import TcpEndpoint
 from fcsim.transport.tcp_config import TcpConfig
+from fcsim.transport.udp import UDP_IP_HEADER_BYTES, Datagram, UdpEndpoint
 
 PAGE = 4096
 """Page size for copy avoidance by remapping, bytes."""
@@ -61,6 +63,7 @@ class Host:
                                          model.background_job, f"host/{name}/background")
         self.tick_phase = sim.rng(f"host/{name}/clock").uniform(0.0, 0.2)
         self._endpoints: dict[str, TcpEndpoint] = {}
+        self._udp: dict[str, UdpSocket] = {}
         self._routes: dict[str, int] = {}
         if model.timer_tick > 0:
             for period in (FAST_TICK, SLOW_TICK):
@@ -82,6 +85,15 @@ class Host:
         self._endpoints[address] = endpoint
         return Socket(self, endpoint)
 
+    def udp_socket(self, port: int, sndbuf: int, rcvbuf: int) -> UdpSocket:
+        """A UDP socket bound to *port* with send and receive buffers, bytes."""
+        address = f"{self.name}:{port}"
+        if address in self._udp:
+            raise ValueError(f"{self.name}: UDP port {port} is already bound")
+        socket = UdpSocket(self, address, sndbuf, rcvbuf)
+        self._udp[address] = socket
+        return socket
+
     def route(self, address: str, n_port_id: int) -> None:
         """Static address resolution: *address* ("host:port") is at *n_port_id*."""
         self._routes[address] = n_port_id
@@ -94,26 +106,35 @@ class Host:
             return -(-nbytes // PAGE) * model.page_remap
         return nbytes * model.copy_per_byte
 
-    def _output(self, segment: Segment) -> None:
+    def _output(self, packet: Segment | Datagram) -> None:
+        """TCP/IP (or UDP/IP) output and checksum, then the adapter, then IP over FC."""
         model = self.model
-        cost = model.tcp_output_per_packet + segment.length * model.checksum_per_byte
-        self.cpu.run(cost, lambda: self._to_adapter(segment), INTERRUPT)
+        cost = model.tcp_output_per_packet + packet.length * model.checksum_per_byte
+        self.cpu.run(cost, lambda: self._to_adapter(packet), INTERRUPT)
 
-    def _to_adapter(self, segment: Segment) -> None:
-        size = segment.wire_bytes
+    def _to_adapter(self, packet: Segment | Datagram) -> None:
+        size = packet.wire_bytes
         frames = -(-(size + NETWORK_HEADER + LLC_SNAP) // MAX_DATA_FIELD)
-        d_id = self._routes[segment.dst]
-        self.adapter.transmit(size, frames, lambda: self.ip.send(d_id, size, segment))
+        d_id = self._routes[packet.dst]
+        sent = None
+        if isinstance(packet, Datagram):
+            socket = self._udp[packet.src]
+            sent = lambda _seq: socket.sent(size)  # noqa: E731
+        self.adapter.transmit(size, frames, lambda: self.ip.send(d_id, size, packet, sent))
 
     def _ip_input(self, packet: object, length: int, time: float) -> None:
-        segment: Segment = packet  # type: ignore[assignment]
         model = self.model
         frames = -(-(length + NETWORK_HEADER + LLC_SNAP) // MAX_DATA_FIELD)
         cost = (model.interrupt + frames * model.driver_per_frame + model.tcp_input_per_packet
-                + segment.length * model.checksum_per_byte)
-        endpoint = self._endpoints.get(segment.dst)
-        if endpoint is not None:
-            self.cpu.run(cost, lambda: endpoint.receive(segment), INTERRUPT)
+                + packet.length * model.checksum_per_byte)  # type: ignore[attr-defined]
+        if isinstance(packet, Segment):
+            endpoint = self._endpoints.get(packet.dst)
+            if endpoint is not None:
+                self.cpu.run(cost, lambda: endpoint.receive(packet), INTERRUPT)
+        elif isinstance(packet, Datagram):
+            socket = self._udp.get(packet.dst)
+            if socket is not None:
+                self.cpu.run(cost, lambda: socket.arrive(packet), INTERRUPT)
 
     def _resume(self, called: float, then: Callable[[], None]) -> None:
         """Go on with *then*; a process that blocked since *called* is first woken."""
@@ -178,3 +199,88 @@ class Socket:
                 called, lambda: host.cpu.run(host._copy_cost(n), lambda: got(n), PROCESS)))
 
         host.cpu.run(host.model.syscall, read, PROCESS)
+
+
+class UdpSocket:
+    """A UDP socket on *host* at *address* with a receive buffer of *rcvbuf* bytes.
+
+    A datagram that arrives to a full receive buffer is dropped and counted,
+    as a BSD socket does (sbappendaddr fails). UDP/IP processing costs the
+    host's per-packet transport cost and the checksum, like TCP.
+    """
+
+    def __init__(self, host: Host, address: str, sndbuf: int, rcvbuf: int) -> None:
+        self.host = host
+        self.sndbuf = sndbuf
+        self.rcvbuf = rcvbuf
+        self.queued = 0
+        self._writer: tuple[int, Callable[[], None]] | None = None
+        self.endpoint = UdpEndpoint(host.sim, address, host._output, mtu=MTU)
+        self.unread = 0
+        self.dropped = 0
+        self._queue: deque[int] = deque()
+        self._reader: Callable[[int], None] | None = None
+
+    @property
+    def address(self) -> str:
+        """This socket's address, "host:port"."""
+        return self.endpoint.name
+
+    def connect(self, peer: UdpSocket) -> None:
+        """Send to *peer* (static address resolution on both hosts)."""
+        self.endpoint.peer = peer.address
+        self.host.route(peer.address, peer.host.nport.port_id)
+
+    def send(self, nbytes: int, done: Callable[[], None]) -> None:
+        """sendto() of one datagram of *nbytes*; *done()* when the call returns.
+
+        The call blocks while the datagrams not yet on the wire would exceed the
+        send buffer (as Linux accounts them; 4.4BSD would drop with ENOBUFS).
+        """
+        host = self.host
+
+        def copied() -> None:
+            self.queued += nbytes + UDP_IP_HEADER_BYTES
+            self.endpoint.send(nbytes)
+            done()
+
+        def go() -> None:
+            host.cpu.run(host.model.syscall + host._copy_cost(nbytes), copied, PROCESS)
+
+        if self.queued + nbytes + UDP_IP_HEADER_BYTES > self.sndbuf and self.queued:
+            self._writer = (nbytes, go)
+        else:
+            go()
+
+    def sent(self, size: int) -> None:
+        """A datagram of *size* wire bytes has left; a blocked send may go on."""
+        self.queued -= size
+        if self._writer is not None:
+            nbytes, go = self._writer
+            if self.queued + nbytes + UDP_IP_HEADER_BYTES <= self.sndbuf or not self.queued:
+                self._writer = None
+                go()
+
+    def arrive(self, datagram: Datagram) -> None:
+        """A datagram has been through UDP/IP input: queue it or drop it."""
+        if self.unread + datagram.length > self.rcvbuf:
+            self.dropped += 1
+            return
+        self.endpoint.receive(datagram)
+        self.unread += datagram.length
+        self._queue.append(datagram.length)
+        self._serve()
+
+    def recv(self, got: Callable[[int], None]) -> None:
+        """recvfrom() of one datagram; *got(n)* when the call returns."""
+        self._reader = got
+        self._serve()
+
+    def _serve(self) -> None:
+        if self._reader is None or not self._queue:
+            return
+        got, self._reader = self._reader, None
+        n = self._queue.popleft()
+        self.unread -= n
+        host = self.host
+        host.cpu.run(host.model.syscall + host._copy_cost(n), lambda: got(n), PROCESS)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from fcsim.apps.netperf import TESTS as NETPERF_TESTS
 from fcsim.fabric.switch_model import load_switch_model
 from fcsim.fc0.cable import DEFAULT_PROPAGATION, Cable
 from fcsim.fc0.speed import CODING_8B10B, CODING_64B66B
@@ -29,6 +30,7 @@ from fcsim.loop.al_pa import MAX_NL_PORTS, is_nl_al_pa
 from fcsim.loop.ring import DEFAULT_REPEAT_WORDS
 from fcsim.scenario.model import (
     GeneratorConfig,
+    IperfConfig,
     LinkConfig,
     LoopConfig,
     LoopPortConfig,
@@ -41,7 +43,14 @@ from fcsim.scenario.model import (
     WorkloadConfig,
 )
 from fcsim.topology.point_to_point import DEFAULT_PORT_IDS
-from fcsim.units import UnitError, parse_baud, parse_length, parse_size, parse_time
+from fcsim.units import (
+    UnitError,
+    parse_baud,
+    parse_length,
+    parse_rate,
+    parse_size,
+    parse_time,
+)
 from fcsim.workload.distributions import Constant, Distribution, Exponential, Uniform
 
 
@@ -309,7 +318,7 @@ SWITCH_KEYS: dict[str, Key] = {
 }
 _WORKLOAD_KEYS: dict[str, Key] = {
     "name": Key(_text, _NAME, None),
-    "type": Key(_any_text, "'stream', 'generator' or 'netperf'"),
+    "type": Key(_any_text, "'stream', 'generator', 'netperf' or 'iperf'"),
     "from": Key(_text, "the name of the sending node"),
     "to": Key(_text, "the name of the receiving node"),
     "class": Key(_integer(1, 3), "a class of service: 1, 2 or 3", 3),
@@ -341,8 +350,8 @@ NETPERF_KEYS: dict[str, Key] = {
     "type": Key(_any_text, "'netperf'"),
     "from": Key(_text, "the name of the node running netperf (a host)"),
     "to": Key(_text, "the name of the node running netserver (a host)"),
-    "test": Key(_choice({"TCP_STREAM": "TCP_STREAM", "TCP_RR": "TCP_RR"}),
-                "'TCP_STREAM' or 'TCP_RR'", "TCP_STREAM"),
+    "test": Key(_choice({t: t for t in NETPERF_TESTS}),
+                "'TCP_STREAM', 'TCP_RR' or 'UDP_STREAM'", "TCP_STREAM"),
     "send_size": Key(_sizes, f"{_SIZE} >= 1 B, or a list of them (a sweep); netperf -m",
                      (65536,)),
     "socket": Key(_sizes, f"{_SIZE} >= 1 B, or a list of them (a sweep); netperf -s and -S",
@@ -356,8 +365,23 @@ NETPERF_KEYS: dict[str, Key] = {
                           True),
     "start": Key(_quantity(parse_time), f"{_TIME}, >= 0 s", 0.0),
 }
+IPERF_KEYS: dict[str, Key] = {
+    "name": Key(_text, _NAME, None),
+    "type": Key(_any_text, "'iperf'"),
+    "from": Key(_text, "the name of the node running the iperf client (a host)"),
+    "to": Key(_text, "the name of the node running the iperf server (a host)"),
+    "protocol": Key(_choice({"tcp": False, "udp": True}), "'tcp' or 'udp'; iperf -u", False),
+    "parallel": Key(_integer(1), "an integer >= 1; iperf -P", 1),
+    "window": Key(_quantity(parse_size, 1), f"{_SIZE} >= 1 B; iperf -w", 65536),
+    "length": Key(_quantity(parse_size, 1), f"{_SIZE} >= 1 B; iperf -l", None),
+    "bandwidth": Key(_quantity(parse_rate, above=True), "a rate such as '100 Mbit/s'; iperf -b",
+                     1e6),
+    "duration": Key(_quantity(parse_time, above=True), f"{_TIME}, > 0 s; iperf -t", 10.0),
+    "nodelay": Key(_when(lambda v: isinstance(v, bool)), "true or false; iperf -N", False),
+    "start": Key(_quantity(parse_time), f"{_TIME}, >= 0 s", 0.0),
+}
 WORKLOAD_KEYS: dict[str, dict[str, Key]] = {"stream": STREAM_KEYS, "generator": GENERATOR_KEYS,
-                                            "netperf": NETPERF_KEYS}
+                                            "netperf": NETPERF_KEYS, "iperf": IPERF_KEYS}
 
 
 # -- arbitrated loop (topology = "loop") ---------------------------------------------
@@ -582,6 +606,12 @@ def _workload(raw: dict[str, Any], path: str, index: int, nodes: list[str]) -> W
     if got["to"] == got["from"]:
         raise _Bad(f"a node other than from ({show(got['from'])})", f"{path}.to",
                    _given(got["to"]))
+    if kind == "iperf":
+        return IperfConfig(
+            name=got["name"] or f"workload{index}", source=got["from"], destination=got["to"],
+            udp=got["protocol"], parallel=got["parallel"], window=got["window"],
+            length=got["length"], bandwidth=got["bandwidth"], duration=got["duration"],
+            nodelay=got["nodelay"], start=got["start"])
     if kind == "netperf":
         return NetperfConfig(
             name=got["name"] or f"workload{index}", source=got["from"], destination=got["to"],
@@ -606,17 +636,19 @@ def _check_netperf(raws: list[dict[str, Any]], workloads: tuple[WorkloadConfig, 
     hosts = {n.name for n in nodes if n.host is not None}
     sweeping = None
     for i, w in enumerate(workloads):
-        if not isinstance(w, NetperfConfig):
+        if not isinstance(w, NetperfConfig | IperfConfig):
             continue
         for key, name in (("from", w.source), ("to", w.destination)):
             if name not in hosts:
                 raise _Bad("a node with a host model (key 'host' in [[nodes]])",
                            f"workloads[{i}].{key}", _given(name))
-        if w.start + w.length >= run.duration:
+        key, length = (("length", w.length) if isinstance(w, NetperfConfig)
+                       else ("duration", w.duration))
+        if w.start + length >= run.duration:
             raise _Bad(f"a test that ends before run.duration ({show(run.duration)} s); "
-                       "set start + length below it", f"workloads[{i}].length",
-                       _given(raws[i].get("length", "10 s")))
-        if w.sweeps:
+                       f"set start + {key} below it", f"workloads[{i}].{key}",
+                       _given(raws[i].get(key, "10 s")))
+        if isinstance(w, NetperfConfig) and w.sweeps:
             if sweeping is not None:
                 raise _Bad(f"no sweep: workloads[{sweeping}] already sweeps",
                            f"workloads[{i}].send_size", _given(raws[i].get("send_size")))

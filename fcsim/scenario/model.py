@@ -130,7 +130,26 @@ class NetperfConfig:
         return len(self.send_sizes) * len(self.sockets) > 1
 
 
-WorkloadConfig = StreamConfig | GeneratorConfig | NetperfConfig
+@dataclass(frozen=True)
+class IperfConfig:
+    """An iperf client on *source* and server on *destination* (both hosts); see
+    :class:`fcsim.apps.iperf.IperfOptions` (sizes in bytes, *bandwidth* in
+    bits/s, times in s)."""
+
+    name: str
+    source: str
+    destination: str
+    udp: bool = False
+    parallel: int = 1
+    window: int = 65536
+    length: int | None = None
+    bandwidth: float = 1e6
+    duration: float = 10.0
+    nodelay: bool = False
+    start: float = 0.0
+
+
+WorkloadConfig = StreamConfig | GeneratorConfig | NetperfConfig | IperfConfig
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ import dataclasses
 
 import pytest
 
+from fcsim.apps.iperf import Iperf, IperfOptions
 from fcsim.apps.netperf import Netperf, NetperfOptions
 from fcsim.engine.simulation import Simulation
 from fcsim.fc0.speed import speed_named
@@ -116,3 +117,43 @@ def test_tcp_rr_round_trip_is_the_sum_of_its_parts() -> None:
         + model.tcp_input_per_packet + model.checksum_per_byte  # tcp_input
         + model.copy_per_byte)  # recv() copies out (its system call was made before)
     assert run.results()["round_trip_s"] == pytest.approx(2 * one_way, rel=0.02)
+
+
+def _hosts(speed: str = "1GFC", model: HostModel = IDEAL):
+    scenario = p2p((), duration=60.0, speed=speed, length=10.0)
+    sim = Simulation(1)
+    net = build_point_to_point(sim, scenario.nodes, scenario.links)
+    return sim, Host(sim, "a", model, net.nodes["a"]), Host(sim, "b", model, net.nodes["b"])
+
+
+def test_udp_stream_between_ideal_hosts_is_link_limited() -> None:
+    sim, a, b = _hosts("266M")
+    size = 60000
+    run = Netperf(sim, "udp", a, b, NetperfOptions(test="UDP_STREAM", send_size=size,
+                                                    local_socket=262144,
+                                                    remote_socket=262144, length=2.0))
+    rate = _steady_rate(sim, run, 0.5, 1.5)
+    iu = size + 28 + NETWORK_HEADER + LLC_SNAP
+    assert rate == pytest.approx(speed_named("266M").char_rate * size / _wire_chars(iu),
+                                 rel=0.02)
+    assert run.results()["datagrams_dropped"] == 0
+
+
+def test_iperf_udp_gets_what_it_offers_below_capacity() -> None:
+    sim, a, b = _hosts()
+    run = Iperf(sim, "u", a, b, IperfOptions(udp=True, bandwidth=200e6, duration=0.5))
+    sim.run(1.0)
+    result = run.results()
+    assert result["throughput_mbit_s"] == pytest.approx(200.0, rel=0.01)
+    assert result["datagrams_lost"] == 0
+
+
+def test_iperf_parallel_flows_share_the_link() -> None:
+    sim, a, b = _hosts("266M")
+    run = Iperf(sim, "p", a, b, IperfOptions(parallel=3, window=262144, length=65536,
+                                            duration=3.0, nodelay=True))
+    sim.run(3.5)
+    flows = run.results()["flows_mbit_s"]
+    link = 8 * speed_named("266M").char_rate / 1e6
+    assert 0.85 * link < sum(flows) < link
+    assert max(flows) / min(flows) < 1.2

@@ -219,7 +219,7 @@ CASES = {
     "missing run": (edited(('[run]\nduration = "1 ms"', '')), "run", "missing",
                     "a table, written [run]"),
     "missing type": (edited(('type = "stream"', '')), "workloads[0].type", "missing",
-                     "'stream', 'generator' or 'netperf'"),
+                     "'stream', 'generator', 'netperf' or 'iperf'"),
     "wrong type str for int": (edited(('[run]', '[run]\nseed = "1"')), "run.seed",
                                "given '1'", "an integer >= 0"),
     "wrong type int for name": (edited(('name = "host"', 'name = 7')), "nodes[0].name",

@@ -1,0 +1,109 @@
+"""iperf 2 on simulated hosts: TCP with parallel flows, UDP at a shaped rate.
+
+Options as iperf's (fact sheet section 10.2): ``-P`` parallel TCP flows, each
+with ``-w`` as its window (SO_SNDBUF and SO_RCVBUF), ``-l`` bytes per write
+(iperf 2.0.5: 8 KB for TCP, 1470 B for UDP), ``-t`` seconds, ``-N``
+TCP_NODELAY, ``-u`` UDP with ``-b`` the offered rate in bits/s (iperf paces
+its datagrams evenly). Results: the aggregate throughput the receiving
+application got in 10^6 bits/s, per flow for TCP; for UDP also the datagrams
+lost (sent but not read).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from fcsim.apps.netperf import Netperf, NetperfOptions
+from fcsim.engine.simulation import Simulation
+from fcsim.host.host import Host
+
+IPERF_PORT = 5001
+"""iperf's default port; flows take the ports after it."""
+
+
+@dataclass(frozen=True)
+class IperfOptions:
+    """One iperf client command line. Sizes in bytes, *bandwidth* in bits/s,
+    *duration* in s."""
+
+    udp: bool = False
+    parallel: int = 1
+    window: int = 65536
+    length: int | None = None
+    bandwidth: float = 1e6
+    duration: float = 10.0
+    nodelay: bool = False
+
+    def __post_init__(self) -> None:
+        if self.parallel < 1 or self.window < 1 or self.duration <= 0 or self.bandwidth <= 0:
+            raise ValueError("iperf needs -P >= 1, -w >= 1 B, -t > 0 s and -b > 0 bit/s")
+        if self.length is not None and self.length < 1:
+            raise ValueError("iperf -l must be >= 1 byte")
+
+    @property
+    def write_size(self) -> int:
+        """Bytes per write (``-l``; iperf 2.0.5 defaults: 8 KB TCP, 1470 B UDP)."""
+        return self.length if self.length is not None else (1470 if self.udp else 8192)
+
+
+class Iperf:
+    """An iperf client on *client* sending to a server on *server* from *start* s."""
+
+    def __init__(self, sim: Simulation, name: str, client: Host, server: Host,
+                 options: IperfOptions, start: float = 0.0, port: int = 0) -> None:
+        self.sim = sim
+        self.name = name
+        self.options = options
+        self.flows: list[Netperf] = []
+        self.sent = self.received = 0
+        if not options.udp:
+            flow_options = NetperfOptions(
+                "TCP_STREAM", options.write_size, options.window, options.window,
+                options.nodelay, options.duration)
+            self.flows = [Netperf(sim, f"{name}.{i}", client, server, flow_options, start,
+                                  port=100 * (port + 1) + i)  # apart from netperf's
+                          for i in range(options.parallel)]
+            return
+        number = IPERF_PORT + 100 * port
+        self.out = client.udp_socket(number, options.window, options.window)
+        self.into = server.udp_socket(number, options.window, options.window)
+        self.client, self.server = client, server
+        self.gap = 8 * options.write_size / options.bandwidth
+        self.began = start
+        sim.call_later(start, self._udp_start)
+
+    def _udp_start(self, _event: object) -> None:
+        self.client.nport.when_ready(lambda: self.server.nport.when_ready(self._udp_open))
+
+    def _udp_open(self) -> None:
+        self.out.connect(self.into)
+        self.began = self.sim.now
+        self.into.recv(self._udp_got)
+        self._udp_send(None)
+
+    def _running(self) -> bool:
+        return self.sim.now < self.began + self.options.duration
+
+    def _udp_send(self, _event: object) -> None:
+        if not self._running():
+            return
+        self.sent += 1
+        self.out.send(self.options.write_size, lambda: None)
+        self.sim.call_later(self.gap, self._udp_send)
+
+    def _udp_got(self, n: int) -> None:
+        if self._running():
+            self.received += 1
+        self.into.recv(self._udp_got)
+
+    def results(self) -> dict[str, Any]:
+        """iperf's report: aggregate throughput in 10^6 bits/s, per flow or with loss."""
+        options = self.options
+        if not options.udp:
+            flows = [f.results()["throughput_mbit_s"] for f in self.flows]
+            return {"protocol": "TCP", "throughput_mbit_s": sum(flows), "flows_mbit_s": flows}
+        return {"protocol": "UDP", "offered_mbit_s": options.bandwidth / 1e6,
+                "throughput_mbit_s": 8 * self.received * options.write_size
+                / options.duration / 1e6,
+                "datagrams_sent": self.sent, "datagrams_lost": self.sent - self.received}
