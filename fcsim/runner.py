@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from fcsim import __version__
-from fcsim.apps.iperf import Iperf, IperfOptions
+from fcsim.apps.iperf import Iperf
 from fcsim.apps.netperf import Netperf, NetperfOptions
 from fcsim.engine.simulation import Simulation, TraceSink
 from fcsim.host.host import Host
@@ -70,9 +70,8 @@ def build_netperf(sim: Simulation, scenario: Scenario, hosts: dict[str, Host]) -
 
 def build_iperf(sim: Simulation, scenario: Scenario, hosts: dict[str, Host]) -> list[Iperf]:
     """The scenario's iperf runs."""
-    return [Iperf(sim, w.name, hosts[w.source], hosts[w.destination],
-                  IperfOptions(w.udp, w.parallel, w.window, w.length, w.bandwidth, w.duration,
-                               w.nodelay), w.start, port=index)
+    return [Iperf(sim, w.name, hosts[w.source], hosts[w.destination], w.options, w.start,
+                  port=index)
             for index, w in enumerate(w for w in scenario.workloads
                                       if isinstance(w, IperfConfig))]
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from fcsim.apps.iperf import IperfOptions
 from fcsim.apps.netperf import TESTS as NETPERF_TESTS
 from fcsim.fabric.switch_model import load_switch_model
 from fcsim.fc0.cable import DEFAULT_PROPAGATION, Cable
@@ -607,11 +608,10 @@ def _workload(raw: dict[str, Any], path: str, index: int, nodes: list[str]) -> W
         raise _Bad(f"a node other than from ({show(got['from'])})", f"{path}.to",
                    _given(got["to"]))
     if kind == "iperf":
-        return IperfConfig(
-            name=got["name"] or f"workload{index}", source=got["from"], destination=got["to"],
-            udp=got["protocol"], parallel=got["parallel"], window=got["window"],
-            length=got["length"], bandwidth=got["bandwidth"], duration=got["duration"],
-            nodelay=got["nodelay"], start=got["start"])
+        options = IperfOptions(got["protocol"], got["parallel"], got["window"], got["length"],
+                               got["bandwidth"], got["duration"], got["nodelay"])
+        return IperfConfig(got["name"] or f"workload{index}", got["from"], got["to"], options,
+                           got["start"])
     if kind == "netperf":
         return NetperfConfig(
             name=got["name"] or f"workload{index}", source=got["from"], destination=got["to"],
@@ -643,7 +643,7 @@ def _check_netperf(raws: list[dict[str, Any]], workloads: tuple[WorkloadConfig, 
                 raise _Bad("a node with a host model (key 'host' in [[nodes]])",
                            f"workloads[{i}].{key}", _given(name))
         key, length = (("length", w.length) if isinstance(w, NetperfConfig)
-                       else ("duration", w.duration))
+                       else ("duration", w.options.duration))
         if w.start + length >= run.duration:
             raise _Bad(f"a test that ends before run.duration ({show(run.duration)} s); "
                        f"set start + {key} below it", f"workloads[{i}].{key}",

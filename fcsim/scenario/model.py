@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from fcsim.apps.iperf import IperfOptions
 from fcsim.fabric.switch_model import SwitchModel
 from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import Speed
@@ -132,20 +133,13 @@ class NetperfConfig:
 
 @dataclass(frozen=True)
 class IperfConfig:
-    """An iperf client on *source* and server on *destination* (both hosts); see
-    :class:`fcsim.apps.iperf.IperfOptions` (sizes in bytes, *bandwidth* in
-    bits/s, times in s)."""
+    """An iperf client on *source* and server on *destination* (both hosts),
+    run with *options* from *start* s."""
 
     name: str
     source: str
     destination: str
-    udp: bool = False
-    parallel: int = 1
-    window: int = 65536
-    length: int | None = None
-    bandwidth: float = 1e6
-    duration: float = 10.0
-    nodelay: bool = False
+    options: IperfOptions = field(default_factory=IperfOptions)
     start: float = 0.0
 
 

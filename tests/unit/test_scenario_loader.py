@@ -385,3 +385,71 @@ def test_docs_complete_example_loads_and_runs(tmp_path: Path) -> None:
     assert [w.name for w in scenario.workloads] == ["bulk", "reads"]
     short = dataclasses.replace(scenario, run=dataclasses.replace(scenario.run, duration=2e-3))
     assert run_scenario(short)["repetitions"][0]["workloads"]["bulk"]["sequences"] > 0
+
+
+HOSTS = """\
+topology = "point-to-point"
+
+[run]
+duration = "60 ms"
+
+[[nodes]]
+name = "h1"
+host = "ideal"
+
+[[nodes]]
+name = "h2"
+host = "ideal"
+
+[[links]]
+ends = ["h1", "h2"]
+speed = "1GFC"
+"""
+
+
+def test_iperf_and_netperf_run_side_by_side(tmp_path: Path) -> None:
+    text = HOSTS + """
+[[workloads]]
+name = "load"
+type = "iperf"
+from = "h2"
+to = "h1"
+protocol = "udp"
+bandwidth = "100 Mbit/s"
+duration = "40 ms"
+
+[[workloads]]
+name = "measured"
+type = "netperf"
+from = "h1"
+to = "h2"
+test = "TCP_RR"
+socket = "32 KiB"
+nodelay = true
+length = "40 ms"
+"""
+    result = run_scenario(load_scenario(write(tmp_path, text)))
+    rep = result["repetitions"][0]
+    assert rep["iperf"]["load"]["throughput_mbit_s"] == pytest.approx(100.0, rel=0.05)
+    assert rep["netperf"]["measured"]["transactions"] > 0
+    assert set(rep["hosts"]) == {"h1", "h2"}
+
+
+def test_netperf_needs_hosts_and_room_in_the_run(tmp_path: Path) -> None:
+    bare = HOSTS.replace('host = "ideal"\n', "", 1)
+    message = error_of(write(tmp_path, bare + """
+[[workloads]]
+type = "netperf"
+from = "h1"
+to = "h2"
+length = "10 ms"
+""", "bare.toml"))
+    assert "workloads[0].from" in message and "host model" in message
+    message = error_of(write(tmp_path, HOSTS + """
+[[workloads]]
+type = "iperf"
+from = "h1"
+to = "h2"
+duration = "1 s"
+""", "long.toml"))
+    assert "workloads[0].duration" in message and "run.duration" in message
