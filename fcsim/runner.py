@@ -8,7 +8,7 @@ from typing import Any
 
 from fcsim import __version__
 from fcsim.apps.iperf import Iperf
-from fcsim.apps.netperf import Netperf, NetperfOptions
+from fcsim.apps.netperf import Netperf
 from fcsim.engine.simulation import Simulation, TraceSink
 from fcsim.host.host import Host
 from fcsim.loop.builder import build_loop
@@ -58,14 +58,10 @@ def build_hosts(sim: Simulation, scenario: Scenario, net: Network) -> dict[str, 
 
 def build_netperf(sim: Simulation, scenario: Scenario, hosts: dict[str, Host]) -> list[Netperf]:
     """The scenario's netperf runs (each already narrowed to one socket and send size)."""
-    runs = []
-    for index, w in enumerate(w for w in scenario.workloads if isinstance(w, NetperfConfig)):
-        options = NetperfOptions(
-            w.test, w.send_sizes[0], w.sockets[0], w.sockets[0], w.nodelay, w.length,
-            w.recv_size, w.request, w.response, w.window_scaling)
-        runs.append(Netperf(sim, w.name, hosts[w.source], hosts[w.destination], options,
-                            w.start, port=index))
-    return runs
+    return [Netperf(sim, w.name, hosts[w.source], hosts[w.destination],
+                    w.point(w.sockets[0], w.send_sizes[0]), w.start, port=index)
+            for index, w in enumerate(w for w in scenario.workloads
+                                      if isinstance(w, NetperfConfig))]
 
 
 def build_iperf(sim: Simulation, scenario: Scenario, hosts: dict[str, Host]) -> list[Iperf]:

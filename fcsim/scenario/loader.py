@@ -21,6 +21,7 @@ from typing import Any
 
 from fcsim.apps.iperf import IperfOptions
 from fcsim.apps.netperf import TESTS as NETPERF_TESTS
+from fcsim.apps.netperf import NetperfOptions
 from fcsim.fabric.switch_model import load_switch_model
 from fcsim.fc0.cable import DEFAULT_PROPAGATION, Cable
 from fcsim.fc0.speed import CODING_8B10B, CODING_64B66B
@@ -613,12 +614,12 @@ def _workload(raw: dict[str, Any], path: str, index: int, nodes: list[str]) -> W
         return IperfConfig(got["name"] or f"workload{index}", got["from"], got["to"], options,
                            got["start"])
     if kind == "netperf":
-        return NetperfConfig(
-            name=got["name"] or f"workload{index}", source=got["from"], destination=got["to"],
-            test=got["test"], send_sizes=got["send_size"], sockets=got["socket"],
-            nodelay=got["nodelay"], length=got["length"], recv_size=got["recv_size"],
-            request=got["request"], response=got["response"],
-            window_scaling=got["window_scaling"], start=got["start"])
+        sizes, sockets = got["send_size"], got["socket"]
+        options = NetperfOptions(got["test"], sizes[0], sockets[0], sockets[0], got["nodelay"],
+                                 got["length"], got["recv_size"], got["request"],
+                                 got["response"], got["window_scaling"])
+        return NetperfConfig(got["name"] or f"workload{index}", got["from"], got["to"], options,
+                             sizes, sockets, got["start"])
     common = dict(name=got["name"] or f"workload{index}", source=got["from"],
                   destination=got["to"], size=got["size"], cls=got["class"],
                   max_data_field=got["max_payload"], start=got["start"], count=got["count"])
@@ -642,7 +643,7 @@ def _check_netperf(raws: list[dict[str, Any]], workloads: tuple[WorkloadConfig, 
             if name not in hosts:
                 raise _Bad("a node with a host model (key 'host' in [[nodes]])",
                            f"workloads[{i}].{key}", _given(name))
-        key, length = (("length", w.length) if isinstance(w, NetperfConfig)
+        key, length = (("length", w.options.length) if isinstance(w, NetperfConfig)
                        else ("duration", w.options.duration))
         if w.start + length >= run.duration:
             raise _Bad(f"a test that ends before run.duration ({show(run.duration)} s); "

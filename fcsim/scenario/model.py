@@ -6,9 +6,10 @@ builders and :mod:`fcsim.runner` consume them. Nothing here parses text.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from fcsim.apps.iperf import IperfOptions
+from fcsim.apps.netperf import NetperfOptions
 from fcsim.fabric.switch_model import SwitchModel
 from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import Speed
@@ -106,29 +107,28 @@ class GeneratorConfig:
 
 @dataclass(frozen=True)
 class NetperfConfig:
-    """A netperf test from *source* to *destination* (both hosts); see
-    :class:`fcsim.apps.netperf.NetperfOptions`. *send_sizes* and *sockets*
-    (bytes; -s and -S alike) with more than one value make a sweep: one run per
-    combination, as successive netperf invocations."""
+    """A netperf test from *source* to *destination* (both hosts) run with
+    *options* from *start* s. *send_sizes* and *sockets* (bytes; -s and -S
+    alike) with more than one value make a sweep: one run per combination, as
+    successive netperf invocations; the options' own sizes are ignored then."""
 
     name: str
     source: str
     destination: str
-    test: str = "TCP_STREAM"
+    options: NetperfOptions = field(default_factory=NetperfOptions)
     send_sizes: tuple[int, ...] = (65536,)
     sockets: tuple[int, ...] = (65536,)
-    nodelay: bool = False
-    length: float = 10.0
-    recv_size: int | None = None
-    request: int = 1
-    response: int = 1
-    window_scaling: bool = True
     start: float = 0.0
 
     @property
     def sweeps(self) -> bool:
         """True if more than one (socket, send size) combination is asked for."""
         return len(self.send_sizes) * len(self.sockets) > 1
+
+    def point(self, socket: int, send_size: int) -> NetperfOptions:
+        """The netperf options of one point of the sweep."""
+        return replace(self.options, send_size=send_size, local_socket=socket,
+                       remote_socket=socket)
 
 
 @dataclass(frozen=True)

@@ -95,8 +95,9 @@ def test_examples_load_and_run(path: Path) -> None:
     assert scenario.source == str(path) and scenario.description
     # short runs: netperf tests of 10 ms, a sweep cut to its first two points
     has_netperf = any(isinstance(w, NetperfConfig) for w in scenario.workloads)
-    loads = tuple(dataclasses.replace(w, start=0.0, length=10e-3, send_sizes=w.send_sizes[:2],
-                                      sockets=w.sockets[:1])
+    loads = tuple(dataclasses.replace(w, start=0.0, send_sizes=w.send_sizes[:2],
+                                      sockets=w.sockets[:1],
+                                      options=dataclasses.replace(w.options, length=10e-3))
                   if isinstance(w, NetperfConfig) else w for w in scenario.workloads)
     duration = 15e-3 if has_netperf else min(scenario.run.duration, 3e-3)
     short = dataclasses.replace(scenario, workloads=loads, run=dataclasses.replace(
