@@ -38,8 +38,3 @@ def area_of(n_port_id: int) -> int:
 def is_well_known(n_port_id: int) -> bool:
     """True for the fabric's well-known service addresses."""
     return n_port_id >= WELL_KNOWN_LOW
-
-
-def format_id(n_port_id: int) -> str:
-    """An N_Port ID as Wireshark shows it, e.g. ``01.02.00``."""
-    return f"{n_port_id >> 16:02x}.{n_port_id >> 8 & 0xFF:02x}.{n_port_id & 0xFF:02x}"

@@ -35,7 +35,7 @@ from fcsim.fabric.switch_model import SwitchModel
 from fcsim.fc1 import ordered_sets as osets
 from fcsim.fc2 import header as h
 from fcsim.fc2.frame import Frame
-from fcsim.fc2.port import Port
+from fcsim.fc2.port import Port, uses_bb_credit
 
 HEADER_CHARS = 4 + 24
 """Characters up to the end of the header (SOF and frame header)."""
@@ -282,7 +282,7 @@ class Switch:
         self._queue(_Held(frame, None, out, self.sim.env._now))
 
     def _free_input(self, inp: SwitchPort, frame: Frame) -> None:
-        if frame.cls != 1 or frame.sof is osets.SOFc1:
+        if uses_bb_credit(frame):
             inp.port.release_buffer()
 
     def _hold_expired(self, event: object) -> None:
@@ -304,7 +304,7 @@ class Switch:
     def _pull(self, out: SwitchPort, credit: bool) -> Frame | None:
         internal = self._internal
         for held in internal:
-            if held.out is out and (credit or not _needs_credit(held.frame)):
+            if held.out is out and (credit or not uses_bb_credit(held.frame)):
                 internal.remove(held)
                 return self._cross(held)
         now = self.sim.env._now
@@ -322,7 +322,7 @@ class Switch:
                     blocked_until, inp.read_free)
                 continue
             held = queue[0]
-            if not credit and _needs_credit(held.frame):
+            if not credit and uses_bb_credit(held.frame):
                 continue
             queue.popleft()
             out.next_input = (start + k + 1) % n
@@ -367,7 +367,3 @@ class Switch:
 
     def __repr__(self) -> str:
         return f"<Switch {self.name} domain {self.domain}>"
-
-
-def _needs_credit(frame: Frame) -> bool:
-    return frame.cls != 1 or frame.sof is osets.SOFc1

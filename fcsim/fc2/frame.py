@@ -15,7 +15,7 @@ The data field is padded to a whole number of words (F_CTL fill bytes).
 from __future__ import annotations
 
 import zlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from fcsim.fc1.ordered_sets import OrderedSet
 from fcsim.fc2.header import HEADER_BYTES, LINK_CONTROL_NAMES, pack_header
@@ -149,12 +149,3 @@ class Frame:
         if not delimiters:
             return body
         return self.sof.chars + body + zlib.crc32(body).to_bytes(4, "little") + self.eof.chars
-
-    def describe(self) -> dict[str, Any]:
-        """The header as a dict of named fields, for traces and tests."""
-        return {
-            "sof": self.sof.name, "eof": self.eof.name, "kind": self.kind,
-            "r_ctl": self.r_ctl, "d_id": self.d_id, "s_id": self.s_id, "type": self.type,
-            "f_ctl": self.f_ctl, "seq_id": self.seq_id, "seq_cnt": self.seq_cnt,
-            "ox_id": self.ox_id, "rx_id": self.rx_id, "data_len": self.data_len,
-        }

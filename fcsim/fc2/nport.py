@@ -406,7 +406,7 @@ class NPort:
 
     def frame_dropped(self, frame: Frame) -> None:
         """Discard and count a frame that failed its CRC (called by :class:`Port`)."""
-        if frame.cls != 1 or frame.sof is osets.SOFc1:
+        if uses_bb_credit(frame):
             self.port.release_buffer()
         stats = self.stats
         stats.dropped_frames += 1

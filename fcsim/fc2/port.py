@@ -102,7 +102,47 @@ class PortStats:
         self.credit_stalls = self.r_rdy_tx = self.r_rdy_rx = self.errors_rx = 0
 
 
-class Port:
+class LazyCredit:
+    """R_RDY arrivals counted in lazily, shared by every transmitter with BB credit.
+
+    An R_RDY's arrival time is queued in ``_r_rdys``; the transmitter counts
+    arrived ones in (``_absorb``) when it next decides what to send, and only
+    one waiting for credit schedules a wake-up at the next arrival. A class
+    using it has ``credit``, ``stats`` (``r_rdy_rx``, ``credit_wait``),
+    ``_r_rdys``, ``_stall_since``, ``_wake_pending``, ``_busy``, ``_env``,
+    ``_later`` and ``_send_next``.
+    """
+
+    def current_credit(self) -> int:
+        """BB credit now, counting every R_RDY that has arrived."""
+        self._absorb(self._env._now)
+        return self.credit
+
+    def _absorb(self, now: float) -> None:
+        """Count in the R_RDYs that have arrived by *now*."""
+        arrivals = self._r_rdys
+        stats = self.stats
+        while arrivals and arrivals[0] <= now:
+            arrived = arrivals.popleft()
+            self.credit += 1
+            stats.r_rdy_rx += 1
+            if self._stall_since is not None:
+                stats.credit_wait += arrived - self._stall_since
+                self._stall_since = None
+
+    def _wake(self, _event: object) -> None:
+        self._wake_pending = False
+        if not self._busy:
+            self._send_next()
+
+    def _wake_for_credit(self) -> None:
+        """Schedule a wake-up at the next R_RDY's arrival (if none is pending)."""
+        if self._r_rdys and not self._wake_pending:
+            self._wake_pending = True
+            self._later(self._r_rdys[0] - self._env._now, self._wake)
+
+
+class Port(LazyCredit):
     """One end of a link.
 
     *rx_buffers* is the number of receive buffers this port offers, which its
@@ -160,34 +200,6 @@ class Port:
         """Tell the transmitter that the owner may have a frame to send."""
         if not self._busy:
             self._send_next()
-
-    def current_credit(self) -> int:
-        """BB credit now, counting every R_RDY that has arrived."""
-        self._absorb(self._env._now)
-        return self.credit
-
-    def _absorb(self, now: float) -> None:
-        """Count in the R_RDYs that have arrived by *now*."""
-        arrivals = self._r_rdys
-        stats = self.stats
-        while arrivals and arrivals[0] <= now:
-            arrived = arrivals.popleft()
-            self.credit += 1
-            stats.r_rdy_rx += 1
-            if self._stall_since is not None:
-                stats.credit_wait += arrived - self._stall_since
-                self._stall_since = None
-
-    def _wake(self, _event: object) -> None:
-        self._wake_pending = False
-        if not self._busy:
-            self._send_next()
-
-    def _wake_for_credit(self) -> None:
-        """Schedule a wake-up at the next R_RDY's arrival (if none is pending)."""
-        if self._r_rdys and not self._wake_pending:
-            self._wake_pending = True
-            self._later(self._r_rdys[0] - self._env._now, self._wake)
 
     def _send_next(self, _event: object = None) -> None:
         now = self._env._now

@@ -106,11 +106,6 @@ class Sequence:
         self.on_complete = on_complete
         self.on_delivered = on_delivered
 
-    @property
-    def frames_left(self) -> int:
-        """Frames not yet transmitted in the current attempt."""
-        return self.n_frames - self.next_cnt
-
     def __repr__(self) -> str:
         return (f"<Sequence OX_ID={self.exchange.ox_id:#06x} SEQ_ID={self.seq_id} "
                 f"{self.size} B class {self.cls} {self.status}>")

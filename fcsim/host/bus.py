@@ -9,10 +9,10 @@ that states where they come from.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from fcsim.engine.server import Server
 from fcsim.engine.simulation import Simulation
 
 
@@ -42,7 +42,7 @@ BUS_TYPES: dict[str, BusType] = {b.name: b for b in (
 """Bus standards by name (peak = width x clock: EISA 33 MB/s, PCI-32/33 133 MB/s)."""
 
 
-class IoBus:
+class IoBus(Server):
     """A bus of *kind* moving *bandwidth* bytes/s with *overhead* s per transfer."""
 
     def __init__(self, sim: Simulation, name: str, kind: BusType, bandwidth: float,
@@ -52,34 +52,11 @@ class IoBus:
                              f"bytes/s for {kind.name}, got {bandwidth:g}")
         if overhead < 0:
             raise ValueError(f"{name}: transfer overhead must be >= 0 s")
-        self.sim = sim
-        self.name = name
+        super().__init__(sim, name)
         self.kind = kind
         self.bandwidth = bandwidth
         self.overhead = overhead
-        self.busy_time = 0.0
-        self._queue: deque[tuple[float, Callable[[], None]]] = deque()
-        self._busy = False
 
     def transfer(self, nbytes: int, done: Callable[[], None]) -> None:
         """Move *nbytes* by DMA, then call *done*."""
-        self._queue.append((self.overhead + nbytes / self.bandwidth, done))
-        if not self._busy:
-            self._next()
-
-    def _next(self) -> None:
-        if not self._queue:
-            self._busy = False
-            return
-        duration, done = self._queue.popleft()
-        self._busy = True
-        self.busy_time += duration
-        self.sim.call_later(duration, self._done, done)
-
-    def _done(self, event: object) -> None:
-        event.value()  # type: ignore[attr-defined]
-        self._next()
-
-    def reset_stats(self) -> None:
-        """Start a new measurement interval."""
-        self.busy_time = 0.0
+        self.serve(self.overhead + nbytes / self.bandwidth, done)

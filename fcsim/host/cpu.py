@@ -12,57 +12,38 @@ by contention, as on a real machine.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable
 
+from fcsim.engine.server import Server
 from fcsim.engine.simulation import Simulation
 
 INTERRUPT, PROCESS = 0, 1
 """Priority levels: interrupt-level work before process-level work."""
 
 
-class Cpu:
-    """Processor *name*; *speed* scales every cost (2.0 runs work twice as fast)."""
+class Cpu(Server):
+    """Processor *name*; *speed* scales every cost (2.0 runs work twice as fast).
+    *background_time* is the part of *busy_time* spent on background load, s."""
 
     def __init__(self, sim: Simulation, name: str, speed: float = 1.0) -> None:
         if speed <= 0:
             raise ValueError(f"{name}: speed must be > 0, got {speed}")
-        self.sim = sim
-        self.name = name
+        super().__init__(sim, name, levels=2)
         self.speed = speed
-        self.busy_time = 0.0
         self.background_time = 0.0
-        self._queues: tuple[deque, deque] = (deque(), deque())
-        self._busy = False
 
     def run(self, cost: float, callback: Callable[[], None] | None = None,
             level: int = PROCESS, background: bool = False) -> None:
         """Do *cost* seconds of work (at speed 1), then call *callback*."""
-        self._queues[level].append((cost / self.speed, callback, background))
-        if not self._busy:
-            self._next()
-
-    def _next(self) -> None:
-        for queue in self._queues:
-            if queue:
-                duration, callback, background = queue.popleft()
-                self._busy = True
-                self.busy_time += duration
-                if background:
-                    self.background_time += duration
-                self.sim.call_later(duration, self._done, callback)
-                return
-        self._busy = False
-
-    def _done(self, event: object) -> None:
-        callback = event.value  # type: ignore[attr-defined]
-        if callback is not None:
-            callback()
-        self._next()
+        duration = cost / self.speed
+        if background:
+            self.background_time += duration
+        self.serve(duration, callback, level)
 
     def reset_stats(self) -> None:
         """Start a new measurement interval."""
-        self.busy_time = self.background_time = 0.0
+        super().reset_stats()
+        self.background_time = 0.0
 
 
 class BackgroundLoad:

@@ -35,7 +35,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from fcsim.fc1.ordered_sets import SOFc1
-from fcsim.fc2.port import PortStats, launch
+from fcsim.fc2.port import LazyCredit, PortStats, launch
 from fcsim.loop.ring import DEFAULT_REPEAT_WORDS
 
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ class LoopPortStats:
         self.arbitration_wait = self.hold_time = 0.0
 
 
-class LPort:
+class LPort(LazyCredit):
     """The loop port of node *name* with *rx_buffers* receive buffers.
 
     *login_credit*: the BB credit it announces at login, frames (0..rx_buffers).
@@ -159,30 +159,10 @@ class LPort:
 
     # -- transmitter ----------------------------------------------------------------
 
-    def _absorb(self, now: float) -> None:
-        arrivals = self._r_rdys
-        while arrivals and arrivals[0] <= now:
-            arrived = arrivals.popleft()
-            self.credit += 1
-            self.stats.r_rdy_rx += 1
-            if self._stall_since is not None:
-                self.stats.credit_wait += arrived - self._stall_since
-                self._stall_since = None
-
-    def _wake(self, _event: object) -> None:
-        self._wake_pending = False
-        if not self._busy:
-            self._send_next()
-
     def arbitration_seen(self, event: object) -> None:
         """Another port's ARB reached this opener: a fair one may now close."""
         if self.circuit is event._value and not self._busy:  # type: ignore[attr-defined]
             self._send_next()
-
-    def _wake_for_credit(self) -> None:
-        if self._r_rdys and not self._wake_pending:
-            self._wake_pending = True
-            self._later(self._r_rdys[0] - self._env._now, self._wake)
 
     def _send_next(self, _event: object = None) -> None:
         circuit = self.circuit

@@ -1,0 +1,51 @@
+"""A server of timed work items: one at a time, by priority level, then in order.
+
+The processor and the I/O bus of a host are such servers (:mod:`fcsim.host`).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+
+from fcsim.engine.simulation import Simulation
+
+
+class Server:
+    """Serves work items one at a time; level 0 before level 1 and so on
+    (not preemptive). *busy_time* sums the time spent serving, s."""
+
+    def __init__(self, sim: Simulation, name: str, levels: int = 1) -> None:
+        self.sim = sim
+        self.name = name
+        self.busy_time = 0.0
+        self._queues: tuple[deque[tuple[float, Callable[[], None] | None]], ...] = tuple(
+            deque() for _ in range(levels))
+        self._busy = False
+
+    def serve(self, duration: float, done: Callable[[], None] | None = None,
+              level: int = 0) -> None:
+        """Take *duration* seconds of service, then call *done*."""
+        self._queues[level].append((duration, done))
+        if not self._busy:
+            self._next()
+
+    def _next(self) -> None:
+        for queue in self._queues:
+            if queue:
+                duration, done = queue.popleft()
+                self._busy = True
+                self.busy_time += duration
+                self.sim.call_later(duration, self._done, done)
+                return
+        self._busy = False
+
+    def _done(self, event: object) -> None:
+        done = event.value  # type: ignore[attr-defined]
+        if done is not None:
+            done()
+        self._next()
+
+    def reset_stats(self) -> None:
+        """Start a new measurement interval."""
+        self.busy_time = 0.0
