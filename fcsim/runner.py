@@ -51,8 +51,12 @@ def build_workloads(sim: Simulation, scenario: Scenario, net: Network) -> list[W
 
 
 def build_hosts(sim: Simulation, scenario: Scenario, net: Network) -> dict[str, Host]:
-    """A host around the N_Port of every node that names a host model."""
-    return {n.name: Host(sim, n.name, n.host, net.nodes[n.name], n.ip_class)
+    """A host around the N_Port of every node that names a host model, loaded
+    by the node's own background load where it gives one."""
+    return {n.name: Host(sim, n.name,
+                         n.host if n.background_load is None
+                         else replace(n.host, background_utilisation=n.background_load),
+                         net.nodes[n.name], n.ip_class)
             for n in scenario.nodes if n.host is not None}
 
 

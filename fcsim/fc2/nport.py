@@ -143,6 +143,7 @@ class NPort:
         self.stats = NPortStats()
         self._control: deque[Frame] = deque()
         self._ready: deque[Sequence] = deque()
+        self._ready_classed = 0  # sequences in _ready of Class 1 or 2
         self._inbound: dict[Sequence, _Inbound] = {}
         self._rx_ids: dict[tuple[int, int], int] = {}
         self._next_rx_id = 0
@@ -222,7 +223,7 @@ class NPort:
                      | (h.F_CTL_LAST_SEQUENCE if last else 0)
                      | (h.F_CTL_ACK_1 if cls != 3 else 0))
         self._next_seq_id = (self._next_seq_id + 1) & 0xFF
-        self._ready.append(seq)
+        self._ready_add(seq)
         self.port.kick()
         return seq
 
@@ -238,6 +239,8 @@ class NPort:
                 d_id is None or control[0].d_id == d_id):
             return control.popleft()
         ready = self._ready
+        if not credit and not self._ready_classed and self.connection is None:
+            return None  # only Class 3 sequences, each needing a credit
         for _ in range(len(ready)):
             seq = ready[0]
             if d_id is not None and seq.d_id != d_id:
@@ -253,6 +256,8 @@ class NPort:
                     ready.popleft()
                     if seq.cls == 3:
                         self._complete(seq, "sent")
+                    else:
+                        self._ready_classed -= 1
                 else:
                     ready.rotate(-1)
                 return frame
@@ -372,7 +377,7 @@ class NPort:
     def _retry(self, event: object) -> None:
         seq = event._value  # type: ignore[attr-defined]
         if seq.status == "open":
-            self._ready.append(seq)
+            self._ready_add(seq)
             self.port.kick()
 
     # -- receive side -----------------------------------------------------------
@@ -633,9 +638,16 @@ class NPort:
             self.sim.call_later(e_d_tov - idle if idle < e_d_tov else e_d_tov,
                                 self._connection_idle, conn)
 
+    def _ready_add(self, seq: Sequence) -> None:
+        self._ready.append(seq)
+        if seq.cls != 3:
+            self._ready_classed += 1
+
     def _ready_remove(self, seq: Sequence) -> None:
         if seq in self._ready:
             self._ready.remove(seq)
+            if seq.cls != 3:
+                self._ready_classed -= 1
 
     def __repr__(self) -> str:
         return f"<NPort {self.name} {self.port_id:06X}>"

@@ -100,10 +100,12 @@ class Host:
 
     # -- the kernel's data path -----------------------------------------------------
 
-    def _copy_cost(self, nbytes: int) -> float:
+    def _copy_cost(self, nbytes: int, sending: bool = False) -> float:
         model = self.model
         if model.copy_avoidance:
             return -(-nbytes // PAGE) * model.page_remap
+        if sending and model.send_copy_per_byte is not None:
+            return nbytes * model.send_copy_per_byte
         return nbytes * model.copy_per_byte
 
     def _output(self, packet: Segment | Datagram) -> None:
@@ -181,7 +183,7 @@ class Socket:
                 done()
                 return
             n = min(left, chunk)
-            host.cpu.run(host._copy_cost(n), lambda: write(n, left - n))
+            host.cpu.run(host._copy_cost(n, sending=True), lambda: write(n, left - n))
 
         def write(n: int, left: int) -> None:
             called = host.sim.now
@@ -245,7 +247,8 @@ class UdpSocket:
             done()
 
         def go() -> None:
-            host.cpu.run(host.model.syscall + host._copy_cost(nbytes), copied, PROCESS)
+            host.cpu.run(host.model.syscall + host._copy_cost(nbytes, sending=True), copied,
+                         PROCESS)
 
         if self.queued + nbytes + UDP_IP_HEADER_BYTES > self.sndbuf and self.queued:
             self._writer = (nbytes, go)

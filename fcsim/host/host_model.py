@@ -23,17 +23,22 @@ class HostModel:
     received. *context_switch*: waking a process that blocked in send() or
     recv(). *timer_tick*: the TCP timer routines on each 200 ms fast and
     500 ms slow tick (4.4BSD tcp_fasttimo / tcp_slowtimo). *copy_avoidance*:
+    *send_copy_per_byte*: the copy into the kernel on send(), where a stack's
+    send path costs other than its receive path (None: *copy_per_byte*).
     pages are remapped instead of copied
     (*page_remap* per 4 KiB page). *bus*: bus standard (``fcsim.host.bus``)
     with its sustained *bus_bandwidth* (bytes/s) and *bus_overhead* per DMA
     transfer. *adapter_frame_time*: the adapter's own time per frame.
     *background_utilisation* / *background_job*: the load of other processes
-    (fraction of the processor, mean job length in s). *sources*: provenance.
+    (fraction of the processor, mean job length in s). *adapter*: the catalog
+    adapter (``models/adapters/``) that supplied the bus and adapter values, if
+    any. *sources*: provenance.
     """
 
     name: str
     syscall: float = 0.0
     copy_per_byte: float = 0.0
+    send_copy_per_byte: float | None = None
     checksum_per_byte: float = 0.0
     tcp_output_per_packet: float = 0.0
     tcp_input_per_packet: float = 0.0
@@ -49,9 +54,12 @@ class HostModel:
     adapter_frame_time: float = 0.0
     background_utilisation: float = 0.0
     background_job: float = 1e-3
+    adapter: str | None = None
     sources: dict[str, str] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
+        if self.send_copy_per_byte is not None and self.send_copy_per_byte < 0:
+            raise ValueError(f"{self.name}: send_copy_per_byte must be >= 0")
         costs = ("syscall", "copy_per_byte", "checksum_per_byte", "tcp_output_per_packet",
                  "tcp_input_per_packet", "interrupt", "driver_per_frame", "context_switch",
                  "timer_tick", "page_remap", "bus_overhead", "adapter_frame_time")
@@ -74,8 +82,26 @@ _TIMES = {"syscall", "tcp_output_per_packet", "tcp_input_per_packet", "interrupt
           "background_job"}
 
 
+ADAPTER_KEYS = {"bus", "bus_bandwidth", "bus_overhead", "adapter_frame_time"}
+"""What an adapter model (``models/adapters/<name>.toml``) gives its host."""
+
+
 def load_host_model(name: str, directory: Path | None = None) -> HostModel:
-    """The catalog host model *name* (``models/hosts/<name>.toml``)."""
+    """The catalog host model *name* (``models/hosts/<name>.toml``).
+
+    A host naming an ``adapter`` takes the bus and adapter values from that
+    adapter's model (``models/adapters/<adapter>.toml``, or beside *directory*).
+    """
     allowed = {f.name for f in fields(HostModel)} - {"name", "sources"}
     values, sources = read_model("hosts", name, allowed, _TIMES, directory)
+    adapter = values.get("adapter")
+    if adapter is not None:
+        clash = ADAPTER_KEYS & values.keys()
+        if clash:
+            raise ValueError(f"host model {name!r}: {', '.join(sorted(clash))} come from "
+                             f"adapter {adapter!r}; give them in one place")
+        folder = directory.parent / "adapters" if directory is not None else None
+        card, card_sources = read_model("adapters", adapter, ADAPTER_KEYS, _TIMES, folder)
+        values.update(card)
+        sources.update({key: f"adapter {adapter}: {text}" for key, text in card_sources.items()})
     return HostModel(name=name, sources=sources, **values)

@@ -286,6 +286,8 @@ NODE_KEYS: dict[str, Key] = {
                       lambda v: _catalog(load_host_model, v)),
                 "the name of a host model in models/hosts/", None),
     "ip_class": Key(_integer(1, 3), "the class of service of IP over FC: 1, 2 or 3", 3),
+    "background_load": Key(_fraction, "a fraction of the processor in [0, 1) such as 0.2 "
+                           "(other processes on the host)", None),
 }
 LINK_KEYS: dict[str, Key] = {
     "name": Key(_text, _NAME, None),
@@ -354,7 +356,8 @@ NETPERF_KEYS: dict[str, Key] = {
     "to": Key(_text, "the name of the node running netserver (a host)"),
     "test": Key(_choice({t: t for t in NETPERF_TESTS}),
                 "'TCP_STREAM', 'TCP_RR' or 'UDP_STREAM'", "TCP_STREAM"),
-    "send_size": Key(_sizes, f"{_SIZE} >= 1 B, or a list of them (a sweep); netperf -m",
+    "send_size": Key(_sizes, f"{_SIZE} >= 1 B, or a list of them (a sweep); netperf -m "
+                     "(TCP_RR: request and response size, netperf -r m,m)",
                      (65536,)),
     "socket": Key(_sizes, f"{_SIZE} >= 1 B, or a list of them (a sweep); netperf -s and -S",
                   (65536,)),
@@ -577,7 +580,11 @@ def _node(raw: dict[str, Any], path: str, loop: bool = False) -> NodeConfig:
         got, port = read_table(raw, NODE_KEYS, path, "in [[nodes]]"), None
     name, port_id = got.pop("name"), got.pop("port_id", None)
     host, ip_class = got.pop("host", None), got.pop("ip_class", 3)
-    return NodeConfig(name, port_id, ServiceParameters(**got), port, host, ip_class)
+    background = got.pop("background_load", None)
+    if background is not None and host is None:
+        raise _Bad("a host model for the node (background_load loads a host's processor)",
+                   f"{path}.background_load", _given(background))
+    return NodeConfig(name, port_id, ServiceParameters(**got), port, host, ip_class, background)
 
 
 def _link(raw: dict[str, Any], path: str, index: int, nodes: list[str],
@@ -618,8 +625,12 @@ def _workload(raw: dict[str, Any], path: str, index: int, nodes: list[str]) -> W
         options = NetperfOptions(got["test"], sizes[0], sockets[0], sockets[0], got["nodelay"],
                                  got["length"], got["recv_size"], got["request"],
                                  got["response"], got["window_scaling"])
+        sized = got["test"] == "TCP_RR" and "send_size" in raw
+        if sized and ("request" in raw or "response" in raw):
+            raise _Bad("either send_size (request and response of that size, netperf -r m,m) "
+                       "or request/response", f"{path}.send_size", _given(raw["send_size"]))
         return NetperfConfig(got["name"] or f"workload{index}", got["from"], got["to"], options,
-                             sizes, sockets, got["start"])
+                             sizes, sockets, got["start"], sized)
     common = dict(name=got["name"] or f"workload{index}", source=got["from"],
                   destination=got["to"], size=got["size"], cls=got["class"],
                   max_data_field=got["max_payload"], start=got["start"], count=got["count"])

@@ -38,7 +38,9 @@ class NodeConfig:
 
     *loop*: its loop-port settings, on an arbitrated loop only. *host*: the
     host model behind the N_Port (None: a bare N_Port driven by FC-2
-    workloads); *ip_class*: the class its IP over FC uses.
+    workloads); *ip_class*: the class its IP over FC uses; *background_load*:
+    the fraction of the host's processor other processes keep busy in this
+    scenario (None: the host model's own value).
     """
 
     name: str
@@ -47,6 +49,7 @@ class NodeConfig:
     loop: LoopPortConfig | None = None
     host: HostModel | None = None
     ip_class: int = 3
+    background_load: float | None = None
 
 
 @dataclass(frozen=True)
@@ -110,7 +113,9 @@ class NetperfConfig:
     """A netperf test from *source* to *destination* (both hosts) run with
     *options* from *start* s. *send_sizes* and *sockets* (bytes; -s and -S
     alike) with more than one value make a sweep: one run per combination, as
-    successive netperf invocations; the options' own sizes are ignored then."""
+    successive netperf invocations; the options' own sizes are ignored then.
+    *sized_transactions*: a TCP_RR whose send sizes are its request and
+    response sizes (netperf -r m,m), so that latency sweeps message sizes."""
 
     name: str
     source: str
@@ -119,6 +124,7 @@ class NetperfConfig:
     send_sizes: tuple[int, ...] = (65536,)
     sockets: tuple[int, ...] = (65536,)
     start: float = 0.0
+    sized_transactions: bool = False
 
     @property
     def sweeps(self) -> bool:
@@ -127,8 +133,10 @@ class NetperfConfig:
 
     def point(self, socket: int, send_size: int) -> NetperfOptions:
         """The netperf options of one point of the sweep."""
-        return replace(self.options, send_size=send_size, local_socket=socket,
-                       remote_socket=socket)
+        one = replace(self.options, send_size=send_size, local_socket=socket,
+                      remote_socket=socket)
+        return replace(one, request=send_size, response=send_size) if self.sized_transactions \
+            else one
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,189 @@
+"""Paper-style figures of validation runs, written as PNG files.
+
+:func:`netperf_figure` draws a netperf sweep the way the Ong & Farrell paper
+does (throughput or latency against message size, one line per socket size);
+:func:`degradation_figure` draws the loaded-fabric figures of RD11 (one line
+per load). Every line is the mean over the repetitions with min/max error bars.
+
+Figures are drawn on :class:`matplotlib.figure.Figure` objects with the Agg
+canvas, so no global pyplot state is touched, and written atomically. The
+drawing helpers (:func:`new_figure`, :func:`draw_line`, :func:`whiskers`,
+:func:`log_x_axis`, :func:`png_bytes`, :func:`write_atomic`) are shared with
+:mod:`fcsim.validation.report`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from io import BytesIO
+from pathlib import Path
+
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, NullLocator
+
+METRICS = {"throughput": ("Throughput (Mbit/s)", 1.0), "latency": ("Latency (µs)", 1e6)}
+"""Netperf metrics: y label and the factor from the values' unit to the plotted one."""
+
+
+def size_label(n: int) -> str:
+    """A size in bytes as a short label: ``"4 KB"`` for 4096, ``"1 MB"`` for 1048576,
+    ``"262143 B"`` for sizes that are not a whole number of KB (1 KB = 1024 B)."""
+    if n and n % 2**20 == 0:
+        return f"{n // 2**20} MB"
+    if n and n % 2**10 == 0:
+        return f"{n // 2**10} KB"
+    return f"{n} B"
+
+
+def new_figure(width: float, height: float, dpi: int) -> tuple[Figure, Axes]:
+    """A figure of *width* x *height* inches with an Agg canvas and one set of axes."""
+    fig = Figure(figsize=(width, height), dpi=dpi, layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig, fig.add_subplot()
+
+
+def png_bytes(fig: Figure) -> bytes:
+    """*fig* rendered as PNG; the figure is cleared afterwards."""
+    buffer = BytesIO()
+    fig.savefig(buffer, format="png")
+    fig.clear()
+    return buffer.getvalue()
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write *data* to *path* through a temporary file in the same directory, so that
+    *path* holds either its old content or the new one, never part of it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
+def draw_line(ax: Axes, x: Sequence[float], y: Sequence[float],
+              low: Sequence[float] | None, high: Sequence[float] | None, label: str) -> None:
+    """A line with markers through (*x*, *y*), with error bars down to *low* and up to
+    *high* where given (missing bounds mean no bar on that side)."""
+    ys = [_number(v) for v in y]
+    ax.errorbar(x, ys, yerr=whiskers(ys, low, high), marker="o", markersize=4, capsize=3,
+                label=label)
+
+
+def whiskers(values: Sequence[float], low: Sequence[float | None] | None,
+             high: Sequence[float | None] | None) -> list[list[float]] | None:
+    """Asymmetric error bars (matplotlib's ``yerr``: distances below and above each
+    value) reaching *low* and *high*; ``None`` when neither bound is given."""
+    if low is None and high is None:
+        return None
+    lows = values if low is None else [_number(v) for v in low]
+    highs = values if high is None else [_number(v) for v in high]
+    return [[max(v - lo, 0.0) for v, lo in zip(values, lows, strict=True)],
+            [max(hi - v, 0.0) for v, hi in zip(values, highs, strict=True)]]
+
+
+def log_x_axis(ax: Axes, xs: Sequence[float], label: Callable[[float], str] | None = None) -> None:
+    """A logarithmic x axis for the positive values *xs*: base 2 with ticks at powers
+    of two (every other one over wide ranges) when every value is a power of two,
+    base 10 otherwise (minor ticks labelled too within one decade). *label* formats the
+    tick values (plain numbers by default)."""
+    positive = [x for x in xs if x > 0]
+    if positive and all(_power_of_two(x) for x in positive):
+        ax.set_xscale("log", base=2)
+        first = math.floor(math.log2(min(positive)))
+        last = math.ceil(math.log2(max(positive)))
+        step = 2 if last - first > 10 else 1
+        first -= first % step
+        ax.xaxis.set_major_locator(FixedLocator([2.0**e for e in range(first, last + 1, step)]))
+        ax.xaxis.set_minor_locator(NullLocator())
+        narrow = False
+    else:
+        ax.set_xscale("log")
+        narrow = bool(positive) and max(positive) <= 10 * min(positive)
+    text = label or (lambda value: f"{value:g}")
+    formatter = FuncFormatter(lambda value, _pos: text(value))
+    ax.xaxis.set_major_formatter(formatter)
+    ax.xaxis.set_minor_formatter(formatter if narrow else NullFormatter())
+
+
+def netperf_figure(points: list[dict], title: str, metric: str, out: Path) -> None:
+    """Write a netperf sweep as a PNG figure to *out*.
+
+    *points* are ``{"socket": bytes, "send_size": bytes, "values": [...]}`` with one
+    value per repetition (``None`` for a failed one, skipped); *metric* is
+    ``"throughput"`` (values in Mbit/s) or ``"latency"`` (values in seconds, drawn
+    in microseconds). One line per socket size against the message size on a log
+    scale: the mean with min/max error bars. Points without values are left out.
+    """
+    ylabel, scale = METRICS[metric]
+    lines: dict[int, list[tuple[int, list[float]]]] = {}
+    for point in points:
+        values = [scale * v for v in point["values"] if v is not None]
+        if values:
+            lines.setdefault(point["socket"], []).append((point["send_size"], values))
+    fig, ax = new_figure(8, 5, 120)
+    sizes: list[float] = []
+    for socket in sorted(lines):
+        x, values = zip(*sorted(lines[socket]), strict=True)
+        sizes += x
+        draw_line(ax, x, [sum(v) / len(v) for v in values], [min(v) for v in values],
+                  [max(v) for v in values], f"socket {size_label(socket)}")
+    _finish(ax, fig, title, "Message size (bytes)", ylabel, sizes, True,
+            lambda value: size_label(round(value)))
+    write_atomic(out, png_bytes(fig))
+
+
+def degradation_figure(series: list[dict], title: str, xlabel: str, ylabel: str, out: Path,
+                       xlog: bool = True) -> None:
+    """Write a line figure to *out*: one line per ``{"label", "x", "values"}`` series,
+    where ``values`` holds the repetition values at each x (``None`` skipped, an x
+    without values left out); each line is the mean with min/max error bars."""
+    fig, ax = new_figure(8, 5, 120)
+    xs_all: list[float] = []
+    for entry in series:
+        kept = [(x, [v for v in reps if v is not None])
+                for x, reps in zip(entry["x"], entry["values"], strict=True)]
+        kept = [(x, reps) for x, reps in kept if reps]
+        if not kept:
+            continue
+        x, values = zip(*kept, strict=True)
+        xs_all += x
+        draw_line(ax, x, [sum(v) / len(v) for v in values], [min(v) for v in values],
+                  [max(v) for v in values], entry["label"])
+    _finish(ax, fig, title, xlabel, ylabel, xs_all, xlog)
+    write_atomic(out, png_bytes(fig))
+
+
+def _finish(ax: Axes, fig: Figure, title: str, xlabel: str, ylabel: str, xs: list[float],
+            xlog: bool, label: Callable[[float], str] | None = None) -> None:
+    """Title, axis labels, grid, legend and (for data on a log axis) the x scale."""
+    ax.set_title(title)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(True, which="major", alpha=0.3)
+    if xs and xlog:
+        log_x_axis(ax, xs, label)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend()
+    else:
+        ax.text(0.5, 0.5, "no data", transform=ax.transAxes, ha="center", va="center")
+
+
+def _number(value: float | None) -> float:
+    """*value* as a float, ``None`` as NaN (drawn as a gap)."""
+    return math.nan if value is None else float(value)
+
+
+def _power_of_two(x: float) -> bool:
+    """Whether *x* is an integral or fractional power of two (1/2, 1, 2, 4, ...)."""
+    mantissa, _ = math.frexp(x)
+    return mantissa == 0.5

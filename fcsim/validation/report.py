@@ -1,0 +1,276 @@
+"""The validation report: claim outcomes as a text table, a README table, and a
+report folder with ``results.json`` and a self-contained ``index.html``.
+
+An outcome is a JSON-ready dict per claim with the keys ``id``, ``source``,
+``figure``, ``document``, ``simulated``, ``band``, ``status``, ``recorded``,
+``role``, ``explanation``, ``detail`` and ``plot`` (``None`` or a ``"bars"`` or
+``"curves"`` plot description, see :func:`render_plot`). A status is
+``"passes"``, ``"fails"`` or ``"not modelled"``; a regression is a claim
+recorded as passing that does not pass now.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import os
+import shutil
+import tempfile
+import textwrap
+from pathlib import Path
+
+from matplotlib.axes import Axes
+
+from fcsim.validation.plots import (
+    draw_line,
+    log_x_axis,
+    new_figure,
+    png_bytes,
+    whiskers,
+    write_atomic,
+)
+
+STATUSES = ("passes", "fails", "not modelled")
+"""The statuses a claim can have."""
+
+README_BEGIN = "<!-- validation-table:begin -->"
+"""The line after which :func:`update_readme` puts the table."""
+
+README_END = "<!-- validation-table:end -->"
+"""The line before which :func:`update_readme` ends the table."""
+
+_COLUMNS = (("ID", "id", 16), ("document", "document", 22), ("simulated", "simulated", 38),
+            ("band", "band", 40), ("status", "status", 25))
+_COLOURS = {"passes": "#1a7f37", "fails": "#cf222e", "not modelled": "#6e7781"}
+
+
+def is_regression(outcome: dict) -> bool:
+    """Whether *outcome* was recorded as passing and does not pass now."""
+    return outcome.get("recorded") == "passes" and outcome["status"] != "passes"
+
+
+def regressions(outcomes: list[dict]) -> list[str]:
+    """The IDs of the claims that regressed, in the order of *outcomes*."""
+    return [outcome["id"] for outcome in outcomes if is_regression(outcome)]
+
+
+def status_text(outcome: dict) -> str:
+    """The status as shown in tables: ``passes``, ``FAILS``, ``not modelled``, with
+    `` (regression)`` appended for a regression."""
+    status = outcome["status"]
+    text = "FAILS" if status == "fails" else status
+    return f"{text} (regression)" if is_regression(outcome) else text
+
+
+def summary_line(outcomes: list[dict]) -> str:
+    """The counts of a run, e.g. ``"12 pass, 3 fail, 1 not modelled; 0 regressions"``."""
+    count = {status: sum(o["status"] == status for o in outcomes) for status in STATUSES}
+    found = len(regressions(outcomes))
+    return (f"{count['passes']} pass, {count['fails']} fail, {count['not modelled']} not "
+            f"modelled; {found} regression{'' if found == 1 else 's'}")
+
+
+def table_text(outcomes: list[dict]) -> str:
+    """An aligned plain-text table (ID, document, simulated, band, status) with long
+    cells wrapped onto continuation lines, followed by the :func:`summary_line`."""
+    rows = [[_cell(outcome, key) for _title, key, _width in _COLUMNS] for outcome in outcomes]
+    widths = [min(cap, max([len(title)] + [len(row[i]) for row in rows]))
+              for i, (title, _key, cap) in enumerate(_COLUMNS)]
+    lines = [_join([title for title, _key, _cap in _COLUMNS], widths),
+             _join(["-" * width for width in widths], widths)]
+    for row in rows:
+        wrapped = [textwrap.wrap(text, width, break_on_hyphens=False) or [""]
+                   for text, width in zip(row, widths, strict=True)]
+        for depth in range(max(len(cell) for cell in wrapped)):
+            lines.append(_join([cell[depth] if depth < len(cell) else "" for cell in wrapped],
+                               widths))
+    return "\n".join([*lines, "", summary_line(outcomes)]) + "\n"
+
+
+def readme_table(outcomes: list[dict]) -> str:
+    """A markdown table (ID | document | simulated | band | status) of *outcomes*."""
+    lines = ["| ID | document | simulated | band | status |", "|---|---|---|---|---|"]
+    for outcome in outcomes:
+        cells = [_cell(outcome, key).replace("|", "\\|") for _title, key, _width in _COLUMNS]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def update_readme(readme: Path, table_md: str) -> bool:
+    """Replace the text between the :data:`README_BEGIN` and :data:`README_END` lines of
+    *readme* by *table_md*; False (file untouched) when the markers are missing."""
+    text = readme.read_text(encoding="utf-8")
+    lines = text.splitlines(keepends=True)
+    marks = [line.strip() for line in lines]
+    if README_BEGIN not in marks or README_END not in marks[marks.index(README_BEGIN):]:
+        return False
+    begin = marks.index(README_BEGIN)
+    end = marks.index(README_END, begin)
+    new = "".join([*lines[:begin + 1], "\n", table_md.strip("\n"), "\n\n", *lines[end:]])
+    if new != text:
+        write_atomic(readme, new.encode("utf-8"))
+    return True
+
+
+def render_plot(plot: dict) -> bytes:
+    """A ``"bars"`` or ``"curves"`` plot description rendered as PNG.
+
+    Bars: one bar per label, min/max whiskers from ``low``/``high`` when given.
+    Curves: one line with markers per series, error bars from ``low``/``high``,
+    log x when ``xlog``. Both shade the acceptance ``band`` when given.
+    """
+    fig, ax = new_figure(7, 4, 100)
+    ax.set_title(plot["title"])
+    ax.set_ylabel(plot["ylabel"])
+    if plot["kind"] == "bars":
+        _bars(ax, plot)
+    elif plot["kind"] == "curves":
+        ax.set_xlabel(plot["xlabel"])
+        xs = []
+        for series in plot["series"]:
+            draw_line(ax, series["x"], series["y"], series.get("low"), series.get("high"),
+                      series["label"])
+            xs += series["x"]
+        if plot.get("xlog") and xs:
+            log_x_axis(ax, xs)
+    else:
+        raise ValueError(f"unknown plot kind {plot['kind']!r}")
+    if plot.get("band"):
+        low, high = plot["band"]
+        ax.axhspan(low, high, color="tab:green", alpha=0.15, label="acceptance band",
+                   zorder=0)
+    ax.grid(True, axis="y", alpha=0.3)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize="small")
+    return png_bytes(fig)
+
+
+def write_report(folder: Path, outcomes: list[dict], meta: dict) -> None:
+    """Write ``results.json`` (``{"meta", "outcomes"}``) and a self-contained
+    ``index.html`` (summary table, one section per claim with its plot inline) into
+    *folder*. Both are built in a temporary directory next to *folder* first, so a
+    failure leaves any earlier report as it was."""
+    data = json.dumps({"meta": meta, "outcomes": outcomes}, indent=2, ensure_ascii=False)
+    page = _page(outcomes, meta)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    temporary = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}."))
+    try:
+        (temporary / "results.json").write_text(data + "\n", encoding="utf-8")
+        (temporary / "index.html").write_text(page, encoding="utf-8")
+        if folder.is_dir():
+            for name in ("results.json", "index.html"):
+                os.replace(temporary / name, folder / name)
+            temporary.rmdir()
+        else:
+            os.chmod(temporary, 0o755)
+            os.replace(temporary, folder)
+    except BaseException:
+        shutil.rmtree(temporary, ignore_errors=True)
+        raise
+
+
+def _cell(outcome: dict, key: str) -> str:
+    """The text of one table cell: the status text, or the field on one line."""
+    if key == "status":
+        return status_text(outcome)
+    return " ".join(str(outcome.get(key) or "").split())
+
+
+def _join(cells: list[str], widths: list[int]) -> str:
+    """One table line: *cells* padded to *widths*, two blanks apart."""
+    return "  ".join(cell.ljust(width) for cell, width in zip(cells, widths, strict=True)).rstrip()
+
+
+def _bars(ax: Axes, plot: dict) -> None:
+    """One bar per label with min/max whiskers where ``low``/``high`` are given."""
+    values = [float("nan") if v is None else v for v in plot["values"]]
+    positions = range(len(values))
+    ax.bar(positions, values, yerr=whiskers(values, plot.get("low"), plot.get("high")),
+           capsize=4, color="tab:blue", alpha=0.8)
+    long = len(values) > 6 or any(len(label) > 8 for label in plot["labels"])
+    ax.set_xticks(list(positions), plot["labels"], rotation=30 if long else 0,
+                  ha="right" if long else "center", fontsize="small")
+
+
+def _page(outcomes: list[dict], meta: dict) -> str:
+    """The HTML page of the report; every plot is rendered here, before any writing."""
+    e = html.escape
+    rows = "".join(
+        f'<tr><td><a href="#{e(_anchor(o))}">{e(o["id"])}</a></td><td>{e(_cell(o, "document"))}'
+        f'</td><td>{e(_cell(o, "simulated"))}</td><td>{e(_cell(o, "band"))}</td>'
+        f"<td>{_badge(o)}</td></tr>\n" for o in outcomes)
+    facts = "".join(f"<dt>{e(str(key))}</dt><dd>{e(str(value))}</dd>"
+                    for key, value in meta.items())
+    sections = "".join(_section(outcome) for outcome in outcomes)
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>fcsim validation report</title>
+<style>
+body {{ font-family: sans-serif; max-width: 70em; margin: 2em auto; padding: 0 1em;
+       color: #1f2328; line-height: 1.4; }}
+table {{ border-collapse: collapse; margin: 1em 0; }}
+th, td {{ border: 1px solid #d0d7de; padding: 0.3em 0.6em; text-align: left;
+         vertical-align: top; }}
+th {{ background: #f6f8fa; }}
+dl.meta {{ display: grid; grid-template-columns: max-content auto; gap: 0.1em 1em; }}
+dl.meta dt {{ font-weight: bold; }}
+dl.meta dd {{ margin: 0; }}
+.status {{ font-weight: bold; white-space: nowrap; }}
+.regression {{ background: #ffebe9; padding: 0 0.3em; }}
+section {{ border-top: 1px solid #d0d7de; margin-top: 2em; }}
+.where {{ color: #6e7781; }}
+.text {{ white-space: pre-wrap; }}
+img {{ max-width: 100%; }}
+</style>
+</head>
+<body>
+<h1>fcsim validation report</h1>
+<dl class="meta">{facts}</dl>
+<h2>Summary</h2>
+<p>{e(summary_line(outcomes))}</p>
+<table>
+<tr><th>ID</th><th>document</th><th>simulated</th><th>band</th><th>status</th></tr>
+{rows}</table>
+{sections}</body>
+</html>
+"""
+
+
+def _section(outcome: dict) -> str:
+    """The HTML section of one claim, with its plot as an inline PNG."""
+    e = html.escape
+    where = ", ".join(str(outcome[key]) for key in ("source", "figure") if outcome.get(key))
+    facts = [("document", outcome.get("document")), ("simulated", outcome.get("simulated")),
+             ("band", outcome.get("band"))]
+    rows = "".join(f"<tr><th>{name}</th><td>{e(str(value or ''))}</td></tr>"
+                   for name, value in facts)
+    rows += f"<tr><th>status</th><td>{_badge(outcome)}</td></tr>"
+    rows += f"<tr><th>recorded status</th><td>{e(str(outcome.get('recorded') or '-'))}</td></tr>"
+    rows += f"<tr><th>role</th><td>{e(str(outcome.get('role') or ''))}</td></tr>"
+    texts = "".join(f'<h4>{name}</h4>\n<p class="text">{e(str(outcome[key]))}</p>\n'
+                    for name, key in (("Explanation", "explanation"), ("Detail", "detail"))
+                    if outcome.get(key))
+    image = ""
+    if outcome.get("plot"):
+        png = base64.b64encode(render_plot(outcome["plot"])).decode("ascii")
+        image = (f'<p><img alt="{e(str(outcome["plot"].get("title", "")))}" '
+                 f'src="data:image/png;base64,{png}"></p>\n')
+    return (f'<section id="{e(_anchor(outcome))}">\n<h3>{e(outcome["id"])} {_badge(outcome)}'
+            f'</h3>\n<p class="where">{e(where)}</p>\n<table>{rows}</table>\n{texts}{image}'
+            "</section>\n")
+
+
+def _anchor(outcome: dict) -> str:
+    """The HTML id of a claim's section."""
+    return "claim-" + "-".join(str(outcome["id"]).split())
+
+
+def _badge(outcome: dict) -> str:
+    """The claim's status as coloured HTML."""
+    colour = _COLOURS.get(outcome["status"], "#1f2328")
+    kind = "status regression" if is_regression(outcome) else "status"
+    text = html.escape(status_text(outcome))
+    return f'<span class="{kind}" style="color: {colour}">{text}</span>'
