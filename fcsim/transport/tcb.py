@@ -2,7 +2,8 @@
 
 :class:`TcpControlBlock` holds the variables of RFC 793 section 3.2 and the
 4.4BSD ``struct tcpcb`` additions (congestion window, RTT timing, delayed-ACK
-and persist state), the two socket buffers as byte counts, and the counters.
+and persist state), the two socket buffers (:class:`~fcsim.transport.sockbuf.SocketBuffer`,
+with mbuf accounting) and the counters.
 :mod:`~fcsim.transport.tcp_output`, :mod:`~fcsim.transport.tcp_input` and
 :mod:`~fcsim.transport.tcp` add behaviour on top of it.
 
@@ -20,6 +21,7 @@ from enum import Enum
 from fcsim.engine.simulation import Simulation
 from fcsim.transport.rtt import RttEstimator
 from fcsim.transport.segment import MAX_WINDOW_FIELD, Segment
+from fcsim.transport.sockbuf import MCLBYTES, SocketBuffer
 from fcsim.transport.tcp_config import MAX_WINDOW_SHIFT, TcpConfig
 
 
@@ -114,10 +116,11 @@ class TcpControlBlock:
         # Values negotiated on the SYNs (tcp_mss and RFC 1323).
         self.mss = config.interface_mss
         """Maximum segment size this side sends (t_maxseg), bytes."""
-        self.sndbuf = config.sndbuf
-        """Send buffer size after tcp_mss() rounding, bytes."""
-        self.rcvbuf = config.rcvbuf
-        """Receive buffer size after tcp_mss() rounding, bytes."""
+        cluster = config.mclbytes or MCLBYTES
+        self.so_snd = SocketBuffer(config.sndbuf, config.sb_max, cluster, config.mbuf_accounting)
+        """The send buffer: unacknowledged plus unsent data (so_snd)."""
+        self.so_rcv = SocketBuffer(config.rcvbuf, config.sb_max, cluster, config.mbuf_accounting)
+        """The receive buffer: data in order, not yet read (so_rcv)."""
         self.snd_scale = 0
         """Shift applied to the peer's window fields (RFC 1323), 0 if not agreed."""
         self.rcv_scale = 0
@@ -140,8 +143,6 @@ class TcpControlBlock:
         """Congestion window, bytes."""
         self.ssthresh = MAX_WINDOW_FIELD << MAX_WINDOW_SHIFT
         """Slow-start threshold, bytes (BSD starts it at the largest window)."""
-        self.sb_cc = 0
-        """Bytes in the send buffer: unacknowledged plus unsent (so_snd.sb_cc)."""
         self._dupacks = 0
         self._force = False
         self._sentfin = False
@@ -155,15 +156,34 @@ class TcpControlBlock:
         self.rcv_nxt = 0
         self.rcv_adv = 0
         """Right edge of the window last advertised, sequence number."""
-        self.unread = 0
-        """Bytes in the receive buffer not yet read (so_rcv.sb_cc)."""
-        self._reass: list[tuple[int, int, bool]] = []
+        self._reass: list[tuple[int, int, bool, int, int]] = []
+        """Out-of-order segments: (start, end, FIN, length as received, its first sequence)."""
         self._fin_received = False
         self._delack = False
         self._acknow = False
         self._segments_unacked = 0
 
     # Read-only views for host models and invariant tests.
+
+    @property
+    def sndbuf(self) -> int:
+        """Send buffer size after tcp_mss() rounding (so_snd.sb_hiwat), bytes."""
+        return self.so_snd.hiwat
+
+    @property
+    def rcvbuf(self) -> int:
+        """Receive buffer size after tcp_mss() rounding (so_rcv.sb_hiwat), bytes."""
+        return self.so_rcv.hiwat
+
+    @property
+    def sb_cc(self) -> int:
+        """Bytes in the send buffer: unacknowledged plus unsent (so_snd.sb_cc)."""
+        return self.so_snd.cc
+
+    @property
+    def unread(self) -> int:
+        """Bytes in the receive buffer not yet read (so_rcv.sb_cc)."""
+        return self.so_rcv.cc
 
     @property
     def rcv_wnd(self) -> int:

@@ -14,7 +14,9 @@ The socket calls follow 4.4BSD ``sosend()``/``soreceive()`` (uipc_socket.c):
   the send buffer now (in *sosend_chunk* pieces, each handed to tcp_output as
   a PRU_SEND), blocks while the free space is below both the rest of the write
   and SO_SNDLOWAT, resumes as ACKs free space, and calls ``done()`` once all
-  *n* bytes are in the buffer (when ``send()`` would return).
+  *n* bytes are in the buffer (when ``send()`` would return). The free space
+  is ``sbspace()``, which counts the mbufs holding the data
+  (:mod:`~fcsim.transport.sockbuf`), and a piece uses it as sosend() counts.
 - ``read(max_bytes, got)`` is one ``recv()``: it takes up to *max_bytes* of
   what is buffered (``got(n)``), or waits for data (``got(0)`` at end of
   stream). Each read runs tcp_output as PRU_RCVD does, which may send a
@@ -136,15 +138,15 @@ class TcpEndpoint(TcpInput):
             return
         remaining, done = self._writer
         chunk = self.config.sosend_chunk
+        so_snd = self.so_snd
         while remaining[0]:
-            space = self.sndbuf - self.sb_cc
+            space = so_snd.space
             if space < remaining[0] and space < self.config.send_lowat:
                 return
             while remaining[0] and space > 0:
                 n = min(remaining[0], space, chunk or remaining[0])
                 remaining[0] -= n
-                space -= n
-                self.sb_cc += n
+                space -= so_snd.append_written(n, space)
                 self.counters.bytes_written += n
                 self._output()
         self._writer = None
@@ -157,9 +159,9 @@ class TcpEndpoint(TcpInput):
         if self._reader is None:
             return
         max_bytes, got = self._reader
-        if self.unread:
-            n = min(max_bytes, self.unread)
-            self.unread -= n
+        if self.so_rcv.cc:
+            n = min(max_bytes, self.so_rcv.cc)
+            self.so_rcv.drop(n)
             self.counters.bytes_read += n
             self._reader = None
             self._output()

@@ -46,14 +46,16 @@ class TcpConfig:
       RFC 2625 IP over FC uses 65280.
     - *mclbytes*: mbuf cluster size, bytes (default 2048, BSD MCLBYTES on
       i386/hp300; some ports use 4096). tcp_mss() rounds an MSS above it down
-      to a multiple of it. 0 turns the rounding off.
+      to a multiple of it. 0 turns the rounding off. Socket buffers store data
+      in clusters of this size (*mbuf_accounting*).
     - *clamp_mss_to_sndbuf*: tcp_mss(): if SO_SNDBUF < MSS then MSS = SO_SNDBUF
       (default True, BSD).
     - *round_buffers_to_mss*: tcp_mss(): otherwise round SO_SNDBUF up to a
       multiple of the MSS, and SO_RCVBUF too when it exceeds the MSS, both
       capped at *sb_max* (default True, BSD).
     - *sb_max*: largest socket buffer, bytes (default 262144, BSD SB_MAX;
-      HP-UX 10.20 allows 262143).
+      HP-UX 10.20 allows 262143). Also caps the mbuf bytes of a buffer
+      (``sb_mbmax``).
     - *sosend_chunk*: bytes sosend() hands to tcp_output() per PRU_SEND call,
       bytes. 4.4BSD copies one mbuf cluster (MCLBYTES) per call for stream
       sockets, so with TCP_NODELAY a large write leaves as cluster-sized
@@ -61,6 +63,12 @@ class TcpConfig:
       per write, as later stacks do).
     - *send_lowat*: SO_SNDLOWAT, bytes (default 2048, BSD soreserve() sets
       MCLBYTES). A write that does not fit blocks until this much space is free.
+    - *mbuf_accounting*: the free space of both buffers is also limited by the
+      mbuf memory holding their data: ``sbspace() = min(sb_hiwat - sb_cc,
+      sb_mbmax - sb_mbcnt)`` with ``sb_mbmax = min(2 x buffer, sb_max)``
+      (default True, 4.4BSD sbreserve()/sbspace(); mbufs and clusters as in
+      :mod:`~fcsim.transport.sockbuf`, clusters of *mclbytes*, or 2048 bytes
+      when that is 0). False: only the data bytes count.
 
     Options:
 
@@ -134,6 +142,7 @@ class TcpConfig:
     sb_max: int = 262144
     sosend_chunk: int = 0
     send_lowat: int = 2048
+    mbuf_accounting: bool = True
     initial_cwnd_segments: int = 1
     slow_start_after_idle: bool = True
     dupack_threshold: int = 3

@@ -10,8 +10,10 @@ the send-window update rule on SND.WL1/SND.WL2 (RFC 793 page 72); data
 (in-order data into the receive buffer with a delayed ACK, out-of-order data
 into the reassembly queue with an immediate ACK, the TCP_REASS macro); FIN.
 
-The receive window used to accept data is the free buffer space, not only the
-window last advertised (BSD ``rcv_wnd = max(sbspace, rcv_adv - rcv_nxt)``).
+The receive window used to accept data is the free buffer space (``sbspace()``,
+with its mbuf accounting), not only the window last advertised (BSD
+``rcv_wnd = max(sbspace, rcv_adv - rcv_nxt)``). In-order data join the receive
+buffer as the mbufs the driver put them in (:mod:`~fcsim.transport.sockbuf`).
 Header prediction is not modelled: every segment takes the full path, so
 tcp_output also runs after each new data segment (whose sequence number
 advances SND.WL1), which changes no decision of the output rules.
@@ -46,8 +48,8 @@ class TcpInput(TcpOutput):
         """Take the peer's SYN options: tcp_mss() and the window-scale offer."""
         negotiated = self.config.negotiate(seg.mss if seg.mss is not None else self.mss)
         self.mss = negotiated.mss
-        self.sndbuf = negotiated.sndbuf
-        self.rcvbuf = negotiated.rcvbuf
+        self.so_snd.reserve(negotiated.sndbuf)
+        self.so_rcv.reserve(negotiated.rcvbuf)
         self.cwnd = self.mss * self.config.initial_cwnd_segments
         self.peer_wscale = seg.wscale
         self.irs = seg.seq
@@ -108,7 +110,8 @@ class TcpInput(TcpOutput):
         if needoutput is None:
             return
         if (length or fin) and self.state not in HAVE_RECEIVED_FIN:
-            self._process_data(seq, length, fin)
+            first = seg.seq + (1 if seg.flags & SYN else 0)
+            self._process_data(seq, length, fin, seg.length, seq - first)
         if needoutput or self._acknow:
             self._output()
 
@@ -125,7 +128,7 @@ class TcpInput(TcpOutput):
     def _trim(self, seg: Segment) -> tuple[int, int, bool] | None:
         """Trim *seg* to the receive window: (seq, length, fin), or None to drop and ACK."""
         seq, length, fin = seg.seq, seg.length, bool(seg.flags & FIN)
-        rcv_wnd = max(self.rcvbuf - self.unread, self.rcv_adv - self.rcv_nxt, 0)
+        rcv_wnd = max(self.so_rcv.space, self.rcv_adv - self.rcv_nxt, 0)
         todrop = self.rcv_nxt - seq
         if todrop > 0:
             if seg.flags & SYN:
@@ -191,9 +194,9 @@ class TcpInput(TcpOutput):
         if self.cwnd > self.ssthresh:
             incr = self.mss * self.mss // self.cwnd
         self.cwnd = min(self.cwnd + incr, MAX_WINDOW_FIELD << self.snd_scale)
-        taken = min(acked, self.sb_cc)
-        fin_acked = acked > self.sb_cc and self._sentfin
-        self.sb_cc -= taken
+        taken = min(acked, self.so_snd.cc)
+        fin_acked = acked > taken and self._sentfin
+        self.so_snd.drop(taken)
         self.snd_wnd = max(self.snd_wnd - taken, 0)
         self.counters.bytes_acked += taken
         self.snd_una = ack
@@ -243,13 +246,17 @@ class TcpInput(TcpOutput):
 
     # -- data and FIN -------------------------------------------------------------
 
-    def _process_data(self, seq: int, length: int, fin: bool) -> None:
+    def _process_data(self, seq: int, length: int, fin: bool, received: int, skip: int) -> None:
+        """Data *seq* .. *seq* + *length* of a segment that carried *received* bytes.
+
+        The first *skip* of those bytes were trimmed as duplicates.
+        """
         if seq == self.rcv_nxt and not self._reass and self.state is State.ESTABLISHED:
             self.rcv_nxt += length
-            self.unread += length
+            self.so_rcv.append_received(received, skip, length)
             self._owe_ack(length)
         else:
-            fin = self._reassemble(seq, length, fin)
+            fin = self._reassemble(seq, length, fin, received, seq - skip)
             self._acknow = True
         if fin:
             self._receive_fin()
@@ -267,15 +274,21 @@ class TcpInput(TcpOutput):
         else:
             self._delay_ack()
 
-    def _reassemble(self, seq: int, length: int, fin: bool) -> bool:
-        """Queue a segment and move what is now in order to the buffer; True at the FIN."""
-        self._reass.append((seq, seq + length, fin))
+    def _reassemble(self, seq: int, length: int, fin: bool, received: int, first: int) -> bool:
+        """Queue a segment and move what is now in order to the buffer; True at the FIN.
+
+        *received* and *first* are the segment's length and first sequence
+        number as it arrived: the mbufs that reach the buffer are those of the
+        segment as received, less the bytes already there (tcp_reass, m_adj).
+        """
+        self._reass.append((seq, seq + length, fin, received, first))
         self._reass.sort()
         fin_reached = False
         while self._reass and self._reass[0][0] <= self.rcv_nxt:
-            _start, end, seg_fin = self._reass.pop(0)
+            _start, end, seg_fin, seg_length, seg_first = self._reass.pop(0)
             if end > self.rcv_nxt:
-                self.unread += end - self.rcv_nxt
+                self.so_rcv.append_received(seg_length, self.rcv_nxt - seg_first,
+                                            end - self.rcv_nxt)
                 self.rcv_nxt = end
             fin_reached = fin_reached or seg_fin
         return fin_reached

@@ -17,10 +17,14 @@
 5. Otherwise, with data waiting and neither retransmit nor persist timer
    running, start the persist timer.
 
-The window advertised is the free receive space, zero while that is under
+The window advertised is the free receive space (``sbspace()``: the smaller of
+the free data bytes and the free mbuf bytes, see
+:mod:`~fcsim.transport.sockbuf`), zero while that is under
 ``rcv_sws_fraction`` of the buffer and under one MSS (receiver SWS avoidance),
 never less than already advertised (RFC 793: don't shrink), truncated to the
-window-scale granularity and capped at 65535 << shift.
+window-scale granularity and capped at 65535 << shift. The window-update test
+of rule 3 uses the same free space, so a read that frees mbufs opens the
+window as a read that frees bytes does.
 
 Timers (4.4BSD tcp_timer.c): retransmission (Jacobson/Karels RTO, backoff,
 ssthresh = max(min(wnd, cwnd)/2, 2 MSS), cwnd = 1 MSS, go back to snd_una),
@@ -89,7 +93,7 @@ class TcpOutput(TcpControlBlock):
                 length = self.mss
             if self.snd_nxt + length < self.snd_una + self.sb_cc:
                 fin = False
-            space = self.rcvbuf - self.unread
+            space = self.so_rcv.space
             if not self._worth_sending(length, off, idle, space, fin):
                 if self.sb_cc and not self._rexmt_timer.running \
                         and not self._persist_timer.running:
@@ -195,7 +199,7 @@ class TcpOutput(TcpControlBlock):
         cfg = self.config
         syn_ack = self.state is State.SYN_RECEIVED
         offer_scale = cfg.window_scaling and (not syn_ack or self.peer_wscale is not None)
-        window = min(self.rcvbuf - self.unread, MAX_WINDOW_FIELD)
+        window = min(max(self.so_rcv.space, 0), MAX_WINDOW_FIELD)
         segment = Segment(self.name, self.peer or "", self.iss, self.rcv_nxt if syn_ack else 0,
                           0, SYN | (ACK if syn_ack else 0), window, mss=cfg.interface_mss,
                           wscale=cfg.window_shift if offer_scale else None)
