@@ -4,10 +4,13 @@
 results as JSON instead (schema in ``docs/results.md``); ``--pcap FILE`` writes
 every frame of the first repetition for Wireshark; ``--trace [FILE]`` writes
 the protocol-analyzer timeline of the first repetition. ``fcsim topology
-FILE`` draws the scenario's topology as PNG or SVG.
+FILE`` draws the scenario's topology as PNG or SVG. ``fcsim validate`` runs
+the measured claims of ``validation/claims.toml`` and writes a report;
+``fcsim figures PAPER`` draws a paper's figures from simulation.
 
 Exit status: 0 on success, 2 for a bad scenario or bad arguments (one message
-on stderr, nothing written).
+on stderr, nothing written); ``validate`` exits 1 when a claim recorded as
+passing fails.
 """
 
 from __future__ import annotations
@@ -30,6 +33,16 @@ from fcsim.scenario.model import Scenario
 from fcsim.topology.drawing import FORMATS, draw_topology
 from fcsim.trace.pcap import PcapWriter
 from fcsim.trace.timeline import Timeline
+from fcsim.units import UnitError, parse_size, parse_time
+from fcsim.validation.claims import load_claims
+from fcsim.validation.figures import PAPERS, figure_points, write_figures
+from fcsim.validation.points import ROOT, Progress
+from fcsim.validation.validate import finish, select, validate
+
+REPORT_DIR = ROOT / "validation" / "report"
+"""Where ``fcsim validate`` writes the report of a full run by default."""
+PARTIAL_REPORT_DIR = ROOT / "validation" / "report-partial"
+"""Where it writes the report of a quick run or of selected claims by default."""
 
 
 class PcapSink:
@@ -75,7 +88,109 @@ def _parser() -> argparse.ArgumentParser:
     draw.add_argument("scenario", metavar="FILE", help="scenario file (TOML)")
     draw.add_argument("-o", "--output", metavar="IMAGE",
                       help="image file, .png or .svg (default: FILE with .png)")
+    check = commands.add_parser(
+        "validate", help="run the measured claims and report how close the simulation is")
+    check.add_argument("--quick", action="store_true",
+                       help="only the claims marked quick (a run of under two minutes)")
+    check.add_argument("--claims", metavar="ID", nargs="+", default=(),
+                       help="only these claims")
+    check.add_argument("--jobs", metavar="N", type=_positive, default=None,
+                       help="processes to run simulations on (default: every core)")
+    check.add_argument("--report", metavar="DIR", default=None,
+                       help=f"report folder (default: {REPORT_DIR.relative_to(ROOT)} for a full "
+                            f"run, {PARTIAL_REPORT_DIR.relative_to(ROOT)} otherwise)")
+    check.add_argument("--record", action="store_true",
+                       help="record this run's statuses in validation/claims.toml")
+    check.add_argument("--readme", action="store_true",
+                       help="refresh the README's validation table (full runs only)")
+    figures = commands.add_parser(
+        "figures", help="simulate a paper's figures and write them as PNG",
+        description="Simulate a paper's figures and write them as PNG. The full grid of the "
+                    "paper is long (ong-farrell: about 11 hours on 2 cores; rd11: about 1 hour); "
+                    "the options narrow it for drafts.")
+    figures.add_argument("paper", choices=PAPERS, help="which paper's figures")
+    figures.add_argument("-o", "--output", metavar="DIR", default="figures",
+                         help="folder for the PNG files (default: figures)")
+    figures.add_argument("--jobs", metavar="N", type=_positive, default=None,
+                         help="processes to run simulations on (default: every core)")
+    figures.add_argument("--repetitions", metavar="N", type=_positive, default=None,
+                         help="repetitions per point (default: the scenario's, 5)")
+    figures.add_argument("--length", metavar="TIME", type=_time, default=None,
+                         help="netperf -l of every run, e.g. '2 s' (default: the paper's 10 s)")
+    figures.add_argument("--sockets", metavar="SIZE", nargs="+", type=_size, default=None,
+                         help="only these socket sizes, e.g. '32 KiB' 262143")
+    figures.add_argument("--sizes", metavar="SIZE", nargs="+", type=_size, default=None,
+                         help="only these message sizes")
+    figures.add_argument("--pairs", metavar="PAIR", nargs="+", default=None,
+                         help="ong-farrell: only these pairs, e.g. c110-to-c180")
+    figures.add_argument("--experiments", metavar="NAME", nargs="+", default=None,
+                         help="rd11: only these experiments, e.g. mem-rr")
     return parser
+
+
+def _time(text: str) -> float:
+    try:
+        value = parse_time(text)
+    except UnitError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a time > 0 such as '2 s', got {text!r}")
+    return value
+
+
+def _size(text: str) -> int:
+    try:
+        return parse_size(text.strip() if not text.strip().isdigit() else f"{text} B")
+    except UnitError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _figures(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    out = Path(args.output)
+    if out.exists() and not out.is_dir():
+        parser.error(f"--output: {args.output!r} exists and is not a folder")
+    if not out.resolve().parent.is_dir():
+        parser.error(f"--output: directory of {args.output!r} does not exist")
+    options = {"repetitions": args.repetitions, "length": args.length, "sockets": args.sockets,
+               "sizes": args.sizes, "pairs": args.pairs, "experiments": args.experiments}
+    try:
+        total = len(figure_points(args.paper, **options))
+    except (ValueError, FileNotFoundError) as error:
+        parser.error(str(error))
+    print(f"fcsim figures {args.paper}: {total} simulations", file=sys.stderr)
+    out.mkdir(exist_ok=True)
+    written = write_figures(args.paper, out, jobs=args.jobs, progress=Progress(total),
+                            **options)
+    for path in written:
+        print(f"wrote {path}")
+    return 0
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}")
+    return value
+
+
+def _validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    if args.readme and (args.quick or args.claims):
+        parser.error("--readme: the README table comes from a full run (no --quick, --claims)")
+    full = not (args.quick or args.claims)
+    report = Path(args.report) if args.report else REPORT_DIR if full else PARTIAL_REPORT_DIR
+    if not report.resolve().parent.is_dir():
+        parser.error(f"--report: directory of {str(report)!r} does not exist")
+    try:
+        claims = select(load_claims(), args.quick, args.claims)
+    except ValueError as error:
+        parser.error(f"--claims: {error}")
+    outcomes, meta = validate(claims, args.jobs)
+    meta["mode"] = "full" if full else "quick" if args.quick else "selected claims"
+    return finish(outcomes, meta, report, record=args.record,
+                  readme=ROOT / "README.md" if args.readme else None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -92,6 +207,10 @@ def _main(argv: Sequence[str] | None) -> int:
     args = parser.parse_args(argv)
     if args.command == "topology":
         return _topology(parser, args)
+    if args.command == "validate":
+        return _validate(parser, args)
+    if args.command == "figures":
+        return _figures(parser, args)
     if args.json and args.trace == "-":
         parser.error("--trace to standard output would mix with --json; give --trace FILE")
     for option, path in (("--pcap", args.pcap), ("--trace", args.trace)):

@@ -143,10 +143,11 @@ def netperf_figure(points: list[dict], title: str, metric: str, out: Path) -> No
 
 
 def degradation_figure(series: list[dict], title: str, xlabel: str, ylabel: str, out: Path,
-                       xlog: bool = True) -> None:
+                       xlog: bool = True, label: Callable[[float], str] | None = None) -> None:
     """Write a line figure to *out*: one line per ``{"label", "x", "values"}`` series,
     where ``values`` holds the repetition values at each x (``None`` skipped, an x
-    without values left out); each line is the mean with min/max error bars."""
+    without values left out); each line is the mean with min/max error bars.
+    *label* names the x ticks of a log axis (default: the numbers)."""
     fig, ax = new_figure(8, 5, 120)
     xs_all: list[float] = []
     for entry in series:
@@ -159,14 +160,16 @@ def degradation_figure(series: list[dict], title: str, xlabel: str, ylabel: str,
         xs_all += x
         draw_line(ax, x, [sum(v) / len(v) for v in values], [min(v) for v in values],
                   [max(v) for v in values], entry["label"])
-    _finish(ax, fig, title, xlabel, ylabel, xs_all, xlog)
+    _finish(ax, fig, title, xlabel, ylabel, xs_all, xlog, label)
     write_atomic(out, png_bytes(fig))
 
 
 def _finish(ax: Axes, fig: Figure, title: str, xlabel: str, ylabel: str, xs: list[float],
             xlog: bool, label: Callable[[float], str] | None = None) -> None:
-    """Title, axis labels, grid, legend and (for data on a log axis) the x scale."""
+    """Title, axis labels, grid, legend, the y axis from 0 and (for data on a log
+    axis) the x scale."""
     ax.set_title(title)
+    ax.set_ylim(bottom=0)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.grid(True, which="major", alpha=0.3)

@@ -45,14 +45,15 @@ class Point:
 
 
 @lru_cache(maxsize=64)
-def _scenario(path: str) -> Scenario:
+def scenario_file(path: str) -> Scenario:
+    """The scenario in *path* (relative to :data:`ROOT`), read once per process."""
     return load_scenario(ROOT / path)
 
 
 def narrow(point: Point) -> Scenario:
     """The scenario of *point*: its sweeping netperf workload at one socket and
     size, every netperf run's length and the run's duration set by *length*."""
-    scenario = _scenario(point.scenario)
+    scenario = scenario_file(point.scenario)
     loads = []
     for w in scenario.workloads:
         if isinstance(w, NetperfConfig):
@@ -73,11 +74,13 @@ def narrow(point: Point) -> Scenario:
 
 
 def run_point(point: Point) -> dict[str, Any]:
-    """Simulate *point*: each netperf run's results and each host's utilisation."""
+    """Simulate *point*: each netperf run's and FC-2 workload's results, each
+    host's utilisation, and the processor time the simulation took (s)."""
+    started = time.process_time()
     scenario = narrow(point)
     out = run_once(scenario, scenario.run.seed + point.repetition)
     return {"netperf": out.get("netperf", {}), "hosts": out.get("hosts", {}),
-            "workloads": out.get("workloads", {})}
+            "workloads": out.get("workloads", {}), "cpu_s": time.process_time() - started}
 
 
 class Progress:

@@ -1,0 +1,312 @@
+"""The figures of the validation papers, simulated and written as PNG files.
+
+``ong-farrell``: one figure per scenario file of ``scenarios/ong-farrell``, named
+after it (``fig06-stream-c110-to-c110.png``): for each of the 14 sender->receiver
+pairs, netperf TCP_STREAM throughput (Mbit/s, figures 6-19) and TCP_RR latency
+(µs, figures 20-33) against the message size, one line per socket size, each
+point the mean over the repetitions with min/max error bars, titled as in the
+paper ("Figure 6: Bandwidth Performance from C110 to C110").
+
+``rd11``: the loaded-fabric figures of RD11 from the files
+``<experiment>-load-<variant>.toml`` of ``scenarios/rd11`` (other files there are
+not figures). One figure per experiment
+(``mem-stream.png``): the test pair's metric (the swept netperf workload's
+throughput in Mbit/s, or its TCP_RR latency in µs) against the message size,
+one line per load variant (``none``, ``large-1``, ``large-2``, ``small-1``, ...),
+with min/max error bars over the repetitions. Experiments without files are
+left out.
+
+By default every point of the files' grids is simulated with the files' own
+repetitions and netperf length (10 s), all in one pool of processes. For
+``ong-farrell`` that is 28 files x 9 sockets x 16 message sizes x 5 repetitions =
+20,160 points. Measured processor time per point: 5.6 s for a stream point and
+2.2 s for an RR point on average over the message sizes (13-22 s for stream
+messages of 1-64 B, under 2 s for 4 KB and more), so the full grid takes about
+22 processor hours: about 11 hours on 2 idle cores, 3 on 8. ``rd11`` has 680
+points (4 experiments x 4 loads x 6 or 11 message sizes x 5 repetitions) of
+about 10 s of processor time each (the loads are simulated too): about 1 hour
+on 2 cores. The keyword arguments narrow the grid
+(sockets, message sizes, pairs or experiments, repetitions) or shorten netperf's
+``-l`` for quicker drafts; the time scales with the points and the length.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fcsim.scenario.loader import load_scenario
+from fcsim.scenario.model import NetperfConfig, Scenario
+from fcsim.validation.plots import METRICS, degradation_figure, netperf_figure, size_label
+from fcsim.validation.points import ROOT, Point, run_points
+
+PAPERS = ("ong-farrell", "rd11")
+"""The papers whose figures :func:`write_figures` draws."""
+
+RD11_LOADS = {"none": "no load", "large-1": "1 large-message load pair",
+              "large-2": "2 large-message load pairs", "small-1": "1 small-message load pair"}
+"""RD11 load variants (file name suffixes after ``-load-``) and their legend labels,
+in legend order; other variants follow, labelled by their suffix."""
+
+RD11_TITLES = {"mem-stream": "From memory to memory: Throughput",
+               "mem-rr": "From memory to memory: Communication latency",
+               "send-small": "Throughput (small messages)",
+               "send-large": "Throughput (large messages)"}
+"""The document's caption of each RD11 experiment's figure, in the document's order;
+other experiments follow, captioned with their name and metric."""
+
+_METRIC_WORDS = {"throughput": "Throughput", "latency": "Communication latency"}
+_ONG_NAME = re.compile(r".*figure (\d+): (bandwidth|latency) from (.+)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Series:
+    """One line (rd11) or line family (ong-farrell) of a figure: the *points* of
+    the netperf *workload* of one scenario file, legend *label*."""
+
+    label: str
+    workload: str
+    points: tuple[Point, ...]
+
+
+@dataclass(frozen=True)
+class FigurePlan:
+    """A figure to draw: PNG file *name*, *title*, *metric* (``"throughput"`` or
+    ``"latency"``) and its *series*."""
+
+    name: str
+    title: str
+    metric: str
+    series: tuple[Series, ...]
+
+    @property
+    def points(self) -> list[Point]:
+        """Every simulation point the figure needs."""
+        return [point for series in self.series for point in series.points]
+
+
+def plan_figures(paper: str, *, folder: Path | None = None, repetitions: int | None = None,
+                 length: float | None = None, sockets: Sequence[int] | None = None,
+                 sizes: Sequence[int] | None = None, pairs: Sequence[str] | None = None,
+                 experiments: Sequence[str] | None = None) -> list[FigurePlan]:
+    """The figures of *paper* (one of :data:`PAPERS`) and the points they need.
+
+    *folder*: the scenario files (default ``scenarios/<paper>`` of the project).
+    *repetitions* per point and netperf *length* (s) replace the files' own;
+    *sockets* and *sizes* (bytes) narrow each file's sweep (every chosen file's
+    grid must hold them); *pairs* (ong-farrell, e.g. ``"c110-to-c110"``) and
+    *experiments* (rd11, e.g. ``"mem-stream"``) pick figures. :class:`ValueError`
+    for a value outside the files' grid, :class:`FileNotFoundError` if the folder
+    holds no scenario file of the paper.
+    """
+    if paper not in PAPERS:
+        raise ValueError(f"unknown paper {paper!r}; known: {', '.join(PAPERS)}")
+    if repetitions is not None and repetitions < 1:
+        raise ValueError(f"repetitions must be at least 1, got {repetitions}")
+    if length is not None and length <= 0:
+        raise ValueError(f"length must be > 0 s, got {length}")
+    folder = Path(folder) if folder is not None else ROOT / "scenarios" / paper
+    grid = _Grid(repetitions, length, sockets, sizes)
+    if paper == "ong-farrell":
+        if experiments is not None:
+            raise ValueError("experiments select rd11 figures; ong-farrell figures "
+                             "are selected by pairs")
+        return _ong_farrell(folder, grid, pairs)
+    if pairs is not None:
+        raise ValueError("pairs select ong-farrell figures; rd11 figures are selected "
+                         "by experiments")
+    return _rd11(folder, grid, experiments)
+
+
+def figure_points(paper: str, **options: Any) -> list[Point]:
+    """Every distinct point the figures of *paper* need, sorted (*options*: as
+    :func:`plan_figures`); its length is the work :func:`write_figures` does."""
+    return sorted({p for plan in plan_figures(paper, **options) for p in plan.points})
+
+
+def write_figures(paper: str, out: Path, *, jobs: int | None = None,
+                  repetitions: int | None = None, length: float | None = None,
+                  sockets: Sequence[int] | None = None, sizes: Sequence[int] | None = None,
+                  pairs: Sequence[str] | None = None, experiments: Sequence[str] | None = None,
+                  folder: Path | None = None,
+                  progress: Callable[[int, Point], None] | None = None) -> list[Path]:
+    """Simulate every point of *paper*'s figures on *jobs* processes (default:
+    all cores) in one pool, then write the figures as PNG files into *out*;
+    their paths, in figure order. The options are those of :func:`plan_figures`;
+    *progress(done, point)* is called after each point (the total is
+    ``len(figure_points(...))``)."""
+    plans = plan_figures(paper, folder=folder, repetitions=repetitions, length=length,
+                         sockets=sockets, sizes=sizes, pairs=pairs, experiments=experiments)
+    results = run_points([p for plan in plans for p in plan.points], jobs, progress)
+    paths = []
+    for plan in plans:
+        path = Path(out) / plan.name
+        if paper == "ong-farrell":
+            _draw_netperf(plan, results, path)
+        else:
+            _draw_degradation(plan, results, path)
+        paths.append(path)
+    return paths
+
+
+@dataclass(frozen=True)
+class _Grid:
+    """The narrowing options of :func:`plan_figures`."""
+
+    repetitions: int | None
+    length: float | None
+    sockets: Sequence[int] | None
+    sizes: Sequence[int] | None
+
+    def points(self, path: Path, scenario: Scenario, workload: NetperfConfig,
+               sockets: tuple[int, ...] | None = None) -> tuple[Point, ...]:
+        """The points of *workload* of the scenario file *path*: *sockets* (default:
+        its sockets narrowed by this grid) x sizes x repetitions."""
+        sockets = sockets or _pick(self.sockets, workload.sockets, "socket size", path)
+        sizes = _pick(self.sizes, workload.send_sizes, "message size", path)
+        repetitions = self.repetitions or scenario.run.repetitions
+        name = _point_path(path)
+        return tuple(Point(name, socket, size, repetition, self.length)
+                     for socket in sockets for size in sizes for repetition in range(repetitions))
+
+
+def _pick(given: Sequence[int] | None, grid: tuple[int, ...], what: str,
+          path: Path) -> tuple[int, ...]:
+    """*given* (all of *grid* if None), checked against *grid*."""
+    if given is None:
+        return grid
+    unknown = [value for value in given if value not in grid]
+    if unknown:
+        raise ValueError(f"{what} {', '.join(map(str, unknown))} not in the grid of "
+                         f"{path.name}; allowed: {', '.join(map(str, grid))} bytes")
+    return tuple(dict.fromkeys(given))
+
+
+def _point_path(path: Path) -> str:
+    """*path* as a :class:`Point` scenario: relative to the project if inside it."""
+    path = path.resolve()
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
+def _swept(scenario: Scenario, path: Path) -> NetperfConfig:
+    """The swept netperf workload of *scenario* (the figure's test pair)."""
+    swept = [w for w in scenario.workloads if isinstance(w, NetperfConfig) and w.sweeps]
+    if len(swept) != 1:
+        raise ValueError(f"{path.name}: expected one swept netperf workload, found {len(swept)}")
+    return swept[0]
+
+
+def _metric(workload: NetperfConfig) -> str:
+    """The plotted metric of *workload*: latency for TCP_RR, throughput otherwise."""
+    return "latency" if workload.options.test == "TCP_RR" else "throughput"
+
+
+def _files(folder: Path, pattern: str, paper: str) -> list[Path]:
+    files = sorted(folder.glob(pattern))
+    if not files:
+        raise FileNotFoundError(f"no {paper} scenario files ({pattern}) in {folder}")
+    return files
+
+
+def _ong_farrell(folder: Path, grid: _Grid, pairs: Sequence[str] | None) -> list[FigurePlan]:
+    """One figure per ``figNN-<test>-<pair>.toml`` file, of the pairs asked for."""
+    files = _files(folder, "fig[0-9]*-*-*-to-*.toml", "ong-farrell")
+    known = sorted({path.stem.split("-", 2)[2] for path in files})
+    if pairs is not None:
+        unknown = [pair for pair in pairs if pair not in known]
+        if unknown:
+            raise ValueError(f"pair {', '.join(unknown)} not among the figures; "
+                             f"allowed: {', '.join(known)}")
+        files = [path for path in files if path.stem.split("-", 2)[2] in pairs]
+    plans = []
+    for path in files:
+        scenario = load_scenario(path)
+        workload = _swept(scenario, path)
+        match = _ONG_NAME.fullmatch(scenario.name)
+        title = (f"Figure {int(match[1])}: {match[2].capitalize()} Performance from {match[3]}"
+                 if match else scenario.name)
+        plans.append(FigurePlan(f"{path.stem}.png", title, _metric(workload),
+                                (Series("", workload.name,
+                                        grid.points(path, scenario, workload)),)))
+    return plans
+
+
+def _rd11(folder: Path, grid: _Grid, experiments: Sequence[str] | None) -> list[FigurePlan]:
+    """One figure per experiment of the ``<experiment>-load-<variant>.toml`` files."""
+    groups: dict[str, dict[str, Path]] = {}
+    for path in _files(folder, "*-load-*.toml", "rd11"):
+        experiment, variant = path.stem.rsplit("-load-", 1)
+        groups.setdefault(experiment, {})[variant] = path
+    if experiments is not None:
+        unknown = [name for name in experiments if name not in groups]
+        if unknown:
+            raise ValueError(f"experiment {', '.join(unknown)} has no files in {folder}; "
+                             f"allowed: {', '.join(sorted(groups))}")
+        groups = {name: paths for name, paths in groups.items() if name in experiments}
+    order = list(RD11_LOADS)
+    plans = []
+    known = [name for name in RD11_TITLES if name in groups]
+    for experiment in known + sorted(set(groups) - set(known)):
+        variants = sorted(groups[experiment],
+                          key=lambda v: (order.index(v) if v in order else len(order), v))
+        series, metrics = [], set()
+        for variant in variants:
+            path = groups[experiment][variant]
+            scenario = load_scenario(path)
+            workload = _swept(scenario, path)
+            metrics.add(_metric(workload))
+            label = RD11_LOADS.get(variant, variant)
+            sockets = _pick(grid.sockets, workload.sockets, "socket size", path)
+            for socket in sockets:
+                text = f"{label}, socket {size_label(socket)}" if len(sockets) > 1 else label
+                series.append(Series(text, workload.name,
+                                     grid.points(path, scenario, workload, (socket,))))
+        if len(metrics) > 1:
+            raise ValueError(f"RD11 experiment {experiment}: its files mix TCP_RR and "
+                             "stream tests")
+        metric = metrics.pop()
+        caption = RD11_TITLES.get(experiment, f"{experiment}: {_METRIC_WORDS[metric]}")
+        plans.append(FigurePlan(f"{experiment}.png", f"RD11 loaded fabric – {caption}",
+                                metric, tuple(series)))
+    return plans
+
+
+def _value(result: dict[str, Any], workload: str, metric: str) -> float | None:
+    """The netperf figure of *workload* in *result* in the unit of
+    :func:`netperf_figure` (Mbit/s or s); None if the run produced none."""
+    run = result["netperf"].get(workload, {})
+    return run.get("round_trip_s" if metric == "latency" else "throughput_mbit_s")
+
+
+def _by_point(series: Series, results: dict[Point, dict[str, Any]],
+              metric: str) -> dict[tuple[int, int], list[float | None]]:
+    """The repetition values of *series* per (socket, message size)."""
+    values: dict[tuple[int, int], list[float | None]] = {}
+    for point in series.points:
+        values.setdefault((point.socket, point.size), []).append(
+            _value(results[point], series.workload, metric))
+    return values
+
+
+def _draw_netperf(plan: FigurePlan, results: dict[Point, dict[str, Any]], out: Path) -> None:
+    points = [{"socket": socket, "send_size": size, "values": values}
+              for series in plan.series
+              for (socket, size), values in _by_point(series, results, plan.metric).items()]
+    netperf_figure(points, plan.title, plan.metric, out)
+
+
+def _draw_degradation(plan: FigurePlan, results: dict[Point, dict[str, Any]],
+                      out: Path) -> None:
+    ylabel, scale = METRICS[plan.metric]
+    series = []
+    for entry in plan.series:
+        values = _by_point(entry, results, plan.metric)
+        keys = sorted(values, key=lambda key: key[1])
+        series.append({"label": entry.label, "x": [size for _socket, size in keys],
+                       "values": [[None if v is None else scale * v for v in values[key]]
+                                  for key in keys]})
+    degradation_figure(series, plan.title, "Message size (bytes)", ylabel, out,
+                       label=lambda x: size_label(int(x)))

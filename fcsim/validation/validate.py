@@ -1,0 +1,92 @@
+"""``fcsim validate``: run every claim's simulations, judge them, report.
+
+All claims' points are pooled and run once each on every core; each claim's
+check then judges the shared results. The outcome of a claim is compared with
+the status recorded in ``validation/claims.toml``: a claim recorded as passing
+that now fails is a regression.
+"""
+
+from __future__ import annotations
+
+import datetime
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from fcsim import __version__
+from fcsim.validation.checks import CHECKS, Verdict
+from fcsim.validation.claims import Claim, record_statuses
+from fcsim.validation.points import Point, Progress, default_jobs, run_points
+from fcsim.validation.report import (
+    readme_table,
+    regressions,
+    table_text,
+    update_readme,
+    write_report,
+)
+
+
+def select(claims: Sequence[Claim], quick: bool = False,
+           only: Sequence[str] = ()) -> list[Claim]:
+    """The claims a run covers: *only* these IDs if given (ValueError naming
+    unknown ones), else the quick subset or all."""
+    if only:
+        known = {c.id: c for c in claims}
+        unknown = [i for i in only if i not in known]
+        if unknown:
+            raise ValueError(f"unknown claim {', '.join(unknown)}; known: {', '.join(known)}")
+        return [known[i] for i in only]
+    return [c for c in claims if c.quick] if quick else list(claims)
+
+
+def outcome(claim: Claim, verdict: Verdict | None) -> dict[str, Any]:
+    """A claim and its verdict as one JSON-ready report entry (no verdict: the
+    claim has no check yet and is reported as not modelled)."""
+    if verdict is None:
+        verdict = Verdict("-", "not modelled", "no simulation of this experiment exists yet")
+    return {"id": claim.id, "source": claim.source, "figure": claim.figure,
+            "document": claim.document, "simulated": verdict.simulated, "band": claim.band,
+            "status": verdict.status, "recorded": claim.status, "role": claim.role,
+            "claim": claim.claim, "setup": claim.setup, "metric": claim.metric,
+            "explanation": claim.explanation, "detail": verdict.detail, "plot": verdict.plot}
+
+
+def validate(claims: Sequence[Claim], jobs: int | None = None,
+             stream: TextIO = sys.stderr) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Run and judge *claims*; returns the outcomes and the run's meta data."""
+    started = time.monotonic()
+    wanted: dict[str, list[Point]] = {c.id: CHECKS[c.id].points() for c in claims
+                                      if c.id in CHECKS}
+    points = {p for ps in wanted.values() for p in ps}
+    jobs = jobs or default_jobs()
+    stream.write(f"fcsim validate: {len(claims)} claims, {len(points)} simulations "
+                 f"on {jobs} processes\n")
+    results = run_points(points, jobs, Progress(len(points), stream))
+    outcomes = [outcome(c, CHECKS[c.id].judge(results) if c.id in CHECKS else None)
+                for c in claims]
+    meta = {"fcsim version": __version__,
+            "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            "claims": len(claims), "simulations": len(points), "processes": jobs,
+            "wall time": f"{time.monotonic() - started:.0f} s"}
+    return outcomes, meta
+
+
+def finish(outcomes: list[dict[str, Any]], meta: dict[str, Any], report: Path,
+           out: TextIO = sys.stdout, record: bool = False, readme: Path | None = None) -> int:
+    """Print the table, write the report folder, optionally record statuses and
+    refresh the README table; the exit status (1 on a regression)."""
+    out.write(table_text(outcomes) + "\n")
+    write_report(report, outcomes, meta)
+    out.write(f"report: {report / 'index.html'}\n")
+    if record:
+        record_statuses({o["id"]: o["status"] for o in outcomes})
+        out.write("recorded these statuses in validation/claims.toml\n")
+    if readme is not None and update_readme(readme, readme_table(outcomes)):
+        out.write(f"updated the table in {readme}\n")
+    lost = regressions(outcomes)
+    if lost and not record:
+        out.write(f"regression: recorded as passing, now failing: {', '.join(lost)}\n")
+        return 1
+    return 0

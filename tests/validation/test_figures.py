@@ -1,0 +1,123 @@
+"""The papers' figures: planning the grid, narrowing it, and short real runs to PNG files."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from fcsim.scenario.loader import load_scenario
+from fcsim.validation.figures import (
+    PAPERS,
+    figure_points,
+    plan_figures,
+    write_figures,
+)
+from fcsim.validation.points import ROOT, Point
+
+PNG = b"\x89PNG\r\n\x1a\n"
+RD11 = ROOT / "scenarios" / "rd11"
+
+
+def test_full_ong_farrell_grid() -> None:
+    plans = plan_figures("ong-farrell")
+    assert len(plans) == 28
+    assert plans[0].name == "fig06-stream-c110-to-c110.png"
+    assert plans[0].title == "Figure 6: Bandwidth Performance from C110 to C110"
+    assert plans[0].metric == "throughput"
+    assert plans[14].title == "Figure 20: Latency Performance from C110 to C110"
+    assert plans[14].metric == "latency"
+    assert len(figure_points("ong-farrell")) == 28 * 9 * 16 * 5
+
+
+def test_narrowed_ong_farrell_grid() -> None:
+    points = figure_points("ong-farrell", sockets=[32768, 262143], sizes=[1, 1024, 65536],
+                           pairs=["c110-to-c110", "735-to-j210"], repetitions=2, length=1.0)
+    assert len(points) == 4 * 2 * 3 * 2  # 2 pairs x (stream, rr) files
+    assert {p.scenario for p in points} == {
+        "scenarios/ong-farrell/fig06-stream-c110-to-c110.toml",
+        "scenarios/ong-farrell/fig20-rr-c110-to-c110.toml",
+        "scenarios/ong-farrell/fig18-stream-735-to-j210.toml",
+        "scenarios/ong-farrell/fig32-rr-735-to-j210.toml"}
+    assert {p.length for p in points} == {1.0}
+    assert {p.repetition for p in points} == {0, 1}
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"pairs": ["c110-to-c999"]}, "pair c110-to-c999 not among the figures; allowed: "
+                                  "735-to-c110, "),
+    ({"sockets": [32768, 1000]}, "socket size 1000 not in the grid of "
+                                 "fig06-stream-c110-to-c110.toml; allowed: 4096, 8192, "),
+    ({"sizes": [3]}, "message size 3 not in the grid of fig06-stream-c110-to-c110.toml; "
+                     "allowed: 1, 4, 16, "),
+    ({"repetitions": 0}, "repetitions must be at least 1, got 0"),
+    ({"length": 0.0}, "length must be > 0 s, got 0.0"),
+    ({"experiments": ["mem-rr"]}, "experiments select rd11 figures"),
+])
+def test_bad_options_are_named(options: dict, message: str) -> None:
+    with pytest.raises(ValueError, match="^" + message.replace("(", r"\(")):
+        plan_figures("ong-farrell", **options)
+
+
+def test_unknown_paper() -> None:
+    with pytest.raises(ValueError, match="unknown paper 'rd12'; known: ong-farrell, rd11"):
+        plan_figures("rd12")
+    assert PAPERS == ("ong-farrell", "rd11")
+
+
+def test_ong_farrell_figures_written(tmp_path: Path) -> None:
+    done: list[Point] = []
+    paths = write_figures("ong-farrell", tmp_path / "figures", jobs=2, repetitions=1,
+                          length=0.2, sockets=[65536], sizes=[1024, 65536],
+                          pairs=["c110-to-c110"], progress=lambda n, point: done.append(point))
+    assert [p.name for p in paths] == ["fig06-stream-c110-to-c110.png",
+                                       "fig20-rr-c110-to-c110.png"]
+    assert all(p.read_bytes().startswith(PNG) for p in paths)
+    assert len(done) == 4
+
+
+def _rd11_folder(tmp_path: Path, names: dict[str, str]) -> Path:
+    """A folder holding copies of RD11 files under new names (new name: original)."""
+    for new, old in names.items():
+        shutil.copy(RD11 / old, tmp_path / new)
+    return tmp_path
+
+
+def test_rd11_discovery(tmp_path: Path) -> None:
+    folder = _rd11_folder(tmp_path, {
+        "custom-load-small-1.toml": "mem-rr-load-small-1.toml",
+        "custom-load-none.toml": "mem-rr-load-none.toml",
+        "custom-load-odd.toml": "mem-rr-load-large-1.toml",
+        "mem-stream-load-large-2.toml": "mem-stream-load-large-2.toml",
+        "load-large-1-alone.toml": "load-large-1-alone.toml"})
+    plans = plan_figures("rd11", folder=folder, sizes=[1, 1024], repetitions=3)
+    assert [(p.name, p.title, p.metric) for p in plans] == [
+        ("mem-stream.png", "RD11 loaded fabric – From memory to memory: Throughput",
+         "throughput"),
+        ("custom.png", "RD11 loaded fabric – custom: Communication latency", "latency")]
+    assert [s.label for s in plans[1].series] == ["no load", "1 small-message load pair", "odd"]
+    assert {s.workload for p in plans for s in p.series} == {"test"}
+    assert all(len(s.points) == 2 * 3 for p in plans for s in p.series)
+    reps = load_scenario(RD11 / "mem-rr-load-none.toml").run.repetitions
+    assert len(figure_points("rd11", folder=folder, experiments=["custom"])) == 3 * 11 * reps
+
+
+def test_rd11_errors(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="no rd11 scenario files"):
+        plan_figures("rd11", folder=tmp_path)
+    folder = _rd11_folder(tmp_path, {"mem-rr-load-none.toml": "mem-rr-load-none.toml"})
+    with pytest.raises(ValueError, match="experiment send-large has no files in .*; "
+                                         "allowed: mem-rr$"):
+        plan_figures("rd11", folder=folder, experiments=["send-large"])
+    with pytest.raises(ValueError, match="pairs select ong-farrell figures"):
+        plan_figures("rd11", folder=folder, pairs=["c110-to-c110"])
+
+
+@pytest.mark.skipif(not (RD11 / "mem-stream-load-none.toml").exists(),
+                    reason="no RD11 scenario files")
+def test_rd11_figures_written(tmp_path: Path) -> None:
+    paths = write_figures("rd11", tmp_path, jobs=2, repetitions=1, length=0.2,
+                          sizes=[1024, 65536], experiments=["mem-stream"])
+    assert paths == [tmp_path / "mem-stream.png"]
+    assert paths[0].read_bytes().startswith(PNG)

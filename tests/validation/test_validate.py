@@ -1,0 +1,60 @@
+"""fcsim validate: claim selection, outcomes, regressions and the exit status."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from fcsim.cli import main
+from fcsim.validation.checks import Verdict
+from fcsim.validation.claims import load_claims
+from fcsim.validation.validate import finish, outcome, select, validate
+
+CLAIMS = load_claims()
+
+
+def test_select_quick_all_and_named() -> None:
+    assert select(CLAIMS) == CLAIMS
+    assert all(c.quick for c in select(CLAIMS, quick=True))
+    assert [c.id for c in select(CLAIMS, only=["ONG-4K", "ONG-LINE"])] == ["ONG-4K", "ONG-LINE"]
+    with pytest.raises(ValueError, match="unknown claim NOPE"):
+        select(CLAIMS, only=["NOPE"])
+
+
+def test_the_line_rate_claim_runs_and_passes_with_its_arithmetic(tmp_path: Path) -> None:
+    claims = select(CLAIMS, only=["ONG-LINE"])
+    outcomes, meta = validate(claims, jobs=1, stream=io.StringIO())
+    (line,) = outcomes
+    assert line["status"] == "passes"
+    assert 25.6 <= float(line["simulated"].split()[0]) <= 25.9  # 8b/10b and framing: 25.83
+    assert "250 Mbps" in line["detail"] and "200 Mbit/s" in line["detail"]
+    out = io.StringIO()
+    assert finish(outcomes, meta, tmp_path / "report", out) == 0
+    saved = json.loads((tmp_path / "report" / "results.json").read_text())
+    assert saved["outcomes"][0]["id"] == "ONG-LINE"
+
+
+def test_a_recorded_pass_that_fails_is_a_regression_and_exits_1(tmp_path: Path) -> None:
+    claim = next(c for c in CLAIMS if c.id == "ONG-LINE")
+    passing = claim.__class__(**{**claim.__dict__, "status": "passes"})
+    failing = outcome(passing, Verdict("1 MB/s", "fails", "too slow"))
+    out = io.StringIO()
+    assert finish([failing], {}, tmp_path / "r", out) == 1
+    assert "regression" in out.getvalue() and "ONG-LINE" in out.getvalue()
+    honest = outcome(claim.__class__(**{**claim.__dict__, "status": "fails"}),
+                     Verdict("1 MB/s", "fails", "too slow"))
+    assert finish([honest], {}, tmp_path / "r", io.StringIO()) == 0
+
+
+def test_cli_rejects_unknown_claims_and_readme_with_quick(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["validate", "--claims", "NOPE"])
+    assert exit_.value.code == 2
+    assert "unknown claim NOPE" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["validate", "--quick", "--readme"])
+    assert "--readme" in capsys.readouterr().err
