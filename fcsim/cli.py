@@ -105,9 +105,9 @@ def _parser() -> argparse.ArgumentParser:
                        help="refresh the README's validation table (full runs only)")
     figures = commands.add_parser(
         "figures", help="simulate a paper's figures and write them as PNG",
-        description="Simulate a paper's figures and write them as PNG. The full grid of the "
-                    "paper is long (ong-farrell: about 11 hours on 2 cores; rd11: about 1 hour); "
-                    "the options narrow it for drafts.")
+        description="Simulate a paper's figures and write them as PNG. The full grid of "
+                    "the paper is long (ong-farrell: about 11 hours on 2 cores; rd11: about "
+                    "5 minutes); the options narrow it for drafts.")
     figures.add_argument("paper", choices=PAPERS, help="which paper's figures")
     figures.add_argument("-o", "--output", metavar="DIR", default="figures",
                          help="folder for the PNG files (default: figures)")

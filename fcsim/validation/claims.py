@@ -22,6 +22,7 @@ CLAIMS_FILE = ROOT / "validation" / "claims.toml"
 
 ROLES = ("calibration", "prediction")
 STATUSES = ("passes", "fails", "not modelled")
+"""What a claim's check can find, and what is recorded."""
 FIELDS = ("id", "source", "figure", "claim", "document", "setup", "metric", "band", "role",
           "explanation", "quick", "status")
 

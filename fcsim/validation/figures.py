@@ -22,10 +22,10 @@ repetitions and netperf length (10 s), all in one pool of processes. For
 20,160 points. Measured processor time per point: 5.6 s for a stream point and
 2.2 s for an RR point on average over the message sizes (13-22 s for stream
 messages of 1-64 B, under 2 s for 4 KB and more), so the full grid takes about
-22 processor hours: about 11 hours on 2 idle cores, 3 on 8. ``rd11`` has 680
-points (4 experiments x 4 loads x 6 or 11 message sizes x 5 repetitions) of
-about 10 s of processor time each (the loads are simulated too): about 1 hour
-on 2 cores. The keyword arguments narrow the grid
+22 processor hours: about 11 hours on 2 idle cores, 3 on 8. ``rd11`` has 408
+points (4 experiments x 4 loads x 6 or 11 message sizes x 3 repetitions of
+1 s runs, as its files say) of 0.3-3.5 s of processor time each (the loads
+are simulated too): about 5 minutes on 2 cores. The keyword arguments narrow the grid
 (sockets, message sizes, pairs or experiments, repetitions) or shorten netperf's
 ``-l`` for quicker drafts; the time scales with the points and the length.
 """

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from matplotlib.axes import Axes
 
+from fcsim.validation.claims import STATUSES
 from fcsim.validation.plots import (
     draw_line,
     log_x_axis,
@@ -30,9 +31,6 @@ from fcsim.validation.plots import (
     whiskers,
     write_atomic,
 )
-
-STATUSES = ("passes", "fails", "not modelled")
-"""The statuses a claim can have."""
 
 README_BEGIN = "<!-- validation-table:begin -->"
 """The line after which :func:`update_readme` puts the table."""
@@ -89,11 +87,12 @@ def table_text(outcomes: list[dict]) -> str:
 
 
 def readme_table(outcomes: list[dict]) -> str:
-    """A markdown table (ID | document | simulated | band | status) of *outcomes*."""
-    lines = ["| ID | document | simulated | band | status |", "|---|---|---|---|---|"]
+    """A markdown table (ID | document | simulated | band | status | role) of *outcomes*."""
+    lines = ["| ID | document | simulated | band | status | role |", "|---|---|---|---|---|---|"]
     for outcome in outcomes:
-        cells = [_cell(outcome, key).replace("|", "\\|") for _title, key, _width in _COLUMNS]
-        lines.append("| " + " | ".join(cells) + " |")
+        cells = [_cell(outcome, key) for _title, key, _width in _COLUMNS]
+        cells.append(str(outcome.get("role", "")))
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines) + "\n"
 
 

@@ -18,7 +18,7 @@ from typing import Any, TextIO
 from fcsim import __version__
 from fcsim.validation.checks import CHECKS, Verdict
 from fcsim.validation.claims import Claim, record_statuses
-from fcsim.validation.points import Point, Progress, default_jobs, run_points
+from fcsim.validation.points import Progress, default_jobs, run_points
 from fcsim.validation.report import (
     readme_table,
     regressions,
@@ -41,11 +41,8 @@ def select(claims: Sequence[Claim], quick: bool = False,
     return [c for c in claims if c.quick] if quick else list(claims)
 
 
-def outcome(claim: Claim, verdict: Verdict | None) -> dict[str, Any]:
-    """A claim and its verdict as one JSON-ready report entry (no verdict: the
-    claim has no check yet and is reported as not modelled)."""
-    if verdict is None:
-        verdict = Verdict("-", "not modelled", "no simulation of this experiment exists yet")
+def outcome(claim: Claim, verdict: Verdict) -> dict[str, Any]:
+    """A claim and its verdict as one JSON-ready report entry."""
     return {"id": claim.id, "source": claim.source, "figure": claim.figure,
             "document": claim.document, "simulated": verdict.simulated, "band": claim.band,
             "status": verdict.status, "recorded": claim.status, "role": claim.role,
@@ -55,17 +52,19 @@ def outcome(claim: Claim, verdict: Verdict | None) -> dict[str, Any]:
 
 def validate(claims: Sequence[Claim], jobs: int | None = None,
              stream: TextIO = sys.stderr) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Run and judge *claims*; returns the outcomes and the run's meta data."""
+    """Run and judge *claims*; returns the outcomes and the run's meta data.
+    ValueError for a claim that has no check in :data:`CHECKS`."""
     started = time.monotonic()
-    wanted: dict[str, list[Point]] = {c.id: CHECKS[c.id].points() for c in claims
-                                      if c.id in CHECKS}
-    points = {p for ps in wanted.values() for p in ps}
+    unchecked = [c.id for c in claims if c.id not in CHECKS]
+    if unchecked:
+        raise ValueError(f"no check for claim {', '.join(unchecked)} "
+                         "(fcsim/validation/checks.py)")
+    points = {p for c in claims for p in CHECKS[c.id].points()}
     jobs = jobs or default_jobs()
     stream.write(f"fcsim validate: {len(claims)} claims, {len(points)} simulations "
                  f"on {jobs} processes\n")
     results = run_points(points, jobs, Progress(len(points), stream))
-    outcomes = [outcome(c, CHECKS[c.id].judge(results) if c.id in CHECKS else None)
-                for c in claims]
+    outcomes = [outcome(c, CHECKS[c.id].judge(results)) for c in claims]
     meta = {"fcsim version": __version__,
             "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
             "claims": len(claims), "simulations": len(points), "processes": jobs,

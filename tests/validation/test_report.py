@@ -101,11 +101,12 @@ def test_empty_table_has_header_and_counts() -> None:
 def test_readme_table_is_markdown_with_escaped_pipes(outcomes: list[dict]) -> None:
     outcomes[2]["band"] = "a | b"
     lines = readme_table(outcomes).splitlines()
-    assert lines[0] == "| ID | document | simulated | band | status |"
+    assert lines[0] == "| ID | document | simulated | band | status | role |"
     assert len(lines) == 2 + len(outcomes)
-    assert all(line.count(" | ") == 4 for line in lines[2:])
+    assert all(line.count(" | ") == 5 for line in lines[2:])
     assert "a \\| b" in lines[4]
-    assert lines[3].startswith("| ONG-LAT1 |") and lines[3].endswith("| FAILS (regression) |")
+    assert lines[3].startswith("| ONG-LAT1 |")
+    assert lines[3].endswith(f"| FAILS (regression) | {outcomes[1]['role']} |")
 
 
 def test_update_readme_replaces_between_markers(tmp_path: Path) -> None:

@@ -58,3 +58,30 @@ def test_cli_rejects_unknown_claims_and_readme_with_quick(
     with pytest.raises(SystemExit):
         main(["validate", "--quick", "--readme"])
     assert "--readme" in capsys.readouterr().err
+
+
+def test_a_point_narrows_the_sweep_and_its_length() -> None:
+    from fcsim.scenario.model import NetperfConfig
+    from fcsim.validation.points import Point, narrow
+
+    point = Point("scenarios/ong-farrell/fig20-rr-c110-to-c110.toml", 65536, 4096, 2, 0.5)
+    scenario = narrow(point)
+    (rr,) = [w for w in scenario.workloads if isinstance(w, NetperfConfig)]
+    assert not rr.sweeps
+    options = rr.point(rr.sockets[0], rr.send_sizes[0])
+    assert (options.local_socket, options.request, options.response) == (65536, 4096, 4096)
+    assert options.length == 0.5
+    assert 0.5 < scenario.run.duration <= rr.start + 0.5 + 0.011
+    assert "socket 65536 msg 4096 rep 3" in point.label()
+
+
+def test_progress_writes_the_first_point_then_a_line_per_tenth_when_not_a_terminal() -> None:
+    from fcsim.validation.points import Point, Progress
+
+    out = io.StringIO()
+    progress = Progress(20, out)
+    for done in range(1, 21):
+        progress(done, Point("x.toml", None, None, done - 1))
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 11
+    assert lines[0].startswith("[ 1/20]   5%") and lines[-1].startswith("[20/20] 100%")
