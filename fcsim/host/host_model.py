@@ -22,10 +22,10 @@ class HostModel:
     per IP packet). *driver_per_frame*: the FC driver's work per frame
     received. *context_switch*: waking a process that blocked in send() or
     recv(). *timer_tick*: the TCP timer routines on each 200 ms fast and
-    500 ms slow tick (4.4BSD tcp_fasttimo / tcp_slowtimo). *copy_avoidance*:
+    500 ms slow tick (4.4BSD tcp_fasttimo / tcp_slowtimo).
     *send_copy_per_byte*: the copy into the kernel on send(), where a stack's
     send path costs other than its receive path (None: *copy_per_byte*).
-    pages are remapped instead of copied
+    *copy_avoidance*: pages are remapped instead of copied
     (*page_remap* per 4 KiB page). *bus*: bus standard (``fcsim.host.bus``)
     with its sustained *bus_bandwidth* (bytes/s) and *bus_overhead* per DMA
     transfer. *adapter_frame_time*: the adapter's own time per frame.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from fcsim.engine.simulation import Simulation
@@ -64,3 +66,23 @@ def test_a_slow_bus_limits_the_link_through_receive_credit() -> None:
     rate = (net.nodes["b"].stats.payload_rx - start) / 0.045
     assert rate == pytest.approx(MAX_DATA_FIELD / (overhead + MAX_DATA_FIELD / bandwidth),
                                  rel=0.01)
+
+
+def test_a_host_takes_bus_and_card_from_its_catalog_adapter(tmp_path: Path) -> None:
+    from fcsim.host.host_model import load_host_model
+
+    c110 = load_host_model("hp-c110")
+    assert (c110.adapter, c110.bus) == ("eisa-fc-266", "EISA")
+    assert 0 < c110.bus_bandwidth <= BUS_TYPES["EISA"].peak
+    assert c110.sources["bus_bandwidth"].startswith("adapter eisa-fc-266: calibrated on claim")
+    hosts, cards = tmp_path / "hosts", tmp_path / "adapters"
+    hosts.mkdir()
+    cards.mkdir()
+    (cards / "card.toml").write_text('bus = { value = "EISA", source = "test" }\n'
+                                     'bus_bandwidth = { value = 2e7, source = "test" }\n')
+    (hosts / "twice.toml").write_text('adapter = { value = "card", source = "test" }\n'
+                                      'bus = { value = "PCI-32/33", source = "test" }\n')
+    with pytest.raises(ValueError, match="bus come from adapter 'card'; give them in one place"):
+        load_host_model("twice", hosts)
+    (hosts / "once.toml").write_text('adapter = { value = "card", source = "test" }\n')
+    assert load_host_model("once", hosts).bus == "EISA"

@@ -454,3 +454,34 @@ to = "h2"
 duration = "1 s"
 """, "long.toml"))
     assert "workloads[0].duration" in message and "run.duration" in message
+
+
+def test_background_load_loads_only_hosts_and_reaches_the_processor(tmp_path: Path) -> None:
+    loaded = HOSTS.replace('host = "ideal"\n', 'host = "hp-c110"\nbackground_load = 0.3\n', 1)
+    scenario = load_scenario(write(tmp_path, loaded + "\n"))
+    assert [n.background_load for n in scenario.nodes] == [0.3, None]
+    bare = HOSTS.replace('host = "ideal"\n', "background_load = 0.3\n", 1)
+    message = error_of(write(tmp_path, bare, "bare.toml"))
+    assert "nodes[0].background_load: given 0.3; a host model for the node" in message
+    message = error_of(write(tmp_path, HOSTS.replace('host = "ideal"\n',
+                                                     'host = "ideal"\nbackground_load = 1\n', 1),
+                             "full.toml"))
+    assert "nodes[0].background_load: given 1; a fraction of the processor in [0, 1)" in message
+
+
+def test_tcp_rr_send_sizes_set_request_and_response(tmp_path: Path) -> None:
+    rr = HOSTS + """
+[[workloads]]
+name = "rr"
+type = "netperf"
+from = "h1"
+to = "h2"
+test = "TCP_RR"
+send_size = ["1 B", "4 KiB"]
+length = "10 ms"
+"""
+    (workload,) = load_scenario(write(tmp_path, rr)).workloads
+    options = workload.point(workload.sockets[0], 4096)
+    assert (options.request, options.response) == (4096, 4096)
+    message = error_of(write(tmp_path, rr + 'request = "8 B"\n', "both.toml"))
+    assert "workloads[0].send_size" in message and "either send_size" in message
