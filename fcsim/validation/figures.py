@@ -12,7 +12,8 @@ paper ("Figure 6: Bandwidth Performance from C110 to C110").
 not figures). One figure per experiment
 (``mem-stream.png``): the test pair's metric (the swept netperf workload's
 throughput in Mbit/s, or its TCP_RR latency in µs) against the message size,
-one line per load variant (``none``, ``large-1``, ``large-2``, ``small-1``, ...),
+one line per load variant (``none``, ``large-1``, ``large-2``, ``small-1``,
+``small-2``, ...),
 with min/max error bars over the repetitions. Experiments without files are
 left out.
 
@@ -22,10 +23,10 @@ repetitions and netperf length (10 s), all in one pool of processes. For
 20,160 points. Measured processor time per point: 5.6 s for a stream point and
 2.2 s for an RR point on average over the message sizes (13-22 s for stream
 messages of 1-64 B, under 2 s for 4 KB and more), so the full grid takes about
-22 processor hours: about 11 hours on 2 idle cores, 3 on 8. ``rd11`` has 408
-points (4 experiments x 4 loads x 6 or 11 message sizes x 3 repetitions of
+22 processor hours: about 11 hours on 2 idle cores, 3 on 8. ``rd11`` has 510
+points (4 experiments x 5 loads x 6 or 11 message sizes x 3 repetitions of
 1 s runs, as its files say) of 0.3-3.5 s of processor time each (the loads
-are simulated too): about 5 minutes on 2 cores. The keyword arguments narrow the grid
+are simulated too): about 6 minutes on 2 cores. The keyword arguments narrow the grid
 (sockets, message sizes, pairs or experiments, repetitions) or shorten netperf's
 ``-l`` for quicker drafts; the time scales with the points and the length.
 """
@@ -47,7 +48,8 @@ PAPERS = ("ong-farrell", "rd11")
 """The papers whose figures :func:`write_figures` draws."""
 
 RD11_LOADS = {"none": "no load", "large-1": "1 large-message load pair",
-              "large-2": "2 large-message load pairs", "small-1": "1 small-message load pair"}
+              "large-2": "2 large-message load pairs", "small-1": "1 small-message load pair",
+              "small-2": "2 small-message load pairs"}
 """RD11 load variants (file name suffixes after ``-load-``) and their legend labels,
 in legend order; other variants follow, labelled by their suffix."""
 
