@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from fcsim import __version__
-from fcsim.validation.checks import CHECKS, Verdict
+from fcsim.validation.checks import CHECKS, NoFigure, Results, Verdict
 from fcsim.validation.claims import Claim, record_statuses
 from fcsim.validation.points import Progress, default_jobs, run_points
 from fcsim.validation.report import (
@@ -64,12 +64,20 @@ def validate(claims: Sequence[Claim], jobs: int | None = None,
     stream.write(f"fcsim validate: {len(claims)} claims, {len(points)} simulations "
                  f"on {jobs} processes\n")
     results = run_points(points, jobs, Progress(len(points), stream))
-    outcomes = [outcome(c, CHECKS[c.id].judge(results)) for c in claims]
+    outcomes = [outcome(c, _judge(c, results)) for c in claims]
     meta = {"fcsim version": __version__,
             "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
             "claims": len(claims), "simulations": len(points), "processes": jobs,
             "wall time": f"{time.monotonic() - started:.0f} s"}
     return outcomes, meta
+
+
+def _judge(claim: Claim, results: Results) -> Verdict:
+    """The claim's verdict; a run that gave no figure fails the claim, saying which."""
+    try:
+        return CHECKS[claim.id].judge(results)
+    except NoFigure as error:
+        return Verdict("-", "fails", f"no simulated figure: {error}")
 
 
 def finish(outcomes: list[dict[str, Any]], meta: dict[str, Any], report: Path,

@@ -85,3 +85,39 @@ def test_progress_writes_the_first_point_then_a_line_per_tenth_when_not_a_termin
     lines = out.getvalue().splitlines()
     assert len(lines) == 11
     assert lines[0].startswith("[ 1/20]   5%") and lines[-1].startswith("[20/20] 100%")
+
+
+def test_a_run_without_its_figure_fails_the_claim_instead_of_stopping_the_run() -> None:
+    from fcsim.validation.checks import CHECKS, rr_file
+    from fcsim.validation.points import Point
+    from fcsim.validation.validate import _judge
+
+    claim = next(c for c in CLAIMS if c.id == "ONG-LAT1")
+    empty = {"netperf": {"rr": {"test": "TCP_RR", "transactions": 0}}}
+    results = {p: empty for p in CHECKS["ONG-LAT1"].points()}
+    verdict = _judge(claim, results)
+    assert verdict.status == "fails"
+    first = Point(rr_file(("c110", "c110")), 32768, 1, 0)
+    assert f"{first.label()}: the run gave no round_trip_s" in verdict.detail
+
+
+def test_every_experiment_file_loads_and_every_check_names_existing_points() -> None:
+    from fcsim.scenario.loader import load_scenario
+    from fcsim.scenario.model import NetperfConfig
+    from fcsim.validation.checks import CHECKS
+    from fcsim.validation.points import ROOT, scenario_file
+
+    files = sorted((ROOT / "scenarios").glob("ong-farrell/*.toml")) + sorted(
+        (ROOT / "scenarios").glob("rd11/*.toml"))
+    assert len(files) == 29 + 24
+    for path in files:
+        assert load_scenario(path).description, path.name
+    for check in CHECKS.values():
+        for point in check.points():
+            scenario = scenario_file(point.scenario)
+            assert point.repetition < scenario.run.repetitions
+            swept = [w for w in scenario.workloads if isinstance(w, NetperfConfig) and w.sweeps]
+            if point.size is not None:
+                (workload,) = swept
+                assert point.size in workload.send_sizes, point
+                assert point.socket is None or point.socket in workload.sockets, point
