@@ -140,7 +140,7 @@ def _time(text: str) -> float:
 
 def _size(text: str) -> int:
     try:
-        return parse_size(text.strip() if not text.strip().isdigit() else f"{text} B")
+        return parse_size(text)
     except UnitError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
 

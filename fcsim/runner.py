@@ -135,18 +135,21 @@ def summarise(repetitions: list[dict[str, Any]]) -> dict[str, Any]:
     return summary
 
 
+def narrowed(scenario: Scenario, socket: int, send_size: int) -> Scenario:
+    """*scenario* with its sweeping netperf workload (at most one sweeps) at
+    one *socket* and *send_size*, bytes; unchanged if nothing sweeps."""
+    loads = tuple(replace(w, send_sizes=(send_size,), sockets=(socket,))
+                  if isinstance(w, NetperfConfig) and w.sweeps else w
+                  for w in scenario.workloads)
+    return replace(scenario, workloads=loads)
+
+
 def sweep_points(scenario: Scenario) -> list[tuple[dict[str, int], Scenario]]:
     """The runs a netperf sweep asks for: (socket and send size, narrowed scenario)."""
-    for index, w in enumerate(scenario.workloads):
+    for w in scenario.workloads:
         if isinstance(w, NetperfConfig) and w.sweeps:
-            points = []
-            for socket in w.sockets:
-                for size in w.send_sizes:
-                    one = replace(w, send_sizes=(size,), sockets=(socket,))
-                    loads = (*scenario.workloads[:index], one, *scenario.workloads[index + 1:])
-                    points.append(({"socket": socket, "send_size": size},
-                                   replace(scenario, workloads=loads)))
-            return points
+            return [({"socket": socket, "send_size": size}, narrowed(scenario, socket, size))
+                    for socket in w.sockets for size in w.send_sizes]
     return []
 
 

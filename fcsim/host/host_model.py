@@ -58,13 +58,13 @@ class HostModel:
     sources: dict[str, str] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
-        if self.send_copy_per_byte is not None and self.send_copy_per_byte < 0:
-            raise ValueError(f"{self.name}: send_copy_per_byte must be >= 0")
-        costs = ("syscall", "copy_per_byte", "checksum_per_byte", "tcp_output_per_packet",
-                 "tcp_input_per_packet", "interrupt", "driver_per_frame", "context_switch",
-                 "timer_tick", "page_remap", "bus_overhead", "adapter_frame_time")
+        costs = ("syscall", "copy_per_byte", "send_copy_per_byte", "checksum_per_byte",
+                 "tcp_output_per_packet", "tcp_input_per_packet", "interrupt",
+                 "driver_per_frame", "context_switch", "timer_tick", "page_remap",
+                 "bus_overhead", "adapter_frame_time")
         for name in costs:
-            if getattr(self, name) < 0:
+            value = getattr(self, name)
+            if value is not None and value < 0:
                 raise ValueError(f"{self.name}: {name} must be >= 0")
         if self.bus not in BUS_TYPES:
             raise ValueError(f"{self.name}: bus must be one of {', '.join(BUS_TYPES)}")

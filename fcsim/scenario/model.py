@@ -135,8 +135,9 @@ class NetperfConfig:
         """The netperf options of one point of the sweep."""
         one = replace(self.options, send_size=send_size, local_socket=socket,
                       remote_socket=socket)
-        return replace(one, request=send_size, response=send_size) if self.sized_transactions \
-            else one
+        if self.sized_transactions:
+            return replace(one, request=send_size, response=send_size)
+        return one
 
 
 @dataclass(frozen=True)

@@ -120,8 +120,9 @@ def _outside(named: Mapping[str, float], lo: float, hi: float, unit: str) -> str
         f"all within [{lo:g}, {hi:g}] {unit}"
 
 
-def _span(named: Mapping[str, float], unit: str, digits: int = 1) -> str:
-    return f"{min(named.values()):.{digits}f}-{max(named.values()):.{digits}f} {unit}"
+def _span(named: Mapping[str, float], unit: str = "", digits: int = 1) -> str:
+    span = f"{min(named.values()):.{digits}f}-{max(named.values()):.{digits}f}"
+    return f"{span} {unit}" if unit else span
 
 
 # -- ONG-LINE ------------------------------------------------------------------------
@@ -241,7 +242,7 @@ def _ratio_judge(results: Results, claim: str, pairs: Sequence[tuple[str, str]],
     detail = (f"T({top} B)/T({bottom} B) with {socket}-byte sockets; criterion {criterion}; "
               + (f"not met by {', '.join(f'{k} ({ratios[k]:.2f})' for k in bad)}" if bad
                  else "met by every pair"))
-    return Verdict(_span(ratios, "", 2).strip() + f" over {len(ratios)} pairs",
+    return Verdict(_span(ratios, digits=2) + f" over {len(ratios)} pairs",
                    _status(not bad), detail,
                    _bars(f"{claim}: T({top} B) / T({bottom} B)", "ratio", list(runs),
                          list(runs.values()), None))

@@ -13,7 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, TextIO
 
-from fcsim.runner import run_once
+from fcsim.runner import narrowed, run_once
 from fcsim.scenario.loader import load_scenario
 from fcsim.scenario.model import NetperfConfig, Scenario
 
@@ -54,23 +54,20 @@ def narrow(point: Point) -> Scenario:
     """The scenario of *point*: its sweeping netperf workload at one socket and
     size, every netperf run's length and the run's duration set by *length*."""
     scenario = scenario_file(point.scenario)
-    loads = []
-    for w in scenario.workloads:
-        if isinstance(w, NetperfConfig):
-            if w.sweeps:
-                w = replace(w, sockets=(point.socket if point.socket is not None
-                                        else w.sockets[0],),
-                            send_sizes=(point.size if point.size is not None
-                                        else w.send_sizes[0],))
-            if point.length is not None:
-                w = replace(w, options=replace(w.options, length=point.length))
-        loads.append(w)
-    run = scenario.run
-    if point.length is not None:
-        longest = max((w.start + w.options.length for w in loads
-                       if isinstance(w, NetperfConfig)), default=run.duration)
-        run = replace(run, duration=max(run.warmup, 0.0) + longest + 0.01)
-    return replace(scenario, workloads=tuple(loads), run=run)
+    swept = next((w for w in scenario.workloads if isinstance(w, NetperfConfig) and w.sweeps),
+                 None)
+    if swept is not None:
+        scenario = narrowed(scenario,
+                            swept.sockets[0] if point.socket is None else point.socket,
+                            swept.send_sizes[0] if point.size is None else point.size)
+    if point.length is None:
+        return scenario
+    loads = tuple(replace(w, options=replace(w.options, length=point.length))
+                  if isinstance(w, NetperfConfig) else w for w in scenario.workloads)
+    longest = max((w.start + point.length for w in loads if isinstance(w, NetperfConfig)),
+                  default=scenario.run.duration)
+    run = replace(scenario.run, duration=scenario.run.warmup + longest + 0.01)
+    return replace(scenario, workloads=loads, run=run)
 
 
 def run_point(point: Point) -> dict[str, Any]:

@@ -12,6 +12,7 @@ import datetime
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -42,12 +43,12 @@ def select(claims: Sequence[Claim], quick: bool = False,
 
 
 def outcome(claim: Claim, verdict: Verdict) -> dict[str, Any]:
-    """A claim and its verdict as one JSON-ready report entry."""
-    return {"id": claim.id, "source": claim.source, "figure": claim.figure,
-            "document": claim.document, "simulated": verdict.simulated, "band": claim.band,
-            "status": verdict.status, "recorded": claim.status, "role": claim.role,
-            "claim": claim.claim, "setup": claim.setup, "metric": claim.metric,
-            "explanation": claim.explanation, "detail": verdict.detail, "plot": verdict.plot}
+    """A claim and its verdict as one JSON-ready report entry: the claim's
+    fields (its recorded status as ``recorded``) and the verdict's."""
+    entry = asdict(claim)
+    del entry["quick"]
+    entry["recorded"] = entry.pop("status")
+    return {**entry, **asdict(verdict)}
 
 
 def validate(claims: Sequence[Claim], jobs: int | None = None,
@@ -68,7 +69,8 @@ def validate(claims: Sequence[Claim], jobs: int | None = None,
     meta = {"fcsim version": __version__,
             "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
             "claims": len(claims), "simulations": len(points), "processes": jobs,
-            "wall time": f"{time.monotonic() - started:.0f} s"}
+            "wall time": f"{time.monotonic() - started:.0f} s",
+            "simulation processor time": f"{sum(r['cpu_s'] for r in results.values()):.0f} s"}
     return outcomes, meta
 
 
@@ -93,7 +95,7 @@ def finish(outcomes: list[dict[str, Any]], meta: dict[str, Any], report: Path,
     if readme is not None and update_readme(readme, readme_table(outcomes)):
         out.write(f"updated the table in {readme}\n")
     lost = regressions(outcomes)
-    if lost and not record:
-        out.write(f"regression: recorded as passing, now failing: {', '.join(lost)}\n")
-        return 1
-    return 0
+    if lost:
+        out.write(f"regression: recorded as passing, now failing: {', '.join(lost)}"
+                  + (" (recorded as failing now)\n" if record else "\n"))
+    return 1 if lost and not record else 0
