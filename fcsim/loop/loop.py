@@ -8,7 +8,12 @@ the ports. One tenancy (fact sheet 5.2 and 5.5):
    ARB returns first and when, given when each began and which ports were not
    repeating).
 2. The winner sends OPN(yx) (full duplex) to the port its owner's next frame is
-   for; the opened port answers with R_RDYs when the OPN reaches it.
+   for; the opened port answers with R_RDYs when the OPN reaches it. A port
+   opened while it arbitrates keeps its arbitration pending (FC-AL-2's
+   ARB_PEND is not cleared by OPENED), and an opened port that wants the loop
+   may begin arbitrating: its fill words carry its ARB to the owner, a fair
+   owner closes, and the port's ARBs go round again from the CLS it sends, so
+   it neither loses its turn nor lets the access window reset.
 3. Frames flow in the circuit with BB credit (:mod:`fcsim.loop.lport`).
 4. The opener sends CLS; the opened port finishes the frame it is sending,
    answers CLS and repeats again; when that CLS reaches the opener the
@@ -121,7 +126,9 @@ class Loop:
         circuit = self.circuit
         if circuit is None:
             self._resolve()
-        elif port is not circuit.opened:
+        elif port is circuit.opened:  # its fill words carry its ARB to the owner
+            self._seen(circuit, now + circuit.to_opener)
+        else:
             owner = circuit.opener
             self._seen(circuit, seen_by_owner(self.ring, owner.index, circuit.won_at,
                                               self.priority, port.index, now))
@@ -179,11 +186,12 @@ class Loop:
         if not circuit.live:
             return
         dest = circuit.opened
-        if dest.arb_since is not None:
-            del self.arbitrating[dest.index]
-            dest.end_arbitration(self._env._now)
         dest.loop_stats.opened += 1
         circuit.join(dest, opener=False)
+        if dest.index in self.arbitrating:  # its fill words carry its ARB to the owner
+            self._seen(circuit, self._env._now + circuit.to_opener)
+        else:
+            dest.try_arbitrate()
         dest.grant_free_buffers()
         if not dest._busy:
             dest._send_next()
@@ -206,6 +214,8 @@ class Loop:
         dest._cls_sent = True
         end = dest.send_ordered_set("CLS")  # after the frame it is sending
         Circuit.part(dest, now)
+        if dest.index in self.arbitrating:  # ARB_PEND survived the circuit: ARBs from its CLS on
+            self.arbitrating[dest.index] = end
         self._later(end - now, self._resumed, (self._epoch, dest))
         self._later(end + circuit.to_opener - now, self._cls_at_opener, (circuit, end))
 

@@ -114,15 +114,24 @@ class LPort(LazyCredit):
 
     def kick(self) -> None:
         """The owner may have a frame to send: send it in the circuit, or arbitrate."""
-        if self.circuit is not None:
+        circuit = self.circuit
+        if circuit is not None:
             if not self._busy:
                 self._send_next()
+            if circuit.opened is self:
+                self.try_arbitrate()
         else:
             self.try_arbitrate()
 
     def try_arbitrate(self) -> bool:
-        """Begin arbitrating if idle, allowed and the owner has work; True if begun."""
-        if (self.circuit is None and self.arb_since is None and not self.initialising
+        """Begin arbitrating if allowed and the owner has work; True if begun.
+
+        A port repeating the loop, or one opened by another (FC-AL-2 lets an
+        OPENED port set ARB_PEND and send its ARB in its fill words), may begin.
+        """
+        circuit = self.circuit
+        if ((circuit is None or circuit.opened is self) and self.arb_since is None
+                and not self.initialising
                 and (self.access or not self.fair)
                 and self.owner.next_destination() is not None):  # type: ignore[union-attr]
             self.loop.arbitrate(self)  # type: ignore[union-attr]

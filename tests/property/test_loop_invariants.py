@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from unittest.mock import patch
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -10,6 +11,7 @@ from hypothesis import strategies as st
 from fcsim.engine.simulation import Simulation
 from fcsim.fc2.login import ServiceParameters
 from fcsim.loop.builder import build_loop
+from fcsim.loop.loop import Loop
 from fcsim.runner import build_workloads
 from fcsim.scenario.model import LoopPortConfig, StreamConfig
 from tests.builders import loop
@@ -93,3 +95,50 @@ def test_credit_bounds_and_byte_conservation(case: tuple[Any, bool]) -> None:
         assert w.stats.sent + w.stats.rejected + w.stats.aborted == w.offered == w.count
         if delivers_all and w.cls == 2:
             assert w.stats.sequences == w.count
+
+
+class WinRecorder(Loop):
+    """A loop that notes each win and each access-window reset, in order."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.events: list[tuple[str, int]] = []
+        super().__init__(*args, **kwargs)
+
+    def _win(self, event: Any) -> None:
+        gen, index = event._value
+        if gen == self._gen:
+            self.events.append(("win", index))
+        super()._win(event)
+
+    def _reset_window(self, origin: int, at: float) -> None:
+        self.events.append(("reset", origin))
+        super()._reset_window(origin, at)
+
+
+@settings(max_examples=12, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(2, 16).flatmap(
+    lambda n: st.tuples(st.just(n), st.lists(st.integers(1, n - 1), min_size=n, max_size=n))))
+def test_fair_ports_each_win_once_per_access_window(case: tuple[int, list[int]]) -> None:
+    """FC-AL-2 access fairness: with every port fair and always wanting the loop,
+    each wins exactly once between two access-window resets, whatever port each
+    one sends to, and each gets 1/N of the loop (within 5 %)."""
+    n, steps = case
+    workloads = tuple(StreamConfig(f"w{i}", f"p{i}", f"p{(i + step) % n}", 8192, outstanding=2)
+                      for i, step in enumerate(steps))
+    scenario = loop(n, workloads, duration=1.0)
+    sim = Simulation(scenario.run.seed)
+    with patch("fcsim.loop.builder.Loop", WinRecorder):
+        net = build_loop(sim, scenario.nodes, scenario.links)
+    build_workloads(sim, scenario, net)
+    windows = 60
+    while sum(kind == "reset" for kind, _ in net.loop.events) < windows + 2:
+        assert sim.now < 0.1, "access windows stopped ending: a port holds the loop"
+        sim.run(sim.now + 1e-3)
+    resets = [i for i, (kind, _) in enumerate(net.loop.events) if kind == "reset"]
+    for begin, end in zip(resets[1:], resets[2:], strict=False):
+        winners = sorted(index for kind, index in net.loop.events[begin + 1:end] if kind == "win")
+        assert winners == list(range(n)), f"window wins {winners}"
+    frames = [node.stats.data_frames_tx for node in net.nodes.values()]
+    for sent in frames:
+        assert abs(sent / sum(frames) - 1 / n) <= 0.05 / n, frames
