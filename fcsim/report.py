@@ -17,8 +17,24 @@ def summary_text(results: dict[str, Any]) -> str:
         f"warm-up, seed {run['seed']}, {run['repetitions']} repetition(s)",
         "",
     ]
+    warnings = run_warnings(results)
+    if warnings:
+        lines += [f"WARNING: {text}" for text in warnings] + [""]
     lines += netperf_table(results) if "points" in results else _details(results)
     return "\n".join(lines) + "\n"
+
+
+def run_warnings(results: dict[str, Any]) -> list[str]:
+    """Every distinct warning of the repetitions (of every sweep point), with the
+    repetitions it concerns when not all."""
+    reps = [rep for point in results.get("points", [results]) for rep in point["repetitions"]]
+    seen: dict[str, list[int]] = {}
+    for rep in reps:
+        for text in rep["warnings"]:
+            seen.setdefault(text, []).append(rep["seed"])
+    return [text if len(seeds) == len(reps) else
+            f"{text} (seed{'s' if len(seeds) > 1 else ''} {', '.join(map(str, seeds))})"
+            for text, seeds in seen.items()]
 
 
 def netperf_table(results: dict[str, Any]) -> list[str]:
@@ -104,6 +120,14 @@ def _details(results: dict[str, Any]) -> list[str]:
         lines.append(
             f"  {name} (domain {sw['domain']}, {sw['model']}): {sw['frames_forwarded']} frames "
             f"forwarded, {sw['f_bsy']} F_BSY, {sw['f_rjt']} F_RJT, {sw['discarded']} discarded")
+        for index, q in sw["output_queues"].items():
+            if q["frames"]:
+                wait, length = q["wait_s"], q["length"]
+                lines.append(
+                    f"    output {index}: {q['frames']} frames queued, wait mean "
+                    f"{format_time(wait['mean'])} p99 {format_time(wait['p99'])} max "
+                    f"{format_time(wait['max'])}; queue length mean {length['mean']:.2f} "
+                    f"p99 {length['p99']} max {length['max']} frames")
     lines += ["", "ports (first repetition)"]
     for name, n in first["nodes"].items():
         lines.append(

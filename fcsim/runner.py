@@ -22,6 +22,7 @@ from fcsim.scenario.model import (
 from fcsim.topology.fabric import build_fabric
 from fcsim.topology.network import Network
 from fcsim.topology.point_to_point import build_point_to_point
+from fcsim.units import format_time
 from fcsim.workload import Generator, Stream, Workload
 
 BUILDERS: dict[str, Callable[[Simulation, Scenario], Network]] = {
@@ -97,6 +98,7 @@ def run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink] = ()) -> 
     interval = run.duration - run.warmup
     out: dict[str, Any] = {
         "seed": seed,
+        **_readiness(net, run.warmup, bool(workloads)),
         "workloads": {w.name: w.results(interval) for w in workloads},
         **net.results(interval),
     }
@@ -111,6 +113,24 @@ def run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink] = ()) -> 
     if iperfs:
         out["iperf"] = {i.name: i.results() for i in iperfs}
     return out
+
+
+def _readiness(net: Network, warmup: float, interval_figures: bool) -> dict[str, Any]:
+    """When the network came up (``network_up_s``, None if it never did) and the
+    ``warnings`` that make the repetition's figures suspect. *interval_figures*:
+    the run has workloads measured over the whole interval after the warm-up
+    (netperf and iperf time their own tests from the connection on)."""
+    why = net.not_up()
+    if why is not None:
+        return {"network_up_s": None,
+                "warnings": [f"not a result: the run ended before the network was up: {why}"]}
+    up = net.up_at()
+    warnings = []
+    if up > warmup and interval_figures:
+        warnings.append(f"the network came up at {format_time(up)}, after the warm-up "
+                        f"({format_time(warmup)}): the figures include "
+                        f"{format_time(up - warmup)} before it was up; lengthen the warm-up")
+    return {"network_up_s": up, "warnings": warnings}
 
 
 def _spread(values: list[float | None]) -> dict[str, float] | None:

@@ -36,6 +36,7 @@ from fcsim.fc1 import ordered_sets as osets
 from fcsim.fc2 import header as h
 from fcsim.fc2.frame import Frame
 from fcsim.fc2.port import Port, uses_bb_credit
+from fcsim.stats.queue import QueueMeter
 
 HEADER_CHARS = 4 + 24
 """Characters up to the end of the header (SOF and frame header)."""
@@ -44,15 +45,17 @@ _F_RJT_INVALID_D_ID = 0x01
 
 
 class _Held:
-    """A frame inside the switch: where it came in and goes out, since when (s)."""
+    """A frame inside the switch: where it came in and goes out, since when it
+    arrived and since when it queues for its output (s)."""
 
-    __slots__ = ("frame", "inp", "out", "since")
+    __slots__ = ("frame", "inp", "out", "since", "queued")
 
     def __init__(self, frame: Frame, inp: SwitchPort | None, out: SwitchPort, since: float):
         self.frame = frame
         self.inp = inp
         self.out = out
         self.since = since
+        self.queued = since
 
 
 class SwitchStats:
@@ -86,6 +89,7 @@ class SwitchPort:
         self.reserved_to: SwitchPort | None = None
         self.next_input = 0
         self._wake_pending = False
+        self.queue = QueueMeter(switch.sim.env._now)
         port.owner = self
         if switch.model.cut_through:
             port.header_notice = HEADER_CHARS * port.char_time if port.char_time else None
@@ -203,6 +207,8 @@ class Switch:
         self._queue(event._value)  # type: ignore[attr-defined]
 
     def _queue(self, held: _Held) -> None:
+        now = held.queued = self.sim.env._now
+        held.out.queue.enter(now)
         inp = held.inp
         if inp is None:
             self._internal.append(held)
@@ -295,6 +301,8 @@ class Switch:
             return
         head = queue[0] is held
         queue.remove(held)
+        now = self.sim.env._now
+        held.out.queue.leave(now, now - held.queued)
         self._refuse(inp, held.frame, h.R_CTL_F_BSY, h.P_BSY_NO_RESOURCES)
         if head and not self.model.virtual_output_queues and inp.fifo:
             inp.fifo[0].out.port.kick()
@@ -346,6 +354,8 @@ class Switch:
 
     def _cross(self, held: _Held) -> Frame:
         frame = held.frame
+        now = self.sim.env._now
+        held.out.queue.leave(now, now - held.queued)
         self.stats.forwarded += 1
         if frame.is_link_control:
             self._release_class1(frame, held)
@@ -364,6 +374,9 @@ class Switch:
     def reset_stats(self) -> None:
         """Start a new measurement interval."""
         self.stats.reset()
+        now = self.sim.env._now
+        for sp in self.ports.values():
+            sp.queue.reset(now)
 
     def __repr__(self) -> str:
         return f"<Switch {self.name} domain {self.domain}>"

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
+from typing import Any
 
 from fcsim.engine.simulation import Simulation
 from fcsim.fc1 import ordered_sets as osets
@@ -111,6 +112,14 @@ class _Inbound:
         self.frames = 0
         self.payload = 0
         self.last = now
+
+
+def _unmeter(seq: Sequence, inbound: _Inbound) -> None:
+    """Take back from *seq*'s meter the frames of an attempt that was abandoned."""
+    meter = seq.meter
+    if meter is not None:
+        meter.frames -= inbound.frames
+        meter.payload -= inbound.payload
 
 
 class NPort:
@@ -195,13 +204,16 @@ class NPort:
         ulp: object = None,
         on_complete: Callable[[Sequence], None] | None = None,
         on_delivered: Callable[[Sequence, float], None] | None = None,
+        meter: Any = None,
     ) -> Sequence:
         """Queue a sequence of *size* payload bytes in *exchange*, Class *cls*.
 
         Frames carry at most *max_data_field* bytes, and never more than the
         recipient accepts (login). *last* marks the last sequence of the
         exchange; *df_ctl* flags optional headers in the first frame; *ulp* is
-        the upper-layer unit carried. Returns the queued sequence.
+        the upper-layer unit carried; *meter* counts its frames as the
+        recipient accepts them (see :class:`Sequence`). Returns the queued
+        sequence.
         """
         if cls not in (1, 2, 3):
             raise ValueError(f"{self.name}: class must be 1, 2 or 3, got {cls}")
@@ -214,7 +226,7 @@ class NPort:
         data_field = peer.max_data_field if max_data_field is None else min(
             max_data_field, peer.max_data_field)
         seq = Sequence(exchange, d_id, self._next_seq_id, size, cls, data_field, self.sim.now,
-                       r_ctl, type_, on_complete, on_delivered)
+                       r_ctl, type_, on_complete, on_delivered, meter)
         seq.last_of_exchange = last
         seq.df_ctl = df_ctl
         seq.ulp = ulp
@@ -439,6 +451,8 @@ class NPort:
         now = self.sim.env._now
         inbound = self._inbound.get(seq)
         if inbound is None or inbound.attempt != frame.attempt:
+            if inbound is not None:
+                _unmeter(seq, inbound)
             inbound = self._inbound[seq] = _Inbound(frame.attempt, now)
             self.sim.call_later(self.params.e_d_tov, self._inbound_timeout, (seq, inbound))
         inbound.last = now
@@ -446,6 +460,10 @@ class NPort:
         inbound.payload += frame.payload_len
         stats.data_frames_rx += 1
         stats.payload_rx += frame.payload_len
+        meter = seq.meter
+        if meter is not None:
+            meter.frames += 1
+            meter.payload += frame.payload_len
         if frame.cls != 3:
             self._answer(frame, h.R_CTL_ACK_1, 1)
         if frame.f_ctl & h.F_CTL_END_SEQUENCE:
@@ -460,6 +478,7 @@ class NPort:
                     self.receive_hook(seq, self.sim.env._now)
             else:
                 stats.sequences_incomplete += 1
+                _unmeter(seq, inbound)
 
     def _inbound_timeout(self, event: object) -> None:
         """Abandon a sequence being received that had no frame for E_D_TOV."""
@@ -471,6 +490,7 @@ class NPort:
         if idle >= e_d_tov * (1 - 1e-9):
             del self._inbound[seq]
             self.stats.sequences_incomplete += 1
+            _unmeter(seq, inbound)
         else:
             self.sim.call_later(e_d_tov - idle, self._inbound_timeout, (seq, inbound))
 

@@ -13,7 +13,7 @@ memory only for the frames actually in flight.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fcsim.fc2.header import UNASSIGNED_ID
 
@@ -42,7 +42,11 @@ class Sequence:
     header. *on_complete(seq)* is called at the
     sender when FC-2 is done with the sequence (Class 3: last frame sent;
     Class 1/2: every ACK back, or aborted); *on_delivered(seq, time)* when the
-    whole sequence reaches the recipient.
+    whole sequence reaches the recipient. *meter*, if given, is any object
+    with ``frames`` and ``payload`` counters: the recipient adds each frame of
+    the sequence it accepts, and takes back the frames of an attempt it
+    abandons (incomplete, timed out, or replaced by a retry), so the meter
+    holds delivered payload frame by frame.
 
     *f_ctl* holds the F_CTL bits common to all its frames (set by the sender);
     *df_ctl* the optional headers of its first frame. *ulp* is the upper-layer
@@ -62,7 +66,7 @@ class Sequence:
         "exchange", "d_id", "seq_id", "size", "cls", "data_field", "created", "n_frames",
         "r_ctl", "type", "next_cnt", "acked", "unanswered", "unanswered_old", "last_activity",
         "watchdog", "attempt", "status", "first_of_exchange", "last_of_exchange", "f_ctl",
-        "df_ctl", "ulp", "on_complete", "on_delivered",
+        "df_ctl", "ulp", "on_complete", "on_delivered", "meter",
     )
 
     def __init__(
@@ -78,6 +82,7 @@ class Sequence:
         type_: int,
         on_complete: Callable[[Sequence], None] | None = None,
         on_delivered: Callable[[Sequence, float], None] | None = None,
+        meter: Any = None,
     ) -> None:
         self.exchange = exchange
         self.d_id = d_id
@@ -105,6 +110,7 @@ class Sequence:
         self.ulp: object = None
         self.on_complete = on_complete
         self.on_delivered = on_delivered
+        self.meter = meter
 
     def __repr__(self) -> str:
         return (f"<Sequence OX_ID={self.exchange.ox_id:#06x} SEQ_ID={self.seq_id} "

@@ -27,6 +27,7 @@ from fcsim.loop.loop import Loop
 from fcsim.loop.lport import LPort
 from fcsim.scenario.model import LoopConfig, LoopPortConfig, NodeConfig
 from fcsim.topology.network import Network
+from fcsim.units import format_time
 
 
 def port_name(node: str) -> int:
@@ -81,6 +82,20 @@ class LoopNetwork(Network):
     def ports(self) -> list[LPort]:  # type: ignore[override]
         """Every loop port, in ring order."""
         return self.loop.ports  # type: ignore[union-attr]
+
+    def not_up(self) -> str | None:
+        """Why the loop is not usable: it is initialising (or its N_Ports log in)."""
+        loop: Loop = self.loop  # type: ignore[assignment]
+        plan = loop.initialisations[-1]
+        if plan.end > loop.sim.now:
+            return (f"the loop was initialising (LIP at {format_time(plan.start)}, "
+                    f"done only at {format_time(plan.end)})")
+        return super().not_up()
+
+    def up_at(self) -> float:
+        """When the first initialisation ended and every N_Port was logged in, s
+        (a LIP asked for later in the run is the scenario's, not start-up)."""
+        return max(self.loop.initialisations[0].end, super().up_at())  # type: ignore[union-attr]
 
     def results(self, interval: float) -> dict[str, Any]:
         """Per loop port (as link directions), per N_Port and loop-wide figures over

@@ -499,11 +499,12 @@ def _check_loop_classes(raws: list[dict[str, Any]], workloads: tuple[WorkloadCon
 
 def load_scenario(path: str | os.PathLike[str]) -> Scenario:
     """Read and check the scenario file at *path*; :class:`ScenarioError` if it is
-    missing, unreadable, not TOML or not a valid scenario."""
+    missing, unreadable, not TOML or not a valid scenario. A UTF-8 byte-order
+    mark at the start (Windows editors write one) is skipped."""
     file = os.fspath(path)
     try:
-        with open(file, "rb") as handle:
-            data = tomllib.load(handle)
+        with open(file, encoding="utf-8-sig", newline="") as handle:
+            data = tomllib.loads(handle.read())
     except tomllib.TOMLDecodeError as error:
         match = re.fullmatch(r"(.*?)\s*\(at (line \d+, column \d+|end of document)\)",
                              str(error))

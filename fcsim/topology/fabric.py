@@ -55,7 +55,9 @@ class FabricNetwork(Network):
                    "frames_forwarded": sw.stats.forwarded, "f_bsy": sw.stats.f_bsy,
                    "f_rjt": sw.stats.f_rjt, "discarded": sw.stats.discarded,
                    "discarded_payload": sw.stats.discarded_payload,
-                   "refused_payload": sw.stats.refused_payload, "errors": sw.stats.errors}
+                   "refused_payload": sw.stats.refused_payload, "errors": sw.stats.errors,
+                   "output_queues": {str(index): sp.queue.results(sw.sim.env._now)
+                                     for index, sp in sorted(sw.ports.items())}}
             for name, sw in self.switches.items()}
         return out
 

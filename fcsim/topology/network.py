@@ -25,6 +25,22 @@ class Network:
         """Every link-level port, in link order."""
         return [port for link in self.links.values() for port in link.ports]
 
+    def not_up(self) -> str | None:
+        """Why the network is not usable yet, or None once it is.
+
+        Here: N_Ports that have not completed their logins (fabric login runs
+        frame by frame with ``run.login``).
+        """
+        waiting = [name for name, node in self.nodes.items() if node.ready_at is None]
+        if waiting:
+            return (f"{len(waiting)} of {len(self.nodes)} N_Ports had not completed "
+                    f"login ({', '.join(waiting[:5])}{', ...' if len(waiting) > 5 else ''})")
+        return None
+
+    def up_at(self) -> float:
+        """When the network became usable, s (call once :meth:`not_up` is None)."""
+        return max((node.ready_at or 0.0 for node in self.nodes.values()), default=0.0)
+
     def reset_stats(self) -> None:
         """Start a new measurement interval for every port."""
         for port in self.ports():

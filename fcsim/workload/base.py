@@ -13,8 +13,11 @@ from fcsim.stats.histogram import LogHistogram
 class WorkloadStats:
     """Counters of one workload over the measured interval.
 
-    A sequence counts when the recipient has all of it; its latency runs from
-    the moment the workload handed it to FC-2 to that moment, s.
+    *frames* and *payload* count, frame by frame, what the recipient accepted
+    in the interval (the sequences' meter: frames of an attempt the recipient
+    abandons are taken back). A sequence counts in *sequences* when the
+    recipient has all of it; its latency runs from the moment the workload
+    handed it to FC-2 to that moment, s.
     """
 
     __slots__ = ("sequences", "frames", "payload", "latency", "sent", "rejected", "aborted")
@@ -76,8 +79,6 @@ class Workload:
     def _on_delivered(self, seq: Sequence, time: float) -> None:
         stats = self.stats
         stats.sequences += 1
-        stats.frames += seq.n_frames
-        stats.payload += seq.size
         stats.latency.add(time - seq.created)
 
     def results(self, interval: float) -> dict[str, Any]:

@@ -48,5 +48,5 @@ class Generator(Workload):
         size = max(0, round(self.size.sample(self._rng)))
         self.source.send(self.source.open_exchange(self.d_id), size, self.cls,
                          self.max_data_field, last=True, on_complete=self._on_complete,
-                         on_delivered=self._on_delivered)
+                         on_delivered=self._on_delivered, meter=self.stats)
         self.sim.call_later(self.interarrival.sample(self._rng), self._arrive)

@@ -49,7 +49,8 @@ class Stream(Workload):
             return
         self.offered += 1
         self.source.send(exchange, self.size, self.cls, self.max_data_field,
-                         on_complete=self._next, on_delivered=self._on_delivered)
+                         on_complete=self._next, on_delivered=self._on_delivered,
+                         meter=self.stats)
 
     def _next(self, seq: Sequence) -> None:
         self._on_complete(seq)

@@ -356,6 +356,14 @@ def test_not_utf8_is_a_scenario_error(tmp_path: Path) -> None:
     assert "not UTF-8 text" in error_of(path)
 
 
+def test_a_byte_order_mark_is_accepted(tmp_path: Path) -> None:
+    plain = load_scenario(write(tmp_path, BASE, "case.toml"))
+    (tmp_path / "windows").mkdir()
+    path = tmp_path / "windows" / "case.toml"
+    path.write_bytes(b"\xef\xbb\xbf" + BASE.replace("\n", "\r\n").encode())
+    assert dataclasses.replace(load_scenario(path), source=plain.source) == plain
+
+
 # -- the tables, the runner and the docs agree ----------------------------------------
 
 

@@ -1,0 +1,78 @@
+"""Where latency is spent in a queue: how long each frame waited, how long the queue was.
+
+A :class:`QueueMeter` watches one queue (a switch output's: every frame
+waiting, in any input, for that output). Each frame calls :meth:`enter` when
+it joins and :meth:`leave` with the time it waited when it goes (crosses
+the crossbar, or is refused after the hold time). The wait is kept in a
+:class:`~fcsim.stats.histogram.LogHistogram` (mean, p99 and max of the
+frames that left in the interval); the length is time-weighted: the time
+spent at each length, so the mean is the time average (Little's law
+relates it to the mean wait) and the p99 is the length the queue stayed at
+or below for 99 % of the interval.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fcsim.stats.histogram import LogHistogram
+
+
+class QueueMeter:
+    """Waits (s) and time-weighted length (frames) of one queue since :meth:`reset`."""
+
+    __slots__ = ("wait", "length", "_since", "_start", "_time_at", "_max")
+
+    def __init__(self, now: float = 0.0) -> None:
+        self.wait = LogHistogram()
+        self.length = 0
+        self._time_at: dict[int, float] = {}
+        self.reset(now)
+
+    def reset(self, now: float) -> None:
+        """Start a new interval at *now* (s); frames already queued stay counted."""
+        self.wait.reset()
+        self._time_at.clear()
+        self._since = self._start = now
+        self._max = self.length
+
+    def _advance(self, now: float) -> None:
+        time_at = self._time_at
+        time_at[self.length] = time_at.get(self.length, 0.0) + now - self._since
+        self._since = now
+
+    def enter(self, now: float) -> None:
+        """A frame joins the queue at *now* (s)."""
+        self._advance(now)
+        self.length += 1
+        if self.length > self._max:
+            self._max = self.length
+
+    def leave(self, now: float, waited: float) -> None:
+        """A frame leaves at *now* (s) after waiting *waited* s."""
+        self._advance(now)
+        self.length -= 1
+        self.wait.add(waited)
+
+    def results(self, now: float) -> dict[str, Any]:
+        """Wait (s) and length (frames) figures of the interval up to *now* (s)."""
+        self._advance(now)
+        total = now - self._start
+        time_at = sorted(self._time_at.items())
+        mean = sum(n * t for n, t in time_at) / total if total > 0 else 0.0
+        p99 = 0
+        if total > 0:
+            covered = 0.0
+            for n, t in time_at:
+                covered += t
+                p99 = n
+                if covered >= 0.99 * total * (1 - 1e-12):
+                    break
+        wait = self.wait
+        return {
+            "frames": wait.count,
+            "wait_s": {"mean": wait.mean, "p99": wait.quantile(0.99), "max": wait.max}
+            if wait.count else {"mean": None, "p99": None, "max": None},
+            "length": {"mean": mean, "p99": p99, "max": self._max},
+        }
+

@@ -1,0 +1,29 @@
+"""Workload throughput over short windows never beats the link (hypothesis)."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fcsim.fc0.speed import CATALOG
+from fcsim.fc2.frame import FRAMING_BYTES, MAX_DATA_FIELD
+from fcsim.fc2.port import MIN_FILL_WORDS
+from fcsim.runner import run_scenario
+from fcsim.scenario.model import StreamConfig
+from tests.builders import p2p
+
+
+@settings(max_examples=25, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(frames=st.integers(1, 40), window=st.floats(20e-6, 3e-3), warmup=st.floats(0.0, 1e-3),
+       cls=st.sampled_from([2, 3]), speed=st.sampled_from(["1GFC", "4GFC"]))
+def test_throughput_within_link_ceiling(frames: int, window: float, warmup: float, cls: int,
+                                        speed: str) -> None:
+    """Payload counted in a window is at most what the line can carry in it, plus
+    the one frame that may straddle the window's start."""
+    line = CATALOG[speed]
+    frame_time = (MAX_DATA_FIELD + FRAMING_BYTES + 4 * MIN_FILL_WORDS) * line.char_time
+    stream = StreamConfig("s", "a", "b", frames * MAX_DATA_FIELD, cls=cls, outstanding=3)
+    result = run_scenario(p2p((stream,), duration=warmup + window, warmup=warmup, speed=line))
+    payload = result["repetitions"][0]["workloads"]["s"]["payload_bytes"]
+    assert payload <= MAX_DATA_FIELD * (window / frame_time + 1)
