@@ -8,9 +8,12 @@ FILE`` draws the scenario's topology as PNG or SVG. ``fcsim validate`` runs
 the measured claims of ``validation/claims.toml`` and writes a report;
 ``fcsim figures PAPER`` draws a paper's figures from simulation.
 
-Exit status: 0 on success, 2 for a bad scenario or bad arguments (one message
-on stderr, nothing written); ``validate`` exits 1 when a claim recorded as
-passing fails.
+Exit status: 0 on success, 2 for a bad scenario, bad arguments or an output
+path that cannot be written (one message on stderr, checked before any
+simulation, nothing written); ``validate`` exits 1 when a claim recorded as
+passing fails; 130 when interrupted (Ctrl-C or SIGTERM: one line, worker
+processes stopped, no partial or temporary file left). Output files are
+written by :mod:`fcsim.output`.
 """
 
 from __future__ import annotations
@@ -18,31 +21,47 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
-import tempfile
-from collections.abc import Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from collections.abc import Sequence
+from contextlib import ExitStack
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from fcsim import __version__
+from fcsim.output import OutputError, check_file, check_folder, open_output, same_file
+from fcsim.progress import Progress
 from fcsim.report import summary_text
-from fcsim.runner import run_scenario
+from fcsim.resources import IN_SOURCE_TREE, SOURCE_ROOT
+from fcsim.runner import run_scenario, sweep_points
 from fcsim.scenario.loader import ScenarioError, load_scenario
 from fcsim.scenario.model import Scenario
+from fcsim.scenario.work import (
+    DEFAULT_MAX_FRAMES,
+    DEFAULT_MAX_OPEN_SEQUENCES,
+    FRAMES_PER_SECOND,
+    WARN_FRAMES,
+    estimate,
+)
 from fcsim.topology.drawing import FORMATS, draw_topology
 from fcsim.trace.pcap import PcapWriter
 from fcsim.trace.timeline import Timeline
-from fcsim.units import UnitError, parse_size, parse_time
+from fcsim.units import UnitError, format_size, parse_size, parse_time
 from fcsim.validation.claims import load_claims
 from fcsim.validation.figures import PAPERS, figure_points, write_figures
-from fcsim.validation.points import ROOT, Progress
 from fcsim.validation.validate import finish, select, validate
 
-REPORT_DIR = ROOT / "validation" / "report"
-"""Where ``fcsim validate`` writes the report of a full run by default."""
-PARTIAL_REPORT_DIR = ROOT / "validation" / "report-partial"
-"""Where it writes the report of a quick run or of selected claims by default."""
+REPORTS = SOURCE_ROOT / "validation" if IN_SOURCE_TREE else Path("validation-report")
+"""Where ``fcsim validate`` reports by default: ``validation/`` in a source
+checkout, ``validation-report/`` in the current folder for an installed fcsim."""
+REPORT_DIR = REPORTS / "report"
+"""The report of a full run."""
+PARTIAL_REPORT_DIR = REPORTS / "report-partial"
+"""The report of a quick run or of selected claims."""
+
+
+DEFAULT_PCAP_LIMIT = 1 << 30
+"""Bytes a ``--pcap`` file may reach before writing stops (``--pcap-limit``)."""
 
 
 class PcapSink:
@@ -58,18 +77,12 @@ class PcapSink:
         """Primitive signals have no libpcap form; they are left out."""
 
 
-@contextmanager
-def _atomic(path: str, mode: str) -> Iterator[IO[Any]]:
-    """Open a temporary file next to *path*; rename it to *path* only on success."""
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(fd, mode) as handle:
-            yield handle
-        os.replace(tmp, target)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+class Interrupted(Exception):
+    """SIGTERM, handled as Ctrl-C is."""
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Interrupted
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -82,23 +95,34 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print results as JSON")
     run.add_argument("--pcap", metavar="FILE",
                      help="write every frame of the first repetition to a libpcap file")
+    run.add_argument("--pcap-limit", metavar="SIZE", type=_size, default=DEFAULT_PCAP_LIMIT,
+                     help="stop writing the pcap file at this size, as tcpdump -C caps a "
+                          "file (default: 1 GiB)")
     run.add_argument("--trace", metavar="FILE", nargs="?", const="-",
                      help="write the protocol-analyzer timeline (default: standard output)")
+    run.add_argument("--max-frames", metavar="N", type=_count, default=DEFAULT_MAX_FRAMES,
+                     help="refuse a scenario estimated to simulate more frames than this "
+                          f"(default: {DEFAULT_MAX_FRAMES:.0e}, about half a day)")
+    run.add_argument("--max-open-sequences", metavar="N", type=_count,
+                     default=DEFAULT_MAX_OPEN_SEQUENCES,
+                     help="refuse a scenario that keeps more sequences open at once "
+                          f"(default: {DEFAULT_MAX_OPEN_SEQUENCES:,})")
     draw = commands.add_parser("topology", help="draw a scenario's topology (PNG or SVG)")
     draw.add_argument("scenario", metavar="FILE", help="scenario file (TOML)")
     draw.add_argument("-o", "--output", metavar="IMAGE",
-                      help="image file, .png or .svg (default: FILE with .png)")
+                      help="image file, .png or .svg (default: the scenario's name with "
+                           ".png, in the current folder)")
     check = commands.add_parser(
         "validate", help="run the measured claims and report how close the simulation is")
     check.add_argument("--quick", action="store_true",
-                       help="only the claims marked quick (a run of under two minutes)")
+                       help="only the claims marked quick (about a minute on two cores)")
     check.add_argument("--claims", metavar="ID", nargs="+", default=(),
                        help="only these claims")
     check.add_argument("--jobs", metavar="N", type=_positive, default=None,
                        help="processes to run simulations on (default: every core)")
     check.add_argument("--report", metavar="DIR", default=None,
-                       help=f"report folder (default: {REPORT_DIR.relative_to(ROOT)} for a full "
-                            f"run, {PARTIAL_REPORT_DIR.relative_to(ROOT)} otherwise)")
+                       help=f"report folder (default: {REPORT_DIR} for a full run, "
+                            f"{PARTIAL_REPORT_DIR} otherwise)")
     check.add_argument("--record", action="store_true",
                        help="record this run's statuses in validation/claims.toml")
     check.add_argument("--readme", action="store_true",
@@ -125,6 +149,8 @@ def _parser() -> argparse.ArgumentParser:
                          help="ong-farrell: only these pairs, e.g. c110-to-c180")
     figures.add_argument("--experiments", metavar="NAME", nargs="+", default=None,
                          help="rd11: only these experiments, e.g. mem-rr")
+    for command in (run, draw, check, figures):  # errors show the subcommand's usage
+        command.set_defaults(subparser=command)
     return parser
 
 
@@ -138,6 +164,16 @@ def _time(text: str) -> float:
     return value
 
 
+def _count(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 1:
+        raise argparse.ArgumentTypeError(f"expected a number >= 1 such as 1e9, got {text!r}")
+    return value
+
+
 def _size(text: str) -> int:
     try:
         return parse_size(text)
@@ -146,11 +182,7 @@ def _size(text: str) -> int:
 
 
 def _figures(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    out = Path(args.output)
-    if out.exists() and not out.is_dir():
-        parser.error(f"--output: {args.output!r} exists and is not a folder")
-    if not out.resolve().parent.is_dir():
-        parser.error(f"--output: directory of {args.output!r} does not exist")
+    out = check_folder("--output", args.output)
     options = {"repetitions": args.repetitions, "length": args.length, "sockets": args.sockets,
                "sizes": args.sizes, "pairs": args.pairs, "experiments": args.experiments}
     try:
@@ -158,7 +190,7 @@ def _figures(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     except (ValueError, FileNotFoundError) as error:
         parser.error(str(error))
     print(f"fcsim figures {args.paper}: {total} simulations", file=sys.stderr)
-    out.mkdir(exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
     written = write_figures(args.paper, out, jobs=args.jobs, progress=Progress(total),
                             **options)
     for path in written:
@@ -180,9 +212,11 @@ def _validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if args.readme and (args.quick or args.claims):
         parser.error("--readme: the README table comes from a full run (no --quick, --claims)")
     full = not (args.quick or args.claims)
-    report = Path(args.report) if args.report else REPORT_DIR if full else PARTIAL_REPORT_DIR
-    if not report.resolve().parent.is_dir():
-        parser.error(f"--report: directory of {str(report)!r} does not exist")
+    if (args.record or args.readme) and not IN_SOURCE_TREE:
+        parser.error("--record and --readme write the project's files: run them from a "
+                     "source checkout (pip install -e .)")
+    report = check_folder("--report", args.report or (REPORT_DIR if full else
+                                                      PARTIAL_REPORT_DIR))
     try:
         claims = select(load_claims(), args.quick, args.claims)
     except ValueError as error:
@@ -190,51 +224,107 @@ def _validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     outcomes, meta = validate(claims, args.jobs)
     meta["mode"] = "full" if full else "quick" if args.quick else "selected claims"
     return finish(outcomes, meta, report, record=args.record,
-                  readme=ROOT / "README.md" if args.readme else None)
+                  readme=SOURCE_ROOT / "README.md" if args.readme else None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``fcsim`` console script; returns the exit status."""
+    previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         return _main(argv)
+    except OutputError as error:
+        print(f"fcsim: error: {error}", file=sys.stderr)
+        return 2
+    except (KeyboardInterrupt, Interrupted):
+        print("fcsim: interrupted; nothing more written", file=sys.stderr)
+        return 130
     except BrokenPipeError:  # output piped into a reader that stopped (| head)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _main(argv: Sequence[str] | None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    command = args.subparser
     if args.command == "topology":
-        return _topology(parser, args)
+        return _topology(command, args)
     if args.command == "validate":
-        return _validate(parser, args)
+        return _validate(command, args)
     if args.command == "figures":
-        return _figures(parser, args)
+        return _figures(command, args)
+    return _run(command, args)
+
+
+def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if args.json and args.trace == "-":
         parser.error("--trace to standard output would mix with --json; give --trace FILE")
-    for option, path in (("--pcap", args.pcap), ("--trace", args.trace)):
-        if path not in (None, "-") and not Path(path).resolve().parent.is_dir():
-            parser.error(f"{option}: directory of {path!r} does not exist")
+    pcap = check_file("--pcap", args.pcap) if args.pcap else None
+    trace = check_file("--trace", args.trace) if args.trace not in (None, "-") else None
+    if pcap is not None and trace is not None and same_file(pcap, trace):
+        parser.error(f"--pcap and --trace name the same file {args.pcap!r}; give two files")
     scenario = _load(args.scenario)
     if scenario is None:
         return 2
+    if not _affordable(scenario, args):
+        return 2
     with ExitStack() as stack:
         sinks: list[Any] = []
-        if args.pcap:
-            handle = stack.enter_context(_atomic(args.pcap, "wb"))
-            sinks.append(PcapSink(stack.enter_context(PcapWriter(handle))))
+        writer = None
+        if pcap is not None:
+            handle = stack.enter_context(open_output(pcap, "wb"))
+            writer = stack.enter_context(PcapWriter(handle, limit=args.pcap_limit))
+            sinks.append(PcapSink(writer))
         if args.trace == "-":
             sinks.append(Timeline(sys.stdout))
-        elif args.trace:
-            sinks.append(Timeline(stack.enter_context(_atomic(args.trace, "w"))))
-        results = run_scenario(scenario, sinks)
+        elif trace is not None:
+            sinks.append(Timeline(stack.enter_context(open_output(trace, "w"))))
+        points = len(sweep_points(scenario))
+        progress = Progress(points) if points and sys.stderr.isatty() else None
+        results = run_scenario(scenario, sinks, progress)
+    if writer is not None and writer.left_out:
+        print(f"fcsim: --pcap: stopped at {format_size(args.pcap_limit)} (--pcap-limit); "
+              f"{writer.left_out} later frames not written", file=sys.stderr)
     if args.json:
         json.dump(results, sys.stdout, indent=2, sort_keys=True)
         sys.stdout.write("\n")
     else:
         sys.stdout.write(summary_text(results))
     return 0
+
+
+def _affordable(scenario: Scenario, args: argparse.Namespace) -> bool:
+    """False, after saying why, if *scenario* would pass the work limits; a line on
+    how long it may take when it is long but allowed."""
+    work = estimate(scenario)
+    where = f"fcsim: error: {scenario.source}"
+    if work.open_sequences > args.max_open_sequences:
+        print(f"{where}: keeps {work.open_sequences:,} sequences open at once (workload "
+              f"'outstanding'), more than the limit of {args.max_open_sequences:,.0f}; lower "
+              "it, or raise the limit with --max-open-sequences", file=sys.stderr)
+        return False
+    if work.frames > args.max_frames:
+        print(f"{where}: would simulate up to {work.frames:.3g} frames and arrivals (about "
+              f"{_hours(work.frames)} at {FRAMES_PER_SECOND:.0e} frames per second), more "
+              f"than the limit of {args.max_frames:.3g}; shorten the run, or raise the limit "
+              "with --max-frames", file=sys.stderr)
+        return False
+    if work.frames > WARN_FRAMES:
+        print(f"fcsim: {scenario.source}: up to {work.frames:.3g} frames and arrivals: this "
+              f"may take up to {_hours(work.frames)}", file=sys.stderr)
+    return True
+
+
+def _hours(frames: float) -> str:
+    """The wall time *frames* may take, in words."""
+    seconds = frames / FRAMES_PER_SECOND
+    if seconds < 3600:
+        return f"{seconds / 60:.0f} minutes"
+    if seconds < 86400 * 365:
+        return f"{seconds / 3600:.3g} hours"
+    return f"{seconds / (86400 * 365):.3g} years"
 
 
 def _load(path: str) -> Scenario | None:
@@ -247,16 +337,15 @@ def _load(path: str) -> Scenario | None:
 
 
 def _topology(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    output = Path(args.output) if args.output else Path(args.scenario).with_suffix(".png")
+    output = Path(args.output) if args.output else Path(Path(args.scenario).stem + ".png")
     if output.suffix.lower() not in FORMATS:
         parser.error(f"--output: given {str(output)!r}; an image file ending in "
                      f"{' or '.join(FORMATS)}")
-    if not output.resolve().parent.is_dir():
-        parser.error(f"--output: directory of {str(output)!r} does not exist")
+    target = check_file("--output", output)
     scenario = _load(args.scenario)
     if scenario is None:
         return 2
-    with _atomic(str(output), "wb") as handle:
+    with open_output(target, "wb") as handle:
         draw_topology(scenario, handle, output.suffix.lower())
     print(f"wrote {output}")
     return 0

@@ -183,12 +183,14 @@ def _repeat(scenario: Scenario, sinks: Sequence[TraceSink]) -> dict[str, Any]:
 def run_scenario(
     scenario: Scenario,
     sinks: Sequence[TraceSink] = (),
+    progress: Callable[[int, str], None] | None = None,
 ) -> dict[str, Any]:
     """Every repetition of *scenario* and their summary, as one JSON-ready dict.
 
     A netperf sweep gives one entry in ``points`` per socket and send size,
-    each with its own summary and repetitions. Trace *sinks* see the first
-    repetition only (of the first point).
+    each with its own summary and repetitions; *progress(done, label)* is
+    called after each point. Trace *sinks* see the first repetition only (of
+    the first point).
     """
     run = scenario.run
     out: dict[str, Any] = {
@@ -201,6 +203,9 @@ def run_scenario(
     points = sweep_points(scenario)
     if not points:
         return {**out, **_repeat(scenario, sinks)}
-    out["points"] = [{**point, **_repeat(narrow, sinks if i == 0 else ())}
-                     for i, (point, narrow) in enumerate(points)]
+    out["points"] = []
+    for i, (point, narrow) in enumerate(points):
+        out["points"].append({**point, **_repeat(narrow, sinks if i == 0 else ())})
+        if progress is not None:
+            progress(i + 1, f"socket {point['socket']} send size {point['send_size']}")
     return out

@@ -22,6 +22,7 @@ from typing import Any
 from fcsim.apps.iperf import IperfOptions
 from fcsim.apps.netperf import TESTS as NETPERF_TESTS
 from fcsim.apps.netperf import NetperfOptions
+from fcsim.catalog import MODEL_FOLDER
 from fcsim.fabric.switch_model import load_switch_model
 from fcsim.fc0.cable import DEFAULT_PROPAGATION, Cable
 from fcsim.fc0.speed import CODING_8B10B, CODING_64B66B
@@ -284,7 +285,7 @@ NODE_KEYS: dict[str, Key] = {
     "rx_frame_time": Key(_quantity(parse_time), f"{_TIME}, >= 0 s", _SP.rx_frame_time),
     "host": Key(_when(lambda v: isinstance(v, str) and v.strip(),
                       lambda v: _catalog(load_host_model, v)),
-                "the name of a host model in models/hosts/", None),
+                "the name of a host model in models/hosts/ or a model file ending in .toml", None),
     "ip_class": Key(_integer(1, 3), "the class of service of IP over FC: 1, 2 or 3", 3),
     "background_load": Key(_fraction, "a fraction of the processor in [0, 1) such as 0.2 "
                            "(other processes on the host)", None),
@@ -317,7 +318,7 @@ SWITCH_KEYS: dict[str, Key] = {
     "name": Key(_text, _NAME),
     "model": Key(_when(lambda v: isinstance(v, str) and v.strip(),
                        lambda v: _catalog(load_switch_model, v)),
-                 "the name of a switch model in models/switches/"),
+                 "the name of a switch model in models/switches/ or a model file ending in .toml"),
     "domain": Key(_integer(1, 239), "a domain ID 1..239 (default: 1, 2, ... in order)", None),
 }
 _WORKLOAD_KEYS: dict[str, Key] = {
@@ -452,14 +453,14 @@ def _check_loop_sections(top: dict[str, Any]) -> None:
         top["links"] = []
     elif loop:
         raise _Bad("no [[links]] on a loop: the [loop] table describes the ring", "links",
-                   f"given {len(top['links'])} links")
+                   f"given {_count(len(top['links']), 'link')}")
     if loop and top["loop"] is None:
         raise _Bad(TOP_KEYS["loop"].expects, "loop", "missing")
     if not loop and top["loop"] is not None:
         raise _Bad("no [loop] outside topology = 'loop'", "loop", _given(top["loop"]))
     if loop and not 2 <= len(top["nodes"]) <= MAX_NL_PORTS:
         raise _Bad(f"topology 'loop' needs 2 to {MAX_NL_PORTS} nodes", "nodes",
-                   f"given {len(top['nodes'])} nodes")
+                   f"given {_count(len(top['nodes']), 'node')}")
 
 
 def _loop_port(got: dict[str, Any], raw: dict[str, Any], path: str) -> LoopPortConfig:
@@ -516,10 +517,13 @@ def load_scenario(path: str | os.PathLike[str]) -> Scenario:
     except OSError as error:
         problem = "is a directory" if Path(file).is_dir() else f"cannot read ({error.strerror})"
         raise ScenarioError(file, "", problem, "a scenario file in TOML") from None
+    folder = MODEL_FOLDER.set(Path(file).parent)
     try:
         return _scenario(data, file)
     except _Bad as bad:
         raise ScenarioError(file, bad.path or "", bad.problem, bad.expected) from None
+    finally:
+        MODEL_FOLDER.reset(folder)
 
 
 def _scenario(data: dict[str, Any], file: str) -> Scenario:
@@ -699,7 +703,8 @@ def _unique(raws: list[dict[str, Any]], section: str, key: str, values: list[Any
             first = values.index(value)
             by_default = [f" ({show(value)} by default)" if key not in raws[j] else ""
                           for j in (i, first)]
-            raise _Bad(f"a {key} not used by {section}[{first}]{by_default[1]}",
+            article = "an" if key[0] in "aeiou" else "a"
+            raise _Bad(f"{article} {key} not used by {section}[{first}]{by_default[1]}",
                        f"{section}[{i}].{key}",
                        _given(raws[i][key]) if key in raws[i] else f"none{by_default[0]}")
     return values
@@ -710,4 +715,10 @@ def _check_counts(topology: str, nodes: int, links: int) -> None:
     if want is not None and (nodes, links) != want:
         section, count = ("nodes", nodes) if nodes != want[0] else ("links", links)
         raise _Bad(f"topology {topology!r} needs exactly {want[0]} nodes and {want[1]} "
-                   f"link{'s' if want[1] > 1 else ''}", section, f"given {count} {section}")
+                   f"link{'s' if want[1] > 1 else ''}", section,
+                   f"given {_count(count, section[:-1])}")
+
+
+def _count(n: int, noun: str) -> str:
+    """*n* *noun*s, in words: "1 node", "3 nodes"."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"

@@ -72,16 +72,21 @@ class PcapWriter:
     :data:`LINKTYPE_FC_2_WITH_FRAME_DELIMS` (225, default) or
     :data:`LINKTYPE_FC_2` (224).
 
+    *limit*: the most bytes the file may hold (None: no limit), as
+    ``tcpdump -C`` caps a file; frames past it are counted, not written.
+
     Timestamps: the writer stamps each record with the time passed to
     :meth:`write`, nothing else. By convention of its caller (the transmitting
     port) that is the simulated time at which the frame's EOF left the
     transmitter, i.e. the end of the frame on the wire at the sender.
     """
 
-    __slots__ = ("_file", "_owned", "_delims", "linktype", "frames")
+    __slots__ = ("_file", "_owned", "_delims", "linktype", "frames", "size", "limit",
+                 "left_out")
 
     def __init__(self, out: str | os.PathLike[str] | BinaryIO,
-                 linktype: int = LINKTYPE_FC_2_WITH_FRAME_DELIMS) -> None:
+                 linktype: int = LINKTYPE_FC_2_WITH_FRAME_DELIMS,
+                 limit: int | None = None) -> None:
         if linktype not in (LINKTYPE_FC_2, LINKTYPE_FC_2_WITH_FRAME_DELIMS):
             raise ValueError(f"linktype must be 224 or 225, got {linktype}")
         if isinstance(out, (str, os.PathLike)):
@@ -92,17 +97,29 @@ class PcapWriter:
             self._owned = False
         self._delims = linktype == LINKTYPE_FC_2_WITH_FRAME_DELIMS
         self.linktype = linktype
-        self.frames = 0
+        self.frames = self.left_out = 0
+        self.limit = limit
         self._file.write(_FILE_HEADER.pack(
             PCAP_MAGIC_NS, PCAP_VERSION[0], PCAP_VERSION[1], 0, 0, SNAPLEN, linktype))
+        self.size = _FILE_HEADER.size
 
     def write(self, time_s: float, frame: Frame) -> None:
-        """Append *frame* as a record stamped *time_s* simulated seconds."""
+        """Append *frame* as a record stamped *time_s* simulated seconds; once a
+        record would take the file past *limit* bytes, count it in *left_out*
+        instead (the file stays a valid capture of the frames before)."""
+        if self.left_out:
+            self.left_out += 1
+            return
         data = frame.to_bytes(self._delims)
-        sec, nsec = split_time(time_s)
         n = len(data)
+        record = _RECORD_HEADER.size + n
+        if self.limit is not None and self.size + record > self.limit:
+            self.left_out += 1
+            return
+        sec, nsec = split_time(time_s)
         self._file.write(_RECORD_HEADER.pack(sec, nsec, n, n) + data)
         self.frames += 1
+        self.size += record
 
     def close(self) -> None:
         """Flush; close the file if the writer opened it."""

@@ -138,7 +138,7 @@ def write_figures(paper: str, out: Path, *, jobs: int | None = None,
     """Simulate every point of *paper*'s figures on *jobs* processes (default:
     all cores) in one pool, then write the figures as PNG files into *out*;
     their paths, in figure order. The options are those of :func:`plan_figures`;
-    *progress(done, point)* is called after each point (the total is
+    *progress(done, label)* is called after each point (the total is
     ``len(figure_points(...))``)."""
     plans = plan_figures(paper, folder=folder, repetitions=repetitions, length=length,
                          sockets=sockets, sizes=sizes, pairs=pairs, experiments=experiments)

@@ -8,15 +8,13 @@ per load). Every line is the mean over the repetitions with min/max error bars.
 Figures are drawn on :class:`matplotlib.figure.Figure` objects with the Agg
 canvas, so no global pyplot state is touched, and written atomically. The
 drawing helpers (:func:`new_figure`, :func:`draw_line`, :func:`whiskers`,
-:func:`log_x_axis`, :func:`png_bytes`, :func:`write_atomic`) are shared with
+:func:`log_x_axis`, :func:`png_bytes`) are shared with
 :mod:`fcsim.validation.report`.
 """
 
 from __future__ import annotations
 
 import math
-import os
-import tempfile
 from collections.abc import Callable, Sequence
 from io import BytesIO
 from pathlib import Path
@@ -25,6 +23,8 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, NullLocator
+
+from fcsim.output import write_output
 
 METRICS = {"throughput": ("Throughput (Mbit/s)", 1.0), "latency": ("Latency (µs)", 1e6)}
 """Netperf metrics: y label and the factor from the values' unit to the plotted one."""
@@ -55,19 +55,11 @@ def png_bytes(fig: Figure) -> bytes:
     return buffer.getvalue()
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write *data* to *path* through a temporary file in the same directory, so that
-    *path* holds either its old content or the new one, never part of it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+def save_png(fig: Figure, out: Path) -> None:
+    """Write *fig* as the PNG file *out* (its folder made if needed), as
+    :func:`fcsim.output.write_output` writes files."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    write_output(out, png_bytes(fig))
 
 
 def draw_line(ax: Axes, x: Sequence[float], y: Sequence[float],
@@ -139,7 +131,7 @@ def netperf_figure(points: list[dict], title: str, metric: str, out: Path) -> No
                   [max(v) for v in values], f"socket {size_label(socket)}")
     _finish(ax, fig, title, "Message size (bytes)", ylabel, sizes, True,
             lambda value: size_label(round(value)))
-    write_atomic(out, png_bytes(fig))
+    save_png(fig, out)
 
 
 def degradation_figure(series: list[dict], title: str, xlabel: str, ylabel: str, out: Path,
@@ -161,7 +153,7 @@ def degradation_figure(series: list[dict], title: str, xlabel: str, ylabel: str,
         draw_line(ax, x, [sum(v) / len(v) for v in values], [min(v) for v in values],
                   [max(v) for v in values], entry["label"])
     _finish(ax, fig, title, xlabel, ylabel, xs_all, xlog, label)
-    write_atomic(out, png_bytes(fig))
+    save_png(fig, out)
 
 
 def _finish(ax: Axes, fig: Figure, title: str, xlabel: str, ylabel: str, xs: list[float],

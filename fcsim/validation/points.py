@@ -3,22 +3,24 @@ scenario file, reduced to the figures a check or a figure needs."""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
-import sys
+import signal
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
+from fcsim.resources import DATA_ROOT
 from fcsim.runner import narrowed, run_once
 from fcsim.scenario.loader import load_scenario
 from fcsim.scenario.model import NetperfConfig, Scenario
 
-ROOT = Path(__file__).resolve().parents[2]
-"""The project folder; point scenario paths are relative to it."""
+ROOT = DATA_ROOT
+"""The folder point scenario paths are relative to (the project folder in a
+source checkout; see :mod:`fcsim.resources`)."""
 
 
 @dataclass(frozen=True, order=True)
@@ -80,38 +82,6 @@ def run_point(point: Point) -> dict[str, Any]:
             "workloads": out.get("workloads", {}), "cpu_s": time.process_time() - started}
 
 
-class Progress:
-    """A progress display on *stream*: one self-overwriting line on a terminal,
-    a line per tenth of the work otherwise."""
-
-    def __init__(self, total: int, stream: TextIO = sys.stderr, title: str = "") -> None:
-        self.total, self.stream, self.title = total, stream, title
-        self.start = time.monotonic()
-        self.tty = stream.isatty()
-        self._shown = -1
-
-    def __call__(self, done: int, point: Point) -> None:
-        """Report that *done* points are finished, the last being *point*."""
-        elapsed = time.monotonic() - self.start
-        eta = elapsed / done * (self.total - done) if done else 0.0
-        line = (f"{self.title}[{done:>{len(str(self.total))}}/{self.total}] "
-                f"{100 * done // max(1, self.total):3d}%  elapsed {_clock(elapsed)}  "
-                f"left ~{_clock(eta)}  {point.label()}")
-        if self.tty:
-            self.stream.write("\r" + line[:120].ljust(120))
-            if done == self.total:
-                self.stream.write("\n")
-        elif done * 10 // max(1, self.total) > self._shown or done == self.total:
-            self._shown = done * 10 // max(1, self.total)
-            self.stream.write(line + "\n")
-        self.stream.flush()
-
-
-def _clock(seconds: float) -> str:
-    minutes, secs = divmod(int(seconds + 0.5), 60)
-    return f"{minutes}m{secs:02d}s"
-
-
 def default_jobs() -> int:
     """Worker processes: every core this process may use."""
     try:
@@ -121,9 +91,9 @@ def default_jobs() -> int:
 
 
 def run_points(points: Iterable[Point], jobs: int | None = None,
-               progress: Callable[[int, Point], None] | None = None) -> dict[Point, dict[str, Any]]:
+               progress: Callable[[int, str], None] | None = None) -> dict[Point, dict[str, Any]]:
     """Results of every distinct point, run on *jobs* processes (default: all
-    cores); *progress(done, point)* after each."""
+    cores); *progress(done, label)* after each, with the point's label."""
     todo = sorted(set(points))
     jobs = jobs or default_jobs()
     results: dict[Point, dict[str, Any]] = {}
@@ -131,13 +101,23 @@ def run_points(points: Iterable[Point], jobs: int | None = None,
         for point in todo:
             results[point] = run_point(point)
             if progress:
-                progress(len(results), point)
+                progress(len(results), point.label())
         return results
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(run_point, p): p for p in todo}
-        for future in as_completed(futures):
-            point = futures[future]
-            results[point] = future.result()
+    # Workers ignore Ctrl-C (the terminal sends it to the whole process group):
+    # the parent alone stops, and leaving the block terminates every worker.
+    with multiprocessing.Pool(jobs, initializer=_workers_ignore_interrupts) as pool:
+        for point, result in pool.imap_unordered(_run_pair, todo):
+            results[point] = result
             if progress:
-                progress(len(results), point)
+                progress(len(results), point.label())
     return results
+
+
+def _run_pair(point: Point) -> tuple[Point, dict[str, Any]]:
+    return point, run_point(point)
+
+
+def _workers_ignore_interrupts() -> None:
+    """In a worker: leave SIGINT to the parent, and let SIGTERM end it at once."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from matplotlib.axes import Axes
 
+from fcsim.output import write_output
 from fcsim.validation.claims import STATUSES
 from fcsim.validation.plots import (
     draw_line,
@@ -29,7 +30,6 @@ from fcsim.validation.plots import (
     new_figure,
     png_bytes,
     whiskers,
-    write_atomic,
 )
 
 README_BEGIN = "<!-- validation-table:begin -->"
@@ -108,7 +108,7 @@ def update_readme(readme: Path, table_md: str) -> bool:
     end = marks.index(README_END, begin)
     new = "".join([*lines[:begin + 1], "\n", table_md.strip("\n"), "\n\n", *lines[end:]])
     if new != text:
-        write_atomic(readme, new.encode("utf-8"))
+        write_output(readme, new)
     return True
 
 

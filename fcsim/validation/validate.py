@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from fcsim import __version__
+from fcsim.progress import Progress
 from fcsim.validation.checks import CHECKS, NoFigure, Results, Verdict
 from fcsim.validation.claims import Claim, record_statuses
-from fcsim.validation.points import Progress, default_jobs, run_points
+from fcsim.validation.points import default_jobs, run_points
 from fcsim.validation.report import (
     readme_table,
     regressions,

@@ -67,7 +67,8 @@ def loops(draw: Any) -> tuple[Any, bool]:
                     ports=ports, params=params, lip_at=lip, bit_error_rate=ber,
                     seed=draw(st.integers(0, 99)))
     # a lossless loop of fair ports delivers every Class 2 sequence (an unfair
-    # port may starve others' ACKs past E_D_TOV; errors and LIPs lose frames)
+    # port may starve others' ACKs past E_D_TOV; errors, LIPs and overruns lose
+    # frames: a login credit above the buffers free at OPN overruns)
     return scenario, not ber and not lip and all(p.fairness for p in ports.values())
 
 
@@ -91,9 +92,10 @@ def test_credit_bounds_and_byte_conservation(case: tuple[Any, bool]) -> None:
     assert loop_.circuit is None and not loop_.arbitrating
     for port in loop_.ports:
         assert port.buffers_used == 0 and port.credit == 0
+    overrun = any(port.loop_stats.overruns for port in loop_.ports)
     for w in workloads:
         assert w.stats.sent + w.stats.rejected + w.stats.aborted == w.offered == w.count
-        if delivers_all and w.cls == 2:
+        if delivers_all and not overrun and w.cls == 2:
             assert w.stats.sequences == w.count
 
 

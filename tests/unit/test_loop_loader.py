@@ -90,7 +90,7 @@ CASES = {
                          "nodes[0].al_pa", "given 0", "0x01..0xEF"),
     "al_pa twice": (edited(('name = "host"', 'name = "host"\nal_pa = 1'),
                            ('name = "tape"', 'name = "tape"\nal_pa = "0x01"')),
-                    "nodes[2].al_pa", "given '0x01'", "a al_pa not used by nodes[0]"),
+                    "nodes[2].al_pa", "given '0x01'", "an al_pa not used by nodes[0]"),
     "fairness not bool": (edited(('name = "host"', 'name = "host"\nfairness = 1')),
                           "nodes[0].fairness", "given 1", "true or false"),
     "login credit over buffers": (
@@ -99,7 +99,7 @@ CASES = {
     "negative repeat delay": (edited(('speed = "1GFC"', 'speed = "1GFC"\nrepeat_delay = -1')),
                               "loop.repeat_delay", "given -1", "(transmission words)"),
     "links on a loop": (edited(extra='[[links]]\nends = ["host", "disk"]\nspeed = "1GFC"\n'),
-                        "links", "given 1 links", "no [[links]] on a loop"),
+                        "links", "given 1 link", "no [[links]] on a loop"),
     "loop missing": (edited(('[loop]\nspeed = "1GFC"\n', '')), "loop", "missing",
                      "a table, written [loop]"),
     "loop on point-to-point": (
@@ -108,7 +108,7 @@ CASES = {
                                  'speed = "1GFC"')),
         "loop", "given {speed = '1GFC'}", "no [loop] outside topology = 'loop'"),
     "one node": (edited(('[[nodes]]\nname = "disk"\n\n[[nodes]]\nname = "tape"\n', '')),
-                 "nodes", "given 1 nodes", "topology 'loop' needs 2 to 126 nodes"),
+                 "nodes", "given 1 node", "topology 'loop' needs 2 to 126 nodes"),
     "order unknown": (edited(('speed = "1GFC"', 'speed = "1GFC"\norder = ["host", "dsk", '
                                                 '"tape"]')),
                       "loop.order[1]", "given 'dsk'", "the name of a node: 'host', 'disk'"),

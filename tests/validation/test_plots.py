@@ -16,7 +16,6 @@ from fcsim.validation.plots import (
     new_figure,
     size_label,
     whiskers,
-    write_atomic,
 )
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -109,14 +108,6 @@ def test_log_axis_uses_base_two_for_powers_of_two() -> None:
     _fig, ax = new_figure(4, 3, 50)
     log_x_axis(ax, [1, 3, 100])
     assert ax.get_xscale() == "log" and ax.xaxis.get_major_formatter()(100.0, 0) == "100"
-
-
-def test_write_atomic_replaces_and_leaves_no_temporary(tmp_path: Path) -> None:
-    out = tmp_path / "a.png"
-    out.write_bytes(b"old")
-    write_atomic(out, b"new")
-    assert out.read_bytes() == b"new"
-    assert [p.name for p in tmp_path.iterdir()] == ["a.png"]
 
 
 def test_whiskers_reach_the_bounds() -> None:

@@ -76,12 +76,13 @@ def test_a_point_narrows_the_sweep_and_its_length() -> None:
 
 
 def test_progress_writes_the_first_point_then_a_line_per_tenth_when_not_a_terminal() -> None:
-    from fcsim.validation.points import Point, Progress
+    from fcsim.progress import Progress
+    from fcsim.validation.points import Point
 
     out = io.StringIO()
     progress = Progress(20, out)
     for done in range(1, 21):
-        progress(done, Point("x.toml", None, None, done - 1))
+        progress(done, Point("x.toml", None, None, done - 1).label())
     lines = out.getvalue().splitlines()
     assert len(lines) == 11
     assert lines[0].startswith("[ 1/20]   5%") and lines[-1].startswith("[20/20] 100%")

@@ -1,0 +1,126 @@
+"""Files fcsim writes: checked before any work, written so a user's file is never destroyed.
+
+Every output path (``--pcap``, ``--trace``, ``-o``, ``--report``, figure
+folders) is checked with :func:`check_file` or :func:`check_folder` before a
+simulation starts, so a path that cannot be written is refused at once in one
+line (:class:`OutputError`) rather than with a traceback after the run.
+
+:func:`open_output` then writes:
+
+- a regular file, or a path that does not exist yet, through a temporary file
+  in the same folder that replaces the target only when writing succeeded
+  (an interrupted or failed run leaves the old file as it was and no
+  temporary file behind);
+- anything else that exists (a device such as ``/dev/null``, a FIFO, a
+  terminal) directly, since replacing it would destroy it;
+- through symbolic links: the link's target is written, the link stays.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+
+class OutputError(Exception):
+    """An output path that cannot be written; ``str()`` is one line naming the
+    option, the path and why."""
+
+    def __init__(self, option: str, path: str | os.PathLike[str], problem: str) -> None:
+        super().__init__(f"{option}: cannot write {os.fspath(path)!r}: {problem}")
+
+
+def _resolved(path: str | os.PathLike[str]) -> Path:
+    return Path(os.path.realpath(path))
+
+
+def _writable_folder(option: str, given: str | os.PathLike[str], folder: Path) -> None:
+    """Raise unless a file can be created in *folder* (tried, so root, read-only
+    mounts and pseudo file systems such as /proc all answer truly)."""
+    if not folder.exists():
+        raise OutputError(option, given, f"folder {str(folder)!r} does not exist")
+    if not folder.is_dir():
+        raise OutputError(option, given, f"{str(folder)!r} is not a folder")
+    try:
+        handle, probe = tempfile.mkstemp(dir=folder, prefix=".fcsim-probe.")
+    except OSError as error:
+        raise OutputError(option, given, f"folder {str(folder)!r} is not writable "
+                                         f"({error.strerror})") from None
+    os.close(handle)
+    os.unlink(probe)
+
+
+def check_file(option: str, path: str | os.PathLike[str]) -> Path:
+    """The path an output file named *path* (for command-line *option*) will be
+    written at, symbolic links followed; :class:`OutputError` if it cannot be."""
+    target = _resolved(path)
+    if target.is_dir():
+        raise OutputError(option, path, "it is a folder; give a file name")
+    if target.exists() and not stat.S_ISREG(target.stat().st_mode):
+        if not os.access(target, os.W_OK):
+            raise OutputError(option, path, "not writable")
+        return target
+    _writable_folder(option, path, target.parent)
+    return target
+
+
+def check_folder(option: str, path: str | os.PathLike[str]) -> Path:
+    """The folder *path* (for *option*) that output files will be written into,
+    symbolic links followed; created later, with its missing parents, if
+    absent. :class:`OutputError` if it or its nearest existing parent is not a
+    folder that can be written."""
+    target = _resolved(path)
+    if target.exists() and not target.is_dir():
+        raise OutputError(option, path, "it exists and is not a folder")
+    existing = target
+    while not existing.exists():
+        existing = existing.parent
+    _writable_folder(option, path, existing)
+    return target
+
+
+def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    """True if *a* and *b* name the same file (symbolic links followed)."""
+    return _resolved(a) == _resolved(b)
+
+
+@contextmanager
+def open_output(path: str | os.PathLike[str], mode: str = "wb") -> Iterator[IO[Any]]:
+    """Open the output file *path* for writing in *mode* (``"w"`` or ``"wb"``).
+
+    A regular or new file is replaced only when the ``with`` block ends
+    without an exception (or interruption); a device or FIFO is written
+    directly; a symbolic link's target is written.
+    """
+    target = _resolved(path)
+    if target.exists() and not stat.S_ISREG(target.stat().st_mode):
+        with open(target, mode) as handle:
+            yield handle
+        return
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
+                                         suffix=".tmp")
+    try:
+        with os.fdopen(handle, mode) as stream:
+            yield stream
+        os.chmod(temporary, 0o644 & ~_umask())
+        os.replace(temporary, target)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
+def write_output(path: str | os.PathLike[str], data: bytes | str) -> None:
+    """Write *data* (bytes, or text as UTF-8) to *path* as :func:`open_output` does."""
+    with open_output(path, "wb") as stream:
+        stream.write(data.encode("utf-8") if isinstance(data, str) else data)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

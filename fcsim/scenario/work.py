@@ -1,0 +1,89 @@
+"""How much a scenario asks of the machine, estimated from its physics before it runs.
+
+``fcsim run`` refuses a scenario whose estimate passes a limit (an accepted
+file with ``duration = "1e12 s"`` would otherwise run for years), unless the
+user raises the limit. The estimate is an upper bound made of the quantities
+that cost simulation time and memory:
+
+- **frames**: a saturating stream, netperf or iperf run can send at most the
+  line's frame rate, ``char_rate / (frame characters + 24 fill characters)``,
+  for its frame size (its message size, at most the 2112-byte data field),
+  for as long as it runs; an open-loop generator makes one arrival per mean
+  gap (or *count* arrivals), each at least one frame, and every arrival is
+  simulated even when the link cannot carry it (the sequences queue);
+- **sequences in memory**: a stream keeps *outstanding* sequences open;
+- all of it times the repetitions and the points of a netperf sweep.
+
+The line rate is that of the fastest link or loop of the scenario, which
+keeps the estimate an upper bound (a TCP_RR test, bound by its round trips,
+sends far fewer frames than its line could carry). At about 200,000 frames
+per wall-second (``bench/frames_per_second.py``), :data:`WARN_FRAMES` is
+about ten minutes of simulation and :data:`DEFAULT_MAX_FRAMES` about half a
+day.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fcsim.fc2.frame import FRAMING_BYTES, MAX_DATA_FIELD
+from fcsim.fc2.port import MIN_FILL_WORDS
+from fcsim.scenario.model import (
+    GeneratorConfig,
+    IperfConfig,
+    NetperfConfig,
+    Scenario,
+    StreamConfig,
+)
+
+WARN_FRAMES = 1e8
+"""Past this estimate ``fcsim run`` says how long the run may take."""
+DEFAULT_MAX_FRAMES = 1e10
+"""Frames and arrivals ``fcsim run`` simulates without being told it may do more."""
+FRAMES_PER_SECOND = 2e5
+"""Simulated frames per wall-second, order of magnitude (``bench/frames_per_second.py``)."""
+DEFAULT_MAX_OPEN_SEQUENCES = 1_000_000
+"""Sequences kept open at once (memory: about a kilobyte each with their state)."""
+GAP_CHARS = 4 * MIN_FILL_WORDS
+
+
+@dataclass(frozen=True)
+class Work:
+    """The estimate: *frames* (frames and generator arrivals, all repetitions and
+    sweep points) and *open_sequences* (the most sequences open at once)."""
+
+    frames: float
+    open_sequences: int
+
+
+def _frame_rate(scenario: Scenario, payload: float) -> float:
+    """Frames per second the fastest line of *scenario* carries at *payload* bytes each."""
+    char_rate = max(link.speed.char_rate for link in scenario.links)
+    data = min(max(payload, 0.0), MAX_DATA_FIELD)
+    return char_rate / (data + FRAMING_BYTES + GAP_CHARS)
+
+
+def estimate(scenario: Scenario) -> Work:
+    """The upper-bound estimate of :class:`Work` for *scenario*."""
+    run = scenario.run
+    frames = 0.0
+    open_sequences = 0
+    points = 1
+    for w in scenario.workloads:
+        span = max(run.duration - w.start, 0.0)
+        if isinstance(w, StreamConfig):
+            frames += _frame_rate(scenario, w.size) * span
+            open_sequences += w.outstanding
+        elif isinstance(w, GeneratorConfig):
+            mean_gap = w.interarrival.mean
+            arrivals = span / mean_gap if mean_gap > 0 else float("inf")
+            if w.count is not None:
+                arrivals = min(arrivals, w.count)
+            frames += arrivals + min(arrivals, _frame_rate(scenario, w.size.mean) * span)
+        elif isinstance(w, NetperfConfig):
+            points *= len(w.send_sizes) * len(w.sockets)
+            smallest = min(w.send_sizes)
+            frames += _frame_rate(scenario, smallest) * min(span, w.options.length)
+        elif isinstance(w, IperfConfig):
+            frames += _frame_rate(scenario, 0) * min(span, w.options.duration)
+    return Work(frames * run.repetitions * points, open_sequences)

@@ -1,0 +1,237 @@
+"""Output files and stopping: never destroy a user's file, refuse bad paths before any
+work, stop cleanly on Ctrl-C and SIGTERM, refuse runs that would never end."""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import stat
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from fcsim.cli import main
+from fcsim.output import OutputError, check_file, open_output
+
+ROOT = Path(__file__).resolve().parents[2]
+SCENARIO = """\
+name = "out"
+topology = "point-to-point"
+[run]
+duration = "{duration}"
+[[nodes]]
+name = "a"
+[[nodes]]
+name = "b"
+[[links]]
+name = "l"
+ends = ["a", "b"]
+speed = "1GFC"
+[[workloads]]
+name = "w"
+type = "stream"
+from = "a"
+to = "b"
+size = "21120 B"
+outstanding = {outstanding}
+"""
+
+
+def _scenario(tmp_path: Path, duration: str = "100 us", outstanding: int = 1) -> Path:
+    path = tmp_path / "s.toml"
+    path.write_text(SCENARIO.format(duration=duration, outstanding=outstanding))
+    return path
+
+
+def _fcsim(*args: str, **kwargs) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "fcsim.cli", *args], cwd=kwargs.get("cwd"),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+# -- 1. what is at the output path survives -------------------------------------------
+
+def test_a_device_is_written_through_not_replaced(tmp_path: Path) -> None:
+    assert main(["run", str(_scenario(tmp_path)), "--pcap", os.devnull]) == 0
+    assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+
+
+def test_a_symlink_stays_and_its_target_is_written(tmp_path: Path) -> None:
+    target = tmp_path / "real.pcap"
+    link = tmp_path / "link.pcap"
+    link.symlink_to(target)
+    assert main(["run", str(_scenario(tmp_path)), "--pcap", str(link)]) == 0
+    assert link.is_symlink() and target.stat().st_size > 24
+
+
+def test_a_fifo_is_written_through(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    assert main(["run", str(_scenario(tmp_path)), "--trace", str(fifo)]) == 0
+    reader.join(10)
+    assert stat.S_ISFIFO(fifo.stat().st_mode) and b"R_RDY" in got[0]
+
+
+def test_pcap_and_trace_on_one_file_are_refused(tmp_path: Path, capsys) -> None:
+    (tmp_path / "alias").symlink_to(tmp_path / "x")
+    for trace in ("x", "alias"):
+        with pytest.raises(SystemExit) as exit_info:
+            main(["run", str(_scenario(tmp_path)), "--pcap", str(tmp_path / "x"),
+                  "--trace", str(tmp_path / trace)])
+        assert exit_info.value.code == 2
+        assert "name the same file" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
+
+
+def test_a_failed_write_keeps_the_old_file_and_no_temporary(tmp_path: Path) -> None:
+    out = tmp_path / "keep.txt"
+    out.write_text("old")
+    with pytest.raises(RuntimeError), open_output(out, "w") as handle:
+        handle.write("new")
+        raise RuntimeError("stop")
+    assert out.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["keep.txt"]
+
+
+# -- 2. bad output paths: one line, exit 2, before any work ----------------------------
+
+@pytest.mark.parametrize("bad", ["folder", "/proc/x.pcap", "file/x.pcap", "missing/x.pcap"])
+def test_bad_output_paths_are_refused_in_one_line(tmp_path: Path, bad: str, capsys) -> None:
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "folder.svg").mkdir()
+    (tmp_path / "file").write_text("")
+    path = bad if bad.startswith("/") else str(tmp_path / bad)
+    scenario = _scenario(tmp_path, duration="1 s")  # would take long: the check comes first
+    started = time.monotonic()
+    for argv in (["run", str(scenario), "--pcap", path], ["run", str(scenario), "--trace", path],
+                 ["topology", str(scenario), "-o", path + ".svg"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("fcsim: error: ") and "cannot write" in err
+    assert time.monotonic() - started < 5
+
+
+def test_unwritable_report_and_figure_folders_are_refused(tmp_path: Path, capsys) -> None:
+    (tmp_path / "file").write_text("")
+    assert main(["validate", "--claims", "ONG-LINE", "--report", "/proc/report"]) == 2
+    assert "--report: cannot write" in capsys.readouterr().err
+    assert main(["figures", "rd11", "-o", str(tmp_path / "file")]) == 2
+    assert "--output: cannot write" in capsys.readouterr().err
+
+
+def test_check_file_names_the_option_and_the_reason(tmp_path: Path) -> None:
+    with pytest.raises(OutputError, match=r"^--pcap: cannot write '.*': it is a folder"):
+        check_file("--pcap", tmp_path)
+
+
+# -- 3. interruption --------------------------------------------------------------------
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_interrupting_a_run_exits_130_and_leaves_nothing(tmp_path: Path, signum: int) -> None:
+    process = _fcsim("run", str(_scenario(tmp_path, duration="20 s")), "--pcap",
+                     str(tmp_path / "run.pcap"), cwd=tmp_path)
+    time.sleep(3)
+    process.send_signal(signum)
+    _out, err = process.communicate(timeout=10)
+    assert process.returncode == 130
+    assert err == "fcsim: interrupted; nothing more written\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.toml"]
+
+
+def test_interrupting_validate_stops_its_workers(tmp_path: Path) -> None:
+    process = _fcsim("validate", "--claims", "ONG-LAT1", "--jobs", "2", "--report",
+                     str(tmp_path / "report"))
+    time.sleep(5)
+    children = subprocess.run(["pgrep", "-P", str(process.pid)], capture_output=True,
+                              text=True).stdout.split()
+    assert children, "validate started no worker"
+    process.send_signal(signal.SIGINT)
+    _out, err = process.communicate(timeout=10)
+    assert process.returncode == 130
+    assert err.strip().splitlines()[-1] == "fcsim: interrupted; nothing more written"
+    assert "Traceback" not in err
+    time.sleep(0.5)
+    assert not any(Path(f"/proc/{pid}").exists() for pid in children)
+    assert not (tmp_path / "report").exists()
+
+
+# -- 4. runs that would never end ------------------------------------------------------
+
+def test_an_endless_run_is_refused_with_the_option_to_allow_it(tmp_path: Path, capsys) -> None:
+    assert main(["run", str(_scenario(tmp_path, duration="1e12 s"))]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "years" in err and "--max-frames" in err
+
+
+def test_too_many_open_sequences_are_refused(tmp_path: Path, capsys) -> None:
+    assert main(["run", str(_scenario(tmp_path, outstanding=100_000_000))]) == 2
+    assert "--max-open-sequences" in capsys.readouterr().err
+    assert main(["run", str(_scenario(tmp_path, outstanding=100)),
+                 "--max-open-sequences", "10"]) == 2
+
+
+def test_a_generator_with_no_count_and_a_picosecond_gap_is_refused(tmp_path: Path,
+                                                                    capsys) -> None:
+    text = SCENARIO.format(duration="1 s", outstanding=1).replace(
+        'type = "stream"', 'type = "generator"\ninterarrival = "1 ps"').replace(
+        "outstanding = 1\n", "")
+    path = tmp_path / "g.toml"
+    path.write_text(text)
+    assert main(["run", str(path)]) == 2
+    assert "would simulate up to 1e+12 frames and arrivals" in capsys.readouterr().err
+
+
+def test_the_pcap_stops_at_its_limit(tmp_path: Path, capsys) -> None:
+    pcap = tmp_path / "capped.pcap"
+    assert main(["run", str(_scenario(tmp_path, duration="1 ms")), "--pcap", str(pcap),
+                 "--pcap-limit", "20 KiB"]) == 0
+    assert 10_000 < pcap.stat().st_size <= 20 * 1024
+    assert "frames not written" in capsys.readouterr().err
+
+
+# -- 7. smaller things ------------------------------------------------------------------
+
+def test_topology_writes_into_the_current_folder(tmp_path: Path, monkeypatch) -> None:
+    (tmp_path / "here").mkdir()
+    monkeypatch.chdir(tmp_path / "here")
+    scenario = _scenario(tmp_path)
+    assert main(["topology", str(scenario)]) == 0
+    assert (tmp_path / "here" / "s.png").is_file() and not (tmp_path / "s.png").exists()
+
+
+def test_figures_errors_show_the_figures_usage(capsys) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["figures", "rd11", "--pairs", "nobody"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: fcsim figures")
+    assert err.splitlines()[-1].startswith("fcsim figures: error: pairs select")
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_sweep_shows_progress_on_a_terminal_only(tmp_path: Path, monkeypatch,
+                                                   capsys) -> None:
+    text = (ROOT / "scenarios" / "netperf-tcp-stream-sweep.toml").read_text()
+    text = text.replace('duration = "1.2 s"', 'duration = "40 ms"').replace(
+        'length = "1 s"', 'length = "20 ms"').replace("repetitions = 2", "repetitions = 1")
+    text = text.replace('"32 KiB", "64 KiB", "256 KiB"]', '"32 KiB"]')
+    path = tmp_path / "sweep.toml"
+    path.write_text(text)
+    assert main(["run", str(path), "--json"]) == 0
+    assert capsys.readouterr().err == ""
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert main(["run", str(path), "--json"]) == 0
+    shown = terminal.getvalue()
+    assert "[8/8] 100%" in shown and "socket 262144 send size 32768" in shown
