@@ -13,6 +13,7 @@ from __future__ import annotations
 from fcsim.fabric.addressing import FABRIC_LOGIN, NAME_SERVER
 from fcsim.fc2 import els
 from fcsim.fc2 import header as h
+from fcsim.fc2.els_payload import gid_ft_request, login_payload
 from fcsim.fc2.frame import MAX_DATA_FIELD
 from fcsim.fc2.login import PeerLogin
 from fcsim.fc2.nport import NPort
@@ -38,19 +39,26 @@ class FabricLogin:
 
     def start(self) -> None:
         """Send the FLOGI (call at time 0)."""
-        self._request(FABRIC_LOGIN, els.LOGIN_PAYLOAD, h.R_CTL_ELS_REQUEST, h.TYPE_ELS)
+        self._request(FABRIC_LOGIN, self._login(els.ELS_FLOGI), h.R_CTL_ELS_REQUEST, h.TYPE_ELS)
 
-    def _request(self, d_id: int, size: int, r_ctl: int, type_: int) -> Exchange:
+    def _login(self, command: int) -> bytes:
+        """This N_Port's FLOGI, PLOGI or ACC payload, with its service parameters."""
+        p = self.nport.params
+        return login_payload(command, self.nport.name, p.bb_credit, p.rx_data_field,
+                             p.classes, p.concurrent_sequences, p.ee_credit, p.e_d_tov)
+
+    def _request(self, d_id: int, payload: bytes, r_ctl: int, type_: int) -> Exchange:
         exchange = self.nport.open_exchange(d_id)
-        self.nport.send(exchange, size, 3, r_ctl=r_ctl, type_=type_)
+        self.nport.send(exchange, len(payload), 3, r_ctl=r_ctl, type_=type_, ulp=payload)
         self._step = exchange
         return exchange
 
     def _received(self, seq: Sequence, time: float) -> None:
         nport = self.nport
         if seq.r_ctl == h.R_CTL_ELS_REQUEST:  # a PLOGI from another N_Port
-            nport.send(seq.exchange, els.LOGIN_PAYLOAD, 3, r_ctl=h.R_CTL_ELS_REPLY,
-                       type_=h.TYPE_ELS, last=True)
+            accept = self._login(els.ELS_ACC)
+            nport.send(seq.exchange, len(accept), 3, r_ctl=h.R_CTL_ELS_REPLY,
+                       type_=h.TYPE_ELS, last=True, ulp=accept)
             return
         exchange = seq.exchange
         if exchange.originator is not nport:
@@ -58,14 +66,18 @@ class FabricLogin:
         d_id = exchange.responder_id
         if d_id == FABRIC_LOGIN and exchange is self._step:
             nport.port_id = self.assigned
-            self._request(NAME_SERVER, els.LOGIN_PAYLOAD, h.R_CTL_ELS_REQUEST, h.TYPE_ELS)
+            self._request(NAME_SERVER, self._login(els.ELS_PLOGI), h.R_CTL_ELS_REQUEST,
+                          h.TYPE_ELS)
         elif d_id == NAME_SERVER and seq.type == h.TYPE_ELS and exchange is self._step:
-            self._request(NAME_SERVER, els.GID_FT_REQUEST, h.R_CTL_UNSOLICITED_CONTROL,
+            # the name server answers with every logged-in N_Port; the query names
+            # IP, the FC-4 of the hosts that use fabric login
+            self._request(NAME_SERVER, gid_ft_request(h.TYPE_IP), h.R_CTL_UNSOLICITED_CONTROL,
                           h.TYPE_CT)
         elif d_id == NAME_SERVER and seq.type == h.TYPE_CT and exchange is self._step:
             self.pending = set(self.targets)
             for target in self.targets:
-                self._request(target, els.LOGIN_PAYLOAD, h.R_CTL_ELS_REQUEST, h.TYPE_ELS)
+                self._request(target, self._login(els.ELS_PLOGI), h.R_CTL_ELS_REQUEST,
+                              h.TYPE_ELS)
             self._step = None
             if not self.pending:
                 nport.set_ready()

@@ -16,11 +16,15 @@ from fcsim.fabric.addressing import FABRIC_LOGIN, NAME_SERVER, port_id
 from fcsim.fc1 import ordered_sets as osets
 from fcsim.fc2 import els
 from fcsim.fc2 import header as h
-from fcsim.fc2.frame import Frame
+from fcsim.fc2.els_payload import gid_ft_accept, login_payload
+from fcsim.fc2.frame import MAX_DATA_FIELD, Frame
 from fcsim.fc2.sequence import Sequence
 
 if TYPE_CHECKING:
     from fcsim.fabric.switch import Switch, SwitchPort
+
+E_D_TOV = 2.0
+"""The fabric's E_D_TOV in its login answers, s (the FC-FS default)."""
 
 
 class FabricServices:
@@ -38,20 +42,29 @@ class FabricServices:
         if frame.d_id == FABRIC_LOGIN and frame.type == h.TYPE_ELS:
             assigned = port_id(self.switch.domain, inp.index)
             self.directory.add(assigned)
-            self._answer(inp, frame, h.R_CTL_ELS_REPLY, h.TYPE_ELS, els.LOGIN_PAYLOAD, assigned)
+            self._answer(inp, frame, h.R_CTL_ELS_REPLY, h.TYPE_ELS,
+                         self._accept(f"{self.switch.name}:{inp.index}"), assigned)
         elif frame.d_id == NAME_SERVER and frame.type == h.TYPE_ELS:
-            self._answer(inp, frame, h.R_CTL_ELS_REPLY, h.TYPE_ELS, els.LOGIN_PAYLOAD,
-                         frame.s_id)
+            self._answer(inp, frame, h.R_CTL_ELS_REPLY, h.TYPE_ELS,
+                         self._accept(f"{self.switch.name} name server"), frame.s_id)
         elif frame.d_id == NAME_SERVER and frame.type == h.TYPE_CT:
-            size = els.CT_PREAMBLE + els.GID_FT_ENTRY * len(self.directory)
-            self._answer(inp, frame, h.R_CTL_SOLICITED_CONTROL, h.TYPE_CT, size, frame.s_id)
+            self._answer(inp, frame, h.R_CTL_SOLICITED_CONTROL, h.TYPE_CT,
+                         gid_ft_accept(sorted(self.directory)), frame.s_id)
 
-    def _answer(self, inp: SwitchPort, request: Frame, r_ctl: int, type_: int, size: int,
-                d_id: int) -> None:
+    def _accept(self, name: str) -> bytes:
+        """The LS_ACC of a login with the fabric port *name*: the switch model's
+        BB credit, full data fields, Classes 2 and 3 (no end-to-end credit)."""
+        return login_payload(els.ELS_ACC, name, self.switch.model.bb_credit, MAX_DATA_FIELD,
+                             frozenset({2, 3}), 255, 0, E_D_TOV)
+
+    def _answer(self, inp: SwitchPort, request: Frame, r_ctl: int, type_: int,
+                payload: bytes, d_id: int) -> None:
         exchange = request.sequence.exchange  # type: ignore[union-attr]
         sim = self.switch.sim
+        size = len(payload)
         reply = Sequence(exchange, d_id, request.seq_id + 1 & 0xFF, size, 3, size,
                          sim.now, r_ctl, type_)
+        reply.ulp = payload
         reply.f_ctl = (h.F_CTL_EXCHANGE_CONTEXT | h.F_CTL_SEQUENCE_CONTEXT
                        | h.F_CTL_LAST_SEQUENCE | h.F_CTL_END_SEQUENCE)
         self.switch.stats.service_payload_out += size

@@ -119,10 +119,11 @@ class Frame:
             self.seq_id, self.df_ctl, self.seq_cnt, self.ox_id, self.rx_id, self.parameter,
         )
 
-    def data_field(self) -> bytes:
-        """The data field padded to a whole word (zeros where no content is set)."""
+    def data_field(self, content: bytes | None = None) -> bytes:
+        """The data field padded to a whole word: *content* (default: the frame's
+        own payload bytes), zeros where none is set."""
         padded = (self.data_len + 3) & ~3
-        content = self.payload or b""
+        content = (content if content is not None else self.payload) or b""
         return content[:padded] + bytes(padded - min(len(content), padded))
 
     def crc(self) -> int:
@@ -137,15 +138,16 @@ class Frame:
         """
         return zlib.crc32(self.header_bytes() + self.data_field())
 
-    def to_bytes(self, delimiters: bool = True) -> bytes:
+    def to_bytes(self, delimiters: bool = True, content: bytes | None = None) -> bytes:
         """The frame as transmitted: SOF, header, data, CRC, EOF.
 
         The CRC (:meth:`crc`) is written least-significant byte first, the
         byte order Wireshark checks for LINKTYPE_FC_2_WITH_FRAME_DELIMS.
         With *delimiters* False only header and data field are returned (the
-        libpcap LINKTYPE_FC_2 layout).
+        libpcap LINKTYPE_FC_2 layout). *content*: the data field's bytes when
+        the frame itself carries none (see :meth:`data_field`).
         """
-        body = self.header_bytes() + self.data_field()
+        body = self.header_bytes() + self.data_field(content)
         if not delimiters:
             return body
         return self.sof.chars + body + zlib.crc32(body).to_bytes(4, "little") + self.eof.chars

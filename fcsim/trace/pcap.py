@@ -29,6 +29,8 @@ import struct
 from types import TracebackType
 from typing import TYPE_CHECKING, BinaryIO
 
+from fcsim.trace.upper_layers import UpperLayerBytes
+
 if TYPE_CHECKING:
     from fcsim.fc2.frame import Frame
 
@@ -81,7 +83,7 @@ class PcapWriter:
     transmitter, i.e. the end of the frame on the wire at the sender.
     """
 
-    __slots__ = ("_file", "_owned", "_delims", "linktype", "frames", "size", "limit",
+    __slots__ = ("_file", "_owned", "_delims", "_upper", "linktype", "frames", "size", "limit",
                  "left_out")
 
     def __init__(self, out: str | os.PathLike[str] | BinaryIO,
@@ -98,6 +100,7 @@ class PcapWriter:
         self._delims = linktype == LINKTYPE_FC_2_WITH_FRAME_DELIMS
         self.linktype = linktype
         self.frames = self.left_out = 0
+        self._upper = UpperLayerBytes()
         self.limit = limit
         self._file.write(_FILE_HEADER.pack(
             PCAP_MAGIC_NS, PCAP_VERSION[0], PCAP_VERSION[1], 0, 0, SNAPLEN, linktype))
@@ -110,7 +113,7 @@ class PcapWriter:
         if self.left_out:
             self.left_out += 1
             return
-        data = frame.to_bytes(self._delims)
+        data = frame.to_bytes(self._delims, self._upper.content(frame))
         n = len(data)
         record = _RECORD_HEADER.size + n
         if self.limit is not None and self.size + record > self.limit:

@@ -63,9 +63,14 @@ class Segment:
         self.wscale = wscale
 
     @property
+    def option_bytes(self) -> int:
+        """TCP options carried, bytes: MSS (4) and NOP + window scale (4) on a SYN."""
+        return (4 if self.mss is not None else 0) + (4 if self.wscale is not None else 0)
+
+    @property
     def wire_bytes(self) -> int:
-        """IP datagram size: payload plus the 40 header bytes (options not counted), bytes."""
-        return self.length + HEADER_BYTES
+        """IP datagram size: payload, the 40 header bytes and the options, bytes."""
+        return self.length + HEADER_BYTES + self.option_bytes
 
     def __repr__(self) -> str:
         flags = "".join(name for bit, name in _FLAG_NAMES if self.flags & bit)

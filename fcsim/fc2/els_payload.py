@@ -1,0 +1,88 @@
+"""The bytes of login and name-server payloads, for captures.
+
+Simulated sequences carry sizes, not bytes; these functions write what a real
+port would have sent, from the values the simulation uses, so that a capture
+decodes as the exchange that took place.
+
+- FLOGI, PLOGI and their LS_ACC (116 bytes, FC-LS / FC-PH login payload):
+  word 0 the command code; common service parameters (FC-PH version 0x20,
+  BB_Credit, common features, BB receive data field size, total concurrent
+  sequences, relative offset by category, E_D_TOV in ms); N_Port_Name and
+  Node_Name; one 16-byte block per class 1, 2, 3 (service options with the
+  "class valid" bit, receive data field size, concurrent sequences, EE
+  credit, open sequences per exchange); reserved and vendor version words.
+  Layout as Linux ``fc_els.h`` (``struct fc_els_flogi``) and Wireshark's
+  ``packet-fcels.c`` read it.
+- CT_IU (FC-GS): the 16-byte preamble (revision 1, GS_TYPE 0xFC directory
+  service, GS_SUBTYPE 0x02 name server, command/response code, maximum or
+  residual size in words), then GID_FT's FC-4 type word, or the accept's port
+  list: one word per port, the last flagged 0x80 (Linux ``fc_ns.h``).
+
+Names: fcsim ports have no burnt-in World Wide Names; :func:`port_name` and
+:func:`node_name` derive stable ones from the node name (NAA 2 with a
+CRC-32 of the name), the form the loop builder uses for LISM.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+
+from fcsim.fc2 import els
+
+CT_ACCEPT = 0x8002
+"""CT response code: FS_ACC."""
+CT_REJECT = 0x8001
+"""CT response code: FS_RJT."""
+_COMMON_FEATURES = 0x8000
+"""Continuously increasing relative offset (FC-PH 23.6.2.3), the only feature set."""
+_CLASS_VALID = 0x8000
+
+
+def port_name(node: str) -> int:
+    """The 64-bit N_Port_Name of *node* (NAA 2, port 1, CRC-32 of the name)."""
+    return 0x2100_0000_0000_0000 | zlib.crc32(node.encode())
+
+
+def node_name(node: str) -> int:
+    """The 64-bit Node_Name of *node* (NAA 2, CRC-32 of the name)."""
+    return 0x2000_0000_0000_0000 | zlib.crc32(node.encode())
+
+
+def login_payload(command: int, node: str, bb_credit: int, rx_data_field: int,
+                  classes: frozenset[int], concurrent_sequences: int, ee_credit: int,
+                  e_d_tov: float) -> bytes:
+    """FLOGI, PLOGI or LS_ACC (*command*: ``els.ELS_*``) from *node* offering these
+    values (sizes in bytes, *e_d_tov* in s)."""
+    common = struct.pack(">BBHHHHHI", 0x20, 0x20, bb_credit, _COMMON_FEATURES,
+                         rx_data_field & 0x0FFF, min(concurrent_sequences, 0xFFFF), 0x00FF,
+                         round(e_d_tov * 1000))
+    blocks = b"".join(
+        struct.pack(">HHHHHHBBH", _CLASS_VALID if cls in classes else 0, 0, 0,
+                    rx_data_field if cls in classes else 0,
+                    min(concurrent_sequences, 0xFF) if cls in classes else 0,
+                    ee_credit if cls in classes and cls != 3 else 0, 0,
+                    1 if cls in classes else 0, 0)
+        for cls in (1, 2, 3))
+    payload = (struct.pack(">B3x", command) + common
+               + struct.pack(">QQ", port_name(node), node_name(node)) + blocks + bytes(32))
+    assert len(payload) == els.LOGIN_PAYLOAD
+    return payload
+
+
+def ct_preamble(code: int, size_words: int) -> bytes:
+    """A name-server CT_IU preamble with command/response *code*."""
+    return struct.pack(">B3sBBBBHHxBBB", 1, b"\0\0\0", 0xFC, 0x02, 0, 0, code,
+                       size_words & 0xFFFF, 0, 0, 0)
+
+
+def gid_ft_request(fc4_type: int) -> bytes:
+    """GID_FT for N_Ports registered for FC-4 *fc4_type*."""
+    return ct_preamble(els.CT_GID_FT, 0) + struct.pack(">xxxB", fc4_type)
+
+
+def gid_ft_accept(port_ids: list[int]) -> bytes:
+    """The accept of GID_FT listing *port_ids*, the last flagged as last."""
+    entries = b"".join(struct.pack(">I", (0x80 << 24 if i == len(port_ids) - 1 else 0) | pid)
+                       for i, pid in enumerate(port_ids))
+    return ct_preamble(CT_ACCEPT, 0) + entries

@@ -1,0 +1,89 @@
+"""What the upper layers put in a frame's data field, rebuilt for a capture.
+
+Frames of the simulation carry lengths and header fields, not bytes, so that
+a run without a capture spends nothing on bytes. When a capture is written,
+:class:`UpperLayerBytes` rebuilds a data field from what the frame's sequence
+carries:
+
+- link-service and name-server sequences carry their payload bytes
+  (:mod:`fcsim.fc2.els_payload`; few and short, built when sent): each frame
+  gets its slice, at its relative offset;
+- an IP sequence's first frame gets the RFC 2625 headers and the IP and TCP
+  or UDP headers of the packet it carries (:mod:`fcsim.fc4.ip_header`); the
+  payload bytes of every frame are zeros.
+
+It keeps the little state a capture needs across frames: the IP
+identification counter of each source, and the window scale each TCP
+endpoint announced, since the window field is sent scaled only once both
+SYNs carried the option (RFC 1323 section 2).
+"""
+
+from __future__ import annotations
+
+from fcsim.fc2 import header as h
+from fcsim.fc2.frame import Frame
+from fcsim.fc4.ip import LLC_SNAP, NETWORK_HEADER
+from fcsim.fc4.ip_header import (
+    IPPROTO_TCP,
+    IPPROTO_UDP,
+    LLC_SNAP_IPV4,
+    ip_address,
+    ipv4_header,
+    network_header,
+    tcp_header,
+    tcp_options,
+    udp_header,
+)
+from fcsim.transport.segment import MAX_WINDOW_FIELD, SYN, Segment
+from fcsim.transport.udp import Datagram
+
+
+def _port(address: str) -> int:
+    """The port number of a ``host:port`` endpoint address."""
+    _host, _sep, port = address.rpartition(":")
+    return int(port) if port.isdigit() else 0
+
+
+class UpperLayerBytes:
+    """Rebuilds data fields for one capture (frames in the order they were sent)."""
+
+    def __init__(self) -> None:
+        self._ident: dict[int, int] = {}
+        self._wscale: dict[str, int | None] = {}
+
+    def content(self, frame: Frame) -> bytes | None:
+        """The data field of *frame* (None: zeros, or the frame's own bytes)."""
+        seq = frame.sequence
+        if seq is None or frame.payload is not None:
+            return None
+        ulp = seq.ulp
+        if isinstance(ulp, bytes):
+            return ulp[frame.parameter:frame.parameter + frame.data_len]
+        if seq.type != h.TYPE_IP or frame.parameter != 0 or frame.is_link_control:
+            return None
+        total = seq.size - NETWORK_HEADER - LLC_SNAP
+        src, dst = ip_address(frame.s_id), ip_address(frame.d_id)
+        ident = self._ident[frame.s_id] = self._ident.get(frame.s_id, 0) + 1
+        if isinstance(ulp, Segment):
+            transport = self._tcp(ulp, src, dst)
+            protocol = IPPROTO_TCP
+        elif isinstance(ulp, Datagram):
+            transport = udp_header(src, dst, _port(ulp.src), _port(ulp.dst), ulp.length)
+            protocol = IPPROTO_UDP
+        else:
+            return None
+        return (network_header(frame.d_id, frame.s_id) + LLC_SNAP_IPV4
+                + ipv4_header(src, dst, protocol, total, ident) + transport)
+
+    def _tcp(self, segment: Segment, src: bytes, dst: bytes) -> bytes:
+        window = segment.window
+        if segment.flags & SYN:
+            self._wscale[segment.src] = segment.wscale
+            field = min(window, MAX_WINDOW_FIELD)
+        else:
+            mine, theirs = self._wscale.get(segment.src), self._wscale.get(segment.dst)
+            field = window >> mine if mine is not None and theirs is not None else window
+            field = min(field, MAX_WINDOW_FIELD)
+        return tcp_header(src, dst, _port(segment.src), _port(segment.dst), segment.seq,
+                          segment.ack, segment.flags, field,
+                          tcp_options(segment.mss, segment.wscale), segment.length)

@@ -1,0 +1,176 @@
+"""Captures carry the upper layers' real bytes: RFC 2625, IPv4, TCP, ELS and CT
+layouts against their standards, and tshark's reading against the simulation."""
+
+from __future__ import annotations
+
+import shutil
+import struct
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from fcsim.cli import PcapSink
+from fcsim.fc2 import els
+from fcsim.fc2.els_payload import gid_ft_accept, login_payload, port_name
+from fcsim.fc4.ip_header import checksum, ipv4_header, tcp_header, tcp_options
+from fcsim.runner import run_once
+from fcsim.scenario.loader import load_scenario
+from fcsim.trace.pcap import PcapWriter
+from fcsim.transport.segment import Segment
+
+ROOT = Path(__file__).resolve().parents[2]
+needs_tshark = pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark not installed")
+
+P2P_RR = """\
+topology = "point-to-point"
+[run]
+duration = "15 ms"
+[[nodes]]
+name = "client"
+host = "workstation-120mhz"
+[[nodes]]
+name = "server"
+host = "workstation-120mhz"
+[[links]]
+ends = ["client", "server"]
+speed = "266M"
+[[workloads]]
+name = "rr"
+type = "netperf"
+from = "client"
+to = "server"
+test = "TCP_RR"
+request = "64 B"
+response = "64 B"
+socket = "256 KiB"
+nodelay = true
+length = "10 ms"
+start = "1 ms"
+"""
+
+
+# -- layouts against the standards ------------------------------------------------
+
+def test_internet_checksum_known_answers() -> None:
+    # RFC 1071 section 3: the sum of 0001 f203 f4f5 f6f7 is ddf2, complemented
+    assert checksum(bytes.fromhex("0001f203f4f5f6f7")) == 0x220D
+    header = ipv4_header(bytes((192, 168, 0, 1)), bytes((192, 168, 0, 199)), 17, 0x73, 0)
+    assert checksum(header) == 0  # a header with its checksum sums to zero
+    assert header[:2] == b"\x45\x00" and header[8] == 64
+
+
+def test_tcp_header_fields_and_checksum() -> None:
+    src, dst = bytes((10, 0, 0, 1)), bytes((10, 0, 0, 2))
+    options = tcp_options(63488, 8)
+    assert options == bytes((2, 4, 0xF8, 0x00, 1, 3, 3, 8))
+    header = tcp_header(src, dst, 1000, 2000, 2**32 + 5, 7, 0x12, 1024, options, 0)
+    sport, dport, seq, ack, offset, flags, window = struct.unpack(">HHIIBBH", header[:16])
+    assert (sport, dport, seq, ack, offset >> 4, flags, window) == (1000, 2000, 5, 7, 7, 0x12,
+                                                                    1024)
+    pseudo = src + dst + struct.pack(">BBH", 0, 6, len(header))
+    assert checksum(pseudo + header) == 0
+
+
+def test_login_payload_layout() -> None:
+    payload = login_payload(els.ELS_FLOGI, "host", 7, 2048, frozenset({2, 3}), 255, 9, 2.0)
+    assert len(payload) == els.LOGIN_PAYLOAD == 116
+    assert payload[0] == els.ELS_FLOGI
+    assert struct.unpack(">H", payload[6:8]) == (7,)                 # BB_Credit
+    assert struct.unpack(">H", payload[10:12])[0] & 0x0FFF == 2048   # receive size
+    assert struct.unpack(">I", payload[16:20]) == (2000,)            # E_D_TOV, ms
+    assert struct.unpack(">Q", payload[20:28]) == (port_name("host"),)
+    class1, class2, class3 = (payload[36 + 16 * i:52 + 16 * i] for i in range(3))
+    assert class1[0] & 0x80 == 0 and class2[0] & 0x80 and class3[0] & 0x80
+    assert struct.unpack(">H", class2[10:12]) == (9,)                # EE credit
+    assert struct.unpack(">H", class3[10:12]) == (0,)                # none in Class 3
+
+
+def test_gid_ft_accept_flags_the_last_entry() -> None:
+    accept = gid_ft_accept([0x010000, 0x010100])
+    assert len(accept) == els.CT_PREAMBLE + 2 * els.GID_FT_ENTRY
+    assert accept[4:6] == b"\xfc\x02" and accept[8:10] == b"\x80\x02"
+    assert accept[16:20] == bytes((0, 1, 0, 0)) and accept[20:24] == bytes((0x80, 1, 1, 0))
+
+
+# -- tshark against the simulation -----------------------------------------------
+
+def _tshark(path: Path, home: Path, *fields: str, where: str = "") -> list[list[str]]:
+    args = ["tshark", "-r", str(path), "-T", "fields"]
+    for field in fields:
+        args += ["-e", field]
+    if where:
+        args += ["-Y", where]
+    out = subprocess.run(args, capture_output=True, text=True, check=True,
+                         env={"HOME": str(home)}).stdout
+    return [line.split("\t") for line in out.splitlines() if line]
+
+
+class _Segments:
+    """Trace sink keeping the TCP segment of each IP sequence's first frame."""
+
+    def __init__(self) -> None:
+        self.sent: list[Segment] = []
+
+    def frame(self, time: float, port: object, frame, start: float, end: float) -> None:
+        seq = frame.sequence
+        if seq is not None and isinstance(seq.ulp, Segment) and frame.parameter == 0:
+            self.sent.append(seq.ulp)
+
+    def primitive(self, time: float, port: object, name: str, start: float) -> None:
+        pass
+
+
+@needs_tshark
+def test_tshark_reads_the_simulated_tcp_connection(tmp_path: Path) -> None:
+    path = tmp_path / "rr.toml"
+    path.write_text(P2P_RR)
+    scenario = load_scenario(path)
+    capture, segments = tmp_path / "rr.pcap", _Segments()
+    with PcapWriter(capture) as writer:
+        run_once(scenario, 1, [PcapSink(writer), segments])
+    rows = _tshark(capture, tmp_path, "tcp.seq_raw", "tcp.ack_raw", "tcp.len",
+                   "tcp.window_size_value", "tcp.flags", where="tcp")
+    assert len(rows) == len(segments.sent) > 50
+    scale = {s.src: s.wscale for s in segments.sent if s.wscale is not None}
+    for row, segment in zip(rows, segments.sent, strict=True):
+        assert [int(row[0]), int(row[1]), int(row[2])] == [segment.seq, segment.ack,
+                                                          segment.length]
+        assert int(row[4], 16) == segment.flags
+        # the field as sent: shifted by the sender's scale once both SYNs carried one
+        shift = scale[segment.src] if len(scale) == 2 and segment.wscale is None else 0
+        assert int(row[3]) == min(segment.window >> shift, 65535)
+        assert int(row[3]) << shift == segment.window or segment.window > 65535 << shift
+    problems = _tshark(capture, tmp_path, "_ws.expert.message",
+                       where="_ws.expert.severity >= 6291456")  # warnings and errors
+    assert problems == []
+    malformed = _tshark(capture, tmp_path, "frame.number", where="_ws.malformed")
+    assert malformed == []
+
+
+@needs_tshark
+def test_tshark_reads_fabric_login_and_name_server(tmp_path: Path) -> None:
+    text = (ROOT / "scenarios" / "fabric-16-port-switch.toml").read_text()
+    text = text.replace('duration = "50 ms"', 'duration = "1 ms"').replace(
+        'warmup = "2 ms"', 'warmup = "0 s"')
+    path = tmp_path / "fabric.toml"
+    path.write_text(text)
+    scenario = load_scenario(path)
+    capture = tmp_path / "fabric.pcap"
+    with PcapWriter(capture) as writer:
+        sim_result = run_once(scenario, 1, [PcapSink(writer)])
+    flogi = _tshark(capture, tmp_path, "fcels.logi.b2b", "fcels.edtov", "fcels.npname",
+                    where="fcels.opcode == 0x04")
+    nodes = {n.name: n for n in scenario.nodes}
+    assert len(flogi) == len(nodes)
+    names = {":".join(f"{b:02x}" for b in port_name(n).to_bytes(8, "big")): n for n in nodes}
+    for b2b, edtov, name in flogi:
+        node = nodes[names[name]]
+        assert int(b2b) == node.params.bb_credit and int(edtov) == 2000
+    listed = _tshark(capture, tmp_path, "fcdns.rply.portid", where="fcdns.opcode == 0x8002")
+    logged_in = {int(pid, 16) for pid in (sim_result["nodes"][n]["port_id"] for n in nodes)}
+    assert listed and all({int(p.replace(".", ""), 16) for p in row[0].split(",")} <= logged_in
+                          for row in listed)
+    assert _tshark(capture, tmp_path, "fcdns.opcode", where="fcdns.opcode == 0x0171")
+    assert _tshark(capture, tmp_path, "frame.number", where="_ws.malformed") == []
+
