@@ -19,7 +19,5 @@ CT_PREAMBLE = 16
 """Common Transport IU preamble (revision, GS type, command code, size), bytes."""
 CT_GID_FT = 0x0171
 """Name server command: get port identifiers of an FC-4 type."""
-GID_FT_REQUEST = CT_PREAMBLE + 4
-"""GID_FT request: preamble and the FC-4 type word, bytes."""
 GID_FT_ENTRY = 4
 """Bytes per port in a GID_FT accept (control byte and 3-byte N_Port ID)."""
