@@ -358,8 +358,12 @@ NETPERF_KEYS: dict[str, Key] = {
     "test": Key(_choice({t: t for t in NETPERF_TESTS}),
                 "'TCP_STREAM', 'TCP_RR' or 'UDP_STREAM'", "TCP_STREAM"),
     "send_size": Key(_sizes, f"{_SIZE} >= 1 B, or a list of them (a sweep); netperf -m "
-                     "(TCP_RR: request and response size, netperf -r m,m)",
-                     (65536,)),
+                     "(ignored by TCP_RR, as netperf 2.x ignores it, unless rr_sizes = "
+                     "'send-size')", (65536,)),
+    "rr_sizes": Key(_choice({"request-response": False, "send-size": True}),
+                    "'request-response' (TCP_RR sizes from request and response, netperf -r; "
+                    "netperf's default of one byte each) or 'send-size' (each send_size is the "
+                    "request and the response, netperf -r m,m)", False),
     "socket": Key(_sizes, f"{_SIZE} >= 1 B, or a list of them (a sweep); netperf -s and -S",
                   (65536,)),
     "nodelay": Key(_when(lambda v: isinstance(v, bool)), "true or false; netperf -D", False),
@@ -630,10 +634,14 @@ def _workload(raw: dict[str, Any], path: str, index: int, nodes: list[str]) -> W
         options = NetperfOptions(got["test"], sizes[0], sockets[0], sockets[0], got["nodelay"],
                                  got["length"], got["recv_size"], got["request"],
                                  got["response"], got["window_scaling"])
-        sized = got["test"] == "TCP_RR" and "send_size" in raw
+        sized = got["rr_sizes"]
+        if "rr_sizes" in raw and got["test"] != "TCP_RR":
+            raise _Bad("no rr_sizes outside test = 'TCP_RR'", f"{path}.rr_sizes",
+                       _given(raw["rr_sizes"]))
         if sized and ("request" in raw or "response" in raw):
-            raise _Bad("either send_size (request and response of that size, netperf -r m,m) "
-                       "or request/response", f"{path}.send_size", _given(raw["send_size"]))
+            raise _Bad("either rr_sizes = 'send-size' (request and response of each send_size, "
+                       "netperf -r m,m) or request/response", f"{path}.rr_sizes",
+                       _given(raw["rr_sizes"]))
         return NetperfConfig(got["name"] or f"workload{index}", got["from"], got["to"], options,
                              sizes, sockets, got["start"], sized)
     common = dict(name=got["name"] or f"workload{index}", source=got["from"],

@@ -115,7 +115,9 @@ class NetperfConfig:
     alike) with more than one value make a sweep: one run per combination, as
     successive netperf invocations; the options' own sizes are ignored then.
     *sized_transactions*: a TCP_RR whose send sizes are its request and
-    response sizes (netperf -r m,m), so that latency sweeps message sizes."""
+    response sizes (netperf -r m,m), so that latency sweeps message sizes;
+    otherwise a TCP_RR ignores its send sizes (netperf -m), as netperf 2.x's
+    TCP_RR does, and runs the options' request and response sizes."""
 
     name: str
     source: str

@@ -60,6 +60,9 @@ RD11_TITLES = {"mem-stream": "From memory to memory: Throughput",
 """The document's caption of each RD11 experiment's figure, in the document's order;
 other experiments follow, captioned with their name and metric."""
 
+PRINTED = "as printed"
+"""Label of a TCP_RR figure's series run as the paper prints its command (netperf
+ignores -m in TCP_RR: every point is a 1-byte transaction)."""
 _METRIC_WORDS = {"throughput": "Throughput", "latency": "Communication latency"}
 _ONG_NAME = re.compile(r".*figure (\d+): (bandwidth|latency) from (.+)", re.IGNORECASE)
 
@@ -164,14 +167,16 @@ class _Grid:
     sizes: Sequence[int] | None
 
     def points(self, path: Path, scenario: Scenario, workload: NetperfConfig,
-               sockets: tuple[int, ...] | None = None) -> tuple[Point, ...]:
-        """The points of *workload* of the scenario file *path*: *sockets* (default:
-        its sockets narrowed by this grid) x sizes x repetitions."""
+               sockets: tuple[int, ...] | None = None, sizes: tuple[int, ...] | None = None,
+               sized: bool = False) -> tuple[Point, ...]:
+        """The points of *workload* of the scenario file *path*: *sockets* and
+        *sizes* (default: the file's, narrowed by this grid) x repetitions;
+        *sized*: TCP_RR transactions of each size (netperf -r m,m)."""
         sockets = sockets or _pick(self.sockets, workload.sockets, "socket size", path)
-        sizes = _pick(self.sizes, workload.send_sizes, "message size", path)
+        sizes = sizes or _pick(self.sizes, workload.send_sizes, "message size", path)
         repetitions = self.repetitions or scenario.run.repetitions
         name = _point_path(path)
-        return tuple(Point(name, socket, size, repetition, self.length)
+        return tuple(Point(name, socket, size, repetition, self.length, sized)
                      for socket in sockets for size in sizes for repetition in range(repetitions))
 
 
@@ -230,9 +235,15 @@ def _ong_farrell(folder: Path, grid: _Grid, pairs: Sequence[str] | None) -> list
         match = _ONG_NAME.fullmatch(scenario.name)
         title = (f"Figure {int(match[1])}: {match[2].capitalize()} Performance from {match[3]}"
                  if match else scenario.name)
-        plans.append(FigurePlan(f"{path.stem}.png", title, _metric(workload),
-                                (Series("", workload.name,
-                                        grid.points(path, scenario, workload)),)))
+        if workload.options.test != "TCP_RR" or workload.sized_transactions:
+            series: tuple[Series, ...] = (
+                Series("", workload.name, grid.points(path, scenario, workload)),)
+        else:  # both readings: -r m,m, and as printed (one 1-byte transaction per socket)
+            series = (Series("", workload.name, grid.points(path, scenario, workload,
+                                                             sized=True)),
+                      Series(PRINTED, workload.name, grid.points(
+                          path, scenario, workload, sizes=(min(workload.send_sizes),))))
+        plans.append(FigurePlan(f"{path.stem}.png", title, _metric(workload), series))
     return plans
 
 
@@ -295,9 +306,14 @@ def _by_point(series: Series, results: dict[Point, dict[str, Any]],
 
 def _draw_netperf(plan: FigurePlan, results: dict[Point, dict[str, Any]], out: Path) -> None:
     points = [{"socket": socket, "send_size": size, "values": values}
-              for series in plan.series
+              for series in plan.series if series.label != PRINTED
               for (socket, size), values in _by_point(series, results, plan.metric).items()]
-    netperf_figure(points, plan.title, plan.metric, out)
+    printed = [{"socket": socket, "values": values}
+               for series in plan.series if series.label == PRINTED
+               for (socket, _size), values in _by_point(series, results, plan.metric).items()]
+    title = plan.title + ("\nsolid: netperf -r m,m; dashed: as printed (TCP_RR ignores -m: "
+                          "1-byte transactions)" if printed else "")
+    netperf_figure(points, title, plan.metric, out, flat=printed)
 
 
 def _draw_degradation(plan: FigurePlan, results: dict[Point, dict[str, Any]],

@@ -107,7 +107,8 @@ def log_x_axis(ax: Axes, xs: Sequence[float], label: Callable[[float], str] | No
     ax.xaxis.set_minor_formatter(formatter if narrow else NullFormatter())
 
 
-def netperf_figure(points: list[dict], title: str, metric: str, out: Path) -> None:
+def netperf_figure(points: list[dict], title: str, metric: str, out: Path,
+                   flat: Sequence[dict] = ()) -> None:
     """Write a netperf sweep as a PNG figure to *out*.
 
     *points* are ``{"socket": bytes, "send_size": bytes, "values": [...]}`` with one
@@ -115,6 +116,9 @@ def netperf_figure(points: list[dict], title: str, metric: str, out: Path) -> No
     ``"throughput"`` (values in Mbit/s) or ``"latency"`` (values in seconds, drawn
     in microseconds). One line per socket size against the message size on a log
     scale: the mean with min/max error bars. Points without values are left out.
+    *flat* are ``{"socket": bytes, "values": [...]}`` that hold at every message
+    size (a TCP_RR run as printed), drawn as dashed lines in their socket's colour.
+    Latency is drawn on a log axis.
     """
     ylabel, scale = METRICS[metric]
     lines: dict[int, list[tuple[int, list[float]]]] = {}
@@ -124,13 +128,23 @@ def netperf_figure(points: list[dict], title: str, metric: str, out: Path) -> No
             lines.setdefault(point["socket"], []).append((point["send_size"], values))
     fig, ax = new_figure(8, 5, 120)
     sizes: list[float] = []
+    colours = {}
     for socket in sorted(lines):
         x, values = zip(*sorted(lines[socket]), strict=True)
         sizes += x
         draw_line(ax, x, [sum(v) / len(v) for v in values], [min(v) for v in values],
                   [max(v) for v in values], f"socket {size_label(socket)}")
+        colours[socket] = ax.lines[-1].get_color()
+    for entry in flat:
+        values = [scale * v for v in entry["values"] if v is not None]
+        if values and sizes:
+            ax.hlines(sum(values) / len(values), min(sizes), max(sizes), linestyles="dashed",
+                      colors=colours.get(entry["socket"], "grey"), linewidth=1)
     _finish(ax, fig, title, "Message size (bytes)", ylabel, sizes, True,
             lambda value: size_label(round(value)))
+    if metric == "latency":  # a log axis keeps the ~100 us region of small messages readable
+        ax.set_yscale("log")
+        ax.autoscale(axis="y")
     save_png(fig, out)
 
 

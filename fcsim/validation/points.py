@@ -28,13 +28,15 @@ class Point:
     """Repetition *repetition* of the scenario file *scenario* (relative to
     :data:`ROOT`), its swept netperf workload narrowed to *socket* and *size*
     bytes (None: the file's only value); *length*: netperf ``-l`` in s instead
-    of the file's (None: the file's)."""
+    of the file's (None: the file's); *sized*: a TCP_RR runs ``-r size,size``
+    whatever the file says (False: as the file says)."""
 
     scenario: str
     socket: int | None = None
     size: int | None = None
     repetition: int = 0
     length: float | None = None
+    sized: bool = False
 
     def label(self) -> str:
         """Short human-readable name, for progress lines."""
@@ -43,6 +45,8 @@ class Point:
             parts.append(f"socket {self.socket}")
         if self.size is not None:
             parts.append(f"msg {self.size}")
+        if self.sized:
+            parts.append("-r m,m")
         return " ".join(parts) + f" rep {self.repetition + 1}"
 
 
@@ -54,7 +58,8 @@ def scenario_file(path: str) -> Scenario:
 
 def narrow(point: Point) -> Scenario:
     """The scenario of *point*: its sweeping netperf workload at one socket and
-    size, every netperf run's length and the run's duration set by *length*."""
+    size, TCP_RR transactions of that size if *sized*, every netperf run's
+    length and the run's duration set by *length*."""
     scenario = scenario_file(point.scenario)
     swept = next((w for w in scenario.workloads if isinstance(w, NetperfConfig) and w.sweeps),
                  None)
@@ -62,6 +67,11 @@ def narrow(point: Point) -> Scenario:
         scenario = narrowed(scenario,
                             swept.sockets[0] if point.socket is None else point.socket,
                             swept.send_sizes[0] if point.size is None else point.size)
+    if point.sized:
+        loads = tuple(replace(w, sized_transactions=True)
+                      if isinstance(w, NetperfConfig) and w.options.test == "TCP_RR" else w
+                      for w in scenario.workloads)
+        scenario = replace(scenario, workloads=loads)
     if point.length is None:
         return scenario
     loads = tuple(replace(w, options=replace(w.options, length=point.length))

@@ -477,7 +477,9 @@ def test_background_load_loads_only_hosts_and_reaches_the_processor(tmp_path: Pa
     assert "nodes[0].background_load: given 1; a fraction of the processor in [0, 1)" in message
 
 
-def test_tcp_rr_send_sizes_set_request_and_response(tmp_path: Path) -> None:
+def test_tcp_rr_ignores_send_size_as_netperf_does(tmp_path: Path) -> None:
+    """netperf 2.x's TCP_RR takes its sizes from -r (1 byte each by default) and
+    ignores -m; rr_sizes = 'send-size' runs -r m,m."""
     rr = HOSTS + """
 [[workloads]]
 name = "rr"
@@ -490,6 +492,12 @@ length = "10 ms"
 """
     (workload,) = load_scenario(write(tmp_path, rr)).workloads
     options = workload.point(workload.sockets[0], 4096)
+    assert (options.request, options.response) == (1, 1)
+    sized = rr + 'rr_sizes = "send-size"\n'
+    (workload,) = load_scenario(write(tmp_path, sized, "sized.toml")).workloads
+    options = workload.point(workload.sockets[0], 4096)
     assert (options.request, options.response) == (4096, 4096)
-    message = error_of(write(tmp_path, rr + 'request = "8 B"\n', "both.toml"))
-    assert "workloads[0].send_size" in message and "either send_size" in message
+    message = error_of(write(tmp_path, sized + 'request = "8 B"\n', "both.toml"))
+    assert "workloads[0].rr_sizes" in message and "either rr_sizes" in message
+    stream = rr.replace('"TCP_RR"', '"TCP_STREAM"') + 'rr_sizes = "send-size"\n'
+    assert "no rr_sizes outside" in error_of(write(tmp_path, stream, "stream.toml"))

@@ -28,13 +28,21 @@ def test_full_ong_farrell_grid() -> None:
     assert plans[0].metric == "throughput"
     assert plans[14].title == "Figure 20: Latency Performance from C110 to C110"
     assert plans[14].metric == "latency"
-    assert len(figure_points("ong-farrell")) == 28 * 9 * 16 * 5
+    # every point of the 28 files; TCP_RR figures also as printed: one 1-byte
+    # transaction per socket (netperf's TCP_RR ignores -m)
+    assert len(figure_points("ong-farrell")) == 28 * 9 * 16 * 5 + 14 * 9 * 5
+    rr = plans[14]
+    assert {s.label for s in rr.series} == {"", "as printed"}
+    assert all(p.sized for p in rr.series[0].points)
+    assert {p.size for p in rr.series[1].points} == {1} and not rr.series[1].points[0].sized
 
 
 def test_narrowed_ong_farrell_grid() -> None:
     points = figure_points("ong-farrell", sockets=[32768, 262143], sizes=[1, 1024, 65536],
                            pairs=["c110-to-c110", "735-to-j210"], repetitions=2, length=1.0)
-    assert len(points) == 4 * 2 * 3 * 2  # 2 pairs x (stream, rr) files
+    # 2 pairs x (stream, rr) files x 2 sockets x 3 sizes x 2 repetitions, and the
+    # rr files as printed: one 1-byte transaction per socket and repetition
+    assert len(points) == 4 * 2 * 3 * 2 + 2 * 2 * 2
     assert {p.scenario for p in points} == {
         "scenarios/ong-farrell/fig06-stream-c110-to-c110.toml",
         "scenarios/ong-farrell/fig20-rr-c110-to-c110.toml",
@@ -74,7 +82,7 @@ def test_ong_farrell_figures_written(tmp_path: Path) -> None:
     assert [p.name for p in paths] == ["fig06-stream-c110-to-c110.png",
                                        "fig20-rr-c110-to-c110.png"]
     assert all(p.read_bytes().startswith(PNG) for p in paths)
-    assert len(done) == 4
+    assert len(done) == 4 + 1  # and the TCP_RR as printed (1-byte transactions)
 
 
 def _rd11_folder(tmp_path: Path, names: dict[str, str]) -> Path:

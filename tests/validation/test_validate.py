@@ -69,10 +69,16 @@ def test_a_point_narrows_the_sweep_and_its_length() -> None:
     (rr,) = [w for w in scenario.workloads if isinstance(w, NetperfConfig)]
     assert not rr.sweeps
     options = rr.point(rr.sockets[0], rr.send_sizes[0])
-    assert (options.local_socket, options.request, options.response) == (65536, 4096, 4096)
+    # as printed: TCP_RR ignores -m, 1-byte transactions
+    assert (options.local_socket, options.request, options.response) == (65536, 1, 1)
     assert options.length == 0.5
     assert 0.5 < scenario.run.duration <= rr.start + 0.5 + 0.011
     assert "socket 65536 msg 4096 rep 3" in point.label()
+    sized = Point(point.scenario, 65536, 4096, 2, 0.5, sized=True)
+    (rr,) = [w for w in narrow(sized).workloads if isinstance(w, NetperfConfig)]
+    options = rr.point(rr.sockets[0], rr.send_sizes[0])
+    assert (options.request, options.response) == (4096, 4096)
+    assert "-r m,m" in sized.label()
 
 
 def test_progress_writes_the_first_point_then_a_line_per_tenth_when_not_a_terminal() -> None:
