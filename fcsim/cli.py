@@ -39,9 +39,9 @@ from fcsim.scenario.model import Scenario
 from fcsim.scenario.work import (
     DEFAULT_MAX_FRAMES,
     DEFAULT_MAX_OPEN_SEQUENCES,
-    FRAMES_PER_SECOND,
     WARN_FRAMES,
     estimate,
+    wall_time,
 )
 from fcsim.topology.drawing import FORMATS, draw_topology
 from fcsim.trace.pcap import PcapWriter
@@ -299,32 +299,14 @@ def _affordable(scenario: Scenario, args: argparse.Namespace) -> bool:
     """False, after saying why, if *scenario* would pass the work limits; a line on
     how long it may take when it is long but allowed."""
     work = estimate(scenario)
-    where = f"fcsim: error: {scenario.source}"
-    if work.open_sequences > args.max_open_sequences:
-        print(f"{where}: keeps {work.open_sequences:,} sequences open at once (workload "
-              f"'outstanding'), more than the limit of {args.max_open_sequences:,.0f}; lower "
-              "it, or raise the limit with --max-open-sequences", file=sys.stderr)
-        return False
-    if work.frames > args.max_frames:
-        print(f"{where}: would simulate up to {work.frames:.3g} frames and arrivals (about "
-              f"{_hours(work.frames)} at {FRAMES_PER_SECOND:.0e} frames per second), more "
-              f"than the limit of {args.max_frames:.3g}; shorten the run, or raise the limit "
-              "with --max-frames", file=sys.stderr)
+    refused = work.refusal(args.max_frames, args.max_open_sequences)
+    if refused is not None:
+        print(f"fcsim: error: {scenario.source}: {refused}", file=sys.stderr)
         return False
     if work.frames > WARN_FRAMES:
         print(f"fcsim: {scenario.source}: up to {work.frames:.3g} frames and arrivals: this "
-              f"may take up to {_hours(work.frames)}", file=sys.stderr)
+              f"may take up to {wall_time(work.frames)}", file=sys.stderr)
     return True
-
-
-def _hours(frames: float) -> str:
-    """The wall time *frames* may take, in words."""
-    seconds = frames / FRAMES_PER_SECOND
-    if seconds < 3600:
-        return f"{seconds / 60:.0f} minutes"
-    if seconds < 86400 * 365:
-        return f"{seconds / 3600:.3g} hours"
-    return f"{seconds / (86400 * 365):.3g} years"
 
 
 def _load(path: str) -> Scenario | None:

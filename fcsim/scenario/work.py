@@ -55,6 +55,30 @@ class Work:
     frames: float
     open_sequences: int
 
+    def refusal(self, max_frames: float, max_open_sequences: float) -> str | None:
+        """Why a run of this much work is refused under these limits (naming the
+        option that raises each), or None."""
+        if self.open_sequences > max_open_sequences:
+            return (f"keeps {self.open_sequences:,} sequences open at once (workload "
+                    f"'outstanding'), more than the limit of {max_open_sequences:,.0f}; "
+                    "lower it, or raise the limit with --max-open-sequences")
+        if self.frames > max_frames:
+            return (f"would simulate up to {self.frames:.3g} frames and arrivals (about "
+                    f"{wall_time(self.frames)} at {FRAMES_PER_SECOND:.0e} frames per second), "
+                    f"more than the limit of {max_frames:.3g}; shorten the run, or raise the "
+                    "limit with --max-frames")
+        return None
+
+
+def wall_time(frames: float) -> str:
+    """The wall time simulating *frames* may take, in words."""
+    seconds = frames / FRAMES_PER_SECOND
+    if seconds < 3600:
+        return f"{seconds / 60:.0f} minutes"
+    if seconds < 86400 * 365:
+        return f"{seconds / 3600:.3g} hours"
+    return f"{seconds / (86400 * 365):.3g} years"
+
 
 def _frame_rate(scenario: Scenario, payload: float) -> float:
     """Frames per second the fastest line of *scenario* carries at *payload* bytes each."""
