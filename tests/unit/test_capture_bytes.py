@@ -167,6 +167,11 @@ def test_tshark_reads_fabric_login_and_name_server(tmp_path: Path) -> None:
     for b2b, edtov, name in flogi:
         node = nodes[names[name]]
         assert int(b2b) == node.params.bb_credit and int(edtov) == 2000
+    plogi = _tshark(capture, tmp_path, "fc.d_id", "fcels.logi.b2b", "fcels.npname",
+                    where="fcels.opcode == 0x03")
+    assert {row[0] for row in plogi} >= {"ff.ff.fc"}  # the name server, then the peers
+    for _d_id, b2b, name in plogi:
+        assert int(b2b) == nodes[names[name]].params.bb_credit
     listed = _tshark(capture, tmp_path, "fcdns.rply.portid", where="fcdns.opcode == 0x8002")
     logged_in = {int(pid, 16) for pid in (sim_result["nodes"][n]["port_id"] for n in nodes)}
     assert listed and all({int(p.replace(".", ""), 16) for p in row[0].split(",")} <= logged_in
