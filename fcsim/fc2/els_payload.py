@@ -20,7 +20,7 @@ decodes as the exchange that took place.
 
 Names: fcsim ports have no burnt-in World Wide Names; :func:`port_name` and
 :func:`node_name` derive stable ones from the node name (NAA 2 with a
-CRC-32 of the name), the form the loop builder uses for LISM.
+CRC-32 of the name); loop ports use the same Port_Name in LISM.
 """
 
 from __future__ import annotations

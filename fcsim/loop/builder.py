@@ -16,11 +16,11 @@ Port_Names (which decide the loop master) are made from the node names:
 
 from __future__ import annotations
 
-import zlib
 from dataclasses import dataclass
 from typing import Any
 
 from fcsim.engine.simulation import Simulation
+from fcsim.fc2.els_payload import port_name
 from fcsim.fc2.nport import NPort
 from fcsim.loop.al_pa import assign
 from fcsim.loop.loop import Loop
@@ -28,11 +28,6 @@ from fcsim.loop.lport import LPort
 from fcsim.scenario.model import LoopConfig, LoopPortConfig, NodeConfig
 from fcsim.topology.network import Network
 from fcsim.units import format_time
-
-
-def port_name(node: str) -> int:
-    """The 64-bit Port_Name given to the loop port of node *node*."""
-    return 0x2100_0000_0000_0000 | zlib.crc32(node.encode())
 
 
 def build_loop(sim: Simulation, nodes: tuple[NodeConfig, ...],
