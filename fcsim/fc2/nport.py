@@ -154,6 +154,7 @@ class NPort:
         self._ready: deque[Sequence] = deque()
         self._ready_classed = 0  # sequences in _ready of Class 1 or 2
         self._inbound: dict[Sequence, _Inbound] = {}
+        self._inbound_check = False
         self._rx_ids: dict[tuple[int, int], int] = {}
         self._next_rx_id = 0
         self._next_ox_id = 0
@@ -454,7 +455,9 @@ class NPort:
             if inbound is not None:
                 _unmeter(seq, inbound)
             inbound = self._inbound[seq] = _Inbound(frame.attempt, now)
-            self.sim.call_later(self.params.e_d_tov, self._inbound_timeout, (seq, inbound))
+            if not self._inbound_check:
+                self._inbound_check = True
+                self.sim.call_later(self.params.e_d_tov, self._inbound_timeout)
         inbound.last = now
         inbound.frames += 1
         inbound.payload += frame.payload_len
@@ -480,19 +483,29 @@ class NPort:
                 stats.sequences_incomplete += 1
                 _unmeter(seq, inbound)
 
-    def _inbound_timeout(self, event: object) -> None:
-        """Abandon a sequence being received that had no frame for E_D_TOV."""
-        seq, inbound = event._value  # type: ignore[attr-defined]
-        if self._inbound.get(seq) is not inbound:
-            return
+    def _inbound_timeout(self, _event: object) -> None:
+        """Abandon each sequence being received that has had no frame for E_D_TOV.
+
+        One check is pending while any sequence is being received, due at the
+        earliest deadline (last frame + E_D_TOV) or before: deadlines only move
+        later, so the check finds each sequence at its deadline or re-arms for
+        it, and a sequence that completes costs no event.
+        """
         e_d_tov = self.params.e_d_tov
-        idle = self.sim.env._now - inbound.last
-        if idle >= e_d_tov * (1 - 1e-9):
-            del self._inbound[seq]
-            self.stats.sequences_incomplete += 1
-            _unmeter(seq, inbound)
-        else:
-            self.sim.call_later(e_d_tov - idle, self._inbound_timeout, (seq, inbound))
+        now = self.sim.env._now
+        inbound_of = self._inbound
+        earliest = None
+        for seq, inbound in list(inbound_of.items()):
+            deadline = inbound.last + e_d_tov
+            if now - inbound.last >= e_d_tov * (1 - 1e-9):
+                del inbound_of[seq]
+                self.stats.sequences_incomplete += 1
+                _unmeter(seq, inbound)
+            elif earliest is None or deadline < earliest:
+                earliest = deadline
+        self._inbound_check = earliest is not None
+        if earliest is not None:
+            self.sim.call_later(earliest - now, self._inbound_timeout)
 
     def _refusal(self, frame: Frame) -> tuple[int, int] | None:
         """Why *frame* cannot be accepted, as (R_CTL of the answer, reason), or None.

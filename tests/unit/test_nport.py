@@ -73,3 +73,26 @@ def test_crossing_class1_connects_both_complete() -> None:
     assert w["ab"].stats.sequences == 3 and w["ba"].stats.sequences == 3
     assert a.connection is None and b.connection is None
     assert a.stats.connections >= 1 and b.stats.connections >= 1
+
+
+def test_received_sequences_leave_no_timer_behind() -> None:
+    """E_D_TOV is one pending check per N_Port, not one event per received
+    sequence: the event heap stays small however many sequences arrive."""
+    scenario = p2p((StreamConfig("s", "a", "b", 64, cls=3, outstanding=4),), duration=0.2)
+    sim = Simulation(scenario.run.seed)
+    net = build_point_to_point(sim, scenario.nodes, scenario.links)
+    (load,) = build_workloads(sim, scenario, net)
+    sim.run(0.2)
+    assert load.stats.sequences > 10_000
+    assert len(sim.env._queue) < 20
+
+
+def test_an_incomplete_sequence_is_abandoned_at_its_deadline() -> None:
+    """A Class 3 sequence whose last frame was lost is given up E_D_TOV after its
+    last frame arrived, while other sequences keep arriving."""
+    quick = ServiceParameters(e_d_tov=2e-3)
+    a, b, w = _run([StreamConfig("s", "a", "b", 21120, cls=3, count=400)], b=quick, ber=1e-6,
+                   duration=0.2)
+    assert b.stats.sequences_incomplete > 0
+    assert not b._inbound  # every sequence delivered or abandoned by the end
+    assert b.stats.sequences_rx + b.stats.sequences_incomplete <= 400
