@@ -25,6 +25,7 @@ switch and passed on by a cut-through one (its CRC fails at the recipient).
 
 from __future__ import annotations
 
+from bisect import bisect_left, insort
 from collections import deque
 from collections.abc import Callable
 
@@ -76,7 +77,12 @@ class SwitchStats:
 
 
 class SwitchPort:
-    """Port *index* of *switch*, owner of the link-level *port*."""
+    """Port *index* of *switch*, owner of the link-level *port*.
+
+    *pos* is its place in the switch's input order; *waiting*, the sorted
+    places of the inputs whose next frame in line (FIFO head, or head of the
+    virtual output queue) is for this output: an output looks only at those.
+    """
 
     def __init__(self, switch: Switch, index: int, port: Port) -> None:
         self.switch = switch
@@ -88,6 +94,8 @@ class SwitchPort:
         self.reserved: frozenset[int] | None = None
         self.reserved_to: SwitchPort | None = None
         self.next_input = 0
+        self.pos = -1
+        self.waiting: list[int] = []
         self._wake_pending = False
         self.queue = QueueMeter(switch.sim.env._now)
         port.owner = self
@@ -142,6 +150,7 @@ class Switch:
             raise ValueError(f"{self.name}: port {index} is already connected")
         sp = self.ports[index] = SwitchPort(self, index, port)
         self._inputs = list(self.ports.values())
+        sp.pos = len(self._inputs) - 1
         return sp
 
     def set_routing(self, routes: dict[int, list[SwitchPort]],
@@ -216,11 +225,15 @@ class Switch:
             if self.model.hold_time is not None and held.frame.cls != 1:
                 self.sim.call_later(self.model.hold_time, self._hold_expired, held)
             if self.model.virtual_output_queues:
-                inp.voq.setdefault(held.out.index, deque()).append(held)
+                queue = inp.voq.setdefault(held.out.index, deque())
+                if not queue:
+                    insort(held.out.waiting, inp.pos)
+                queue.append(held)
             else:
                 inp.fifo.append(held)
                 if len(inp.fifo) > 1:
                     return  # not at the head: its output is asked when it gets there
+                insort(held.out.waiting, inp.pos)
         held.out.port.kick()
 
     def _class1_check(self, inp: SwitchPort, out: SwitchPort, frame: Frame) -> int | None:
@@ -301,11 +314,24 @@ class Switch:
             return
         head = queue[0] is held
         queue.remove(held)
+        if head:
+            self._new_head(inp, held.out, queue)
         now = self.sim.env._now
         held.out.queue.leave(now, now - held.queued)
         self._refuse(inp, held.frame, h.R_CTL_F_BSY, h.P_BSY_NO_RESOURCES)
         if head and not self.model.virtual_output_queues and inp.fifo:
             inp.fifo[0].out.port.kick()
+
+    def _new_head(self, inp: SwitchPort, out: SwitchPort, queue: deque[_Held]) -> None:
+        """The head of *queue* (of input *inp*, whose head was for *out*) has left:
+        update which outputs *inp* waits for."""
+        if self.model.virtual_output_queues:
+            if not queue:
+                out.waiting.remove(inp.pos)
+        else:
+            out.waiting.remove(inp.pos)
+            if queue:
+                insort(queue[0].out.waiting, inp.pos)
 
     # -- output side: the crossbar ---------------------------------------------
 
@@ -315,16 +341,17 @@ class Switch:
             if held.out is out and (credit or not uses_bb_credit(held.frame)):
                 internal.remove(held)
                 return self._cross(held)
+        waiting = out.waiting
+        if not waiting:
+            return None
         now = self.sim.env._now
         inputs = self._inputs
-        n = len(inputs)
         start = out.next_input
         blocked_until = None
-        for k in range(n):
-            inp = inputs[(start + k) % n]
-            queue = inp.voq.get(out.index) if self.model.virtual_output_queues else inp.fifo
-            if not queue or queue[0].out is not out:
-                continue
+        first = bisect_left(waiting, start)  # inputs in turn from next_input, cyclically
+        for pos in waiting[first:] + waiting[:first]:
+            inp = inputs[pos]
+            queue = inp.voq[out.index] if self.model.virtual_output_queues else inp.fifo
             if inp.read_free > now:
                 blocked_until = inp.read_free if blocked_until is None else min(
                     blocked_until, inp.read_free)
@@ -333,7 +360,8 @@ class Switch:
             if not credit and uses_bb_credit(held.frame):
                 continue
             queue.popleft()
-            out.next_input = (start + k + 1) % n
+            self._new_head(inp, out, queue)
+            out.next_input = (pos + 1) % len(inputs)
             inp.read_free = (now + held.frame.chars * inp.port.char_time
                              / self.model.crossbar_speedup)
             self._free_input(inp, held.frame)
@@ -362,14 +390,7 @@ class Switch:
         return frame
 
     def _has_candidate(self, out: SwitchPort) -> bool:
-        if any(held.out is out for held in self._internal):
-            return True
-        voq = self.model.virtual_output_queues
-        for inp in self.ports.values():
-            queue = inp.voq.get(out.index) if voq else inp.fifo
-            if queue and queue[0].out is out:
-                return True
-        return False
+        return bool(out.waiting) or any(held.out is out for held in self._internal)
 
     def reset_stats(self) -> None:
         """Start a new measurement interval."""

@@ -49,17 +49,41 @@ def fabrics(draw):
                   strict=True)), isls=tuple(isls), params=params, login=draw(st.booleans()))
 
 
+class WaitingChecker:
+    """Trace sink checking, at every frame, that each switch output's list of
+    waiting inputs is exactly the inputs whose next frame in line is for it."""
+
+    def __init__(self) -> None:
+        self.switches: list = []
+        self.checks = 0
+
+    def frame(self, time, port, frame, start, end) -> None:
+        for switch in self.switches:
+            voq = switch.model.virtual_output_queues
+            for out in switch.ports.values():
+                heads = [inp.pos for inp in switch._inputs
+                         if (inp.voq.get(out.index) if voq else
+                             inp.fifo and inp.fifo[0].out is out and inp.fifo)]
+                assert out.waiting == heads
+                self.checks += 1
+
+    def primitive(self, time, port, name, start) -> None:
+        pass
+
+
 @settings(max_examples=120, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(fabrics())
 def test_credits_bounded_and_every_byte_accounted(scenario) -> None:
     sim = Simulation(1)
     checker = CreditChecker()
-    sim.sinks.append(checker)
+    waiting = WaitingChecker()
+    sim.sinks.extend((checker, waiting))
     net = build_fabric(sim, scenario)
+    waiting.switches = list(net.switches.values())
     workloads = build_workloads(sim, scenario, net)
     sim.run(scenario.run.duration)
-    assert checker.events > 0
+    assert checker.events > 0 and waiting.checks > 0
     for port in net.ports():
         assert port.current_credit() == port.credit_login
         assert port.buffers_used == 0
