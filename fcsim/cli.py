@@ -23,8 +23,8 @@ import json
 import os
 import signal
 import sys
-from collections.abc import Sequence
-from contextlib import ExitStack
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +49,8 @@ from fcsim.trace.timeline import Timeline
 from fcsim.units import UnitError, format_size, parse_size, parse_time
 from fcsim.validation.claims import load_claims
 from fcsim.validation.figures import PAPERS, figure_points, write_figures
+from fcsim.validation.store import FILE_NAME as STORE_FILE
+from fcsim.validation.store import ResultStore
 from fcsim.validation.validate import finish, select, validate
 
 REPORTS = SOURCE_ROOT / "validation" if IN_SOURCE_TREE else Path("validation-report")
@@ -127,6 +129,9 @@ def _parser() -> argparse.ArgumentParser:
                        help="record this run's statuses in validation/claims.toml")
     check.add_argument("--readme", action="store_true",
                        help="refresh the README's validation table (full runs only)")
+    check.add_argument("--no-store", action="store_true",
+                       help=f"simulate every point again, ignoring the report folder's "
+                            f"{STORE_FILE}")
     figures = commands.add_parser(
         "figures", help="simulate a paper's figures and write them as PNG",
         description="Simulate a paper's figures and write them as PNG. The full grid of "
@@ -149,6 +154,9 @@ def _parser() -> argparse.ArgumentParser:
                          help="ong-farrell: only these pairs, e.g. c110-to-c180")
     figures.add_argument("--experiments", metavar="NAME", nargs="+", default=None,
                          help="rd11: only these experiments, e.g. mem-rr")
+    figures.add_argument("--no-store", action="store_true",
+                         help=f"simulate every point again, ignoring the output folder's "
+                              f"{STORE_FILE}")
     for command in (run, draw, check, figures):  # errors show the subcommand's usage
         command.set_defaults(subparser=command)
     return parser
@@ -191,8 +199,9 @@ def _figures(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         parser.error(str(error))
     print(f"fcsim figures {args.paper}: {total} simulations", file=sys.stderr)
     out.mkdir(parents=True, exist_ok=True)
-    written = write_figures(args.paper, out, jobs=args.jobs, progress=Progress(total),
-                            **options)
+    with _store(out, args.no_store) as store:
+        written = write_figures(args.paper, out, jobs=args.jobs, progress=Progress(total),
+                                store=store, **options)
     for path in written:
         print(f"wrote {path}")
     return 0
@@ -221,10 +230,25 @@ def _validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         claims = select(load_claims(), args.quick, args.claims)
     except ValueError as error:
         parser.error(f"--claims: {error}")
-    outcomes, meta = validate(claims, args.jobs)
+    report.mkdir(parents=True, exist_ok=True)
+    with _store(report, args.no_store) as store:
+        outcomes, meta = validate(claims, args.jobs, store=store)
     meta["mode"] = "full" if full else "quick" if args.quick else "selected claims"
     return finish(outcomes, meta, report, record=args.record,
                   readme=SOURCE_ROOT / "README.md" if args.readme else None)
+
+
+@contextmanager
+def _store(folder: Path, off: bool) -> Iterator[ResultStore | None]:
+    """The result store of an output *folder* (None if *off*), closed after use."""
+    if off:
+        yield None
+        return
+    store = ResultStore(folder / STORE_FILE)
+    try:
+        yield store
+    finally:
+        store.close()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

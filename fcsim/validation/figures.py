@@ -43,6 +43,7 @@ from fcsim.scenario.loader import load_scenario
 from fcsim.scenario.model import NetperfConfig, Scenario
 from fcsim.validation.plots import METRICS, degradation_figure, netperf_figure, size_label
 from fcsim.validation.points import ROOT, Point, run_points
+from fcsim.validation.store import ResultStore
 
 PAPERS = ("ong-farrell", "rd11")
 """The papers whose figures :func:`write_figures` draws."""
@@ -137,7 +138,8 @@ def write_figures(paper: str, out: Path, *, jobs: int | None = None,
                   sockets: Sequence[int] | None = None, sizes: Sequence[int] | None = None,
                   pairs: Sequence[str] | None = None, experiments: Sequence[str] | None = None,
                   folder: Path | None = None,
-                  progress: Callable[[int, Point], None] | None = None) -> list[Path]:
+                  progress: Callable[[int, str], None] | None = None,
+                  store: ResultStore | None = None) -> list[Path]:
     """Simulate every point of *paper*'s figures on *jobs* processes (default:
     all cores) in one pool, then write the figures as PNG files into *out*;
     their paths, in figure order. The options are those of :func:`plan_figures`;
@@ -145,7 +147,7 @@ def write_figures(paper: str, out: Path, *, jobs: int | None = None,
     ``len(figure_points(...))``)."""
     plans = plan_figures(paper, folder=folder, repetitions=repetitions, length=length,
                          sockets=sockets, sizes=sizes, pairs=pairs, experiments=experiments)
-    results = run_points([p for plan in plans for p in plan.points], jobs, progress)
+    results = run_points([p for plan in plans for p in plan.points], jobs, progress, store)
     paths = []
     for plan in plans:
         path = Path(out) / plan.name

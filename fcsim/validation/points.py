@@ -11,12 +11,15 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fcsim.resources import DATA_ROOT
 from fcsim.runner import narrowed, run_once
 from fcsim.scenario.loader import load_scenario
 from fcsim.scenario.model import NetperfConfig, Scenario
+
+if TYPE_CHECKING:
+    from fcsim.validation.store import ResultStore
 
 ROOT = DATA_ROOT
 """The folder point scenario paths are relative to (the project folder in a
@@ -101,25 +104,38 @@ def default_jobs() -> int:
 
 
 def run_points(points: Iterable[Point], jobs: int | None = None,
-               progress: Callable[[int, str], None] | None = None) -> dict[Point, dict[str, Any]]:
+               progress: Callable[[int, str], None] | None = None,
+               store: ResultStore | None = None) -> dict[Point, dict[str, Any]]:
     """Results of every distinct point, run on *jobs* processes (default: all
-    cores); *progress(done, label)* after each, with the point's label."""
+    cores); *progress(done, label)* after each, with the point's label. With a
+    *store*, points it holds are not simulated again, and each new result is
+    kept in it as it arrives."""
     todo = sorted(set(points))
     jobs = jobs or default_jobs()
     results: dict[Point, dict[str, Any]] = {}
-    if jobs == 1:
+    if store is not None:
         for point in todo:
-            results[point] = run_point(point)
-            if progress:
-                progress(len(results), point.label())
+            kept = store.get(point)
+            if kept is not None:
+                results[point] = kept
+        todo = [point for point in todo if point not in results]
+
+    def arrived(point: Point, result: dict[str, Any]) -> None:
+        results[point] = result
+        if store is not None:
+            store.put(point, result)
+        if progress:
+            progress(len(results), point.label())
+
+    if jobs == 1 or len(todo) <= 1:
+        for point in todo:
+            arrived(point, run_point(point))
         return results
     # Workers ignore Ctrl-C (the terminal sends it to the whole process group):
     # the parent alone stops, and leaving the block terminates every worker.
     with multiprocessing.Pool(jobs, initializer=_workers_ignore_interrupts) as pool:
         for point, result in pool.imap_unordered(_run_pair, todo):
-            results[point] = result
-            if progress:
-                progress(len(results), point.label())
+            arrived(point, result)
     return results
 
 

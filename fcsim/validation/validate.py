@@ -28,6 +28,7 @@ from fcsim.validation.report import (
     update_readme,
     write_report,
 )
+from fcsim.validation.store import ResultStore
 
 
 def select(claims: Sequence[Claim], quick: bool = False,
@@ -53,9 +54,11 @@ def outcome(claim: Claim, verdict: Verdict) -> dict[str, Any]:
 
 
 def validate(claims: Sequence[Claim], jobs: int | None = None,
-             stream: TextIO = sys.stderr) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+             stream: TextIO = sys.stderr, store: ResultStore | None = None,
+             ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Run and judge *claims*; returns the outcomes and the run's meta data.
-    ValueError for a claim that has no check in :data:`CHECKS`."""
+    Points held by *store* are not simulated again. ValueError for a claim
+    that has no check in :data:`CHECKS`."""
     started = time.monotonic()
     unchecked = [c.id for c in claims if c.id not in CHECKS]
     if unchecked:
@@ -65,7 +68,7 @@ def validate(claims: Sequence[Claim], jobs: int | None = None,
     jobs = jobs or default_jobs()
     stream.write(f"fcsim validate: {len(claims)} claims, {len(points)} simulations "
                  f"on {jobs} processes\n")
-    results = run_points(points, jobs, Progress(len(points), stream))
+    results = run_points(points, jobs, Progress(len(points), stream), store)
     outcomes = [outcome(c, _judge(c, results)) for c in claims]
     meta = {"fcsim version": __version__,
             "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),

@@ -128,3 +128,45 @@ def test_every_experiment_file_loads_and_every_check_names_existing_points() -> 
                 (workload,) = swept
                 assert point.size in workload.send_sizes, point
                 assert point.socket is None or point.socket in workload.sockets, point
+
+
+def test_a_result_store_skips_finished_points_and_keeps_them_on_interrupt(
+        tmp_path, monkeypatch) -> None:
+    import pytest
+
+    from fcsim.validation import points as points_module
+    from fcsim.validation.points import Point, run_points
+    from fcsim.validation.store import ResultStore
+
+    wanted = [Point("scenarios/ong-farrell/line-rate.toml", repetition=r) for r in range(3)]
+    store = ResultStore(tmp_path / "results.sqlite")
+    done: list[str] = []
+
+    def stop_after_two(count: int, label: str) -> None:
+        done.append(label)
+        if count == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_points(wanted, 1, stop_after_two, store)
+    assert sum(store.get(p) is not None for p in wanted) == 2  # kept what finished
+    fresh = run_points(wanted, 1, store=store)
+    assert all(store.get(p) == fresh[p] for p in wanted)
+
+    def no_simulation(point: Point) -> dict:
+        raise AssertionError(f"{point} simulated again")
+
+    monkeypatch.setattr(points_module, "run_point", no_simulation)
+    assert run_points(wanted, 1, store=store) == fresh
+    store.close()
+
+
+def test_a_stored_result_is_keyed_by_the_simulator_and_the_scenario() -> None:
+    from fcsim.validation.points import Point
+    from fcsim.validation.store import point_key
+
+    point = Point("scenarios/ong-farrell/line-rate.toml")
+    assert point_key(point) == point_key(Point("scenarios/ong-farrell/line-rate.toml"))
+    assert point_key(point) != point_key(Point("scenarios/ong-farrell/line-rate.toml",
+                                               repetition=1))
+    assert point_key(point) != point_key(Point("scenarios/rd11/load-large-1-alone.toml"))
