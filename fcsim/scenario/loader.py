@@ -506,6 +506,12 @@ def load_scenario(path: str | os.PathLike[str]) -> Scenario:
     """Read and check the scenario file at *path*; :class:`ScenarioError` if it is
     missing, unreadable, not TOML or not a valid scenario. A UTF-8 byte-order
     mark at the start (Windows editors write one) is skipped."""
+    return scenario_from_document(read_document(path), os.fspath(path))
+
+
+def read_document(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The TOML document in the scenario file at *path*, unchecked;
+    :class:`ScenarioError` if it is missing, unreadable or not TOML."""
     file = os.fspath(path)
     try:
         with open(file, encoding="utf-8-sig", newline="") as handle:
@@ -521,6 +527,13 @@ def load_scenario(path: str | os.PathLike[str]) -> Scenario:
     except OSError as error:
         problem = "is a directory" if Path(file).is_dir() else f"cannot read ({error.strerror})"
         raise ScenarioError(file, "", problem, "a scenario file in TOML") from None
+    return data
+
+
+def scenario_from_document(data: dict[str, Any], file: str) -> Scenario:
+    """Check the TOML document *data* of scenario file *file* (named in errors;
+    model files are found relative to its folder); :class:`ScenarioError` if it
+    is not a valid scenario."""
     folder = MODEL_FOLDER.set(Path(file).parent)
     try:
         return _scenario(data, file)
