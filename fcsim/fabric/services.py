@@ -4,8 +4,10 @@ A request addressed to a well-known address is answered by the switch it
 enters, after the model's service time: FLOGI (to FFFFFE) with an ACC that
 carries the N_Port ID of the port (domain / port / 00), PLOGI to the name
 server (FFFFFC) with an ACC, and the name-server query GID_FT with the list of
-N_Port IDs that have logged in with the fabric. Answers are single Class 3
-frames sent back out of the port the request came in on.
+N_Port IDs that have logged in with the fabric. Answers are Class 3
+sequences sent back out of the port the request came in on: one frame, or
+for a GID_FT accept longer than a data field (more than 524 ports) several,
+with relative offsets.
 """
 
 from __future__ import annotations
@@ -62,16 +64,28 @@ class FabricServices:
         exchange = request.sequence.exchange  # type: ignore[union-attr]
         sim = self.switch.sim
         size = len(payload)
-        reply = Sequence(exchange, d_id, request.seq_id + 1 & 0xFF, size, 3, size,
+        reply = Sequence(exchange, d_id, request.seq_id + 1 & 0xFF, size, 3, MAX_DATA_FIELD,
                          sim.now, r_ctl, type_)
         reply.ulp = payload
         reply.f_ctl = (h.F_CTL_EXCHANGE_CONTEXT | h.F_CTL_SEQUENCE_CONTEXT
-                       | h.F_CTL_LAST_SEQUENCE | h.F_CTL_END_SEQUENCE)
+                       | h.F_CTL_RELATIVE_OFFSET)
         self.switch.stats.service_payload_out += size
-        frame = Frame(osets.SOFi3, osets.EOFt, r_ctl, d_id, request.d_id, type_, reply.f_ctl,
-                      reply.seq_id, 0, request.ox_id, 0, size, 3, None, 0, 0, 0, reply)
+        frames = []
+        for cnt in range(reply.n_frames):  # a long accept (GID_FT of many ports) spans frames
+            offset = cnt * MAX_DATA_FIELD
+            last = cnt == reply.n_frames - 1
+            f_ctl = reply.f_ctl | (h.F_CTL_LAST_SEQUENCE | h.F_CTL_END_SEQUENCE if last else 0)
+            frames.append(Frame(
+                osets.SOFi3 if cnt == 0 else osets.SOFn3, osets.EOFt if last else osets.EOFn,
+                r_ctl, d_id, request.d_id, type_, f_ctl, reply.seq_id, cnt, request.ox_id, 0,
+                min(MAX_DATA_FIELD, size - offset), 3, None, offset, 0, 0, reply))
+
+        def send(_event: object = None) -> None:
+            for frame in frames:
+                self.switch.send_from(inp, frame)
+
         delay = self.switch.model.service_time
         if delay > 0:
-            sim.call_later(delay, lambda _e: self.switch.send_from(inp, frame))
+            sim.call_later(delay, send)
         else:
-            self.switch.send_from(inp, frame)
+            send()

@@ -64,3 +64,31 @@ def test_login_takes_three_service_round_trips_and_can_be_off() -> None:
     net, _, seen = _run(login=False)
     assert net.nodes["h"].ready_at == 0.0
     assert all(d not in (FABRIC_LOGIN, NAME_SERVER) for _, _, d, _, _ in seen)
+
+
+def test_a_name_server_answer_longer_than_a_frame_spans_frames() -> None:
+    """GID_FT of 600 N_Ports (16 + 4 x 600 bytes) is one sequence of two frames
+    with relative offsets; every N_Port logs in and its workload runs."""
+    import dataclasses
+
+    model = dataclasses.replace(load_switch_model("generic-nonblocking"), ports=250)
+    nodes = {f"n{i}": f"s{i // 200}:{i % 200}" for i in range(600)}
+    scenario = fabric(nodes, (StreamConfig("s", "n0", "n599", 1024, count=1),),
+                      duration=2e-3, switches={f"s{j}": model for j in range(3)},
+                      isls=(("s0:240", "s1:241"), ("s1:240", "s2:241")))
+    sim = Simulation(1)
+    accepts = []
+
+    class Accepts(Frames):
+        def frame(self, time, port, frame, start, end) -> None:
+            if frame.type == h.TYPE_CT and frame.r_ctl == h.R_CTL_SOLICITED_CONTROL:
+                accepts.append((frame.seq_cnt, frame.parameter, frame.data_len))
+
+    sim.sinks.append(Accepts())
+    net = build_fabric(sim, scenario)
+    (load,) = build_workloads(sim, scenario, net)
+    sim.run(scenario.run.duration)
+    assert all(node.ready_at is not None for node in net.nodes.values())
+    assert load.stats.sequences == 1
+    size = 16 + 4 * 600
+    assert (0, 0, 2112) in accepts and (1, 2112, size - 2112) in accepts
