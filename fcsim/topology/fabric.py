@@ -105,10 +105,11 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
     directory: set[int] = set()
     for switch in net.switches.values():
         switch.services = FabricServices(switch, directory)
-    for node in net.nodes.values():
-        for peer in net.nodes.values():
-            if peer is not node:
-                node.login(peer)
+    # N_Ports log in with the peers they exchange with (both ways): the work of
+    # a fabric of thousands of N_Ports grows with its traffic, not its size squared
+    pairs = {(w.source, w.destination) for w in scenario.workloads}
+    for a, b in pairs | {(b, a) for a, b in pairs}:
+        net.nodes[a].login(net.nodes[b])
     net.addresses = {name: node.port_id for name, node in net.nodes.items()}
     if scenario.run.login:
         for name, node in net.nodes.items():
