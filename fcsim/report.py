@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from fcsim.units import format_bytes_rate, format_rate, format_size, format_time
@@ -106,30 +107,38 @@ def _details(results: dict[str, Any]) -> list[str]:
         if sender["rejected"] or sender["aborted"]:
             lines.append(f"    sender: {sender['rejected']} rejected, "
                          f"{sender['aborted']} aborted sequences")
-    lines += ["", "links (first repetition)"]
-    for name, link in first["links"].items():
+    links, note = _busiest(first["links"], lambda link: max(
+        (d["utilisation"] for d in link["directions"].values()), default=0.0))
+    lines += ["", "links (first repetition)" + note]
+    for name, link in links:
         lines.append(f"  {name}: {link['speed']}, {link['length_m']:g} m")
         for direction, d in link["directions"].items():
             lines.append(
                 f"    {direction}: utilisation {100 * d['utilisation']:.2f} %, "
                 f"{d['frames']} frames, credit wait {100 * d['credit_wait_fraction']:.2f} % "
                 f"({d['credit_stalls']} stalls), {d['r_rdy']} R_RDY, {d['errors']} errors")
-    for name, sw in first.get("switches", {}).items():
-        if name == next(iter(first["switches"])):
-            lines += ["", "switches (first repetition)"]
+    switches, note = _busiest(first.get("switches", {}), lambda sw: sw["frames_forwarded"])
+    if switches:
+        lines += ["", "switches (first repetition)" + note]
+    for name, sw in switches:
         lines.append(
             f"  {name} (domain {sw['domain']}, {sw['model']}): {sw['frames_forwarded']} frames "
             f"forwarded, {sw['f_bsy']} F_BSY, {sw['f_rjt']} F_RJT, {sw['discarded']} discarded")
-        for index, q in sw["output_queues"].items():
-            if q["frames"]:
-                wait, length = q["wait_s"], q["length"]
-                lines.append(
-                    f"    output {index}: {q['frames']} frames queued, wait mean "
-                    f"{format_time(wait['mean'])} p99 {format_time(wait['p99'])} max "
-                    f"{format_time(wait['max'])}; queue length mean {length['mean']:.2f} "
-                    f"p99 {length['p99']} max {length['max']} frames")
-    lines += ["", "ports (first repetition)"]
-    for name, n in first["nodes"].items():
+        used = {i: q for i, q in sw["output_queues"].items() if q["frames"]}
+        outputs, _ = _busiest(used, lambda q: q["wait_s"]["mean"], OUTPUTS_SHOWN)
+        for index, q in outputs:
+            wait, length = q["wait_s"], q["length"]
+            lines.append(
+                f"    output {index}: {q['frames']} frames queued, wait mean "
+                f"{format_time(wait['mean'])} p99 {format_time(wait['p99'])} max "
+                f"{format_time(wait['max'])}; queue length mean {length['mean']:.2f} "
+                f"p99 {length['p99']} max {length['max']} frames")
+        if len(used) > len(outputs):
+            lines.append(f"    ({len(used) - len(outputs)} more outputs with shorter waits "
+                         "in --json)")
+    ports, note = _busiest(first["nodes"], lambda n: n["data_frames_tx"] + n["data_frames_rx"])
+    lines += ["", "ports (first repetition)" + note]
+    for name, n in ports:
         lines.append(
             f"  {name} ({n['port_id']}): data {n['data_frames_tx']} tx / {n['data_frames_rx']} rx, "
             f"ACK {n['acks_tx']} tx / {n['acks_rx']} rx, busy {n['busy_tx']} tx / "
@@ -139,6 +148,22 @@ def _details(results: dict[str, Any]) -> list[str]:
     if "loop" in first:
         lines += _loop_text(first)
     return lines
+
+
+SHOWN = 20
+"""Links, switches or ports the summary lists at most; the JSON has them all."""
+OUTPUTS_SHOWN = 5
+"""Switch output queues listed per switch at most (the longest mean waits)."""
+
+
+def _busiest(entries: dict[str, Any], load: Callable[[Any], float], most: int = SHOWN,
+             ) -> tuple[list[tuple[str, Any]], str]:
+    """The entries to list and a note for their heading: all *entries* in order
+    if at most *most*, otherwise the *most* busiest by *load*."""
+    if len(entries) <= most:
+        return list(entries.items()), ""
+    shown = sorted(entries.items(), key=lambda item: load(item[1]), reverse=True)[:most]
+    return shown, f": the {most} busiest of {len(entries)} (all in --json)"
 
 
 def _loop_text(rep: dict[str, Any]) -> list[str]:
