@@ -86,6 +86,7 @@ class Netperf:
         self.began: float | None = None
         self.ends = 0.0
         self._pending = 0
+        self._cpu: list[tuple[float, float]] = []  # (local, remote) busy time at start, end
         sim.call_later(start, self._connect)
 
     def _connect(self, _event: object) -> None:
@@ -101,9 +102,15 @@ class Netperf:
         self.remote.listen()
         self.local.connect(self.remote, self._connected)
 
+    def _cpu_sample(self, _event: object = None) -> None:
+        """Processor time of both hosts now, s (netperf's -c and -C samples)."""
+        self._cpu.append((self.local_host.cpu.total_busy, self.remote_host.cpu.total_busy))
+
     def _connected(self) -> None:
         self.began = self.sim.now
         self.ends = self.began + self.options.length
+        self._cpu_sample()
+        self.sim.call_later(self.options.length, self._cpu_sample)
         if self.options.test == "TCP_STREAM":
             self._send()
             self._receive()
@@ -185,4 +192,23 @@ class Netperf:
             out["transactions"] = self.transactions
             out["transactions_per_s"] = rate
             out["round_trip_s"] = 1 / rate if rate else None
+        out.update(self._cpu_figures())
+        return out
+
+    def _cpu_figures(self) -> dict[str, float | None]:
+        """netperf -c -C: each host's processor utilisation over the test (every
+        process, background load included, as the OS counters netperf reads
+        show it) and its service demand, microseconds of processor per KB
+        moved (stream tests) or per transaction (TCP_RR), as netperf computes
+        them for a one-processor host."""
+        if len(self._cpu) < 2:
+            return {"local_cpu_utilisation": None, "remote_cpu_utilisation": None,
+                    "local_service_demand_us": None, "remote_service_demand_us": None}
+        (local0, remote0), (local1, remote1) = self._cpu[:2]
+        length = self.options.length
+        units = self.transactions if self.options.test == "TCP_RR" else self.bytes / 1024
+        out: dict[str, float | None] = {}
+        for side, used in (("local", local1 - local0), ("remote", remote1 - remote0)):
+            out[f"{side}_cpu_utilisation"] = used / length
+            out[f"{side}_service_demand_us"] = used * 1e6 / units if units else None
         return out

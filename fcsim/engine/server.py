@@ -13,12 +13,14 @@ from fcsim.engine.simulation import Simulation
 
 class Server:
     """Serves work items one at a time; level 0 before level 1 and so on
-    (not preemptive). *busy_time* sums the time spent serving, s."""
+    (not preemptive). *busy_time* sums the time spent serving in the measured
+    interval, s; *total_busy* since the start, never reset (for tools that
+    time their own interval, as netperf does)."""
 
     def __init__(self, sim: Simulation, name: str, levels: int = 1) -> None:
         self.sim = sim
         self.name = name
-        self.busy_time = 0.0
+        self.busy_time = self.total_busy = 0.0
         self._queues: tuple[deque[tuple[float, Callable[[], None] | None]], ...] = tuple(
             deque() for _ in range(levels))
         self._busy = False
@@ -36,6 +38,7 @@ class Server:
                 duration, done = queue.popleft()
                 self._busy = True
                 self.busy_time += duration
+                self.total_busy += duration
                 self.sim.call_later(duration, self._done, done)
                 return
         self._busy = False

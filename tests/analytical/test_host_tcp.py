@@ -162,3 +162,25 @@ def test_iperf_parallel_flows_share_the_link() -> None:
     link = 8 * speed_named("266M").char_rate / 1e6
     assert 0.85 * link < sum(flows) < link
     assert max(flows) / min(flows) < 1.2
+
+
+def test_netperf_cpu_figures_see_the_work_and_the_background_load() -> None:
+    """netperf -c -C: utilisation over the test, every process included, and the
+    service demand that goes with it (us of processor per transaction)."""
+    import dataclasses
+    from pathlib import Path
+
+    from fcsim.runner import run_once
+    from fcsim.scenario.loader import load_scenario
+
+    scenario = load_scenario(Path(__file__).resolve().parents[2] / "scenarios"
+                             / "netperf-tcp-rr.toml")
+    quiet = run_once(scenario, 1)["netperf"]["rr"]
+    loaded_nodes = tuple(dataclasses.replace(n, background_load=0.3) if n.name == "server"
+                         else n for n in scenario.nodes)
+    loaded = run_once(dataclasses.replace(scenario, nodes=loaded_nodes), 1)["netperf"]["rr"]
+    assert 0 < quiet["local_cpu_utilisation"] < 1
+    assert loaded["remote_cpu_utilisation"] >= 0.3
+    assert loaded["remote_cpu_utilisation"] > quiet["remote_cpu_utilisation"] + 0.1
+    assert abs(quiet["local_cpu_utilisation"] - quiet["local_service_demand_us"] * 1e-6
+               * quiet["transactions_per_s"]) < 1e-9
