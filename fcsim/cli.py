@@ -33,7 +33,7 @@ from fcsim.output import OutputError, check_file, check_folder, open_output, sam
 from fcsim.progress import Progress
 from fcsim.report import summary_text
 from fcsim.resources import IN_SOURCE_TREE, SOURCE_ROOT
-from fcsim.runner import run_scenario, sweep_points
+from fcsim.runner import run_once, run_scenario, sweep_points
 from fcsim.scenario.loader import ScenarioError, load_scenario
 from fcsim.scenario.model import Scenario
 from fcsim.scenario.work import (
@@ -44,6 +44,7 @@ from fcsim.scenario.work import (
     wall_time,
 )
 from fcsim.topology.drawing import FORMATS, draw_topology
+from fcsim.trace.ladder import Enough, Ladder, draw_ladder, ladder_text
 from fcsim.trace.pcap import PcapWriter
 from fcsim.trace.timeline import Timeline
 from fcsim.units import UnitError, format_size, parse_size, parse_time
@@ -157,7 +158,20 @@ def _parser() -> argparse.ArgumentParser:
     figures.add_argument("--no-store", action="store_true",
                          help=f"simulate every point again, ignoring the output folder's "
                               f"{STORE_FILE}")
-    for command in (run, draw, check, figures):  # errors show the subcommand's usage
+    explain = commands.add_parser(
+        "explain", help="a ladder diagram of the first events of a run (text, SVG or PNG)")
+    explain.add_argument("scenario", metavar="FILE", help="scenario file (TOML)")
+    explain.add_argument("--events", metavar="N", type=_positive, default=40,
+                         help="how many frames and ordered sets (default: 40)")
+    explain.add_argument("--until", metavar="TIME", type=_time, default=None,
+                         help="only events that start by this simulated time, e.g. '50 us'")
+    explain.add_argument("--ports", metavar="PORT", nargs="+", default=(),
+                         help="only events sent or received by these ports (node names, "
+                              "'switch:port')")
+    explain.add_argument("-o", "--output", metavar="IMAGE",
+                         help="draw into an .svg or .png file (default: text on standard "
+                              "output)")
+    for command in (run, draw, check, figures, explain):  # errors show their own usage
         command.set_defaults(subparser=command)
     return parser
 
@@ -279,6 +293,8 @@ def _main(argv: Sequence[str] | None) -> int:
         return _validate(command, args)
     if args.command == "figures":
         return _figures(command, args)
+    if args.command == "explain":
+        return _explain(command, args)
     return _run(command, args)
 
 
@@ -331,6 +347,36 @@ def _affordable(scenario: Scenario, args: argparse.Namespace) -> bool:
         print(f"fcsim: {scenario.source}: up to {work.frames:.3g} frames and arrivals: this "
               f"may take up to {wall_time(work.frames)}", file=sys.stderr)
     return True
+
+
+def _explain(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    output = Path(args.output) if args.output else None
+    if output is not None and output.suffix.lower() not in FORMATS:
+        parser.error(f"--output: given {str(output)!r}; an image file ending in "
+                     f"{' or '.join(FORMATS)}")
+    target = check_file("--output", output) if output is not None else None
+    scenario = _load(args.scenario)
+    if scenario is None:
+        return 2
+    points = sweep_points(scenario)
+    first = points[0][1] if points else scenario
+    ladder = Ladder(args.events, args.until if args.until is not None else float("inf"),
+                    tuple(args.ports))
+    try:
+        run_once(first, first.run.seed, [ladder])
+    except Enough:
+        pass
+    if not ladder.rungs:
+        print("fcsim: no event matched (check --ports and --until)", file=sys.stderr)
+        return 1
+    if target is None:
+        ladder_text(ladder.rungs, sys.stdout)
+        return 0
+    with open_output(target, "wb") as handle:
+        draw_ladder(ladder.rungs, handle, target.suffix.lower(),
+                    f"{scenario.name}: the first {len(ladder.rungs)} events")
+    print(f"wrote {output}")
+    return 0
 
 
 def _load(path: str) -> Scenario | None:
