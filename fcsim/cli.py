@@ -33,7 +33,7 @@ from fcsim.output import OutputError, check_file, check_folder, open_output, sam
 from fcsim.progress import Progress
 from fcsim.report import summary_text
 from fcsim.resources import IN_SOURCE_TREE, SOURCE_ROOT
-from fcsim.runner import run_once, run_scenario, sweep_points
+from fcsim.runner import SLICES, run_once, run_scenario, sweep_points
 from fcsim.scenario.loader import ScenarioError, load_scenario
 from fcsim.scenario.model import Scenario
 from fcsim.scenario.work import (
@@ -321,8 +321,8 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             sinks.append(Timeline(sys.stdout))
         elif trace is not None:
             sinks.append(Timeline(stack.enter_context(open_output(trace, "w"))))
-        points = len(sweep_points(scenario))
-        progress = Progress(points) if points and sys.stderr.isatty() else None
+        steps = len(sweep_points(scenario)) or scenario.run.repetitions * SLICES
+        progress = Progress(steps) if sys.stderr.isatty() else None
         results = run_scenario(scenario, sinks, progress)
     if writer is not None and writer.left_out:
         print(f"fcsim: --pcap: stopped at {format_size(args.pcap_limit)} (--pcap-limit); "

@@ -77,8 +77,14 @@ def build_iperf(sim: Simulation, scenario: Scenario, hosts: dict[str, Host]) -> 
                                       if isinstance(w, IperfConfig))]
 
 
-def run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink] = ()) -> dict[str, Any]:
-    """One repetition with *seed*; *sinks* receive every link event."""
+SLICES = 50
+"""Steps in which a run reports its progress, when asked to."""
+
+
+def run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink] = (),
+             progress: Callable[[float], None] | None = None) -> dict[str, Any]:
+    """One repetition with *seed*; *sinks* receive every link event;
+    *progress(simulated_time)* is called at :data:`SLICES` points of the run."""
     sim = Simulation(seed)
     sim.sinks.extend(sinks)
     net = BUILDERS[scenario.topology](sim, scenario)
@@ -94,7 +100,14 @@ def run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink] = ()) -> 
             w.stats.reset()
         for host in hosts.values():
             host.reset_stats()
+    if progress is not None:  # a report at each step, an event that changes nothing
+        for k in range(1, SLICES):
+            at = run.duration * k / SLICES - sim.now
+            if at >= 0:
+                sim.call_later(at, lambda event: progress(sim.now))
     sim.run(run.duration)
+    if progress is not None:
+        progress(sim.now)
     interval = run.duration - run.warmup
     out: dict[str, Any] = {
         "seed": seed,
@@ -173,10 +186,19 @@ def sweep_points(scenario: Scenario) -> list[tuple[dict[str, int], Scenario]]:
     return []
 
 
-def _repeat(scenario: Scenario, sinks: Sequence[TraceSink]) -> dict[str, Any]:
+def _repeat(scenario: Scenario, sinks: Sequence[TraceSink],
+            progress: Callable[[int, str], None] | None = None) -> dict[str, Any]:
+    """Every repetition of *scenario*; *progress(done, label)* in steps of
+    :data:`SLICES` per repetition."""
     run = scenario.run
-    reps = [run_once(scenario, run.seed + i, sinks if i == 0 else ())
-            for i in range(run.repetitions)]
+    reps = []
+    for i in range(run.repetitions):
+        def step(now: float, i: int = i) -> None:
+            done = i * SLICES + round(now / run.duration * SLICES)
+            progress(done, f"repetition {i + 1}, {format_time(now)} of "  # type: ignore[misc]
+                     f"{format_time(run.duration)} simulated")
+        reps.append(run_once(scenario, run.seed + i, sinks if i == 0 else (),
+                             step if progress is not None else None))
     return {"summary": summarise(reps), "repetitions": reps}
 
 
@@ -189,8 +211,9 @@ def run_scenario(
 
     A netperf sweep gives one entry in ``points`` per socket and send size,
     each with its own summary and repetitions; *progress(done, label)* is
-    called after each point. Trace *sinks* see the first repetition only (of
-    the first point).
+    called after each point (for a single run, :data:`SLICES` times per
+    repetition). Trace *sinks* see the first repetition only (of the first
+    point).
     """
     run = scenario.run
     out: dict[str, Any] = {
@@ -202,7 +225,7 @@ def run_scenario(
     }
     points = sweep_points(scenario)
     if not points:
-        return {**out, **_repeat(scenario, sinks)}
+        return {**out, **_repeat(scenario, sinks, progress)}
     out["points"] = []
     for i, (point, narrow) in enumerate(points):
         out["points"].append({**point, **_repeat(narrow, sinks if i == 0 else ())})

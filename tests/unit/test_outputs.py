@@ -236,3 +236,16 @@ def test_a_sweep_shows_progress_on_a_terminal_only(tmp_path: Path, monkeypatch,
     assert main(["run", str(path), "--json"]) == 0
     shown = terminal.getvalue()
     assert "[8/8] 100%" in shown and "socket 262144 send size 32768" in shown
+
+
+def test_a_long_run_shows_its_simulated_time_on_a_terminal(tmp_path: Path, monkeypatch,
+                                                           capsys) -> None:
+    path = _scenario(tmp_path, duration="2 ms")
+    assert main(["run", str(path), "--json"]) == 0
+    piped = capsys.readouterr()
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert main(["run", str(path), "--json"]) == 0
+    assert capsys.readouterr().out == piped.out  # the results do not depend on it
+    shown = terminal.getvalue()
+    assert "repetition 1, 2.000 ms of 2.000 ms simulated" in shown and "100%" in shown
