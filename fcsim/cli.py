@@ -23,16 +23,15 @@ import json
 import os
 import signal
 import sys
-from collections.abc import Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from collections.abc import Sequence
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 from fcsim import __version__
-from fcsim.output import OutputError, check_file, check_folder, open_output, same_file
+from fcsim.output import OutputError, check_file, open_output, same_file
 from fcsim.progress import Progress
 from fcsim.report import summary_text
-from fcsim.resources import IN_SOURCE_TREE, SOURCE_ROOT
 from fcsim.runner import SLICES, run_once, run_scenario, sweep_points
 from fcsim.scenario.loader import ScenarioError, load_scenario
 from fcsim.scenario.model import Scenario
@@ -48,20 +47,14 @@ from fcsim.trace.ladder import Enough, Ladder, draw_ladder, ladder_text
 from fcsim.trace.pcap import PcapWriter
 from fcsim.trace.timeline import Timeline
 from fcsim.units import UnitError, format_size, parse_size, parse_time
-from fcsim.validation.claims import load_claims
-from fcsim.validation.figures import PAPERS, figure_points, write_figures
-from fcsim.validation.store import FILE_NAME as STORE_FILE
-from fcsim.validation.store import ResultStore
-from fcsim.validation.validate import finish, select, validate
-
-REPORTS = SOURCE_ROOT / "validation" if IN_SOURCE_TREE else Path("validation-report")
-"""Where ``fcsim validate`` reports by default: ``validation/`` in a source
-checkout, ``validation-report/`` in the current folder for an installed fcsim."""
-REPORT_DIR = REPORTS / "report"
-"""The report of a full run."""
-PARTIAL_REPORT_DIR = REPORTS / "report-partial"
-"""The report of a quick run or of selected claims."""
-
+from fcsim.validation.commands import (
+    PARTIAL_REPORT_DIR,
+    REPORT_DIR,
+    STORE_FILE,
+    figures_command,
+    validate_command,
+)
+from fcsim.validation.figures import PAPERS
 
 DEFAULT_PCAP_LIMIT = 1 << 30
 """Bytes a ``--pcap`` file may reach before writing stops (``--pcap-limit``)."""
@@ -203,24 +196,6 @@ def _size(text: str) -> int:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
-def _figures(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    out = check_folder("--output", args.output)
-    options = {"repetitions": args.repetitions, "length": args.length, "sockets": args.sockets,
-               "sizes": args.sizes, "pairs": args.pairs, "experiments": args.experiments}
-    try:
-        total = len(figure_points(args.paper, **options))
-    except (ValueError, FileNotFoundError) as error:
-        parser.error(str(error))
-    print(f"fcsim figures {args.paper}: {total} simulations", file=sys.stderr)
-    out.mkdir(parents=True, exist_ok=True)
-    with _store(out, args.no_store) as store:
-        written = write_figures(args.paper, out, jobs=args.jobs, progress=Progress(total),
-                                store=store, **options)
-    for path in written:
-        print(f"wrote {path}")
-    return 0
-
-
 def _positive(text: str) -> int:
     try:
         value = int(text)
@@ -229,40 +204,6 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}")
     return value
-
-
-def _validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    if args.readme and (args.quick or args.claims):
-        parser.error("--readme: the README table comes from a full run (no --quick, --claims)")
-    full = not (args.quick or args.claims)
-    if (args.record or args.readme) and not IN_SOURCE_TREE:
-        parser.error("--record and --readme write the project's files: run them from a "
-                     "source checkout (pip install -e .)")
-    report = check_folder("--report", args.report or (REPORT_DIR if full else
-                                                      PARTIAL_REPORT_DIR))
-    try:
-        claims = select(load_claims(), args.quick, args.claims)
-    except ValueError as error:
-        parser.error(f"--claims: {error}")
-    report.mkdir(parents=True, exist_ok=True)
-    with _store(report, args.no_store) as store:
-        outcomes, meta = validate(claims, args.jobs, store=store)
-    meta["mode"] = "full" if full else "quick" if args.quick else "selected claims"
-    return finish(outcomes, meta, report, record=args.record,
-                  readme=SOURCE_ROOT / "README.md" if args.readme else None)
-
-
-@contextmanager
-def _store(folder: Path, off: bool) -> Iterator[ResultStore | None]:
-    """The result store of an output *folder* (None if *off*), closed after use."""
-    if off:
-        yield None
-        return
-    store = ResultStore(folder / STORE_FILE)
-    try:
-        yield store
-    finally:
-        store.close()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -290,9 +231,9 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.command == "topology":
         return _topology(command, args)
     if args.command == "validate":
-        return _validate(command, args)
+        return validate_command(command, args)
     if args.command == "figures":
-        return _figures(command, args)
+        return figures_command(command, args)
     if args.command == "explain":
         return _explain(command, args)
     return _run(command, args)

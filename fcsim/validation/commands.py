@@ -1,0 +1,84 @@
+"""The ``fcsim validate`` and ``fcsim figures`` commands: a paper's claims and
+figures from simulation, with their report or output folder and result store
+(the command line itself is :mod:`fcsim.cli`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from fcsim.output import check_folder
+from fcsim.progress import Progress
+from fcsim.resources import IN_SOURCE_TREE, SOURCE_ROOT
+from fcsim.validation.claims import load_claims
+from fcsim.validation.figures import figure_points, write_figures
+from fcsim.validation.store import FILE_NAME as STORE_FILE
+from fcsim.validation.store import ResultStore
+from fcsim.validation.validate import finish, select, validate
+
+REPORTS = SOURCE_ROOT / "validation" if IN_SOURCE_TREE else Path("validation-report")
+"""Where ``fcsim validate`` reports by default: ``validation/`` in a source
+checkout, ``validation-report/`` in the current folder for an installed fcsim."""
+REPORT_DIR = REPORTS / "report"
+"""The report of a full run."""
+PARTIAL_REPORT_DIR = REPORTS / "report-partial"
+"""The report of a quick run or of selected claims."""
+
+
+def figures_command(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """``fcsim figures``: simulate a paper's figures (resuming from the output
+    folder's result store) and write them; the exit status."""
+    out = check_folder("--output", args.output)
+    options = {"repetitions": args.repetitions, "length": args.length, "sockets": args.sockets,
+               "sizes": args.sizes, "pairs": args.pairs, "experiments": args.experiments}
+    try:
+        total = len(figure_points(args.paper, **options))
+    except (ValueError, FileNotFoundError) as error:
+        parser.error(str(error))
+    print(f"fcsim figures {args.paper}: {total} simulations", file=sys.stderr)
+    out.mkdir(parents=True, exist_ok=True)
+    with _store(out, args.no_store) as store:
+        written = write_figures(args.paper, out, jobs=args.jobs, progress=Progress(total),
+                                store=store, **options)
+    for path in written:
+        print(f"wrote {path}")
+    return 0
+
+
+def validate_command(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """``fcsim validate``: run and judge the claims, write the report; the exit
+    status (1 on a regression)."""
+    if args.readme and (args.quick or args.claims):
+        parser.error("--readme: the README table comes from a full run (no --quick, --claims)")
+    full = not (args.quick or args.claims)
+    if (args.record or args.readme) and not IN_SOURCE_TREE:
+        parser.error("--record and --readme write the project's files: run them from a "
+                     "source checkout (pip install -e .)")
+    report = check_folder("--report", args.report or (REPORT_DIR if full else
+                                                      PARTIAL_REPORT_DIR))
+    try:
+        claims = select(load_claims(), args.quick, args.claims)
+    except ValueError as error:
+        parser.error(f"--claims: {error}")
+    report.mkdir(parents=True, exist_ok=True)
+    with _store(report, args.no_store) as store:
+        outcomes, meta = validate(claims, args.jobs, store=store)
+    meta["mode"] = "full" if full else "quick" if args.quick else "selected claims"
+    return finish(outcomes, meta, report, record=args.record,
+                  readme=SOURCE_ROOT / "README.md" if args.readme else None)
+
+
+@contextmanager
+def _store(folder: Path, off: bool) -> Iterator[ResultStore | None]:
+    """The result store of an output *folder* (None if *off*), closed after use."""
+    if off:
+        yield None
+        return
+    store = ResultStore(folder / STORE_FILE)
+    try:
+        yield store
+    finally:
+        store.close()
