@@ -61,12 +61,22 @@ DEFAULT_PCAP_LIMIT = 1 << 30
 
 
 class PcapSink:
-    """Trace sink that stamps each frame with the time its EOF left the sender."""
+    """Trace sink that stamps each frame with the time its EOF left the sender.
 
-    def __init__(self, writer: PcapWriter) -> None:
+    *ports*: capture only the cables of these ports (frames they send or
+    receive), as an analyzer is put on a cable; empty: every frame on every
+    link (a frame crossing a switch is then written once per link).
+    """
+
+    def __init__(self, writer: PcapWriter, ports: frozenset[str] = frozenset()) -> None:
         self.writer = writer
+        self.ports = ports
 
     def frame(self, time: float, port: Any, frame: Any, start: float, end: float) -> None:
+        ports = self.ports
+        if ports and port.name not in ports and (port.peer is None
+                                                 or port.peer.name not in ports):
+            return
         self.writer.write(end, frame)
 
     def primitive(self, time: float, port: Any, name: str, start: float) -> None:
@@ -91,6 +101,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print results as JSON")
     run.add_argument("--pcap", metavar="FILE",
                      help="write every frame of the first repetition to a libpcap file")
+    run.add_argument("--pcap-ports", metavar="PORT", nargs="+", default=(),
+                     help="capture only the cables of these ports (node names, "
+                          "'switch:port'), as an analyzer on a cable (default: every link)")
     run.add_argument("--pcap-limit", metavar="SIZE", type=_size, default=DEFAULT_PCAP_LIMIT,
                      help="stop writing the pcap file at this size, as tcpdump -C caps a "
                           "file (default: 1 GiB)")
@@ -244,6 +257,8 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         parser.error("--trace to standard output would mix with --json; give --trace FILE")
     pcap = check_file("--pcap", args.pcap) if args.pcap else None
     trace = check_file("--trace", args.trace) if args.trace not in (None, "-") else None
+    if args.pcap_ports and pcap is None:
+        parser.error("--pcap-ports: give --pcap FILE too")
     if pcap is not None and trace is not None and same_file(pcap, trace):
         parser.error(f"--pcap and --trace name the same file {args.pcap!r}; give two files")
     scenario = _load(args.scenario)
@@ -257,7 +272,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         if pcap is not None:
             handle = stack.enter_context(open_output(pcap, "wb"))
             writer = stack.enter_context(PcapWriter(handle, limit=args.pcap_limit))
-            sinks.append(PcapSink(writer))
+            sinks.append(PcapSink(writer, frozenset(args.pcap_ports)))
         if args.trace == "-":
             sinks.append(Timeline(sys.stdout))
         elif trace is not None:

@@ -179,3 +179,24 @@ def test_tshark_reads_fabric_login_and_name_server(tmp_path: Path) -> None:
     assert _tshark(capture, tmp_path, "fcdns.opcode", where="fcdns.opcode == 0x0171")
     assert _tshark(capture, tmp_path, "frame.number", where="_ws.malformed") == []
 
+
+
+@needs_tshark
+def test_a_capture_on_one_cable_has_each_frame_once(tmp_path: Path) -> None:
+    """--pcap-ports puts the analyzer on one N_Port's cable: a fabric frame is
+    written once, so tshark reassembles no frame twice."""
+    from fcsim.cli import main
+
+    text = (ROOT / "scenarios" / "fabric-16-port-switch.toml").read_text()
+    path = tmp_path / "fabric.toml"
+    path.write_text(text.replace('duration = "50 ms"', 'duration = "5 ms"'))
+    everything, one = tmp_path / "all.pcap", tmp_path / "one.pcap"
+    assert main(["run", str(path), "--json", "--pcap", str(everything)]) == 0
+    scenario = load_scenario(path)
+    node = scenario.nodes[0].name
+    assert main(["run", str(path), "--json", "--pcap", str(one), "--pcap-ports", node]) == 0
+    rows = _tshark(one, tmp_path, "fc.s_id", "fc.d_id")
+    assert 0 < len(rows) < len(_tshark(everything, tmp_path, "fc.s_id"))
+    ids = _tshark(one, tmp_path, "fc.s_id", where="fcels.opcode == 0x04")
+    assert len(ids) == 1  # the node's own FLOGI, once
+    assert _tshark(one, tmp_path, "frame.number", where="_ws.expert.severity >= 6291456") == []
