@@ -29,9 +29,17 @@ from pathlib import Path
 from typing import Any
 
 from fcsim import __version__
-from fcsim.output import OutputError, check_file, open_output, same_file
+from fcsim.output import (
+    OutputError,
+    check_file,
+    check_folder,
+    open_output,
+    same_file,
+    write_output,
+)
 from fcsim.progress import Progress
 from fcsim.report import summary_text
+from fcsim.run_report import run_page
 from fcsim.runner import SLICES, run_once, run_scenario, sweep_points
 from fcsim.scenario.loader import ScenarioError, load_scenario
 from fcsim.scenario.model import Scenario
@@ -46,6 +54,7 @@ from fcsim.topology.drawing import FORMATS, draw_topology
 from fcsim.trace.ladder import Enough, Ladder, draw_ladder, ladder_text
 from fcsim.trace.pcap import PcapWriter
 from fcsim.trace.timeline import Timeline
+from fcsim.trace.timeseries import TimeSeries
 from fcsim.units import UnitError, format_size, parse_size, parse_time
 from fcsim.validation.commands import (
     PARTIAL_REPORT_DIR,
@@ -109,6 +118,9 @@ def _parser() -> argparse.ArgumentParser:
                           "file (default: 1 GiB)")
     run.add_argument("--trace", metavar="FILE", nargs="?", const="-",
                      help="write the protocol-analyzer timeline (default: standard output)")
+    run.add_argument("--report", metavar="DIR",
+                     help="also write a self-contained HTML run report, DIR/index.html: "
+                          "summary, topology and plots over time")
     run.add_argument("--max-frames", metavar="N", type=_count, default=DEFAULT_MAX_FRAMES,
                      help="refuse a scenario estimated to simulate more frames than this "
                           f"(default: {DEFAULT_MAX_FRAMES:.0e}, about half a day)")
@@ -257,6 +269,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         parser.error("--trace to standard output would mix with --json; give --trace FILE")
     pcap = check_file("--pcap", args.pcap) if args.pcap else None
     trace = check_file("--trace", args.trace) if args.trace not in (None, "-") else None
+    report = check_folder("--report", args.report) if args.report else None
     if args.pcap_ports and pcap is None:
         parser.error("--pcap-ports: give --pcap FILE too")
     if pcap is not None and trace is not None and same_file(pcap, trace):
@@ -279,10 +292,15 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             sinks.append(Timeline(stack.enter_context(open_output(trace, "w"))))
         steps = len(sweep_points(scenario)) or scenario.run.repetitions * SLICES
         progress = Progress(steps) if sys.stderr.isatty() else None
-        results = run_scenario(scenario, sinks, progress)
+        series = TimeSeries() if report is not None else None
+        results = run_scenario(scenario, sinks, progress, series)
     if writer is not None and writer.left_out:
         print(f"fcsim: --pcap: stopped at {format_size(args.pcap_limit)} (--pcap-limit); "
               f"{writer.left_out} later frames not written", file=sys.stderr)
+    if report is not None and series is not None:
+        report.mkdir(parents=True, exist_ok=True)
+        write_output(report / "index.html", run_page(scenario, results, series))
+        print(f"fcsim: run report {report / 'index.html'}", file=sys.stderr)
     if args.json:
         json.dump(results, sys.stdout, indent=2, sort_keys=True)
         sys.stdout.write("\n")

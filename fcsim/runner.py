@@ -22,6 +22,7 @@ from fcsim.scenario.model import (
 from fcsim.topology.fabric import build_fabric
 from fcsim.topology.network import Network
 from fcsim.topology.point_to_point import build_point_to_point
+from fcsim.trace.timeseries import TimeSeries
 from fcsim.units import format_time
 from fcsim.workload import Generator, Stream, Workload
 
@@ -82,9 +83,11 @@ SLICES = 50
 
 
 def run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink] = (),
-             progress: Callable[[float], None] | None = None) -> dict[str, Any]:
+             progress: Callable[[float], None] | None = None,
+             series: TimeSeries | None = None) -> dict[str, Any]:
     """One repetition with *seed*; *sinks* receive every link event;
-    *progress(simulated_time)* is called at :data:`SLICES` points of the run."""
+    *progress(simulated_time)* is called at :data:`SLICES` points of the run;
+    *series* samples the network over time."""
     sim = Simulation(seed)
     sim.sinks.extend(sinks)
     net = BUILDERS[scenario.topology](sim, scenario)
@@ -93,6 +96,8 @@ def run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink] = (),
     netperfs = build_netperf(sim, scenario, hosts)
     iperfs = build_iperf(sim, scenario, hosts)
     run = scenario.run
+    if series is not None:
+        series.attach(sim, net, workloads, run.duration)
     if run.warmup > 0:
         sim.run(run.warmup)
         net.reset_stats()
@@ -187,9 +192,10 @@ def sweep_points(scenario: Scenario) -> list[tuple[dict[str, int], Scenario]]:
 
 
 def _repeat(scenario: Scenario, sinks: Sequence[TraceSink],
-            progress: Callable[[int, str], None] | None = None) -> dict[str, Any]:
+            progress: Callable[[int, str], None] | None = None,
+            series: TimeSeries | None = None) -> dict[str, Any]:
     """Every repetition of *scenario*; *progress(done, label)* in steps of
-    :data:`SLICES` per repetition."""
+    :data:`SLICES` per repetition; *series* samples the first."""
     run = scenario.run
     reps = []
     for i in range(run.repetitions):
@@ -198,7 +204,8 @@ def _repeat(scenario: Scenario, sinks: Sequence[TraceSink],
             progress(done, f"repetition {i + 1}, {format_time(now)} of "  # type: ignore[misc]
                      f"{format_time(run.duration)} simulated")
         reps.append(run_once(scenario, run.seed + i, sinks if i == 0 else (),
-                             step if progress is not None else None))
+                             step if progress is not None else None,
+                             series if i == 0 else None))
     return {"summary": summarise(reps), "repetitions": reps}
 
 
@@ -206,6 +213,7 @@ def run_scenario(
     scenario: Scenario,
     sinks: Sequence[TraceSink] = (),
     progress: Callable[[int, str], None] | None = None,
+    series: TimeSeries | None = None,
 ) -> dict[str, Any]:
     """Every repetition of *scenario* and their summary, as one JSON-ready dict.
 
@@ -213,7 +221,7 @@ def run_scenario(
     each with its own summary and repetitions; *progress(done, label)* is
     called after each point (for a single run, :data:`SLICES` times per
     repetition). Trace *sinks* see the first repetition only (of the first
-    point).
+    point), and *series* samples it (not for a sweep).
     """
     run = scenario.run
     out: dict[str, Any] = {
@@ -225,7 +233,7 @@ def run_scenario(
     }
     points = sweep_points(scenario)
     if not points:
-        return {**out, **_repeat(scenario, sinks, progress)}
+        return {**out, **_repeat(scenario, sinks, progress, series)}
     out["points"] = []
     for i, (point, narrow) in enumerate(points):
         out["points"].append({**point, **_repeat(narrow, sinks if i == 0 else ())})

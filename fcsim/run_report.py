@@ -1,0 +1,107 @@
+"""The run report: one self-contained HTML page of a run (``fcsim run FILE --report DIR``).
+
+The page holds the readable summary, the topology drawing and plots over time
+of the first repetition (:class:`~fcsim.trace.timeseries.TimeSeries`): link
+utilisation per direction, BB credit available, switch output queue lengths
+and workload throughput, then each workload's latency (mean, p50, p99, max).
+Plots are inline SVG; a small script lets the reader zoom a plot (click to
+enlarge, click again to restore). Nothing is loaded from the network.
+"""
+
+from __future__ import annotations
+
+import html
+from io import BytesIO, StringIO
+from typing import Any
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from fcsim.report import summary_text
+from fcsim.scenario.model import Scenario
+from fcsim.topology.drawing import draw_topology
+from fcsim.trace.timeseries import TimeSeries
+
+LINES = 12
+"""Lines a plot over time shows at most: the busiest."""
+
+SCRIPT = """
+window.addEventListener("error", e => { document.body.dataset.scriptError = e.message; });
+document.querySelectorAll("figure.plot").forEach(f =>
+  f.addEventListener("click", () => f.classList.toggle("zoomed")));
+document.body.dataset.rendered = document.querySelectorAll("figure svg").length;
+"""
+STYLE = """
+body { font-family: sans-serif; margin: 2em; max-width: 80em; }
+pre { background: #f6f6f6; padding: 1em; overflow-x: auto; font-size: 85%; }
+figure.plot { cursor: zoom-in; display: inline-block; width: 48%; margin: 0.5%; }
+figure.plot.zoomed { cursor: zoom-out; width: 98%; }
+figure svg { width: 100%; height: auto; }
+"""
+
+
+def _svg(fig: Figure) -> str:
+    out = StringIO()
+    fig.savefig(out, format="svg")
+    text = out.getvalue()
+    return text[text.index("<svg"):]
+
+
+def _plot(title: str, ylabel: str, time: list[float], lines: dict[str, list[float]]) -> str:
+    """A plot over time of the *lines* (the :data:`LINES` with the largest peak)."""
+    fig = Figure(figsize=(7, 3.6), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    busiest = sorted(lines.items(), key=lambda item: max(item[1], default=0), reverse=True)
+    for name, values in busiest[:LINES]:
+        ax.plot([t * 1e3 for t in time], values, label=name, linewidth=1)
+    ax.set_title(title + (f" ({LINES} of {len(lines)} shown)" if len(lines) > LINES else ""))
+    ax.set_xlabel("simulated time (ms)")
+    ax.set_ylabel(ylabel)
+    ax.grid(True, alpha=0.3)
+    if busiest:
+        ax.legend(fontsize="x-small", ncol=2)
+    return _svg(fig)
+
+
+def _latency(results: dict[str, Any]) -> str:
+    """Bars of each workload's latency figures, first repetition, in microseconds."""
+    fig = Figure(figsize=(7, 3.6), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    workloads = results["repetitions"][0]["workloads"] if "repetitions" in results else {}
+    names = [n for n, w in workloads.items() if w["latency_s"]["mean"] is not None]
+    for k, figure in enumerate(("mean", "p50", "p99", "max")):
+        values = [workloads[n]["latency_s"][figure] * 1e6 for n in names]
+        ax.bar([i + 0.2 * k for i in range(len(names))], values, width=0.2, label=figure)
+    ax.set_xticks([i + 0.3 for i in range(len(names))], names, fontsize="small")
+    ax.set_ylabel("latency (µs)")
+    ax.set_title("Sequence latency, hand-over to FC-2 to last frame at the recipient")
+    if names:
+        ax.legend(fontsize="small")
+    return _svg(fig)
+
+
+def run_page(scenario: Scenario, results: dict[str, Any], series: TimeSeries) -> str:
+    """The report page of *scenario*'s *results* with its sampled *series*."""
+    topology = BytesIO()
+    draw_topology(scenario, topology, ".svg")
+    drawing = topology.getvalue().decode()
+    plots = [_plot("Link utilisation per direction", "fraction of time sending", series.time,
+                   series.utilisation),
+             _plot("BB credit available to each transmitter", "frames", series.time,
+                   {k: [float(v) for v in vs] for k, vs in series.credit.items()}),
+             _plot("Switch output queue length", "frames", series.time,
+                   {k: [float(v) for v in vs] for k, vs in series.queue.items()}),
+             _plot("Workload throughput", "bytes/s", series.time, series.throughput),
+             _latency(results)]
+    figures = "\n".join(f'<figure class="plot">{svg}</figure>' for svg in plots)
+    return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+            f"<title>{html.escape(scenario.name)}: fcsim run report</title>"
+            f"<style>{STYLE}</style></head><body>\n"
+            f"<h1>{html.escape(scenario.name)}</h1>\n"
+            f"<p>{html.escape(scenario.description)}</p>\n"
+            f"<h2>Summary</h2>\n<pre>{html.escape(summary_text(results))}</pre>\n"
+            f"<h2>Topology</h2>\n<figure>{drawing[drawing.index('<svg'):]}</figure>\n"
+            f"<h2>Over time (first repetition)</h2>\n{figures}\n"
+            f"<script>{SCRIPT}</script>\n</body></html>\n")

@@ -1,0 +1,59 @@
+"""Figures of a running network sampled at fixed simulated intervals, for run reports.
+
+A :class:`TimeSeries` is attached to one repetition before it runs. It
+schedules its own sampling events, which read counters and change nothing in
+the model (the run's results are the same with or without it). At each
+sample it records, for the interval since the previous one: each link
+direction's utilisation (time sending frames / interval) and its transmitter's
+BB credit; each switch output's queue length (frames); each workload's
+delivered throughput (bytes/s).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class TimeSeries:
+    """*samples* evenly spaced samples over a run (times in s)."""
+
+    def __init__(self, samples: int = 200) -> None:
+        self.samples = samples
+        self.time: list[float] = []
+        self.utilisation: dict[str, list[float]] = {}
+        self.credit: dict[str, list[int]] = {}
+        self.queue: dict[str, list[int]] = {}
+        self.throughput: dict[str, list[float]] = {}
+        self._last: dict[str, float] = {}
+        self._sources: tuple[Any, Any, Any] = ((), {}, ())
+
+    def attach(self, sim: Any, net: Any, workloads: Any, duration: float) -> None:
+        """Sample the ports and switches of *net* and the *workloads* of *sim*
+        every *duration* / samples s from now on."""
+        self._sources = (net.ports(), getattr(net, "switches", {}), workloads)
+        self._sim, self._step = sim, duration / self.samples
+        for k in range(1, self.samples):
+            sim.call_later(k * self._step, self._sample)
+
+    def _delta(self, key: str, value: float) -> float:
+        """*value* less its value at the last sample (a counter reset since: all of it)."""
+        last = self._last.get(key, 0.0)
+        self._last[key] = value
+        return value - last if value >= last else value
+
+    def _sample(self, _event: object) -> None:
+        ports, switches, workloads = self._sources
+        step = self._step
+        self.time.append(self._sim.now)
+        for port in ports:
+            peer = "loop" if hasattr(port, "circuit") or port.peer is None else port.peer.name
+            name = f"{port.name}->{peer}"
+            busy = self._delta(f"busy/{name}", port.stats.busy_time)
+            self.utilisation.setdefault(name, []).append(min(busy / step, 1.0))
+            self.credit.setdefault(name, []).append(port.credit)
+        for switch_name, switch in switches.items():
+            for index, sp in switch.ports.items():
+                self.queue.setdefault(f"{switch_name}:{index}", []).append(sp.queue.length)
+        for w in workloads:
+            moved = self._delta(f"payload/{w.name}", w.stats.payload)
+            self.throughput.setdefault(w.name, []).append(moved / step)
