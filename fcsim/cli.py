@@ -53,6 +53,7 @@ from fcsim.scenario.work import (
 from fcsim.topology.drawing import FORMATS, draw_topology
 from fcsim.trace.ladder import Enough, Ladder, draw_ladder, ladder_text
 from fcsim.trace.pcap import PcapWriter
+from fcsim.trace.pcapng import PcapngWriter
 from fcsim.trace.timeline import Timeline
 from fcsim.trace.timeseries import TimeSeries
 from fcsim.units import UnitError, format_size, parse_size, parse_time
@@ -77,16 +78,20 @@ class PcapSink:
     link (a frame crossing a switch is then written once per link).
     """
 
-    def __init__(self, writer: PcapWriter, ports: frozenset[str] = frozenset()) -> None:
+    def __init__(self, writer: PcapWriter | PcapngWriter,
+                 ports: frozenset[str] = frozenset()) -> None:
         self.writer = writer
         self.ports = ports
 
     def frame(self, time: float, port: Any, frame: Any, start: float, end: float) -> None:
         ports = self.ports
-        if ports and port.name not in ports and (port.peer is None
-                                                 or port.peer.name not in ports):
+        peer = port.peer.name if port.peer is not None else "loop"
+        if ports and port.name not in ports and peer not in ports:
             return
-        self.writer.write(end, frame)
+        if isinstance(self.writer, PcapngWriter):
+            self.writer.write(end, frame, f"{port.name}->{peer}")
+        else:
+            self.writer.write(end, frame)
 
     def primitive(self, time: float, port: Any, name: str, start: float) -> None:
         """Primitive signals have no libpcap form; they are left out."""
@@ -109,7 +114,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("scenario", metavar="FILE", help="scenario file (TOML)")
     run.add_argument("--json", action="store_true", help="print results as JSON")
     run.add_argument("--pcap", metavar="FILE",
-                     help="write every frame of the first repetition to a libpcap file")
+                     help="write every frame of the first repetition to a libpcap file, or "
+                          "to pcapng with one interface per link direction if FILE ends in "
+                          ".pcapng")
     run.add_argument("--pcap-ports", metavar="PORT", nargs="+", default=(),
                      help="capture only the cables of these ports (node names, "
                           "'switch:port'), as an analyzer on a cable (default: every link)")
@@ -284,7 +291,8 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         writer = None
         if pcap is not None:
             handle = stack.enter_context(open_output(pcap, "wb"))
-            writer = stack.enter_context(PcapWriter(handle, limit=args.pcap_limit))
+            writer = (PcapngWriter(handle, args.pcap_limit) if pcap.suffix == ".pcapng" else
+                      stack.enter_context(PcapWriter(handle, limit=args.pcap_limit)))
             sinks.append(PcapSink(writer, frozenset(args.pcap_ports)))
         if args.trace == "-":
             sinks.append(Timeline(sys.stdout))

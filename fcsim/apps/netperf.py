@@ -104,7 +104,8 @@ class Netperf:
 
     def _cpu_sample(self, _event: object = None) -> None:
         """Processor time of both hosts now, s (netperf's -c and -C samples)."""
-        self._cpu.append((self.local_host.cpu.total_busy, self.remote_host.cpu.total_busy))
+        self._cpu.append((self.local_host.cpu.served_by_now(),
+                          self.remote_host.cpu.served_by_now()))
 
     def _connected(self) -> None:
         self.began = self.sim.now

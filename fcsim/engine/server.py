@@ -14,13 +14,14 @@ from fcsim.engine.simulation import Simulation
 class Server:
     """Serves work items one at a time; level 0 before level 1 and so on
     (not preemptive). *busy_time* sums the time spent serving in the measured
-    interval, s; *total_busy* since the start, never reset (for tools that
-    time their own interval, as netperf does)."""
+    interval, s (a job counts whole when it starts); :meth:`served_by_now` the
+    time served since the start, never reset (for tools that time their own
+    interval, as netperf does)."""
 
     def __init__(self, sim: Simulation, name: str, levels: int = 1) -> None:
         self.sim = sim
         self.name = name
-        self.busy_time = self.total_busy = 0.0
+        self.busy_time = self.total_busy = self._job_end = 0.0
         self._queues: tuple[deque[tuple[float, Callable[[], None] | None]], ...] = tuple(
             deque() for _ in range(levels))
         self._busy = False
@@ -39,6 +40,7 @@ class Server:
                 self._busy = True
                 self.busy_time += duration
                 self.total_busy += duration
+                self._job_end = self.sim.env._now + duration
                 self.sim.call_later(duration, self._done, done)
                 return
         self._busy = False
@@ -48,6 +50,11 @@ class Server:
         if done is not None:
             done()
         self._next()
+
+    def served_by_now(self) -> float:
+        """Service time given since the start, up to now (the job in service
+        counted only for its part so far), s."""
+        return self.total_busy - max(0.0, self._job_end - self.sim.env._now)
 
     def reset_stats(self) -> None:
         """Start a new measurement interval."""

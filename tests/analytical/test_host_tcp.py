@@ -184,3 +184,24 @@ def test_netperf_cpu_figures_see_the_work_and_the_background_load() -> None:
     assert loaded["remote_cpu_utilisation"] > quiet["remote_cpu_utilisation"] + 0.1
     assert abs(quiet["local_cpu_utilisation"] - quiet["local_service_demand_us"] * 1e-6
                * quiet["transactions_per_s"]) < 1e-9
+
+
+def test_netperf_cpu_utilisation_never_exceeds_the_processor() -> None:
+    """A test shorter than one send() call's copy: the processor is busy the
+    whole test, and no more (work is counted as it is done, not when it starts)."""
+    import dataclasses
+    from pathlib import Path
+
+    from fcsim.runner import run_once
+    from fcsim.scenario.loader import load_scenario
+
+    scenario = load_scenario(Path(__file__).resolve().parents[2] / "scenarios"
+                             / "netperf-tcp-stream-sweep.toml")
+    (sweep,) = scenario.workloads
+    short = dataclasses.replace(
+        sweep, send_sizes=(262144,), sockets=(262144,),
+        options=dataclasses.replace(sweep.options, length=3e-3), start=0.5e-3)
+    scenario = dataclasses.replace(scenario, workloads=(short,),
+                                   run=dataclasses.replace(scenario.run, duration=4e-3))
+    figures = run_once(scenario, 1)["netperf"]["stream"]
+    assert figures["local_cpu_utilisation"] == pytest.approx(1.0)

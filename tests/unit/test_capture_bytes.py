@@ -200,3 +200,39 @@ def test_a_capture_on_one_cable_has_each_frame_once(tmp_path: Path) -> None:
     ids = _tshark(one, tmp_path, "fc.s_id", where="fcels.opcode == 0x04")
     assert len(ids) == 1  # the node's own FLOGI, once
     assert _tshark(one, tmp_path, "frame.number", where="_ws.expert.severity >= 6291456") == []
+
+
+
+def _short(example: Path):
+    """*example* cut to a few milliseconds, one repetition, one sweep point."""
+    from fcsim.api import Study
+
+    study = Study(example)
+    study.set("run.warmup", "0 s").set("run.repetitions", 1)
+    for i, workload in enumerate(study.document.get("workloads", [])):
+        if workload.get("type") == "netperf":
+            study.set(f"workloads[{i}].start", "0.5 ms").set(f"workloads[{i}].length", "3 ms")
+            for key in ("send_size", "socket"):
+                if isinstance(workload.get(key), list):
+                    study.set(f"workloads[{i}].{key}", workload[key][-1])
+    return study.set("run.duration", "4 ms").scenario
+
+
+@needs_tshark
+@pytest.mark.parametrize("example", sorted((ROOT / "scenarios").glob("*.toml")),
+                         ids=lambda p: p.stem)
+def test_every_example_captures_on_one_cable_without_errors(example: Path,
+                                                            tmp_path: Path) -> None:
+    """A pcapng capture of each example on its first node's cable: tshark finds
+    no malformed frame, no warning and no error, and names the interfaces."""
+    from fcsim.trace.pcapng import PcapngWriter
+
+    scenario = _short(example)
+    node = scenario.nodes[0].name
+    capture = tmp_path / "cable.pcapng"
+    with capture.open("wb") as out:
+        run_once(scenario, 1, [PcapSink(PcapngWriter(out), frozenset({node}))])
+    names = {row[0] for row in _tshark(capture, tmp_path, "frame.interface_name")}
+    assert names and all(node in name for name in names)
+    assert _tshark(capture, tmp_path, "frame.number",
+                   where="_ws.malformed || _ws.expert.severity >= 6291456") == []
