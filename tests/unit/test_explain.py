@@ -14,7 +14,10 @@ EXAMPLES = sorted((ROOT / "scenarios").glob("*.toml"))
 
 
 @pytest.mark.parametrize("scenario", EXAMPLES, ids=lambda p: p.stem)
-def test_explain_text_lists_events_in_time_order(scenario: Path, capsys) -> None:
+def test_explain_text_lists_events_in_time_order(scenario: Path, capsys, tmp_path) -> None:
+    image = tmp_path / "ladder.svg"
+    assert main(["explain", str(scenario), "--events", "15", "-o", str(image)]) == 0
+    assert "<svg" in image.read_text() and capsys.readouterr().err == ""
     assert main(["explain", str(scenario), "--events", "15"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 16 and "sender" in lines[0]
