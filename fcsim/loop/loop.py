@@ -252,6 +252,8 @@ class Loop:
         """IDLEs leave port *origin* at *at* (s) and reset each fair port's access."""
         ring = self.ring
         now = self._env._now
+        if self.sim.sinks:
+            self._sink(self.ports[origin], "IDLE (access window reset)")
         for port in self.ports:
             if port.fair and not port.access and not port._access_pending:
                 port._access_pending = True

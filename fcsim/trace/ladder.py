@@ -1,7 +1,8 @@
 """Ladder (sequence) diagrams of the first events of a run, for teaching.
 
 A :class:`Ladder` is a trace sink that keeps the first *limit* link events
-(frames and ordered sets: R_RDY, ARB, OPN, CLS, LIP) between chosen ports, up
+(frames, with the TCP segment an IP frame starts; ordered sets: R_RDY, ARB,
+OPN, CLS, LIP, and the IDLEs that reset a loop's access window) between chosen ports, up
 to a simulated time, and then stops the run (:class:`Enough`). Each event
 keeps when its first character left the sender, when its last did, when it
 reached the receiver (the cable's delay later) and the sender's BB credit
@@ -19,6 +20,7 @@ from typing import IO, Any
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from fcsim.transport.segment import Segment
 from fcsim.units import format_time
 
 
@@ -67,6 +69,10 @@ class Ladder:
         """A frame left *port* from *start* to *end* (s)."""
         label = (f"{frame.sof.name} {frame.kind} {frame.s_id:06X}->{frame.d_id:06X} "
                  f"seq {frame.seq_id} cnt {frame.seq_cnt} {frame.payload_len} B {frame.eof.name}")
+        segment = frame.sequence.ulp if frame.sequence is not None else None
+        if isinstance(segment, Segment) and frame.parameter == 0:
+            label += (f" | TCP {segment.flag_names} seq {segment.seq} ack {segment.ack} "
+                      f"len {segment.length} win {segment.window}")
         delay = getattr(port, "delay", 0.0) or getattr(port, "_delay", 0.0)
         self._keep(Rung(start, end, delay, port.name, _receiver(port), label,
                         port.credit, True))

@@ -72,8 +72,13 @@ class Segment:
         """IP datagram size: payload, the 40 header bytes and the options, bytes."""
         return self.length + HEADER_BYTES + self.option_bytes
 
+    @property
+    def flag_names(self) -> str:
+        """The flags as tcpdump writes them: S, F, P and "." for ACK, in brackets."""
+        return "[" + "".join(name for bit, name in _FLAG_NAMES if self.flags & bit) + "]"
+
     def __repr__(self) -> str:
-        flags = "".join(name for bit, name in _FLAG_NAMES if self.flags & bit)
+        flags = self.flag_names[1:-1]
         opts = ""
         if self.mss is not None:
             opts += f" mss={self.mss}"

@@ -35,7 +35,9 @@ def test_trace_shows_arb_opn_frames_r_rdy_and_cls_in_order() -> None:
     assert events[0] == ["p0->?", "LIP(F7,F7)"]
     opener = [what.split("(")[0] for who, what in events[1:] if who.startswith("p0")]
     opened = [what.split("(")[0] for who, what in events[1:] if who.startswith("p2")]
-    assert opener == ["ARB", "OPN", "SOFi3", "SOFn3", "SOFn3", "CLS"]
+    # IDLEs reset the access window: when the owner's first ARB(F0) comes back
+    # unchanged, and when the tenancy ends with no port arbitrating
+    assert opener == ["ARB", "OPN", "SOFi3", "IDLE", "SOFn3", "SOFn3", "CLS", "IDLE"]
     assert opened[:16] == ["R_RDY"] * 16  # one per free buffer, answering the OPN
     assert opened[16:] == ["R_RDY"] * 3 + ["CLS"]  # one per frame received, then CLS
     assert events[2][0] == "p0->p2" and events[3][0] == "p2->p0"
