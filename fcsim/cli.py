@@ -8,9 +8,9 @@ FILE`` draws the scenario's topology as PNG or SVG. ``fcsim validate`` runs
 the measured claims of ``validation/claims.toml`` and writes a report;
 ``fcsim figures PAPER`` draws a paper's figures from simulation.
 
-Exit status: 0 on success, 2 for a bad scenario, bad arguments or an output
-path that cannot be written (one message on stderr, checked before any
-simulation, nothing written); ``validate`` exits 1 when a claim recorded as
+Exit status: 0 on success, 2 for a bad scenario, bad arguments, an output
+path that cannot be written or a run past a work limit (one message on
+stderr, checked before any simulation, nothing written); ``validate`` exits 1 when a claim recorded as
 passing fails; 130 when interrupted (Ctrl-C or SIGTERM: one line, worker
 processes stopped, no partial or temporary file left). Output files are
 written by :mod:`fcsim.output`.
@@ -30,6 +30,7 @@ from typing import Any
 
 from fcsim import __version__
 from fcsim.output import (
+    Capped,
     OutputError,
     check_file,
     check_folder,
@@ -37,19 +38,13 @@ from fcsim.output import (
     same_file,
     write_output,
 )
-from fcsim.progress import Progress
+from fcsim.preflight import add_limit_options, affordable, first_run, unknown_ports
+from fcsim.progress import Progress, end_progress_line
 from fcsim.report import summary_text
 from fcsim.run_report import run_page
 from fcsim.runner import SLICES, run_once, run_scenario, sweep_points
 from fcsim.scenario.loader import ScenarioError, load_scenario
 from fcsim.scenario.model import Scenario
-from fcsim.scenario.work import (
-    DEFAULT_MAX_FRAMES,
-    DEFAULT_MAX_OPEN_SEQUENCES,
-    WARN_FRAMES,
-    estimate,
-    wall_time,
-)
 from fcsim.topology.drawing import FORMATS, draw_topology
 from fcsim.trace.ladder import Enough, Ladder, draw_ladder, ladder_text
 from fcsim.trace.pcap import PcapWriter
@@ -68,6 +63,8 @@ from fcsim.validation.figures import PAPERS
 
 DEFAULT_PCAP_LIMIT = 1 << 30
 """Bytes a ``--pcap`` file may reach before writing stops (``--pcap-limit``)."""
+DEFAULT_TRACE_LIMIT = 1 << 30
+"""Bytes a ``--trace FILE`` may reach before writing stops (``--trace-limit``)."""
 
 
 class PcapSink:
@@ -101,8 +98,12 @@ class Interrupted(Exception):
     """SIGTERM, handled as Ctrl-C is."""
 
 
-def _terminate(signum: int, frame: object) -> None:
-    raise Interrupted
+def _stop(signum: int, frame: object) -> None:
+    """The first Ctrl-C or SIGTERM: ignore any further one, so the clean-up it starts
+    (temporary files removed, worker processes ended) is not cut short, and stop."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise KeyboardInterrupt if signum == signal.SIGINT else Interrupted
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -125,16 +126,12 @@ def _parser() -> argparse.ArgumentParser:
                           "file (default: 1 GiB)")
     run.add_argument("--trace", metavar="FILE", nargs="?", const="-",
                      help="write the protocol-analyzer timeline (default: standard output)")
+    run.add_argument("--trace-limit", metavar="SIZE", type=_size, default=DEFAULT_TRACE_LIMIT,
+                     help="stop writing the --trace FILE at this size (default: 1 GiB)")
     run.add_argument("--report", metavar="DIR",
                      help="also write a self-contained HTML run report, DIR/index.html: "
                           "summary, topology and plots over time")
-    run.add_argument("--max-frames", metavar="N", type=_count, default=DEFAULT_MAX_FRAMES,
-                     help="refuse a scenario estimated to simulate more frames than this "
-                          f"(default: {DEFAULT_MAX_FRAMES:.0e}, about half a day)")
-    run.add_argument("--max-open-sequences", metavar="N", type=_count,
-                     default=DEFAULT_MAX_OPEN_SEQUENCES,
-                     help="refuse a scenario that keeps more sequences open at once "
-                          f"(default: {DEFAULT_MAX_OPEN_SEQUENCES:,})")
+    add_limit_options(run)
     draw = commands.add_parser("topology", help="draw a scenario's topology (PNG or SVG)")
     draw.add_argument("scenario", metavar="FILE", help="scenario file (TOML)")
     draw.add_argument("-o", "--output", metavar="IMAGE",
@@ -196,6 +193,7 @@ def _parser() -> argparse.ArgumentParser:
     explain.add_argument("-o", "--output", metavar="IMAGE",
                          help="draw into an .svg or .png file (default: text on standard "
                               "output)")
+    add_limit_options(explain)
     for command in (run, draw, check, figures, explain):  # errors show their own usage
         command.set_defaults(subparser=command)
     return parser
@@ -208,16 +206,6 @@ def _time(text: str) -> float:
         raise argparse.ArgumentTypeError(str(error)) from None
     if value <= 0:
         raise argparse.ArgumentTypeError(f"expected a time > 0 such as '2 s', got {text!r}")
-    return value
-
-
-def _count(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not value >= 1:
-        raise argparse.ArgumentTypeError(f"expected a number >= 1 such as 1e9, got {text!r}")
     return value
 
 
@@ -240,20 +228,28 @@ def _positive(text: str) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``fcsim`` console script; returns the exit status."""
-    previous = signal.signal(signal.SIGTERM, _terminate)
+    previous = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+    for signum, handler in previous.items():
+        if handler is not signal.SIG_IGN:  # left ignored by nohup or a shell's '&'
+            signal.signal(signum, _stop)
+    interrupted = False
     try:
         return _main(argv)
     except OutputError as error:
         print(f"fcsim: error: {error}", file=sys.stderr)
         return 2
     except (KeyboardInterrupt, Interrupted):
+        interrupted = True  # a second Ctrl-C stays ignored while the process exits
+        end_progress_line()
         print("fcsim: interrupted; nothing more written", file=sys.stderr)
         return 130
     except BrokenPipeError:  # output piped into a reader that stopped (| head)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        if not interrupted:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -276,19 +272,27 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         parser.error("--trace to standard output would mix with --json; give --trace FILE")
     pcap = check_file("--pcap", args.pcap) if args.pcap else None
     trace = check_file("--trace", args.trace) if args.trace not in (None, "-") else None
-    report = check_folder("--report", args.report) if args.report else None
+    report = (check_folder("--report", args.report, ("index.html",)) if args.report
+              else None)
     if args.pcap_ports and pcap is None:
         parser.error("--pcap-ports: give --pcap FILE too")
     if pcap is not None and trace is not None and same_file(pcap, trace):
         parser.error(f"--pcap and --trace name the same file {args.pcap!r}; give two files")
+    for option, path in (("--pcap", pcap), ("--trace", trace)):
+        if path is not None and same_file(path, args.scenario):
+            parser.error(f"{option} names the scenario file {args.scenario!r}; give another file")
     scenario = _load(args.scenario)
     if scenario is None:
         return 2
-    if not _affordable(scenario, args):
+    wrong = unknown_ports(scenario, "--pcap-ports", tuple(args.pcap_ports))
+    if wrong is not None:
+        parser.error(wrong)
+    if not affordable(scenario, args):
         return 2
     with ExitStack() as stack:
         sinks: list[Any] = []
         writer = None
+        capped: Capped | None = None
         if pcap is not None:
             handle = stack.enter_context(open_output(pcap, "wb"))
             writer = (PcapngWriter(handle, args.pcap_limit) if pcap.suffix == ".pcapng" else
@@ -297,7 +301,8 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         if args.trace == "-":
             sinks.append(Timeline(sys.stdout))
         elif trace is not None:
-            sinks.append(Timeline(stack.enter_context(open_output(trace, "w"))))
+            capped = Capped(stack.enter_context(open_output(trace, "w")), args.trace_limit)
+            sinks.append(Timeline(capped))
         steps = len(sweep_points(scenario)) or scenario.run.repetitions * SLICES
         progress = Progress(steps) if sys.stderr.isatty() else None
         series = TimeSeries() if report is not None else None
@@ -305,6 +310,9 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if writer is not None and writer.left_out:
         print(f"fcsim: --pcap: stopped at {format_size(args.pcap_limit)} (--pcap-limit); "
               f"{writer.left_out} later frames not written", file=sys.stderr)
+    if capped is not None and capped.left_out:
+        print(f"fcsim: --trace: stopped at {format_size(args.trace_limit)} (--trace-limit); "
+              f"{capped.left_out} later lines not written", file=sys.stderr)
     if report is not None and series is not None:
         report.mkdir(parents=True, exist_ok=True)
         write_output(report / "index.html", run_page(scenario, results, series))
@@ -317,20 +325,6 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     return 0
 
 
-def _affordable(scenario: Scenario, args: argparse.Namespace) -> bool:
-    """False, after saying why, if *scenario* would pass the work limits; a line on
-    how long it may take when it is long but allowed."""
-    work = estimate(scenario)
-    refused = work.refusal(args.max_frames, args.max_open_sequences)
-    if refused is not None:
-        print(f"fcsim: error: {scenario.source}: {refused}", file=sys.stderr)
-        return False
-    if work.frames > WARN_FRAMES:
-        print(f"fcsim: {scenario.source}: up to {work.frames:.3g} frames and arrivals: this "
-              f"may take up to {wall_time(work.frames)}", file=sys.stderr)
-    return True
-
-
 def _explain(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     output = Path(args.output) if args.output else None
     if output is not None and output.suffix.lower() not in FORMATS:
@@ -340,10 +334,16 @@ def _explain(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     scenario = _load(args.scenario)
     if scenario is None:
         return 2
+    wrong = unknown_ports(scenario, "--ports", tuple(args.ports))
+    if wrong is not None:
+        parser.error(wrong)
     points = sweep_points(scenario)
+    until = args.until if args.until is not None else float("inf")
     first = points[0][1] if points else scenario
-    ladder = Ladder(args.events, args.until if args.until is not None else float("inf"),
-                    tuple(args.ports))
+    if not affordable(first_run(first, until), args,
+                      float("inf") if args.ports else args.events):
+        return 2
+    ladder = Ladder(args.events, until, tuple(args.ports))
     try:
         run_once(first, first.run.seed, [ladder])
     except Enough:

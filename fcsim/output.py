@@ -14,6 +14,8 @@ line (:class:`OutputError`) rather than with a traceback after the run.
 - anything else that exists (a device such as ``/dev/null``, a FIFO, a
   terminal) directly, since replacing it would destroy it;
 - through symbolic links: the link's target is written, the link stays.
+
+:class:`Capped` stops a text output at a size limit (``--trace-limit``).
 """
 
 from __future__ import annotations
@@ -69,11 +71,13 @@ def check_file(option: str, path: str | os.PathLike[str]) -> Path:
     return target
 
 
-def check_folder(option: str, path: str | os.PathLike[str]) -> Path:
+def check_folder(option: str, path: str | os.PathLike[str],
+                 files: tuple[str, ...] = ()) -> Path:
     """The folder *path* (for *option*) that output files will be written into,
     symbolic links followed; created later, with its missing parents, if
     absent. :class:`OutputError` if it or its nearest existing parent is not a
-    folder that can be written."""
+    folder that can be written, or if it exists and one of the *files* named
+    in it cannot be written (:func:`check_file`)."""
     target = _resolved(path)
     if target.exists() and not target.is_dir():
         raise OutputError(option, path, "it exists and is not a folder")
@@ -81,6 +85,9 @@ def check_folder(option: str, path: str | os.PathLike[str]) -> Path:
     while not existing.exists():
         existing = existing.parent
     _writable_folder(option, path, existing)
+    if existing == target:
+        for name in files:
+            check_file(option, target / name)
     return target
 
 
@@ -118,6 +125,25 @@ def write_output(path: str | os.PathLike[str], data: bytes | str) -> None:
     """Write *data* (bytes, or text as UTF-8) to *path* as :func:`open_output` does."""
     with open_output(path, "wb") as stream:
         stream.write(data.encode("utf-8") if isinstance(data, str) else data)
+
+
+class Capped:
+    """A text stream that takes whole writes until *limit* bytes (UTF-8) are
+    written, then leaves out every later write, counting them in *left_out*
+    (as ``tcpdump -C`` caps a file; a trace writes one line per call)."""
+
+    def __init__(self, stream: IO[str], limit: int) -> None:
+        self.stream, self.limit = stream, limit
+        self.size = self.left_out = 0
+
+    def write(self, text: str) -> int:
+        """Write *text* unless it would pass the limit; the characters written."""
+        size = len(text.encode("utf-8"))
+        if self.left_out or self.size + size > self.limit:
+            self.left_out += 1
+            return 0
+        self.size += size
+        return self.stream.write(text)
 
 
 def _umask() -> int:

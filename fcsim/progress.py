@@ -27,12 +27,27 @@ class Progress:
                 f"left ~{_clock(eta)}  {label}")
         if self.tty:
             self.stream.write("\r" + line[:120].ljust(120))
+            _open_lines.add(self.stream)
             if done == self.total:
                 self.stream.write("\n")
+                _open_lines.discard(self.stream)
         elif done * 10 // max(1, self.total) > self._shown or done == self.total:
             self._shown = done * 10 // max(1, self.total)
             self.stream.write(line + "\n")
         self.stream.flush()
+
+
+_open_lines: set[TextIO] = set()
+"""Terminals whose last progress line has not been ended yet."""
+
+
+def end_progress_line() -> None:
+    """End a progress line left open on a terminal (work stopped before its end),
+    so that what is printed next starts a line of its own."""
+    while _open_lines:
+        stream = _open_lines.pop()
+        stream.write("\n")
+        stream.flush()
 
 
 def _clock(seconds: float) -> str:

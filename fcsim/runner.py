@@ -173,6 +173,13 @@ def summarise(repetitions: list[dict[str, Any]]) -> dict[str, Any]:
     return summary
 
 
+def port_names(scenario: Scenario) -> set[str]:
+    """The names of every link-level port of *scenario* (node names,
+    ``switch:port``) as trace sinks see them; the topology is built, not run."""
+    net = BUILDERS[scenario.topology](Simulation(scenario.run.seed), scenario)
+    return {port.name for port in net.ports()}
+
+
 def narrowed(scenario: Scenario, socket: int, send_size: int) -> Scenario:
     """*scenario* with its sweeping netperf workload (at most one sweeps) at
     one *socket* and *send_size*, bytes; unchanged if nothing sweeps."""

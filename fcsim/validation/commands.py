@@ -31,7 +31,7 @@ PARTIAL_REPORT_DIR = REPORTS / "report-partial"
 def figures_command(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     """``fcsim figures``: simulate a paper's figures (resuming from the output
     folder's result store) and write them; the exit status."""
-    out = check_folder("--output", args.output)
+    out = check_folder("--output", args.output, (STORE_FILE,))
     options = {"repetitions": args.repetitions, "length": args.length, "sockets": args.sockets,
                "sizes": args.sizes, "pairs": args.pairs, "experiments": args.experiments}
     try:
@@ -58,7 +58,8 @@ def validate_command(parser: argparse.ArgumentParser, args: argparse.Namespace) 
         parser.error("--record and --readme write the project's files: run them from a "
                      "source checkout (pip install -e .)")
     report = check_folder("--report", args.report or (REPORT_DIR if full else
-                                                      PARTIAL_REPORT_DIR))
+                                                      PARTIAL_REPORT_DIR),
+                          ("index.html", "results.json", STORE_FILE))
     try:
         claims = select(load_claims(), args.quick, args.claims)
     except ValueError as error:

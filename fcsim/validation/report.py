@@ -14,9 +14,6 @@ from __future__ import annotations
 import base64
 import html
 import json
-import os
-import shutil
-import tempfile
 import textwrap
 from pathlib import Path
 
@@ -148,25 +145,14 @@ def render_plot(plot: dict) -> bytes:
 def write_report(folder: Path, outcomes: list[dict], meta: dict) -> None:
     """Write ``results.json`` (``{"meta", "outcomes"}``) and a self-contained
     ``index.html`` (summary table, one section per claim with its plot inline) into
-    *folder*. Both are built in a temporary directory next to *folder* first, so a
-    failure leaves any earlier report as it was."""
+    *folder* (made if needed), each as :func:`fcsim.output.write_output` writes
+    files. Both are built before anything is written, so a failure leaves any
+    earlier report as it was."""
     data = json.dumps({"meta": meta, "outcomes": outcomes}, indent=2, ensure_ascii=False)
     page = _page(outcomes, meta)
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    temporary = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}."))
-    try:
-        (temporary / "results.json").write_text(data + "\n", encoding="utf-8")
-        (temporary / "index.html").write_text(page, encoding="utf-8")
-        if folder.is_dir():
-            for name in ("results.json", "index.html"):
-                os.replace(temporary / name, folder / name)
-            temporary.rmdir()
-        else:
-            os.chmod(temporary, 0o755)
-            os.replace(temporary, folder)
-    except BaseException:
-        shutil.rmtree(temporary, ignore_errors=True)
-        raise
+    folder.mkdir(parents=True, exist_ok=True)
+    write_output(folder / "results.json", data + "\n")
+    write_output(folder / "index.html", page)
 
 
 def _cell(outcome: dict, key: str) -> str:

@@ -1,0 +1,138 @@
+"""More guards on what fcsim writes and runs: an output never replaces the scenario it
+reads, port names are checked before a capture or a ladder, a trace file is capped,
+``explain`` is held to the work limits, and a second Ctrl-C cannot cut the clean-up
+of the first short."""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from fcsim.cli import main
+from fcsim.output import Capped, OutputError, check_folder
+from fcsim.progress import Progress, end_progress_line
+from fcsim.runner import port_names
+from fcsim.scenario.loader import load_scenario
+from tests.unit.test_outputs import ROOT, _scenario, _Terminal
+
+
+def _one_error_line(err: str, *parts: str) -> None:
+    line = err.strip().splitlines()[-1]
+    assert "Traceback" not in err and all(part in line for part in parts), err
+
+
+def test_an_output_naming_the_scenario_file_is_refused(tmp_path: Path, capsys) -> None:
+    scenario = _scenario(tmp_path)
+    text = scenario.read_text()
+    (tmp_path / "alias.toml").symlink_to(scenario)
+    for option in ("--pcap", "--trace"):
+        with pytest.raises(SystemExit) as exit_info:
+            main(["run", str(scenario), option, str(tmp_path / "alias.toml")])
+        assert exit_info.value.code == 2
+        _one_error_line(capsys.readouterr().err, option, "names the scenario file")
+    assert scenario.read_text() == text
+
+
+def test_port_names_are_those_trace_sinks_see() -> None:
+    fabric = port_names(load_scenario(ROOT / "scenarios" / "netperf-tcp-rr.toml"))
+    assert fabric == {"client", "server", "ancor:0", "ancor:1"}
+
+
+@pytest.mark.parametrize("command", [["run", "--pcap", "x.pcap", "--pcap-ports"],
+                                     ["explain", "--ports"]])
+def test_an_unknown_port_is_refused_before_any_work(tmp_path: Path, command: list[str],
+                                                    capsys, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    scenario = str(_scenario(tmp_path, duration="10 s"))  # would take long: refused first
+    started = time.monotonic()
+    with pytest.raises(SystemExit) as exit_info:
+        main([command[0], scenario, *command[1:], "a", "nobody"])
+    assert exit_info.value.code == 2 and time.monotonic() - started < 5
+    _one_error_line(capsys.readouterr().err, command[-1], "no port named 'nobody'",
+                    "its ports: a, b")
+    assert not (tmp_path / "x.pcap").exists()
+
+
+def test_explain_is_held_to_the_work_limits(tmp_path: Path, capsys) -> None:
+    assert main(["explain", str(_scenario(tmp_path, outstanding=100_000_000))]) == 2
+    _one_error_line(capsys.readouterr().err, "100,000,000 sequences", "--max-open-sequences")
+    endless = str(_scenario(tmp_path, duration="1e12 s"))
+    assert main(["explain", endless, "--ports", "b"]) == 2  # b might never send
+    _one_error_line(capsys.readouterr().err, "frames and arrivals", "--max-frames")
+    # with no port named the ladder ends at its N-th event, and --until ends it too
+    assert main(["explain", endless, "--events", "3"]) == 0
+    assert main(["explain", endless, "--ports", "b", "--until", "50 us"]) == 0
+
+
+def test_a_trace_file_stops_at_its_limit(tmp_path: Path, capsys) -> None:
+    trace = tmp_path / "t.txt"
+    assert main(["run", str(_scenario(tmp_path, duration="1 ms")), "--trace", str(trace),
+                 "--trace-limit", "4 KiB"]) == 0
+    assert 3000 < trace.stat().st_size <= 4096
+    assert trace.read_text().endswith("\n")  # whole lines only
+    _one_error_line(capsys.readouterr().err, "--trace: stopped at", "later lines not written")
+
+
+def test_capped_leaves_out_whole_writes_past_the_limit() -> None:
+    out = io.StringIO()
+    capped = Capped(out, 10)
+    for text in ("µs\n", "abcde\n", "x\n", "y\n"):
+        capped.write(text)
+    assert out.getvalue() == "µs\nabcde\n" and capped.size == 10 and capped.left_out == 2
+
+
+def test_a_file_the_report_folder_holds_is_checked_before_the_run(tmp_path: Path,
+                                                                   capsys) -> None:
+    (tmp_path / "report" / "index.html").mkdir(parents=True)
+    started = time.monotonic()
+    assert main(["run", str(_scenario(tmp_path, duration="10 s")), "--report",
+                 str(tmp_path / "report")]) == 2
+    assert time.monotonic() - started < 5
+    _one_error_line(capsys.readouterr().err, "--report: cannot write", "index.html")
+    with pytest.raises(OutputError, match="results.sqlite"):
+        (tmp_path / "report" / "index.html").rmdir()
+        (tmp_path / "report" / "results.sqlite").mkdir()
+        check_folder("--report", tmp_path / "report", ("index.html", "results.sqlite"))
+
+
+def test_an_interrupted_progress_line_is_ended() -> None:
+    terminal = _Terminal()
+    Progress(4, terminal)(1, "first")
+    end_progress_line()
+    end_progress_line()  # once only
+    shown = terminal.getvalue()
+    assert shown.rstrip().endswith("first") and shown.endswith(" \n") and shown.count("\n") == 1
+
+
+def test_two_quick_ctrl_cs_stop_the_workers_and_exit_130(tmp_path: Path) -> None:
+    """As a terminal sends Ctrl-C: to the whole process group, twice in 20 ms."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "fcsim.cli", "figures", "rd11", "--jobs", "2", "-o",
+         str(tmp_path / "figures")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, start_new_session=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    workers: list[str] = []
+    deadline = time.monotonic() + 30
+    while len(workers) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+        workers = subprocess.run(["pgrep", "-P", str(process.pid)], capture_output=True,
+                                 text=True).stdout.split()
+    assert len(workers) >= 2, "figures started no workers"
+    time.sleep(0.5)
+    os.killpg(process.pid, signal.SIGINT)
+    time.sleep(0.02)
+    os.killpg(process.pid, signal.SIGINT)
+    started = time.monotonic()
+    _out, err = process.communicate(timeout=10)
+    assert process.returncode == 130 and time.monotonic() - started < 2
+    assert err.strip().splitlines()[-1] == "fcsim: interrupted; nothing more written"
+    assert "Traceback" not in err and err.count("interrupted") == 1
+    time.sleep(0.5)
+    assert not any(Path(f"/proc/{pid}").exists() for pid in workers)
+    assert [p.name for p in (tmp_path / "figures").iterdir()] == ["results.sqlite"]
