@@ -34,6 +34,7 @@ from fcsim.output import (
     OutputError,
     check_file,
     check_folder,
+    is_stdout,
     open_output,
     same_file,
     write_output,
@@ -278,9 +279,14 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         parser.error("--pcap-ports: give --pcap FILE too")
     if pcap is not None and trace is not None and same_file(pcap, trace):
         parser.error(f"--pcap and --trace name the same file {args.pcap!r}; give two files")
+    on_stdout = []  # files that are standard output: the results go to standard error
     for option, path in (("--pcap", pcap), ("--trace", trace)):
         if path is not None and same_file(path, args.scenario):
             parser.error(f"{option} names the scenario file {args.scenario!r}; give another file")
+        if path is not None and is_stdout(path):
+            on_stdout.append(option)
+    if on_stdout and args.trace == "-":
+        parser.error(f"{on_stdout[0]} and --trace both go to standard output; give --trace FILE")
     scenario = _load(args.scenario)
     if scenario is None:
         return 2
@@ -317,11 +323,12 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         report.mkdir(parents=True, exist_ok=True)
         write_output(report / "index.html", run_page(scenario, results, series))
         print(f"fcsim: run report {report / 'index.html'}", file=sys.stderr)
+    out = sys.stderr if on_stdout else sys.stdout
     if args.json:
-        json.dump(results, sys.stdout, indent=2, sort_keys=True)
-        sys.stdout.write("\n")
+        json.dump(results, out, indent=2, sort_keys=True)
+        out.write("\n")
     else:
-        sys.stdout.write(summary_text(results))
+        out.write(summary_text(results))
     return 0
 
 

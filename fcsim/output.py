@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -39,6 +40,18 @@ class OutputError(Exception):
 
 def _resolved(path: str | os.PathLike[str]) -> Path:
     return Path(os.path.realpath(path))
+
+
+def _special(path: str | os.PathLike[str]) -> bool:
+    """True if *path* (links followed) exists and is neither a regular file nor a
+    folder: a device, a FIFO, a socket, or a pipe or terminal reached through
+    ``/dev/stdout`` (whose resolved name, ``/proc/PID/fd/pipe:[N]``, cannot be
+    opened, so it is written by the name given)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 def _writable_folder(option: str, given: str | os.PathLike[str], folder: Path) -> None:
@@ -60,13 +73,13 @@ def _writable_folder(option: str, given: str | os.PathLike[str], folder: Path) -
 def check_file(option: str, path: str | os.PathLike[str]) -> Path:
     """The path an output file named *path* (for command-line *option*) will be
     written at, symbolic links followed; :class:`OutputError` if it cannot be."""
+    if _special(path):
+        if not os.access(path, os.W_OK):
+            raise OutputError(option, path, "not writable")
+        return Path(path)
     target = _resolved(path)
     if target.is_dir():
         raise OutputError(option, path, "it is a folder; give a file name")
-    if target.exists() and not stat.S_ISREG(target.stat().st_mode):
-        if not os.access(target, os.W_OK):
-            raise OutputError(option, path, "not writable")
-        return target
     _writable_folder(option, path, target.parent)
     return target
 
@@ -93,7 +106,19 @@ def check_folder(option: str, path: str | os.PathLike[str],
 
 def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
     """True if *a* and *b* name the same file (symbolic links followed)."""
-    return _resolved(a) == _resolved(b)
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one does not exist yet
+        return _resolved(a) == _resolved(b)
+
+
+def is_stdout(path: str | os.PathLike[str]) -> bool:
+    """True if *path* is the file standard output goes to (``/dev/stdout``, or the
+    file or pipe it is redirected to)."""
+    try:
+        return os.path.samestat(os.stat(path), os.fstat(sys.stdout.fileno()))
+    except (OSError, ValueError):  # no such file; standard output closed or replaced
+        return False
 
 
 @contextmanager
@@ -104,11 +129,11 @@ def open_output(path: str | os.PathLike[str], mode: str = "wb") -> Iterator[IO[A
     without an exception (or interruption); a device or FIFO is written
     directly; a symbolic link's target is written.
     """
-    target = _resolved(path)
-    if target.exists() and not stat.S_ISREG(target.stat().st_mode):
-        with open(target, mode) as handle:
+    if _special(path):
+        with open(path, mode) as handle:
             yield handle
         return
+    target = _resolved(path)
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
                                          suffix=".tmp")
     try:

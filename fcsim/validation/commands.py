@@ -39,7 +39,6 @@ def figures_command(parser: argparse.ArgumentParser, args: argparse.Namespace) -
     except (ValueError, FileNotFoundError) as error:
         parser.error(str(error))
     print(f"fcsim figures {args.paper}: {total} simulations", file=sys.stderr)
-    out.mkdir(parents=True, exist_ok=True)
     with _store(out, args.no_store) as store:
         written = write_figures(args.paper, out, jobs=args.jobs, progress=Progress(total),
                                 store=store, **options)
@@ -64,7 +63,6 @@ def validate_command(parser: argparse.ArgumentParser, args: argparse.Namespace) 
         claims = select(load_claims(), args.quick, args.claims)
     except ValueError as error:
         parser.error(f"--claims: {error}")
-    report.mkdir(parents=True, exist_ok=True)
     with _store(report, args.no_store) as store:
         outcomes, meta = validate(claims, args.jobs, store=store)
     meta["mode"] = "full" if full else "quick" if args.quick else "selected claims"
@@ -74,10 +72,12 @@ def validate_command(parser: argparse.ArgumentParser, args: argparse.Namespace) 
 
 @contextmanager
 def _store(folder: Path, off: bool) -> Iterator[ResultStore | None]:
-    """The result store of an output *folder* (None if *off*), closed after use."""
+    """The result store of an output *folder* (made if needed; None and no folder
+    made if *off*), closed after use."""
     if off:
         yield None
         return
+    folder.mkdir(parents=True, exist_ok=True)
     store = ResultStore(folder / STORE_FILE)
     try:
         yield store

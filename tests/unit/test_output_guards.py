@@ -40,6 +40,21 @@ def test_an_output_naming_the_scenario_file_is_refused(tmp_path: Path, capsys) -
     assert scenario.read_text() == text
 
 
+def test_a_capture_piped_through_dev_stdout_leaves_the_results_on_stderr(
+        tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "fcsim.cli", "run", str(_scenario(tmp_path)),
+                           "--pcap", "/dev/stdout"], capture_output=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0
+    assert done.stdout[:4] == bytes.fromhex("4d3cb2a1")  # nanosecond libpcap, little-endian
+    assert b"simulated 100.0 us" in done.stderr and b"simulated" not in done.stdout
+    both = subprocess.run([sys.executable, "-m", "fcsim.cli", "run", str(_scenario(tmp_path)),
+                           "--pcap", "/dev/stdout", "--trace"], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert both.returncode == 2 and both.stdout == ""
+    _one_error_line(both.stderr, "--pcap and --trace both go to standard output")
+
+
 def test_port_names_are_those_trace_sinks_see() -> None:
     fabric = port_names(load_scenario(ROOT / "scenarios" / "netperf-tcp-rr.toml"))
     assert fabric == {"client", "server", "ancor:0", "ancor:1"}
@@ -111,23 +126,24 @@ def test_an_interrupted_progress_line_is_ended() -> None:
     assert shown.rstrip().endswith("first") and shown.endswith(" \n") and shown.count("\n") == 1
 
 
-def test_two_quick_ctrl_cs_stop_the_workers_and_exit_130(tmp_path: Path) -> None:
-    """As a terminal sends Ctrl-C: to the whole process group, twice in 20 ms."""
+def _stopped(tmp_path: Path, args: list[str], signum: int, times: int) -> None:
+    """Start fcsim with *args*, send *signum* to its process group *times*, 20 ms
+    apart, once its two workers run, as a terminal sends Ctrl-C; check it stops."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "fcsim.cli", "figures", "rd11", "--jobs", "2", "-o",
-         str(tmp_path / "figures")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True, start_new_session=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        [sys.executable, "-m", "fcsim.cli", *args, "--jobs", "2"], stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, start_new_session=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)})
     workers: list[str] = []
     deadline = time.monotonic() + 30
     while len(workers) < 2 and time.monotonic() < deadline:
         time.sleep(0.2)
         workers = subprocess.run(["pgrep", "-P", str(process.pid)], capture_output=True,
                                  text=True).stdout.split()
-    assert len(workers) >= 2, "figures started no workers"
+    assert len(workers) >= 2, "no workers started"
     time.sleep(0.5)
-    os.killpg(process.pid, signal.SIGINT)
-    time.sleep(0.02)
-    os.killpg(process.pid, signal.SIGINT)
+    for _ in range(times):
+        os.killpg(process.pid, signum)
+        time.sleep(0.02)
     started = time.monotonic()
     _out, err = process.communicate(timeout=10)
     assert process.returncode == 130 and time.monotonic() - started < 2
@@ -135,4 +151,15 @@ def test_two_quick_ctrl_cs_stop_the_workers_and_exit_130(tmp_path: Path) -> None
     assert "Traceback" not in err and err.count("interrupted") == 1
     time.sleep(0.5)
     assert not any(Path(f"/proc/{pid}").exists() for pid in workers)
+
+
+def test_two_quick_ctrl_cs_stop_the_workers_and_exit_130(tmp_path: Path) -> None:
+    _stopped(tmp_path, ["figures", "rd11", "-o", str(tmp_path / "figures")], signal.SIGINT, 2)
+    # what finished is kept in the result store; nothing else is left
     assert [p.name for p in (tmp_path / "figures").iterdir()] == ["results.sqlite"]
+
+
+def test_sigterm_stops_validate_and_leaves_no_folder_without_a_store(tmp_path: Path) -> None:
+    _stopped(tmp_path, ["validate", "--quick", "--no-store", "--report",
+                        str(tmp_path / "report")], signal.SIGTERM, 1)
+    assert list(tmp_path.iterdir()) == []
