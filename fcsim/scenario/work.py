@@ -12,6 +12,9 @@ that cost simulation time and memory:
   gap (or *count* arrivals), each at least one frame, and every arrival is
   simulated even when the link cannot carry it (the sequences queue);
 - **sequences in memory**: a stream keeps *outstanding* sequences open;
+- **setting up**: each repetition builds its network and logs its N_Ports in,
+  counted as :data:`SETUP_FRAMES_PER_NODE` frames per node, so that a
+  billion repetitions of a nanosecond are not taken for no work;
 - all of it times the repetitions and the points of a netperf sweep.
 
 The line rate is that of the fastest link or loop of the scenario, which
@@ -44,6 +47,12 @@ FRAMES_PER_SECOND = 2e5
 """Simulated frames per wall-second, order of magnitude (``bench/frames_per_second.py``)."""
 DEFAULT_MAX_OPEN_SEQUENCES = 1_000_000
 """Sequences kept open at once (memory: about a kilobyte each with their state)."""
+SETUP_FRAMES_PER_NODE = 40.0
+"""Calibration value: the wall time of building one repetition's network and
+logging its N_Ports in, per node, in frames at :data:`FRAMES_PER_SECOND`
+(measured with every example scenario cut to 1 ns: 7 to 36 frames per node,
+0.07 ms for two nodes point to point to 1.5 ms for the core-edge fabric;
+about 20 per node with the command line's own per-repetition work)."""
 GAP_CHARS = 4 * MIN_FILL_WORDS
 
 
@@ -65,8 +74,8 @@ class Work:
         if self.frames > max_frames:
             return (f"would simulate up to {self.frames:.3g} frames and arrivals (about "
                     f"{wall_time(self.frames)} at {FRAMES_PER_SECOND:.0e} frames per second), "
-                    f"more than the limit of {max_frames:.3g}; shorten the run, or raise the "
-                    "limit with --max-frames")
+                    f"more than the limit of {max_frames:.3g}; shorten the run or repeat it "
+                    "less, or raise the limit with --max-frames")
         return None
 
 
@@ -90,7 +99,7 @@ def _frame_rate(scenario: Scenario, payload: float) -> float:
 def estimate(scenario: Scenario) -> Work:
     """The upper-bound estimate of :class:`Work` for *scenario*."""
     run = scenario.run
-    frames = 0.0
+    frames = SETUP_FRAMES_PER_NODE * len(scenario.nodes)
     open_sequences = 0
     points = 1
     for w in scenario.workloads:

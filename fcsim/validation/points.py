@@ -3,11 +3,10 @@ scenario file, reduced to the figures a check or a figure needs."""
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-import signal
 import time
 from collections.abc import Callable, Iterable
+from contextlib import closing
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -17,6 +16,7 @@ from fcsim.resources import DATA_ROOT
 from fcsim.runner import narrowed, run_once
 from fcsim.scenario.loader import load_scenario
 from fcsim.scenario.model import NetperfConfig, Scenario
+from fcsim.validation.workers import run_unordered
 
 if TYPE_CHECKING:
     from fcsim.validation.store import ResultStore
@@ -131,19 +131,8 @@ def run_points(points: Iterable[Point], jobs: int | None = None,
         for point in todo:
             arrived(point, run_point(point))
         return results
-    # Workers ignore Ctrl-C (the terminal sends it to the whole process group):
-    # the parent alone stops, and leaving the block terminates every worker.
-    with multiprocessing.Pool(jobs, initializer=_workers_ignore_interrupts) as pool:
-        for point, result in pool.imap_unordered(_run_pair, todo):
+    # Leaving the block, at the end or on Ctrl-C, kills every worker (workers.py).
+    with closing(run_unordered(run_point, todo, jobs)) as finished:
+        for point, result in finished:
             arrived(point, result)
     return results
-
-
-def _run_pair(point: Point) -> tuple[Point, dict[str, Any]]:
-    return point, run_point(point)
-
-
-def _workers_ignore_interrupts() -> None:
-    """In a worker: leave SIGINT to the parent, and let SIGTERM end it at once."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
