@@ -10,10 +10,10 @@ the measured claims of ``validation/claims.toml`` and writes a report;
 
 Exit status: 0 on success, 2 for a bad scenario, bad arguments, an output
 path that cannot be written or a run past a work limit (one message on
-stderr, checked before any simulation, nothing written); ``validate`` exits 1 when a claim recorded as
-passing fails; 130 when interrupted (Ctrl-C or SIGTERM: one line, worker
-processes stopped, no partial or temporary file left). Output files are
-written by :mod:`fcsim.output`.
+stderr, checked before any simulation, nothing written); ``validate`` exits
+1 when a claim recorded as passing fails; 130 when interrupted (Ctrl-C or
+SIGTERM: one line, worker processes stopped, no partial or temporary file
+left). Output files are written by :mod:`fcsim.output`; docs/cli.md.
 """
 
 from __future__ import annotations
