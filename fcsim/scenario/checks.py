@@ -1,0 +1,211 @@
+"""Checks that span keys, made once every key of a scenario file has been read:
+names unique, link and workload ends known, the topology's shape, the run's
+room for each test. Each returns every problem it finds."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from fcsim.loop.al_pa import MAX_NL_PORTS
+from fcsim.scenario.errors import Problem, count, given, show
+from fcsim.scenario.sections.apps import IperfSection, NetperfSection
+from fcsim.scenario.sections.document import FabricScenario, LoopScenario, PointToPointScenario
+from fcsim.scenario.sections.workloads import GeneratorSection
+from fcsim.topology.point_to_point import DEFAULT_PORT_IDS
+
+Scenario = PointToPointScenario | FabricScenario | LoopScenario
+
+
+def check(doc: Scenario, raw: dict[str, Any]) -> list[Problem]:
+    """Every problem across keys of the scenario *doc* read from the document *raw*.
+    A topology of the wrong shape is reported alone: the other checks would
+    only repeat it."""
+    shape = list(_shape(doc))
+    if shape:
+        return shape
+    return [*_run(doc, raw), *_nodes(doc, raw), *_links(doc, raw), *_workloads(doc, raw)]
+
+
+def _shape(doc: Scenario) -> Iterator[Problem]:
+    if isinstance(doc, PointToPointScenario) and (len(doc.nodes), len(doc.links)) != (2, 1):
+        section, n = ("nodes", len(doc.nodes)) if len(doc.nodes) != 2 else ("links",
+                                                                            len(doc.links))
+        yield Problem(section, f"given {count(n, section[:-1])}",
+                      "topology 'point-to-point' needs exactly 2 nodes and 1 link")
+    if isinstance(doc, LoopScenario) and not 2 <= len(doc.nodes) <= MAX_NL_PORTS:
+        yield Problem("nodes", f"given {count(len(doc.nodes), 'node')}",
+                      f"topology 'loop' needs 2 to {MAX_NL_PORTS} nodes")
+
+
+def _run(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
+    if doc.run.warmup >= doc.run.duration:
+        yield Problem("run.warmup", given(raw["run"]["warmup"]),
+                      f"a time less than run.duration ({show(raw['run']['duration'])})")
+
+
+def unique(raws: list[dict[str, Any]], section: str, key: str,
+           values: list[Any]) -> Iterator[Problem]:
+    """A problem for each of *values* (one per table of *section*, None: no
+    value) equal to an earlier one."""
+    for i, value in enumerate(values):
+        if value is not None and value in values[:i]:
+            first = values.index(value)
+            by_default = [f" ({show(value)} by default)" if key not in raws[j] else ""
+                          for j in (i, first)]
+            article = "an" if key[0] in "aeiou" else "a"
+            yield Problem(f"{section}[{i}].{key}",
+                          given(raws[i][key]) if key in raws[i] else f"none{by_default[0]}",
+                          f"{article} {key} not used by {section}[{first}]{by_default[1]}")
+
+
+def _nodes(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
+    raws = raw["nodes"]
+    yield from unique(raws, "nodes", "name", [n.name for n in doc.nodes])
+    for i, node in enumerate(doc.nodes):
+        if node.background_load is not None and node.host is None:
+            yield Problem(f"nodes[{i}].background_load", given(raws[i]["background_load"]),
+                          "a host model for the node (background_load loads a host's "
+                          "processor)")
+    if isinstance(doc, FabricScenario):
+        yield from unique(raw["switches"], "switches", "name",
+                          [s.name for s in doc.switches])
+        yield from unique(raw["switches"], "switches", "domain",
+                          [s.domain for s in doc.switches])
+    if isinstance(doc, PointToPointScenario):
+        ids = [n.port_id or default for n, default in zip(doc.nodes, DEFAULT_PORT_IDS,
+                                                          strict=True)]
+        yield from unique(raws, "nodes", "port_id", [f"0x{i:06X}" for i in ids])
+    if isinstance(doc, LoopScenario):
+        yield from unique(raws, "nodes", "al_pa", [n.al_pa for n in doc.nodes])
+        for i, node in enumerate(doc.nodes):
+            if node.login_credit > node.bb_credit:
+                yield Problem(f"nodes[{i}].login_credit", given(raws[i]["login_credit"]),
+                              f"an integer 0..bb_credit ({node.bb_credit})")
+        yield from _order(doc, raw)
+
+
+def _order(doc: LoopScenario, raw: dict[str, Any]) -> Iterator[Problem]:
+    names = [n.name for n in doc.nodes]
+    if doc.loop.order is None:
+        return
+    for i, name in enumerate(doc.loop.order):
+        yield from known(name, f"loop.order[{i}]", names)
+    missing = [name for name in names if name not in doc.loop.order]
+    if missing:
+        yield Problem("loop.order", given(raw["loop"]["order"]),
+                      f"a list of every node's name, each once, in ring order; "
+                      f"{show(missing[0])} is missing")
+
+
+def known(name: str, path: str, nodes: list[str]) -> Iterator[Problem]:
+    """A problem if *name* is not one of *nodes*."""
+    if name not in nodes:
+        yield Problem(path, given(name), "the name of a node: " + ", ".join(map(repr, nodes)))
+
+
+def _links(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
+    if isinstance(doc, LoopScenario):
+        return
+    names = [n.name for n in doc.nodes]
+    raws = raw["links"]
+    ports = ({s.name: s.model.ports for s in doc.switches}
+             if isinstance(doc, FabricScenario) else {})
+    for i, link in enumerate(doc.links):
+        for j, end in enumerate(link.ends):
+            switch, sep, number = end.partition(":")
+            if not sep:
+                yield from known(end, f"links[{i}].ends[{j}]", names)
+            elif switch not in ports or not (number.isdigit() and int(number) < ports[switch]):
+                have = ", ".join(f"{n}:0..{p - 1}" for n, p in ports.items()) or "none"
+                yield Problem(f"links[{i}].ends[{j}]", given(end),
+                              f"a node name or a switch port written 'switch:port' ({have})")
+    yield from unique(raws, "links", "name",
+                      [link.name or f"link{i}" for i, link in enumerate(doc.links)])
+    if isinstance(doc, FabricScenario):
+        yield from _fabric_ends(doc, raws, names)
+
+
+def _fabric_ends(doc: FabricScenario, raws: list[dict[str, Any]],
+                 nodes: list[str]) -> Iterator[Problem]:
+    """Each link touches a switch port, each switch port and node is used once."""
+    seen: dict[str, str] = {}
+    for i, link in enumerate(doc.links):
+        if all(":" not in end for end in link.ends):
+            yield Problem(f"links[{i}].ends", given(raws[i]["ends"]),
+                          "a switch port written 'switch:port' at one end at least")
+        for j, end in enumerate(link.ends):
+            if end in seen:
+                yield Problem(f"links[{i}].ends[{j}]", given(end),
+                              f"an end not already used by {seen[end]}")
+            seen.setdefault(end, f"links[{i}]")
+    for name in nodes:
+        if name not in seen:
+            yield Problem("links", f"no link for node {name!r}", "every node linked to a "
+                          "switch port")
+
+
+def _workloads(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
+    raws = raw.get("workloads", [])
+    names = [n.name for n in doc.nodes]
+    hosts = {n.name for n in doc.nodes if n.host is not None}
+    sweeping = None
+    for i, w in enumerate(doc.workloads):
+        path = f"workloads[{i}]"
+        yield from known(w.source, f"{path}.from", names)
+        yield from known(w.destination, f"{path}.to", names)
+        if w.destination == w.source:
+            yield Problem(f"{path}.to", given(w.destination),
+                          f"a node other than from ({show(w.source)})")
+        if isinstance(doc, LoopScenario) and getattr(w, "cls", 3) == 1:
+            yield Problem(f"{path}.class", given(raws[i]["class"]),
+                          "a class of service on a loop: 2 or 3")
+        if isinstance(w, GeneratorSection):
+            yield from _generator(w, raws[i], path)
+        if isinstance(w, NetperfSection | IperfSection):
+            yield from _application(w, raws[i], path, hosts, doc.run.duration)
+        if isinstance(w, NetperfSection) and len(w.send_size) * len(w.socket) > 1:
+            if sweeping is not None:
+                yield Problem(f"{path}.send_size", given(raws[i].get("send_size")),
+                              f"no sweep: workloads[{sweeping}] already sweeps")
+            sweeping = i if sweeping is None else sweeping
+    yield from unique(raws, "workloads", "name",
+                      [w.name or f"workload{i}" for i, w in enumerate(doc.workloads)])
+
+
+def _generator(w: GeneratorSection, raw: dict[str, Any], path: str) -> Iterator[Problem]:
+    for key in ("size", "interarrival"):
+        table = getattr(w, key)
+        if table.distribution == "uniform" and table.low > table.high:
+            yield Problem(f"{path}.{key}.high", given(raw[key]["high"]),
+                          f"{GeneratorSection.expects(key)}, not below low "
+                          f"({show(raw[key]['low'])})")
+    interarrival = w.interarrival
+    mean = {"constant": lambda t: t.value, "exponential": lambda t: t.mean,
+            "uniform": lambda t: (t.low + t.high) / 2}[interarrival.distribution](interarrival)
+    if not mean > 0:
+        yield Problem(f"{path}.interarrival", given(raw["interarrival"]),
+                      GeneratorSection.expects("interarrival"))
+
+
+def _application(w: NetperfSection | IperfSection, raw: dict[str, Any], path: str,
+                 hosts: set[str], duration: float) -> Iterator[Problem]:
+    """An application runs between hosts and ends before the run does."""
+    for key, name in (("from", w.source), ("to", w.destination)):
+        if name not in hosts:
+            yield Problem(f"{path}.{key}", given(name),
+                          "a node with a host model (key 'host' in [[nodes]])")
+    key, length = (("length", w.length) if isinstance(w, NetperfSection)
+                   else ("duration", w.duration))
+    if w.start + length >= duration:
+        yield Problem(f"{path}.{key}", given(raw.get(key, "10 s")),
+                      f"a test that ends before run.duration ({show(duration)} s); "
+                      f"set start + {key} below it")
+    if isinstance(w, NetperfSection) and "rr_sizes" in raw:
+        if w.test != "TCP_RR":
+            yield Problem(f"{path}.rr_sizes", given(raw["rr_sizes"]),
+                          "no rr_sizes outside test = 'TCP_RR'")
+        elif w.rr_sizes and ("request" in raw or "response" in raw):
+            yield Problem(f"{path}.rr_sizes", given(raw["rr_sizes"]),
+                          "either rr_sizes = 'send-size' (request and response of each "
+                          "send_size, netperf -r m,m) or request/response")

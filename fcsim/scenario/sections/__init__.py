@@ -1,0 +1,3 @@
+"""The tables of a scenario file as typed models: one module per table
+(``run``, ``nodes``, ``links`` and ``switches``, ``loop``, ``workloads`` and
+the application workloads in ``apps``), joined in ``document``."""

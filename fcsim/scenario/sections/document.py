@@ -1,0 +1,90 @@
+"""A whole scenario file: the top-level keys, one model per topology, chosen by
+the ``topology`` key."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, TypeAdapter
+
+from fcsim.scenario.fields import Name, Text, table, tables
+from fcsim.scenario.sections.base import Section, key
+from fcsim.scenario.sections.links import LinkSection, SwitchSection
+from fcsim.scenario.sections.loop import LoopSection
+from fcsim.scenario.sections.nodes import FabricNodeSection, LoopNodeSection, NodeSection
+from fcsim.scenario.sections.run import RunSection
+from fcsim.scenario.sections.workloads import Workload
+
+Run = table(RunSection, "a table, written [run]")
+Workloads = tables(Workload, "an array of tables, written [[workloads]]")
+Links = tables(LinkSection, "an array of tables, written [[links]]")
+Switches = tables(SwitchSection, "at least one [[switches]] table", 1)
+Loop = table(LoopSection, "a table, written [loop]")
+_NODES = "an array of tables, written [[nodes]]"
+Nodes = tables(NodeSection, _NODES)
+FabricNodes = tables(FabricNodeSection, _NODES)
+LoopNodes = tables(LoopNodeSection, _NODES)
+_NO_SWITCHES = "no [[switches]] outside topology = 'fabric'"
+_NO_LOOP = "no [loop] outside topology = 'loop'"
+
+
+class _Scenario(Section):
+    """Keys of every scenario file."""
+
+    where = "at the top level"
+
+    name: Name = key(None, "The scenario's name (default: the file name without .toml).",
+                     "1GFC class 3")
+    description: Text = key("", "What the scenario shows.", "host writes to disk over 1 km")
+    topology: str = key(help="How the nodes and links are built.")
+    run: Run = key(help="How long to simulate and how often.")
+    workloads: Workloads = key([], "The traffic (default: none, idle links).")
+
+
+class PointToPointScenario(_Scenario):
+    """Two nodes joined by one link."""
+
+    elsewhere = {"switches": _NO_SWITCHES, "loop": _NO_LOOP}
+
+    topology: Literal["point-to-point"] = key(help="Exactly 2 nodes and 1 link joining them.")
+    nodes: Nodes = key(
+        help="The two nodes.")
+    links: Links = key(help="The one link.")
+
+
+class FabricScenario(_Scenario):
+    """Nodes on switch ports, switches joined by inter-switch links (any graph).
+    Every node has exactly one link, to a switch port; a link between two switch
+    ports is an inter-switch link (ISL)."""
+
+    elsewhere = {"loop": _NO_LOOP}
+
+    topology: Literal["fabric"] = key(help="A switched fabric of one or more switches.")
+    switches: Switches = key(
+        help="The switches.")
+    nodes: FabricNodes = key(
+        help="The nodes, each on a switch port.")
+    links: Links = key(help="Node-to-switch links and inter-switch links.")
+
+
+class LoopScenario(_Scenario):
+    """An arbitrated loop (FC-AL): the `[loop]` table describes the ring and there
+    are no `[[links]]`."""
+
+    elsewhere = {"links": "no [[links]] on a loop: the [loop] table describes the ring",
+                 "switches": _NO_SWITCHES}
+
+    topology: Literal["loop"] = key(help="An arbitrated loop of 2 to 126 NL_Ports.")
+    loop: Loop = key(help="The ring.")
+    nodes: LoopNodes = key(
+        help="The NL_Ports, 2 to 126.")
+
+
+TOPOLOGIES: dict[str, type[_Scenario]] = {"point-to-point": PointToPointScenario,
+                                          "fabric": FabricScenario, "loop": LoopScenario}
+"""Each ``topology`` value and the model of its files."""
+Document = Annotated[PointToPointScenario | FabricScenario | LoopScenario,
+                     Field(discriminator="topology")]
+"""A scenario file, of the model its ``topology`` names."""
+DOCUMENT = TypeAdapter(Document)
+"""Validates a TOML document as a scenario file; its JSON Schema is the files' schema."""

@@ -1,0 +1,85 @@
+"""The ``[[links]]`` and ``[[switches]]`` tables: cables between ports, and the
+switches of a fabric."""
+
+from __future__ import annotations
+
+from fcsim.fabric.switch_model import load_switch_model
+from fcsim.fc0.speed import CODING_8B10B, CODING_64B66B
+from fcsim.scenario.fields import (
+    Ends,
+    Name,
+    Propagation,
+    Speed,
+    choice,
+    fraction,
+    integer,
+    length,
+    positive,
+)
+from fcsim.scenario.sections.base import Section, key
+from fcsim.scenario.sections.nodes import model_name
+
+CODINGS = {"8b/10b": CODING_8B10B, "64b/66b": CODING_64B66B}
+"""The transmission codes a link may name."""
+SPEED_HELP = ("Line speed: a catalog name (case-insensitive) 133M, 266M, 531M, 1062M, 1GFC, "
+              "2GFC, 4GFC, 8GFC (8b/10b), 16GFC, 32GFC (64b/66b), or a baud rate such as "
+              "'265.625 Mbaud'.")
+CODING_HELP = ("The transmission code. Default: the catalog speed's own coding, 8b/10b for a "
+               "baud rate given directly. Setting it keeps the baud rate.")
+PROPAGATION_HELP = ("One-way delay per length, written 'TIME/LENGTH'; each half is read as a "
+                    "quantity, and a length without a number means 1 of that unit ('5 ns/m' = "
+                    "'5 ns / 1 m'; '5 us/km' is the same value).")
+DEFAULT_PROPAGATION = "5 ns/m"
+"""Light in glass fibre (FC-PI); :data:`fcsim.fc0.cable.DEFAULT_PROPAGATION` in SI."""
+Coding = choice(CODINGS, "'8b/10b' or '64b/66b'")
+BitErrorRate = fraction("a number in [0, 1) such as 1e-12")
+CableLength = length()
+Cost = positive("a number > 0 (FSPF cost of an inter-switch link)")
+SwitchModelName = model_name(load_switch_model, "switch", "models/switches/")
+Domain = integer(1, 239, "a domain ID 1..239 (default: 1, 2, ... in order)")
+
+
+class LinkSection(Section):
+    """A cable joining two ports, the same in both directions. In a fabric an end
+    is a node name or a switch port written 'switch:port' (ports numbered from
+    0): a node and a switch port (`["host", "core:3"]`), or two switch ports for
+    an inter-switch link (`["core:15", "edge:15"]`); several ISLs may join the
+    same two switches."""
+
+    where = "in [[links]]"
+
+    name: Name = key(None, "The link's name, unique among links (default: link<i>, i its "
+                     "position in the file from 0).", "fibre")
+    ends: Ends = key(
+        help="The two ends: node names, or in a fabric switch ports 'switch:port'.",
+        example=["host", "disk"])
+    speed: Speed = key(help=SPEED_HELP, example="1GFC")
+    coding: Coding = key(None, CODING_HELP, "8b/10b")
+    length: CableLength = key("0 m", "Cable length, m.", "10 km")
+    propagation: Propagation = key(DEFAULT_PROPAGATION, PROPAGATION_HELP, "4.9 us/km")
+    bit_error_rate: BitErrorRate = key(
+        0.0, "Probability that a line bit is received in error, the same in both "
+        "directions; a frame with a bit in error fails its CRC.", 1e-12)
+    cost: Cost = key(
+        None, "The FSPF cost of an inter-switch link (default: 1000 at 1.0625 Gbaud, "
+        "inversely proportional to the baud rate). Routes take the least total cost; "
+        "exchanges are spread over equal-cost next hops.", 500)
+
+
+class SwitchSection(Section):
+    """A switch of a fabric. Its model fixes the ports, receive buffers (the BB
+    credit it offers), routing latency, cut-through or store-and-forward, input
+    FIFOs or virtual output queues, crossbar speedup, central routing rate and
+    hold time; each value in the model file says where it comes from (see
+    `models/README.md`)."""
+
+    where = "in [[switches]]"
+
+    name: Name = key(help="The switch's name, unique among switches.", example="core")
+    model: SwitchModelName = key(
+        help="The switch model: a file name in models/switches/ (no .toml), or the path of "
+        "a model file ending in .toml, relative to the scenario file.",
+        example="ancor-fcs-266-16")
+    domain: Domain = key(
+        None, "The switch's fabric domain ID, unique (default: 1, 2, ... in file order).", 5)
+

@@ -1,0 +1,63 @@
+"""The ``[loop]`` table: the ring of an arbitrated loop."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fcsim.loop.ring import DEFAULT_REPEAT_WORDS
+from fcsim.scenario.fields import (
+    Expects,
+    Flag,
+    Name,
+    NodeNames,
+    Propagation,
+    Speed,
+    Time,
+    Words,
+    length,
+)
+from fcsim.scenario.sections.base import Section, key
+from fcsim.scenario.sections.links import (
+    CODING_HELP,
+    DEFAULT_PROPAGATION,
+    PROPAGATION_HELP,
+    SPEED_HELP,
+    BitErrorRate,
+    Coding,
+)
+
+
+HopLength = length("a length with a unit such as '2 m', >= 0 m")
+Times = Annotated[list[Time], Expects("a list of times such as ['5 ms']")]
+
+
+class LoopSection(Section):
+    """The ring of an arbitrated loop (FC-AL) of 2 to 126 nodes, each an NL_Port.
+    Each node transmits to the next in `order`, the last to the first; the loop
+    round trip is the sum of the ports' repeat delays and the hops' propagation
+    delays. Workloads on a loop are Class 2 or 3."""
+
+    where = "in [loop]"
+
+    name: Name = key("loop", "The loop's name.", "jbod")
+    order: NodeNames = key(
+        None, "Node names in ring order (default: the [[nodes]] order).",
+        ["host", "d1", "d2"])
+    speed: Speed = key(help=SPEED_HELP, example="1GFC")
+    coding: Coding = key(None, CODING_HELP, "8b/10b")
+    hop_length: HopLength = key(
+        "0 m", "The cable of every hop, m.", "2 m")
+    propagation: Propagation = key(DEFAULT_PROPAGATION, PROPAGATION_HELP, "5 ns/m")
+    bit_error_rate: BitErrorRate = key(
+        0.0, "Probability that a line bit is received in error, per hop.", 1e-12)
+    repeat_delay: Words = key(
+        DEFAULT_REPEAT_WORDS, "How long a port that is only repeating (monitoring or "
+        "arbitrating) holds each word, transmission words (40 line bits at 8b/10b); 12 is "
+        "the most FC-AL-2 allows. A node's own repeat_delay overrides it.", 6)
+    lip_at: Times = key(
+        [], "Times at which the first port in order sends LIP and the loop initialises "
+        "again (it also initialises at time 0), s: tenancies are aborted, frames in flight "
+        "lost (counted as dropped), and the initialisation takes simulated time before "
+        "frames flow again.", ["5 ms", "8 ms"])
+    position_map: Flag = key(True, "Whether initialisation includes the LIRP and LILP "
+                               "frames.", False)

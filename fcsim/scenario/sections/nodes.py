@@ -1,0 +1,145 @@
+"""The ``[[nodes]]`` tables: each node's N_Port, its login service parameters
+and the host behind it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fcsim.fc2.frame import MAX_DATA_FIELD
+from fcsim.fc2.login import ServiceParameters
+from fcsim.host.host_model import load_host_model
+from fcsim.loop.al_pa import is_nl_al_pa
+from fcsim.scenario.fields import (
+    Count,
+    Flag,
+    Name,
+    PositiveTime,
+    Time,
+    Words,
+    distinct_list,
+    fraction,
+    hex_or_integer,
+    integer,
+    is_int,
+    size,
+    value_type,
+)
+from fcsim.scenario.sections.base import Section, key
+from fcsim.units import format_time
+
+_SP = ServiceParameters()
+
+
+def model_name(load: Any, kind: str, folder: str) -> Any:
+    """A device model named in a scenario, loaded from the catalog."""
+    def read(value: Any) -> Any:
+        if not (isinstance(value, str) and value.strip()):
+            raise ValueError()
+        return load(value)
+    return value_type(object, read, f"the name of a {kind} model in {folder} or a model "
+                      "file ending in .toml", {"type": "string", "minLength": 1})
+
+
+HostName = model_name(load_host_model, "host", "models/hosts/")
+"""A host model by catalog name or file path (a :class:`HostModel` once read)."""
+
+
+Buffers = integer(1, text="an integer >= 1 (receive buffers)")
+DataField = size(256, MAX_DATA_FIELD, f"a data field size of 256..{MAX_DATA_FIELD} bytes such "
+                 f"as '{MAX_DATA_FIELD} B'")
+Classes = distinct_list(lambda c: is_int(c) and c in (1, 2, 3), "a non-empty list of distinct "
+                        "classes out of 1, 2, 3 such as [2, 3]", item_schema={"enum": [1, 2, 3]})
+IpClass = integer(1, 3, "the class of service of IP over FC: 1, 2 or 3")
+Load = fraction("a fraction of the processor in [0, 1) such as 0.2 (other processes on the "
+                "host)")
+PortId = hex_or_integer(6, lambda v: 1 <= v <= 0xFFFFEF, "an N_Port ID: a string such as "
+                        "'0x010200' (6 hex digits) or an integer 1..0xFFFFEF")
+AlPa = hex_or_integer(2, is_nl_al_pa, "a hard NL_Port AL_PA, one of the 126 neutral-disparity "
+                      "values 0x01..0xEF, such as '0x01' or 0xE8")
+LoginCredit = integer(0, text="an integer 0..bb_credit (frames)")
+
+
+class NodeKeys(Section):
+    """A node: one N_Port. Except for `name` and the host keys, the keys are the
+    login service parameters (`fcsim.fc2.login.ServiceParameters`) the node
+    offers its peer; their defaults are those of `ServiceParameters`."""
+
+    name: Name = key(help="The node's name, unique among nodes.", example="host")
+    bb_credit: Buffers = key(
+        _SP.bb_credit, "Receive buffers this node offers its link peer, frames: the peer may "
+        "send this many before it needs an R_RDY back. On a long link this limits "
+        "throughput.", 8)
+    rx_data_field: DataField = key(
+        _SP.rx_data_field, "The largest frame data field this node accepts, bytes; senders "
+        "to it never put more in one frame.", "1 KiB")
+    ee_credit: Count = key(_SP.ee_credit, "Class 1/2 frames a peer may have "
+                                "unacknowledged towards this node.", 4)
+    classes: Classes = key(
+        sorted(_SP.classes), "Classes of service it accepts; a frame of another class is "
+        "rejected (Class 3: discarded).", [2, 3])
+    concurrent_sequences: Count = key(
+        _SP.concurrent_sequences, "Sequences it can receive at once; a new one beyond this "
+        "is answered P_BSY (Class 2) or discarded (Class 3).", 8)
+    busy_retry: PositiveTime = key(
+        format_time(_SP.busy_retry), "Mean delay before a frame answered F_BSY/P_BSY is sent "
+        "again, s (each retry waits 0.5-1.5 times this, drawn uniformly).", "50 us")
+    e_d_tov: PositiveTime = key(
+        format_time(_SP.e_d_tov), "Error-detect timeout, s: a Class 1/2 sequence whose ACKs "
+        "are not all back this long after its last frame is aborted.", "2 s")
+    rx_frame_time: Time = key(
+        format_time(_SP.rx_frame_time), "Time the node needs per received frame before the "
+        "buffer is free (and its R_RDY sent), s; 0 = at once.", "1 us")
+    host: HostName = key(None, "The host behind the N_Port (processor, bus and adapter "
+                         "costs): a model in models/hosts/ or a model file path ending in "
+                         ".toml, relative to the scenario file. Left out: a bare N_Port "
+                         "driven by FC-2 workloads.", "ideal")
+    ip_class: IpClass = key(
+        3, "The class of service IP over FC uses from this node.", 2)
+    background_load: Load = key(
+        None, "Share of the host's processor other processes keep busy in this scenario "
+        "(default: the host model's own value).", 0.15)
+
+
+
+class FabricNodeSection(NodeKeys):
+    """A node on a fabric: the fabric assigns its N_Port ID (domain / port / 00)."""
+
+    where = "in [[nodes]] of a fabric"
+    elsewhere = {"port_id": "no port_id: the fabric assigns N_Port IDs (domain/port/00)"}
+
+
+class NodeSection(NodeKeys):
+    """A node of a point-to-point topology, with its N_Port ID."""
+
+    where = "in [[nodes]]"
+
+    port_id: PortId = key(
+        None, "The node's N_Port ID; TOML hex integers work too (0x010200). Left out, the "
+        "topology assigns one: point-to-point gives the first node 0x000001 and the second "
+        "0x000002, so an ID given to one node must not equal the other's default.",
+        "0x010200")
+
+
+class LoopNodeSection(NodeKeys):
+    """A node on an arbitrated loop: an NL_Port. Loop initialisation assigns it an
+    AL_PA and the N_Port ID 0x0000 + AL_PA (a private loop), so it takes no
+    `port_id`; it may ask for a hard `al_pa` instead."""
+
+    where = "in [[nodes]] of a loop"
+
+    al_pa: AlPa = key(
+        None, "A hard address, unique on the loop. The lower the AL_PA, the higher the "
+        "port's priority in arbitration. Nodes without one take the highest-priority "
+        "AL_PAs still free, the loop master first (the port with the lowest Port_Name, "
+        "derived from the node names).", "0x01")
+    fairness: Flag = key(
+        True, "A fair port that won the loop may not arbitrate again until the loop has "
+        "been seen with no port arbitrating, and closes its tenancy as soon as another "
+        "port's ARB reaches it; an unfair port does neither.", False)
+    repeat_delay: Words = key(
+        None, "How long this port holds each word it only repeats, transmission words "
+        "(default: the loop's repeat_delay).", 6)
+    login_credit: LoginCredit = key(
+        0, "The BB credit the port announces at login: frames another port may send it "
+        "right after OPN. With 0 (typical of FC-AL disks) the opener waits for the R_RDYs "
+        "the port sends for its free buffers.", 2)

@@ -1,0 +1,124 @@
+"""The ``[[workloads]]`` tables of FC-2 traffic: saturating streams and open-loop
+generators with their size and inter-arrival distributions; :data:`Workload`
+joins them with the applications of :mod:`fcsim.scenario.sections.apps`."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BeforeValidator, Field, create_model
+
+from fcsim.fc2.frame import MAX_DATA_FIELD
+from fcsim.scenario.fields import (
+    SIZE_TEXT,
+    TIME_TEXT,
+    Count,
+    Expects,
+    Name,
+    Time,
+    integer,
+    size,
+    time,
+)
+from fcsim.scenario.sections.apps import IperfSection, NetperfSection
+from fcsim.scenario.sections.base import Section, key
+
+DISTRIBUTIONS = {"constant": ("value",), "exponential": ("mean",), "uniform": ("low", "high")}
+"""Distribution kinds and their parameters, in order."""
+_MEANING = {"value": "always this value", "mean": "the mean of the exponential distribution",
+            "low": "the lowest value of the uniform distribution",
+            "high": "the highest value of the uniform distribution, >= low"}
+
+
+def _tables(one: Any, unit: str, prefix: str) -> list[type[Section]]:
+    """One table model per distribution kind, its parameters read by *one*."""
+    models = []
+    for kind, names in DISTRIBUTIONS.items():
+        params: dict[str, Any] = {
+            name: (one, key(help=f"{_MEANING[name].capitalize()}, {unit}.")) for name in names}
+        model = create_model(f"{prefix}{kind.capitalize()}", __base__=Section,
+                             __doc__=f"A {kind} distribution of {unit}.",
+                             distribution=(Literal[kind], key(help="The kind of distribution.")),
+                             **params)
+        model.where = f"with distribution = {kind!r}"
+        models.append(model)
+    return models
+
+
+def _distribution(one: Any, unit: str, prefix: str, expects: str) -> Any:
+    """A plain value of *one* (always that value) or a distribution table."""
+    def plain(value: Any) -> Any:
+        return value if isinstance(value, dict) else {"distribution": "constant", "value": value}
+
+    def schema(field: dict[str, Any]) -> None:
+        tagged = {k: field.pop(k) for k in ("oneOf", "discriminator") if k in field}
+        field["anyOf"] = [{"type": ["string", "number"]}, tagged]
+    tables = tuple(_tables(one, unit, prefix))
+    return Annotated[tables[0] | tables[1] | tables[2], Field(discriminator="distribution",
+                                                              json_schema_extra=schema),
+                     BeforeValidator(plain), Expects(expects)]
+
+
+Sizes = _distribution(size(), "bytes", "Size", f"{SIZE_TEXT}, or a distribution table of sizes")
+"""A size in bytes, or a distribution of them."""
+Times = _distribution(time(), "s", "Time",
+                      f"{TIME_TEXT}, or a distribution table of times; mean > 0 s")
+"""A time in s, or a distribution of them."""
+ServiceClass = integer(1, 3, "a class of service: 1, 2 or 3")
+Payload = size(1, MAX_DATA_FIELD, f"a data field size of 1..{MAX_DATA_FIELD} bytes such as "
+               f"'{MAX_DATA_FIELD} B'")
+Bytes = size()
+
+
+class _Sequences(Section):
+    """Keys of every FC-2 workload: it sends sequences from one node to another."""
+
+    name: Name = key(None, "The workload's name, unique among workloads; results are "
+                     "reported under it (default: workload<i>, i its position from 0).", "bulk")
+    type: str = key(help="The kind of workload.")
+    source: Name = key(alias="from", help="The sending node.", example="host")
+    destination: Name = key(alias="to", help="The receiving node, not from.", example="disk")
+    cls: ServiceClass = key(3, "The class of service of its sequences.", 2, alias="class")
+    max_payload: Payload = key(
+        None, "The largest data field per frame the sender uses, bytes; the receiver's "
+        "rx_data_field also applies, whichever is smaller.", "1 KiB")
+    start: Time = key("0 s", "When the first sequence is offered, s.", "1 ms")
+    count: Count = key(None, "Sequences to send in all; then the workload stops (default: "
+                       "no limit).", 100)
+
+
+class StreamSection(_Sequences):
+    """A saturating stream: the next sequence is offered as soon as one completes.
+    A Class 3 sequence completes when its last frame is sent, a Class 1/2
+    sequence when its last ACK is back."""
+
+    where = "with type = 'stream'"
+
+    type: Literal["stream"] = key(help="A saturating stream.")
+    size: Bytes = key(help="Bytes per sequence.", example="64 KiB")
+    outstanding: Count = key(1, "Sequences open at once, each in its own exchange.", 4)
+
+
+class GeneratorSection(_Sequences):
+    """An open-loop generator: sequences arrive at random, whatever the backlog.
+    `size` and `interarrival` take a plain quantity (always that value) or a
+    distribution table: `{ distribution = "constant", value = ... }`,
+    `{ distribution = "exponential", mean = ... }` or
+    `{ distribution = "uniform", low = ..., high = ... }` (low <= high). Drawn
+    sizes are rounded to whole bytes; exponential interarrival times give
+    Poisson arrivals."""
+
+    where = "with type = 'generator'"
+
+    type: Literal["generator"] = key(help="An open-loop generator.")
+    size: Sizes = key(help="Bytes per sequence, or their distribution.", example="2 KiB")
+    interarrival: Times = key(help="Time between arrivals, or its distribution; mean > 0 s.",
+                              example={"distribution": "exponential", "mean": "100 us"})
+
+
+WORKLOADS: dict[str, type[Section]] = {"stream": StreamSection, "generator": GeneratorSection,
+                                       "netperf": NetperfSection, "iperf": IperfSection}
+"""Each workload ``type`` and its table."""
+Workload = Annotated[StreamSection | GeneratorSection | NetperfSection | IperfSection,
+                     Field(discriminator="type")]
+"""One ``[[workloads]]`` table, of the kind its ``type`` names."""
