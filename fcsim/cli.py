@@ -45,6 +45,7 @@ from fcsim.report import summary_text
 from fcsim.run_report import run_page
 from fcsim.runner import SLICES, run_once, run_scenario, sweep_points
 from fcsim.scenario.loader import ScenarioError, load_scenario
+from fcsim.scenario.reference import scenario_schema, schema_text
 from fcsim.scenario.model import Scenario
 from fcsim.topology.drawing import FORMATS, draw_topology
 from fcsim.trace.ladder import Enough, Ladder, draw_ladder, ladder_text
@@ -195,7 +196,11 @@ def _parser() -> argparse.ArgumentParser:
                          help="draw into an .svg or .png file (default: text on standard "
                               "output)")
     add_limit_options(explain)
-    for command in (run, draw, check, figures, explain):  # errors show their own usage
+    schema = commands.add_parser(
+        "schema", help="print the JSON Schema of scenario files (for editor completion)",
+        description="Print the JSON Schema of scenario files, for editors and TOML language "
+                    "servers (see docs/scenarios.md).")
+    for command in (run, draw, check, figures, explain, schema):  # errors show their own usage
         command.set_defaults(subparser=command)
     return parser
 
@@ -265,6 +270,9 @@ def _main(argv: Sequence[str] | None) -> int:
         return figures_command(command, args)
     if args.command == "explain":
         return _explain(command, args)
+    if args.command == "schema":
+        sys.stdout.write(schema_text(scenario_schema()))
+        return 0
     return _run(command, args)
 
 
@@ -373,7 +381,8 @@ def _load(path: str) -> Scenario | None:
     try:
         return load_scenario(path)
     except ScenarioError as error:
-        print(f"fcsim: error: {error}", file=sys.stderr)
+        for line in str(error).splitlines():
+            print(f"fcsim: error: {line}", file=sys.stderr)
         return None
 
 

@@ -9,6 +9,7 @@ wrote them (not as a type read them).
 from __future__ import annotations
 
 import difflib
+import re
 import types
 import typing
 from collections.abc import Sequence
@@ -220,11 +221,13 @@ def problem_of(error: dict[str, Any], root: Any, raw: Any) -> Problem:
 
 
 def problems_of(error: ValidationError, root: Any, raw: Any) -> list[Problem]:
-    """Every problem in *error*, raised validating the document *raw* as *root*;
-    the same problem reported twice (a value refused on two paths) is kept once."""
+    """Every problem in *error*, raised validating the document *raw* as *root*,
+    in the order of the file's top-level keys; the same problem reported twice
+    (a value refused on two paths) is kept once."""
     out: list[Problem] = []
     for item in error.errors(include_url=False):
         problem = problem_of(item, root, raw)
         if problem not in out:
             out.append(problem)
-    return out
+    order = {name: i for i, name in enumerate(raw)} if isinstance(raw, dict) else {}
+    return sorted(out, key=lambda p: order.get(re.split(r"[.\[]", p.path)[0], len(order)))

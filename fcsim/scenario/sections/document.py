@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, TypeAdapter
 
-from fcsim.scenario.fields import Name, Text, table, tables
+from fcsim.scenario.fields import Expects, Name, Text, table, tables
 from fcsim.scenario.sections.base import Section, key
 from fcsim.scenario.sections.links import LinkSection, SwitchSection
 from fcsim.scenario.sections.loop import LoopSection
@@ -15,6 +15,8 @@ from fcsim.scenario.sections.nodes import FabricNodeSection, LoopNodeSection, No
 from fcsim.scenario.sections.run import RunSection
 from fcsim.scenario.sections.workloads import Workload
 
+TOPOLOGY_NAMES = ("point-to-point", "fabric", "loop")
+"""The values of ``topology``."""
 Run = table(RunSection, "a table, written [run]")
 Workloads = tables(Workload, "an array of tables, written [[workloads]]")
 Links = tables(LinkSection, "an array of tables, written [[links]]")
@@ -36,7 +38,8 @@ class _Scenario(Section):
     name: Name = key(None, "The scenario's name (default: the file name without .toml).",
                      "1GFC class 3")
     description: Text = key("", "What the scenario shows.", "host writes to disk over 1 km")
-    topology: str = key(help="How the nodes and links are built.")
+    topology: Annotated[str, Expects("one of " + ", ".join(map(repr, TOPOLOGY_NAMES)))] = key(
+        help="How the nodes and links are built.")
     run: Run = key(help="How long to simulate and how often.")
     workloads: Workloads = key([], "The traffic (default: none, idle links).")
 
@@ -80,8 +83,8 @@ class LoopScenario(_Scenario):
         help="The NL_Ports, 2 to 126.")
 
 
-TOPOLOGIES: dict[str, type[_Scenario]] = {"point-to-point": PointToPointScenario,
-                                          "fabric": FabricScenario, "loop": LoopScenario}
+TOPOLOGIES: dict[str, type[_Scenario]] = dict(zip(
+    TOPOLOGY_NAMES, (PointToPointScenario, FabricScenario, LoopScenario), strict=True))
 """Each ``topology`` value and the model of its files."""
 Document = Annotated[PointToPointScenario | FabricScenario | LoopScenario,
                      Field(discriminator="topology")]

@@ -25,9 +25,16 @@ from fcsim.scenario.fields import (
     value_type,
 )
 from fcsim.scenario.sections.base import Section, key
-from fcsim.units import format_time
 
 _SP = ServiceParameters()
+
+
+def _written(seconds: float) -> str:
+    """*seconds* as a scenario file writes a time: '1 ms', '2 s'."""
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9)):
+        if seconds >= scale:
+            return f"{seconds / scale:g} {unit}"
+    return "0 s"
 
 
 def model_name(load: Any, kind: str, folder: str) -> Any:
@@ -81,13 +88,13 @@ class NodeKeys(Section):
         _SP.concurrent_sequences, "Sequences it can receive at once; a new one beyond this "
         "is answered P_BSY (Class 2) or discarded (Class 3).", 8)
     busy_retry: PositiveTime = key(
-        format_time(_SP.busy_retry), "Mean delay before a frame answered F_BSY/P_BSY is sent "
+        _written(_SP.busy_retry), "Mean delay before a frame answered F_BSY/P_BSY is sent "
         "again, s (each retry waits 0.5-1.5 times this, drawn uniformly).", "50 us")
     e_d_tov: PositiveTime = key(
-        format_time(_SP.e_d_tov), "Error-detect timeout, s: a Class 1/2 sequence whose ACKs "
+        _written(_SP.e_d_tov), "Error-detect timeout, s: a Class 1/2 sequence whose ACKs "
         "are not all back this long after its last frame is aborted.", "2 s")
     rx_frame_time: Time = key(
-        format_time(_SP.rx_frame_time), "Time the node needs per received frame before the "
+        _written(_SP.rx_frame_time), "Time the node needs per received frame before the "
         "buffer is free (and its R_RDY sent), s; 0 = at once.", "1 us")
     host: HostName = key(None, "The host behind the N_Port (processor, bus and adapter "
                          "costs): a model in models/hosts/ or a model file path ending in "

@@ -30,12 +30,13 @@ _MEANING = {"value": "always this value", "mean": "the mean of the exponential d
             "high": "the highest value of the uniform distribution, >= low"}
 
 
-def _tables(one: Any, unit: str, prefix: str) -> list[type[Section]]:
+def _tables(one: Any, unit: str, prefix: str, example: str) -> list[type[Section]]:
     """One table model per distribution kind, its parameters read by *one*."""
     models = []
     for kind, names in DISTRIBUTIONS.items():
         params: dict[str, Any] = {
-            name: (one, key(help=f"{_MEANING[name].capitalize()}, {unit}.")) for name in names}
+            name: (one, key(help=f"{_MEANING[name].capitalize()}, {unit}.", example=example))
+            for name in names}
         model = create_model(f"{prefix}{kind.capitalize()}", __base__=Section,
                              __doc__=f"A {kind} distribution of {unit}.",
                              distribution=(Literal[kind], key(help="The kind of distribution.")),
@@ -45,7 +46,7 @@ def _tables(one: Any, unit: str, prefix: str) -> list[type[Section]]:
     return models
 
 
-def _distribution(one: Any, unit: str, prefix: str, expects: str) -> Any:
+def _distribution(one: Any, unit: str, prefix: str, example: str, expects: str) -> Any:
     """A plain value of *one* (always that value) or a distribution table."""
     def plain(value: Any) -> Any:
         return value if isinstance(value, dict) else {"distribution": "constant", "value": value}
@@ -53,15 +54,16 @@ def _distribution(one: Any, unit: str, prefix: str, expects: str) -> Any:
     def schema(field: dict[str, Any]) -> None:
         tagged = {k: field.pop(k) for k in ("oneOf", "discriminator") if k in field}
         field["anyOf"] = [{"type": ["string", "number"]}, tagged]
-    tables = tuple(_tables(one, unit, prefix))
+    tables = tuple(_tables(one, unit, prefix, example))
     return Annotated[tables[0] | tables[1] | tables[2], Field(discriminator="distribution",
                                                               json_schema_extra=schema),
                      BeforeValidator(plain), Expects(expects)]
 
 
-Sizes = _distribution(size(), "bytes", "Size", f"{SIZE_TEXT}, or a distribution table of sizes")
+Sizes = _distribution(size(), "bytes", "Size", "1 KiB",
+                      f"{SIZE_TEXT}, or a distribution table of sizes")
 """A size in bytes, or a distribution of them."""
-Times = _distribution(time(), "s", "Time",
+Times = _distribution(time(), "s", "Time", "100 us",
                       f"{TIME_TEXT}, or a distribution table of times; mean > 0 s")
 """A time in s, or a distribution of them."""
 ServiceClass = integer(1, 3, "a class of service: 1, 2 or 3")
