@@ -2,8 +2,9 @@
 
 Every parameter in a model file is a table ``{ value = ..., source = "..." }``
 naming where the value comes from (data sheet, standard, assumption, or
-"calibrated on claim X"). Times carry units and are read by
-:func:`fcsim.units.parse_time`.
+"calibrated on claim X"). Each kind of model declares its keys as a
+:class:`ModelFile` (typed as scenario files are, quantities read by
+:mod:`fcsim.units`).
 
 A model is named by its catalog name (the file's stem, no folder) or, for a
 model of one's own, by the path of its file ending in ``.toml`` (relative
@@ -19,8 +20,12 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError, create_model
+
 from fcsim.resources import DATA_ROOT
-from fcsim.units import UnitError, parse_time
+from fcsim.schema.errors import problems_of
+from fcsim.schema.fields import Name, Text, table
+from fcsim.schema.section import Section, key
 
 MODELS_DIR = DATA_ROOT / "models"
 """The catalog folder (``models/`` in the project; see :mod:`fcsim.resources`)."""
@@ -52,32 +57,52 @@ def model_file(kind: str, name: str, directory: Path | None = None) -> Path:
     return path
 
 
-def read_model(kind: str, name: str, allowed: set[str], times: set[str],
-               directory: Path | None = None) -> tuple[dict[str, Any], dict[str, str]]:
-    """Values and sources of model *name* of *kind* (see :func:`model_file`).
+class ModelFile(Section):
+    """A device model file: a description, then one ``{ value, source }`` table
+    per parameter the file sets (the others keep their defaults)."""
 
-    Keys must be in *allowed*; those in *times* are read as times in s.
-    Raises ValueError naming the file and key on bad content.
-    """
+    where = "in a model file"
+
+    description: Text = key("", "What the model is, in a sentence.", "HP 9000 C110")
+
+
+_SOURCE_HELP = ("Where the value comes from: a data sheet, a standard, an assumption (and "
+                "why), or 'calibrated on claim X'.")
+_SOURCED: dict[str, Any] = {}
+
+
+def sourced(value: Any, kind: str) -> Any:
+    """The type of a model-file key whose value is read as *value*: a table
+    ``{ value = ..., source = "..." }``. *kind* names the value's type ("Time")."""
+    if kind not in _SOURCED:
+        model = create_model(f"Sourced{kind}", __base__=Section,
+                             __doc__=f"A {kind.lower()} value and where it comes from.",
+                             value=(value, key(help="The value.")),
+                             source=(Name, key(help=_SOURCE_HELP)))
+        model.where = "in a { value, source } table"
+        _SOURCED[kind] = table(model, f'a table {{ value = ..., source = "..." }}, value '
+                                      f'{model.expects("value")}')
+    return _SOURCED[kind]
+
+
+def read_model(kind: str, name: str, schema: type[ModelFile],
+               directory: Path | None = None) -> tuple[dict[str, Any], dict[str, str]]:
+    """Values and sources of model *name* of *kind* (see :func:`model_file`), by the
+    keys the file sets, read as *schema* says. Raises ValueError of one line
+    naming the file, the key and the value on bad content (the first problem,
+    and how many more there are)."""
     path = model_file(kind, name, directory)
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise ValueError(f"{path}: not a valid TOML model file ({error})") from None
-    values: dict[str, Any] = {}
-    sources: dict[str, str] = {}
-    for key, entry in raw.items():
-        if key == "description":
-            continue
-        if key not in allowed or not isinstance(entry, dict) or set(entry) != {"value", "source"}:
-            raise ValueError(f"{path}: {key}: expected one of {sorted(allowed)} as "
-                             "{ value = ..., source = \"...\" }")
-        value = entry["value"]
-        if key in times and isinstance(value, str):
-            try:
-                value = parse_time(value)
-            except UnitError as error:
-                raise ValueError(f"{path}: {key}: {error}") from None
-        values[key] = value
-        sources[key] = entry["source"]
-    return values, sources
+    try:
+        model = schema.model_validate(raw)
+    except ValidationError as error:
+        problems = problems_of(error, schema, raw)
+        more = len(problems) - 1
+        raise ValueError(problems[0].line(str(path)) + (
+            f" (and {more} more problem{'s' if more > 1 else ''})" if more else "")) from None
+    given = [name for name in raw if name != "description"]  # in the file's order
+    return ({name: getattr(model, name).value for name in given},
+            {name: getattr(model, name).source for name in given})

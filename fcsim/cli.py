@@ -45,7 +45,7 @@ from fcsim.report import summary_text
 from fcsim.run_report import run_page
 from fcsim.runner import SLICES, run_once, run_scenario, sweep_points
 from fcsim.scenario.loader import ScenarioError, load_scenario
-from fcsim.scenario.reference import scenario_schema, schema_text
+from fcsim.scenario.reference import SCHEMAS, schema_text
 from fcsim.scenario.model import Scenario
 from fcsim.topology.drawing import FORMATS, draw_topology
 from fcsim.trace.ladder import Enough, Ladder, draw_ladder, ladder_text
@@ -197,9 +197,11 @@ def _parser() -> argparse.ArgumentParser:
                               "output)")
     add_limit_options(explain)
     schema = commands.add_parser(
-        "schema", help="print the JSON Schema of scenario files (for editor completion)",
-        description="Print the JSON Schema of scenario files, for editors and TOML language "
-                    "servers (see docs/scenarios.md).")
+        "schema", help="print the JSON Schema of scenario or model files (for editors)",
+        description="Print the JSON Schema of scenario files or of device model files, for "
+                    "editors and TOML language servers (see docs/scenarios.md).")
+    schema.add_argument("kind", nargs="?", choices=SCHEMAS, default="scenario",
+                        help="which files (default: scenario)")
     for command in (run, draw, check, figures, explain, schema):  # errors show their own usage
         command.set_defaults(subparser=command)
     return parser
@@ -271,7 +273,7 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.command == "explain":
         return _explain(command, args)
     if args.command == "schema":
-        sys.stdout.write(schema_text(scenario_schema()))
+        sys.stdout.write(schema_text(SCHEMAS[args.kind]()))
         return 0
     return _run(command, args)
 

@@ -7,10 +7,13 @@ catalog (``models/switches/<name>.toml``): every value there names its source
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from fcsim.catalog import read_model
+from fcsim.catalog import ModelFile, read_model, sourced
+from fcsim.schema.fields import Count, Flag, PositiveTime, Time, integer, number
+from fcsim.schema.section import REQUIRED, key
 
 
 @dataclass(frozen=True)
@@ -58,12 +61,50 @@ class SwitchModel:
             raise ValueError(f"{self.name}: service_time must be >= 0 s")
 
 
-_TIMES = {"routing_latency", "hold_time", "service_time"}
+def _entry(help: str, value: Any, source: str, required: bool = False) -> Any:
+    return key(REQUIRED if required else None, help, {"value": value, "source": source})
+
+
+Ports = sourced(integer(2, text="an integer >= 2"), "Ports")
+Frames = sourced(Count, "Count")
+Delay = sourced(Time, "Time")
+Timeout = sourced(PositiveTime, "PositiveTime")
+Yes = sourced(Flag, "Flag")
+Speedup = sourced(number("a number >= 1", 1.0), "Speedup")
+PerSecond = sourced(number("a number > 0 (per second)", above=True), "PerSecond")
+
+
+class SwitchFile(ModelFile):
+    """A switch model file (`models/switches/<name>.toml`): how one kind of
+    switch forwards frames, read into `fcsim.fabric.switch_model.SwitchModel`."""
+
+    where = "in a switch model file"
+    defaults_from = SwitchModel
+
+    ports: Ports = _entry("Number of ports.", 16, "data sheet", True)
+    bb_credit: Frames = _entry("Receive buffers per port, offered as BB credit.", 4,
+                               "data sheet", True)
+    routing_latency: Delay = _entry("From the moment a frame may be forwarded (its header "
+                                    "in, for cut-through; its EOF in, for store-and-forward) "
+                                    "to the moment it may start on the output, s.", "2 us",
+                                    "assumption", True)
+    cut_through: Yes = _entry("Forward after the header rather than the whole frame.", False,
+                              "data sheet")
+    virtual_output_queues: Yes = _entry("One queue per output at each input instead of one "
+                                        "FIFO per input.", False, "assumption")
+    crossbar_speedup: Speedup = _entry("How much faster than the input link a frame crosses "
+                                       "the crossbar.", 1.0, "assumption")
+    routing_rate: PerSecond = _entry("Frames per second the shared central router decides "
+                                     "(default: no limit).", 2e6, "data sheet")
+    hold_time: Timeout = _entry("A Class 2/3 frame that has waited this long in the switch "
+                                "is answered F_BSY or discarded, s (default: never).",
+                                "500 ms", "standard")
+    service_time: Delay = _entry("How long the fabric services take to answer a login or "
+                                 "name-server request, s.", "100 us", "assumption")
 
 
 def load_switch_model(name: str, directory: Path | None = None) -> SwitchModel:
     """The catalog model *name* (file ``models/switches/<name>.toml``; see
     :mod:`fcsim.catalog`). Raises ValueError naming the file and key on bad content."""
-    allowed = {f.name for f in fields(SwitchModel)} - {"name", "sources"}
-    values, sources = read_model("switches", name, allowed, _TIMES, directory)
+    values, sources = read_model("switches", name, SwitchFile, directory)
     return SwitchModel(name=name, sources=sources, **values)

@@ -3,11 +3,14 @@ of machine, each value with its source (``models/hosts/<name>.toml``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from fcsim.catalog import read_model
+from fcsim.catalog import ModelFile, read_model, sourced
 from fcsim.host.bus import BUS_TYPES
+from fcsim.schema.fields import Flag, Name, PositiveTime, Time, choice, fraction, number
+from fcsim.schema.section import key
 
 
 @dataclass(frozen=True)
@@ -76,13 +79,65 @@ class HostModel:
                              "background_job > 0 s")
 
 
-_TIMES = {"syscall", "tcp_output_per_packet", "tcp_input_per_packet", "interrupt",
-          "driver_per_frame", "context_switch", "timer_tick", "page_remap", "bus_overhead",
-          "adapter_frame_time",
-          "background_job"}
+def _entry(help: str, value: Any, source: str = "assumption") -> Any:
+    return key(None, help, {"value": value, "source": source})
 
 
-ADAPTER_KEYS = {"bus", "bus_bandwidth", "bus_overhead", "adapter_frame_time"}
+Cost = sourced(Time, "Time")
+PerByte = sourced(number("a number >= 0 (s per byte)"), "PerByte")
+Yes = sourced(Flag, "Flag")
+Bus = sourced(choice({name: name for name in BUS_TYPES}), "Bus")
+BytesPerSecond = sourced(number("a number > 0 (bytes/s)", above=True), "BytesPerSecond")
+Share = sourced(fraction("a fraction of the processor in [0, 1)"), "Share")
+JobLength = sourced(PositiveTime, "PositiveTime")
+ModelName = sourced(Name, "Name")
+
+
+class AdapterFile(ModelFile):
+    """A host adapter model file (`models/adapters/<name>.toml`): what the card
+    gives the host that names it."""
+
+    where = "in an adapter model file"
+    defaults_from = HostModel
+
+    bus: Bus = _entry("The bus standard the card sits on.", "EISA", "data sheet")
+    bus_bandwidth: BytesPerSecond = _entry("Sustained DMA rate over the bus, bytes/s.", 1.21e7,
+                                           "calibrated on claim ONG-PEAK")
+    bus_overhead: Cost = _entry("Bus time per DMA transfer, s.", "10 us")
+    adapter_frame_time: Cost = _entry("The card's own time per frame, s.", "4 us")
+
+
+class HostFile(AdapterFile):
+    """A host model file (`models/hosts/<name>.toml`): processor costs, bus,
+    adapter and background load of one kind of machine, read into
+    `fcsim.host.host_model.HostModel`. A host that names an `adapter` takes the
+    bus and card values from it and may not set them itself."""
+
+    where = "in a host model file"
+    defaults_from = HostModel
+
+    syscall: Cost = _entry("One send() or recv() call, s.", "11.9 us")
+    copy_per_byte: PerByte = _entry("Copying between user and kernel memory, s per byte.",
+                                    1.6e-8)
+    send_copy_per_byte: PerByte = _entry("The copy into the kernel on send(), where it costs "
+                                         "other than the receive path's, s per byte.", 2e-8)
+    checksum_per_byte: PerByte = _entry("The TCP checksum, s per byte.", 1e-8)
+    tcp_output_per_packet: Cost = _entry("TCP/IP output processing per packet, s.", "31.6 us")
+    tcp_input_per_packet: Cost = _entry("TCP/IP input processing per packet, s.", "39.5 us")
+    interrupt: Cost = _entry("Taking one receive interrupt, s.", "19.8 us")
+    driver_per_frame: Cost = _entry("The FC driver's work per frame received, s.", "3.95 us")
+    context_switch: Cost = _entry("Waking a process blocked in a socket call, s.", "15.8 us")
+    timer_tick: Cost = _entry("The TCP timer routines per 200 ms / 500 ms tick, s.", "7.9 us")
+    copy_avoidance: Yes = _entry("Pages are remapped instead of copied.", True)
+    page_remap: Cost = _entry("Remapping one 4 KiB page, s.", "5 us")
+    background_utilisation: Share = _entry("Share of the processor other processes keep busy.",
+                                           0.2)
+    background_job: JobLength = _entry("Mean length of a background job, s.", "1 ms")
+    adapter: ModelName = _entry("The card's model in models/adapters/.", "eisa-fc-266",
+                                "paper")
+
+
+ADAPTER_KEYS = set(AdapterFile.model_fields) - set(ModelFile.model_fields)
 """What an adapter model (``models/adapters/<name>.toml``) gives its host."""
 
 
@@ -92,8 +147,7 @@ def load_host_model(name: str, directory: Path | None = None) -> HostModel:
     A host naming an ``adapter`` takes the bus and adapter values from that
     adapter's model (``models/adapters/<adapter>.toml``, or beside *directory*).
     """
-    allowed = {f.name for f in fields(HostModel)} - {"name", "sources"}
-    values, sources = read_model("hosts", name, allowed, _TIMES, directory)
+    values, sources = read_model("hosts", name, HostFile, directory)
     adapter = values.get("adapter")
     if adapter is not None:
         clash = ADAPTER_KEYS & values.keys()
@@ -101,7 +155,7 @@ def load_host_model(name: str, directory: Path | None = None) -> HostModel:
             raise ValueError(f"host model {name!r}: {', '.join(sorted(clash))} come from "
                              f"adapter {adapter!r}; give them in one place")
         folder = directory.parent / "adapters" if directory is not None else None
-        card, card_sources = read_model("adapters", adapter, ADAPTER_KEYS, _TIMES, folder)
+        card, card_sources = read_model("adapters", adapter, AdapterFile, folder)
         values.update(card)
         sources.update({key: f"adapter {adapter}: {text}" for key, text in card_sources.items()})
     return HostModel(name=name, sources=sources, **values)

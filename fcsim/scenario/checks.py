@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from fcsim.loop.al_pa import MAX_NL_PORTS
-from fcsim.scenario.errors import Problem, count, given, show
+from fcsim.schema.errors import Problem, count, given, show
 from fcsim.scenario.sections.apps import IperfSection, NetperfSection
 from fcsim.scenario.sections.document import FabricScenario, LoopScenario, PointToPointScenario
 from fcsim.scenario.sections.workloads import GeneratorSection

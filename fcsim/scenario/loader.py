@@ -5,7 +5,7 @@ The keys a file may hold are the typed models of :mod:`fcsim.scenario.sections`
 through :mod:`fcsim.units`) and fill in defaults; :mod:`fcsim.scenario.checks`
 then checks what spans keys, and :mod:`fcsim.scenario.convert` builds the
 configuration. Every problem of a file is reported at once, one line each, in a
-:class:`ScenarioError` (see :mod:`fcsim.scenario.errors`).
+:class:`ScenarioError` (see :mod:`fcsim.schema.errors`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from fcsim.catalog import MODEL_FOLDER
 from fcsim.scenario.checks import check
 from fcsim.scenario.convert import to_scenario
-from fcsim.scenario.errors import Problem, ScenarioError, problems_of
+from fcsim.schema.errors import Problem, ScenarioError, problems_of
 from fcsim.scenario.model import Scenario
 from fcsim.scenario.sections.document import DOCUMENT, Document
 

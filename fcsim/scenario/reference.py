@@ -1,16 +1,19 @@
-"""The reference of scenario files, generated from their typed models: the JSON
-Schema editors read (``docs/scenario.schema.json``, printed by ``fcsim schema``)
-and the key tables of ``docs/scenarios.md``.
+"""The reference of scenario and device model files, generated from their typed
+models: the JSON Schemas editors read (``docs/scenario.schema.json``,
+``docs/host.schema.json``, ...; printed by ``fcsim schema``) and the key tables
+of ``docs/scenarios.md`` and ``models/README.md``.
 
-``docs/scenarios.md`` is ``docs/scenarios.md.in`` with each marker replaced:
+Each of those two is its template ``FILE.in`` with each marker replaced:
 ``{{doc:MODEL}}`` by the model's docstring, ``{{keys:MODEL}}`` by the table of
 its keys and a line per key saying what it means, ``{{keys:MODEL-BASE}}`` by
 those of its keys that BASE does not have. ``python -m fcsim.scenario.reference``
-rewrites both files in a checkout; a test fails when either is stale.
+rewrites them and the schemas in a checkout; a test fails when one is stale.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import inspect
 import json
 import re
@@ -20,12 +23,15 @@ from typing import Any
 
 from pydantic.fields import FieldInfo
 
-from fcsim.scenario.errors import show
-from fcsim.scenario.sections.base import Section
+from fcsim.catalog import ModelFile
+from fcsim.fabric.switch_model import SwitchFile
+from fcsim.host.host_model import AdapterFile, HostFile
 from fcsim.scenario.sections.document import DOCUMENT
+from fcsim.schema.errors import show
+from fcsim.schema.section import Section
 
-SCHEMA_ID = "https://fcsim.example/scenario.schema.json"
-"""The ``$id`` of the scenario schema."""
+SCHEMA_BASE = "https://fcsim.example/schemas"
+"""Where the published schemas' ``$id`` s point."""
 _MARKER = re.compile(r"\{\{(doc|keys):(\w+)(?:-(\w+))?\}\}")
 
 
@@ -42,13 +48,35 @@ def _tidy(node: Any, names: bool = False) -> Any:
     return node
 
 
+def _schema(generated: dict[str, Any], name: str, title: str,
+            description: str) -> dict[str, Any]:
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": f"{SCHEMA_BASE}/{name}.schema.json", "title": title,
+            "description": description, **_tidy(generated)}
+
+
 def scenario_schema() -> dict[str, Any]:
     """The JSON Schema of scenario files."""
-    schema = _tidy(DOCUMENT.json_schema())
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID,
-            "title": "fcsim scenario file",
-            "description": "One simulation: topology, nodes, links, traffic and how long to "
-                           "run (docs/scenarios.md).", **schema}
+    return _schema(DOCUMENT.json_schema(), "scenario", "fcsim scenario file",
+                   "One simulation: topology, nodes, links, traffic and how long to run "
+                   "(docs/scenarios.md).")
+
+
+MODEL_FILES: dict[str, type[ModelFile]] = {"host": HostFile, "adapter": AdapterFile,
+                                          "switch": SwitchFile}
+"""Each kind of device model file (``models/<kind>s/``) and its model."""
+
+
+def model_schema(kind: str) -> dict[str, Any]:
+    """The JSON Schema of the device model files of *kind* (a key of :data:`MODEL_FILES`)."""
+    model = MODEL_FILES[kind]
+    return _schema(model.model_json_schema(), kind, f"fcsim {kind} model file",
+                   inspect.cleandoc(model.__doc__ or ""))
+
+
+SCHEMAS = {"scenario": scenario_schema, **{kind: functools.partial(model_schema, kind)
+                                           for kind in MODEL_FILES}}
+"""Every published schema by name: ``docs/<name>.schema.json``."""
 
 
 def schema_text(schema: dict[str, Any]) -> str:
@@ -94,14 +122,17 @@ def _allowed(model: type[Section], key: str, schema: dict[str, Any]) -> str:
     return repr(schema["const"]) if "const" in schema else ""
 
 
-def _default(info: FieldInfo) -> str:
+def _default(model: type[Section], name: str, info: FieldInfo) -> str:
     if info.is_required():
         return "required"
-    if info.default is None:
+    default = info.default
+    if default is None and model.defaults_from is not None:
+        default = {f.name: f.default for f in dataclasses.fields(model.defaults_from)}.get(name)
+    if default is None:
         return "not set"
-    if isinstance(info.default, list) and not info.default:
+    if isinstance(default, list) and not default:
         return "none"
-    return f"`{show(info.default).replace(chr(39), chr(34))}`"
+    return f"`{show(default).replace(chr(39), chr(34))}`"
 
 
 def _cell(text: str) -> str:
@@ -118,9 +149,9 @@ def keys_table(model: type[Section], without: type[Section] | None = None) -> st
         if name in skip:
             continue
         key = info.alias or name
-        example = (f"`{key} = {show(info.examples[0]).replace(chr(39), chr(34))}`"
+        example = (f"`{key} = {show(info.examples[0], None).replace(chr(39), chr(34))}`"
                    if info.examples else "")
-        rows.append(f"| `{key}` | {_kind(schema[key])} | {_cell(_default(info))} | "
+        rows.append(f"| `{key}` | {_kind(schema[key])} | {_cell(_default(model, name, info))} | "
                     f"{_cell(_allowed(model, key, schema[key]))} | {_cell(example)} |")
         if info.description:
             notes.append(f"- `{key}`: {info.description}")
@@ -141,13 +172,18 @@ def render(template: str) -> str:
     return _MARKER.sub(replace, template)
 
 
+GENERATED = ("docs/scenarios.md", "models/README.md")
+"""The files generated from a template ``FILE.in`` beside them."""
+
+
 def main(root: Path) -> None:
-    """Rewrite ``docs/scenarios.md`` and ``docs/scenario.schema.json`` under *root*."""
-    docs = root / "docs"
-    (docs / "scenarios.md").write_text(
-        render((docs / "scenarios.md.in").read_text(encoding="utf-8")), encoding="utf-8")
-    (docs / "scenario.schema.json").write_text(schema_text(scenario_schema()),
-                                               encoding="utf-8")
+    """Rewrite the :data:`GENERATED` files and ``docs/<name>.schema.json`` under *root*."""
+    for name in GENERATED:
+        template = (root / f"{name}.in").read_text(encoding="utf-8")
+        (root / name).write_text(render(template), encoding="utf-8")
+    for name, schema in SCHEMAS.items():
+        (root / "docs" / f"{name}.schema.json").write_text(schema_text(schema()),
+                                                           encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import shutil
+import tomllib
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from fcsim.catalog import MODELS_DIR
+from fcsim.fabric.switch_model import load_switch_model
+from fcsim.host.host_model import HostFile, load_host_model
 from fcsim.scenario.loader import ScenarioError, load_scenario
+from fcsim.scenario.reference import model_schema
 
 FABRIC = """\
 topology = "fabric"
@@ -62,3 +67,68 @@ def test_a_model_file_that_is_not_toml_is_a_scenario_error(tmp_path: Path) -> No
     (tmp_path / "bad.toml").write_text("routing_latency = [")
     with pytest.raises(ScenarioError, match="not a valid TOML model file"):
         load_scenario(_scenario(tmp_path, "bad.toml"))
+
+
+# -- model files are typed as scenario files are --------------------------------------------
+
+KINDS = {"host": ("hosts", load_host_model), "adapter": ("adapters", None),
+         "switch": ("switches", load_switch_model)}
+
+
+@pytest.mark.parametrize("path", sorted(MODELS_DIR.glob("*/*.toml")),
+                         ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_every_model_file_follows_its_schema(path: Path) -> None:
+    kind = next(k for k, (folder, _) in KINDS.items() if folder == path.parent.name)
+    document = tomllib.loads(path.read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator(model_schema(kind)).validate(document)
+    assert all(isinstance(entry, dict) and entry["source"].strip()
+               for name, entry in document.items() if name != "description")
+
+
+def _host_file(folder: Path, text: str) -> Path:
+    (folder / "hosts").mkdir(exist_ok=True)
+    path = folder / "hosts" / "x.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("key", sorted(set(HostFile.model_fields) - {"description"}))
+def test_a_bad_value_in_a_host_file_names_file_and_key(tmp_path: Path, key: str) -> None:
+    path = _host_file(tmp_path, f'{key} = {{ value = true, source = "test" }}\n'
+                      if key != "copy_avoidance" else f'{key} = {{ value = 1, source = "t" }}\n')
+    with pytest.raises(ValueError) as info:
+        load_host_model("x", tmp_path / "hosts")
+    message = str(info.value)
+    assert "\n" not in message
+    assert message.startswith(f"{path}: {key}.value: given "), message
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    ('syscall = { value = "5 furlongs", source = "s" }\n',
+     "syscall.value: given '5 furlongs'; a time with a unit"),
+    ('syscall = { value = "5 us" }\n', "syscall.source: missing; a non-empty string"),
+    ('syscall = "5 us"\n', "syscall: given '5 us'; a table { value = ..., source"),
+    ('syscal = { value = "5 us", source = "s" }\n',
+     "syscal: unknown key; did you mean 'syscall'? allowed keys in a host model file"),
+    ('syscall = { value = "5 us", source = "s", unit = "us" }\n',
+     "syscall.unit: unknown key; allowed keys in a { value, source } table: value, source"),
+    ('syscall = { value = "-5 us", source = "s" }\nbus = { value = "NuBus-X", source = "s" }\n',
+     "(and 1 more problem)"),
+])
+def test_model_file_problems_are_one_line(tmp_path: Path, text: str, says: str) -> None:
+    path = _host_file(tmp_path, text)
+    with pytest.raises(ValueError) as info:
+        load_host_model("x", tmp_path / "hosts")
+    assert str(info.value).startswith(f"{path}: ") and says in str(info.value), info.value
+    assert "\n" not in str(info.value)
+
+
+def test_a_switch_file_without_its_required_values_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "switches").mkdir()
+    (tmp_path / "switches" / "s.toml").write_text('ports = { value = 8, source = "s" }\n')
+    with pytest.raises(ValueError, match=r"s.toml: bb_credit: missing; a table"):
+        load_switch_model("s", tmp_path / "switches")
+    message = str(pytest.raises(ScenarioError, load_scenario,
+                                _scenario(tmp_path, "switches/s.toml")).value)
+    assert "switches[0].model: given 'switches/s.toml'" in message
+    assert "bb_credit: missing" in message and "\n" not in message

@@ -17,10 +17,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fcsim.scenario.errors import MAX_PROBLEMS, ScenarioError
+from fcsim.schema.errors import MAX_PROBLEMS, ScenarioError
 from fcsim.scenario.loader import scenario_from_document
-from fcsim.scenario.reference import render, scenario_schema, schema_text
-from fcsim.scenario.sections.base import Section
+from fcsim.scenario.reference import GENERATED, SCHEMAS, render, scenario_schema, schema_text
+from fcsim.schema.section import Section
 from fcsim.scenario.sections.links import LinkSection, SwitchSection
 from fcsim.scenario.sections.loop import LoopSection
 from fcsim.scenario.sections.nodes import FabricNodeSection, LoopNodeSection, NodeSection
@@ -33,19 +33,20 @@ TABLES: list[type[Section]] = [RunSection, NodeSection, FabricNodeSection, LoopN
                                LinkSection, SwitchSection, LoopSection, *WORKLOADS.values()]
 
 
-def test_docs_and_schema_are_generated_from_the_models() -> None:
-    docs = ROOT / "docs"
-    fresh = render((docs / "scenarios.md.in").read_text(encoding="utf-8"))
-    assert (docs / "scenarios.md").read_text(encoding="utf-8") == fresh, \
-        "docs/scenarios.md is stale: run python -m fcsim.scenario.reference"
-    assert (docs / "scenario.schema.json").read_text(encoding="utf-8") == \
-        schema_text(scenario_schema()), "docs/scenario.schema.json is stale"
+@pytest.mark.parametrize("name", GENERATED)
+def test_the_reference_docs_are_generated_from_the_models(name: str) -> None:
+    fresh = render((ROOT / f"{name}.in").read_text(encoding="utf-8"))
+    assert (ROOT / name).read_text(encoding="utf-8") == fresh, \
+        f"{name} is stale: run python -m fcsim.scenario.reference"
 
 
-def test_fcsim_schema_prints_the_committed_schema() -> None:
-    out = subprocess.run([sys.executable, "-m", "fcsim.cli", "schema"], capture_output=True,
-                         text=True, check=True, cwd=ROOT).stdout
-    assert out == (ROOT / "docs" / "scenario.schema.json").read_text(encoding="utf-8")
+@pytest.mark.parametrize("name", SCHEMAS)
+def test_fcsim_schema_prints_the_committed_schema(name: str) -> None:
+    out = subprocess.run([sys.executable, "-m", "fcsim.cli", "schema", name],
+                         capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    assert out == schema_text(SCHEMAS[name]())
+    assert out == (ROOT / "docs" / f"{name}.schema.json").read_text(encoding="utf-8"), \
+        f"docs/{name}.schema.json is stale: run python -m fcsim.scenario.reference"
 
 
 @pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: str(p.relative_to(ROOT)))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from fcsim.apps.netperf import TESTS as NETPERF_TESTS
-from fcsim.scenario.fields import (
+from fcsim.schema.fields import (
     SIZE_TEXT,
     Count,
     Flag,
@@ -20,7 +20,7 @@ from fcsim.scenario.fields import (
     sized,
     time,
 )
-from fcsim.scenario.sections.base import Section, key
+from fcsim.schema.section import Section, key
 
 OneOrMoreSizes = one_or_list(sized, f"{SIZE_TEXT} >= 1 B, or a list of them (a sweep)")
 Test = choice({t: t for t in NETPERF_TESTS}, "'TCP_STREAM', 'TCP_RR' or 'UDP_STREAM'")

@@ -7,8 +7,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field, TypeAdapter
 
-from fcsim.scenario.fields import Expects, Name, Text, table, tables
-from fcsim.scenario.sections.base import Section, key
+from fcsim.schema.fields import Expects, Name, Text, table, tables
+from fcsim.schema.section import Section, key
 from fcsim.scenario.sections.links import LinkSection, SwitchSection
 from fcsim.scenario.sections.loop import LoopSection
 from fcsim.scenario.sections.nodes import FabricNodeSection, LoopNodeSection, NodeSection

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fcsim.fabric.switch_model import load_switch_model
 from fcsim.fc0.speed import CODING_8B10B, CODING_64B66B
-from fcsim.scenario.fields import (
+from fcsim.schema.fields import (
     Ends,
     Name,
     Propagation,
@@ -14,9 +14,9 @@ from fcsim.scenario.fields import (
     fraction,
     integer,
     length,
-    positive,
+    number,
 )
-from fcsim.scenario.sections.base import Section, key
+from fcsim.schema.section import Section, key
 from fcsim.scenario.sections.nodes import model_name
 
 CODINGS = {"8b/10b": CODING_8B10B, "64b/66b": CODING_64B66B}
@@ -34,7 +34,7 @@ DEFAULT_PROPAGATION = "5 ns/m"
 Coding = choice(CODINGS, "'8b/10b' or '64b/66b'")
 BitErrorRate = fraction("a number in [0, 1) such as 1e-12")
 CableLength = length()
-Cost = positive("a number > 0 (FSPF cost of an inter-switch link)")
+Cost = number("a number > 0 (FSPF cost of an inter-switch link)", above=True)
 SwitchModelName = model_name(load_switch_model, "switch", "models/switches/")
 Domain = integer(1, 239, "a domain ID 1..239 (default: 1, 2, ... in order)")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fcsim.loop.ring import DEFAULT_REPEAT_WORDS
-from fcsim.scenario.fields import (
+from fcsim.schema.fields import (
     Expects,
     Flag,
     Name,
@@ -16,7 +16,7 @@ from fcsim.scenario.fields import (
     Words,
     length,
 )
-from fcsim.scenario.sections.base import Section, key
+from fcsim.schema.section import Section, key
 from fcsim.scenario.sections.links import (
     CODING_HELP,
     DEFAULT_PROPAGATION,

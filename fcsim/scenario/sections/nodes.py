@@ -9,7 +9,7 @@ from fcsim.fc2.frame import MAX_DATA_FIELD
 from fcsim.fc2.login import ServiceParameters
 from fcsim.host.host_model import load_host_model
 from fcsim.loop.al_pa import is_nl_al_pa
-from fcsim.scenario.fields import (
+from fcsim.schema.fields import (
     Count,
     Flag,
     Name,
@@ -24,7 +24,7 @@ from fcsim.scenario.fields import (
     size,
     value_type,
 )
-from fcsim.scenario.sections.base import Section, key
+from fcsim.schema.section import Section, key
 
 _SP = ServiceParameters()
 

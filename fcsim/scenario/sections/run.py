@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from fcsim.scenario.fields import flag, integer, time
-from fcsim.scenario.sections.base import Section, key
+from fcsim.schema.fields import flag, integer, time
+from fcsim.schema.section import Section, key
 
 
 Duration = time(above=True)

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, Field, create_model
 
 from fcsim.fc2.frame import MAX_DATA_FIELD
-from fcsim.scenario.fields import (
+from fcsim.schema.fields import (
     SIZE_TEXT,
     TIME_TEXT,
     Count,
@@ -21,7 +21,7 @@ from fcsim.scenario.fields import (
     time,
 )
 from fcsim.scenario.sections.apps import IperfSection, NetperfSection
-from fcsim.scenario.sections.base import Section, key
+from fcsim.schema.section import Section, key
 
 DISTRIBUTIONS = {"constant": ("value",), "exponential": ("mean",), "uniform": ("low", "high")}
 """Distribution kinds and their parameters, in order."""

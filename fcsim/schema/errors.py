@@ -19,8 +19,8 @@ from typing import Annotated, Any, Literal
 from pydantic import ValidationError
 from pydantic.fields import FieldInfo
 
-from fcsim.scenario.fields import ERROR_TYPE, Expects
-from fcsim.scenario.sections.base import Section
+from fcsim.schema.fields import ERROR_TYPE, Expects
+from fcsim.schema.section import Section
 
 MAX_PROBLEMS = 20
 """Problems listed at most for one file; the rest are counted."""
@@ -57,17 +57,17 @@ class ScenarioError(Exception):
         super().__init__("\n".join(lines))
 
 
-def show(value: Any) -> str:
-    """*value* as it would be written in TOML, cut short if long."""
+def show(value: Any, width: int | None = 60) -> str:
+    """*value* as it would be written in TOML, cut short if longer than *width*."""
     if isinstance(value, bool):
         text = "true" if value else "false"
     elif isinstance(value, list):
-        text = "[" + ", ".join(map(show, value)) + "]"
+        text = "[" + ", ".join(show(v, None) for v in value) + "]"
     elif isinstance(value, dict):
-        text = "{" + ", ".join(f"{k} = {show(v)}" for k, v in value.items()) + "}"
+        text = "{" + ", ".join(f"{k} = {show(v, None)}" for k, v in value.items()) + "}"
     else:
         text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return text if width is None or len(text) <= width else text[:width - 3] + "..."
 
 
 def given(value: Any) -> str:

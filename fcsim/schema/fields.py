@@ -172,12 +172,13 @@ def fraction(text: str) -> Any:
                       {"type": "number", "minimum": 0, "exclusiveMaximum": 1})
 
 
-def positive(text: str) -> Any:
-    """A number > 0."""
+def number(text: str, low: float = 0.0, above: bool = False) -> Any:
+    """A plain number >= low (> low with *above*)."""
     def read(value: Any) -> float:
-        _test(type(value) in (int, float) and value > 0)
+        _test(type(value) in (int, float) and (value > low if above else value >= low))
         return float(value)
-    return value_type(float, read, text, {"type": "number", "exclusiveMinimum": 0})
+    bound = {"exclusiveMinimum": low} if above else {"minimum": low}
+    return value_type(float, read, text, {"type": "number", **bound})
 
 
 def choice(options: dict[str, Any], text: str | None = None) -> Any:

@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.fields import FieldInfo
 
-from fcsim.scenario.fields import Expects
+from fcsim.schema.fields import Expects
 
 REQUIRED: Any = ...
 """The default of a key that must be given."""
@@ -22,6 +22,9 @@ class Section(BaseModel):
                               use_attribute_docstrings=False)
     where: ClassVar[str] = ""
     elsewhere: ClassVar[dict[str, str]] = {}
+    defaults_from: ClassVar[Any] = None
+    """A dataclass whose field defaults are those of the keys left unset here
+    (None: the keys' own defaults)."""
 
     @classmethod
     def keys(cls) -> list[str]:
