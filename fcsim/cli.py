@@ -45,8 +45,8 @@ from fcsim.report import summary_text
 from fcsim.run_report import run_page
 from fcsim.runner import SLICES, run_once, run_scenario, sweep_points
 from fcsim.scenario.loader import ScenarioError, load_scenario
-from fcsim.scenario.reference import SCHEMAS, schema_text
 from fcsim.scenario.model import Scenario
+from fcsim.scenario.reference import SCHEMAS, schema_text
 from fcsim.topology.drawing import FORMATS, draw_topology
 from fcsim.trace.ladder import Enough, Ladder, draw_ladder, ladder_text
 from fcsim.trace.pcap import PcapWriter

@@ -8,10 +8,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from fcsim.loop.al_pa import MAX_NL_PORTS
-from fcsim.schema.errors import Problem, count, given, show
 from fcsim.scenario.sections.apps import IperfSection, NetperfSection
 from fcsim.scenario.sections.document import FabricScenario, LoopScenario, PointToPointScenario
 from fcsim.scenario.sections.workloads import GeneratorSection
+from fcsim.schema.errors import Problem, count, given, show
 from fcsim.topology.point_to_point import DEFAULT_PORT_IDS
 
 Scenario = PointToPointScenario | FabricScenario | LoopScenario

@@ -21,9 +21,9 @@ from pydantic import ValidationError
 from fcsim.catalog import MODEL_FOLDER
 from fcsim.scenario.checks import check
 from fcsim.scenario.convert import to_scenario
-from fcsim.schema.errors import Problem, ScenarioError, problems_of
 from fcsim.scenario.model import Scenario
 from fcsim.scenario.sections.document import DOCUMENT, Document
+from fcsim.schema.errors import Problem, ScenarioError, problems_of
 
 __all__ = ["ScenarioError", "load_scenario", "read_document", "scenario_from_document"]
 

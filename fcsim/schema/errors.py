@@ -132,6 +132,7 @@ def _members(tp: Any, discriminator: str) -> dict[str, Any]:
 
 
 def _locate(root: Any, loc: tuple[str | int, ...]) -> _Spot:
+    """Follow the error location *loc* through the type *root*."""
     spot = _Spot([])
     tp = _unwrap(root, spot)
     for step in loc:

@@ -66,9 +66,10 @@ SIZE_TEXT = "a size with a unit such as '64 KiB' (bare integer: bytes)"
 _QUANTITY_SCHEMA = {"type": ["string", "number"]}
 
 
-def quantity(parse: Callable[[Any], Any], expects: str, low: float | None = 0.0,
-             high: float = float("inf"), above: bool = False) -> Any:
-    """A quantity read by *parse* in low..high (*above*: strictly above low)."""
+def reader(parse: Callable[[Any], Any], low: float | None = 0.0, high: float = float("inf"),
+           above: bool = False) -> Callable[[Any], Any]:
+    """A function reading a quantity by *parse* in low..high (*above*: strictly
+    above low; *low* None: any); ValueError, with the unit problem if any, otherwise."""
     def read(value: Any) -> Any:
         _test(type(value) in (str, int, float))
         try:
@@ -78,7 +79,13 @@ def quantity(parse: Callable[[Any], Any], expects: str, low: float | None = 0.0,
         if low is not None:
             _test(low < number if above else low <= number <= high)
         return number
-    return value_type(float, read, expects, _QUANTITY_SCHEMA)
+    return read
+
+
+def quantity(parse: Callable[[Any], Any], expects: str, low: float | None = 0.0,
+             high: float = float("inf"), above: bool = False) -> Any:
+    """A quantity read by *parse* in low..high (*above*: strictly above low)."""
+    return value_type(float, reader(parse, low, high, above), expects, _QUANTITY_SCHEMA)
 
 
 def time(above: bool = False, note: str = "") -> Any:
@@ -226,16 +233,6 @@ def one_or_list(one: Callable[[Any], Any], text: str) -> Any:
     return value_type(tuple, read, text, {"anyOf": [
         _QUANTITY_SCHEMA, {"type": "array", "items": _QUANTITY_SCHEMA, "minItems": 1}]})
 
-
-def sized(value: Any) -> int:
-    """A size of at least one byte (for :func:`one_or_list`); ValueError otherwise."""
-    _test(type(value) in (str, int, float))
-    try:
-        number = parse_size(value)
-    except UnitError as error:
-        raise ValueError(str(error)) from None
-    _test(number >= 1)
-    return number
 
 
 def tables(item: Any, text: str, at_least: int = 0) -> Any:

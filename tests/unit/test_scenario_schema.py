@@ -17,15 +17,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fcsim.schema.errors import MAX_PROBLEMS, ScenarioError
 from fcsim.scenario.loader import scenario_from_document
 from fcsim.scenario.reference import GENERATED, SCHEMAS, render, scenario_schema, schema_text
-from fcsim.schema.section import Section
 from fcsim.scenario.sections.links import LinkSection, SwitchSection
 from fcsim.scenario.sections.loop import LoopSection
 from fcsim.scenario.sections.nodes import FabricNodeSection, LoopNodeSection, NodeSection
 from fcsim.scenario.sections.run import RunSection
 from fcsim.scenario.sections.workloads import WORKLOADS
+from fcsim.schema.errors import MAX_PROBLEMS, ScenarioError
+from fcsim.schema.section import Section
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = sorted(p for p in (ROOT / "scenarios").rglob("*.toml"))

@@ -10,19 +10,20 @@ from fcsim.schema.fields import (
     Count,
     Flag,
     Name,
-    PositiveTime,
     Time,
     choice,
     flag,
     one_or_list,
     rate,
+    reader,
     size,
-    sized,
     time,
 )
 from fcsim.schema.section import Section, key
+from fcsim.units import parse_size
 
-OneOrMoreSizes = one_or_list(sized, f"{SIZE_TEXT} >= 1 B, or a list of them (a sweep)")
+OneOrMoreSizes = one_or_list(reader(parse_size, 1),
+                             f"{SIZE_TEXT} >= 1 B, or a list of them (a sweep)")
 Test = choice({t: t for t in NETPERF_TESTS}, "'TCP_STREAM', 'TCP_RR' or 'UDP_STREAM'")
 RrSizes = choice({"request-response": False, "send-size": True},
                  "'request-response' (TCP_RR sizes from request and response, netperf -r; "

@@ -7,13 +7,13 @@ from typing import Annotated, Literal
 
 from pydantic import Field, TypeAdapter
 
-from fcsim.schema.fields import Expects, Name, Text, table, tables
-from fcsim.schema.section import Section, key
 from fcsim.scenario.sections.links import LinkSection, SwitchSection
 from fcsim.scenario.sections.loop import LoopSection
 from fcsim.scenario.sections.nodes import FabricNodeSection, LoopNodeSection, NodeSection
 from fcsim.scenario.sections.run import RunSection
 from fcsim.scenario.sections.workloads import Workload
+from fcsim.schema.fields import Expects, Name, Text, table, tables
+from fcsim.schema.section import Section, key
 
 TOPOLOGY_NAMES = ("point-to-point", "fabric", "loop")
 """The values of ``topology``."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from fcsim.fabric.switch_model import load_switch_model
 from fcsim.fc0.speed import CODING_8B10B, CODING_64B66B
+from fcsim.scenario.sections.nodes import model_name
 from fcsim.schema.fields import (
     Ends,
     Name,
@@ -17,7 +18,6 @@ from fcsim.schema.fields import (
     number,
 )
 from fcsim.schema.section import Section, key
-from fcsim.scenario.sections.nodes import model_name
 
 CODINGS = {"8b/10b": CODING_8B10B, "64b/66b": CODING_64B66B}
 """The transmission codes a link may name."""

@@ -5,6 +5,14 @@ from __future__ import annotations
 from typing import Annotated
 
 from fcsim.loop.ring import DEFAULT_REPEAT_WORDS
+from fcsim.scenario.sections.links import (
+    CODING_HELP,
+    DEFAULT_PROPAGATION,
+    PROPAGATION_HELP,
+    SPEED_HELP,
+    BitErrorRate,
+    Coding,
+)
 from fcsim.schema.fields import (
     Expects,
     Flag,
@@ -17,15 +25,6 @@ from fcsim.schema.fields import (
     length,
 )
 from fcsim.schema.section import Section, key
-from fcsim.scenario.sections.links import (
-    CODING_HELP,
-    DEFAULT_PROPAGATION,
-    PROPAGATION_HELP,
-    SPEED_HELP,
-    BitErrorRate,
-    Coding,
-)
-
 
 HopLength = length("a length with a unit such as '2 m', >= 0 m")
 Times = Annotated[list[Time], Expects("a list of times such as ['5 ms']")]

@@ -5,7 +5,6 @@ from __future__ import annotations
 from fcsim.schema.fields import flag, integer, time
 from fcsim.schema.section import Section, key
 
-
 Duration = time(above=True)
 Warmup = time(note=" and < run.duration")
 Seed = integer(0)

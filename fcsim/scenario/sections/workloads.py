@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, Field, create_model
 
 from fcsim.fc2.frame import MAX_DATA_FIELD
+from fcsim.scenario.sections.apps import IperfSection, NetperfSection
 from fcsim.schema.fields import (
     SIZE_TEXT,
     TIME_TEXT,
@@ -20,7 +21,6 @@ from fcsim.schema.fields import (
     size,
     time,
 )
-from fcsim.scenario.sections.apps import IperfSection, NetperfSection
 from fcsim.schema.section import Section, key
 
 DISTRIBUTIONS = {"constant": ("value",), "exponential": ("mean",), "uniform": ("low", "high")}
