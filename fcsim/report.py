@@ -89,9 +89,51 @@ def _netperf_lines(results: dict[str, Any]) -> list[str]:
     return ["netperf and hosts", *lines, ""] if lines else []
 
 
+def _storage_lines(results: dict[str, Any]) -> list[str]:
+    """fio and dd jobs (mean over repetitions), then the targets and initiators."""
+    storage = results["repetitions"][0].get("storage")
+    if not storage:
+        return []
+    lines = ["block storage (mean over repetitions; details of the first)"]
+    for name, job in storage["jobs"].items():
+        figures = results["summary"][name]
+        if "direction" in job:
+            rate = figures["bytes_per_s"]
+            done = (f"{job['bytes']} bytes in {format_time(job['elapsed_s'])}, "
+                    f"{format_bytes_rate(rate['mean'])}" if job["finished"] else
+                    f"not finished in the run ({job['bytes']} bytes moved)")
+            lines.append(f"  {name}: dd {job['direction']} bs={job['bs']} "
+                         f"count={job['count']}: {done}")
+            continue
+        lat = job["latency_s"]
+        latency = ("-" if lat["mean"] is None else
+                   f"mean {format_time(lat['mean'])}, p50 {format_time(lat['p50'])}, "
+                   f"p99 {format_time(lat['p99'])}")
+        lines.append(f"  {name}: fio {job['rw']} bs={job['bs']} iodepth={job['iodepth']} "
+                     f"numjobs={job['numjobs']}: {figures['iops']['mean']:.0f} IOPS, "
+                     f"{format_bytes_rate(figures['throughput_bytes_per_s']['mean'])}, "
+                     f"latency {latency}, {job['errors']} errors")
+    for name, t in storage["targets"].items():
+        lines.append(f"  target {name} ({t['device']}): utilisation "
+                     f"{100 * t['utilisation']:.1f} %, queue depth mean "
+                     f"{t['mean_queue_depth']:.2f} max {t['max_queue_depth']}, per command: "
+                     f"overhead {format_time(t['mean_overhead_s'])}, seek "
+                     f"{format_time(t['mean_seek_s'])}, rotation "
+                     f"{format_time(t['mean_rotation_s'])}, transfer "
+                     f"{format_time(t['mean_transfer_s'])}; {t['task_set_full']} TASK SET FULL, "
+                     f"{t['aborts']} aborted")
+    for name, i in storage["initiators"].items():
+        if any(i.values()):
+            lines.append(f"  initiator {name}: {i['timeouts']} timeouts (ABTS), "
+                         f"{i['retries']} commands sent again, {i['queue_full']} TASK SET "
+                         f"FULL, {i['short_data']} with read data missing")
+    return [*lines, ""]
+
+
 def _details(results: dict[str, Any]) -> list[str]:
-    """Netperf, workloads, links, switches, loops and ports of a run."""
-    lines = _netperf_lines(results) + ["workloads (mean over repetitions)"]
+    """Netperf, block storage, workloads, links, switches, loops and ports of a run."""
+    lines = (_netperf_lines(results) + _storage_lines(results)
+             + ["workloads (mean over repetitions)"])
     first = results["repetitions"][0]
     for name, w in first["workloads"].items():
         summary = results["summary"][name]

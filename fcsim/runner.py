@@ -19,6 +19,7 @@ from fcsim.scenario.model import (
     Scenario,
     StreamConfig,
 )
+from fcsim.storage.san import Storage
 from fcsim.topology.fabric import build_fabric
 from fcsim.topology.network import Network
 from fcsim.topology.point_to_point import build_point_to_point
@@ -35,6 +36,7 @@ BUILDERS: dict[str, Callable[[Simulation, Scenario], Network]] = {
 
 SUMMARY_METRICS = ("throughput_bytes_per_s", "throughput_bits_per_s", "sequences_per_s")
 NETPERF_METRICS = ("throughput_mbit_s", "transactions_per_s", "round_trip_s")
+STORAGE_METRICS = ("iops", "throughput_bytes_per_s", "bytes_per_s")
 
 
 def build_workloads(sim: Simulation, scenario: Scenario, net: Network) -> list[Workload]:
@@ -95,6 +97,7 @@ def run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink] = (),
     workloads = build_workloads(sim, scenario, net)
     netperfs = build_netperf(sim, scenario, hosts)
     iperfs = build_iperf(sim, scenario, hosts)
+    storage = Storage(sim, scenario, net)
     run = scenario.run
     if series is not None:
         series.attach(sim, net, workloads, run.duration)
@@ -105,6 +108,7 @@ def run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink] = (),
             w.stats.reset()
         for host in hosts.values():
             host.reset_stats()
+        storage.reset_stats()
     if progress is not None:  # a report at each step, an event that changes nothing
         for k in range(1, SLICES):
             at = run.duration * k / SLICES - sim.now
@@ -130,6 +134,8 @@ def run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink] = (),
         out["netperf"] = {n.name: n.results() for n in netperfs}
     if iperfs:
         out["iperf"] = {i.name: i.results() for i in iperfs}
+    if storage:
+        out["storage"] = storage.results(interval)
     return out
 
 
@@ -166,6 +172,10 @@ def summarise(repetitions: list[dict[str, Any]]) -> dict[str, Any]:
         figures["latency_mean_s"] = _spread(
             [r["workloads"][name]["latency_s"]["mean"] for r in repetitions])
         summary[name] = figures
+    for name in repetitions[0].get("storage", {}).get("jobs", {}):
+        summary[name] = {metric: _spread([r["storage"]["jobs"][name].get(metric)
+                                          for r in repetitions])
+                         for metric in STORAGE_METRICS}
     for tool in ("netperf", "iperf"):
         for name, first in repetitions[0].get(tool, {}).items():
             summary[name] = {metric: _spread([r[tool][name][metric] for r in repetitions])

@@ -7,9 +7,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from fcsim.fc4.fcp import BLOCK
 from fcsim.loop.al_pa import MAX_NL_PORTS
 from fcsim.scenario.sections.apps import IperfSection, NetperfSection
 from fcsim.scenario.sections.document import FabricScenario, LoopScenario, PointToPointScenario
+from fcsim.scenario.sections.storage import DdSection, FioSection
 from fcsim.scenario.sections.workloads import GeneratorSection
 from fcsim.schema.errors import Problem, count, given, show
 from fcsim.topology.point_to_point import DEFAULT_PORT_IDS
@@ -149,6 +151,7 @@ def _workloads(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
     raws = raw.get("workloads", [])
     names = [n.name for n in doc.nodes]
     hosts = {n.name for n in doc.nodes if n.host is not None}
+    targets = {n.name: n.target for n in doc.nodes if n.target is not None}
     sweeping = None
     for i, w in enumerate(doc.workloads):
         path = f"workloads[{i}]"
@@ -164,6 +167,8 @@ def _workloads(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
             yield from _generator(w, raws[i], path)
         if isinstance(w, NetperfSection | IperfSection):
             yield from _application(w, raws[i], path, hosts, doc.run.duration)
+        if isinstance(w, FioSection | DdSection):
+            yield from _block(w, raws[i], path, targets)
         if isinstance(w, NetperfSection) and len(w.send_size) * len(w.socket) > 1:
             if sweeping is not None:
                 yield Problem(f"{path}.send_size", given(raws[i].get("send_size")),
@@ -186,6 +191,31 @@ def _generator(w: GeneratorSection, raw: dict[str, Any], path: str) -> Iterator[
     if not mean > 0:
         yield Problem(f"{path}.interarrival", given(raw["interarrival"]),
                       GeneratorSection.expects("interarrival"))
+
+
+def _block(w: FioSection | DdSection, raw: dict[str, Any], path: str,
+           targets: dict[str, Any]) -> Iterator[Problem]:
+    """A block workload addresses a target, within its queue and its capacity."""
+    device = targets.get(w.destination)
+    if device is None:
+        yield Problem(f"{path}.to", given(w.destination),
+                      "an FCP target node (key 'target' in [[nodes]])")
+        return
+    if w.bs % BLOCK:
+        yield Problem(f"{path}.bs", given(raw["bs"]),
+                      f"a whole number of {BLOCK}-byte blocks (READ(10)/WRITE(10) count them)")
+    if isinstance(w, DdSection):
+        return
+    if w.iodepth > device.queue_depth:
+        yield Problem(f"{path}.iodepth", given(w.iodepth),
+                      f"at most the target's queue depth ({device.queue_depth}, "
+                      f"{device.name})")
+    end = w.offset + (w.size if w.size is not None else device.capacity - w.offset)
+    if end > device.capacity or end - w.offset < w.bs:
+        key = "size" if "size" in raw else "offset"
+        yield Problem(f"{path}.{key}", given(raw.get(key, 0)),
+                      f"a region of at least bs that fits the device's {device.capacity} "
+                      f"bytes ({device.name})")
 
 
 def _application(w: NetperfSection | IperfSection, raw: dict[str, Any], path: str,

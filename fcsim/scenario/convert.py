@@ -13,6 +13,7 @@ from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import Coding, Speed
 from fcsim.fc2.login import ServiceParameters
 from fcsim.scenario.model import (
+    FioConfig,
     GeneratorConfig,
     IperfConfig,
     LinkConfig,
@@ -31,8 +32,10 @@ from fcsim.scenario.sections.document import FabricScenario, LoopScenario, Point
 from fcsim.scenario.sections.links import LinkSection
 from fcsim.scenario.sections.loop import LoopSection
 from fcsim.scenario.sections.nodes import LoopNodeSection, NodeKeys
+from fcsim.scenario.sections.storage import DdSection, FioSection
 from fcsim.scenario.sections.workloads import StreamSection
 from fcsim.workload.distributions import Constant, Distribution, Exponential, Uniform
+from fcsim.workload.fio import FioOptions
 
 
 def to_scenario(doc: PointToPointScenario | FabricScenario | LoopScenario,
@@ -59,7 +62,7 @@ def _node(n: NodeKeys) -> NodeConfig:
     port = (LoopPortConfig(n.al_pa, n.fairness, n.repeat_delay, n.login_credit)
             if isinstance(n, LoopNodeSection) else None)
     return NodeConfig(n.name, getattr(n, "port_id", None), params, port, n.host, n.ip_class,
-                      n.background_load)
+                      n.background_load, n.target, n.max_burst)
 
 
 def _speed(speed: Speed, coding: Coding | None) -> Speed:
@@ -92,6 +95,14 @@ def _workload(w: Any, index: int) -> WorkloadConfig:
                                  w.length, w.recv_size, w.request, w.response, w.window_scaling)
         return NetperfConfig(name, w.source, w.destination, options, w.send_size, w.socket,
                              w.start, w.rr_sizes)
+    if isinstance(w, FioSection):
+        options = FioOptions(w.rw, w.bs, w.iodepth, w.numjobs, w.rwmixread, w.offset, w.size,
+                             w.count)
+        return FioConfig(name, w.source, w.destination, options, w.cls, w.timeout, w.start)
+    if isinstance(w, DdSection):
+        options = FioOptions(w.direction, w.bs, count=w.count)
+        return FioConfig(name, w.source, w.destination, options, w.cls, w.timeout, w.start,
+                         dd=True)
     if isinstance(w, IperfSection):
         options = IperfOptions(w.protocol, w.parallel, w.window, w.length, w.bandwidth,
                                w.duration, w.nodelay)

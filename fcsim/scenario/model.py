@@ -16,7 +16,9 @@ from fcsim.fc0.speed import Speed
 from fcsim.fc2.login import ServiceParameters
 from fcsim.host.host_model import HostModel
 from fcsim.loop.ring import DEFAULT_REPEAT_WORDS
+from fcsim.storage.device_model import DiskModel, RamDiskModel
 from fcsim.workload.distributions import Distribution
+from fcsim.workload.fio import FioOptions
 
 
 @dataclass(frozen=True)
@@ -40,7 +42,9 @@ class NodeConfig:
     host model behind the N_Port (None: a bare N_Port driven by FC-2
     workloads); *ip_class*: the class its IP over FC uses; *background_load*:
     the fraction of the host's processor other processes keep busy in this
-    scenario (None: the host model's own value).
+    scenario (None: the host model's own value). *target*: the storage device
+    behind the node's FCP target (None: not a target); *max_burst*: the most
+    write data the target asks for at once, bytes (None: no limit).
     """
 
     name: str
@@ -50,6 +54,8 @@ class NodeConfig:
     host: HostModel | None = None
     ip_class: int = 3
     background_load: float | None = None
+    target: DiskModel | RamDiskModel | None = None
+    max_burst: int | None = None
 
 
 @dataclass(frozen=True)
@@ -154,7 +160,24 @@ class IperfConfig:
     start: float = 0.0
 
 
-WorkloadConfig = StreamConfig | GeneratorConfig | NetperfConfig | IperfConfig
+@dataclass(frozen=True)
+class FioConfig:
+    """An fio job from initiator *source* against the target *destination*,
+    with *options*, in Class *cls*; commands time out after *timeout* s; it
+    starts at *start* s. A dd is a job of this kind (:attr:`dd`: report it as
+    dd does)."""
+
+    name: str
+    source: str
+    destination: str
+    options: FioOptions
+    cls: int = 3
+    timeout: float = 30.0
+    start: float = 0.0
+    dd: bool = False
+
+
+WorkloadConfig = StreamConfig | GeneratorConfig | NetperfConfig | IperfConfig | FioConfig
 
 
 @dataclass(frozen=True)

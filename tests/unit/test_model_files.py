@@ -71,14 +71,14 @@ def test_a_model_file_that_is_not_toml_is_a_scenario_error(tmp_path: Path) -> No
 
 # -- model files are typed as scenario files are --------------------------------------------
 
-KINDS = {"host": ("hosts", load_host_model), "adapter": ("adapters", None),
-         "switch": ("switches", load_switch_model)}
+FOLDERS = {"host": "hosts", "adapter": "adapters", "switch": "switches", "disk": "disks",
+           "ramdisk": "ramdisks"}
 
 
 @pytest.mark.parametrize("path", sorted(MODELS_DIR.glob("*/*.toml")),
                          ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_every_model_file_follows_its_schema(path: Path) -> None:
-    kind = next(k for k, (folder, _) in KINDS.items() if folder == path.parent.name)
+    kind = next(k for k, folder in FOLDERS.items() if folder == path.parent.name)
     document = tomllib.loads(path.read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator(model_schema(kind)).validate(document)
     assert all(isinstance(entry, dict) and entry["source"].strip()

@@ -13,7 +13,7 @@ from fcsim.fc0.speed import CODING_8B10B, CODING_64B66B
 from fcsim.fc2.login import ServiceParameters
 from fcsim.runner import BUILDERS, run_scenario
 from fcsim.scenario.loader import ScenarioError, load_scenario
-from fcsim.scenario.model import GeneratorConfig, NetperfConfig, StreamConfig
+from fcsim.scenario.model import FioConfig, GeneratorConfig, NetperfConfig, StreamConfig
 from fcsim.scenario.sections.document import TOPOLOGIES
 from fcsim.scenario.sections.nodes import NodeSection
 from fcsim.workload.distributions import Constant, Exponential, Uniform
@@ -89,7 +89,8 @@ def test_all_examples_are_there() -> None:
         "loop-32-ports.toml", "loop-fairness.toml",
         "netperf-tcp-rr.toml", "netperf-tcp-stream-sweep.toml",
         "p2p-1gfc-class3.toml", "p2p-266-open-loop.toml", "p2p-class1-connections.toml",
-        "p2p-class2-bidirectional.toml", "p2p-long-link-credit.toml"]
+        "p2p-class2-bidirectional.toml", "p2p-long-link-credit.toml", "san-fabric-disks.toml",
+        "san-ramdisk.toml"]
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
@@ -102,7 +103,9 @@ def test_examples_load_and_run(path: Path) -> None:
                                       sockets=w.sockets[:1],
                                       options=dataclasses.replace(w.options, length=10e-3))
                   if isinstance(w, NetperfConfig) else w for w in scenario.workloads)
-    duration = 15e-3 if has_netperf else min(scenario.run.duration, 3e-3)
+    has_storage = any(isinstance(w, FioConfig) for w in scenario.workloads)
+    duration = (15e-3 if has_netperf else scenario.run.duration if has_storage
+                else min(scenario.run.duration, 3e-3))  # disk commands take milliseconds
     short = dataclasses.replace(scenario, workloads=loads, run=dataclasses.replace(
         scenario.run, duration=duration, warmup=0.0, repetitions=1))
     result = run_scenario(short)
@@ -110,6 +113,7 @@ def test_examples_load_and_run(path: Path) -> None:
         delivered = [w["payload_bytes"] for w in rep["workloads"].values()]
         delivered += [n.get("bytes", n.get("transactions")) for n in rep.get("netperf", {})
                       .values()]
+        delivered += [j["bytes"] for j in rep.get("storage", {}).get("jobs", {}).values()]
         assert delivered and all(d > 0 for d in delivered)
 
 

@@ -25,6 +25,7 @@ from fcsim.schema.fields import (
     value_type,
 )
 from fcsim.schema.section import Section, key
+from fcsim.storage.device_model import load_device_model
 
 _SP = ServiceParameters()
 
@@ -49,6 +50,10 @@ def model_name(load: Any, kind: str, folder: str) -> Any:
 
 HostName = model_name(load_host_model, "host", "models/hosts/")
 """A host model by catalog name or file path (a :class:`HostModel` once read)."""
+DeviceName = model_name(load_device_model, "disk or RAM disk",
+                        "models/disks/ or models/ramdisks/")
+"""A storage device model by catalog name or file path."""
+Burst = size(512, text="a size with a unit such as '64 KiB', >= 512 B")
 
 
 Buffers = integer(1, text="an integer >= 1 (receive buffers)")
@@ -100,6 +105,13 @@ class NodeKeys(Section):
                          "costs): a model in models/hosts/ or a model file path ending in "
                          ".toml, relative to the scenario file. Left out: a bare N_Port "
                          "driven by FC-2 workloads.", "ideal")
+    target: DeviceName = key(None, "Makes the node an FCP target (SCSI over FC) with one "
+                             "logical unit served by this device: a model in models/disks/ "
+                             "or models/ramdisks/, or a model file path ending in .toml.",
+                             "ibm-deskstar-22gxp")
+    max_burst: Burst = key(None, "FCP target only: the most write data it asks for in one "
+                           "FCP_XFER_RDY, bytes (default: no limit, the whole command, as SCSI's "
+                           "maximum burst size 0 means).", "64 KiB")
     ip_class: IpClass = key(
         3, "The class of service IP over FC uses from this node.", 2)
     background_load: Load = key(

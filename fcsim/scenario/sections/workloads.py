@@ -1,6 +1,7 @@
 """The ``[[workloads]]`` tables of FC-2 traffic: saturating streams and open-loop
 generators with their size and inter-arrival distributions; :data:`Workload`
-joins them with the applications of :mod:`fcsim.scenario.sections.apps`."""
+joins them with the applications of :mod:`fcsim.scenario.sections.apps` and
+the block workloads of :mod:`fcsim.scenario.sections.storage`."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pydantic import BeforeValidator, Field, create_model
 
 from fcsim.fc2.frame import MAX_DATA_FIELD
 from fcsim.scenario.sections.apps import IperfSection, NetperfSection
+from fcsim.scenario.sections.storage import DdSection, FioSection
 from fcsim.schema.fields import (
     SIZE_TEXT,
     TIME_TEXT,
@@ -119,8 +121,9 @@ class GeneratorSection(_Sequences):
 
 
 WORKLOADS: dict[str, type[Section]] = {"stream": StreamSection, "generator": GeneratorSection,
-                                       "netperf": NetperfSection, "iperf": IperfSection}
+                                       "netperf": NetperfSection, "iperf": IperfSection,
+                                       "fio": FioSection, "dd": DdSection}
 """Each workload ``type`` and its table."""
-Workload = Annotated[StreamSection | GeneratorSection | NetperfSection | IperfSection,
-                     Field(discriminator="type")]
+Workload = Annotated[StreamSection | GeneratorSection | NetperfSection | IperfSection
+                     | FioSection | DdSection, Field(discriminator="type")]
 """One ``[[workloads]]`` table, of the kind its ``type`` names."""

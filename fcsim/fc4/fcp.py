@@ -1,0 +1,105 @@
+"""SCSI over Fibre Channel (FCP-2): the information units and a command's record.
+
+Each SCSI command is one exchange, opened by the initiator:
+
+- FCP_CMND (R_CTL 0x06, unsolicited command): FCP_LUN (8 bytes), FCP_CNTL (4:
+  task attribute, task management flags, read/write data flags), the CDB (16)
+  and FCP_DL (4), the bytes to transfer: 32 bytes; sequence initiative passes
+  to the target.
+- FCP_XFER_RDY (R_CTL 0x05, data descriptor), before write data: FCP_DATA_RO,
+  the relative offset of the burst, FCP_BURST_LEN and 4 reserved bytes: 12
+  bytes; the initiative passes back to the initiator.
+- FCP_DATA (R_CTL 0x01, solicited data): the data, in one sequence per burst,
+  frames carrying their relative offset.
+- FCP_RSP (R_CTL 0x07, command status), the last sequence of the exchange: the
+  SCSI status, FCP_RESID and the sense and response lengths: 24 bytes without
+  sense data.
+
+Before its first command an initiator logs in to each target's FCP service
+with PRLI (an ELS, 4-byte header and one 16-byte service parameter page,
+answered by LS_ACC of the same size), as FCP-2 requires after PLOGI.
+A command lost in Class 3 is ended by the initiator's command timeout: it
+aborts the exchange with ABTS (a basic link service, answered BA_ACC) and
+issues the command again as a new exchange.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from fcsim.fc2.sequence import Exchange
+
+FCP_CMND_SIZE = 32
+"""FCP_CMND payload without additional CDB bytes, bytes."""
+FCP_XFER_RDY_SIZE = 12
+"""FCP_XFER_RDY payload, bytes."""
+FCP_RSP_SIZE = 24
+"""FCP_RSP payload without sense or response information, bytes."""
+PRLI_SIZE = 20
+"""PRLI request (and its LS_ACC) with one service parameter page, bytes."""
+
+R_CTL_ABTS = 0x81
+"""Basic link service ABTS (abort sequence) R_CTL."""
+R_CTL_BA_ACC = 0x84
+"""Basic link service BA_ACC R_CTL."""
+
+GOOD = 0x00
+"""SCSI status GOOD."""
+TASK_SET_FULL = 0x28
+"""SCSI status TASK SET FULL: the logical unit's task set has no room."""
+QUEUE_FULL_DELAY = 3e-3
+"""Delay before a command answered TASK SET FULL is sent again when the
+initiator has no other command outstanding to wake it, s (Linux
+``scsi_lib.c``: SCSI_QUEUE_DELAY, 3 ms)."""
+READ_10 = 0x28
+"""SCSI READ(10) operation code."""
+WRITE_10 = 0x2A
+"""SCSI WRITE(10) operation code."""
+BLOCK = 512
+"""Logical block size of the targets, bytes (READ(10)/WRITE(10) count blocks)."""
+
+
+@dataclass
+class Command:
+    """One SCSI command: READ(10) or WRITE(10) (*write*) of *length* bytes at
+    byte *offset* of the logical unit, *tag* its task tag. *issued* is when the
+    initiator first sent it, s; *attempts* how often it was sent; *status* its
+    final SCSI status (None while outstanding); *moved* the data bytes that
+    reached their destination in the current attempt; *done(command)* is
+    called once, when it completes."""
+
+    tag: int
+    write: bool
+    offset: int
+    length: int
+    issued: float
+    done: Callable[[Command], None]
+    d_id: int = 0
+    exchange: Exchange | None = None
+    attempts: int = 0
+    status: int | None = None
+    completed: float | None = None
+    moved: int = 0
+
+    @property
+    def opcode(self) -> int:
+        """The CDB's operation code."""
+        return WRITE_10 if self.write else READ_10
+
+
+@dataclass(frozen=True)
+class Response:
+    """The FCP_RSP of a command: SCSI *status* and FCP_RESID (*residual* bytes
+    not transferred)."""
+
+    status: int
+    residual: int = 0
+
+
+@dataclass(frozen=True)
+class TransferReady:
+    """An FCP_XFER_RDY: send *burst* bytes from relative *offset*."""
+
+    offset: int
+    burst: int

@@ -1,0 +1,187 @@
+"""The initiator side of FCP: SCSI commands sent as exchanges, with PRLI first
+and recovery of commands lost in Class 3 (see :mod:`fcsim.fc4.fcp`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from fcsim.engine.simulation import Simulation
+from fcsim.fc2 import header as h
+from fcsim.fc2.nport import NPort
+from fcsim.fc2.sequence import Exchange, Sequence
+from fcsim.fc4.fcp import (
+    FCP_CMND_SIZE,
+    GOOD,
+    PRLI_SIZE,
+    QUEUE_FULL_DELAY,
+    R_CTL_ABTS,
+    R_CTL_BA_ACC,
+    TASK_SET_FULL,
+    Command,
+    Response,
+    TransferReady,
+)
+
+PRLI = "PRLI"
+"""The upper-layer unit of a PRLI request (and, answered, of its LS_ACC)."""
+
+
+@dataclass
+class InitiatorStats:
+    """Recovery counts: commands timed out (and aborted with ABTS), answered
+    TASK SET FULL, sent again, and read data short of FCP_DL (a data frame
+    lost while the response arrived)."""
+
+    timeouts: int = 0
+    queue_full: int = 0
+    retries: int = 0
+    short_data: int = 0
+
+
+class FcpInitiator:
+    """FCP initiator on *nport*, sending in Class *cls*; a command not answered
+    within *timeout* s is aborted and sent again."""
+
+    def __init__(self, sim: Simulation, nport: NPort, cls: int = 3,
+                 timeout: float = 30.0) -> None:
+        if cls not in (2, 3):
+            raise ValueError(f"{nport.name}: FCP runs in Class 2 or 3, got {cls}")
+        self.sim, self.nport, self.cls, self.timeout = sim, nport, cls, timeout
+        self.stats = InitiatorStats()
+        self._by_exchange: dict[Exchange, Command] = {}
+        self._pending: dict[int, tuple[float, Command, int, bool]] = {}  # by tag, issue order
+        self._watch = False
+        self._logged_in: dict[int, list[Callable[[], None]] | None] = {}
+        self._outstanding: dict[int, int] = {}
+        self._waiting_room: dict[int, list[Command]] = {}
+        self._next_tag = 0
+        self._other = nport.receive_hook
+        nport.receive_hook = self._received
+
+    # -- PRLI -------------------------------------------------------------------------------
+
+    def login(self, d_id: int, then: Callable[[], None]) -> None:
+        """Process login to the FCP service of N_Port *d_id* (once the port has
+        logged in to the fabric, if it does); *then()* once accepted."""
+        state = self._logged_in.get(d_id, [])
+        if state is None:
+            then()
+            return
+        state.append(then)
+        if d_id not in self._logged_in:
+            self._logged_in[d_id] = state
+            self.nport.when_ready(lambda: self.nport.send(
+                self.nport.open_exchange(d_id), PRLI_SIZE, self.cls,
+                r_ctl=h.R_CTL_ELS_REQUEST, type_=h.TYPE_ELS, ulp=PRLI))
+
+    # -- commands ---------------------------------------------------------------------------
+
+    def submit(self, d_id: int, write: bool, offset: int, length: int,
+               done: Callable[[Command], None]) -> Command:
+        """Send READ(10) or WRITE(10) of *length* bytes at byte *offset* to the
+        target at N_Port *d_id*; *done(command)* when it completes."""
+        command = Command(self._next_tag, write, offset, length, self.sim.now, done, d_id)
+        self._next_tag += 1
+        self._issue(command)
+        return command
+
+    def _issue(self, command: Command) -> None:
+        command.attempts += 1
+        command.moved = 0
+        exchange = self.nport.open_exchange(command.d_id)
+        command.exchange = exchange
+        self._by_exchange[exchange] = command
+        self._outstanding[command.d_id] = self._outstanding.get(command.d_id, 0) + 1
+        self._pending.pop(command.tag, None)
+        self._pending[command.tag] = (self.sim.now + self.timeout, command, command.attempts,
+                                      False)
+        if not self._watch:
+            self._watch = True
+            self.sim.call_later(self.timeout, self._check)
+        self.nport.send(exchange, FCP_CMND_SIZE, self.cls, r_ctl=h.R_CTL_UNSOLICITED_COMMAND,
+                        type_=h.TYPE_FCP, ulp=command)
+
+    def _received(self, seq: Sequence, time: float) -> None:
+        if seq.r_ctl == h.R_CTL_ELS_REPLY and seq.ulp == PRLI:
+            waiters = self._logged_in.get(seq.exchange.responder_id) or []
+            self._logged_in[seq.exchange.responder_id] = None
+            for then in waiters:
+                then()
+            return
+        command = self._by_exchange.get(seq.exchange)
+        if command is None:  # not ours (a target on this port), or late for an aborted one
+            if self._other is not None:
+                self._other(seq, time)
+            return
+        if seq.r_ctl == h.R_CTL_DATA_DESCRIPTOR:
+            ready: TransferReady = seq.ulp  # type: ignore[assignment]
+
+            def burst_out(sent: Sequence, size: int = ready.burst) -> None:
+                if sent.status in ("sent", "acked"):
+                    command.moved += size
+            self.nport.send(seq.exchange, ready.burst, self.cls, r_ctl=h.R_CTL_SOLICITED_DATA,
+                            type_=h.TYPE_FCP, ulp=ready, on_complete=burst_out)
+        elif seq.r_ctl == h.R_CTL_SOLICITED_DATA:
+            command.moved += seq.size
+        elif seq.r_ctl == h.R_CTL_COMMAND_STATUS:
+            self._responded(command, seq.ulp)  # type: ignore[arg-type]
+        elif seq.r_ctl == R_CTL_BA_ACC:
+            self._end_attempt(command)
+            self.stats.retries += 1
+            self._issue(command)
+
+    def _end_attempt(self, command: Command) -> None:
+        del self._by_exchange[command.exchange]  # type: ignore[arg-type]
+        self._outstanding[command.d_id] -= 1
+        for waiting in self._waiting_room.pop(command.d_id, []):
+            self.stats.retries += 1
+            self._issue(waiting)
+
+    def _responded(self, command: Command, response: Response) -> None:
+        self._end_attempt(command)
+        if response.status == TASK_SET_FULL:
+            self.stats.queue_full += 1
+            self._pending.pop(command.tag, None)
+            if self._outstanding[command.d_id]:
+                self._waiting_room.setdefault(command.d_id, []).append(command)
+            else:
+                self.sim.call_later(QUEUE_FULL_DELAY, self._again, command)
+            return
+        if response.status == GOOD and not command.write and command.moved < command.length:
+            self.stats.short_data += 1
+            self.stats.retries += 1
+            self._issue(command)
+            return
+        self._pending.pop(command.tag, None)
+        command.status = response.status
+        command.completed = self.sim.now
+        command.done(command)
+
+    def _again(self, event: object) -> None:
+        self.stats.retries += 1
+        self._issue(event._value)  # type: ignore[attr-defined]
+
+    def _check(self, _event: object) -> None:
+        """Abort each command whose attempt has gone unanswered for the timeout
+        (ABTS), and send again one whose ABTS has gone unanswered as long. One
+        check is pending while commands are, due at the oldest deadline."""
+        now = self.sim.now
+        while self._pending:
+            tag, (deadline, command, attempt, aborting) = next(iter(self._pending.items()))
+            if deadline > now * (1 + 1e-12):
+                self.sim.call_later(deadline - now, self._check)
+                return
+            del self._pending[tag]
+            if command.attempts != attempt or command.exchange not in self._by_exchange:
+                continue
+            if aborting:
+                self._end_attempt(command)
+                self.stats.retries += 1
+                self._issue(command)
+                continue
+            self.stats.timeouts += 1
+            self._pending[tag] = (now + self.timeout, command, attempt, True)
+            self.nport.send(command.exchange, 0, self.cls,  # type: ignore[arg-type]
+                            r_ctl=R_CTL_ABTS, type_=h.TYPE_BLS)
+        self._watch = False

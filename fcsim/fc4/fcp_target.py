@@ -1,0 +1,159 @@
+"""The target side of FCP: a logical unit behind an N_Port, its task set of at
+most *queue_depth* commands, and the device that serves them (see
+:mod:`fcsim.fc4.fcp`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+from fcsim.engine.simulation import Simulation
+from fcsim.fc2 import header as h
+from fcsim.fc2.nport import NPort
+from fcsim.fc2.sequence import Exchange, Sequence
+from fcsim.fc4.fcp import (
+    FCP_RSP_SIZE,
+    FCP_XFER_RDY_SIZE,
+    GOOD,
+    PRLI_SIZE,
+    R_CTL_ABTS,
+    R_CTL_BA_ACC,
+    TASK_SET_FULL,
+    Command,
+    Response,
+    TransferReady,
+)
+from fcsim.fc4.fcp_initiator import PRLI
+
+
+class Device(Protocol):
+    """What a target serves commands with: a disk or a RAM disk."""
+
+    def submit(self, write: bool, offset: int, length: int, done: Callable[[], None]) -> None:
+        """Read or write; *done()* when through."""
+
+
+class _Task:
+    """A command in the task set: its *exchange* and class of service *cls*, the
+    write data received so far, whether it was aborted."""
+
+    __slots__ = ("command", "exchange", "cls", "received", "aborted")
+
+    def __init__(self, command: Command, exchange: Exchange, cls: int) -> None:
+        self.command, self.exchange, self.cls = command, exchange, cls
+        self.received = 0
+        self.aborted = False
+
+
+class FcpTarget:
+    """FCP target on *nport* with one logical unit served by *device*. At most
+    *queue_depth* commands are in its task set; one more is answered TASK SET
+    FULL. Write data is asked for in bursts of at most *max_burst* bytes (the
+    FCP_XFER_RDY burst length; None: no limit). Every answer goes in the class
+    of the sequence it answers."""
+
+    def __init__(self, sim: Simulation, nport: NPort, device: Device, queue_depth: int,
+                 max_burst: int | None = None) -> None:
+        self.sim, self.nport, self.device = sim, nport, device
+        self.queue_depth, self.max_burst = queue_depth, max_burst
+        self._tasks: dict[Exchange, _Task] = {}
+        self.queue_full = self.aborts = 0
+        self.depth_time = 0.0  # integral of the task set's size over time
+        self._depth_since = 0.0
+        self.max_depth = 0
+        self._other = nport.receive_hook
+        nport.receive_hook = self._received
+
+    @property
+    def depth(self) -> int:
+        """Commands in the task set now."""
+        return len(self._tasks)
+
+    def _track(self) -> None:
+        now = self.sim.now
+        self.depth_time += len(self._tasks) * (now - self._depth_since)
+        self._depth_since = now
+
+    def mean_depth(self, interval: float) -> float:
+        """Mean size of the task set over the measured *interval* (s) ending now."""
+        self._track()
+        return self.depth_time / interval if interval > 0 else 0.0
+
+    def reset_stats(self) -> None:
+        """Start a new measured interval."""
+        self._track()
+        self.depth_time = 0.0
+        self.queue_full = self.aborts = 0
+        self.max_depth = len(self._tasks)
+
+    def _received(self, seq: Sequence, time: float) -> None:
+        if seq.type == h.TYPE_ELS and seq.r_ctl == h.R_CTL_ELS_REQUEST and seq.ulp == PRLI:
+            self.nport.send(seq.exchange, PRLI_SIZE, seq.cls, r_ctl=h.R_CTL_ELS_REPLY,
+                            type_=h.TYPE_ELS, ulp=PRLI, last=True)
+            return
+        if seq.type == h.TYPE_FCP and seq.r_ctl == h.R_CTL_UNSOLICITED_COMMAND:
+            self._command(seq)
+            return
+        task = self._tasks.get(seq.exchange)
+        if task is None:
+            if seq.r_ctl == R_CTL_ABTS and seq.exchange.originator is not self.nport:
+                self._accept_abort(seq)  # a command already answered
+            elif self._other is not None:  # an initiator's on this port, say
+                self._other(seq, time)
+            return
+        if seq.r_ctl == R_CTL_ABTS:
+            self._track()
+            task.aborted = True
+            del self._tasks[seq.exchange]
+            self.aborts += 1
+            self._accept_abort(seq)
+        elif seq.r_ctl == h.R_CTL_SOLICITED_DATA:
+            task.received += seq.size
+            if task.received < task.command.length:
+                self._ready(task)
+            else:
+                self.device.submit(True, task.command.offset, task.command.length,
+                                   lambda: self._respond(task))
+
+    def _accept_abort(self, abts: Sequence) -> None:
+        self.nport.send(abts.exchange, 0, abts.cls, r_ctl=R_CTL_BA_ACC, type_=h.TYPE_BLS,
+                        last=True)
+
+    def _command(self, seq: Sequence) -> None:
+        command: Command = seq.ulp  # type: ignore[assignment]
+        if len(self._tasks) >= self.queue_depth:
+            self.queue_full += 1
+            self.nport.send(seq.exchange, FCP_RSP_SIZE, seq.cls,
+                            r_ctl=h.R_CTL_COMMAND_STATUS, type_=h.TYPE_FCP,
+                            ulp=Response(TASK_SET_FULL, command.length), last=True)
+            return
+        self._track()
+        task = self._tasks[seq.exchange] = _Task(command, seq.exchange, seq.cls)
+        self.max_depth = max(self.max_depth, len(self._tasks))
+        if command.write:
+            self._ready(task)
+        else:
+            self.device.submit(False, command.offset, command.length,
+                               lambda: self._read_done(task))
+
+    def _ready(self, task: _Task) -> None:
+        left = task.command.length - task.received
+        burst = left if self.max_burst is None else min(self.max_burst, left)
+        self.nport.send(task.exchange, FCP_XFER_RDY_SIZE, task.cls,
+                        r_ctl=h.R_CTL_DATA_DESCRIPTOR, type_=h.TYPE_FCP,
+                        ulp=TransferReady(task.received, burst))
+
+    def _read_done(self, task: _Task) -> None:
+        if task.aborted:
+            return
+        self.nport.send(task.exchange, task.command.length, task.cls,
+                        r_ctl=h.R_CTL_SOLICITED_DATA, type_=h.TYPE_FCP,
+                        on_complete=lambda sent: self._respond(task))
+
+    def _respond(self, task: _Task) -> None:
+        if task.aborted:
+            return
+        self._track()
+        del self._tasks[task.exchange]
+        self.nport.send(task.exchange, FCP_RSP_SIZE, task.cls, r_ctl=h.R_CTL_COMMAND_STATUS,
+                        type_=h.TYPE_FCP, ulp=Response(GOOD), last=True)

@@ -1,0 +1,1 @@
+"""Storage devices behind FCP targets: mechanical disks and RAM disks."""

@@ -1,0 +1,156 @@
+"""Storage device models: mechanical disks and RAM disks, each value with its
+source (``models/disks/<name>.toml``, ``models/ramdisks/<name>.toml``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fcsim.catalog import MODELS_DIR, ModelFile, read_model, sourced
+from fcsim.schema.fields import Count, Flag, PositiveTime, Time, integer, number
+from fcsim.schema.section import REQUIRED, key
+
+
+@dataclass(frozen=True)
+class DiskModel:
+    """A mechanical disk drive.
+
+    *capacity*: bytes. *rpm*: spindle speed, revolutions per minute.
+    *outer_rate* / *inner_rate*: media transfer rate at the outermost and
+    innermost zone, bytes/s (sustained, after servo and ECC overhead), over
+    *zones* zones of equal width, each holding data in proportion to its rate.
+    *track_to_track*, *average_seek*, *full_stroke*: seek times, s, for one
+    cylinder, the mean over random pairs of positions, and the whole stroke
+    (settling included, as data sheets give them). *command_overhead*: the
+    controller's time per command, s. *buffer*: the track buffer, bytes; with
+    *read_ahead* the drive keeps reading on after a read, into the buffer, so a
+    following sequential read finds its data there. *write_cache*: writes are
+    acknowledged once in the buffer and written to the media behind.
+    *queue_depth*: commands the drive accepts at once (tagged queueing), served
+    in arrival order. *sources*: provenance.
+    """
+
+    name: str
+    capacity: int
+    rpm: float
+    outer_rate: float
+    inner_rate: float
+    track_to_track: float
+    average_seek: float
+    full_stroke: float
+    command_overhead: float = 0.0
+    zones: int = 1
+    buffer: int = 512 * 1024
+    read_ahead: bool = True
+    write_cache: bool = False
+    queue_depth: int = 32
+    sources: dict[str, str] = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        if not 0 < self.inner_rate <= self.outer_rate:
+            raise ValueError(f"{self.name}: need 0 < inner_rate <= outer_rate")
+        if not 0 <= self.track_to_track <= self.average_seek <= self.full_stroke:
+            raise ValueError(f"{self.name}: need track_to_track <= average_seek <= full_stroke")
+
+    @property
+    def revolution(self) -> float:
+        """Time of one revolution, s."""
+        return 60.0 / self.rpm
+
+
+@dataclass(frozen=True)
+class RamDiskModel:
+    """A solid-state (RAM) target: every access takes *access_latency* (s) and
+    moves its data through the device at *internal_rate* (bytes/s, shared by
+    all commands); *capacity* in bytes; *queue_depth* commands at once."""
+
+    name: str
+    capacity: int
+    access_latency: float
+    internal_rate: float
+    queue_depth: int = 256
+    sources: dict[str, str] = field(default_factory=dict, compare=False)
+
+
+def _entry(help: str, value: Any, required: bool = False) -> Any:
+    return key(REQUIRED if required else None, help,
+               {"value": value, "source": "data sheet"})
+
+
+Bytes = sourced(integer(1, text="an integer >= 1 (bytes)"), "Bytes")
+Rpm = sourced(number("a number > 0 (revolutions per minute)", above=True), "Rpm")
+Rate = sourced(number("a number > 0 (bytes/s)", above=True), "BytesPerSecond")
+Delay = sourced(Time, "Time")
+Latency = sourced(PositiveTime, "PositiveTime")
+Commands = sourced(Count, "Count")
+Yes = sourced(Flag, "Flag")
+
+
+class DiskFile(ModelFile):
+    """A mechanical disk model file (`models/disks/<name>.toml`), read into
+    `fcsim.storage.device_model.DiskModel`."""
+
+    where = "in a disk model file"
+    defaults_from = DiskModel
+
+    capacity: Bytes = _entry("Formatted capacity, bytes.", 22_000_000_000, True)
+    rpm: Rpm = _entry("Spindle speed, revolutions per minute.", 7200, True)
+    outer_rate: Rate = _entry("Sustained media rate in the outermost zone, bytes/s.",
+                              18e6, True)
+    inner_rate: Rate = _entry("Sustained media rate in the innermost zone, bytes/s.",
+                              10.5e6, True)
+    zones: Commands = _entry("Recording zones, of equal width.", 16)
+    track_to_track: Delay = _entry("Seek to the next cylinder, settling included, s.",
+                                   "1 ms", True)
+    average_seek: Delay = _entry("Mean seek over random pairs of positions, s.", "9 ms", True)
+    full_stroke: Delay = _entry("Seek over the whole stroke, s.", "16 ms", True)
+    command_overhead: Delay = _entry("Controller time per command, s.", "0.5 ms")
+    buffer: Bytes = _entry("Track buffer, bytes.", 524288)
+    read_ahead: Yes = _entry("Keep reading on into the buffer after a read.", True)
+    write_cache: Yes = _entry("Acknowledge writes once in the buffer.", False)
+    queue_depth: Commands = _entry("Commands accepted at once (tagged queueing).", 32)
+
+
+class RamDiskFile(ModelFile):
+    """A RAM disk model file (`models/ramdisks/<name>.toml`), read into
+    `fcsim.storage.device_model.RamDiskModel`."""
+
+    where = "in a RAM disk model file"
+    defaults_from = RamDiskModel
+
+    capacity: Bytes = _entry("Capacity, bytes.", 64_000_000_000, True)
+    access_latency: Latency = _entry("Time from command to data, s.", "15 us", True)
+    internal_rate: Rate = _entry("Rate data moves through the device, bytes/s.", 1.6e9, True)
+    queue_depth: Commands = _entry("Commands accepted at once.", 256)
+
+
+DEVICE_KINDS = ("disks", "ramdisks")
+"""The catalog folders of storage devices."""
+
+
+def load_disk_model(name: str, directory: Path | None = None) -> DiskModel:
+    """The disk model *name* (``models/disks/<name>.toml``)."""
+    values, sources = read_model("disks", name, DiskFile, directory)
+    return DiskModel(name=name, sources=sources, **values)
+
+
+def load_ramdisk_model(name: str, directory: Path | None = None) -> RamDiskModel:
+    """The RAM disk model *name* (``models/ramdisks/<name>.toml``)."""
+    values, sources = read_model("ramdisks", name, RamDiskFile, directory)
+    return RamDiskModel(name=name, sources=sources, **values)
+
+
+def load_device_model(name: str) -> DiskModel | RamDiskModel:
+    """A storage device model by catalog name, from ``models/disks/`` or
+    ``models/ramdisks/``; a model file path (ending in .toml) is read as the
+    kind its folder names (``ramdisks``: a RAM disk; otherwise a disk)."""
+    if name.endswith(".toml"):
+        ram = Path(name).parent.name == "ramdisks"
+        return load_ramdisk_model(name) if ram else load_disk_model(name)
+    if (MODELS_DIR / "ramdisks" / f"{name}.toml").is_file():
+        return load_ramdisk_model(name)
+    if (MODELS_DIR / "disks" / f"{name}.toml").is_file() or "/" in name:
+        return load_disk_model(name)
+    known = sorted(p.stem for kind in DEVICE_KINDS for p in (MODELS_DIR / kind).glob("*.toml"))
+    raise ValueError(f"no disk or RAM disk model {name!r}; known: {', '.join(known)}")

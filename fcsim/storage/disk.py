@@ -1,0 +1,196 @@
+"""A mechanical disk: one actuator serving commands in arrival order.
+
+Each access costs the controller's command overhead, a seek, the rotation
+until the first sector comes under the head, and the media transfer at the
+zone's rate. Positions are physical: the head's radial position (0 at the
+outermost cylinder, 1 at the innermost) and the platter's angle, which turns
+with simulated time; a sector's angle follows from its offset in its zone's
+tracks, so rotational latency is what the geometry gives, not a draw.
+
+Seek time over a distance *d* (a fraction of the stroke) is
+``a + b*sqrt(d) + c*d`` (Ruemmler & Wilkes 1994: square-root growth for short
+seeks, linear for long), with ``a`` the track-to-track time and ``b``, ``c``
+fitted so that the curve gives the full-stroke time at ``d = 1`` and the data
+sheet's average seek as its mean over random pairs of positions
+(E[sqrt d] = 8/15, E[d] = 1/3 for two uniform positions).
+
+Read-ahead: after a read the drive keeps reading on into its buffer at media
+rate until the buffer is full or another access moves the head; a read that
+continues where the last one ended takes what is buffered and waits only for
+the rest. Write cache: a write is acknowledged once its data is in the buffer;
+the media writes behind at media rate, and a write waits only while the data
+not yet written would overflow the buffer.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from fcsim.engine.simulation import Simulation
+from fcsim.storage.device_model import DiskModel
+
+
+@dataclass
+class Breakdown:
+    """Where a device's time went, s, how many commands it served and the
+    bytes it moved (*written*: of them, by writes)."""
+
+    overhead: float = 0.0
+    seek: float = 0.0
+    rotation: float = 0.0
+    transfer: float = 0.0
+    busy: float = 0.0
+    commands: int = 0
+    buffer_hits: int = 0
+    bytes: int = 0
+    written: int = 0
+
+    def as_dict(self, interval: float) -> dict[str, float]:
+        """The breakdown as JSON-ready figures over *interval* s."""
+        n = max(self.commands, 1)
+        return {"commands": self.commands, "bytes": self.bytes, "bytes_written": self.written,
+                "utilisation": self.busy / interval if interval > 0 else 0.0,
+                "buffer_hits": self.buffer_hits,
+                "mean_overhead_s": self.overhead / n, "mean_seek_s": self.seek / n,
+                "mean_rotation_s": self.rotation / n, "mean_transfer_s": self.transfer / n}
+
+
+class Disk:
+    """The drive *model* as a simulated device named *name*."""
+
+    def __init__(self, sim: Simulation, name: str, model: DiskModel) -> None:
+        self.sim, self.name, self.model = sim, name, model
+        n = model.zones
+        self._rates = [model.outer_rate - (model.outer_rate - model.inner_rate) * i
+                       / max(n - 1, 1) for i in range(n)]
+        total = sum(self._rates)
+        self._sizes = [model.capacity * r / total for r in self._rates]
+        self._starts = [sum(self._sizes[:i]) for i in range(n)]
+        t2t, avg, full = model.track_to_track, model.average_seek, model.full_stroke
+        # a + b + c = full; a + 8/15 b + 1/3 c = avg  ->  b, c
+        self._c = (full - t2t - 15 / 8 * (avg - t2t)) / (1 - 15 / 24)
+        self._b = full - t2t - self._c
+        self._head = 0.0
+        self._queue: deque[tuple[bool, int, int, Callable[[], None]]] = deque()
+        self._busy = False
+        self._ahead_from = -1  # offset the buffered read-ahead data starts at
+        self._ahead_bytes = 0.0  # buffered at _ahead_since
+        self._ahead_since = 0.0
+        self._dirty_until = 0.0  # the write cache is on the media by then
+        self.stats = Breakdown()
+
+    # -- geometry ---------------------------------------------------------------------------
+
+    def _zone(self, offset: int) -> int:
+        i = 0
+        while i + 1 < len(self._starts) and offset >= self._starts[i + 1]:
+            i += 1
+        return i
+
+    def place(self, offset: int) -> tuple[float, float, float]:
+        """Radial position (0 outer .. 1 inner), angle (0..1) and media rate
+        (bytes/s) of the byte at *offset*."""
+        i = self._zone(offset)
+        into = offset - self._starts[i]
+        rate = self._rates[i]
+        track = rate * self.model.revolution
+        radius = (i + min(into / self._sizes[i], 1.0)) / len(self._rates)
+        return radius, (into / track) % 1.0, rate
+
+    def seek_time(self, distance: float) -> float:
+        """Seek time over *distance* (a fraction of the stroke, 0..1), s."""
+        if distance <= 0:
+            return 0.0
+        return self.model.track_to_track + self._b * math.sqrt(distance) + self._c * distance
+
+    def results(self, interval: float) -> dict[str, float]:
+        """Figures of the measured *interval* (s)."""
+        return self.stats.as_dict(interval)
+
+    def reset_stats(self) -> None:
+        """Start a new measured interval."""
+        self.stats = Breakdown()
+
+    # -- commands -----------------------------------------------------------------------------
+
+    def submit(self, write: bool, offset: int, length: int, done: Callable[[], None]) -> None:
+        """Read or write *length* bytes at *offset*; *done()* when the drive is
+        through (a cached write: once buffered)."""
+        self._queue.append((write, offset, length, done))
+        if not self._busy:
+            self._next()
+
+    @property
+    def queued(self) -> int:
+        """Commands waiting for or in service."""
+        return len(self._queue) + self._busy
+
+    def _next(self) -> None:
+        if not self._queue:
+            self._busy = False
+            return
+        self._busy = True
+        write, offset, length, done = self._queue.popleft()
+        now = self.sim.env._now
+        took = self._write(now, offset, length) if write else self._read(now, offset, length)
+        stats = self.stats
+        stats.busy += took
+        stats.commands += 1
+        stats.bytes += length
+        stats.written += length if write else 0
+        self.sim.call_later(took, self._finished, done)
+
+    def _finished(self, event: object) -> None:
+        done = event._value  # type: ignore[attr-defined]
+        self._next()
+        done()
+
+    def _access(self, start: float, offset: int, length: int) -> float:
+        """Seek, rotation and media transfer of an access that starts at *start*; s."""
+        radius, angle, rate = self.place(offset)
+        seek = self.seek_time(abs(radius - self._head))
+        turn = self.model.revolution
+        at = start + seek
+        rotation = ((angle - (at / turn) % 1.0) % 1.0) * turn
+        transfer = length / rate
+        self._head = self.place(min(offset + length, self.model.capacity - 1))[0]
+        stats = self.stats
+        stats.seek += seek
+        stats.rotation += rotation
+        stats.transfer += transfer
+        return seek + rotation + transfer
+
+    def _read(self, now: float, offset: int, length: int) -> float:
+        model = self.model
+        overhead = model.command_overhead
+        self.stats.overhead += overhead
+        start = now + overhead
+        if model.read_ahead and offset == self._ahead_from:
+            rate = self.place(offset)[2]
+            have = min(float(model.buffer), self._ahead_bytes + (start - self._ahead_since) * rate)
+            self.stats.buffer_hits += have >= length
+            wait = max(0.0, (length - have) / rate)
+            self.stats.transfer += wait
+            self._ahead_bytes = max(0.0, have - length)
+            self._ahead_since = start + wait
+        else:
+            wait = self._access(start, offset, length)
+            self._ahead_bytes, self._ahead_since = 0.0, start + wait
+        self._ahead_from = offset + length if model.read_ahead else -1
+        return overhead + wait
+
+    def _write(self, now: float, offset: int, length: int) -> float:
+        model = self.model
+        overhead = model.command_overhead
+        self.stats.overhead += overhead
+        self._ahead_from = -1
+        if not model.write_cache:
+            return overhead + self._access(now + overhead, offset, length)
+        start = now + overhead
+        media = self._access(max(start, self._dirty_until), offset, length)
+        self._dirty_until = max(start, self._dirty_until) + media
+        rate = self.place(offset)[2]
+        return overhead + max(0.0, self._dirty_until - model.buffer / rate - start)

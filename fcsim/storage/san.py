@@ -1,0 +1,84 @@
+"""The storage side of a scenario: an FCP target with its device on every node
+that names one, an FCP initiator on every node that runs block workloads, and
+the fio and dd jobs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fcsim.engine.simulation import Simulation
+from fcsim.fc4.fcp_initiator import FcpInitiator
+from fcsim.fc4.fcp_target import FcpTarget
+from fcsim.scenario.model import FioConfig, Scenario
+from fcsim.storage.device_model import DiskModel
+from fcsim.storage.disk import Disk
+from fcsim.storage.ramdisk import RamDisk
+from fcsim.topology.network import Network
+from fcsim.workload.fio import Fio
+
+
+class Storage:
+    """The targets, initiators and block jobs of *scenario* on the built *net*."""
+
+    def __init__(self, sim: Simulation, scenario: Scenario, net: Network) -> None:
+        self.sim = sim
+        self.devices: dict[str, Disk | RamDisk] = {}
+        self.targets: dict[str, FcpTarget] = {}
+        for node in scenario.nodes:
+            model = node.target
+            if model is None:
+                continue
+            device: Disk | RamDisk = (Disk(sim, node.name, model) if isinstance(model, DiskModel)
+                                      else RamDisk(sim, node.name, model))
+            self.devices[node.name] = device
+            self.targets[node.name] = FcpTarget(sim, net.nodes[node.name], device,
+                                                model.queue_depth, node.max_burst)
+        self.initiators: dict[str, FcpInitiator] = {}
+        self.jobs: list[tuple[FioConfig, Fio]] = []
+        for w in scenario.workloads:
+            if not isinstance(w, FioConfig):
+                continue
+            initiator = self.initiators.get(w.source)
+            if initiator is None:
+                initiator = self.initiators[w.source] = FcpInitiator(
+                    sim, net.nodes[w.source], w.cls, w.timeout)
+            capacity = self.devices[w.destination].model.capacity
+            self.jobs.append((w, Fio(sim, w.name, initiator, net.address_of(w.destination),
+                                     capacity, w.options, w.start)))
+
+    def __bool__(self) -> bool:
+        return bool(self.targets or self.jobs)
+
+    def reset_stats(self) -> None:
+        """Start a new measured interval."""
+        for device in self.devices.values():
+            device.reset_stats()
+        for target in self.targets.values():
+            target.reset_stats()
+        for _, job in self.jobs:
+            job.reset_stats()
+
+    def results(self, interval: float) -> dict[str, Any]:
+        """Jobs (fio figures; a dd's as dd reports them), targets and their
+        devices, and initiators' recovery counts over *interval* s."""
+        jobs = {}
+        for config, job in self.jobs:
+            figures = job.results(interval)
+            if config.dd:
+                elapsed = figures["elapsed_s"]
+                moved = figures["moved_bytes"]  # dd counts from its start, warm-up or not
+                figures = {"direction": config.options.rw, "bs": config.options.bs,
+                           "count": config.options.count, "bytes": moved,
+                           "elapsed_s": elapsed, "finished": elapsed is not None,
+                           "bytes_per_s": moved / elapsed if elapsed else None}
+            jobs[config.name] = figures
+        targets = {}
+        for name, target in self.targets.items():
+            device = self.devices[name]
+            targets[name] = {"device": device.model.name,
+                             "mean_queue_depth": target.mean_depth(interval),
+                             "max_queue_depth": target.max_depth,
+                             "task_set_full": target.queue_full, "aborts": target.aborts,
+                             **device.results(interval)}
+        initiators = {name: vars(i.stats).copy() for name, i in self.initiators.items()}
+        return {"jobs": jobs, "targets": targets, "initiators": initiators}

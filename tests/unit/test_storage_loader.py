@@ -1,0 +1,100 @@
+"""Storage in scenario files: targets and block workloads load, bad ones are
+refused in one line naming the key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fcsim.scenario.loader import ScenarioError, load_scenario
+from fcsim.scenario.model import FioConfig
+from fcsim.storage.device_model import DiskModel, RamDiskModel
+
+BASE = """\
+topology = "point-to-point"
+[run]
+duration = "10 ms"
+[[nodes]]
+name = "host"
+[[nodes]]
+name = "disk"
+target = "fc-disk-10k"
+[[links]]
+ends = ["host", "disk"]
+speed = "1GFC"
+[[workloads]]
+name = "job"
+type = "fio"
+from = "host"
+to = "disk"
+rw = "randread"
+"""
+
+
+def load(tmp_path: Path, text: str):
+    path = tmp_path / "case.toml"
+    path.write_text(text, encoding="utf-8")
+    return path, load_scenario(path)
+
+
+def test_targets_and_jobs_load(tmp_path: Path) -> None:
+    _, scenario = load(tmp_path, BASE.replace('"fc-disk-10k"', '"tms-ramsan"') + """
+[[workloads]]
+type = "dd"
+from = "host"
+to = "disk"
+direction = "write"
+bs = "64 KiB"
+count = 10
+""")
+    host, disk = scenario.nodes
+    assert host.target is None and isinstance(disk.target, RamDiskModel)
+    fio, dd = scenario.workloads
+    assert isinstance(fio, FioConfig) and (fio.options.rw, fio.options.bs,
+                                           fio.options.iodepth) == ("randread", 4096, 1)
+    assert dd.dd and (dd.options.rw, dd.options.bs, dd.options.count) == ("write", 65536, 10)
+    _, scenario = load(tmp_path, BASE)
+    assert isinstance(scenario.nodes[1].target, DiskModel)
+
+
+CASES = {
+    "unknown disk model": (('"fc-disk-10k"', '"fc-disk-15k"'), "nodes[1].target",
+                           "given 'fc-disk-15k'", "no disk or RAM disk model 'fc-disk-15k'"),
+    "block size zero": (('rw = "randread"', 'rw = "randread"\nbs = 0'), "workloads[0].bs",
+                        "given 0", ">= 512 B"),
+    "block size not whole blocks": (('rw = "randread"', 'rw = "randread"\nbs = 1000'),
+                                    "workloads[0].bs", "given 1000", "512-byte blocks"),
+    "iodepth above the queue": (('rw = "randread"', 'rw = "randread"\niodepth = 65'),
+                                "workloads[0].iodepth", "given 65",
+                                "at most the target's queue depth (64, fc-disk-10k)"),
+    "rw unknown": (('rw = "randread"', 'rw = "random"'), "workloads[0].rw", "given 'random'",
+                   "one of 'read', 'write', 'randread', 'randwrite', 'randrw'"),
+    "not a target": (('to = "disk"', 'to = "host"'), "workloads[0].to", "given 'host'",
+                     "a node other than from"),
+    "region past the end": (('rw = "randread"', 'rw = "randread"\noffset = "19 GB"'),
+                            "workloads[0].offset", "given '19 GB'",
+                            "a region of at least bs that fits the device"),
+    "class 1": (('rw = "randread"', 'rw = "randread"\nclass = 1'), "workloads[0].class",
+                "given 1", "a class of service for FCP: 2 or 3"),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_bad_storage_input_is_one_precise_line(tmp_path: Path, case: str) -> None:
+    (old, new), key, given, allowed = CASES[case]
+    assert old in BASE
+    path = tmp_path / "case.toml"
+    path.write_text(BASE.replace(old, new, 1), encoding="utf-8")
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(path)
+    first = str(info.value).splitlines()[0]
+    assert first.startswith(f"{path}: {key}: {given}; ") and allowed in first, first
+
+
+def test_a_job_needs_a_target(tmp_path: Path) -> None:
+    text = BASE.replace('target = "fc-disk-10k"\n', "")
+    path = tmp_path / "case.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ScenarioError, match=r"workloads\[0\].to: given 'disk'; an FCP target"):
+        load_scenario(path)
