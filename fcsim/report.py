@@ -22,6 +22,7 @@ def summary_text(results: dict[str, Any]) -> str:
     if warnings:
         lines += [f"WARNING: {text}" for text in warnings] + [""]
     lines += netperf_table(results) if "points" in results else _details(results)
+    lines = [line for i, line in enumerate(lines) if line or i == 0 or lines[i - 1]]
     return "\n".join(lines) + "\n"
 
 
@@ -132,9 +133,9 @@ def _storage_lines(results: dict[str, Any]) -> list[str]:
 
 def _details(results: dict[str, Any]) -> list[str]:
     """Netperf, block storage, workloads, links, switches, loops and ports of a run."""
-    lines = (_netperf_lines(results) + _storage_lines(results)
-             + ["workloads (mean over repetitions)"])
     first = results["repetitions"][0]
+    lines = (_netperf_lines(results) + _storage_lines(results)
+             + (["workloads (mean over repetitions)"] if first["workloads"] else []))
     for name, w in first["workloads"].items():
         summary = results["summary"][name]
         tput = summary["throughput_bytes_per_s"]["mean"]

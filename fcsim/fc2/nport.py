@@ -201,6 +201,7 @@ class NPort:
         r_ctl: int = h.R_CTL_UNSOLICITED_DATA,
         type_: int = h.TYPE_VENDOR,
         last: bool = False,
+        initiative: bool = False,
         df_ctl: int = 0,
         ulp: object = None,
         on_complete: Callable[[Sequence], None] | None = None,
@@ -211,7 +212,8 @@ class NPort:
 
         Frames carry at most *max_data_field* bytes, and never more than the
         recipient accepts (login). *last* marks the last sequence of the
-        exchange; *df_ctl* flags optional headers in the first frame; *ulp* is
+        exchange; *initiative* hands the sequence initiative to the other end
+        with the last frame; *df_ctl* flags optional headers in the first frame; *ulp* is
         the upper-layer unit carried; *meter* counts its frames as the
         recipient accepts them (see :class:`Sequence`). Returns the queued
         sequence.
@@ -232,9 +234,12 @@ class NPort:
         seq.df_ctl = df_ctl
         seq.ulp = ulp
         seq.f_ctl = (h.F_CTL_RELATIVE_OFFSET
+                     | (h.F_CTL_EXCHANGE_CONTEXT if exchange.originator is not self else 0)
                      | (h.F_CTL_FIRST_SEQUENCE if seq.first_of_exchange else 0)
                      | (h.F_CTL_LAST_SEQUENCE if last else 0)
                      | (h.F_CTL_ACK_1 if cls != 3 else 0))
+        if initiative:
+            seq.end_f_ctl |= h.F_CTL_SEQ_INITIATIVE
         self._next_seq_id = (self._next_seq_id + 1) & 0xFF
         self._ready_add(seq)
         self.port.kick()
@@ -313,7 +318,7 @@ class NPort:
         seq.next_cnt = cnt + 1
         cls = seq.cls
         last = cnt + 1 == seq.n_frames
-        f_ctl = seq.f_ctl | h.F_CTL_END_SEQUENCE if last else seq.f_ctl
+        f_ctl = seq.f_ctl | seq.end_f_ctl if last else seq.f_ctl
         if cls == 1:
             if self.connection is None:
                 self.connection = Connection(seq.d_id, PENDING, seq)

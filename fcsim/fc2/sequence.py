@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from fcsim.fc2.header import F_CTL_END_SEQUENCE as END_SEQUENCE
 from fcsim.fc2.header import UNASSIGNED_ID
 
 if TYPE_CHECKING:
@@ -48,8 +49,10 @@ class Sequence:
     abandons (incomplete, timed out, or replaced by a retry), so the meter
     holds delivered payload frame by frame.
 
-    *f_ctl* holds the F_CTL bits common to all its frames (set by the sender);
-    *df_ctl* the optional headers of its first frame. *ulp* is the upper-layer
+    *f_ctl* holds the F_CTL bits common to all its frames (set by the sender),
+    *end_f_ctl* those its last frame adds (End_Sequence, and Sequence
+    Initiative when it hands the initiative over); *df_ctl* the optional
+    headers of its first frame. *ulp* is the upper-layer
     unit it carries (an IP packet, say): simulated payload has no bytes, so
     the object itself travels with the sequence.
     *status* is ``"open"``, ``"sent"`` (Class 3, all frames sent), ``"acked"``
@@ -66,7 +69,7 @@ class Sequence:
         "exchange", "d_id", "seq_id", "size", "cls", "data_field", "created", "n_frames",
         "r_ctl", "type", "next_cnt", "acked", "unanswered", "unanswered_old", "last_activity",
         "watchdog", "attempt", "status", "first_of_exchange", "last_of_exchange", "f_ctl",
-        "df_ctl", "ulp", "on_complete", "on_delivered", "meter",
+        "df_ctl", "end_f_ctl", "ulp", "on_complete", "on_delivered", "meter",
     )
 
     def __init__(
@@ -106,6 +109,7 @@ class Sequence:
         exchange.sequences_sent += 1
         self.last_of_exchange = False
         self.f_ctl = 0
+        self.end_f_ctl = END_SEQUENCE
         self.df_ctl = 0
         self.ulp: object = None
         self.on_complete = on_complete

@@ -73,7 +73,7 @@ class FcpInitiator:
             self._logged_in[d_id] = state
             self.nport.when_ready(lambda: self.nport.send(
                 self.nport.open_exchange(d_id), PRLI_SIZE, self.cls,
-                r_ctl=h.R_CTL_ELS_REQUEST, type_=h.TYPE_ELS, ulp=PRLI))
+                r_ctl=h.R_CTL_ELS_REQUEST, type_=h.TYPE_ELS, ulp=PRLI, initiative=True))
 
     # -- commands ---------------------------------------------------------------------------
 
@@ -100,7 +100,7 @@ class FcpInitiator:
             self._watch = True
             self.sim.call_later(self.timeout, self._check)
         self.nport.send(exchange, FCP_CMND_SIZE, self.cls, r_ctl=h.R_CTL_UNSOLICITED_COMMAND,
-                        type_=h.TYPE_FCP, ulp=command)
+                        type_=h.TYPE_FCP, ulp=command, initiative=True)
 
     def _received(self, seq: Sequence, time: float) -> None:
         if seq.r_ctl == h.R_CTL_ELS_REPLY and seq.ulp == PRLI:
@@ -121,7 +121,8 @@ class FcpInitiator:
                 if sent.status in ("sent", "acked"):
                     command.moved += size
             self.nport.send(seq.exchange, ready.burst, self.cls, r_ctl=h.R_CTL_SOLICITED_DATA,
-                            type_=h.TYPE_FCP, ulp=ready, on_complete=burst_out)
+                            type_=h.TYPE_FCP, ulp=ready, on_complete=burst_out,
+                            initiative=True)
         elif seq.r_ctl == h.R_CTL_SOLICITED_DATA:
             command.moved += seq.size
         elif seq.r_ctl == h.R_CTL_COMMAND_STATUS:

@@ -12,6 +12,7 @@ from fcsim.fc2 import header as h
 from fcsim.fc2.nport import NPort
 from fcsim.fc2.sequence import Exchange, Sequence
 from fcsim.fc4.fcp import (
+    BA_ACC_SIZE,
     FCP_RSP_SIZE,
     FCP_XFER_RDY_SIZE,
     GOOD,
@@ -116,8 +117,8 @@ class FcpTarget:
                                    lambda: self._respond(task))
 
     def _accept_abort(self, abts: Sequence) -> None:
-        self.nport.send(abts.exchange, 0, abts.cls, r_ctl=R_CTL_BA_ACC, type_=h.TYPE_BLS,
-                        last=True)
+        self.nport.send(abts.exchange, BA_ACC_SIZE, abts.cls, r_ctl=R_CTL_BA_ACC,
+                        type_=h.TYPE_BLS, last=True)
 
     def _command(self, seq: Sequence) -> None:
         command: Command = seq.ulp  # type: ignore[assignment]
@@ -141,7 +142,7 @@ class FcpTarget:
         burst = left if self.max_burst is None else min(self.max_burst, left)
         self.nport.send(task.exchange, FCP_XFER_RDY_SIZE, task.cls,
                         r_ctl=h.R_CTL_DATA_DESCRIPTOR, type_=h.TYPE_FCP,
-                        ulp=TransferReady(task.received, burst))
+                        ulp=TransferReady(task.received, burst), initiative=True)
 
     def _read_done(self, task: _Task) -> None:
         if task.aborted:

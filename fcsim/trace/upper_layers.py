@@ -10,7 +10,10 @@ carries:
   gets its slice, at its relative offset;
 - an IP sequence's first frame gets the RFC 2625 headers and the IP and TCP
   or UDP headers of the packet it carries (:mod:`fcsim.fc4.ip_header`); the
-  payload bytes of every frame are zeros.
+  payload bytes of every frame are zeros;
+- an FCP sequence gets its information unit (FCP_CMND with its READ(10) or
+  WRITE(10) CDB, FCP_XFER_RDY, FCP_RSP) and a PRLI its service parameter page
+  (:mod:`fcsim.fc4.fcp_bytes`); data is zeros.
 
 It keeps the little state a capture needs across frames: the IP
 identification counter of each source, and the window scale each TCP
@@ -22,6 +25,9 @@ from __future__ import annotations
 
 from fcsim.fc2 import header as h
 from fcsim.fc2.frame import Frame
+from fcsim.fc4.fcp import Command, Response, TransferReady
+from fcsim.fc4.fcp_bytes import fcp_cmnd, fcp_rsp, fcp_xfer_rdy, prli
+from fcsim.fc4.fcp_initiator import PRLI
 from fcsim.fc4.ip import LLC_SNAP, NETWORK_HEADER
 from fcsim.fc4.ip_header import (
     IPPROTO_TCP,
@@ -44,6 +50,19 @@ def _port(address: str) -> int:
     return int(port) if port.isdigit() else 0
 
 
+def _fcp(r_ctl: int, ulp: object) -> bytes | None:
+    """The bytes of an FCP information unit or a PRLI, from what its sequence carries."""
+    if isinstance(ulp, Command):
+        return fcp_cmnd(ulp)
+    if isinstance(ulp, TransferReady) and r_ctl == h.R_CTL_DATA_DESCRIPTOR:
+        return fcp_xfer_rdy(ulp)
+    if isinstance(ulp, Response):
+        return fcp_rsp(ulp)
+    if ulp == PRLI:
+        return prli(r_ctl == h.R_CTL_ELS_REPLY, r_ctl == h.R_CTL_ELS_REQUEST)
+    return None
+
+
 class UpperLayerBytes:
     """Rebuilds data fields for one capture (frames in the order they were sent)."""
 
@@ -59,6 +78,10 @@ class UpperLayerBytes:
         ulp = seq.ulp
         if isinstance(ulp, bytes):
             return ulp[frame.parameter:frame.parameter + frame.data_len]
+        if frame.parameter == 0 and not frame.is_link_control:
+            fcp = _fcp(seq.r_ctl, ulp)
+            if fcp is not None:
+                return fcp
         if seq.type != h.TYPE_IP or frame.parameter != 0 or frame.is_link_control:
             return None
         total = seq.size - NETWORK_HEADER - LLC_SNAP

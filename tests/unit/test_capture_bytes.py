@@ -13,6 +13,7 @@ import pytest
 from fcsim.cli import PcapSink
 from fcsim.fc2 import els
 from fcsim.fc2.els_payload import gid_ft_accept, login_payload, port_name
+from fcsim.fc4.fcp import BLOCK, Command
 from fcsim.fc4.ip_header import checksum, ipv4_header, tcp_header, tcp_options
 from fcsim.runner import run_once
 from fcsim.scenario.loader import load_scenario
@@ -236,3 +237,43 @@ def test_every_example_captures_on_one_cable_without_errors(example: Path,
     assert names and all(node in name for name in names)
     assert _tshark(capture, tmp_path, "frame.number",
                    where="_ws.malformed || _ws.expert.severity >= 6291456") == []
+
+
+class _Commands:
+    """Trace sink keeping the SCSI command of each FCP_CMND frame."""
+
+    def __init__(self) -> None:
+        self.sent: list[Command] = []
+
+    def frame(self, time: float, port: object, frame, start: float, end: float) -> None:
+        seq = frame.sequence
+        if seq is not None and isinstance(seq.ulp, Command) and frame.parameter == 0 \
+                and not frame.is_link_control:
+            self.sent.append(seq.ulp)
+
+    def primitive(self, time: float, port: object, name: str, start: float) -> None:
+        pass
+
+
+@needs_tshark
+def test_tshark_reads_prli_scsi_commands_transfer_ready_and_status(tmp_path: Path) -> None:
+    path = tmp_path / "san.toml"
+    path.write_text((ROOT / "scenarios" / "san-ramdisk.toml").read_text()
+                    .replace('rw = "randread"', 'rw = "randrw"').replace('"20 ms"', '"1 ms"')
+                    .replace('"2 ms"', '"0 s"'))
+    capture, commands = tmp_path / "san.pcap", _Commands()
+    with PcapWriter(capture) as writer:
+        run_once(load_scenario(path), 1, [PcapSink(writer), commands])
+    rows = _tshark(capture, tmp_path, "scsi_sbc.opcode", "scsi_sbc.rdwr10.lba",
+                   "scsi_sbc.rdwr10.xferlen", "fcp.dl", where="fcp && fc.r_ctl == 0x06")
+    assert len(rows) == len(commands.sent) > 20
+    assert {c.write for c in commands.sent} == {False, True}
+    for row, command in zip(rows, commands.sent, strict=True):
+        assert [int(row[0], 16), int(row[1]), int(row[2]), int(row[3])] == [
+            command.opcode, command.offset // BLOCK, command.length // BLOCK, command.length]
+    ready = _tshark(capture, tmp_path, "fcp.data_ro", "fcp.burstlen", where="fcp && fc.r_ctl == 0x05")
+    assert ready and all(row == ["0", "4096"] for row in ready)
+    status = _tshark(capture, tmp_path, "fcp.status", where="fcp && fc.r_ctl == 0x07")
+    assert status and all(row == ["0x00"] or row == ["0"] for row in status)
+    assert _tshark(capture, tmp_path, "fcels.opcode", where="fcels") == [["0x20"], ["0x02"]]
+    assert _tshark(capture, tmp_path, "frame.number", where="_ws.malformed") == []
