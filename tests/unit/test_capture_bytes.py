@@ -271,7 +271,8 @@ def test_tshark_reads_prli_scsi_commands_transfer_ready_and_status(tmp_path: Pat
     for row, command in zip(rows, commands.sent, strict=True):
         assert [int(row[0], 16), int(row[1]), int(row[2]), int(row[3])] == [
             command.opcode, command.offset // BLOCK, command.length // BLOCK, command.length]
-    ready = _tshark(capture, tmp_path, "fcp.data_ro", "fcp.burstlen", where="fcp && fc.r_ctl == 0x05")
+    ready = _tshark(capture, tmp_path, "fcp.data_ro", "fcp.burstlen",
+                    where="fcp && fc.r_ctl == 0x05")
     assert ready and all(row == ["0", "4096"] for row in ready)
     status = _tshark(capture, tmp_path, "fcp.status", where="fcp && fc.r_ctl == 0x07")
     assert status and all(row == ["0x00"] or row == ["0"] for row in status)
