@@ -122,7 +122,8 @@ def _storage_lines(results: dict[str, Any]) -> list[str]:
                      f"{format_time(t['mean_seek_s'])}, rotation "
                      f"{format_time(t['mean_rotation_s'])}, transfer "
                      f"{format_time(t['mean_transfer_s'])}; {t['task_set_full']} TASK SET FULL, "
-                     f"{t['aborts']} aborted")
+                     f"{t['aborts']} aborted; limit: {t['limit']} "
+                     f"({100 * t['limit_utilisation']:.1f} % busy)")
     for name, i in storage["initiators"].items():
         if any(i.values()):
             lines.append(f"  initiator {name}: {i['timeouts']} timeouts (ABTS), "

@@ -16,7 +16,7 @@ from fcsim.fc0.speed import Speed
 from fcsim.fc2.login import ServiceParameters
 from fcsim.host.host_model import HostModel
 from fcsim.loop.ring import DEFAULT_REPEAT_WORDS
-from fcsim.storage.device_model import DiskModel, RamDiskModel
+from fcsim.storage.device_model import ArrayModel, DiskModel, RamDiskModel
 from fcsim.workload.distributions import Distribution
 from fcsim.workload.fio import FioOptions
 
@@ -54,7 +54,7 @@ class NodeConfig:
     host: HostModel | None = None
     ip_class: int = 3
     background_load: float | None = None
-    target: DiskModel | RamDiskModel | None = None
+    target: DiskModel | RamDiskModel | ArrayModel | None = None
     max_burst: int | None = None
 
 

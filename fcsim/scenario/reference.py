@@ -29,7 +29,7 @@ from fcsim.host.host_model import AdapterFile, HostFile
 from fcsim.scenario.sections.document import DOCUMENT
 from fcsim.schema.errors import show
 from fcsim.schema.section import Section
-from fcsim.storage.device_model import DiskFile, RamDiskFile
+from fcsim.storage.device_model import ArrayFile, DiskFile, RamDiskFile
 
 SCHEMA_BASE = "https://fcsim.example/schemas"
 """Where the published schemas' ``$id`` s point."""
@@ -65,7 +65,7 @@ def scenario_schema() -> dict[str, Any]:
 
 MODEL_FILES: dict[str, type[ModelFile]] = {"host": HostFile, "adapter": AdapterFile,
                                           "switch": SwitchFile, "disk": DiskFile,
-                                          "ramdisk": RamDiskFile}
+                                          "ramdisk": RamDiskFile, "array": ArrayFile}
 """Each kind of device model file (``models/<kind>s/``) and its model."""
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from fcsim.catalog import MODELS_DIR, ModelFile, read_model, sourced
-from fcsim.schema.fields import Count, Flag, PositiveTime, Time, integer, number
+from fcsim.schema.fields import Count, Flag, Name, PositiveTime, Time, integer, number
 from fcsim.schema.section import REQUIRED, key
 
 
@@ -73,6 +73,49 @@ class RamDiskModel:
     sources: dict[str, str] = field(default_factory=dict, compare=False)
 
 
+@dataclass(frozen=True)
+class ArrayModel:
+    """A disk array: *disks* drives of model *disk* behind a controller, as RAID
+    level *raid* (0: striping; 5: striping with rotating parity) in stripe units
+    of *stripe_unit* bytes. The controller takes *controller_overhead* s per
+    host command; its write-back *cache* holds that many bytes of writes not
+    yet on the disks (0: writes go through); every byte between the
+    controller and the drives crosses the shared back-end *channel_rate*
+    (bytes/s; an FC-AL loop or SCSI bus). *queue_depth*: host commands at once.
+    """
+
+    name: str
+    disk: DiskModel
+    disks: int
+    raid: int
+    stripe_unit: int
+    controller_overhead: float = 0.0
+    cache: int = 0
+    channel_rate: float = 100e6
+    queue_depth: int = 256
+    sources: dict[str, str] = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.raid not in (0, 5):
+            raise ValueError(f"{self.name}: raid must be 0 or 5")
+        if self.disks < (3 if self.raid == 5 else 1):
+            raise ValueError(f"{self.name}: RAID {self.raid} needs at least "
+                             f"{3 if self.raid == 5 else 1} disks, got {self.disks}")
+        if self.stripe_unit < 512 or self.stripe_unit % 512:
+            raise ValueError(f"{self.name}: stripe_unit must be whole 512-byte blocks")
+
+    @property
+    def data_disks(self) -> int:
+        """Disks' worth of data per stripe (RAID 5 gives one to parity)."""
+        return self.disks - (self.raid == 5)
+
+    @property
+    def capacity(self) -> int:
+        """Bytes the array offers: whole stripes over the data disks."""
+        per_disk = self.disk.capacity // self.stripe_unit * self.stripe_unit
+        return per_disk * self.data_disks
+
+
 def _entry(help: str, value: Any, required: bool = False) -> Any:
     return key(REQUIRED if required else None, help,
                {"value": value, "source": "data sheet"})
@@ -125,7 +168,32 @@ class RamDiskFile(ModelFile):
     queue_depth: Commands = _entry("Commands accepted at once.", 256)
 
 
-DEVICE_KINDS = ("disks", "ramdisks")
+Raid = sourced(integer(0, 5, "0 or 5 (RAID level)"), "Raid")
+DiskName = sourced(Name, "Name")
+
+
+class ArrayFile(ModelFile):
+    """A disk array model file (`models/arrays/<name>.toml`), read into
+    `fcsim.storage.device_model.ArrayModel`; `disk` names a model in
+    `models/disks/`."""
+
+    where = "in an array model file"
+    defaults_from = ArrayModel
+
+    disk: DiskName = _entry("The member drives' model in models/disks/.", "fc-disk-10k", True)
+    disks: Commands = _entry("Member drives.", 8, True)
+    raid: Raid = _entry("RAID level: 0 (striping) or 5 (striping, rotating parity).", 5, True)
+    stripe_unit: Bytes = _entry("Bytes per drive per stripe, whole 512-byte blocks.", 65536,
+                                True)
+    controller_overhead: Delay = _entry("Controller time per host command, s.", "0.1 ms")
+    cache: Bytes = _entry("Write-back cache for writes not yet on the drives, bytes "
+                          "(0: write-through).", 268435456)
+    channel_rate: Rate = _entry("Back-end channel between controller and drives, bytes/s.",
+                                100e6)
+    queue_depth: Commands = _entry("Host commands accepted at once.", 256)
+
+
+DEVICE_KINDS = ("disks", "ramdisks", "arrays")
 """The catalog folders of storage devices."""
 
 
@@ -141,16 +209,34 @@ def load_ramdisk_model(name: str, directory: Path | None = None) -> RamDiskModel
     return RamDiskModel(name=name, sources=sources, **values)
 
 
-def load_device_model(name: str) -> DiskModel | RamDiskModel:
-    """A storage device model by catalog name, from ``models/disks/`` or
-    ``models/ramdisks/``; a model file path (ending in .toml) is read as the
-    kind its folder names (``ramdisks``: a RAM disk; otherwise a disk)."""
+def load_array_model(name: str, directory: Path | None = None) -> ArrayModel:
+    """The array model *name* (``models/arrays/<name>.toml``), its member disk
+    model from ``models/disks/`` (or beside *directory*)."""
+    values, sources = read_model("arrays", name, ArrayFile, directory)
+    folder = directory.parent / "disks" if directory is not None else None
+    try:
+        disk = load_disk_model(values.pop("disk"), folder)
+        return ArrayModel(name=name, disk=disk, sources=sources, **values)
+    except ValueError as error:
+        raise ValueError(f"array model {name!r}: {error}") from None
+
+
+Device = DiskModel | RamDiskModel | ArrayModel
+"""A storage device model."""
+_LOADERS = {"disks": load_disk_model, "ramdisks": load_ramdisk_model,
+            "arrays": load_array_model}
+
+
+def load_device_model(name: str) -> Device:
+    """A storage device model by catalog name, from ``models/disks/``,
+    ``models/ramdisks/`` or ``models/arrays/``; a model file path (ending in
+    .toml) is read as the kind its folder names (a disk if none)."""
     if name.endswith(".toml"):
-        ram = Path(name).parent.name == "ramdisks"
-        return load_ramdisk_model(name) if ram else load_disk_model(name)
-    if (MODELS_DIR / "ramdisks" / f"{name}.toml").is_file():
-        return load_ramdisk_model(name)
-    if (MODELS_DIR / "disks" / f"{name}.toml").is_file() or "/" in name:
-        return load_disk_model(name)
+        return _LOADERS.get(Path(name).parent.name, load_disk_model)(name)
+    for kind, load in _LOADERS.items():
+        if (MODELS_DIR / kind / f"{name}.toml").is_file():
+            return load(name)
+    if "/" in name:
+        return load_disk_model(name)  # the catalog's own message
     known = sorted(p.stem for kind in DEVICE_KINDS for p in (MODELS_DIR / kind).glob("*.toml"))
-    raise ValueError(f"no disk or RAM disk model {name!r}; known: {', '.join(known)}")
+    raise ValueError(f"no disk, RAM disk or array model {name!r}; known: {', '.join(known)}")

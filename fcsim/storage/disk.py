@@ -106,6 +106,10 @@ class Disk:
             return 0.0
         return self.model.track_to_track + self._b * math.sqrt(distance) + self._c * distance
 
+    def utilisations(self, interval: float) -> dict[str, float]:
+        """Busy fraction of the drive over *interval* s."""
+        return {"disk": self.stats.busy / interval if interval > 0 else 0.0}
+
     def results(self, interval: float) -> dict[str, float]:
         """Figures of the measured *interval* (s)."""
         return self.stats.as_dict(interval)

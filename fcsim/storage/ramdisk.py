@@ -43,6 +43,10 @@ class RamDisk:
         self.sim.call_later(self.model.access_latency,
                             lambda event: self._path.serve(transfer, moved))
 
+    def utilisations(self, interval: float) -> dict[str, float]:
+        """Busy fraction of the internal path over *interval* s."""
+        return {"internal path": self._path.busy_time / interval if interval > 0 else 0.0}
+
     def results(self, interval: float) -> dict[str, float]:
         """Figures of the measured *interval* (s); utilisation is the internal path's."""
         self.stats.busy = self._path.busy_time

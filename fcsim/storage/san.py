@@ -10,11 +10,30 @@ from fcsim.engine.simulation import Simulation
 from fcsim.fc4.fcp_initiator import FcpInitiator
 from fcsim.fc4.fcp_target import FcpTarget
 from fcsim.scenario.model import FioConfig, Scenario
-from fcsim.storage.device_model import DiskModel
+from fcsim.storage.array import DiskArray
+from fcsim.storage.device_model import ArrayModel, DiskModel, RamDiskModel
 from fcsim.storage.disk import Disk
 from fcsim.storage.ramdisk import RamDisk
 from fcsim.topology.network import Network
 from fcsim.workload.fio import Fio
+
+_DEVICES: dict[type, Any] = {DiskModel: Disk, RamDiskModel: RamDisk, ArrayModel: DiskArray}
+"""The simulated device of each kind of model."""
+
+
+def limit(target: FcpTarget, device: Disk | RamDisk | DiskArray,
+          interval: float) -> tuple[str, float]:
+    """The busiest of the device's resources and the target's link directions
+    over *interval* s, and its utilisation: what limits the target."""
+    used = dict(device.utilisations(interval))
+    port = target.nport.port
+    if interval > 0:
+        used["FC link to the initiators"] = port.stats.busy_time / interval
+        peer = getattr(port, "peer", None)
+        if peer is not None:
+            used["FC link from the initiators"] = peer.stats.busy_time / interval
+    name = max(used, key=used.__getitem__)
+    return name, used[name]
 
 
 class Storage:
@@ -22,14 +41,13 @@ class Storage:
 
     def __init__(self, sim: Simulation, scenario: Scenario, net: Network) -> None:
         self.sim = sim
-        self.devices: dict[str, Disk | RamDisk] = {}
+        self.devices: dict[str, Disk | RamDisk | DiskArray] = {}
         self.targets: dict[str, FcpTarget] = {}
         for node in scenario.nodes:
             model = node.target
             if model is None:
                 continue
-            device: Disk | RamDisk = (Disk(sim, node.name, model) if isinstance(model, DiskModel)
-                                      else RamDisk(sim, node.name, model))
+            device = _DEVICES[type(model)](sim, node.name, model)
             self.devices[node.name] = device
             self.targets[node.name] = FcpTarget(sim, net.nodes[node.name], device,
                                                 model.queue_depth, node.max_burst)
@@ -75,7 +93,9 @@ class Storage:
         targets = {}
         for name, target in self.targets.items():
             device = self.devices[name]
-            targets[name] = {"device": device.model.name,
+            busiest, share = limit(target, device, interval)
+            targets[name] = {"device": device.model.name, "limit": busiest,
+                             "limit_utilisation": share,
                              "mean_queue_depth": target.mean_depth(interval),
                              "max_queue_depth": target.max_depth,
                              "task_set_full": target.queue_full, "aborts": target.aborts,

@@ -13,13 +13,16 @@ from fcsim.engine.simulation import Simulation
 from fcsim.fc4.fcp import GOOD, Command
 from fcsim.runner import BUILDERS
 from fcsim.scenario.model import FioConfig
-from fcsim.storage.device_model import RamDiskModel, load_disk_model
+from fcsim.storage.device_model import ArrayModel, RamDiskModel, load_disk_model
 from fcsim.storage.san import Storage
 from fcsim.workload.fio import RW_MODES, FioOptions
 from tests.builders import fabric
 
-DEVICES = {"disk": load_disk_model("fc-disk-10k"),
-           "ram": RamDiskModel("ram", 2**30, 30e-6, 400e6, queue_depth=4)}
+DISK = load_disk_model("fc-disk-10k")
+DEVICES = {"disk": DISK,
+           "ram": RamDiskModel("ram", 2**30, 30e-6, 400e6, queue_depth=4),
+           "raid5": ArrayModel("raid5", DISK, 4, 5, 16384, 1e-4, 2**20, 100e6, queue_depth=5),
+           "raid0": ArrayModel("raid0", DISK, 3, 0, 4096, 0.0, 0, 200e6, queue_depth=8)}
 
 
 @st.composite
@@ -35,14 +38,14 @@ def sans(draw: st.DrawFn):
             size=2**24), cls=draw(st.sampled_from([2, 3])), timeout=timeout)
         for i in range(hosts))
     scenario = fabric({**{f"h{i}": f"sw:{i}" for i in range(hosts)}, "t": "sw:9"}, jobs,
-                      duration=draw(st.sampled_from([0.02, 0.05])), login=False)
+                      duration=draw(st.sampled_from([0.01, 0.03])), login=False)
     links = tuple(dataclasses.replace(link, bit_error_rate=ber) for link in scenario.links)
     nodes = tuple(dataclasses.replace(n, target=device) if n.name == "t" else n
                   for n in scenario.nodes)
     return dataclasses.replace(scenario, nodes=nodes, links=links), draw(st.integers(1, 99))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(sans())
 def test_commands_complete_once_within_the_task_set(case) -> None:
     scenario, seed = case

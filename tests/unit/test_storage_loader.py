@@ -60,7 +60,7 @@ count = 10
 
 CASES = {
     "unknown disk model": (('"fc-disk-10k"', '"fc-disk-15k"'), "nodes[1].target",
-                           "given 'fc-disk-15k'", "no disk or RAM disk model 'fc-disk-15k'"),
+                           "given 'fc-disk-15k'", "no disk, RAM disk or array model 'fc-disk-15k'"),
     "block size zero": (('rw = "randread"', 'rw = "randread"\nbs = 0'), "workloads[0].bs",
                         "given 0", ">= 512 B"),
     "block size not whole blocks": (('rw = "randread"', 'rw = "randread"\nbs = 1000'),
@@ -98,3 +98,18 @@ def test_a_job_needs_a_target(tmp_path: Path) -> None:
     path.write_text(text, encoding="utf-8")
     with pytest.raises(ScenarioError, match=r"workloads\[0\].to: given 'disk'; an FCP target"):
         load_scenario(path)
+
+
+def test_a_raid5_of_one_disk_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "arrays").mkdir()
+    (tmp_path / "arrays" / "tiny.toml").write_text(
+        'disk = { value = "fc-disk-10k", source = "t" }\n'
+        'disks = { value = 1, source = "t" }\nraid = { value = 5, source = "t" }\n'
+        'stripe_unit = { value = 65536, source = "t" }\n', encoding="utf-8")
+    path = tmp_path / "case.toml"
+    path.write_text(BASE.replace('"fc-disk-10k"', '"arrays/tiny.toml"'), encoding="utf-8")
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(path)
+    message = str(info.value)
+    assert "\n" not in message and message.startswith(f"{path}: nodes[1].target: given ")
+    assert "RAID 5 needs at least 3 disks, got 1" in message

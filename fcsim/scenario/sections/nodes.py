@@ -50,8 +50,8 @@ def model_name(load: Any, kind: str, folder: str) -> Any:
 
 HostName = model_name(load_host_model, "host", "models/hosts/")
 """A host model by catalog name or file path (a :class:`HostModel` once read)."""
-DeviceName = model_name(load_device_model, "disk or RAM disk",
-                        "models/disks/ or models/ramdisks/")
+DeviceName = model_name(load_device_model, "disk, RAM disk or array",
+                        "models/disks/, models/ramdisks/ or models/arrays/")
 """A storage device model by catalog name or file path."""
 Burst = size(512, text="a size with a unit such as '64 KiB', >= 512 B")
 
@@ -106,8 +106,9 @@ class NodeKeys(Section):
                          ".toml, relative to the scenario file. Left out: a bare N_Port "
                          "driven by FC-2 workloads.", "ideal")
     target: DeviceName = key(None, "Makes the node an FCP target (SCSI over FC) with one "
-                             "logical unit served by this device: a model in models/disks/ "
-                             "or models/ramdisks/, or a model file path ending in .toml.",
+                             "logical unit served by this device: a model in models/disks/, "
+                             "models/ramdisks/ or models/arrays/, or a model file path "
+                             "ending in .toml.",
                              "ibm-deskstar-22gxp")
     max_burst: Burst = key(None, "FCP target only: the most write data it asks for in one "
                            "FCP_XFER_RDY, bytes (default: no limit, the whole command, as SCSI's "
