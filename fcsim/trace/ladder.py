@@ -20,7 +20,7 @@ from typing import IO, Any
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from fcsim.transport.segment import Segment
+from fcsim.trace.labels import upper_layer
 from fcsim.units import format_time
 
 
@@ -69,10 +69,9 @@ class Ladder:
         """A frame left *port* from *start* to *end* (s)."""
         label = (f"{frame.sof.name} {frame.kind} {frame.s_id:06X}->{frame.d_id:06X} "
                  f"seq {frame.seq_id} cnt {frame.seq_cnt} {frame.payload_len} B {frame.eof.name}")
-        segment = frame.sequence.ulp if frame.sequence is not None else None
-        if isinstance(segment, Segment) and frame.parameter == 0:
-            label += (f" | TCP {segment.flag_names} seq {segment.seq} ack {segment.ack} "
-                      f"len {segment.length} win {segment.window}")
+        above = upper_layer(frame)
+        if above:
+            label += f" | {above}"
         delay = getattr(port, "delay", 0.0) or getattr(port, "_delay", 0.0)
         self._keep(Rung(start, end, delay, port.name, _receiver(port), label,
                         port.credit, True))

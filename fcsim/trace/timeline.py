@@ -3,7 +3,9 @@
 Each line shows the time the transmitter began sending (µs), the link
 direction, what was sent (the SOF and EOF delimiters of a frame, its kind,
 S_ID -> D_ID, SEQ_ID / SEQ_CNT, OX_ID / RX_ID and payload bytes; or the
-primitive signal), and the BB credit the sender has left. Meant for teaching
+primitive signal), the BB credit the sender has left, and what the frame
+carries for the upper layers (a TCP segment, an FCP information unit; see
+:mod:`fcsim.trace.labels`). Meant for teaching
 and debugging short runs: a saturated 1GFC link makes ~50,000 lines per
 simulated second.
 """
@@ -12,12 +14,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, TextIO
 
+from fcsim.trace.labels import upper_layer
+
 if TYPE_CHECKING:
     from fcsim.fc2.frame import Frame
     from fcsim.fc2.port import Port
 
 HEADER = (f"{'time (us)':>14}  {'direction':<16} {'SOF':<6} {'kind':<6} {'S_ID->D_ID':<14} "
-          f"{'SEQ_ID':>6} {'SEQ_CNT':>7} {'OX_ID':>5} {'RX_ID':>5} {'bytes':>5} {'EOF':<6} credit")
+          f"{'SEQ_ID':>6} {'SEQ_CNT':>7} {'OX_ID':>5} {'RX_ID':>5} {'bytes':>5} {'EOF':<6} credit "
+          "upper layer")
 
 
 class Timeline:
@@ -33,7 +38,7 @@ class Timeline:
             f"{start * 1e6:14.3f}  {_direction(port):<16} {frame.sof.name:<6} {frame.kind:<6} "
             f"{frame.s_id:06X}->{frame.d_id:06X} {frame.seq_id:6d} {frame.seq_cnt:7d} "
             f"{frame.ox_id:04X}  {frame.rx_id:04X}  {frame.payload_len:5d} {frame.eof.name:<6} "
-            f"{port.credit}\n")
+            f"{port.credit:<6} {upper_layer(frame)}".rstrip() + "\n")
 
     def primitive(self, time: float, port: Port, name: str, start: float) -> None:
         """Write one primitive-signal line (R_RDY)."""

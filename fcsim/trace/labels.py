@@ -1,0 +1,43 @@
+"""What a frame carries for the upper layers, in a few words, for timelines
+and ladder diagrams: the TCP segment an IP frame starts, the FCP information
+unit or link service an FCP exchange's frame carries."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fcsim.fc2 import header as h
+from fcsim.fc4.fcp import BLOCK, R_CTL_ABTS, R_CTL_BA_ACC, Command, Response, TransferReady
+from fcsim.fc4.fcp_initiator import PRLI
+from fcsim.transport.segment import Segment
+
+_STATUS = {0x00: "GOOD", 0x02: "CHECK CONDITION", 0x08: "BUSY", 0x28: "TASK SET FULL"}
+
+
+def upper_layer(frame: Any) -> str:
+    """A short description of what *frame* carries above FC-2 ("" if nothing to say)."""
+    seq = frame.sequence
+    if seq is None or frame.is_link_control:
+        return ""
+    ulp, first = seq.ulp, frame.parameter == 0
+    if isinstance(ulp, Segment):
+        return (f"TCP {ulp.flag_names} seq {ulp.seq} ack {ulp.ack} len {ulp.length} "
+                f"win {ulp.window}" if first else "")
+    r_ctl = seq.r_ctl
+    if r_ctl == R_CTL_ABTS:
+        return "ABTS"
+    if r_ctl == R_CTL_BA_ACC:
+        return "BA_ACC"
+    if ulp == PRLI:
+        return "PRLI" if r_ctl == h.R_CTL_ELS_REQUEST else "LS_ACC (PRLI)"
+    if isinstance(ulp, Command) and r_ctl == h.R_CTL_UNSOLICITED_COMMAND:
+        return (f"FCP_CMND {'WRITE' if ulp.write else 'READ'}(10) LBA {ulp.offset // BLOCK} "
+                f"blocks {ulp.length // BLOCK}")
+    if isinstance(ulp, TransferReady) and r_ctl == h.R_CTL_DATA_DESCRIPTOR:
+        return f"FCP_XFER_RDY offset {ulp.offset} burst {ulp.burst}"
+    if isinstance(ulp, Response):
+        return f"FCP_RSP {_STATUS.get(ulp.status, hex(ulp.status))}"
+    if seq.type == h.TYPE_FCP and r_ctl == h.R_CTL_SOLICITED_DATA:
+        burst = ulp.offset if isinstance(ulp, TransferReady) else 0
+        return f"FCP_DATA offset {burst + frame.parameter}"
+    return ""
