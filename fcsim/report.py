@@ -87,7 +87,7 @@ def _netperf_lines(results: dict[str, Any]) -> list[str]:
                      f"{100 * host['cpu_utilisation']:.1f} % (background "
                      f"{100 * host['background_utilisation']:.1f} %), bus "
                      f"{100 * host['bus_utilisation']:.1f} %")
-    return ["netperf and hosts", *lines, ""] if lines else []
+    return ["hosts and their applications", *lines, ""] if lines else []
 
 
 def _storage_lines(results: dict[str, Any]) -> list[str]:

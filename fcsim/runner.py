@@ -97,7 +97,7 @@ def run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink] = (),
     workloads = build_workloads(sim, scenario, net)
     netperfs = build_netperf(sim, scenario, hosts)
     iperfs = build_iperf(sim, scenario, hosts)
-    storage = Storage(sim, scenario, net)
+    storage = Storage(sim, scenario, net, hosts)
     run = scenario.run
     if series is not None:
         series.attach(sim, net, workloads, run.duration)

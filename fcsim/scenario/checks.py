@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from fcsim.fc4.fcp import BLOCK
+from fcsim.host.block import striped_capacity
 from fcsim.loop.al_pa import MAX_NL_PORTS
 from fcsim.scenario.sections.apps import IperfSection, NetperfSection
 from fcsim.scenario.sections.document import FabricScenario, LoopScenario, PointToPointScenario
@@ -156,10 +157,12 @@ def _workloads(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
     for i, w in enumerate(doc.workloads):
         path = f"workloads[{i}]"
         yield from known(w.source, f"{path}.from", names)
-        yield from known(w.destination, f"{path}.to", names)
-        if w.destination == w.source:
-            yield Problem(f"{path}.to", given(w.destination),
-                          f"a node other than from ({show(w.source)})")
+        ends = w.destination if isinstance(w.destination, tuple) else (w.destination,)
+        for j, end in enumerate(ends):
+            where = f"{path}.to" if len(ends) == 1 else f"{path}.to[{j}]"
+            yield from known(end, where, names)
+            if end == w.source:
+                yield Problem(where, given(end), f"a node other than from ({show(w.source)})")
         if isinstance(doc, LoopScenario) and getattr(w, "cls", 3) == 1:
             yield Problem(f"{path}.class", given(raws[i]["class"]),
                           "a class of service on a loop: 2 or 3")
@@ -195,27 +198,40 @@ def _generator(w: GeneratorSection, raw: dict[str, Any], path: str) -> Iterator[
 
 def _block(w: FioSection | DdSection, raw: dict[str, Any], path: str,
            targets: dict[str, Any]) -> Iterator[Problem]:
-    """A block workload addresses a target, within its queue and its capacity."""
-    device = targets.get(w.destination)
-    if device is None:
-        yield Problem(f"{path}.to", given(w.destination),
-                      "an FCP target node (key 'target' in [[nodes]])")
+    """A block workload addresses targets, a volume over several has a stripe,
+    and a job fits the targets' queues and capacity."""
+    devices = []
+    for j, end in enumerate(w.destination):
+        where = f"{path}.to" if len(w.destination) == 1 else f"{path}.to[{j}]"
+        if end not in targets:
+            yield Problem(where, given(end), "an FCP target node (key 'target' in [[nodes]])")
+        else:
+            devices.append(targets[end])
+    if len(devices) < len(w.destination):
         return
     if w.bs % BLOCK:
         yield Problem(f"{path}.bs", given(raw["bs"]),
                       f"a whole number of {BLOCK}-byte blocks (READ(10)/WRITE(10) count them)")
+    if len(devices) > 1 and w.stripe is None:
+        yield Problem(f"{path}.stripe", "missing", "a stripe grain such as '32 KiB' for a "
+                      "volume over several targets")
+    if w.stripe is not None and w.stripe % BLOCK:
+        yield Problem(f"{path}.stripe", given(raw["stripe"]),
+                      f"a whole number of {BLOCK}-byte blocks")
     if isinstance(w, DdSection):
         return
-    if w.iodepth > device.queue_depth:
+    depth = min(d.queue_depth for d in devices)
+    if w.iodepth > depth:
         yield Problem(f"{path}.iodepth", given(w.iodepth),
-                      f"at most the target's queue depth ({device.queue_depth}, "
-                      f"{device.name})")
-    end = w.offset + (w.size if w.size is not None else device.capacity - w.offset)
-    if end > device.capacity or end - w.offset < w.bs:
+                      f"at most the target's queue depth ({depth}, "
+                      f"{min(devices, key=lambda d: d.queue_depth).name})")
+    capacity = striped_capacity([d.capacity for d in devices], w.stripe or BLOCK)
+    end = w.offset + (w.size if w.size is not None else capacity - w.offset)
+    if end > capacity or end - w.offset < w.bs:
         key = "size" if "size" in raw else "offset"
         yield Problem(f"{path}.{key}", given(raw.get(key, 0)),
-                      f"a region of at least bs that fits the device's {device.capacity} "
-                      f"bytes ({device.name})")
+                      f"a region of at least bs that fits the device's {capacity} "
+                      f"bytes ({', '.join(d.name for d in devices)})")
 
 
 def _application(w: NetperfSection | IperfSection, raw: dict[str, Any], path: str,

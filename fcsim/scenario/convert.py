@@ -95,14 +95,13 @@ def _workload(w: Any, index: int) -> WorkloadConfig:
                                  w.length, w.recv_size, w.request, w.response, w.window_scaling)
         return NetperfConfig(name, w.source, w.destination, options, w.send_size, w.socket,
                              w.start, w.rr_sizes)
-    if isinstance(w, FioSection):
-        options = FioOptions(w.rw, w.bs, w.iodepth, w.numjobs, w.rwmixread, w.offset, w.size,
-                             w.count)
-        return FioConfig(name, w.source, w.destination, options, w.cls, w.timeout, w.start)
-    if isinstance(w, DdSection):
-        options = FioOptions(w.direction, w.bs, count=w.count)
-        return FioConfig(name, w.source, w.destination, options, w.cls, w.timeout, w.start,
-                         dd=True)
+    if isinstance(w, FioSection | DdSection):
+        dd = isinstance(w, DdSection)
+        options = (FioOptions(w.direction, w.bs, count=w.count) if dd else FioOptions(
+            w.rw, w.bs, w.iodepth, w.numjobs, w.rwmixread, w.offset, w.size, w.count))
+        striped = w.destination if len(w.destination) > 1 else ()
+        return FioConfig(name, w.source, w.destination[0], options, w.cls, w.timeout, w.start,
+                         dd, striped, w.stripe)
     if isinstance(w, IperfSection):
         options = IperfOptions(w.protocol, w.parallel, w.window, w.length, w.bandwidth,
                                w.duration, w.nodelay)

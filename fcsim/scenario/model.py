@@ -165,7 +165,8 @@ class FioConfig:
     """An fio job from initiator *source* against the target *destination*,
     with *options*, in Class *cls*; commands time out after *timeout* s; it
     starts at *start* s. A dd is a job of this kind (:attr:`dd`: report it as
-    dd does)."""
+    dd does). *stripe_over*: the targets of a volume striped in grains of
+    *stripe* bytes (the first is *destination*; empty: one target)."""
 
     name: str
     source: str
@@ -175,6 +176,13 @@ class FioConfig:
     timeout: float = 30.0
     start: float = 0.0
     dd: bool = False
+    stripe_over: tuple[str, ...] = ()
+    stripe: int | None = None
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        """Every target the job addresses, in stripe order."""
+        return self.stripe_over or (self.destination,)
 
 
 WorkloadConfig = StreamConfig | GeneratorConfig | NetperfConfig | IperfConfig | FioConfig

@@ -1,6 +1,7 @@
 """The storage side of a scenario: an FCP target with its device on every node
 that names one, an FCP initiator on every node that runs block workloads, and
-the fio and dd jobs."""
+the fio and dd jobs, each on a volume of its targets (through the node's
+host, with its system-call and copy costs, when it has one)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from typing import Any
 from fcsim.engine.simulation import Simulation
 from fcsim.fc4.fcp_initiator import FcpInitiator
 from fcsim.fc4.fcp_target import FcpTarget
+from fcsim.host.block import HostIo, Volume, striped_capacity
+from fcsim.host.host import Host
 from fcsim.scenario.model import FioConfig, Scenario
 from fcsim.storage.array import DiskArray
 from fcsim.storage.device_model import ArrayModel, DiskModel, RamDiskModel
@@ -39,7 +42,8 @@ def limit(target: FcpTarget, device: Disk | RamDisk | DiskArray,
 class Storage:
     """The targets, initiators and block jobs of *scenario* on the built *net*."""
 
-    def __init__(self, sim: Simulation, scenario: Scenario, net: Network) -> None:
+    def __init__(self, sim: Simulation, scenario: Scenario, net: Network,
+                 hosts: dict[str, Host] | None = None) -> None:
         self.sim = sim
         self.devices: dict[str, Disk | RamDisk | DiskArray] = {}
         self.targets: dict[str, FcpTarget] = {}
@@ -60,9 +64,13 @@ class Storage:
             if initiator is None:
                 initiator = self.initiators[w.source] = FcpInitiator(
                     sim, net.nodes[w.source], w.cls, w.timeout)
-            capacity = self.devices[w.destination].model.capacity
-            self.jobs.append((w, Fio(sim, w.name, initiator, net.address_of(w.destination),
-                                     capacity, w.options, w.start)))
+            volume = Volume(sim, initiator, tuple(net.address_of(t) for t in w.targets),
+                            w.stripe)
+            device = (HostIo(hosts[w.source], volume) if hosts and w.source in hosts
+                      else volume)
+            capacity = striped_capacity([self.devices[t].model.capacity for t in w.targets],
+                                        w.stripe)
+            self.jobs.append((w, Fio(sim, w.name, device, capacity, w.options, w.start)))
 
     def __bool__(self) -> bool:
         return bool(self.targets or self.jobs)

@@ -107,16 +107,21 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
         switch.services = FabricServices(switch, directory)
     # N_Ports log in with the peers they exchange with (both ways): the work of
     # a fabric of thousands of N_Ports grows with its traffic, not its size squared
-    pairs = {(w.source, w.destination) for w in scenario.workloads}
+    pairs = {(w.source, d) for w in scenario.workloads for d in peers_of(w)}
     for a, b in pairs | {(b, a) for a, b in pairs}:
         net.nodes[a].login(net.nodes[b])
     net.addresses = {name: node.port_id for name, node in net.nodes.items()}
     if scenario.run.login:
         for name, node in net.nodes.items():
-            targets = sorted({net.addresses[w.destination] for w in scenario.workloads
-                              if w.source == name})
+            targets = sorted({net.addresses[d] for w in scenario.workloads
+                              if w.source == name for d in peers_of(w)})
             FabricLogin(node, targets).start()
     return net
+
+
+def peers_of(workload: Any) -> tuple[str, ...]:
+    """The nodes *workload* sends to (several for a striped block job)."""
+    return getattr(workload, "targets", (workload.destination,))
 
 
 def _attach_node(sim: Simulation, net: FabricNetwork, config: Any, switch: Switch, index: int,

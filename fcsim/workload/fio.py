@@ -1,6 +1,7 @@
 """Block I/O jobs as fio runs them (and dd, a sequential job of one command at a
-time): each job keeps *iodepth* SCSI commands outstanding against one target's
-logical unit, through the node's FCP initiator.
+time): each job keeps *iodepth* requests outstanding against a block device:
+one target's logical unit or a volume striped over several, through the
+node's FCP initiator, and through its host's system calls when it has one.
 
 As in fio: sequential jobs walk the region from its start (wrapping at its
 end); random jobs pick block-aligned offsets uniformly in the region (fio's
@@ -12,13 +13,16 @@ to its response.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from fcsim.engine.simulation import Simulation
-from fcsim.fc4.fcp import GOOD, Command
-from fcsim.fc4.fcp_initiator import FcpInitiator
+from fcsim.fc4.fcp import GOOD
 from fcsim.stats.histogram import LogHistogram
+
+if TYPE_CHECKING:
+    from fcsim.host.block import Request
 
 RW_MODES = ("read", "write", "randread", "randwrite", "randrw")
 """fio's ``rw`` values modelled."""
@@ -42,15 +46,27 @@ class FioOptions:
     count: int | None = None
 
 
-class Fio:
-    """The fio job *options* named *name*, run by *initiator* against the target at
-    N_Port *d_id* whose logical unit holds *capacity* bytes, from *start* s."""
+class BlockDevice(Protocol):
+    """What a job reads and writes: a volume of FCP targets, directly or through
+    a host's system calls (:mod:`fcsim.host.block`)."""
 
-    def __init__(self, sim: Simulation, name: str, initiator: FcpInitiator, d_id: int,
-                 capacity: int, options: FioOptions, start: float = 0.0) -> None:
+    def login(self, then: Callable[[], None]) -> None:
+        """Process logins with the targets; *then()* when done."""
+
+    def submit(self, write: bool, offset: int, length: int,
+               done: Callable[[Request], None]) -> Request:
+        """Read or write; *done(request)* when complete."""
+
+
+class Fio:
+    """The fio job *options* named *name*, run against *device*, which holds
+    *capacity* bytes, from *start* s."""
+
+    def __init__(self, sim: Simulation, name: str, device: BlockDevice, capacity: int,
+                 options: FioOptions, start: float = 0.0) -> None:
         if options.rw not in RW_MODES:
             raise ValueError(f"{name}: rw must be one of {', '.join(RW_MODES)}")
-        self.sim, self.name, self.initiator, self.d_id = sim, name, initiator, d_id
+        self.sim, self.name, self.device = sim, name, device
         self.options = options
         size = options.size if options.size is not None else capacity - options.offset
         self._blocks = size // options.bs
@@ -65,7 +81,7 @@ class Fio:
         self.first_issue: float | None = None
         self.finished: float | None = None
         self._open = 0
-        sim.call_later(start, lambda event: initiator.login(d_id, self._begin))
+        sim.call_later(start, lambda event: device.login(self._begin))
 
     def reset_stats(self) -> None:
         """Start a new measured interval."""
@@ -94,10 +110,10 @@ class Fio:
             write = (o.rw == "randwrite" or
                      (o.rw == "randrw" and self._rng.random() * 100 >= o.rwmixread))
         self._open += 1
-        self.initiator.submit(self.d_id, write, o.offset + block * o.bs, o.bs,
-                              lambda command: self._done(job, command))
+        self.device.submit(write, o.offset + block * o.bs, o.bs,
+                           lambda request: self._done(job, request))
 
-    def _done(self, job: int, command: Command) -> None:
+    def _done(self, job: int, command: Request) -> None:
         self._open -= 1
         if command.status == GOOD:
             self.latency.add(command.completed - command.issued)  # type: ignore[operator]

@@ -55,16 +55,14 @@ def test_commands_complete_once_within_the_task_set(case) -> None:
     submitted: list[Command] = []
     completions: dict[int, int] = {}
     for initiator in storage.initiators.values():
-        def submit(*args, original=initiator.submit, **kwargs):
-            command = original(*args, **kwargs)
+        def submit(d_id, write, offset, length, done, original=initiator.submit):
+            def counted(command: Command) -> None:
+                completions[id(command)] = completions.get(id(command), 0) + 1
+                done(command)
+            command = original(d_id, write, offset, length, counted)
             submitted.append(command)
             return command
         initiator.submit = submit
-    for _, job in storage.jobs:
-        def done(index, command, original=job._done):
-            completions[id(command)] = completions.get(id(command), 0) + 1
-            original(index, command)
-        job._done = done
     sim.run(scenario.run.duration)
     window = sum(c.options.iodepth * c.options.numjobs for c, _ in storage.jobs)
     assert all(n == 1 for n in completions.values())

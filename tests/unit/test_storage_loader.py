@@ -77,6 +77,10 @@ CASES = {
                             "a region of at least bs that fits the device"),
     "class 1": (('rw = "randread"', 'rw = "randread"\nclass = 1'), "workloads[0].class",
                 "given 1", "a class of service for FCP: 2 or 3"),
+    "striped over the initiator": (('to = "disk"', 'to = ["disk", "host"]'),
+                                 "workloads[0].to[1]", "given 'host'", "a node other than"),
+    "same target twice": (('to = "disk"', 'to = ["disk", "disk"]'), "workloads[0].to",
+                          "given ['disk', 'disk']", "a list of distinct node names"),
 }
 
 
@@ -113,3 +117,20 @@ def test_a_raid5_of_one_disk_is_refused(tmp_path: Path) -> None:
     message = str(info.value)
     assert "\n" not in message and message.startswith(f"{path}: nodes[1].target: given ")
     assert "RAID 5 needs at least 3 disks, got 1" in message
+
+
+def test_a_volume_over_several_targets_needs_a_stripe(tmp_path: Path) -> None:
+    text = BASE.replace("[[links]]", '[[nodes]]\nname = "disk2"\ntarget = "tms-ramsan"\n'
+                        "[[links]]").replace('to = "disk"', 'to = ["disk", "disk2"]')
+    text = text.replace('topology = "point-to-point"', 'topology = "fabric"')
+    text = text.replace('[[links]]\nends = ["host", "disk"]\nspeed = "1GFC"\n',
+                        '[[switches]]\nname = "sw"\nmodel = "generic-nonblocking"\n'
+                        + "".join(f'[[links]]\nends = ["{n}", "sw:{i}"]\nspeed = "1GFC"\n'
+                                  for i, n in enumerate(["host", "disk", "disk2"])))
+    path = tmp_path / "case.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ScenarioError, match=r"workloads\[0\].stripe: missing; a stripe grain"):
+        load_scenario(path)
+    path.write_text(text + 'stripe = "32 KiB"\n', encoding="utf-8")
+    job = load_scenario(path).workloads[0]
+    assert job.targets == ("disk", "disk2") and job.stripe == 32768

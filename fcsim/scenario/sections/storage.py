@@ -4,9 +4,9 @@ node's FCP initiator against a node that is an FCP target (``target`` in
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from fcsim.schema.fields import Count, Name, Time, choice, integer, size, time
+from fcsim.schema.fields import Count, Name, Time, choice, integer, size, time, value_type
 from fcsim.schema.section import Section, key
 from fcsim.workload.fio import RW_MODES
 
@@ -19,6 +19,22 @@ Percent = integer(0, 100, "an integer 0..100 (percent)")
 FcpClass = integer(2, 3, "a class of service for FCP: 2 or 3")
 Timeout = time(above=True)
 Direction = choice({"read": "read", "write": "write"})
+Grain = size(512, text="a size with a unit such as '32 KiB', a whole number of 512-byte "
+                       "blocks, >= 512 B")
+
+
+def _targets(value: Any) -> tuple[str, ...]:
+    names = value if isinstance(value, list) else [value]
+    if not (names and all(isinstance(n, str) and n.strip() for n in names)
+            and len(set(names)) == len(names)):
+        raise ValueError()
+    return tuple(names)
+
+
+Targets = value_type(tuple, _targets, "a node name, or a list of distinct node names (a "
+                     "striped volume)", {"anyOf": [{"type": "string", "minLength": 1}, {
+                         "type": "array", "items": {"type": "string", "minLength": 1},
+                         "minItems": 1, "uniqueItems": True}]})
 
 
 class _Block(Section):
@@ -29,8 +45,11 @@ class _Block(Section):
     type: str = key(help="The kind of workload.")
     source: Name = key(alias="from", help="The node issuing the commands (its FCP "
                        "initiator).", example="host")
-    destination: Name = key(alias="to", help="The FCP target node (a node with target).",
-                            example="array")
+    destination: Targets = key(alias="to", help="The FCP target node (a node with target), "
+                               "or a list of them: a volume striped over them in grains of "
+                               "stripe bytes, round robin.", example="array")
+    stripe: Grain = key(None, "The stripe grain of a volume over several targets, bytes "
+                        "(the Slice client stripes 32 KiB).", "32 KiB")
     cls: FcpClass = key(3, "The class of service of the exchanges.", 2, alias="class")
     timeout: Timeout = key("30 s", "Command timeout, s: an unanswered command is aborted "
                            "(ABTS) and sent again (default: Linux sd's 30 s).", "1 s")
