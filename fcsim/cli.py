@@ -49,7 +49,7 @@ from fcsim.scenario.model import Scenario
 from fcsim.scenario.reference import SCHEMAS, schema_text
 from fcsim.topology.drawing import FORMATS, draw_topology
 from fcsim.trace.ladder import Enough, Ladder, draw_ladder, ladder_text
-from fcsim.trace.pcap import PcapWriter
+from fcsim.trace.pcap import LINKTYPE_ETHERNET, LINKTYPE_FC_2_WITH_FRAME_DELIMS, PcapWriter
 from fcsim.trace.pcapng import PcapngWriter
 from fcsim.trace.timeline import Timeline
 from fcsim.trace.timeseries import TimeSeries
@@ -312,7 +312,8 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         if pcap is not None:
             handle = stack.enter_context(open_output(pcap, "wb"))
             writer = (PcapngWriter(handle, args.pcap_limit) if pcap.suffix == ".pcapng" else
-                      stack.enter_context(PcapWriter(handle, limit=args.pcap_limit)))
+                      stack.enter_context(PcapWriter(handle, limit=args.pcap_limit,
+                                                     linktype=_linktype(scenario))))
             sinks.append(PcapSink(writer, frozenset(args.pcap_ports)))
         if args.trace == "-":
             sinks.append(Timeline(sys.stdout))
@@ -376,6 +377,12 @@ def _explain(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
                     f"{scenario.name}: the first {len(ladder.rungs)} events")
     print(f"wrote {output}")
     return 0
+
+
+def _linktype(scenario: Scenario) -> int:
+    """The pcap link type of the scenario's frames: Ethernet or FC-2."""
+    return LINKTYPE_ETHERNET if scenario.topology == "ethernet" else \
+        LINKTYPE_FC_2_WITH_FRAME_DELIMS
 
 
 def _load(path: str) -> Scenario | None:

@@ -151,16 +151,21 @@ def _details(results: dict[str, Any]) -> list[str]:
         if sender["rejected"] or sender["aborted"]:
             lines.append(f"    sender: {sender['rejected']} rejected, "
                          f"{sender['aborted']} aborted sequences")
+    ethernet = any("mac" in n for n in first["nodes"].values())
     links, note = _busiest(first["links"], lambda link: max(
         (d["utilisation"] for d in link["directions"].values()), default=0.0))
     lines += ["", "links (first repetition)" + note]
     for name, link in links:
         lines.append(f"  {name}: {link['speed']}, {link['length_m']:g} m")
         for direction, d in link["directions"].items():
+            credit = ("" if ethernet else
+                      f" credit wait {100 * d['credit_wait_fraction']:.2f} % "
+                      f"({d['credit_stalls']} stalls), {d['r_rdy']} R_RDY,")
             lines.append(
                 f"    {direction}: utilisation {100 * d['utilisation']:.2f} %, "
-                f"{d['frames']} frames, credit wait {100 * d['credit_wait_fraction']:.2f} % "
-                f"({d['credit_stalls']} stalls), {d['r_rdy']} R_RDY, {d['errors']} errors")
+                f"{d['frames']} frames,{credit} {d['errors']} errors")
+    if ethernet:
+        return lines + _ethernet_lines(first)
     switches, note = _busiest(first.get("switches", {}), lambda sw: sw["frames_forwarded"])
     if switches:
         lines += ["", "switches (first repetition)" + note]
@@ -191,6 +196,27 @@ def _details(results: dict[str, Any]) -> list[str]:
             f"connections {n['connections']}")
     if "loop" in first:
         lines += _loop_text(first)
+    return lines
+
+
+def _ethernet_lines(first: dict[str, Any]) -> list[str]:
+    """Ethernet switches and NICs of the first repetition."""
+    lines = []
+    switches, note = _busiest(first.get("switches", {}), lambda sw: sw["forwarded"])
+    if switches:
+        lines += ["", "Ethernet switches (first repetition)" + note]
+    for name, sw in switches:
+        fullest = max(sw["max_queued_bytes"].items(), key=lambda kv: kv[1], default=None)
+        lines.append(f"  {name} ({sw['model']}): {sw['forwarded']} frames forwarded, "
+                     f"{sw['flooded']} flooded, {sw['tail_drops']} dropped at full outputs, "
+                     f"{sw['fcs_errors']} bad FCS"
+                     + (f"; fullest output {fullest[0]}: {fullest[1]} bytes" if fullest else ""))
+    nics, note = _busiest(first["nodes"], lambda n: n["frames_tx"] + n["frames_rx"])
+    lines += ["", "NICs (first repetition)" + note]
+    for name, n in nics:
+        lines.append(f"  {name} ({n['mac']}, MTU {n['mtu']}): {n['frames_tx']} frames tx / "
+                     f"{n['frames_rx']} rx, {n['ring_drops']} dropped at a full ring, "
+                     f"{n['fcs_errors']} bad FCS")
     return lines
 
 

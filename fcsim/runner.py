@@ -20,6 +20,7 @@ from fcsim.scenario.model import (
     StreamConfig,
 )
 from fcsim.storage.san import Storage
+from fcsim.topology.ethernet import build_ethernet
 from fcsim.topology.fabric import build_fabric
 from fcsim.topology.network import Network
 from fcsim.topology.point_to_point import build_point_to_point
@@ -31,6 +32,7 @@ BUILDERS: dict[str, Callable[[Simulation, Scenario], Network]] = {
     "point-to-point": lambda sim, sc: build_point_to_point(sim, sc.nodes, sc.links),
     "fabric": build_fabric,
     "loop": lambda sim, sc: build_loop(sim, sc.nodes, sc.links),
+    "ethernet": build_ethernet,
 }
 """Topology builders by the scenario's ``topology`` value: (simulation, scenario) -> network."""
 

@@ -74,7 +74,8 @@ class Iperf:
         sim.call_later(start, self._udp_start)
 
     def _udp_start(self, _event: object) -> None:
-        self.client.nport.when_ready(lambda: self.server.nport.when_ready(self._udp_open))
+        self.client.interface.when_ready(
+            lambda: self.server.interface.when_ready(self._udp_open))
 
     def _udp_open(self) -> None:
         self.out.connect(self.into)

@@ -54,9 +54,10 @@ class NetperfOptions:
                self.response) < 1 or self.length <= 0:
             raise ValueError("netperf sizes must be >= 1 byte and the length > 0 s")
 
-    def config(self, socket: int, tcp: TcpConfig | None = None) -> TcpConfig:
-        """The TCP configuration of one end with socket buffers of *socket* bytes."""
-        base = tcp or TcpConfig(sndbuf=socket, rcvbuf=socket, mtu=MTU)
+    def config(self, socket: int, mtu: int = MTU, tcp: TcpConfig | None = None) -> TcpConfig:
+        """The TCP configuration of one end with socket buffers of *socket* bytes,
+        on an interface of IP MTU *mtu* bytes (default: IP over FC's)."""
+        base = tcp or TcpConfig(sndbuf=socket, rcvbuf=socket, mtu=mtu)
         return TcpConfig(**{**base.__dict__, "sndbuf": socket, "rcvbuf": socket,
                             "nodelay": self.nodelay, "window_scaling": self.window_scaling})
 
@@ -78,8 +79,10 @@ class Netperf:
             self.udp_remote = remote.udp_socket(number, options.remote_socket,
                                                 options.remote_socket)
         else:
-            self.local = local.tcp_socket(number, options.config(options.local_socket, tcp))
-            self.remote = remote.tcp_socket(number, options.config(options.remote_socket, tcp))
+            self.local = local.tcp_socket(number, options.config(
+                options.local_socket, local.interface.mtu, tcp))
+            self.remote = remote.tcp_socket(number, options.config(
+                options.remote_socket, remote.interface.mtu, tcp))
         self.bytes = 0
         self.bytes_sent = 0
         self.transactions = 0
@@ -91,8 +94,8 @@ class Netperf:
 
     def _connect(self, _event: object) -> None:
         """Connect once both N_Ports have logged in with the fabric."""
-        self.local_host.nport.when_ready(
-            lambda: self.remote_host.nport.when_ready(self._open))
+        self.local_host.interface.when_ready(
+            lambda: self.remote_host.interface.when_ready(self._open))
 
     def _open(self) -> None:
         if self.options.test == "UDP_STREAM":

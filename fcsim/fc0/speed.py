@@ -30,6 +30,7 @@ class Coding:
 
 CODING_8B10B = Coding("8b/10b", 8, 10)
 CODING_64B66B = Coding("64b/66b", 64, 66)
+CODING_4B5B = Coding("4b/5b", 4, 5)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,12 +80,19 @@ def _catalog() -> dict[str, Speed]:
         Speed("8GFC", 8.5e9),
         Speed("16GFC", 14.025e9, CODING_64B66B),
         Speed("32GFC", 28.05e9, CODING_64B66B),
+        # Ethernet on the same link machinery (IEEE 802.3): Fast Ethernet's 4B/5B
+        # at 125 Mbaud (100BASE-TX, -FX), 1000BASE-X's 8b/10b at 1.25 Gbaud (the
+        # FC-1 code), 10GBASE-R's 64b/66b at 10.3125 Gbaud
+        Speed("100BASE-TX", 125e6, CODING_4B5B),
+        Speed("1000BASE-X", 1.25e9),
+        Speed("10GBASE-R", 10.3125e9, CODING_64B66B),
     ]
     return {speed.name: speed for speed in entries}
 
 
 CATALOG: dict[str, Speed] = _catalog()
-"""The named speeds, by catalog name. Lookup with :func:`speed_named`."""
+"""The named speeds of every technology, by catalog name. Lookup with
+:func:`speed_named`."""
 
 
 def speed_named(name: str) -> Speed:

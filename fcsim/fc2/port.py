@@ -28,6 +28,7 @@ from collections import deque
 from typing import TYPE_CHECKING, Protocol
 
 from fcsim.fc1.ordered_sets import SOFc1
+from fcsim.link.line import launch
 
 if TYPE_CHECKING:
     from fcsim.engine.simulation import Simulation
@@ -35,34 +36,7 @@ if TYPE_CHECKING:
 
 MIN_FILL_WORDS = 6
 """Fill words (IDLE or R_RDY) a transmitter sends at least between frames (FC-PH 17.1)."""
-
-
-def launch(port: Port, frame: Frame, now: float, hops: int = 1) -> tuple[float, float, float]:
-    """Put *frame* on *port*'s line at *now*: after the frame in progress, its six
-    fill words and any R_RDY; count it, draw transmission errors over *hops*
-    links' worth of bits, and tell the trace sinks. Returns (start, end, end of
-    the fill words), s. Shared by every transmitter (point-to-point and loop).
-    """
-    start = port._gap_end
-    if port._line_free > start:
-        start = port._line_free
-    if now > start:
-        start = now
-    duration = frame.chars * port.char_time
-    end = start + duration
-    port._line_free = end
-    port._gap_end = gap_end = end + MIN_FILL_WORDS * port.word_time
-    stats = port.stats
-    stats.frames_tx += 1
-    stats.chars_tx += frame.chars
-    stats.busy_time += duration
-    if port.bit_error_rate and port._rng.random() < 1.0 - (
-            1.0 - port.bit_error_rate) ** (frame.chars * 10 * hops):
-        frame.corrupt = True
-    if port._sinks:
-        for sink in port._sinks:
-            sink.frame(now, port, frame, start, end)
-    return start, end, gap_end
+__all__ = ["MIN_FILL_WORDS", "LazyCredit", "Port", "PortStats", "launch", "uses_bb_credit"]
 
 
 def uses_bb_credit(frame: Frame) -> bool:
@@ -149,9 +123,12 @@ class Port(LazyCredit):
     peer learns at login as its BB credit. *bit_error_rate* applies to frames
     this port transmits. If *header_notice* is set (s after the SOF), the owner
     is handed each frame when its header has arrived rather than at its EOF:
-    the cut-through switch port's view. The link (:class:`fcsim.fc0.link.Link`) sets
-    :attr:`peer`, :attr:`char_time`, :attr:`word_time` and :attr:`delay`.
+    the cut-through switch port's view. The link (:class:`fcsim.link.link.Link`) sets
+    :attr:`peer`, :attr:`char_time`, :attr:`word_time`, :attr:`gap_time` (the
+    :data:`GAP_WORDS` fill words after each frame) and :attr:`delay`.
     """
+
+    GAP_WORDS = MIN_FILL_WORDS
 
     def __init__(self, sim: Simulation, name: str, rx_buffers: int) -> None:
         if rx_buffers < 1:
@@ -163,6 +140,7 @@ class Port(LazyCredit):
         self.peer: Port | None = None
         self.char_time = 0.0
         self.word_time = 0.0
+        self.gap_time = 0.0
         self.delay = 0.0
         self.bit_error_rate = 0.0
         self.header_notice: float | None = None

@@ -1,4 +1,5 @@
-"""A host: processor, I/O bus, FC adapter, IP over FC and TCP/UDP sockets.
+"""A host: processor, I/O bus, a network interface (IP over FC or over
+Ethernet) and TCP/UDP sockets.
 
 The protocol logic lives in :mod:`fcsim.transport` and charges no time; the
 host puts the costs of its model around it, each on the processor:
@@ -8,7 +9,7 @@ host puts the costs of its model around it, each on the processor:
   send-buffer size, each handed to TCP once copied (as 4.4BSD ``sosend()``
   copies and calls tcp_output piece by piece);
 - each segment TCP sends: TCP/IP output processing and the checksum, then the
-  adapter's DMA and per-frame time, then IP over FC;
+  adapter's DMA and per-frame time, then the interface (IP over FC, Ethernet);
 - each IP packet received (after the adapter has moved its frames to memory):
   one interrupt, the driver's per-frame work, TCP/IP input and the checksum,
   then TCP;
@@ -24,15 +25,14 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
+from typing import Any
 
 from fcsim.engine.simulation import Simulation
-from fcsim.fc2.frame import MAX_DATA_FIELD
 from fcsim.fc2.nport import NPort
-from fcsim.fc4.ip import LLC_SNAP, MTU, NETWORK_HEADER, IpOverFc
-from fcsim.host.adapter import AdapterModel, HostAdapter
 from fcsim.host.bus import BUS_TYPES, IoBus
 from fcsim.host.cpu import INTERRUPT, PROCESS, BackgroundLoad, Cpu
 from fcsim.host.host_model import HostModel
+from fcsim.host.interface import Deliver, FcInterface, Interface
 from fcsim.transport.segment import Segment
 from fcsim.transport.tcp import TcpEndpoint
 from fcsim.transport.tcp_config import TcpConfig
@@ -44,21 +44,31 @@ FAST_TICK, SLOW_TICK = 0.2, 0.5
 """4.4BSD TCP fast and slow timer periods, s (PR_FASTHZ 5, PR_SLOWHZ 2)."""
 
 
-class Host:
-    """Host *name* built as *model* around *nport*; IP goes in Class *ip_class*."""
+def interface_on(sim: Simulation, name: str, port: Any, bus: IoBus, model: HostModel,
+                 ip_class: int, deliver: Deliver) -> Interface:
+    """The host's interface on its link port: IP over FC on an N_Port, IP over
+    Ethernet on a NIC."""
+    if isinstance(port, NPort):
+        return FcInterface(sim, name, port, bus, model.adapter_frame_time, ip_class, deliver)
+    from fcsim.ethernet.nic import EthernetInterface  # Ethernet builds on the host package
+    return EthernetInterface(sim, port, bus, model.adapter_frame_time, deliver)
 
-    def __init__(self, sim: Simulation, name: str, model: HostModel, nport: NPort,
+
+class Host:
+    """Host *name* built as *model* around its link port *port*: an N_Port (IP
+    over FC in Class *ip_class*) or an Ethernet NIC (:mod:`fcsim.ethernet`).
+    Its :attr:`interface` is what IP runs over (:mod:`fcsim.host.interface`)."""
+
+    def __init__(self, sim: Simulation, name: str, model: HostModel, port: Any,
                  ip_class: int = 3) -> None:
         self.sim = sim
         self.name = name
         self.model = model
-        self.nport = nport
         self.cpu = Cpu(sim, f"{name}.cpu")
         self.bus = IoBus(sim, f"{name}.bus", BUS_TYPES[model.bus], model.bus_bandwidth,
                          model.bus_overhead)
-        self.adapter = HostAdapter(sim, nport, self.bus,
-                                   AdapterModel(f"{name}.hba", model.adapter_frame_time))
-        self.ip = IpOverFc(nport, ip_class, deliver=self._ip_input)
+        self.interface: Interface = interface_on(sim, name, port, self.bus, model, ip_class,
+                                                 self._ip_input)
         self.background = BackgroundLoad(sim, self.cpu, model.background_utilisation,
                                          model.background_job, f"host/{name}/background")
         self.tick_phase = sim.rng(f"host/{name}/clock").uniform(0.0, 0.2)
@@ -94,9 +104,10 @@ class Host:
         self._udp[address] = socket
         return socket
 
-    def route(self, address: str, n_port_id: int) -> None:
-        """Static address resolution: *address* ("host:port") is at *n_port_id*."""
-        self._routes[address] = n_port_id
+    def route(self, address: str, link_address: int) -> None:
+        """Static address resolution: *address* ("host:port") is at *link_address*
+        (an N_Port ID, a MAC)."""
+        self._routes[address] = link_address
 
     # -- the kernel's data path -----------------------------------------------------
 
@@ -109,24 +120,22 @@ class Host:
         return nbytes * model.copy_per_byte
 
     def _output(self, packet: Segment | Datagram) -> None:
-        """TCP/IP (or UDP/IP) output and checksum, then the adapter, then IP over FC."""
+        """TCP/IP (or UDP/IP) output and checksum, then the interface."""
         model = self.model
         cost = model.tcp_output_per_packet + packet.length * model.checksum_per_byte
         self.cpu.run(cost, lambda: self._to_adapter(packet), INTERRUPT)
 
     def _to_adapter(self, packet: Segment | Datagram) -> None:
         size = packet.wire_bytes
-        frames = -(-(size + NETWORK_HEADER + LLC_SNAP) // MAX_DATA_FIELD)
-        d_id = self._routes[packet.dst]
         sent = None
         if isinstance(packet, Datagram):
             socket = self._udp[packet.src]
             sent = lambda _seq: socket.sent(size)  # noqa: E731
-        self.adapter.transmit(size, frames, lambda: self.ip.send(d_id, size, packet, sent))
+        self.interface.transmit(self._routes[packet.dst], size, packet, sent)
 
     def _ip_input(self, packet: object, length: int, time: float) -> None:
         model = self.model
-        frames = -(-(length + NETWORK_HEADER + LLC_SNAP) // MAX_DATA_FIELD)
+        frames = self.interface.frames(length)
         cost = (model.interrupt + frames * model.driver_per_frame + model.tcp_input_per_packet
                 + packet.length * model.checksum_per_byte)  # type: ignore[attr-defined]
         if isinstance(packet, Segment):
@@ -165,8 +174,8 @@ class Socket:
 
     def connect(self, peer: Socket, connected: Callable[[], None]) -> None:
         """Connect to the listening socket *peer*; *connected()* when established."""
-        self.host.route(peer.address, peer.host.nport.port_id)
-        peer.host.route(self.address, self.host.nport.port_id)
+        self.host.route(peer.address, peer.host.interface.address)
+        peer.host.route(self.address, self.host.interface.address)
         self.endpoint.open_active(peer.address, connected)
 
     def listen(self, connected: Callable[[], None] | None = None) -> None:
@@ -217,7 +226,7 @@ class UdpSocket:
         self.rcvbuf = rcvbuf
         self.queued = 0
         self._writer: tuple[int, Callable[[], None]] | None = None
-        self.endpoint = UdpEndpoint(host.sim, address, host._output, mtu=MTU)
+        self.endpoint = UdpEndpoint(host.sim, address, host._output, mtu=host.interface.mtu)
         self.unread = 0
         self.dropped = 0
         self._queue: deque[int] = deque()
@@ -231,7 +240,7 @@ class UdpSocket:
     def connect(self, peer: UdpSocket) -> None:
         """Send to *peer* (static address resolution on both hosts)."""
         self.endpoint.peer = peer.address
-        self.host.route(peer.address, peer.host.nport.port_id)
+        self.host.route(peer.address, peer.host.interface.address)
 
     def send(self, nbytes: int, done: Callable[[], None]) -> None:
         """sendto() of one datagram of *nbytes*; *done()* when the call returns.

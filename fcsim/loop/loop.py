@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING
 
 from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import Speed
+from fcsim.fc2.port import MIN_FILL_WORDS
 from fcsim.loop.al_pa import AL_PA_FL_PORT
 from fcsim.loop.arbitration import Gate, fill_returns_clean, seen_by_owner, winner
 from fcsim.loop.circuit import Circuit
@@ -80,6 +81,7 @@ class Loop:
         for index, port in enumerate(self.ports):
             port.loop, port.index = self, index
             port.char_time, port.word_time = speed.char_time, speed.word_time
+            port.gap_time = MIN_FILL_WORDS * speed.word_time
             port.bit_error_rate = bit_error_rate
         self.ring = Ring([p.repeat_words * speed.word_time for p in self.ports],
                          [cable.delay] * len(self.ports))

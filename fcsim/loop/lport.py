@@ -35,7 +35,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from fcsim.fc1.ordered_sets import SOFc1
-from fcsim.fc2.port import LazyCredit, PortStats, launch
+from fcsim.fc2.port import LazyCredit, PortStats
+from fcsim.link.line import launch
 from fcsim.loop.ring import DEFAULT_REPEAT_WORDS
 
 if TYPE_CHECKING:
@@ -96,7 +97,7 @@ class LPort(LazyCredit):
         self.arb_since: float | None = None
         self.index = self.al_pa = -1
         self.port_id = self.credit = self.buffers_used = 0
-        self.char_time = self.word_time = self.bit_error_rate = 0.0
+        self.char_time = self.word_time = self.gap_time = self.bit_error_rate = 0.0
         self.access = self.initialising = True
         self.stats = PortStats()
         self.loop_stats = LoopPortStats()

@@ -10,14 +10,20 @@ from typing import Any
 from fcsim.fc4.fcp import BLOCK
 from fcsim.host.block import striped_capacity
 from fcsim.loop.al_pa import MAX_NL_PORTS
+from fcsim.scenario.ethernet_checks import ethernet_links
 from fcsim.scenario.sections.apps import IperfSection, NetperfSection
-from fcsim.scenario.sections.document import FabricScenario, LoopScenario, PointToPointScenario
+from fcsim.scenario.sections.document import (
+    EthernetScenario,
+    FabricScenario,
+    LoopScenario,
+    PointToPointScenario,
+)
 from fcsim.scenario.sections.storage import DdSection, FioSection
 from fcsim.scenario.sections.workloads import GeneratorSection
 from fcsim.schema.errors import Problem, count, given, show
 from fcsim.topology.point_to_point import DEFAULT_PORT_IDS
 
-Scenario = PointToPointScenario | FabricScenario | LoopScenario
+Scenario = PointToPointScenario | FabricScenario | LoopScenario | EthernetScenario
 
 
 def check(doc: Scenario, raw: dict[str, Any]) -> list[Problem]:
@@ -70,9 +76,10 @@ def _nodes(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
             yield Problem(f"nodes[{i}].background_load", given(raws[i]["background_load"]),
                           "a host model for the node (background_load loads a host's "
                           "processor)")
-    if isinstance(doc, FabricScenario):
-        yield from unique(raw["switches"], "switches", "name",
+    if isinstance(doc, FabricScenario | EthernetScenario):
+        yield from unique(raw.get("switches", []), "switches", "name",
                           [s.name for s in doc.switches])
+    if isinstance(doc, FabricScenario):
         yield from unique(raw["switches"], "switches", "domain",
                           [s.domain for s in doc.switches])
     if isinstance(doc, PointToPointScenario):
@@ -113,7 +120,7 @@ def _links(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
     names = [n.name for n in doc.nodes]
     raws = raw["links"]
     ports = ({s.name: s.model.ports for s in doc.switches}
-             if isinstance(doc, FabricScenario) else {})
+             if isinstance(doc, FabricScenario | EthernetScenario) else {})
     for i, link in enumerate(doc.links):
         for j, end in enumerate(link.ends):
             switch, sep, number = end.partition(":")
@@ -127,6 +134,8 @@ def _links(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
                       [link.name or f"link{i}" for i, link in enumerate(doc.links)])
     if isinstance(doc, FabricScenario):
         yield from _fabric_ends(doc, raws, names)
+    if isinstance(doc, EthernetScenario):
+        yield from ethernet_links(doc, raws, names)
 
 
 def _fabric_ends(doc: FabricScenario, raws: list[dict[str, Any]],
@@ -152,7 +161,7 @@ def _workloads(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
     raws = raw.get("workloads", [])
     names = [n.name for n in doc.nodes]
     hosts = {n.name for n in doc.nodes if n.host is not None}
-    targets = {n.name: n.target for n in doc.nodes if n.target is not None}
+    targets = {n.name: n.target for n in doc.nodes if getattr(n, "target", None) is not None}
     sweeping = None
     for i, w in enumerate(doc.workloads):
         path = f"workloads[{i}]"

@@ -28,7 +28,13 @@ from fcsim.scenario.model import (
     WorkloadConfig,
 )
 from fcsim.scenario.sections.apps import IperfSection, NetperfSection
-from fcsim.scenario.sections.document import FabricScenario, LoopScenario, PointToPointScenario
+from fcsim.scenario.sections.document import (
+    EthernetScenario,
+    FabricScenario,
+    LoopScenario,
+    PointToPointScenario,
+)
+from fcsim.scenario.sections.ethernet import EthernetLinkSection
 from fcsim.scenario.sections.links import LinkSection
 from fcsim.scenario.sections.loop import LoopSection
 from fcsim.scenario.sections.nodes import LoopNodeSection, NodeKeys
@@ -38,16 +44,21 @@ from fcsim.workload.distributions import Constant, Distribution, Exponential, Un
 from fcsim.workload.fio import FioOptions
 
 
-def to_scenario(doc: PointToPointScenario | FabricScenario | LoopScenario,
+def to_scenario(doc: PointToPointScenario | FabricScenario | LoopScenario | EthernetScenario,
                 file: str) -> Scenario:
     """The configuration of the checked scenario file *doc*, read from *file*."""
-    nodes = tuple(_node(n) for n in doc.nodes)
+    if isinstance(doc, EthernetScenario):
+        nodes = tuple(NodeConfig(n.name, host=n.host, background_load=n.background_load,
+                                 mtu=n.mtu) for n in doc.nodes)
+    else:
+        nodes = tuple(_node(n) for n in doc.nodes)
     if isinstance(doc, LoopScenario):
         links: tuple[LinkConfig | LoopConfig, ...] = (_loop(doc.loop, [n.name for n in nodes]),)
     else:
         links = tuple(_link(link, i) for i, link in enumerate(doc.links))
-    switches = (tuple(SwitchConfig(s.name, s.model, s.domain) for s in doc.switches)
-                if isinstance(doc, FabricScenario) else ())
+    switches = (tuple(SwitchConfig(s.name, s.model, getattr(s, "domain", None))
+                      for s in doc.switches)
+                if isinstance(doc, FabricScenario | EthernetScenario) else ())
     run = doc.run
     return Scenario(name=doc.name or Path(file).stem, topology=doc.topology,
                     run=RunConfig(run.duration, run.warmup, run.seed, run.repetitions, run.login),
@@ -69,9 +80,11 @@ def _speed(speed: Speed, coding: Coding | None) -> Speed:
     return speed if coding is None else replace(speed, coding=coding)
 
 
-def _link(link: LinkSection, index: int) -> LinkConfig:
-    return LinkConfig(link.name or f"link{index}", link.ends, _speed(link.speed, link.coding),
-                      Cable(link.length, link.propagation), link.bit_error_rate, link.cost)
+def _link(link: LinkSection | EthernetLinkSection, index: int) -> LinkConfig:
+    return LinkConfig(link.name or f"link{index}", link.ends,
+                      _speed(link.speed, getattr(link, "coding", None)),
+                      Cable(link.length, link.propagation), link.bit_error_rate,
+                      getattr(link, "cost", None), getattr(link, "vlan", None) or ())
 
 
 def _loop(loop: LoopSection, names: list[str]) -> LoopConfig:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 
 from fcsim.apps.iperf import IperfOptions
 from fcsim.apps.netperf import NetperfOptions
+from fcsim.ethernet.switch import EthernetSwitchModel
 from fcsim.fabric.switch_model import SwitchModel
 from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import Speed
@@ -44,7 +45,8 @@ class NodeConfig:
     the fraction of the host's processor other processes keep busy in this
     scenario (None: the host model's own value). *target*: the storage device
     behind the node's FCP target (None: not a target); *max_burst*: the most
-    write data the target asks for at once, bytes (None: no limit).
+    write data the target asks for at once, bytes (None: no limit). *mtu*:
+    the IP MTU of its Ethernet NIC, bytes (Ethernet topologies).
     """
 
     name: str
@@ -56,15 +58,17 @@ class NodeConfig:
     background_load: float | None = None
     target: DiskModel | RamDiskModel | ArrayModel | None = None
     max_burst: int | None = None
+    mtu: int = 1500
 
 
 @dataclass(frozen=True)
 class LinkConfig:
     """A link *name* joining the *ends* at *speed* over *cable*.
 
-    An end is a node name or, in a fabric, ``"switch:port"`` (port numbered
-    from 0). *cost* is the FSPF cost of an inter-switch link (None: from its
-    speed).
+    An end is a node name or, in a fabric or an Ethernet network,
+    ``"switch:port"`` (port numbered from 0). *cost* is the FSPF cost of an
+    inter-switch link (None: from its speed). *vlans*: on Ethernet, the VLAN
+    of each end that is a switch port, in order (empty: VLAN 1).
     """
 
     name: str
@@ -73,14 +77,16 @@ class LinkConfig:
     cable: Cable = field(default_factory=Cable)
     bit_error_rate: float = 0.0
     cost: float | None = None
+    vlans: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
 class SwitchConfig:
-    """A switch *name* built as *model*, with fabric *domain* (None: assigned)."""
+    """A switch *name* built as *model* (a Fibre Channel or an Ethernet switch),
+    with fabric *domain* (None: assigned; Fibre Channel only)."""
 
     name: str
-    model: SwitchModel
+    model: SwitchModel | EthernetSwitchModel
     domain: int | None = None
 
 

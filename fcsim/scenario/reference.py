@@ -24,6 +24,7 @@ from typing import Any
 from pydantic.fields import FieldInfo
 
 from fcsim.catalog import ModelFile
+from fcsim.ethernet.switch import EthernetSwitchFile
 from fcsim.fabric.switch_model import SwitchFile
 from fcsim.host.host_model import AdapterFile, HostFile
 from fcsim.scenario.sections.document import DOCUMENT
@@ -65,7 +66,8 @@ def scenario_schema() -> dict[str, Any]:
 
 MODEL_FILES: dict[str, type[ModelFile]] = {"host": HostFile, "adapter": AdapterFile,
                                           "switch": SwitchFile, "disk": DiskFile,
-                                          "ramdisk": RamDiskFile, "array": ArrayFile}
+                                          "ramdisk": RamDiskFile, "array": ArrayFile,
+                                          "ethernet-switch": EthernetSwitchFile}
 """Each kind of device model file (``models/<kind>s/``) and its model."""
 
 

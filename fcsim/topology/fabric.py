@@ -20,10 +20,10 @@ from fcsim.fabric.login import FabricLogin
 from fcsim.fabric.routing import fspf_cost, next_hops, pick
 from fcsim.fabric.services import FabricServices
 from fcsim.fabric.switch import Switch, SwitchPort
-from fcsim.fc0.link import Link
 from fcsim.fc2.frame import Frame
 from fcsim.fc2.nport import NPort
 from fcsim.fc2.port import Port
+from fcsim.link.link import Link
 from fcsim.scenario.model import LinkConfig, Scenario
 from fcsim.topology.network import Network
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from fcsim.fc0.link import Link
 from fcsim.fc2.nport import NPort
 from fcsim.fc2.port import Port
+from fcsim.link.link import Link
 
 
 @dataclass
@@ -50,25 +50,31 @@ class Network:
 
     def results(self, interval: float) -> dict[str, Any]:
         """Per link direction and per N_Port figures over *interval* s."""
-        links: dict[str, Any] = {}
-        for link in self.links.values():
-            directions = {}
-            for port in link.ports:
-                port.close_stats()
-                s = port.stats
-                directions[link.direction_name(port)] = {
-                    "frames": s.frames_tx,
-                    "utilisation": s.busy_time / interval if interval > 0 else 0.0,
-                    "credit_wait_s": s.credit_wait,
-                    "credit_wait_fraction": s.credit_wait / interval if interval > 0 else 0.0,
-                    "credit_stalls": s.credit_stalls,
-                    "r_rdy": s.r_rdy_tx,
-                    "errors": port.peer.stats.errors_rx if port.peer else 0,
-                }
-            links[link.name] = {"speed": link.speed.name, "baud": link.speed.baud,
-                                "length_m": link.cable.length, "directions": directions}
+        links = link_results(self.links, interval)
         nodes = {name: {"port_id": f"{node.port_id:06X}", **node.stats.as_dict(),
                         "credit_stalls": node.port.stats.credit_stalls,
                         "credit_wait_s": node.port.stats.credit_wait}
                  for name, node in self.nodes.items()}
         return {"links": links, "nodes": nodes}
+
+
+def link_results(links_by_name: dict[str, Link], interval: float) -> dict[str, Any]:
+    """Per direction figures of every link over *interval* s (any technology)."""
+    links: dict[str, Any] = {}
+    for link in links_by_name.values():
+        directions = {}
+        for port in link.ports:
+            port.close_stats()
+            s = port.stats
+            directions[link.direction_name(port)] = {
+                "frames": s.frames_tx,
+                "utilisation": s.busy_time / interval if interval > 0 else 0.0,
+                "credit_wait_s": s.credit_wait,
+                "credit_wait_fraction": s.credit_wait / interval if interval > 0 else 0.0,
+                "credit_stalls": s.credit_stalls,
+                "r_rdy": s.r_rdy_tx,
+                "errors": port.peer.stats.errors_rx if port.peer else 0,
+            }
+        links[link.name] = {"speed": link.speed.name, "baud": link.speed.baud,
+                            "length_m": link.cable.length, "directions": directions}
+    return links

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from fcsim.engine.simulation import Simulation
-from fcsim.fc0.link import Link
 from fcsim.fc2.nport import NPort
+from fcsim.link.link import Link
 from fcsim.scenario.model import LinkConfig, NodeConfig
 from fcsim.topology.network import Network
 

@@ -1,11 +1,13 @@
 """What a frame carries for the upper layers, in a few words, for timelines
-and ladder diagrams: the TCP segment an IP frame starts, the FCP information
-unit or link service an FCP exchange's frame carries."""
+and ladder diagrams: the TCP segment an IP frame starts (over FC or
+Ethernet), the FCP information unit or link service an FCP exchange's frame
+carries."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from fcsim.ethernet.frame import EthernetFrame
 from fcsim.fc2 import header as h
 from fcsim.fc4.fcp import BLOCK, R_CTL_ABTS, R_CTL_BA_ACC, Command, Response, TransferReady
 from fcsim.fc4.fcp_initiator import PRLI
@@ -17,12 +19,17 @@ _STATUS = {0x00: "GOOD", 0x02: "CHECK CONDITION", 0x08: "BUSY", 0x28: "TASK SET 
 def upper_layer(frame: Any) -> str:
     """A short description of what *frame* carries above FC-2 ("" if nothing to say)."""
     seq = frame.sequence
-    if seq is None or frame.is_link_control:
+    if isinstance(frame, EthernetFrame):
+        ulp, first = frame.ulp, True
+    elif seq is None or frame.is_link_control:
         return ""
-    ulp, first = seq.ulp, frame.parameter == 0
+    else:
+        ulp, first = seq.ulp, frame.parameter == 0
     if isinstance(ulp, Segment):
         return (f"TCP {ulp.flag_names} seq {ulp.seq} ack {ulp.ack} len {ulp.length} "
                 f"win {ulp.window}" if first else "")
+    if seq is None:
+        return ""
     r_ctl = seq.r_ctl
     if r_ctl == R_CTL_ABTS:
         return "ABTS"

@@ -20,6 +20,7 @@ from typing import IO, Any
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from fcsim.ethernet.frame import EthernetFrame
 from fcsim.trace.labels import upper_layer
 from fcsim.units import format_time
 
@@ -67,8 +68,13 @@ class Ladder:
 
     def frame(self, time: float, port: Any, frame: Any, start: float, end: float) -> None:
         """A frame left *port* from *start* to *end* (s)."""
-        label = (f"{frame.sof.name} {frame.kind} {frame.s_id:06X}->{frame.d_id:06X} "
-                 f"seq {frame.seq_id} cnt {frame.seq_cnt} {frame.payload_len} B {frame.eof.name}")
+        if isinstance(frame, EthernetFrame):
+            label = (f"ETH {frame.src & 0xFFFFFF:06X}->{frame.dst & 0xFFFFFF:06X} "
+                     f"{frame.payload} B")
+        else:
+            label = (f"{frame.sof.name} {frame.kind} {frame.s_id:06X}->{frame.d_id:06X} "
+                     f"seq {frame.seq_id} cnt {frame.seq_cnt} {frame.payload_len} B "
+                     f"{frame.eof.name}")
         above = upper_layer(frame)
         if above:
             label += f" | {above}"

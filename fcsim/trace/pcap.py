@@ -1,4 +1,5 @@
-"""libpcap trace files of simulated Fibre Channel frames, readable by Wireshark.
+"""libpcap trace files of simulated Fibre Channel (and Ethernet) frames,
+readable by Wireshark.
 
 The file is a classic libpcap savefile: a 24-byte file header (magic
 0xA1B23C4D for nanosecond timestamps, version 2.4, snaplen, link-layer type)
@@ -16,6 +17,9 @@ Two link-layer types are supported:
 * ``LINKTYPE_FC_2`` (224): frame header + data field only, no delimiters and
   no CRC (``Frame.to_bytes(delimiters=False)``), dissected by ``fc``.
 
+A file of an Ethernet scenario is written as ``LINKTYPE_ETHERNET`` (1): from
+the destination MAC to the last data byte, without the FCS.
+
 Sources: tcpdump.org "Link-layer header types" (LINKTYPE_FC_2 = 224,
 LINKTYPE_FC_2_WITH_FRAME_DELIMS = 225); pcap-savefile(5) (file and record
 headers, nanosecond magic); Wireshark ``epan/dissectors/packet-fc.c``
@@ -27,8 +31,9 @@ from __future__ import annotations
 import os
 import struct
 from types import TracebackType
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
+from fcsim.ethernet.frame import EthernetFrame
 from fcsim.trace.upper_layers import UpperLayerBytes
 
 if TYPE_CHECKING:
@@ -39,6 +44,9 @@ LINKTYPE_FC_2 = 224
 
 LINKTYPE_FC_2_WITH_FRAME_DELIMS = 225
 """SOF + frame header + data field + CRC + EOF."""
+
+LINKTYPE_ETHERNET = 1
+"""IEEE 802.3 Ethernet: from the destination MAC, no FCS (Ethernet scenarios)."""
 
 PCAP_MAGIC_NS = 0xA1B23C4D
 """libpcap magic number for nanosecond-resolution timestamps."""
@@ -89,8 +97,8 @@ class PcapWriter:
     def __init__(self, out: str | os.PathLike[str] | BinaryIO,
                  linktype: int = LINKTYPE_FC_2_WITH_FRAME_DELIMS,
                  limit: int | None = None) -> None:
-        if linktype not in (LINKTYPE_FC_2, LINKTYPE_FC_2_WITH_FRAME_DELIMS):
-            raise ValueError(f"linktype must be 224 or 225, got {linktype}")
+        if linktype not in (LINKTYPE_FC_2, LINKTYPE_FC_2_WITH_FRAME_DELIMS, LINKTYPE_ETHERNET):
+            raise ValueError(f"linktype must be 1, 224 or 225, got {linktype}")
         if isinstance(out, (str, os.PathLike)):
             self._file: BinaryIO = open(out, "wb")  # closed in close()
             self._owned = True
@@ -113,7 +121,7 @@ class PcapWriter:
         if self.left_out:
             self.left_out += 1
             return
-        data = frame.to_bytes(self._delims, self._upper.content(frame))
+        data = frame_bytes(frame, self._upper, self._delims)
         n = len(data)
         record = _RECORD_HEADER.size + n
         if self.limit is not None and self.size + record > self.limit:
@@ -125,7 +133,8 @@ class PcapWriter:
         self.size += record
 
     def close(self) -> None:
-        """Flush; close the file if the writer opened it."""
+        """Flush; close the file if the writer opened it (the header says the link
+        type; a file of Ethernet frames is written with :data:`LINKTYPE_ETHERNET`)."""
         if self._owned:
             self._file.close()
         else:
@@ -137,3 +146,11 @@ class PcapWriter:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.close()
+
+
+def frame_bytes(frame: Any, upper: UpperLayerBytes, delimiters: bool = True) -> bytes:
+    """The bytes of *frame* as a capture holds them: an FC frame (with its SOF and
+    EOF if *delimiters*) or an Ethernet frame."""
+    if isinstance(frame, EthernetFrame):
+        return upper.ethernet(frame)
+    return frame.to_bytes(delimiters, upper.content(frame))

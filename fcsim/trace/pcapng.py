@@ -15,7 +15,13 @@ from __future__ import annotations
 import struct
 from typing import TYPE_CHECKING, BinaryIO
 
-from fcsim.trace.pcap import LINKTYPE_FC_2_WITH_FRAME_DELIMS, SNAPLEN
+from fcsim.ethernet.frame import EthernetFrame
+from fcsim.trace.pcap import (
+    LINKTYPE_ETHERNET,
+    LINKTYPE_FC_2_WITH_FRAME_DELIMS,
+    SNAPLEN,
+    frame_bytes,
+)
 from fcsim.trace.upper_layers import UpperLayerBytes
 
 if TYPE_CHECKING:
@@ -53,11 +59,11 @@ class PcapngWriter:
         out.write(header)
         self.size = len(header)
 
-    def _interface(self, name: str) -> int:
+    def _interface(self, name: str, linktype: int) -> int:
         number = self._interfaces.get(name)
         if number is None:
             number = self._interfaces[name] = len(self._interfaces)
-            block = _block(_IDB, struct.pack("<HHI", LINKTYPE_FC_2_WITH_FRAME_DELIMS, 0, SNAPLEN)
+            block = _block(_IDB, struct.pack("<HHI", linktype, 0, SNAPLEN)
                            + _option(_IF_NAME, name.encode()) + _option(_IF_TSRESOL, b"\x09")
                            + _option(_OPT_END, b""))
             self._file.write(block)
@@ -69,12 +75,13 @@ class PcapngWriter:
         if self.left_out:
             self.left_out += 1
             return
-        data = frame.to_bytes(True, self._upper.content(frame))
+        data = frame_bytes(frame, self._upper)
         body_len = 20 + len(data) + (-len(data) % 4)
         if self.limit is not None and self.size + body_len + 12 > self.limit:
             self.left_out += 1
             return
-        interface = self._interface(direction)
+        interface = self._interface(direction, LINKTYPE_ETHERNET if isinstance(
+            frame, EthernetFrame) else LINKTYPE_FC_2_WITH_FRAME_DELIMS)
         stamp = round(time_s * 1e9)
         block = _block(_EPB, struct.pack("<IIIII", interface, stamp >> 32, stamp & 0xFFFFFFFF,
                                          len(data), len(data)) + data + bytes(-len(data) % 4))

@@ -5,7 +5,8 @@ direction, what was sent (the SOF and EOF delimiters of a frame, its kind,
 S_ID -> D_ID, SEQ_ID / SEQ_CNT, OX_ID / RX_ID and payload bytes; or the
 primitive signal), the BB credit the sender has left, and what the frame
 carries for the upper layers (a TCP segment, an FCP information unit; see
-:mod:`fcsim.trace.labels`). Meant for teaching
+:mod:`fcsim.trace.labels`). An Ethernet frame shows ETH, the last three bytes
+of its MACs and its payload. Meant for teaching
 and debugging short runs: a saturated 1GFC link makes ~50,000 lines per
 simulated second.
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, TextIO
 
+from fcsim.ethernet.frame import EthernetFrame
 from fcsim.trace.labels import upper_layer
 
 if TYPE_CHECKING:
@@ -34,6 +36,13 @@ class Timeline:
 
     def frame(self, time: float, port: Port, frame: Frame, start: float, end: float) -> None:
         """Write one frame line (called by the transmitting port)."""
+        if isinstance(frame, EthernetFrame):  # MACs (their last 3 bytes) and payload
+            self.out.write(
+                f"{start * 1e6:14.3f}  {_direction(port):<16} {'ETH':<6} {'frame':<6} "
+                f"{frame.src & 0xFFFFFF:06X}->{frame.dst & 0xFFFFFF:06X} {'':>6} {'':>7} "
+                f"{'':>5}  {'':>5}  {frame.payload:5d} {'':<6} {'-':<6} "
+                f"{upper_layer(frame)}".rstrip() + "\n")
+            return
         self.out.write(
             f"{start * 1e6:14.3f}  {_direction(port):<16} {frame.sof.name:<6} {frame.kind:<6} "
             f"{frame.s_id:06X}->{frame.d_id:06X} {frame.seq_id:6d} {frame.seq_cnt:7d} "

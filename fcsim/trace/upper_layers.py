@@ -23,6 +23,9 @@ SYNs carried the option (RFC 1323 section 2).
 
 from __future__ import annotations
 
+import struct
+
+from fcsim.ethernet.frame import ETHERTYPE_IPV4, EthernetFrame
 from fcsim.fc2 import header as h
 from fcsim.fc2.frame import Frame
 from fcsim.fc4.fcp import Command, Response, TransferReady
@@ -84,9 +87,25 @@ class UpperLayerBytes:
                 return fcp
         if seq.type != h.TYPE_IP or frame.parameter != 0 or frame.is_link_control:
             return None
-        total = seq.size - NETWORK_HEADER - LLC_SNAP
-        src, dst = ip_address(frame.s_id), ip_address(frame.d_id)
-        ident = self._ident[frame.s_id] = self._ident.get(frame.s_id, 0) + 1
+        headers = self._ip(ulp, frame.s_id, frame.d_id, seq.size - NETWORK_HEADER - LLC_SNAP)
+        if headers is None:
+            return None
+        return network_header(frame.d_id, frame.s_id) + LLC_SNAP_IPV4 + headers
+
+    def ethernet(self, frame: EthernetFrame) -> bytes:
+        """An Ethernet frame from its destination MAC to its last data byte (no
+        FCS): MAC header, the IP and TCP or UDP headers of its packet, zeros for
+        the data, padding to the 60-byte minimum."""
+        head = frame.dst.to_bytes(6, "big") + frame.src.to_bytes(6, "big") + struct.pack(
+            ">H", ETHERTYPE_IPV4)
+        ip = self._ip(frame.ulp, frame.src & 0xFFFFFF, frame.dst & 0xFFFFFF, frame.payload)
+        body = (ip or b"").ljust(frame.payload, b"\0")
+        return (head + body).ljust(60, b"\0")
+
+    def _ip(self, ulp: object, source: int, destination: int, total: int) -> bytes | None:
+        """IPv4 and TCP or UDP headers of the packet *ulp* of *total* bytes from
+        link address *source* to *destination* (None: not an IP packet)."""
+        src, dst = ip_address(source), ip_address(destination)
         if isinstance(ulp, Segment):
             transport = self._tcp(ulp, src, dst)
             protocol = IPPROTO_TCP
@@ -95,8 +114,8 @@ class UpperLayerBytes:
             protocol = IPPROTO_UDP
         else:
             return None
-        return (network_header(frame.d_id, frame.s_id) + LLC_SNAP_IPV4
-                + ipv4_header(src, dst, protocol, total, ident) + transport)
+        ident = self._ident[source] = self._ident.get(source, 0) + 1
+        return ipv4_header(src, dst, protocol, total, ident) + transport
 
     def _tcp(self, segment: Segment, src: bytes, dst: bytes) -> bytes:
         window = segment.window

@@ -211,6 +211,8 @@ def _short(example: Path):
     study = Study(example)
     study.set("run.warmup", "0 s").set("run.repetitions", 1)
     for i, workload in enumerate(study.document.get("workloads", [])):
+        if workload.get("type") == "iperf":
+            study.set(f"workloads[{i}].duration", "3 ms")
         if workload.get("type") == "netperf":
             study.set(f"workloads[{i}].start", "0.5 ms").set(f"workloads[{i}].length", "3 ms")
             for key in ("send_size", "socket"):

@@ -8,11 +8,11 @@ import pytest
 
 from fcsim.engine.simulation import Simulation
 from fcsim.fc0.cable import Cable
-from fcsim.fc0.link import Link
 from fcsim.fc0.speed import speed_named
 from fcsim.fc1 import ordered_sets as osets
 from fcsim.fc2.frame import Frame
 from fcsim.fc2.port import MIN_FILL_WORDS, Port
+from fcsim.link.link import Link
 
 SPEED = speed_named("1GFC")
 

@@ -13,7 +13,13 @@ from fcsim.fc0.speed import CODING_8B10B, CODING_64B66B
 from fcsim.fc2.login import ServiceParameters
 from fcsim.runner import BUILDERS, run_scenario
 from fcsim.scenario.loader import ScenarioError, load_scenario
-from fcsim.scenario.model import FioConfig, GeneratorConfig, NetperfConfig, StreamConfig
+from fcsim.scenario.model import (
+    FioConfig,
+    GeneratorConfig,
+    IperfConfig,
+    NetperfConfig,
+    StreamConfig,
+)
 from fcsim.scenario.sections.document import TOPOLOGIES
 from fcsim.scenario.sections.nodes import NodeSection
 from fcsim.workload.distributions import Constant, Exponential, Uniform
@@ -85,8 +91,8 @@ def error_of(path: Path) -> str:
 
 def test_all_examples_are_there() -> None:
     assert [p.name for p in EXAMPLES] == [
-        "fabric-16-port-switch.toml", "fabric-core-edge-isls.toml",
-        "loop-32-ports.toml", "loop-fairness.toml",
+        "das2-vlan-loopback.toml", "fabric-16-port-switch.toml", "fabric-core-edge-isls.toml",
+        "gige-mtu-1500.toml", "gige-mtu-9000.toml", "loop-32-ports.toml", "loop-fairness.toml",
         "netperf-tcp-rr.toml", "netperf-tcp-stream-sweep.toml",
         "p2p-1gfc-class3.toml", "p2p-266-open-loop.toml", "p2p-class1-connections.toml",
         "p2p-class2-bidirectional.toml", "p2p-long-link-credit.toml", "san-array.toml",
@@ -103,7 +109,11 @@ def test_examples_load_and_run(path: Path) -> None:
     loads = tuple(dataclasses.replace(w, start=0.0, send_sizes=w.send_sizes[:2],
                                       sockets=w.sockets[:1],
                                       options=dataclasses.replace(w.options, length=10e-3))
-                  if isinstance(w, NetperfConfig) else w for w in scenario.workloads)
+                  if isinstance(w, NetperfConfig) else
+                  dataclasses.replace(w, start=0.0, options=dataclasses.replace(
+                      w.options, duration=10e-3)) if isinstance(w, IperfConfig) else w
+                  for w in scenario.workloads)
+    has_netperf = has_netperf or any(isinstance(w, IperfConfig) for w in scenario.workloads)
     has_storage = any(isinstance(w, FioConfig) for w in scenario.workloads)
     duration = (15e-3 if has_netperf else scenario.run.duration if has_storage
                 else min(scenario.run.duration, 3e-3))  # disk commands take milliseconds
@@ -115,6 +125,7 @@ def test_examples_load_and_run(path: Path) -> None:
         delivered += [n.get("bytes", n.get("transactions")) for n in rep.get("netperf", {})
                       .values()]
         delivered += [j["bytes"] for j in rep.get("storage", {}).get("jobs", {}).values()]
+        delivered += [i["throughput_mbit_s"] for i in rep.get("iperf", {}).values()]
         assert delivered and all(d > 0 for d in delivered)
 
 

@@ -7,6 +7,12 @@ from typing import Annotated, Literal
 
 from pydantic import Field, TypeAdapter
 
+from fcsim.scenario.sections.apps import IperfSection, NetperfSection
+from fcsim.scenario.sections.ethernet import (
+    EthernetLinkSection,
+    EthernetNodeSection,
+    EthernetSwitchSection,
+)
 from fcsim.scenario.sections.links import LinkSection, SwitchSection
 from fcsim.scenario.sections.loop import LoopSection
 from fcsim.scenario.sections.nodes import FabricNodeSection, LoopNodeSection, NodeSection
@@ -15,7 +21,7 @@ from fcsim.scenario.sections.workloads import Workload
 from fcsim.schema.fields import Expects, Name, Text, table, tables
 from fcsim.schema.section import Section, key
 
-TOPOLOGY_NAMES = ("point-to-point", "fabric", "loop")
+TOPOLOGY_NAMES = ("point-to-point", "fabric", "loop", "ethernet")
 """The values of ``topology``."""
 Run = table(RunSection, "a table, written [run]")
 Workloads = tables(Workload, "an array of tables, written [[workloads]]")
@@ -26,6 +32,11 @@ _NODES = "an array of tables, written [[nodes]]"
 Nodes = tables(NodeSection, _NODES)
 FabricNodes = tables(FabricNodeSection, _NODES)
 LoopNodes = tables(LoopNodeSection, _NODES)
+EthernetNodes = tables(EthernetNodeSection, _NODES)
+EthernetWorkloads = tables(Annotated[NetperfSection | IperfSection, Field(discriminator="type")],
+                           "an array of tables, written [[workloads]]")
+EthernetLinks = tables(EthernetLinkSection, "an array of tables, written [[links]]")
+EthernetSwitches = tables(EthernetSwitchSection, "an array of tables, written [[switches]]")
 _NO_SWITCHES = "no [[switches]] outside topology = 'fabric'"
 _NO_LOOP = "no [loop] outside topology = 'loop'"
 
@@ -83,10 +94,26 @@ class LoopScenario(_Scenario):
         help="The NL_Ports, 2 to 126.")
 
 
+class EthernetScenario(_Scenario):
+    """Hosts on Gigabit (or Fast, or 10 Gigabit) Ethernet: cables between hosts,
+    or through Ethernet switches with VLANs. Workloads are netperf and iperf
+    (FC-2 and SCSI workloads need Fibre Channel)."""
+
+    elsewhere = {"loop": _NO_LOOP}
+
+    topology: Literal["ethernet"] = key(help="An Ethernet network.")
+    switches: EthernetSwitches = key([], "The Ethernet switches (default: none, hosts "
+                                     "cabled to each other).")
+    nodes: EthernetNodes = key(help="The hosts, each with one NIC.")
+    links: EthernetLinks = key(help="The cables.")
+    workloads: EthernetWorkloads = key([], "The traffic: netperf and iperf (default: none).")
+
+
 TOPOLOGIES: dict[str, type[_Scenario]] = dict(zip(
-    TOPOLOGY_NAMES, (PointToPointScenario, FabricScenario, LoopScenario), strict=True))
+    TOPOLOGY_NAMES, (PointToPointScenario, FabricScenario, LoopScenario, EthernetScenario),
+    strict=True))
 """Each ``topology`` value and the model of its files."""
-Document = Annotated[PointToPointScenario | FabricScenario | LoopScenario,
+Document = Annotated[PointToPointScenario | FabricScenario | LoopScenario | EthernetScenario,
                      Field(discriminator="topology")]
 """A scenario file, of the model its ``topology`` names."""
 DOCUMENT = TypeAdapter(Document)

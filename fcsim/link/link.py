@@ -2,7 +2,9 @@
 
 The link owns only what belongs to the medium: the line rate, the cable's
 propagation delay and the bit error rate of each direction. The transmitters
-live in the ports (:class:`fcsim.fc2.port.Port`).
+live in the ports (:class:`fcsim.fc2.port.Port`, an Ethernet port), each
+telling the link how many transmission words its gap after a frame takes
+(``GAP_WORDS``).
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ class Link:
             near.peer = far
             near.char_time = speed.char_time
             near.word_time = speed.word_time
+            near.gap_time = near.GAP_WORDS * speed.word_time
             near.delay = cable.delay
             near.bit_error_rate = bit_error_rate
 

@@ -1,0 +1,99 @@
+"""An Ethernet port: one end of a link, with no link-level flow control.
+
+It sends the frames its owner hands it, one at a time at the line rate, each
+followed by the 12-byte inter-frame gap (:data:`GAP_WORDS` transmission words
+of 1000BASE-X), and hands the owner each frame received, good or with a bad
+FCS. The owner is pulled for its next frame whenever the line is free, so it
+alone decides the order and what to drop.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from fcsim.engine.simulation import Simulation
+from fcsim.ethernet.frame import GAP, EthernetFrame
+from fcsim.link.line import launch
+
+
+class EthernetOwner(Protocol):
+    """What an :class:`EthernetPort` asks of the NIC or switch above it."""
+
+    def next_frame(self, port: EthernetPort) -> EthernetFrame | None:
+        """The next frame to send on *port*, or None."""
+
+    def frame_received(self, port: EthernetPort, frame: EthernetFrame) -> None:
+        """A frame arrived on *port* (``frame.corrupt``: its FCS failed)."""
+
+
+class EthernetStats:
+    """Counters of one port over the measured interval (times in s); the credit
+    and R_RDY counters of Fibre Channel ports stay 0."""
+
+    __slots__ = ("frames_tx", "frames_rx", "chars_tx", "busy_time", "errors_rx",
+                 "credit_stalls", "credit_wait", "r_rdy_tx", "r_rdy_rx")
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        """Zero every counter."""
+        self.frames_tx = self.frames_rx = self.chars_tx = self.errors_rx = 0
+        self.credit_stalls = self.r_rdy_tx = self.r_rdy_rx = 0
+        self.busy_time = self.credit_wait = 0.0
+
+
+class EthernetPort:
+    """Port *name* of *owner*; the link (:class:`fcsim.link.link.Link`) sets
+    :attr:`peer`, :attr:`char_time`, :attr:`word_time`, :attr:`gap_time` and
+    :attr:`delay`."""
+
+    GAP_WORDS = GAP // 4
+    credit = 0  # no link-level credit (trace sinks show it)
+
+    def __init__(self, sim: Simulation, name: str, owner: Any = None) -> None:
+        self.sim, self.name, self.owner = sim, name, owner
+        self.peer: EthernetPort | None = None
+        self.char_time = self.word_time = self.gap_time = self.delay = 0.0
+        self.bit_error_rate = 0.0
+        self.stats = EthernetStats()
+        self._busy = False
+        self._line_free = self._gap_end = 0.0
+        self._rng = sim.rng(f"port/{name}")
+        self._env = sim.env
+        self._sinks = sim.sinks
+        self._later = sim.call_later
+
+    def kick(self) -> None:
+        """Tell the transmitter the owner may have a frame to send."""
+        if not self._busy:
+            self._send_next()
+
+    def _send_next(self, _event: object = None) -> None:
+        now = self._env._now
+        frame = self.owner.next_frame(self)
+        if frame is None:
+            self._busy = False
+            return
+        self._busy = True
+        _start, end, gap_end = launch(self, frame, now)
+        self._later(end + self.delay - now, self.peer._receive, frame)  # type: ignore[union-attr]
+        self._later(gap_end - now, self._send_next)
+
+    def _receive(self, event: object) -> None:
+        frame: EthernetFrame = event._value  # type: ignore[attr-defined]
+        stats = self.stats
+        stats.frames_rx += 1
+        if frame.corrupt:
+            stats.errors_rx += 1
+        self.owner.frame_received(self, frame)
+
+    def reset_stats(self) -> None:
+        """Start a new measurement interval."""
+        self.stats.reset()
+
+    def close_stats(self) -> None:
+        """End the measurement interval (nothing is open on an Ethernet port)."""
+
+    def __repr__(self) -> str:
+        return f"<EthernetPort {self.name}>"

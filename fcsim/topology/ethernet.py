@@ -1,0 +1,104 @@
+"""Ethernet topology: hosts with NICs, Ethernet switches and the cables between
+them (host to host, host to switch port, switch port to switch port, also
+two ports of one switch: a loop-back that bridges two VLANs)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+
+from fcsim.engine.simulation import Simulation
+from fcsim.ethernet.nic import Nic
+from fcsim.ethernet.port import EthernetPort
+from fcsim.ethernet.switch import EthernetSwitch
+from fcsim.link.link import Link
+from fcsim.scenario.model import Scenario
+from fcsim.topology.network import Network, link_results
+
+MAC_BASE = 0x020000000000
+"""Locally administered MACs: node *i* (from 0) gets MAC_BASE + i + 1."""
+
+
+@dataclass
+class EthernetNetwork(Network):
+    """NICs (by node name), Ethernet switches (by name) and links."""
+
+    nodes: dict[str, Nic] = field(default_factory=dict)  # type: ignore[assignment]
+    switches: dict[str, EthernetSwitch] = field(default_factory=dict)
+
+    def address_of(self, node: str) -> int:
+        """The MAC of *node*'s NIC."""
+        return self.nodes[node].mac
+
+    def not_up(self) -> str | None:
+        """Ethernet needs no login: always up."""
+        return None
+
+    def up_at(self) -> float:
+        """Up from the start."""
+        return 0.0
+
+    def reset_stats(self) -> None:
+        """Start a new measurement interval for every port, NIC and switch."""
+        for port in self.ports():
+            port.reset_stats()
+        for nic in self.nodes.values():
+            nic.stats.reset()
+        for switch in self.switches.values():
+            switch.reset_stats()
+
+    def results(self, interval: float) -> dict[str, Any]:
+        """Links, NICs and switches over *interval* s."""
+        nodes = {name: {"mac": f"{nic.mac:012x}", "mtu": nic.mtu, **nic.stats.as_dict()}
+                 for name, nic in self.nodes.items()}
+        return {"links": link_results(self.links, interval), "nodes": nodes,
+                "switches": {name: sw.results() for name, sw in self.switches.items()}}
+
+
+def build_ethernet(sim: Simulation, scenario: Scenario) -> EthernetNetwork:
+    """Build the NICs, switches and links of *scenario* (``topology = "ethernet"``)."""
+    net = EthernetNetwork()
+    for i, node in enumerate(scenario.nodes):
+        net.nodes[node.name] = Nic(sim, node.name, MAC_BASE + i + 1, node.mtu)
+    vlans: dict[str, dict[int, int]] = {s.name: {} for s in scenario.switches}
+    for link in scenario.links:
+        ports = [end for end in link.ends if ":" in end]
+        for end, vlan in zip(ports, link.vlans or (1,) * len(ports), strict=True):
+            switch, _, number = end.partition(":")
+            vlans[switch][int(number)] = vlan
+    for s in scenario.switches:
+        net.switches[s.name] = EthernetSwitch(sim, s.name, s.model,  # type: ignore[arg-type]
+                                              vlans[s.name])
+    for link in scenario.links:
+        a, b = (_port(net, end) for end in link.ends)
+        net.links[link.name] = Link(link.name, a, b, link.speed, link.cable,
+                                    link.bit_error_rate)
+    _check_no_loop(net)
+    return net
+
+
+def _port(net: EthernetNetwork, end: str) -> EthernetPort:
+    switch, sep, number = end.partition(":")
+    return net.switches[switch].ports[int(number)] if sep else net.nodes[end].port
+
+
+def _check_no_loop(net: EthernetNetwork) -> None:
+    """Refuse a loop within a VLAN: with no spanning tree, flooding would circle."""
+    graph = nx.MultiGraph()
+    for link in net.links.values():
+        ends = [_segment(net, port) for port in link.ports]
+        if graph.has_node(ends[0]) and graph.has_node(ends[1]) and nx.has_path(graph, *ends):
+            raise ValueError(f"link {link.name} closes a loop in a VLAN; without a spanning "
+                             "tree frames would be flooded round it")
+        graph.add_edge(*ends)
+
+
+def _segment(net: EthernetNetwork, port: Any) -> tuple[str, int]:
+    """The broadcast domain of *port*: its switch and VLAN, or its NIC."""
+    for switch in net.switches.values():
+        vlan = switch.vlan_of(port)
+        if vlan is not None:
+            return (switch.name, vlan)
+    return (port.name, 0)

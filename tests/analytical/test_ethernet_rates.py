@@ -1,0 +1,101 @@
+"""Gigabit Ethernet on the shared link machinery: frame sizes on the line, TCP
+goodput from the per-frame overhead, shaped UDP, a switch output
+oversubscribed 2:1, and two VLANs bridged by a loop-back cable."""
+
+from __future__ import annotations
+
+import pytest
+
+from fcsim.apps.iperf import IperfOptions
+from fcsim.apps.netperf import NetperfOptions
+from fcsim.ethernet.frame import GAP, frame_chars
+from fcsim.ethernet.switch import load_ethernet_switch_model
+from fcsim.fc0.cable import Cable
+from fcsim.fc0.speed import speed_named
+from fcsim.host.host_model import load_host_model
+from fcsim.runner import run_scenario
+from fcsim.scenario.model import (
+    IperfConfig,
+    LinkConfig,
+    NetperfConfig,
+    NodeConfig,
+    RunConfig,
+    Scenario,
+    SwitchConfig,
+)
+from fcsim.transport.tcp_config import TcpConfig
+
+GIGE = speed_named("1000BASE-X")
+IDEAL = load_host_model("ideal")
+
+
+def test_frames_on_the_line() -> None:
+    assert frame_chars(1500) + GAP == 1538  # MTU + 38
+    assert frame_chars(1500, tagged=True) + GAP == 1542
+    assert frame_chars(1) == 8 + 64  # padded to the 64-byte minimum
+    assert frame_chars(1, tagged=True) == 8 + 64
+    assert GIGE.char_rate == pytest.approx(125e6)  # 1 Gbit/s of data at 1.25 Gbaud
+
+
+def _hosts(n: int, mtu: int = 1500) -> tuple[NodeConfig, ...]:
+    return tuple(NodeConfig(f"h{i + 1}", host=IDEAL, mtu=mtu) for i in range(n))
+
+
+def _run(nodes, links, workloads, duration: float, warmup: float, switches=()) -> dict:
+    scenario = Scenario("eth", "ethernet", RunConfig(duration, warmup), nodes, links,
+                        workloads, switches=switches)
+    return run_scenario(scenario)["repetitions"][0]
+
+
+@pytest.mark.parametrize("mtu", [1500, 9000])
+def test_tcp_goodput_is_the_line_rate_less_each_frames_overhead(mtu: int) -> None:
+    link = LinkConfig("l", ("h1", "h2"), GIGE, Cable(10.0))
+    test = NetperfConfig("tcp", "h1", "h2", NetperfOptions(length=10.0),
+                         send_sizes=(65536,), sockets=(2**20,))
+    rep = _run(_hosts(2, mtu), (link,), (test,), 0.6, 0.3)
+    frames = rep["links"]["l"]["directions"]["h1->h2"]["frames"]
+    # MTU less 40 bytes of IP and TCP headers, rounded down to whole 2048-byte
+    # mbuf clusters above one cluster (4.4BSD tcp_mss()); no options on data segments
+    mss = TcpConfig(sndbuf=2**20, rcvbuf=2**20, mtu=mtu).interface_mss
+    assert mss == {1500: 1460, 9000: 8192}[mtu]
+    goodput = frames * mss * 8 / 0.3
+    assert goodput == pytest.approx(mss / (mss + 40 + 38) * 1e9, rel=0.005)
+
+
+def test_udp_at_a_shaped_rate_arrives_whole() -> None:
+    link = LinkConfig("l", ("h1", "h2"), GIGE, Cable(10.0))
+    test = IperfConfig("udp", "h1", "h2", IperfOptions(True, bandwidth=300e6, duration=0.4))
+    rep = _run(_hosts(2), (link,), (test,), 0.5, 0.0)
+    assert rep["iperf"]["udp"]["throughput_mbit_s"] == pytest.approx(300.0, rel=0.01)
+
+
+def _star(n: int, vlans: tuple[int, ...] = ()) -> tuple[LinkConfig, ...]:
+    return tuple(LinkConfig(f"l{i}", (f"h{i + 1}", f"sw:{i}"), GIGE, Cable(10.0),
+                            vlans=(vlans[i],) if vlans else ()) for i in range(n))
+
+
+def test_an_output_oversubscribed_two_to_one_drops_and_tcp_recovers() -> None:
+    switch = SwitchConfig("sw", load_ethernet_switch_model("gigabit-workgroup"))
+    flows = tuple(IperfConfig(f"f{i}", f"h{i}", "h3", IperfOptions(window=2**19, duration=2.0))
+                  for i in (1, 2))
+    rep = _run(_hosts(3), _star(3), flows, 1.2, 0.4, (switch,))
+    sw = rep["switches"]["sw"]
+    assert sw["tail_drops"] > 0
+    into = rep["links"]["l2"]["directions"]["sw:2->h3"]
+    assert 0 < into["utilisation"] <= 1.0
+    assert all(rep["links"][f"l{i}"]["directions"][f"h{i + 1}->sw:{i}"]["frames"] > 1000
+               for i in (0, 1))  # both senders still sending after the drops
+    assert sw["max_queued_bytes"]["sw:2"] <= switch.model.buffer
+
+
+def test_a_loop_back_cable_bridges_two_vlans() -> None:
+    switch = SwitchConfig("sw", load_ethernet_switch_model("force10-e-series-class"))
+    links = _star(4, (10, 10, 20, 20))[::2] + (
+        LinkConfig("loopback", ("sw:1", "sw:3"), GIGE, Cable(2.0), vlans=(10, 20)),)
+    nodes = tuple(n for n in _hosts(4) if n.name in ("h1", "h3"))
+    test = IperfConfig("across", "h1", "h3", IperfOptions(window=2**19, duration=0.5))
+    rep = _run(nodes, links, (test,), 0.6, 0.1, (switch,))
+    assert rep["iperf"]["across"]["throughput_mbit_s"] > 500
+    crossing = rep["links"]["loopback"]["directions"]["sw:1->sw:3"]["frames"]
+    assert crossing == pytest.approx(rep["links"]["l0"]["directions"]["h1->sw:0"]["frames"],
+                                     abs=2)  # frames on the wire at the interval's edges

@@ -1,0 +1,56 @@
+"""Ethernet scenario files: the examples load; bad ones are refused in one line
+naming the key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fcsim.scenario.loader import ScenarioError, load_scenario
+
+ROOT = Path(__file__).resolve().parents[2]
+LOOPBACK = (ROOT / "scenarios" / "das2-vlan-loopback.toml").read_text(encoding="utf-8")
+
+
+def test_the_vlan_loopback_example_loads() -> None:
+    scenario = load_scenario(ROOT / "scenarios" / "das2-vlan-loopback.toml")
+    loopback = next(link for link in scenario.links if link.name == "loopback")
+    assert loopback.vlans == (10, 20) and loopback.speed.name == "1000BASE-X"
+    assert scenario.switches[0].model.buffer == 2097152
+    assert {n.mtu for n in scenario.nodes} == {1500}
+
+
+CASES = {
+    "MTU past jumbo": (('name = "a1"\n', 'name = "a1"\nmtu = 9001\n'), "nodes[0].mtu",
+                       "given 9001", "an integer 68..9000"),
+    "a VLAN that joins nothing": (('ends = ["b2", "force10:3"]\nspeed = "1000BASE-X"\n'
+                                   'vlan = 20', 'ends = ["b2", "force10:3"]\nspeed = '
+                                   '"1000BASE-X"\nvlan = 30'), "links",
+                                  "VLAN 30 has only port force10:3", "joins nothing"),
+    "one VLAN for two switch ports": (('vlan = [10, 20]', 'vlan = 10'), "links[4].vlan",
+                                      "given 10", "one VLAN per switch-port end (2 here)"),
+    "a loop in a VLAN": (('vlan = [10, 20]', 'vlan = [10, 10]'), "links[4].ends",
+                         "given ['force10:10', 'force10:11']", "no loop within a VLAN"),
+    "an FC workload": (('type = "iperf"\nfrom = "a1"', 'type = "stream"\nfrom = "a1"'),
+                       "workloads[0].type", "given 'stream'", "one of 'netperf', 'iperf'"),
+    "a node without a host": (('name = "a1"\nhost = "ideal"\n', 'name = "a1"\n'),
+                              "nodes[0].host", "missing", "a host model"),
+    "an unknown switch model": (('"force10-e-series-class"', '"cisco-6509"'),
+                                "switches[0].model", "given 'cisco-6509'",
+                                "no Ethernet switch model 'cisco-6509'"),
+    "a switch port out of range": (('"force10:11"', '"force10:48"'), "links[4].ends[1]",
+                                   "given 'force10:48'", "force10:0..47"),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_bad_ethernet_input_is_one_precise_line(tmp_path: Path, case: str) -> None:
+    (old, new), key, given, allowed = CASES[case]
+    assert old in LOOPBACK, old
+    path = tmp_path / "case.toml"
+    path.write_text(LOOPBACK.replace(old, new, 1), encoding="utf-8")
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(path)
+    first = str(info.value).splitlines()[0]
+    assert first.startswith(f"{path}: {key}: {given}; ") and allowed in first, first
