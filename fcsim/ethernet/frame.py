@@ -32,16 +32,21 @@ JUMBO_MTU = 9000
 """Jumbo-frame payload limit of the period's Gigabit Ethernet gear, bytes."""
 ETHERTYPE_IPV4 = 0x0800
 """EtherType of IPv4."""
+PAUSE_QUANTUM_BITS = 512
+"""A PAUSE quantum: 512 bit times (IEEE 802.3 Annex 31B)."""
+MAX_QUANTA = 0xFFFF
+"""The longest pause a PAUSE frame asks for, quanta."""
 
 
 class EthernetFrame:
     """A frame from MAC *src* to MAC *dst* with *payload* bytes (an IP packet,
     *ulp*), on VLAN *vlan*; *tagged*: it carries the 802.1Q tag on the line it
     is on. *chars* is its line time in transmission characters (without the
-    gap); *corrupt* marks a frame hit by a bit error (its FCS fails)."""
+    gap); *corrupt* marks a frame hit by a bit error (its FCS fails); *pause*:
+    a MAC control PAUSE frame's quanta (None: a data frame)."""
 
     __slots__ = ("src", "dst", "payload", "ulp", "vlan", "tagged", "chars", "corrupt",
-                 "sequence")
+                 "sequence", "pause")
 
     def __init__(self, src: int, dst: int, payload: int, ulp: Any = None, vlan: int = 1,
                  tagged: bool = False) -> None:
@@ -50,6 +55,7 @@ class EthernetFrame:
         self.chars = frame_chars(payload, tagged)
         self.corrupt = False
         self.sequence = None  # no FC sequence (trace sinks ask)
+        self.pause: int | None = None  # a MAC control PAUSE frame: its quanta
 
     @property
     def size(self) -> int:
@@ -65,3 +71,11 @@ def frame_chars(payload: int, tagged: bool = False) -> int:
     tag = VLAN_TAG if tagged else 0
     body = max(payload, MIN_FRAME - HEADER - tag - FCS)
     return PREAMBLE + HEADER + tag + body + FCS
+
+
+def pause_frame(src: int, quanta: int) -> EthernetFrame:
+    """An 802.3x PAUSE frame from MAC *src* asking for *quanta* (0: resume): a
+    64-byte MAC control frame to 01-80-C2-00-00-01."""
+    frame = EthernetFrame(src, 0x0180C2000001, 46)
+    frame.pause = quanta
+    return frame

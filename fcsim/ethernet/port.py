@@ -1,10 +1,15 @@
-"""An Ethernet port: one end of a link, with no link-level flow control.
+"""An Ethernet port: one end of a link, with 802.3x PAUSE as its only
+link-level flow control.
 
 It sends the frames its owner hands it, one at a time at the line rate, each
 followed by the 12-byte inter-frame gap (:data:`GAP_WORDS` transmission words
 of 1000BASE-X), and hands the owner each frame received, good or with a bad
 FCS. The owner is pulled for its next frame whenever the line is free, so it
-alone decides the order and what to drop.
+alone decides the order and what to drop. The MAC control sublayer is the
+port's own (IEEE 802.3 Annex 31B): a PAUSE frame it is asked to send goes
+before any data frame, paused or not; a PAUSE frame received stops it from
+starting data frames for the quanta asked (512 bit times each; 0 resumes at
+once), and is not handed to the owner.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from fcsim.engine.simulation import Simulation
-from fcsim.ethernet.frame import GAP, EthernetFrame
+from fcsim.ethernet.frame import GAP, PAUSE_QUANTUM_BITS, EthernetFrame, pause_frame
 from fcsim.link.line import launch
 
 
@@ -59,6 +64,9 @@ class EthernetPort:
         self.stats = EthernetStats()
         self._busy = False
         self._line_free = self._gap_end = 0.0
+        self._control: list[EthernetFrame] = []
+        self.paused_until = 0.0
+        self.pauses_rx = 0
         self._rng = sim.rng(f"port/{name}")
         self._env = sim.env
         self._sinks = sim.sinks
@@ -69,9 +77,21 @@ class EthernetPort:
         if not self._busy:
             self._send_next()
 
+    def send_pause(self, quanta: int, src: int) -> None:
+        """Send a PAUSE frame for *quanta* (0: resume), from MAC *src*, next."""
+        self._control.append(pause_frame(src, quanta))
+        self.kick()
+
     def _send_next(self, _event: object = None) -> None:
         now = self._env._now
-        frame = self.owner.next_frame(self)
+        if self._control:
+            frame = self._control.pop(0)
+        elif now < self.paused_until:
+            self._busy = False
+            self._later(self.paused_until - now, self._resume)
+            return
+        else:
+            frame = self.owner.next_frame(self)
         if frame is None:
             self._busy = False
             return
@@ -80,12 +100,23 @@ class EthernetPort:
         self._later(end + self.delay - now, self.peer._receive, frame)  # type: ignore[union-attr]
         self._later(gap_end - now, self._send_next)
 
+    def _resume(self, _event: object) -> None:
+        if not self._busy and self._env._now >= self.paused_until:
+            self._send_next()
+
     def _receive(self, event: object) -> None:
         frame: EthernetFrame = event._value  # type: ignore[attr-defined]
         stats = self.stats
         stats.frames_rx += 1
         if frame.corrupt:
             stats.errors_rx += 1
+        elif frame.pause is not None:  # MAC control: ours, not the owner's
+            self.pauses_rx += 1
+            bit = self.char_time / 8  # a data bit: 8 to a character
+            self.paused_until = self._env._now + frame.pause * PAUSE_QUANTUM_BITS * bit
+            if frame.pause == 0:
+                self.kick()
+            return
         self.owner.frame_received(self, frame)
 
     def reset_stats(self) -> None:

@@ -8,8 +8,10 @@ frames on the line carry no tag). The switch learns each source MAC on the
 port and VLAN it arrives from; a frame to a MAC not yet learned is flooded
 to every other port of its VLAN. An output FIFO holds at most the model's
 buffer per port, in bytes; a frame that does not fit is dropped (tail drop)
-and counted. Two ports of different VLANs joined by a cable (a loop-back)
-bridge the two VLANs, as seed 003's Force10 set-up does. There is no
+and counted. With 802.3x flow control on, an output holding more than the
+model's threshold sends PAUSE to the ports feeding it, and lets them go
+(PAUSE 0) once it holds half as much. Two ports of different VLANs joined by
+a cable (a loop-back) bridge the two VLANs, as seed 003's Force10 set-up does. There is no
 spanning tree: the topology builder refuses a loop within a VLAN.
 """
 
@@ -22,7 +24,7 @@ from typing import Any
 
 from fcsim.catalog import ModelFile, read_model, sourced
 from fcsim.engine.simulation import Simulation
-from fcsim.ethernet.frame import EthernetFrame
+from fcsim.ethernet.frame import MAX_QUANTA, PAUSE_QUANTUM_BITS, EthernetFrame
 from fcsim.ethernet.port import EthernetPort
 from fcsim.schema.fields import Time, integer
 from fcsim.schema.section import REQUIRED, key
@@ -31,12 +33,15 @@ from fcsim.schema.section import REQUIRED, key
 @dataclass(frozen=True)
 class EthernetSwitchModel:
     """One kind of Ethernet switch: *ports*, output *buffer* per port (bytes),
-    forwarding *latency* once a frame is in (s)."""
+    forwarding *latency* once a frame is in (s); with 802.3x flow control on,
+    an output holding more than *pause_threshold* bytes pauses the ports that
+    feed it (None: the switch sends no PAUSE)."""
 
     name: str
     ports: int
     buffer: int
     latency: float = 0.0
+    pause_threshold: int | None = None
     sources: dict[str, str] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
@@ -62,12 +67,20 @@ class EthernetSwitchFile(ModelFile):
                          {"value": 1048576, "source": "data sheet"})
     latency: Delay = key(None, "From a frame's arrival to its entering the output FIFO, s.",
                          {"value": "5 us", "source": "data sheet"})
+    pause_threshold: Buffer = key(None, "With 802.3x flow control on: bytes in an output "
+                                  "FIFO above which the switch sends PAUSE to the ports "
+                                  "feeding it (XON below half of it).",
+                                  {"value": 65536, "source": "assumption"})
 
 
 def load_ethernet_switch_model(name: str, directory: Path | None = None) -> EthernetSwitchModel:
     """The Ethernet switch model *name* (``models/ethernet-switches/<name>.toml``)."""
     values, sources = read_model("ethernet-switches", name, EthernetSwitchFile, directory)
     return EthernetSwitchModel(name=name, sources=sources, **values)
+
+
+SWITCH_MAC = 0x02FF00000000
+"""The source MAC of the PAUSE frames a switch sends (locally administered)."""
 
 
 class EthernetSwitchStats:
@@ -87,12 +100,18 @@ class EthernetSwitch:
     """Switch *name* built as *model*; port *i* is ``name:i`` in VLAN ``vlans[i]``."""
 
     def __init__(self, sim: Simulation, name: str, model: EthernetSwitchModel,
-                 vlans: dict[int, int] | None = None) -> None:
+                 vlans: dict[int, int] | None = None, pause: bool = False) -> None:
+        if pause and model.pause_threshold is None:
+            raise ValueError(f"{name}: model {model.name} gives no pause_threshold")
         self.sim, self.name, self.model = sim, name, model
         self.ports = [EthernetPort(sim, f"{name}:{i}", self) for i in range(model.ports)]
         self.vlans = [(vlans or {}).get(i, 1) for i in range(model.ports)]
         self._index = {port: i for i, port in enumerate(self.ports)}
-        self._queues: list[deque[EthernetFrame]] = [deque() for _ in self.ports]
+        self._queues: list[deque[tuple[EthernetFrame, int]]] = [deque() for _ in self.ports]
+        self.pause = pause
+        self._paused: dict[int, set[int]] = {}  # ingress -> the outputs it is paused for
+        self._paused_at: dict[int, float] = {}
+        self.pauses_tx = 0
         self._queued = [0] * model.ports
         self._table: dict[tuple[int, int], int] = {}
         self.max_queued = [0] * model.ports
@@ -121,22 +140,45 @@ class EthernetSwitch:
         else:
             return  # to where it came from: filtered
         if self.model.latency > 0:
-            self.sim.call_later(self.model.latency, lambda _e: self._enqueue(outs, frame))
+            self.sim.call_later(self.model.latency, lambda _e: self._enqueue(outs, frame, into))
         else:
-            self._enqueue(outs, frame)
+            self._enqueue(outs, frame, into)
 
-    def _enqueue(self, outs: list[int], frame: EthernetFrame) -> None:
+    def _enqueue(self, outs: list[int], frame: EthernetFrame, into: int) -> None:
         size = frame.size
         for out in outs:
             if self._queued[out] + size > self.model.buffer:
                 self.stats.tail_drops += 1
                 continue
             copy = frame if len(outs) == 1 else _copy(frame)
-            self._queues[out].append(copy)
+            self._queues[out].append((copy, into))
             self._queued[out] += size
             self.max_queued[out] = max(self.max_queued[out], self._queued[out])
             self.stats.forwarded += 1
+            if self.pause and self._queued[out] > self.model.pause_threshold:  # type: ignore[operator]
+                self._hold(into, out)
             self.ports[out].kick()
+
+    def _hold(self, into: int, out: int) -> None:
+        """Pause ingress *into* for output *out*; refresh a pause half gone."""
+        paused = self._paused.setdefault(into, set())
+        port = self.ports[into]
+        longest = MAX_QUANTA * PAUSE_QUANTUM_BITS * port.char_time / 8
+        if not paused or self.sim.now - self._paused_at[into] > longest / 2:
+            port.send_pause(MAX_QUANTA, SWITCH_MAC)
+            self._paused_at[into] = self.sim.now
+            self.pauses_tx += 1
+        paused.add(out)
+
+    def _release(self, out: int) -> None:
+        """Output *out* has drained below half its threshold: let go the ingress
+        ports paused for it alone."""
+        for into, outs in list(self._paused.items()):
+            outs.discard(out)
+            if not outs:
+                del self._paused[into]
+                self.ports[into].send_pause(0, SWITCH_MAC)
+                self.pauses_tx += 1
 
     def next_frame(self, port: EthernetPort) -> EthernetFrame | None:
         """The head of *port*'s output FIFO."""
@@ -144,13 +186,16 @@ class EthernetSwitch:
         queue = self._queues[out]
         if not queue:
             return None
-        frame = queue.popleft()
+        frame, _ = queue.popleft()
         self._queued[out] -= frame.size
+        if self._paused and self._queued[out] <= self.model.pause_threshold / 2:  # type: ignore[operator]
+            self._release(out)
         return frame
 
     def results(self) -> dict[str, Any]:
         """Counters and the fullest each output FIFO has been, bytes."""
         return {"model": self.model.name, "forwarded": self.stats.forwarded,
+                "pauses_sent": self.pauses_tx,
                 "flooded": self.stats.flooded, "tail_drops": self.stats.tail_drops,
                 "fcs_errors": self.stats.fcs_errors,
                 "max_queued_bytes": {self.ports[i].name: q for i, q in
@@ -160,6 +205,7 @@ class EthernetSwitch:
         """Start a new measured interval."""
         self.stats.reset()
         self.max_queued = list(self._queued)
+        self.pauses_tx = 0
 
 
 def _copy(frame: EthernetFrame) -> EthernetFrame:

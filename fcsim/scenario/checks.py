@@ -11,6 +11,7 @@ from fcsim.fc4.fcp import BLOCK
 from fcsim.host.block import striped_capacity
 from fcsim.loop.al_pa import MAX_NL_PORTS
 from fcsim.scenario.ethernet_checks import ethernet_links
+from fcsim.scenario.rules import ends_once, known, unique
 from fcsim.scenario.sections.apps import IperfSection, NetperfSection
 from fcsim.scenario.sections.document import (
     EthernetScenario,
@@ -53,21 +54,6 @@ def _run(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
                       f"a time less than run.duration ({show(raw['run']['duration'])})")
 
 
-def unique(raws: list[dict[str, Any]], section: str, key: str,
-           values: list[Any]) -> Iterator[Problem]:
-    """A problem for each of *values* (one per table of *section*, None: no
-    value) equal to an earlier one."""
-    for i, value in enumerate(values):
-        if value is not None and value in values[:i]:
-            first = values.index(value)
-            by_default = [f" ({show(value)} by default)" if key not in raws[j] else ""
-                          for j in (i, first)]
-            article = "an" if key[0] in "aeiou" else "a"
-            yield Problem(f"{section}[{i}].{key}",
-                          given(raws[i][key]) if key in raws[i] else f"none{by_default[0]}",
-                          f"{article} {key} not used by {section}[{first}]{by_default[1]}")
-
-
 def _nodes(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
     raws = raw["nodes"]
     yield from unique(raws, "nodes", "name", [n.name for n in doc.nodes])
@@ -108,12 +94,6 @@ def _order(doc: LoopScenario, raw: dict[str, Any]) -> Iterator[Problem]:
                       f"{show(missing[0])} is missing")
 
 
-def known(name: str, path: str, nodes: list[str]) -> Iterator[Problem]:
-    """A problem if *name* is not one of *nodes*."""
-    if name not in nodes:
-        yield Problem(path, given(name), "the name of a node: " + ", ".join(map(repr, nodes)))
-
-
 def _links(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
     if isinstance(doc, LoopScenario):
         return
@@ -141,20 +121,11 @@ def _links(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
 def _fabric_ends(doc: FabricScenario, raws: list[dict[str, Any]],
                  nodes: list[str]) -> Iterator[Problem]:
     """Each link touches a switch port, each switch port and node is used once."""
-    seen: dict[str, str] = {}
     for i, link in enumerate(doc.links):
         if all(":" not in end for end in link.ends):
             yield Problem(f"links[{i}].ends", given(raws[i]["ends"]),
                           "a switch port written 'switch:port' at one end at least")
-        for j, end in enumerate(link.ends):
-            if end in seen:
-                yield Problem(f"links[{i}].ends[{j}]", given(end),
-                              f"an end not already used by {seen[end]}")
-            seen.setdefault(end, f"links[{i}]")
-    for name in nodes:
-        if name not in seen:
-            yield Problem("links", f"no link for node {name!r}", "every node linked to a "
-                          "switch port")
+    yield from ends_once(doc.links, nodes, "every node linked to a switch port")
 
 
 def _workloads(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:

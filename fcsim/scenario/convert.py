@@ -56,8 +56,8 @@ def to_scenario(doc: PointToPointScenario | FabricScenario | LoopScenario | Ethe
         links: tuple[LinkConfig | LoopConfig, ...] = (_loop(doc.loop, [n.name for n in nodes]),)
     else:
         links = tuple(_link(link, i) for i, link in enumerate(doc.links))
-    switches = (tuple(SwitchConfig(s.name, s.model, getattr(s, "domain", None))
-                      for s in doc.switches)
+    switches = (tuple(SwitchConfig(s.name, s.model, getattr(s, "domain", None),
+                                   getattr(s, "pause", False)) for s in doc.switches)
                 if isinstance(doc, FabricScenario | EthernetScenario) else ())
     run = doc.run
     return Scenario(name=doc.name or Path(file).stem, topology=doc.topology,

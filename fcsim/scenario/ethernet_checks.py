@@ -1,6 +1,7 @@
 """Checks across keys of an Ethernet network: each node on one cable, each
 switch port used once, a VLAN for each switch-port end, no VLAN that joins
-nothing, and no loop within a VLAN (there is no spanning tree)."""
+nothing, no loop within a VLAN (there is no spanning tree), and PAUSE only
+on a switch whose model says when to send it."""
 
 from __future__ import annotations
 
@@ -10,12 +11,12 @@ from typing import Any
 
 import networkx as nx
 
+from fcsim.scenario.rules import ends_once
 from fcsim.schema.errors import Problem, given
 
 
 def ethernet_links(doc: Any, raws: list[dict[str, Any]], nodes: list[str]) -> Iterator[Problem]:
     """Every problem of the links of the Ethernet scenario *doc*."""
-    seen: dict[str, str] = {}
     vlan_of: dict[str, int] = {}
     for i, link in enumerate(doc.links):
         switch_ends = [end for end in link.ends if ":" in end]
@@ -25,17 +26,13 @@ def ethernet_links(doc: Any, raws: list[dict[str, Any]], nodes: list[str]) -> It
                           f"one VLAN per switch-port end ({len(switch_ends)} here)")
             continue
         vlan_of.update(zip(switch_ends, vlans, strict=True))
-        for j, end in enumerate(link.ends):
-            if end in seen:
-                yield Problem(f"links[{i}].ends[{j}]", given(end),
-                              f"an end not already used by {seen[end]}")
-            seen.setdefault(end, f"links[{i}]")
-    for name in nodes:
-        if name not in seen:
-            yield Problem("links", f"no link for node {name!r}", "every node cabled (one NIC "
-                          "each)")
+    yield from ends_once(doc.links, nodes, "every node cabled (one NIC each)")
     yield from _lonely_vlans(vlan_of)
     yield from _loops(doc, vlan_of)
+    for i, switch in enumerate(doc.switches):
+        if switch.pause and switch.model.pause_threshold is None:
+            yield Problem(f"switches[{i}].pause", "given true", f"a switch model with a "
+                          f"pause_threshold ({switch.model.name} gives none)")
 
 
 def _lonely_vlans(vlan_of: dict[str, int]) -> Iterator[Problem]:

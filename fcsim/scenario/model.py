@@ -83,11 +83,13 @@ class LinkConfig:
 @dataclass(frozen=True)
 class SwitchConfig:
     """A switch *name* built as *model* (a Fibre Channel or an Ethernet switch),
-    with fabric *domain* (None: assigned; Fibre Channel only)."""
+    with fabric *domain* (None: assigned; Fibre Channel only); *pause*: an
+    Ethernet switch sends 802.3x PAUSE."""
 
     name: str
     model: SwitchModel | EthernetSwitchModel
     domain: int | None = None
+    pause: bool = False
 
 
 @dataclass(frozen=True)

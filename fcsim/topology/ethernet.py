@@ -70,7 +70,7 @@ def build_ethernet(sim: Simulation, scenario: Scenario) -> EthernetNetwork:
             vlans[switch][int(number)] = vlan
     for s in scenario.switches:
         net.switches[s.name] = EthernetSwitch(sim, s.name, s.model,  # type: ignore[arg-type]
-                                              vlans[s.name])
+                                              vlans[s.name], s.pause)
     for link in scenario.links:
         a, b = (_port(net, end) for end in link.ends)
         net.links[link.name] = Link(link.name, a, b, link.speed, link.cable,

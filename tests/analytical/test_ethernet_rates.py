@@ -99,3 +99,15 @@ def test_a_loop_back_cable_bridges_two_vlans() -> None:
     crossing = rep["links"]["loopback"]["directions"]["sw:1->sw:3"]["frames"]
     assert crossing == pytest.approx(rep["links"]["l0"]["directions"]["h1->sw:0"]["frames"],
                                      abs=2)  # frames on the wire at the interval's edges
+
+
+def test_pause_never_drops() -> None:
+    switch = SwitchConfig("sw", load_ethernet_switch_model("gigabit-workgroup"), pause=True)
+    flows = tuple(IperfConfig(f"f{i}", f"h{i}", "h3", IperfOptions(window=2**19, duration=2.0))
+                  for i in (1, 2))
+    rep = _run(_hosts(3), _star(3), flows, 0.8, 0.2, (switch,))
+    sw = rep["switches"]["sw"]
+    assert sw["pauses_sent"] > 0 and sw["tail_drops"] == 0
+    assert sw["max_queued_bytes"]["sw:2"] <= switch.model.buffer
+    into = rep["links"]["l2"]["directions"]["sw:2->h3"]
+    assert into["utilisation"] > 0.95  # the paused senders keep the output busy

@@ -54,3 +54,19 @@ def test_bad_ethernet_input_is_one_precise_line(tmp_path: Path, case: str) -> No
         load_scenario(path)
     first = str(info.value).splitlines()[0]
     assert first.startswith(f"{path}: {key}: {given}; ") and allowed in first, first
+
+
+def test_pause_needs_a_model_that_says_when(tmp_path: Path) -> None:
+    (tmp_path / "ethernet-switches").mkdir()
+    (tmp_path / "ethernet-switches" / "plain.toml").write_text(
+        'ports = { value = 16, source = "t" }\nbuffer = { value = 65536, source = "t" }\n',
+        encoding="utf-8")
+    text = LOOPBACK.replace('"force10-e-series-class"', '"ethernet-switches/plain.toml"\n'
+                            'pause = true')
+    path = tmp_path / "case.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ScenarioError, match=r"switches\[0\].pause: given true; a switch model "
+                                            r"with a pause_threshold \(.*plain.toml gives none\)"):
+        load_scenario(path)
+    path.write_text(text.replace("\npause = true", ""), encoding="utf-8")
+    assert not load_scenario(path).switches[0].pause

@@ -14,7 +14,7 @@ from fcsim.scenario.sections.links import (
     CableLength,
 )
 from fcsim.scenario.sections.nodes import HostName, Load, model_name
-from fcsim.schema.fields import Ends, Name, Propagation, Speed, integer, value_type
+from fcsim.schema.fields import Ends, Flag, Name, Propagation, Speed, integer, value_type
 from fcsim.schema.section import REQUIRED, Section, key
 
 Mtu = integer(68, JUMBO_MTU, f"an integer 68..{JUMBO_MTU} (bytes; 1500 standard, up to "
@@ -88,3 +88,6 @@ class EthernetSwitchSection(Section):
     model: EthernetSwitchName = key(help="The switch model: a name in "
                                     "models/ethernet-switches/ or a model file ending in .toml.",
                                     example="force10-e-series-class")
+    pause: Flag = key(False, "802.3x flow control: an output above the model's "
+                      "pause_threshold sends PAUSE to the ports feeding it; NICs always obey "
+                      "PAUSE.", True)
