@@ -80,8 +80,11 @@ def _netperf_lines(results: dict[str, Any]) -> list[str]:
     for name, run in first.get("iperf", {}).items():
         value = results["summary"][name]["throughput_mbit_s"]
         lost = f", {run['datagrams_lost']} datagrams lost" if run["protocol"] == "UDP" else ""
-        lines.append(f"  {name}: iperf {run['protocol']} {value['mean']:.2f} 10^6 bits/s "
-                     f"[{value['min']:.2f}, {value['max']:.2f}]{lost}")
+        median = (f", median of {len(run['intervals_mbit_s'])} interval reports "
+                  f"{run['median_mbit_s']:.2f}" if run.get("median_mbit_s") is not None else "")
+        mesh = f" over {len(run['runs'])} client-server pairs" if "runs" in run else ""
+        lines.append(f"  {name}: iperf {run['protocol']}{mesh} {value['mean']:.2f} 10^6 bits/s "
+                     f"[{value['min']:.2f}, {value['max']:.2f}]{lost}{median}")
     for name, host in first.get("hosts", {}).items():
         lines.append(f"  host {name} ({host['model']}): processor "
                      f"{100 * host['cpu_utilisation']:.1f} % (background "

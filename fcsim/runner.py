@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from fcsim import __version__
-from fcsim.apps.iperf import Iperf
+from fcsim.apps.iperf import IperfMesh
 from fcsim.apps.netperf import Netperf
 from fcsim.engine.simulation import Simulation, TraceSink
 from fcsim.host.host import Host
@@ -74,12 +74,16 @@ def build_netperf(sim: Simulation, scenario: Scenario, hosts: dict[str, Host]) -
                                       if isinstance(w, NetperfConfig))]
 
 
-def build_iperf(sim: Simulation, scenario: Scenario, hosts: dict[str, Host]) -> list[Iperf]:
-    """The scenario's iperf runs."""
-    return [Iperf(sim, w.name, hosts[w.source], hosts[w.destination], w.options, w.start,
-                  port=index)
-            for index, w in enumerate(w for w in scenario.workloads
-                                      if isinstance(w, IperfConfig))]
+def build_iperf(sim: Simulation, scenario: Scenario,
+                hosts: dict[str, Host]) -> list[IperfMesh]:
+    """The scenario's iperf runs (each a mesh of its clients and servers), every
+    client-server pair numbered apart so that their ports differ."""
+    meshes, first = [], 0
+    for w in (w for w in scenario.workloads if isinstance(w, IperfConfig)):
+        meshes.append(IperfMesh(sim, w.name, [hosts[c] for c in w.clients],
+                                [hosts[s] for s in w.servers], w.options, w.start, first))
+        first += len(w.clients) * len(w.servers)
+    return meshes
 
 
 SLICES = 50

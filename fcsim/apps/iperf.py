@@ -1,4 +1,5 @@
-"""iperf 2 on simulated hosts: TCP with parallel flows, UDP at a shaped rate.
+"""iperf 2 on simulated hosts: TCP with parallel flows, UDP at a shaped rate,
+between one client and one server or over a mesh of clients and servers.
 
 Options as iperf's (fact sheet section 10.2): ``-P`` parallel TCP flows, each
 with ``-w`` as its window (SO_SNDBUF and SO_RCVBUF), ``-l`` bytes per write
@@ -6,11 +7,15 @@ with ``-w`` as its window (SO_SNDBUF and SO_RCVBUF), ``-l`` bytes per write
 TCP_NODELAY, ``-u`` UDP with ``-b`` the offered rate in bits/s (iperf paces
 its datagrams evenly). Results: the aggregate throughput the receiving
 application got in 10^6 bits/s, per flow for TCP; for UDP also the datagrams
-lost (sent but not read).
+lost (sent but not read). A mesh (:class:`IperfMesh`) runs one such iperf
+from each client to each server at once, as a script starting them together
+would, and reports their sum; with ``-i`` it also reports the sum over each
+interval and the median of those interval reports.
 """
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,7 +30,8 @@ IPERF_PORT = 5001
 @dataclass(frozen=True)
 class IperfOptions:
     """One iperf client command line. Sizes in bytes, *bandwidth* in bits/s,
-    *duration* in s."""
+    *duration* and *interval* (``-i``, the period of the interim reports;
+    None: none) in s."""
 
     udp: bool = False
     parallel: int = 1
@@ -34,10 +40,13 @@ class IperfOptions:
     bandwidth: float = 1e6
     duration: float = 10.0
     nodelay: bool = False
+    interval: float | None = None
 
     def __post_init__(self) -> None:
         if self.parallel < 1 or self.window < 1 or self.duration <= 0 or self.bandwidth <= 0:
             raise ValueError("iperf needs -P >= 1, -w >= 1 B, -t > 0 s and -b > 0 bit/s")
+        if self.interval is not None and self.interval <= 0:
+            raise ValueError("iperf -i must be > 0 s")
         if self.length is not None and self.length < 1:
             raise ValueError("iperf -l must be >= 1 byte")
 
@@ -98,6 +107,12 @@ class Iperf:
             self.received += 1
         self.into.recv(self._udp_got)
 
+    def delivered(self) -> int:
+        """Bytes the receiving application has got so far in the test."""
+        if self.options.udp:
+            return self.received * self.options.write_size
+        return sum(flow.bytes for flow in self.flows)
+
     def results(self) -> dict[str, Any]:
         """iperf's report: aggregate throughput in 10^6 bits/s, per flow or with loss."""
         options = self.options
@@ -108,3 +123,52 @@ class Iperf:
                 "throughput_mbit_s": 8 * self.received * options.write_size
                 / options.duration / 1e6,
                 "datagrams_sent": self.sent, "datagrams_lost": self.sent - self.received}
+
+
+class IperfMesh:
+    """An iperf from each of *clients* to each of *servers* (hosts by name),
+    started together at *start* s, reported as one: the sum of their
+    throughputs and, with ``-i``, the sum in each interval and its median.
+    *port* numbers its first client-server pair among the scenario's iperf
+    runs; the others follow."""
+
+    def __init__(self, sim: Simulation, name: str, clients: list[Host], servers: list[Host],
+                 options: IperfOptions, start: float = 0.0, port: int = 0) -> None:
+        self.sim, self.name, self.options = sim, name, options
+        pairs = [(c, s) for c in clients for s in servers]
+        single = len(pairs) == 1
+        self.runs = [Iperf(sim, name if single else f"{name}/{c.name}->{s.name}", c, s,
+                           options, start, port=port + i)
+                     for i, (c, s) in enumerate(pairs)]
+        self.intervals: list[float] = []  # bits/s of each whole interval
+        self._last = 0
+        self._end = start + options.duration
+        if options.interval is not None:
+            sim.call_later(start + options.interval, self._report)
+
+    def _report(self, _event: object) -> None:
+        """One interim report: what arrived in the interval just ended."""
+        interval: float = self.options.interval  # type: ignore[assignment]
+        total = sum(run.delivered() for run in self.runs)
+        self.intervals.append(8 * (total - self._last) / interval)
+        self._last = total
+        if self.sim.now + interval <= self._end * (1 + 1e-12):
+            self.sim.call_later(interval, self._report)
+
+    def results(self) -> dict[str, Any]:
+        """The runs' summed throughput (10^6 bits/s), each run's, and the
+        interval reports with their median."""
+        runs = {run.name: run.results() for run in self.runs}
+        if len(runs) == 1:
+            out = dict(next(iter(runs.values())))
+        else:
+            out = {"protocol": "UDP" if self.options.udp else "TCP",
+                   "throughput_mbit_s": sum(r["throughput_mbit_s"] for r in runs.values()),
+                   "runs": runs}
+            if self.options.udp:
+                out["datagrams_lost"] = sum(r["datagrams_lost"] for r in runs.values())
+        if self.options.interval is not None:
+            reports = [bits / 1e6 for bits in self.intervals]
+            out["intervals_mbit_s"] = reports
+            out["median_mbit_s"] = statistics.median(reports) if reports else None
+        return out

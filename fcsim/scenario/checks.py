@@ -136,13 +136,17 @@ def _workloads(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
     sweeping = None
     for i, w in enumerate(doc.workloads):
         path = f"workloads[{i}]"
-        yield from known(w.source, f"{path}.from", names)
+        starts = w.source if isinstance(w.source, tuple) else (w.source,)
         ends = w.destination if isinstance(w.destination, tuple) else (w.destination,)
+        for key, nodes in (("from", starts), ("to", ends)):
+            for j, node in enumerate(nodes):
+                yield from known(node, f"{path}.{key}" if len(nodes) == 1 else
+                                 f"{path}.{key}[{j}]", names)
         for j, end in enumerate(ends):
-            where = f"{path}.to" if len(ends) == 1 else f"{path}.to[{j}]"
-            yield from known(end, where, names)
-            if end == w.source:
-                yield Problem(where, given(end), f"a node other than from ({show(w.source)})")
+            if end in starts:
+                where = f"{path}.to" if len(ends) == 1 else f"{path}.to[{j}]"
+                yield Problem(where, given(end), "a node other than from "
+                              f"({show(starts[0] if len(starts) == 1 else list(starts))})")
         if isinstance(doc, LoopScenario) and getattr(w, "cls", 3) == 1:
             yield Problem(f"{path}.class", given(raws[i]["class"]),
                           "a class of service on a loop: 2 or 3")
@@ -217,10 +221,12 @@ def _block(w: FioSection | DdSection, raw: dict[str, Any], path: str,
 def _application(w: NetperfSection | IperfSection, raw: dict[str, Any], path: str,
                  hosts: set[str], duration: float) -> Iterator[Problem]:
     """An application runs between hosts and ends before the run does."""
-    for key, name in (("from", w.source), ("to", w.destination)):
-        if name not in hosts:
-            yield Problem(f"{path}.{key}", given(name),
-                          "a node with a host model (key 'host' in [[nodes]])")
+    for key, names in (("from", w.source), ("to", w.destination)):
+        names = names if isinstance(names, tuple) else (names,)
+        for j, name in enumerate(names):
+            if name not in hosts:
+                yield Problem(f"{path}.{key}" if len(names) == 1 else f"{path}.{key}[{j}]",
+                              given(name), "a node with a host model (key 'host' in [[nodes]])")
     key, length = (("length", w.length) if isinstance(w, NetperfSection)
                    else ("duration", w.duration))
     if w.start + length >= duration:

@@ -117,8 +117,10 @@ def _workload(w: Any, index: int) -> WorkloadConfig:
                          dd, striped, w.stripe)
     if isinstance(w, IperfSection):
         options = IperfOptions(w.protocol, w.parallel, w.window, w.length, w.bandwidth,
-                               w.duration, w.nodelay)
-        return IperfConfig(name, w.source, w.destination, options, w.start)
+                               w.duration, w.nodelay, w.interval)
+        mesh = len(w.source) * len(w.destination) > 1
+        return IperfConfig(name, w.source[0], w.destination[0], options, w.start,
+                           w.source if mesh else (), w.destination if mesh else ())
     common = dict(name=name, source=w.source, destination=w.destination, cls=w.cls,
                   max_data_field=w.max_payload, start=w.start, count=w.count)
     if isinstance(w, StreamSection):

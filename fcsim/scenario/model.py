@@ -159,13 +159,31 @@ class NetperfConfig:
 @dataclass(frozen=True)
 class IperfConfig:
     """An iperf client on *source* and server on *destination* (both hosts),
-    run with *options* from *start* s."""
+    run with *options* from *start* s. *mesh_clients* and *mesh_servers*:
+    every client sends to every server (empty: *source*, *destination*)."""
 
     name: str
     source: str
     destination: str
     options: IperfOptions = field(default_factory=IperfOptions)
     start: float = 0.0
+    mesh_clients: tuple[str, ...] = ()
+    mesh_servers: tuple[str, ...] = ()
+
+    @property
+    def clients(self) -> tuple[str, ...]:
+        """The nodes running an iperf client."""
+        return self.mesh_clients or (self.source,)
+
+    @property
+    def servers(self) -> tuple[str, ...]:
+        """The nodes running an iperf server."""
+        return self.mesh_servers or (self.destination,)
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        """The nodes the workload sends to."""
+        return self.servers
 
 
 @dataclass(frozen=True)

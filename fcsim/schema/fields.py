@@ -274,3 +274,18 @@ Ends = distinct_list(lambda e: isinstance(e, str) and bool(e.strip()),
                      "a list of the names of two different nodes such as ['host', 'disk']", 2,
                      {"type": "string", "minLength": 1})
 """The two ends of a link."""
+
+
+
+def _names(value: Any) -> tuple[str, ...]:
+    names = value if isinstance(value, list) else [value]
+    _test(bool(names) and all(isinstance(n, str) and n.strip() for n in names)
+          and len(set(names)) == len(names))
+    return tuple(names)
+
+
+OneOrMoreNames = value_type(tuple, _names, "a node name, or a list of distinct node names",
+                            {"anyOf": [{"type": "string", "minLength": 1}, {
+                                "type": "array", "items": {"type": "string", "minLength": 1},
+                                "minItems": 1, "uniqueItems": True}]})
+"""One node name or several, as a tuple."""

@@ -107,20 +107,26 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
         switch.services = FabricServices(switch, directory)
     # N_Ports log in with the peers they exchange with (both ways): the work of
     # a fabric of thousands of N_Ports grows with its traffic, not its size squared
-    pairs = {(w.source, d) for w in scenario.workloads for d in peers_of(w)}
+    pairs = {(s, d) for w in scenario.workloads for s in senders_of(w) for d in peers_of(w)}
     for a, b in pairs | {(b, a) for a, b in pairs}:
         net.nodes[a].login(net.nodes[b])
     net.addresses = {name: node.port_id for name, node in net.nodes.items()}
     if scenario.run.login:
         for name, node in net.nodes.items():
             targets = sorted({net.addresses[d] for w in scenario.workloads
-                              if w.source == name for d in peers_of(w)})
+                              if name in senders_of(w) for d in peers_of(w)})
             FabricLogin(node, targets).start()
     return net
 
 
+def senders_of(workload: Any) -> tuple[str, ...]:
+    """The nodes *workload* sends from (several for an iperf mesh)."""
+    return getattr(workload, "clients", (workload.source,))
+
+
 def peers_of(workload: Any) -> tuple[str, ...]:
-    """The nodes *workload* sends to (several for a striped block job)."""
+    """The nodes *workload* sends to (several for a striped block job or an iperf
+    mesh)."""
     return getattr(workload, "targets", (workload.destination,))
 
 

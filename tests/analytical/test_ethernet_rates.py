@@ -111,3 +111,24 @@ def test_pause_never_drops() -> None:
     assert sw["max_queued_bytes"]["sw:2"] <= switch.model.buffer
     into = rep["links"]["l2"]["directions"]["sw:2->h3"]
     assert into["utilisation"] > 0.95  # the paused senders keep the output busy
+
+
+def test_an_iperf_mesh_reports_its_sum_per_interval_and_the_median() -> None:
+    switch = SwitchConfig("sw", load_ethernet_switch_model("force10-e-series-class"))
+    links = _star(4, (10, 10, 20, 20)) + (
+        LinkConfig("loopback", ("sw:10", "sw:11"), GIGE, Cable(2.0), vlans=(10, 20)),)
+    udp = IperfConfig("udp", "h1", "h3", IperfOptions(True, bandwidth=100e6, duration=0.4,
+                                                      interval=0.1),
+                      mesh_clients=("h1", "h2"), mesh_servers=("h3", "h4"))
+    rep = _run(_hosts(4), links, (udp,), 0.5, 0.0, (switch,))
+    mesh = rep["iperf"]["udp"]
+    assert len(mesh["runs"]) == 4 and mesh["datagrams_lost"] <= 4  # one in flight each at the end
+    assert mesh["throughput_mbit_s"] == pytest.approx(400.0, rel=0.01)
+    assert len(mesh["intervals_mbit_s"]) == 4
+    assert mesh["median_mbit_s"] == pytest.approx(400.0, rel=0.02)
+    tcp = IperfConfig("tcp", "h1", "h3", IperfOptions(window=2**18, duration=0.4, interval=0.1),
+                      mesh_clients=("h1", "h2"), mesh_servers=("h3", "h4"))
+    mesh = _run(_hosts(4), links, (tcp,), 0.5, 0.0, (switch,))["iperf"]["tcp"]
+    crossing = 1460 / 1538 * 1000  # every flow crosses the one loop-back cable
+    assert mesh["median_mbit_s"] == pytest.approx(crossing, rel=0.02)
+    assert mesh["throughput_mbit_s"] < crossing

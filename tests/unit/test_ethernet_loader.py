@@ -19,6 +19,9 @@ def test_the_vlan_loopback_example_loads() -> None:
     assert loopback.vlans == (10, 20) and loopback.speed.name == "1000BASE-X"
     assert scenario.switches[0].model.buffer == 2097152
     assert {n.mtu for n in scenario.nodes} == {1500}
+    (mesh,) = scenario.workloads
+    assert (mesh.clients, mesh.servers, mesh.options.interval) == (("a1", "a2"), ("b1", "b2"),
+                                                                   0.25)
 
 
 CASES = {
@@ -32,7 +35,8 @@ CASES = {
                                       "given 10", "one VLAN per switch-port end (2 here)"),
     "a loop in a VLAN": (('vlan = [10, 20]', 'vlan = [10, 10]'), "links[4].ends",
                          "given ['force10:10', 'force10:11']", "no loop within a VLAN"),
-    "an FC workload": (('type = "iperf"\nfrom = "a1"', 'type = "stream"\nfrom = "a1"'),
+    "an FC workload": (('type = "iperf"\nfrom = ["a1", "a2"]',
+                        'type = "stream"\nfrom = ["a1", "a2"]'),
                        "workloads[0].type", "given 'stream'", "one of 'netperf', 'iperf'"),
     "a node without a host": (('name = "a1"\nhost = "ideal"\n', 'name = "a1"\n'),
                               "nodes[0].host", "missing", "a host model"),

@@ -10,6 +10,7 @@ from fcsim.schema.fields import (
     Count,
     Flag,
     Name,
+    OneOrMoreNames,
     Time,
     choice,
     flag,
@@ -86,18 +87,22 @@ class NetperfSection(_Application):
 Protocol = choice({"tcp": False, "udp": True}, "'tcp' or 'udp'; iperf -u")
 TestDuration = time(above=True, note="; start + duration below run.duration")
 Bandwidth = rate("; iperf -b")
+Interval = time(above=True)
 
 
 class IperfSection(_Application):
-    """An iperf 2 client on `from` and server on `to` (both nodes with hosts)."""
+    """An iperf 2 client on `from` and server on `to` (both nodes with hosts);
+    with lists, a mesh: each client sends to each server at once (as seed 003
+    runs iperf), reported as their sum."""
 
     where = "with type = 'iperf'"
 
     type: Literal["iperf"] = key(help="An iperf test.")
-    source: Name = key(alias="from", help="The node running the iperf client (a host).",
-                       example="h1")
-    destination: Name = key(alias="to", help="The node running the iperf server (another "
-                            "host).", example="h2")
+    source: OneOrMoreNames = key(alias="from", help="The node running the iperf client (a "
+                                 "host), or a list of them: a mesh, each client sending to "
+                                 "each server.", example="h1")
+    destination: OneOrMoreNames = key(alias="to", help="The node running the iperf server "
+                                      "(another host), or a list of them.", example="h2")
     protocol: Protocol = key("tcp", "TCP or UDP (-u).", "udp")
     parallel: Count = key(1, "Parallel TCP flows (-P).", 4)
     window: Message = key("64 KiB", "Socket buffer per flow, bytes (-w).", "256 KiB")
@@ -106,4 +111,6 @@ class IperfSection(_Application):
     bandwidth: Bandwidth = key("1 Mbit/s", "UDP offered rate, bit/s (-b).", "100 Mbit/s")
     duration: TestDuration = key("10 s", "Test length, s (-t).", "1 s")
     nodelay: Flag = key(False, "TCP_NODELAY (-N).", True)
+    interval: Interval = key(None, "Period of interim reports, s (-i); the results give "
+                             "each interval's sum over the mesh and their median.", "4 s")
 

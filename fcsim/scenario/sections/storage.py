@@ -4,9 +4,9 @@ node's FCP initiator against a node that is an FCP target (``target`` in
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-from fcsim.schema.fields import Count, Name, Time, choice, integer, size, time, value_type
+from fcsim.schema.fields import Count, Name, OneOrMoreNames, Time, choice, integer, size, time
 from fcsim.schema.section import Section, key
 from fcsim.workload.fio import RW_MODES
 
@@ -23,20 +23,6 @@ Grain = size(512, text="a size with a unit such as '32 KiB', a whole number of 5
                        "blocks, >= 512 B")
 
 
-def _targets(value: Any) -> tuple[str, ...]:
-    names = value if isinstance(value, list) else [value]
-    if not (names and all(isinstance(n, str) and n.strip() for n in names)
-            and len(set(names)) == len(names)):
-        raise ValueError()
-    return tuple(names)
-
-
-Targets = value_type(tuple, _targets, "a node name, or a list of distinct node names (a "
-                     "striped volume)", {"anyOf": [{"type": "string", "minLength": 1}, {
-                         "type": "array", "items": {"type": "string", "minLength": 1},
-                         "minItems": 1, "uniqueItems": True}]})
-
-
 class _Block(Section):
     """Keys of every block workload: it runs from an initiator to a target."""
 
@@ -45,7 +31,7 @@ class _Block(Section):
     type: str = key(help="The kind of workload.")
     source: Name = key(alias="from", help="The node issuing the commands (its FCP "
                        "initiator).", example="host")
-    destination: Targets = key(alias="to", help="The FCP target node (a node with target), "
+    destination: OneOrMoreNames = key(alias="to", help="The FCP target node (a node with target), "
                                "or a list of them: a volume striped over them in grains of "
                                "stripe bytes, round robin.", example="array")
     stripe: Grain = key(None, "The stripe grain of a volume over several targets, bytes "
