@@ -5,7 +5,9 @@ Options as iperf's (fact sheet section 10.2): ``-P`` parallel TCP flows, each
 with ``-w`` as its window (SO_SNDBUF and SO_RCVBUF), ``-l`` bytes per write
 (iperf 2.0.5: 8 KB for TCP, 1470 B for UDP), ``-t`` seconds, ``-N``
 TCP_NODELAY, ``-u`` UDP with ``-b`` the offered rate in bits/s (iperf paces
-its datagrams evenly). Results: the aggregate throughput the receiving
+its datagrams evenly, one sendto() after the other: a sender that falls
+behind, its processor or send buffer full, sends at once until it catches up,
+never two at a time). Results: the aggregate throughput the receiving
 application got in 10^6 bits/s, per flow for TCP; for UDP also the datagrams
 lost (sent but not read). A mesh (:class:`IperfMesh`) runs one such iperf
 from each client to each server at once, as a script starting them together
@@ -88,7 +90,7 @@ class Iperf:
 
     def _udp_open(self) -> None:
         self.out.connect(self.into)
-        self.began = self.sim.now
+        self.began = self._due = self.sim.now
         self.into.recv(self._udp_got)
         self._udp_send(None)
 
@@ -96,11 +98,20 @@ class Iperf:
         return self.sim.now < self.began + self.options.duration
 
     def _udp_send(self, _event: object) -> None:
+        """One sendto(); the next when this one has returned, at its due time or
+        at once if behind (iperf 2's one sending thread and its delay loop)."""
         if not self._running():
             return
         self.sent += 1
-        self.out.send(self.options.write_size, lambda: None)
-        self.sim.call_later(self.gap, self._udp_send)
+        self._due += self.gap
+        self.out.send(self.options.write_size, self._udp_sent)
+
+    def _udp_sent(self) -> None:
+        wait = self._due - self.sim.now
+        if wait > 0:
+            self.sim.call_later(wait, self._udp_send)
+        else:
+            self._udp_send(None)
 
     def _udp_got(self, n: int) -> None:
         if self._running():

@@ -132,3 +132,17 @@ def test_an_iperf_mesh_reports_its_sum_per_interval_and_the_median() -> None:
     crossing = 1460 / 1538 * 1000  # every flow crosses the one loop-back cable
     assert mesh["median_mbit_s"] == pytest.approx(crossing, rel=0.02)
     assert mesh["throughput_mbit_s"] < crossing
+
+
+def test_a_udp_sender_that_falls_behind_sends_one_datagram_at_a_time() -> None:
+    """iperf 2's one sending thread: a sender whose sendto() takes longer than
+    the pacing gap sends as fast as its processor lets it, and nothing is lost
+    on the way (the old pacing by timer lost what a blocked socket held)."""
+    slow = IDEAL.__class__(**{**IDEAL.__dict__, "name": "slow", "syscall": 50e-6})
+    nodes = (NodeConfig("h1", host=slow), NodeConfig("h2", host=IDEAL))
+    link = LinkConfig("l", ("h1", "h2"), GIGE, Cable(10.0))
+    test = IperfConfig("udp", "h1", "h2", IperfOptions(True, bandwidth=500e6, duration=0.2))
+    rep = _run(nodes, (link,), (test,), 0.3, 0.0)["iperf"]["udp"]
+    assert rep["datagrams_sent"] == pytest.approx(0.2 / 50e-6, rel=0.01)
+    assert rep["datagrams_lost"] <= 2  # those on their way at the end
+    assert rep["throughput_mbit_s"] == pytest.approx(8 * 1470 / 50e-6 / 1e6, rel=0.01)
