@@ -3,7 +3,11 @@
 The NIC owns the host's Ethernet port: the frames the host hands it wait in
 its transmit ring, sent one after the other; a frame received good is moved
 to host memory by DMA over the host's I/O bus, after the card's own time per
-frame, and its IP packet handed up; a frame with a bad FCS is dropped and
+frame, and its IP packet handed up when the NIC raises its receive
+interrupt: at once, or with interrupt moderation (the host model's
+``rx_coalesce_frames`` and ``rx_coalesce_time``) once that many frames have
+arrived or the first of them has waited that long; the host then takes one
+interrupt for the whole batch. A frame with a bad FCS is dropped and
 counted. Addresses are MACs; the topology gives each NIC one. Each IP packet
 is one frame: TCP's MSS is the MTU less 40 bytes of IP and TCP headers, so no
 packet exceeds the MTU. The transmit ring holds *ring* frames; a packet that
@@ -89,10 +93,14 @@ class EthernetInterface:
     s per frame; received packets go to *deliver*."""
 
     def __init__(self, sim: Simulation, nic: Nic, bus: IoBus, frame_time: float,
-                 deliver: Deliver) -> None:
+                 deliver: Deliver, coalesce_frames: int = 1,
+                 coalesce_time: float = 0.0) -> None:
         self.sim, self.nic, self.bus, self.frame_time = sim, nic, bus, frame_time
         self._deliver = deliver
         self._card_free = 0.0
+        self.coalesce_frames, self.coalesce_time = coalesce_frames, coalesce_time
+        self._batch: list[EthernetFrame] = []
+        self.interrupts = 0
         nic.deliver = self._received
 
     @property
@@ -136,7 +144,11 @@ class EthernetInterface:
 
     def _received(self, frame: EthernetFrame) -> None:
         def up() -> None:
-            self._deliver(frame.ulp, frame.payload, self.sim.now)
+            self._batch.append(frame)
+            if len(self._batch) >= self.coalesce_frames:
+                self._interrupt()
+            elif len(self._batch) == 1:
+                self.sim.call_later(self.coalesce_time, self._timer, frame)
 
         def moved(_event: object = None) -> None:
             self.bus.transfer(frame.payload, up)
@@ -145,3 +157,15 @@ class EthernetInterface:
             self.sim.call_later(delay, moved)
         else:
             moved()
+
+    def _timer(self, event: object) -> None:
+        """The moderation timer of the batch *event* began: signal it if still waiting."""
+        if self._batch and self._batch[0] is event._value:  # type: ignore[attr-defined]
+            self._interrupt()
+
+    def _interrupt(self) -> None:
+        """One receive interrupt: the host takes it and every frame of the batch."""
+        batch, self._batch = self._batch, []
+        self.interrupts += 1
+        for i, frame in enumerate(batch):
+            self._deliver(frame.ulp, frame.payload, self.sim.now, i == 0)

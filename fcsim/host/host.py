@@ -51,7 +51,8 @@ def interface_on(sim: Simulation, name: str, port: Any, bus: IoBus, model: HostM
     if isinstance(port, NPort):
         return FcInterface(sim, name, port, bus, model.adapter_frame_time, ip_class, deliver)
     from fcsim.ethernet.nic import EthernetInterface  # Ethernet builds on the host package
-    return EthernetInterface(sim, port, bus, model.adapter_frame_time, deliver)
+    return EthernetInterface(sim, port, bus, model.adapter_frame_time, deliver,
+                             model.rx_coalesce_frames, model.rx_coalesce_time)
 
 
 class Host:
@@ -133,10 +134,14 @@ class Host:
             sent = lambda _seq: socket.sent(size)  # noqa: E731
         self.interface.transmit(self._routes[packet.dst], size, packet, sent)
 
-    def _ip_input(self, packet: object, length: int, time: float) -> None:
+    def _ip_input(self, packet: object, length: int, time: float,
+                  interrupt: bool = True) -> None:
+        """An IP packet of *length* bytes has arrived; *interrupt*: it raised the
+        receive interrupt (with interrupt moderation, the first of a batch)."""
         model = self.model
         frames = self.interface.frames(length)
-        cost = (model.interrupt + frames * model.driver_per_frame + model.tcp_input_per_packet
+        cost = ((model.interrupt if interrupt else 0.0) + frames * model.driver_per_frame
+                + model.tcp_input_per_packet
                 + packet.length * model.checksum_per_byte)  # type: ignore[attr-defined]
         if isinstance(packet, Segment):
             endpoint = self._endpoints.get(packet.dst)

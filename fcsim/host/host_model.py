@@ -9,7 +9,7 @@ from typing import Any
 
 from fcsim.catalog import ModelFile, read_model, sourced
 from fcsim.host.bus import BUS_TYPES
-from fcsim.schema.fields import Flag, Name, PositiveTime, Time, choice, fraction, number
+from fcsim.schema.fields import Count, Flag, Name, PositiveTime, Time, choice, fraction, number
 from fcsim.schema.section import key
 
 
@@ -32,6 +32,10 @@ class HostModel:
     (*page_remap* per 4 KiB page). *bus*: bus standard (``fcsim.host.bus``)
     with its sustained *bus_bandwidth* (bytes/s) and *bus_overhead* per DMA
     transfer. *adapter_frame_time*: the adapter's own time per frame.
+    *rx_coalesce_frames* / *rx_coalesce_time*: an Ethernet NIC's receive
+    interrupt moderation: one interrupt per that many frames, or once that
+    long has passed since the first frame not yet signalled (1 and 0: an
+    interrupt per frame).
     *background_utilisation* / *background_job*: the load of other processes
     (fraction of the processor, mean job length in s). *adapter*: the catalog
     adapter (``models/adapters/``) that supplied the bus and adapter values, if
@@ -55,6 +59,8 @@ class HostModel:
     bus_bandwidth: float = 533e6
     bus_overhead: float = 0.0
     adapter_frame_time: float = 0.0
+    rx_coalesce_frames: int = 1
+    rx_coalesce_time: float = 0.0
     background_utilisation: float = 0.0
     background_job: float = 1e-3
     adapter: str | None = None
@@ -74,6 +80,8 @@ class HostModel:
         if not 0 < self.bus_bandwidth <= BUS_TYPES[self.bus].peak:
             raise ValueError(f"{self.name}: bus_bandwidth must be in (0, "
                              f"{BUS_TYPES[self.bus].peak:g}] bytes/s for {self.bus}")
+        if self.rx_coalesce_frames < 1 or self.rx_coalesce_time < 0:
+            raise ValueError(f"{self.name}: rx_coalesce_frames >= 1, rx_coalesce_time >= 0 s")
         if not 0 <= self.background_utilisation < 1 or self.background_job <= 0:
             raise ValueError(f"{self.name}: background_utilisation in [0, 1), "
                              "background_job > 0 s")
@@ -91,6 +99,7 @@ BytesPerSecond = sourced(number("a number > 0 (bytes/s)", above=True), "BytesPer
 Share = sourced(fraction("a fraction of the processor in [0, 1)"), "Share")
 JobLength = sourced(PositiveTime, "PositiveTime")
 ModelName = sourced(Name, "Name")
+Frames = sourced(Count, "Count")
 
 
 class AdapterFile(ModelFile):
@@ -105,6 +114,10 @@ class AdapterFile(ModelFile):
                                            "calibrated on claim ONG-PEAK")
     bus_overhead: Cost = _entry("Bus time per DMA transfer, s.", "10 us")
     adapter_frame_time: Cost = _entry("The card's own time per frame, s.", "4 us")
+    rx_coalesce_frames: Frames = _entry("Ethernet NIC: frames received per interrupt at "
+                                        "most (interrupt moderation).", 8)
+    rx_coalesce_time: Cost = _entry("Ethernet NIC: longest a received frame waits for its "
+                                    "interrupt, s.", "100 us")
 
 
 class HostFile(AdapterFile):

@@ -24,8 +24,9 @@ from fcsim.fc4.ip import LLC_SNAP, MTU, NETWORK_HEADER, IpOverFc
 from fcsim.host.adapter import AdapterModel, HostAdapter
 from fcsim.host.bus import IoBus
 
-Deliver = Callable[[object, int, float], None]
-"""Called with each IP packet received whole, its length (bytes) and the time."""
+Deliver = Callable[..., None]
+"""Called with each IP packet received whole, its length (bytes) and the time,
+and (Ethernet) whether it raised the receive interrupt."""
 
 
 class Interface(Protocol):
