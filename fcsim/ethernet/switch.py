@@ -192,6 +192,10 @@ class EthernetSwitch:
             self._release(out)
         return frame
 
+    def queue_lengths(self) -> dict[int, int]:
+        """Frames waiting in each output FIFO now, by port index."""
+        return {i: len(queue) for i, queue in enumerate(self._queues)}
+
     def results(self) -> dict[str, Any]:
         """Counters and the fullest each output FIFO has been, bytes."""
         return {"model": self.model.name, "forwarded": self.stats.forwarded,

@@ -392,6 +392,10 @@ class Switch:
     def _has_candidate(self, out: SwitchPort) -> bool:
         return bool(out.waiting) or any(held.out is out for held in self._internal)
 
+    def queue_lengths(self) -> dict[int, int]:
+        """Frames waiting to leave through each port now, by port index."""
+        return {index: sp.queue.length for index, sp in self.ports.items()}
+
     def reset_stats(self) -> None:
         """Start a new measurement interval."""
         self.stats.reset()

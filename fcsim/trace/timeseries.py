@@ -52,8 +52,8 @@ class TimeSeries:
             self.utilisation.setdefault(name, []).append(min(busy / step, 1.0))
             self.credit.setdefault(name, []).append(port.credit)
         for switch_name, switch in switches.items():
-            for index, sp in switch.ports.items():
-                self.queue.setdefault(f"{switch_name}:{index}", []).append(sp.queue.length)
+            for index, length in switch.queue_lengths().items():
+                self.queue.setdefault(f"{switch_name}:{index}", []).append(length)
         for w in workloads:
             moved = self._delta(f"payload/{w.name}", w.stats.payload)
             self.throughput.setdefault(w.name, []).append(moved / step)

@@ -55,3 +55,21 @@ def test_the_page_renders_in_a_browser_without_script_errors(page: Path, tmp_pat
         env={"HOME": str(tmp_path)}).stdout
     assert 'data-rendered="6"' in dom
     assert "data-script-error" not in dom
+
+
+@pytest.mark.parametrize("example", ["das2-vlan-loopback", "san-array", "san-jbod-loop"])
+def test_every_technology_gets_a_page(example: str, tmp_path: Path) -> None:
+    """Ethernet switches and storage targets plot too (their queues, links)."""
+    text = (ROOT / "scenarios" / f"{example}.toml").read_text()
+    text = (text.replace('duration = "1.2 s"', 'duration = "30 ms"')
+            .replace('duration = "1.1 s"', 'duration = "20 ms"')
+            .replace('interval = "250 ms"', 'interval = "5 ms"')
+            .replace('duration = "1 s"', 'duration = "30 ms"')
+            .replace('warmup = "100 ms"', 'warmup = "0 s"')
+            .replace('duration = "400 ms"', 'duration = "30 ms"')
+            .replace('warmup = "50 ms"', 'warmup = "0 s"'))
+    scenario = tmp_path / f"{example}.toml"
+    scenario.write_text(text)
+    assert main(["run", str(scenario), "--report", str(tmp_path / "r")]) == 0
+    page = (tmp_path / "r" / "index.html").read_text()
+    assert "Link utilisation per direction" in page and page.count("<svg") >= 3
