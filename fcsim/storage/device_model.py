@@ -27,8 +27,9 @@ class DiskModel:
     *read_ahead* the drive keeps reading on after a read, into the buffer, so a
     following sequential read finds its data there. *write_cache*: writes are
     acknowledged once in the buffer and written to the media behind.
-    *queue_depth*: commands the drive accepts at once (tagged queueing), served
-    in arrival order. *sources*: provenance.
+    *queue_depth*: commands the drive accepts at once (tagged queueing);
+    *reorder*: it serves them shortest positioning time first (else in arrival
+    order). *sources*: provenance.
     """
 
     name: str
@@ -45,6 +46,7 @@ class DiskModel:
     read_ahead: bool = True
     write_cache: bool = False
     queue_depth: int = 32
+    reorder: bool = False
     sources: dict[str, str] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
@@ -153,6 +155,7 @@ class DiskFile(ModelFile):
     read_ahead: Yes = _entry("Keep reading on into the buffer after a read.", True)
     write_cache: Yes = _entry("Acknowledge writes once in the buffer.", False)
     queue_depth: Commands = _entry("Commands accepted at once (tagged queueing).", 32)
+    reorder: Yes = _entry("Serve queued commands shortest positioning time first.", True)
 
 
 class RamDiskFile(ModelFile):

@@ -1,4 +1,6 @@
-"""A mechanical disk: one actuator serving commands in arrival order.
+"""A mechanical disk: one actuator serving its queued commands one at a time,
+in arrival order or, with tagged-queue reordering, the one it can reach
+soonest first.
 
 Each access costs the controller's command overhead, a seek, the rotation
 until the first sector comes under the head, and the media transfer at the
@@ -13,6 +15,13 @@ seeks, linear for long), with ``a`` the track-to-track time and ``b``, ``c``
 fitted so that the curve gives the full-stroke time at ``d = 1`` and the data
 sheet's average seek as its mean over random pairs of positions
 (E[sqrt d] = 8/15, E[d] = 1/3 for two uniform positions).
+
+Reordering (the model's ``reorder``): of the commands queued, the drive
+takes next the one whose first sector it can reach soonest: seek from the
+head's position plus the rotation until that sector passes, a read that its
+read-ahead has reached costing nothing (shortest positioning time first, as
+the drives with tagged command queueing did; Worthington, Ganger & Patt
+1994).
 
 Read-ahead: after a read the drive keeps reading on into its buffer at media
 rate until the buffer is full or another access moves the head; a read that
@@ -137,8 +146,12 @@ class Disk:
             self._busy = False
             return
         self._busy = True
-        write, offset, length, done = self._queue.popleft()
         now = self.sim.env._now
+        if self.model.reorder and len(self._queue) > 1:
+            best = min(range(len(self._queue)), key=lambda i: self._positioning(
+                now, self._queue[i][0], self._queue[i][1]))
+            self._queue.rotate(-best)
+        write, offset, length, done = self._queue.popleft()
         took = self._write(now, offset, length) if write else self._read(now, offset, length)
         stats = self.stats
         stats.busy += took
@@ -146,6 +159,17 @@ class Disk:
         stats.bytes += length
         stats.written += length if write else 0
         self.sim.call_later(took, self._finished, done)
+
+    def _positioning(self, now: float, write: bool, offset: int) -> float:
+        """Time before a command at *offset* could start moving data: none for a
+        read the read-ahead has reached, else the seek and the rotation (the
+        drive's shortest-positioning-time-first choice)."""
+        if not write and offset == self._ahead_from:
+            return 0.0
+        radius, angle, _ = self.place(offset)
+        turn = self.model.revolution
+        at = now + self.model.command_overhead + self.seek_time(abs(radius - self._head))
+        return at - now + ((angle - (at / turn) % 1.0) % 1.0) * turn
 
     def _finished(self, event: object) -> None:
         done = event._value  # type: ignore[attr-defined]
