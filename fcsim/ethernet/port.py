@@ -17,8 +17,18 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from fcsim.engine.simulation import Simulation
-from fcsim.ethernet.frame import GAP, PAUSE_QUANTUM_BITS, EthernetFrame, pause_frame
+from fcsim.ethernet.frame import (
+    GAP,
+    HEADER,
+    PAUSE_QUANTUM_BITS,
+    PREAMBLE,
+    EthernetFrame,
+    pause_frame,
+)
 from fcsim.link.line import launch
+
+HEADER_CHARS = PREAMBLE + HEADER
+"""Characters of a frame in before a cut-through switch can look it up."""
 
 
 class EthernetOwner(Protocol):
@@ -51,7 +61,10 @@ class EthernetStats:
 class EthernetPort:
     """Port *name* of *owner*; the link (:class:`fcsim.link.link.Link`) sets
     :attr:`peer`, :attr:`char_time`, :attr:`word_time`, :attr:`gap_time` and
-    :attr:`delay`."""
+    :attr:`delay`. With :attr:`cut_through`, the owner is handed each data
+    frame as soon as its preamble and MAC header are in (:data:`HEADER_CHARS`)
+    rather than at its end: a cut-through switch's view, before the FCS can
+    be checked."""
 
     GAP_WORDS = GAP // 4
     credit = 0  # no link-level credit (trace sinks show it)
@@ -60,6 +73,7 @@ class EthernetPort:
         self.sim, self.name, self.owner = sim, name, owner
         self.peer: EthernetPort | None = None
         self.char_time = self.word_time = self.gap_time = self.delay = 0.0
+        self.cut_through = False
         self.bit_error_rate = 0.0
         self.stats = EthernetStats()
         self._busy = False
@@ -96,8 +110,11 @@ class EthernetPort:
             self._busy = False
             return
         self._busy = True
-        _start, end, gap_end = launch(self, frame, now)
-        self._later(end + self.delay - now, self.peer._receive, frame)  # type: ignore[union-attr]
+        start, end, gap_end = launch(self, frame, now)
+        peer: EthernetPort = self.peer  # type: ignore[assignment]
+        arrival = (start + HEADER_CHARS * self.char_time
+                   if peer.cut_through and frame.pause is None else end)
+        self._later(arrival + self.delay - now, peer._receive, frame)
         self._later(gap_end - now, self._send_next)
 
     def _resume(self, _event: object) -> None:

@@ -1,7 +1,11 @@
-"""An Ethernet switch: store-and-forward, VLANs, output FIFOs with tail drop.
+"""An Ethernet switch: store-and-forward or cut-through, VLANs, output FIFOs
+with tail drop, 802.3x PAUSE.
 
 A frame is looked at once it has arrived whole (store-and-forward: its FCS
-must be checked; a bad one is dropped); after the model's forwarding latency
+is checked and a bad one dropped) or, with the model's ``cut_through``, once
+its header is in (it goes on before its FCS is seen, bad or not; to a faster
+output it waits until whole, so that it cannot run dry); after the model's
+forwarding latency
 it joins the FIFO of the port its destination was learned on, within the
 VLAN of the port it came in on (every port is an access port of one VLAN, so
 frames on the line carry no tag). The switch learns each source MAC on the
@@ -25,8 +29,8 @@ from typing import Any
 from fcsim.catalog import ModelFile, read_model, sourced
 from fcsim.engine.simulation import Simulation
 from fcsim.ethernet.frame import MAX_QUANTA, PAUSE_QUANTUM_BITS, EthernetFrame
-from fcsim.ethernet.port import EthernetPort
-from fcsim.schema.fields import Time, integer
+from fcsim.ethernet.port import HEADER_CHARS, EthernetPort
+from fcsim.schema.fields import Flag, Time, integer
 from fcsim.schema.section import REQUIRED, key
 
 
@@ -35,13 +39,15 @@ class EthernetSwitchModel:
     """One kind of Ethernet switch: *ports*, output *buffer* per port (bytes),
     forwarding *latency* once a frame is in (s); with 802.3x flow control on,
     an output holding more than *pause_threshold* bytes pauses the ports that
-    feed it (None: the switch sends no PAUSE)."""
+    feed it (None: the switch sends no PAUSE); *cut_through*: a frame is
+    forwarded once its header is in, not once it is whole."""
 
     name: str
     ports: int
     buffer: int
     latency: float = 0.0
     pause_threshold: int | None = None
+    cut_through: bool = False
     sources: dict[str, str] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
@@ -52,6 +58,7 @@ class EthernetSwitchModel:
 Ports = sourced(integer(2, text="an integer >= 2"), "Ports")
 Buffer = sourced(integer(64, text="an integer >= 64 (bytes)"), "BufferBytes")
 Delay = sourced(Time, "Time")
+Yes = sourced(Flag, "Flag")
 
 
 class EthernetSwitchFile(ModelFile):
@@ -71,6 +78,9 @@ class EthernetSwitchFile(ModelFile):
                                   "FIFO above which the switch sends PAUSE to the ports "
                                   "feeding it (XON below half of it).",
                                   {"value": 65536, "source": "assumption"})
+    cut_through: Yes = key(None, "Forward a frame once its header is in (cut-through) rather "
+                           "than once it is whole (store-and-forward).",
+                           {"value": False, "source": "data sheet"})
 
 
 def load_ethernet_switch_model(name: str, directory: Path | None = None) -> EthernetSwitchModel:
@@ -105,6 +115,8 @@ class EthernetSwitch:
             raise ValueError(f"{name}: model {model.name} gives no pause_threshold")
         self.sim, self.name, self.model = sim, name, model
         self.ports = [EthernetPort(sim, f"{name}:{i}", self) for i in range(model.ports)]
+        for port in self.ports:
+            port.cut_through = model.cut_through
         self.vlans = [(vlans or {}).get(i, 1) for i in range(model.ports)]
         self._index = {port: i for i, port in enumerate(self.ports)}
         self._queues: list[deque[tuple[EthernetFrame, int]]] = [deque() for _ in self.ports]
@@ -124,7 +136,7 @@ class EthernetSwitch:
 
     def frame_received(self, port: EthernetPort, frame: EthernetFrame) -> None:
         """Learn the source; forward or flood within the ingress port's VLAN."""
-        if frame.corrupt:
+        if frame.corrupt and not self.model.cut_through:  # cut-through cannot see the FCS
             self.stats.fcs_errors += 1
             return
         into = self._index[port]
@@ -139,8 +151,12 @@ class EthernetSwitch:
             self.stats.flooded += 1
         else:
             return  # to where it came from: filtered
-        if self.model.latency > 0:
-            self.sim.call_later(self.model.latency, lambda _e: self._enqueue(outs, frame, into))
+        wait = self.model.latency
+        if self.model.cut_through and any(self.ports[o].char_time < port.char_time
+                                          for o in outs):  # a faster output would run dry
+            wait += (frame.chars - HEADER_CHARS) * port.char_time
+        if wait > 0:
+            self.sim.call_later(wait, lambda _e: self._enqueue(outs, frame, into))
         else:
             self._enqueue(outs, frame, into)
 

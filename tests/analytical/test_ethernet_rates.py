@@ -4,6 +4,8 @@ oversubscribed 2:1, and two VLANs bridged by a loop-back cable."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from fcsim.apps.iperf import IperfOptions
@@ -170,3 +172,20 @@ def test_interrupt_moderation_saves_a_receiver_from_livelock(batch: int) -> None
         frames = rep["nodes"]["h2"]["frames_rx"]
         busy = rep["hosts"]["h2"]["cpu_utilisation"] * 0.25
         assert busy == pytest.approx(frames * 2e-6 + frames / 8 * 20e-6, rel=0.01)
+
+
+def test_cut_through_saves_the_rest_of_each_frame_per_switch() -> None:
+    """TCP_RR of 1 byte through one switch: cut-through forwards each frame
+    once its preamble and header (22 characters) are in, so each of the two
+    frames of a transaction arrives (its length - 22) characters sooner."""
+    base = load_ethernet_switch_model("gigabit-workgroup")
+    trips = {}
+    for cut in (False, True):
+        switch = SwitchConfig("sw", dataclasses.replace(base, cut_through=cut))
+        test = NetperfConfig("rr", "h1", "h2", NetperfOptions("TCP_RR", length=0.05),
+                             send_sizes=(1,), sockets=(65536,))
+        rep = _run(_hosts(2), _star(2), (test,), 0.06, 0.0, (switch,))
+        trips[cut] = rep["netperf"]["rr"]["round_trip_s"]
+    one_byte = frame_chars(1 + 40)  # 41 bytes of IP and TCP, padded to the minimum
+    assert trips[False] - trips[True] == pytest.approx(
+        2 * (one_byte - 22) * GIGE.char_time, rel=1e-3)
