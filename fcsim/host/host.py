@@ -8,7 +8,8 @@ host puts the costs of its model around it, each on the processor:
   (page remapping instead with copy avoidance), in pieces of at most the
   send-buffer size, each handed to TCP once copied (as 4.4BSD ``sosend()``
   copies and calls tcp_output piece by piece);
-- each segment TCP sends: TCP/IP output processing and the checksum, then the
+- each segment TCP sends: TCP/IP output processing and the checksum (none on
+  an Ethernet NIC with checksum offload), then the
   adapter's DMA and per-frame time, then the interface (IP over FC, Ethernet);
 - each IP packet received (after the adapter has moved its frames to memory):
   one interrupt, the driver's per-frame work, TCP/IP input and the checksum,
@@ -70,6 +71,8 @@ class Host:
                          model.bus_overhead)
         self.interface: Interface = interface_on(sim, name, port, self.bus, model, ip_class,
                                                  self._ip_input)
+        offload = model.checksum_offload and not isinstance(port, NPort)
+        self._checksum = 0.0 if offload else model.checksum_per_byte  # processor s per byte
         self.background = BackgroundLoad(sim, self.cpu, model.background_utilisation,
                                          model.background_job, f"host/{name}/background")
         self.tick_phase = sim.rng(f"host/{name}/clock").uniform(0.0, 0.2)
@@ -123,7 +126,7 @@ class Host:
     def _output(self, packet: Segment | Datagram) -> None:
         """TCP/IP (or UDP/IP) output and checksum, then the interface."""
         model = self.model
-        cost = model.tcp_output_per_packet + packet.length * model.checksum_per_byte
+        cost = model.tcp_output_per_packet + packet.length * self._checksum
         self.cpu.run(cost, lambda: self._to_adapter(packet), INTERRUPT)
 
     def _to_adapter(self, packet: Segment | Datagram) -> None:
@@ -142,7 +145,7 @@ class Host:
         frames = self.interface.frames(length)
         cost = ((model.interrupt if interrupt else 0.0) + frames * model.driver_per_frame
                 + model.tcp_input_per_packet
-                + packet.length * model.checksum_per_byte)  # type: ignore[attr-defined]
+                + packet.length * self._checksum)  # type: ignore[attr-defined]
         if isinstance(packet, Segment):
             endpoint = self._endpoints.get(packet.dst)
             if endpoint is not None:

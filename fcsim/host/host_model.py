@@ -35,7 +35,9 @@ class HostModel:
     *rx_coalesce_frames* / *rx_coalesce_time*: an Ethernet NIC's receive
     interrupt moderation: one interrupt per that many frames, or once that
     long has passed since the first frame not yet signalled (1 and 0: an
-    interrupt per frame).
+    interrupt per frame). *checksum_offload*: an Ethernet NIC computes and
+    checks the TCP/UDP checksums, so the processor spends no
+    *checksum_per_byte*.
     *background_utilisation* / *background_job*: the load of other processes
     (fraction of the processor, mean job length in s). *adapter*: the catalog
     adapter (``models/adapters/``) that supplied the bus and adapter values, if
@@ -61,6 +63,7 @@ class HostModel:
     adapter_frame_time: float = 0.0
     rx_coalesce_frames: int = 1
     rx_coalesce_time: float = 0.0
+    checksum_offload: bool = False
     background_utilisation: float = 0.0
     background_job: float = 1e-3
     adapter: str | None = None
@@ -118,6 +121,8 @@ class AdapterFile(ModelFile):
                                         "most (interrupt moderation).", 8)
     rx_coalesce_time: Cost = _entry("Ethernet NIC: longest a received frame waits for its "
                                     "interrupt, s.", "100 us")
+    checksum_offload: Yes = _entry("Ethernet NIC: the card computes and checks the TCP/UDP "
+                                   "checksums, not the processor.", True)
 
 
 class HostFile(AdapterFile):

@@ -189,3 +189,17 @@ def test_cut_through_saves_the_rest_of_each_frame_per_switch() -> None:
     one_byte = frame_chars(1 + 40)  # 41 bytes of IP and TCP, padded to the minimum
     assert trips[False] - trips[True] == pytest.approx(
         2 * (one_byte - 22) * GIGE.char_time, rel=1e-3)
+
+
+@pytest.mark.parametrize("offload", [False, True])
+def test_checksum_offload_takes_the_checksum_off_the_processor(offload: bool) -> None:
+    host = IDEAL.__class__(**{**IDEAL.__dict__, "name": "h", "checksum_per_byte": 1e-9,
+                              "checksum_offload": offload})
+    nodes = (NodeConfig("h1", host=host), NodeConfig("h2", host=host))
+    link = LinkConfig("l", ("h1", "h2"), GIGE, Cable(10.0))
+    test = IperfConfig("udp", "h1", "h2", IperfOptions(True, bandwidth=100e6, duration=0.2))
+    rep = _run(nodes, (link,), (test,), 0.25, 0.0)
+    busy = rep["hosts"]["h2"]["cpu_utilisation"] * 0.25
+    datagrams = rep["nodes"]["h2"]["frames_rx"]
+    assert busy == pytest.approx(0.0 if offload else datagrams * (1470 + 8) * 1e-9, rel=0.01,
+                                 abs=1e-9)
