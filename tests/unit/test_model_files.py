@@ -95,8 +95,7 @@ def _host_file(folder: Path, text: str) -> Path:
 
 @pytest.mark.parametrize("key", sorted(set(HostFile.model_fields) - {"description"}))
 def test_a_bad_value_in_a_host_file_names_file_and_key(tmp_path: Path, key: str) -> None:
-    path = _host_file(tmp_path, f'{key} = {{ value = true, source = "test" }}\n'
-                      if key != "copy_avoidance" else f'{key} = {{ value = 1, source = "t" }}\n')
+    path = _host_file(tmp_path, f'{key} = {{ value = {{ x = 1 }}, source = "test" }}\n')
     with pytest.raises(ValueError) as info:
         load_host_model("x", tmp_path / "hosts")
     message = str(info.value)
