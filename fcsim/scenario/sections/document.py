@@ -37,7 +37,7 @@ EthernetWorkloads = tables(Annotated[NetperfSection | IperfSection, Field(discri
                            "an array of tables, written [[workloads]]")
 EthernetLinks = tables(EthernetLinkSection, "an array of tables, written [[links]]")
 EthernetSwitches = tables(EthernetSwitchSection, "an array of tables, written [[switches]]")
-_NO_SWITCHES = "no [[switches]] outside topology = 'fabric'"
+_NO_SWITCHES = "no [[switches]] outside topology = 'fabric' or 'ethernet'"
 _NO_LOOP = "no [loop] outside topology = 'loop'"
 
 
