@@ -131,7 +131,7 @@ class HostIo:
         host = self.host
         cpu, model = host.cpu, host.model
         request = Request(write, offset, length, self.sim.now)
-        copy = host._copy_cost(length, sending=write)
+        copy = host.copy_cost(length, sending=write)
 
         def interrupt() -> None:
             cpu.run(model.interrupt, None, INTERRUPT)

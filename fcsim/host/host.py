@@ -115,7 +115,9 @@ class Host:
 
     # -- the kernel's data path -----------------------------------------------------
 
-    def _copy_cost(self, nbytes: int, sending: bool = False) -> float:
+    def copy_cost(self, nbytes: int, sending: bool = False) -> float:
+        """Processor time to copy *nbytes* between a process and the kernel (into
+        it if *sending*), or to remap their pages with copy avoidance, s."""
         model = self.model
         if model.copy_avoidance:
             return -(-nbytes // PAGE) * model.page_remap
@@ -200,7 +202,7 @@ class Socket:
                 done()
                 return
             n = min(left, chunk)
-            host.cpu.run(host._copy_cost(n, sending=True), lambda: write(n, left - n))
+            host.cpu.run(host.copy_cost(n, sending=True), lambda: write(n, left - n))
 
         def write(n: int, left: int) -> None:
             called = host.sim.now
@@ -215,7 +217,7 @@ class Socket:
         def read() -> None:
             called = host.sim.now
             self.endpoint.read(max_bytes, lambda n: host._resume(
-                called, lambda: host.cpu.run(host._copy_cost(n), lambda: got(n), PROCESS)))
+                called, lambda: host.cpu.run(host.copy_cost(n), lambda: got(n), PROCESS)))
 
         host.cpu.run(host.model.syscall, read, PROCESS)
 
@@ -264,7 +266,7 @@ class UdpSocket:
             done()
 
         def go() -> None:
-            host.cpu.run(host.model.syscall + host._copy_cost(nbytes, sending=True), copied,
+            host.cpu.run(host.model.syscall + host.copy_cost(nbytes, sending=True), copied,
                          PROCESS)
 
         if self.queued + nbytes + UDP_IP_HEADER_BYTES > self.sndbuf and self.queued:
@@ -303,4 +305,4 @@ class UdpSocket:
         n = self._queue.popleft()
         self.unread -= n
         host = self.host
-        host.cpu.run(host.model.syscall + host._copy_cost(n), lambda: got(n), PROCESS)
+        host.cpu.run(host.model.syscall + host.copy_cost(n), lambda: got(n), PROCESS)
