@@ -93,6 +93,22 @@ def _netperf_lines(results: dict[str, Any]) -> list[str]:
     return ["hosts and their applications", *lines, ""] if lines else []
 
 
+def _transfer_lines(results: dict[str, Any]) -> list[str]:
+    """Relayed transfers: bytes, time and rate (mean over repetitions)."""
+    transfers = results["repetitions"][0].get("transfers", {})
+    lines = []
+    for name, t in transfers.items():
+        rate = results["summary"][name]["bytes_per_s"]
+        done = (f"{t['bytes']} bytes in {format_time(t['elapsed_s'])}, "
+                f"{format_bytes_rate(rate['mean'])} [{format_bytes_rate(rate['min'])}, "
+                f"{format_bytes_rate(rate['max'])}]" if t["finished"] and rate else
+                f"not finished in the run ({t['bytes']} of {t['size']} bytes moved)")
+        lines.append(f"  {name}: {' -> '.join(t['path'])}, blocks of "
+                     f"{format_size(t['block'])}: {done}")
+    return ["transfers (mean over repetitions; details of the first)", *lines, ""] if lines \
+        else []
+
+
 def _storage_lines(results: dict[str, Any]) -> list[str]:
     """fio and dd jobs (mean over repetitions), then the targets and initiators."""
     storage = results["repetitions"][0].get("storage")
@@ -138,7 +154,7 @@ def _storage_lines(results: dict[str, Any]) -> list[str]:
 def _details(results: dict[str, Any]) -> list[str]:
     """Netperf, block storage, workloads, links, switches, loops and ports of a run."""
     first = results["repetitions"][0]
-    lines = (_netperf_lines(results) + _storage_lines(results)
+    lines = (_netperf_lines(results) + _transfer_lines(results) + _storage_lines(results)
              + (["workloads (mean over repetitions)"] if first["workloads"] else []))
     for name, w in first["workloads"].items():
         summary = results["summary"][name]
@@ -154,21 +170,36 @@ def _details(results: dict[str, Any]) -> list[str]:
         if sender["rejected"] or sender["aborted"]:
             lines.append(f"    sender: {sender['rejected']} rejected, "
                          f"{sender['aborted']} aborted sequences")
-    ethernet = any("mac" in n for n in first["nodes"].values())
     links, note = _busiest(first["links"], lambda link: max(
         (d["utilisation"] for d in link["directions"].values()), default=0.0))
+    networks = first.get("networks", {"": first})
+    ethernet = {name for rep in networks.values() if _is_ethernet(rep) for name in rep["links"]}
     lines += ["", "links (first repetition)" + note]
     for name, link in links:
         lines.append(f"  {name}: {link['speed']}, {link['length_m']:g} m")
         for direction, d in link["directions"].items():
-            credit = ("" if ethernet else
+            credit = ("" if name in ethernet else
                       f" credit wait {100 * d['credit_wait_fraction']:.2f} % "
                       f"({d['credit_stalls']} stalls), {d['r_rdy']} R_RDY,")
             lines.append(
                 f"    {direction}: utilisation {100 * d['utilisation']:.2f} %, "
                 f"{d['frames']} frames,{credit} {d['errors']} errors")
-    if ethernet:
-        return lines + _ethernet_lines(first)
+    for name, network in networks.items():
+        lines += ["", f"network {name} ({network['topology']})"] if name else []
+        lines += _network_lines(network)
+    return lines
+
+
+def _is_ethernet(figures: dict[str, Any]) -> bool:
+    """True for the figures of an Ethernet network (its nodes are NICs)."""
+    return any("mac" in n for n in figures["nodes"].values())
+
+
+def _network_lines(first: dict[str, Any]) -> list[str]:
+    """The switches and ports (or NICs) of one network of the first repetition."""
+    if _is_ethernet(first):
+        return _ethernet_lines(first)
+    lines = []
     switches, note = _busiest(first.get("switches", {}), lambda sw: sw["frames_forwarded"])
     if switches:
         lines += ["", "switches (first repetition)" + note]

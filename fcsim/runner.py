@@ -9,7 +9,10 @@ from typing import Any
 from fcsim import __version__
 from fcsim.apps.iperf import IperfMesh
 from fcsim.apps.netperf import Netperf
+from fcsim.apps.transfer import TRANSFER_PORT, Transfer
 from fcsim.engine.simulation import Simulation, TraceSink
+from fcsim.fc4.fcp_initiator import DEFAULT_TIMEOUT
+from fcsim.host.block import HostIo
 from fcsim.host.host import Host
 from fcsim.loop.builder import build_loop
 from fcsim.scenario.model import (
@@ -18,10 +21,12 @@ from fcsim.scenario.model import (
     NetperfConfig,
     Scenario,
     StreamConfig,
+    TransferConfig,
 )
 from fcsim.storage.san import Storage
 from fcsim.topology.ethernet import build_ethernet
 from fcsim.topology.fabric import build_fabric
+from fcsim.topology.internetwork import build_internetwork
 from fcsim.topology.network import Network
 from fcsim.topology.point_to_point import build_point_to_point
 from fcsim.trace.timeseries import TimeSeries
@@ -35,6 +40,7 @@ BUILDERS: dict[str, Callable[[Simulation, Scenario], Network]] = {
     "ethernet": build_ethernet,
 }
 """Topology builders by the scenario's ``topology`` value: (simulation, scenario) -> network."""
+BUILDERS["internetwork"] = lambda sim, sc: build_internetwork(sim, sc, BUILDERS)
 
 SUMMARY_METRICS = ("throughput_bytes_per_s", "throughput_bits_per_s", "sequences_per_s")
 NETPERF_METRICS = ("throughput_mbit_s", "transactions_per_s", "round_trip_s")
@@ -45,25 +51,31 @@ def build_workloads(sim: Simulation, scenario: Scenario, net: Network) -> list[W
     """Create the scenario's workloads on the built network."""
     workloads: list[Workload] = []
     for w in scenario.workloads:
-        source = net.nodes[w.source]
-        d_id = net.address_of(w.destination)
+        if not isinstance(w, StreamConfig | GeneratorConfig):
+            continue
+        source, d_id = net.route(w.source, w.destination, fibre_channel=True)
         if isinstance(w, StreamConfig):
             workloads.append(Stream(sim, w.name, source, d_id, w.size, w.cls, w.max_data_field,
                                     w.outstanding, w.start, w.count))
-        elif isinstance(w, GeneratorConfig):
+        else:
             workloads.append(Generator(sim, w.name, source, d_id, w.interarrival, w.size, w.cls,
                                        w.max_data_field, w.start, w.count))
     return workloads
 
 
 def build_hosts(sim: Simulation, scenario: Scenario, net: Network) -> dict[str, Host]:
-    """A host around the N_Port of every node that names a host model, loaded
-    by the node's own background load where it gives one."""
-    return {n.name: Host(sim, n.name,
-                         n.host if n.background_load is None
-                         else replace(n.host, background_utilisation=n.background_load),
-                         net.nodes[n.name], n.ip_class)
-            for n in scenario.nodes if n.host is not None}
+    """A host around the link ports of every node that names a host model
+    (one interface per network it is on), loaded by the node's own background
+    load where it gives one, with the node's static routes."""
+    hosts = {}
+    for n in scenario.nodes:
+        if n.host is None:
+            continue
+        model = (n.host if n.background_load is None
+                 else replace(n.host, background_utilisation=n.background_load))
+        host = hosts[n.name] = Host(sim, n.name, model, net.attachments(n.name), n.ip_class)
+        host.routes.update(n.routes)
+    return hosts
 
 
 def build_netperf(sim: Simulation, scenario: Scenario, hosts: dict[str, Host]) -> list[Netperf]:
@@ -86,6 +98,19 @@ def build_iperf(sim: Simulation, scenario: Scenario,
     return meshes
 
 
+def build_transfers(sim: Simulation, scenario: Scenario, hosts: dict[str, Host],
+                    storage: Storage) -> list[Transfer]:
+    """The scenario's relayed transfers, their TCP connections numbered apart;
+    a host's block path to a target at an end through *storage*'s initiators."""
+    def volume(host: str, target: str) -> HostIo:
+        return HostIo(hosts[host], storage.volume(host, (target,), None, 3, DEFAULT_TIMEOUT))
+    transfers, port = [], TRANSFER_PORT
+    for w in (w for w in scenario.workloads if isinstance(w, TransferConfig)):
+        transfers.append(Transfer(sim, w.name, w.path, hosts, volume, w.options, w.start, port))
+        port += len(w.path)
+    return transfers
+
+
 SLICES = 50
 """Steps in which a run reports its progress, when asked to."""
 
@@ -104,6 +129,7 @@ def run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink] = (),
     netperfs = build_netperf(sim, scenario, hosts)
     iperfs = build_iperf(sim, scenario, hosts)
     storage = Storage(sim, scenario, net, hosts)
+    transfers = build_transfers(sim, scenario, hosts, storage)
     run = scenario.run
     if series is not None:
         series.attach(sim, net, workloads, run.duration)
@@ -142,6 +168,8 @@ def run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink] = (),
         out["iperf"] = {i.name: i.results() for i in iperfs}
     if storage:
         out["storage"] = storage.results(interval)
+    if transfers:
+        out["transfers"] = {t.name: t.results() for t in transfers}
     return out
 
 
@@ -182,6 +210,9 @@ def summarise(repetitions: list[dict[str, Any]]) -> dict[str, Any]:
         summary[name] = {metric: _spread([r["storage"]["jobs"][name].get(metric)
                                           for r in repetitions])
                          for metric in STORAGE_METRICS}
+    for name in repetitions[0].get("transfers", {}):
+        summary[name] = {"bytes_per_s": _spread([r["transfers"][name]["bytes_per_s"]
+                                                 for r in repetitions])}
     for tool in ("netperf", "iperf"):
         for name, first in repetitions[0].get(tool, {}).items():
             summary[name] = {metric: _spread([r[tool][name][metric] for r in repetitions])

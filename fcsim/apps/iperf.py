@@ -85,8 +85,9 @@ class Iperf:
         sim.call_later(start, self._udp_start)
 
     def _udp_start(self, _event: object) -> None:
-        self.client.interface.when_ready(
-            lambda: self.server.interface.when_ready(self._udp_open))
+        client, server = self.client, self.server
+        client.interface_to(server).when_ready(
+            lambda: server.interface_to(client).when_ready(self._udp_open))
 
     def _udp_open(self) -> None:
         self.out.connect(self.into)

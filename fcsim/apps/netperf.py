@@ -80,9 +80,9 @@ class Netperf:
                                                 options.remote_socket)
         else:
             self.local = local.tcp_socket(number, options.config(
-                options.local_socket, local.interface.mtu, tcp))
+                options.local_socket, local.interface_to(remote).mtu, tcp))
             self.remote = remote.tcp_socket(number, options.config(
-                options.remote_socket, remote.interface.mtu, tcp))
+                options.remote_socket, remote.interface_to(local).mtu, tcp))
         self.bytes = 0
         self.bytes_sent = 0
         self.transactions = 0
@@ -94,8 +94,9 @@ class Netperf:
 
     def _connect(self, _event: object) -> None:
         """Connect once both N_Ports have logged in with the fabric."""
-        self.local_host.interface.when_ready(
-            lambda: self.remote_host.interface.when_ready(self._open))
+        local, remote = self.local_host, self.remote_host
+        local.interface_to(remote).when_ready(
+            lambda: remote.interface_to(local).when_ready(self._open))
 
     def _open(self) -> None:
         if self.options.test == "UDP_STREAM":

@@ -92,6 +92,9 @@ class EthernetInterface:
     """IP over Ethernet through *nic*, the card on *bus* spending *frame_time*
     s per frame; received packets go to *deliver*."""
 
+    network = ""
+    checksum_per_byte = 0.0
+
     def __init__(self, sim: Simulation, nic: Nic, bus: IoBus, frame_time: float,
                  deliver: Deliver, coalesce_frames: int = 1,
                  coalesce_time: float = 0.0) -> None:

@@ -39,12 +39,16 @@ class InitiatorStats:
     short_data: int = 0
 
 
+DEFAULT_TIMEOUT = 30.0
+"""Command timeout, s: Linux sd's (``SD_TIMEOUT``, 30 * HZ)."""
+
+
 class FcpInitiator:
     """FCP initiator on *nport*, sending in Class *cls*; a command not answered
     within *timeout* s is aborted and sent again."""
 
     def __init__(self, sim: Simulation, nport: NPort, cls: int = 3,
-                 timeout: float = 30.0) -> None:
+                 timeout: float = DEFAULT_TIMEOUT) -> None:
         if cls not in (2, 3):
             raise ValueError(f"{nport.name}: FCP runs in Class 2 or 3, got {cls}")
         self.sim, self.nport, self.cls, self.timeout = sim, nport, cls, timeout

@@ -1,4 +1,4 @@
-"""A host: processor, I/O bus, a network interface (IP over FC or over
+"""A host: processor, I/O bus, one or more network interfaces (IP over FC, over
 Ethernet) and TCP/UDP sockets.
 
 The protocol logic lives in :mod:`fcsim.transport` and charges no time; the
@@ -20,6 +20,11 @@ host puts the costs of its model around it, each on the processor:
 
 Protocol work runs at interrupt level, system calls and copies at process
 level, so that background load delays the application but not the protocol.
+
+A host on several networks has an interface on each. It reaches a peer host
+through the first of its interfaces (in the order given) whose network the
+peer is on too, unless a static route names the network for that peer: the
+host route of a routing table, `route add -host peer -interface ifN`.
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ from fcsim.host.interface import Deliver, FcInterface, Interface
 from fcsim.transport.segment import Segment
 from fcsim.transport.tcp import TcpEndpoint
 from fcsim.transport.tcp_config import TcpConfig
-from fcsim.transport.udp import UDP_IP_HEADER_BYTES, Datagram, UdpEndpoint
+from fcsim.transport.udp import MAX_UDP_PAYLOAD, UDP_IP_HEADER_BYTES, Datagram, UdpEndpoint
 
 PAGE = 4096
 """Page size for copy avoidance by remapping, bytes."""
@@ -58,30 +63,62 @@ def interface_on(sim: Simulation, name: str, port: Any, bus: IoBus, model: HostM
 
 class Host:
     """Host *name* built as *model* around its link port *port*: an N_Port (IP
-    over FC in Class *ip_class*) or an Ethernet NIC (:mod:`fcsim.ethernet`).
-    Its :attr:`interface` is what IP runs over (:mod:`fcsim.host.interface`)."""
+    over FC in Class *ip_class*) or an Ethernet NIC (:mod:`fcsim.ethernet`),
+    or a list of (port, network name) pairs for a host on several networks.
+    :attr:`interfaces` are what IP runs over (:mod:`fcsim.host.interface`),
+    :attr:`interface` the first of them; :attr:`routes` maps a peer host's
+    name to the network to reach it through (static host routes)."""
 
-    def __init__(self, sim: Simulation, name: str, model: HostModel, port: Any,
-                 ip_class: int = 3) -> None:
+    def __init__(self, sim: Simulation, name: str, model: HostModel,
+                 port: Any | list[tuple[Any, str]], ip_class: int = 3) -> None:
         self.sim = sim
         self.name = name
         self.model = model
         self.cpu = Cpu(sim, f"{name}.cpu")
         self.bus = IoBus(sim, f"{name}.bus", BUS_TYPES[model.bus], model.bus_bandwidth,
                          model.bus_overhead)
-        self.interface: Interface = interface_on(sim, name, port, self.bus, model, ip_class,
-                                                 self._ip_input)
-        offload = model.checksum_offload and not isinstance(port, NPort)
-        self._checksum = 0.0 if offload else model.checksum_per_byte  # processor s per byte
+        attachments = port if isinstance(port, list) else [(port, "")]
+        self.interfaces: list[Interface] = [
+            self._attach(p, network, ip_class, name if i == 0 else f"{name}.{network}")
+            for i, (p, network) in enumerate(attachments)]
+        self.interface: Interface = self.interfaces[0]
+        self.routes: dict[str, str] = {}
         self.background = BackgroundLoad(sim, self.cpu, model.background_utilisation,
                                          model.background_job, f"host/{name}/background")
         self.tick_phase = sim.rng(f"host/{name}/clock").uniform(0.0, 0.2)
         self._endpoints: dict[str, TcpEndpoint] = {}
         self._udp: dict[str, UdpSocket] = {}
-        self._routes: dict[str, int] = {}
+        self._routes: dict[str, tuple[Interface, int]] = {}
         if model.timer_tick > 0:
             for period in (FAST_TICK, SLOW_TICK):
                 sim.call_later(self.tick_phase % period, self._tick, period)
+
+    def _attach(self, port: Any, network: str, ip_class: int, name: str) -> Interface:
+        """An interface on *port* of *network*, its received packets to IP input."""
+        def deliver(packet: object, length: int, time: float, interrupt: bool = True) -> None:
+            self._ip_input(packet, length, time, interrupt, interface)
+        interface = interface_on(self.sim, name, port, self.bus, self.model, ip_class, deliver)
+        interface.network = network
+        offload = self.model.checksum_offload and not isinstance(port, NPort)
+        interface.checksum_per_byte = 0.0 if offload else self.model.checksum_per_byte
+        return interface
+
+    def interface_to(self, peer: Host) -> Interface:
+        """The interface that reaches *peer*: the one on the network its static
+        route names, else the first on a network *peer* is on too."""
+        networks = {i.network for i in peer.interfaces}
+        wanted = self.routes.get(peer.name)
+        for interface in self.interfaces:
+            if interface.network in networks and wanted in (None, interface.network):
+                return interface
+        raise ValueError(f"host {self.name} has no interface on a network of {peer.name}"
+                         + (f" named {wanted!r} by its route" if wanted else ""))
+
+    def peer_address(self, peer: Host) -> tuple[Interface, int]:
+        """This host's interface to *peer* and *peer*'s link address on its network."""
+        interface = self.interface_to(peer)
+        far = next(i for i in peer.interfaces if i.network == interface.network)
+        return interface, far.address
 
     def _tick(self, event: object) -> None:
         """The TCP timer routines' own processor time, every fast and slow tick."""
@@ -108,10 +145,11 @@ class Host:
         self._udp[address] = socket
         return socket
 
-    def route(self, address: str, link_address: int) -> None:
-        """Static address resolution: *address* ("host:port") is at *link_address*
-        (an N_Port ID, a MAC)."""
-        self._routes[address] = link_address
+    def route(self, address: str, peer: Host) -> None:
+        """Static address resolution: *address* ("host:port") is on host *peer*,
+        reached through :meth:`interface_to` at its link address there (an
+        N_Port ID, a MAC)."""
+        self._routes[address] = self.peer_address(peer)
 
     # -- the kernel's data path -----------------------------------------------------
 
@@ -127,27 +165,29 @@ class Host:
 
     def _output(self, packet: Segment | Datagram) -> None:
         """TCP/IP (or UDP/IP) output and checksum, then the interface."""
-        model = self.model
-        cost = model.tcp_output_per_packet + packet.length * self._checksum
-        self.cpu.run(cost, lambda: self._to_adapter(packet), INTERRUPT)
+        interface, address = self._routes[packet.dst]
+        cost = self.model.tcp_output_per_packet + packet.length * interface.checksum_per_byte
+        self.cpu.run(cost, lambda: self._to_adapter(packet, interface, address), INTERRUPT)
 
-    def _to_adapter(self, packet: Segment | Datagram) -> None:
+    def _to_adapter(self, packet: Segment | Datagram, interface: Interface,
+                    address: int) -> None:
         size = packet.wire_bytes
         sent = None
         if isinstance(packet, Datagram):
             socket = self._udp[packet.src]
             sent = lambda _seq: socket.sent(size)  # noqa: E731
-        self.interface.transmit(self._routes[packet.dst], size, packet, sent)
+        interface.transmit(address, size, packet, sent)
 
-    def _ip_input(self, packet: object, length: int, time: float,
-                  interrupt: bool = True) -> None:
-        """An IP packet of *length* bytes has arrived; *interrupt*: it raised the
-        receive interrupt (with interrupt moderation, the first of a batch)."""
+    def _ip_input(self, packet: object, length: int, time: float, interrupt: bool,
+                  interface: Interface) -> None:
+        """An IP packet of *length* bytes has arrived on *interface*; *interrupt*:
+        it raised the receive interrupt (with interrupt moderation, the first of
+        a batch)."""
         model = self.model
-        frames = self.interface.frames(length)
+        frames = interface.frames(length)
         cost = ((model.interrupt if interrupt else 0.0) + frames * model.driver_per_frame
                 + model.tcp_input_per_packet
-                + packet.length * self._checksum)  # type: ignore[attr-defined]
+                + packet.length * interface.checksum_per_byte)  # type: ignore[attr-defined]
         if isinstance(packet, Segment):
             endpoint = self._endpoints.get(packet.dst)
             if endpoint is not None:
@@ -184,8 +224,8 @@ class Socket:
 
     def connect(self, peer: Socket, connected: Callable[[], None]) -> None:
         """Connect to the listening socket *peer*; *connected()* when established."""
-        self.host.route(peer.address, peer.host.interface.address)
-        peer.host.route(self.address, self.host.interface.address)
+        self.host.route(peer.address, peer.host)
+        peer.host.route(self.address, self.host)
         self.endpoint.open_active(peer.address, connected)
 
     def listen(self, connected: Callable[[], None] | None = None) -> None:
@@ -250,7 +290,9 @@ class UdpSocket:
     def connect(self, peer: UdpSocket) -> None:
         """Send to *peer* (static address resolution on both hosts)."""
         self.endpoint.peer = peer.address
-        self.host.route(peer.address, peer.host.interface.address)
+        self.host.route(peer.address, peer.host)
+        mtu = self.host.interface_to(peer.host).mtu
+        self.endpoint.max_payload = min(MAX_UDP_PAYLOAD, mtu - UDP_IP_HEADER_BYTES)
 
     def send(self, nbytes: int, done: Callable[[], None]) -> None:
         """sendto() of one datagram of *nbytes*; *done()* when the call returns.

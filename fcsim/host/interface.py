@@ -34,6 +34,11 @@ class Interface(Protocol):
 
     address: int
     mtu: int
+    network: str
+    """The name of the network it is on ("" in a scenario of one network)."""
+    checksum_per_byte: float
+    """Processor time the host spends per byte checksummed for it, s (0 when the
+    card computes and checks the checksums)."""
 
     def frames(self, size: int) -> int:
         """Link frames an IP packet of *size* bytes takes."""
@@ -51,6 +56,8 @@ class FcInterface:
     s), IP in Class *ip_class*; received packets to *deliver*."""
 
     mtu = MTU
+    network = ""
+    checksum_per_byte = 0.0
 
     def __init__(self, sim: Simulation, name: str, nport: NPort, bus: IoBus,
                  frame_time: float, ip_class: int, deliver: Deliver) -> None:

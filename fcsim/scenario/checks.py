@@ -11,20 +11,25 @@ from fcsim.fc4.fcp import BLOCK
 from fcsim.host.block import striped_capacity
 from fcsim.loop.al_pa import MAX_NL_PORTS
 from fcsim.scenario.ethernet_checks import ethernet_links
+from fcsim.scenario.internetwork import check_networks
+from fcsim.scenario.reach_checks import reach
 from fcsim.scenario.rules import ends_once, known, unique
 from fcsim.scenario.sections.apps import IperfSection, NetperfSection
 from fcsim.scenario.sections.document import (
     EthernetScenario,
     FabricScenario,
+    InternetworkScenario,
     LoopScenario,
     PointToPointScenario,
 )
 from fcsim.scenario.sections.storage import DdSection, FioSection
+from fcsim.scenario.sections.transfer import TransferSection
 from fcsim.scenario.sections.workloads import GeneratorSection
 from fcsim.schema.errors import Problem, count, given, show
 from fcsim.topology.point_to_point import DEFAULT_PORT_IDS
 
-Scenario = PointToPointScenario | FabricScenario | LoopScenario | EthernetScenario
+Scenario = (PointToPointScenario | FabricScenario | LoopScenario | EthernetScenario
+            | InternetworkScenario)
 
 
 def check(doc: Scenario, raw: dict[str, Any]) -> list[Problem]:
@@ -34,6 +39,10 @@ def check(doc: Scenario, raw: dict[str, Any]) -> list[Problem]:
     shape = list(_shape(doc))
     if shape:
         return shape
+    if isinstance(doc, InternetworkScenario):
+        networks = check_networks(doc, raw, check)
+        return [*_run(doc, raw), *_nodes(doc, raw), *networks,
+                *([] if networks else _workloads(doc, raw))]
     return [*_run(doc, raw), *_nodes(doc, raw), *_links(doc, raw), *_workloads(doc, raw)]
 
 
@@ -136,6 +145,10 @@ def _workloads(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
     sweeping = None
     for i, w in enumerate(doc.workloads):
         path = f"workloads[{i}]"
+        if isinstance(w, TransferSection):
+            yield from reach(doc, w, raws[i], path)
+            yield from _start(w, raws[i], path, doc.run.duration)
+            continue
         starts = w.source if isinstance(w.source, tuple) else (w.source,)
         ends = w.destination if isinstance(w.destination, tuple) else (w.destination,)
         for key, nodes in (("from", starts), ("to", ends)):
@@ -156,6 +169,8 @@ def _workloads(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
             yield from _application(w, raws[i], path, hosts, doc.run.duration)
         if isinstance(w, FioSection | DdSection):
             yield from _block(w, raws[i], path, targets)
+        if not list(_unknown(starts + ends, names)):
+            yield from reach(doc, w, raws[i], path)
         if isinstance(w, NetperfSection) and len(w.send_size) * len(w.socket) > 1:
             if sweeping is not None:
                 yield Problem(f"{path}.send_size", given(raws[i].get("send_size")),
@@ -163,6 +178,19 @@ def _workloads(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
             sweeping = i if sweeping is None else sweeping
     yield from unique(raws, "workloads", "name",
                       [w.name or f"workload{i}" for i, w in enumerate(doc.workloads)])
+
+
+def _unknown(nodes: tuple[str, ...], names: list[str]) -> Iterator[str]:
+    """The *nodes* that are not among *names*."""
+    return (node for node in nodes if node not in names)
+
+
+def _start(w: TransferSection, raw: dict[str, Any], path: str,
+           duration: float) -> Iterator[Problem]:
+    """A transfer starts within the run."""
+    if w.start >= duration:
+        yield Problem(f"{path}.start", given(raw["start"]),
+                      f"a time before run.duration ({show(duration)} s)")
 
 
 def _generator(w: GeneratorSection, raw: dict[str, Any], path: str) -> Iterator[Problem]:

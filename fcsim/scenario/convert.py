@@ -9,9 +9,11 @@ from typing import Any
 
 from fcsim.apps.iperf import IperfOptions
 from fcsim.apps.netperf import NetperfOptions
+from fcsim.apps.transfer import TransferOptions
 from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import Coding, Speed
 from fcsim.fc2.login import ServiceParameters
+from fcsim.scenario.internetwork import members, networks_of, peers, port_name
 from fcsim.scenario.model import (
     FioConfig,
     GeneratorConfig,
@@ -25,12 +27,14 @@ from fcsim.scenario.model import (
     Scenario,
     StreamConfig,
     SwitchConfig,
+    TransferConfig,
     WorkloadConfig,
 )
 from fcsim.scenario.sections.apps import IperfSection, NetperfSection
 from fcsim.scenario.sections.document import (
     EthernetScenario,
     FabricScenario,
+    InternetworkScenario,
     LoopScenario,
     PointToPointScenario,
 )
@@ -39,14 +43,26 @@ from fcsim.scenario.sections.links import LinkSection
 from fcsim.scenario.sections.loop import LoopSection
 from fcsim.scenario.sections.nodes import LoopNodeSection, NodeKeys
 from fcsim.scenario.sections.storage import DdSection, FioSection
+from fcsim.scenario.sections.transfer import TransferSection
 from fcsim.scenario.sections.workloads import StreamSection
 from fcsim.workload.distributions import Constant, Distribution, Exponential, Uniform
 from fcsim.workload.fio import FioOptions
 
+Document = (PointToPointScenario | FabricScenario | LoopScenario | EthernetScenario
+            | InternetworkScenario)
 
-def to_scenario(doc: PointToPointScenario | FabricScenario | LoopScenario | EthernetScenario,
-                file: str) -> Scenario:
+
+def to_scenario(doc: Document, file: str) -> Scenario:
     """The configuration of the checked scenario file *doc*, read from *file*."""
+    run = doc.run
+    config = RunConfig(run.duration, run.warmup, run.seed, run.repetitions, run.login)
+    workloads = tuple(_workload(w, i) for i, w in enumerate(doc.workloads))
+    name = doc.name or Path(file).stem
+    if isinstance(doc, InternetworkScenario):
+        return Scenario(name=name, topology=doc.topology, run=config,
+                        nodes=tuple(_node(n) for n in doc.nodes), links=(),
+                        workloads=workloads, source=file, description=doc.description,
+                        networks=_networks(doc, config, workloads))
     if isinstance(doc, EthernetScenario):
         nodes = tuple(NodeConfig(n.name, host=n.host, background_load=n.background_load,
                                  mtu=n.mtu) for n in doc.nodes)
@@ -59,12 +75,40 @@ def to_scenario(doc: PointToPointScenario | FabricScenario | LoopScenario | Ethe
     switches = (tuple(SwitchConfig(s.name, s.model, getattr(s, "domain", None),
                                    getattr(s, "pause", False)) for s in doc.switches)
                 if isinstance(doc, FabricScenario | EthernetScenario) else ())
-    run = doc.run
-    return Scenario(name=doc.name or Path(file).stem, topology=doc.topology,
-                    run=RunConfig(run.duration, run.warmup, run.seed, run.repetitions, run.login),
-                    nodes=nodes, links=links,
-                    workloads=tuple(_workload(w, i) for i, w in enumerate(doc.workloads)),
-                    source=file, description=doc.description, switches=switches)
+    return Scenario(name=name, topology=doc.topology, run=config, nodes=nodes, links=links,
+                    workloads=workloads, source=file, description=doc.description,
+                    switches=switches)
+
+
+def _networks(doc: InternetworkScenario, run: RunConfig,
+              workloads: tuple[WorkloadConfig, ...]) -> tuple[Scenario, ...]:
+    """Each network of *doc* as a scenario of that one network, its nodes' ports
+    named as :func:`fcsim.scenario.internetwork.port_name` says, with the port
+    pairs *workloads* exchange over it as its peers."""
+    on = networks_of(doc)
+    crossing = peers(doc, workloads)
+    nodes = {n.name: _node(n) for n in doc.nodes}
+    out = []
+    for network in doc.networks:
+        def rename(end: str, network: str = network.name) -> str:
+            return end if ":" in end else port_name(
+                end, [doc.networks[k].name for k in on[end]], network)
+        chosen = tuple(replace(nodes[name], name=rename(name)) for name in members(network))
+        if network.topology == "loop":
+            order = tuple(map(rename, network.loop.order))
+            links: tuple[LinkConfig | LoopConfig, ...] = (
+                _loop(network.loop.model_copy(update={"order": order}), list(order)),)
+        else:
+            links = tuple(replace(_link(link, i), name=link.name or f"{network.name}-link{i}",
+                                  ends=tuple(map(rename, link.ends)))
+                          for i, link in enumerate(network.links))
+        switches = tuple(SwitchConfig(s.name, s.model, getattr(s, "domain", None),
+                                      getattr(s, "pause", False))
+                         for s in getattr(network, "switches", ()))
+        out.append(Scenario(name=network.name, topology=network.topology, run=run,
+                            nodes=chosen, links=links, workloads=(), switches=switches,
+                            peers=tuple(sorted(crossing[network.name]))))
+    return tuple(out)
 
 
 def _node(n: NodeKeys) -> NodeConfig:
@@ -73,7 +117,8 @@ def _node(n: NodeKeys) -> NodeConfig:
     port = (LoopPortConfig(n.al_pa, n.fairness, n.repeat_delay, n.login_credit)
             if isinstance(n, LoopNodeSection) else None)
     return NodeConfig(n.name, getattr(n, "port_id", None), params, port, n.host, n.ip_class,
-                      n.background_load, n.target, n.max_burst)
+                      n.background_load, n.target, n.max_burst, getattr(n, "mtu", 1500),
+                      getattr(n, "routes", None) or ())
 
 
 def _speed(speed: Speed, coding: Coding | None) -> Speed:
@@ -115,6 +160,9 @@ def _workload(w: Any, index: int) -> WorkloadConfig:
         striped = w.destination if len(w.destination) > 1 else ()
         return FioConfig(name, w.source, w.destination[0], options, w.cls, w.timeout, w.start,
                          dd, striped, w.stripe)
+    if isinstance(w, TransferSection):
+        return TransferConfig(name, w.path, TransferOptions(w.size, w.block, w.socket,
+                                                            w.buffers, w.nodelay), w.start)
     if isinstance(w, IperfSection):
         options = IperfOptions(w.protocol, w.parallel, w.window, w.length, w.bandwidth,
                                w.duration, w.nodelay, w.interval)

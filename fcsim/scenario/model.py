@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 
 from fcsim.apps.iperf import IperfOptions
 from fcsim.apps.netperf import NetperfOptions
+from fcsim.apps.transfer import TransferOptions
 from fcsim.ethernet.switch import EthernetSwitchModel
 from fcsim.fabric.switch_model import SwitchModel
 from fcsim.fc0.cable import Cable
@@ -46,7 +47,8 @@ class NodeConfig:
     scenario (None: the host model's own value). *target*: the storage device
     behind the node's FCP target (None: not a target); *max_burst*: the most
     write data the target asks for at once, bytes (None: no limit). *mtu*:
-    the IP MTU of its Ethernet NIC, bytes (Ethernet topologies).
+    the IP MTU of its Ethernet NIC, bytes (Ethernet topologies). *routes*:
+    its static host routes, (peer node, network name) pairs (internetworks).
     """
 
     name: str
@@ -59,6 +61,7 @@ class NodeConfig:
     target: DiskModel | RamDiskModel | ArrayModel | None = None
     max_burst: int | None = None
     mtu: int = 1500
+    routes: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -211,12 +214,38 @@ class FioConfig:
         return self.stripe_over or (self.destination,)
 
 
-WorkloadConfig = StreamConfig | GeneratorConfig | NetperfConfig | IperfConfig | FioConfig
+@dataclass(frozen=True)
+class TransferConfig:
+    """A transfer relayed along the nodes of *path* (hosts, and FCP targets at
+    either end) with *options*, from *start* s (see :mod:`fcsim.apps.transfer`)."""
+
+    name: str
+    path: tuple[str, ...]
+    options: TransferOptions
+    start: float = 0.0
+
+    @property
+    def source(self) -> str:
+        """The first node of the path."""
+        return self.path[0]
+
+    @property
+    def destination(self) -> str:
+        """The last node of the path."""
+        return self.path[-1]
+
+
+WorkloadConfig = (StreamConfig | GeneratorConfig | NetperfConfig | IperfConfig | FioConfig
+                  | TransferConfig)
 
 
 @dataclass(frozen=True)
 class Scenario:
-    """Everything one scenario file says. *source* names the file it came from."""
+    """Everything one scenario file says. *source* names the file it came from.
+    An internetwork's *networks* are each a scenario of one network (its name,
+    topology, the ports of the nodes on it as nodes, links and switches; no
+    workloads, but the *peers*, pairs of its ports the internetwork's
+    workloads exchange over it, which log in with each other on a fabric)."""
 
     name: str
     topology: str
@@ -227,6 +256,8 @@ class Scenario:
     source: str = "<memory>"
     description: str = ""
     switches: tuple[SwitchConfig, ...] = ()
+    networks: tuple[Scenario, ...] = ()
+    peers: tuple[tuple[str, str], ...] = ()
 
 
 # -- arbitrated loop (topology = "loop") ----------------------------------------------

@@ -5,12 +5,13 @@ file with ``duration = "1e12 s"`` would otherwise run for years), unless the
 user raises the limit. The estimate is an upper bound made of the quantities
 that cost simulation time and memory:
 
-- **frames**: a saturating stream, netperf or iperf run can send at most the
-  line's frame rate, ``char_rate / (frame characters + 24 fill characters)``,
-  for its frame size (its message size, at most the 2112-byte data field),
-  for as long as it runs; an open-loop generator makes one arrival per mean
-  gap (or *count* arrivals), each at least one frame, and every arrival is
-  simulated even when the link cannot carry it (the sequences queue);
+- **frames**: a saturating stream, netperf or iperf run (or each hop of a
+  transfer) can send at most the line's frame rate, ``char_rate / (frame
+  characters + 24 fill characters)``, for its frame size (its message size, at
+  most the 2112-byte data field), for as long as it runs; an open-loop
+  generator makes one arrival per mean gap (or *count* arrivals), each at
+  least one frame, and every arrival is simulated even when the link cannot
+  carry it (the sequences queue);
 - **sequences in memory**: a stream keeps *outstanding* sequences open;
 - **setting up**: each repetition builds its network and logs its N_Ports in,
   counted as :data:`SETUP_FRAMES_PER_NODE` frames per node, so that a
@@ -37,6 +38,7 @@ from fcsim.scenario.model import (
     NetperfConfig,
     Scenario,
     StreamConfig,
+    TransferConfig,
 )
 
 WARN_FRAMES = 1e8
@@ -90,8 +92,10 @@ def wall_time(frames: float) -> str:
 
 
 def _frame_rate(scenario: Scenario, payload: float) -> float:
-    """Frames per second the fastest line of *scenario* carries at *payload* bytes each."""
-    char_rate = max(link.speed.char_rate for link in scenario.links)
+    """Frames per second the fastest line of *scenario* (of any of its networks)
+    carries at *payload* bytes each."""
+    links = [*scenario.links, *(link for net in scenario.networks for link in net.links)]
+    char_rate = max(link.speed.char_rate for link in links)
     data = min(max(payload, 0.0), MAX_DATA_FIELD)
     return char_rate / (data + FRAMING_BYTES + GAP_CHARS)
 
@@ -119,4 +123,6 @@ def estimate(scenario: Scenario) -> Work:
             frames += _frame_rate(scenario, smallest) * min(span, w.options.length)
         elif isinstance(w, IperfConfig):
             frames += _frame_rate(scenario, 0) * min(span, w.options.duration)
+        elif isinstance(w, TransferConfig):  # each hop's line, at most the whole run
+            frames += (len(w.path) - 1) * _frame_rate(scenario, 0) * span
     return Work(frames * run.repetitions * points, open_sequences)

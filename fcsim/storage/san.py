@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from fcsim.engine.simulation import Simulation
+from fcsim.fc2.nport import NPort
 from fcsim.fc4.fcp_initiator import FcpInitiator
 from fcsim.fc4.fcp_target import FcpTarget
 from fcsim.host.block import HostIo, Volume, striped_capacity
@@ -44,7 +45,7 @@ class Storage:
 
     def __init__(self, sim: Simulation, scenario: Scenario, net: Network,
                  hosts: dict[str, Host] | None = None) -> None:
-        self.sim = sim
+        self.sim, self.net = sim, net
         self.devices: dict[str, Disk | RamDisk | DiskArray] = {}
         self.targets: dict[str, FcpTarget] = {}
         for node in scenario.nodes:
@@ -53,24 +54,35 @@ class Storage:
                 continue
             device = _DEVICES[type(model)](sim, node.name, model)
             self.devices[node.name] = device
-            self.targets[node.name] = FcpTarget(sim, net.nodes[node.name], device,
-                                                model.queue_depth, node.max_burst)
+            ports = [port for port, _ in net.attachments(node.name) if isinstance(port, NPort)]
+            self.targets[node.name] = FcpTarget(sim, ports[0], device, model.queue_depth,
+                                                node.max_burst)
         self.initiators: dict[str, FcpInitiator] = {}
         self.jobs: list[tuple[FioConfig, Fio]] = []
         for w in scenario.workloads:
             if not isinstance(w, FioConfig):
                 continue
-            initiator = self.initiators.get(w.source)
-            if initiator is None:
-                initiator = self.initiators[w.source] = FcpInitiator(
-                    sim, net.nodes[w.source], w.cls, w.timeout)
-            volume = Volume(sim, initiator, tuple(net.address_of(t) for t in w.targets),
-                            w.stripe)
+            volume = self.volume(w.source, w.targets, w.stripe, w.cls, w.timeout)
             device = (HostIo(hosts[w.source], volume) if hosts and w.source in hosts
                       else volume)
             capacity = striped_capacity([self.devices[t].model.capacity for t in w.targets],
                                         w.stripe)
             self.jobs.append((w, Fio(sim, w.name, device, capacity, w.options, w.start)))
+
+    def volume(self, source: str, targets: tuple[str, ...], stripe: int | None, cls: int,
+               timeout: float) -> Volume:
+        """A volume of node *source* over *targets* (striped in grains of
+        *stripe* bytes when several), through *source*'s FCP initiator on the
+        N_Port that reaches them (one is made at the first use of a port)."""
+        routes = [self.net.route(source, t, fibre_channel=True) for t in targets]
+        port = routes[0][0]
+        if any(p is not port for p, _ in routes):
+            raise ValueError(f"{source}: the targets of a striped volume must be reached "
+                             "through one N_Port")
+        initiator = self.initiators.get(port.name)
+        if initiator is None:
+            initiator = self.initiators[port.name] = FcpInitiator(self.sim, port, cls, timeout)
+        return Volume(self.sim, initiator, tuple(d_id for _, d_id in routes), stripe)
 
     def __bool__(self) -> bool:
         return bool(self.targets or self.jobs)

@@ -108,13 +108,13 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
     # N_Ports log in with the peers they exchange with (both ways): the work of
     # a fabric of thousands of N_Ports grows with its traffic, not its size squared
     pairs = {(s, d) for w in scenario.workloads for s in senders_of(w) for d in peers_of(w)}
+    pairs |= set(scenario.peers)
     for a, b in pairs | {(b, a) for a, b in pairs}:
         net.nodes[a].login(net.nodes[b])
     net.addresses = {name: node.port_id for name, node in net.nodes.items()}
     if scenario.run.login:
         for name, node in net.nodes.items():
-            targets = sorted({net.addresses[d] for w in scenario.workloads
-                              if name in senders_of(w) for d in peers_of(w)})
+            targets = sorted({net.addresses[d] for s, d in pairs if s == name})
             FabricLogin(node, targets).start()
     return net
 

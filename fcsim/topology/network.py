@@ -21,6 +21,17 @@ class Network:
         """The N_Port ID of *node* (as it will be once logged in)."""
         return self.nodes[node].port_id
 
+    def attachments(self, node: str) -> list[tuple[Any, str]]:
+        """*node*'s link-level port, with the name of its network ("": the only one)."""
+        return [(self.nodes[node], "")]
+
+    def route(self, source: str, destination: str,
+              fibre_channel: bool = False) -> tuple[Any, int]:
+        """*source*'s port towards *destination* and *destination*'s address
+        (*fibre_channel*: over a Fibre Channel network, as FC-2 and FCP traffic
+        need; the checks made sure this one is)."""
+        return self.nodes[source], self.address_of(destination)
+
     def ports(self) -> list[Port]:
         """Every link-level port, in link order."""
         return [port for link in self.links.values() for port in link.ports]

@@ -19,6 +19,7 @@ from fcsim.scenario.model import (
     IperfConfig,
     NetperfConfig,
     StreamConfig,
+    TransferConfig,
 )
 from fcsim.scenario.sections.document import TOPOLOGIES
 from fcsim.scenario.sections.nodes import NodeSection
@@ -95,7 +96,8 @@ def test_all_examples_are_there() -> None:
         "gige-mtu-1500.toml", "gige-mtu-9000.toml", "loop-32-ports.toml", "loop-fairness.toml",
         "netperf-tcp-rr.toml", "netperf-tcp-stream-sweep.toml",
         "p2p-1gfc-class3.toml", "p2p-266-open-loop.toml", "p2p-class1-connections.toml",
-        "p2p-class2-bidirectional.toml", "p2p-long-link-credit.toml", "san-array.toml",
+        "p2p-class2-bidirectional.toml", "p2p-long-link-credit.toml",
+        "relay-gige-to-fc.toml", "san-array.toml",
         "san-fabric-disks.toml", "san-jbod-loop.toml", "san-ramdisk.toml",
         "san-striped-client.toml"]
 
@@ -114,9 +116,9 @@ def test_examples_load_and_run(path: Path) -> None:
                       w.options, duration=10e-3)) if isinstance(w, IperfConfig) else w
                   for w in scenario.workloads)
     has_netperf = has_netperf or any(isinstance(w, IperfConfig) for w in scenario.workloads)
-    has_storage = any(isinstance(w, FioConfig) for w in scenario.workloads)
+    has_storage = any(isinstance(w, FioConfig | TransferConfig) for w in scenario.workloads)
     duration = (15e-3 if has_netperf else scenario.run.duration if has_storage
-                else min(scenario.run.duration, 3e-3))  # disk commands take milliseconds
+                else min(scenario.run.duration, 3e-3))  # disk commands, files take longer
     short = dataclasses.replace(scenario, workloads=loads, run=dataclasses.replace(
         scenario.run, duration=duration, warmup=0.0, repetitions=1))
     result = run_scenario(short)
@@ -126,6 +128,7 @@ def test_examples_load_and_run(path: Path) -> None:
                       .values()]
         delivered += [j["bytes"] for j in rep.get("storage", {}).get("jobs", {}).values()]
         delivered += [i["throughput_mbit_s"] for i in rep.get("iperf", {}).values()]
+        delivered += [t["bytes"] for t in rep.get("transfers", {}).values()]
         assert delivered and all(d > 0 for d in delivered)
 
 

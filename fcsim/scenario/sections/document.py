@@ -13,15 +13,17 @@ from fcsim.scenario.sections.ethernet import (
     EthernetNodeSection,
     EthernetSwitchSection,
 )
+from fcsim.scenario.sections.internetwork import InternetworkNodeSection, Network
 from fcsim.scenario.sections.links import LinkSection, SwitchSection
 from fcsim.scenario.sections.loop import LoopSection
 from fcsim.scenario.sections.nodes import FabricNodeSection, LoopNodeSection, NodeSection
 from fcsim.scenario.sections.run import RunSection
+from fcsim.scenario.sections.transfer import TransferSection
 from fcsim.scenario.sections.workloads import Workload
 from fcsim.schema.fields import Expects, Name, Text, table, tables
 from fcsim.schema.section import Section, key
 
-TOPOLOGY_NAMES = ("point-to-point", "fabric", "loop", "ethernet")
+TOPOLOGY_NAMES = ("point-to-point", "fabric", "loop", "ethernet", "internetwork")
 """The values of ``topology``."""
 Run = table(RunSection, "a table, written [run]")
 Workloads = tables(Workload, "an array of tables, written [[workloads]]")
@@ -33,10 +35,13 @@ Nodes = tables(NodeSection, _NODES)
 FabricNodes = tables(FabricNodeSection, _NODES)
 LoopNodes = tables(LoopNodeSection, _NODES)
 EthernetNodes = tables(EthernetNodeSection, _NODES)
-EthernetWorkloads = tables(Annotated[NetperfSection | IperfSection, Field(discriminator="type")],
+EthernetWorkloads = tables(Annotated[NetperfSection | IperfSection | TransferSection,
+                                     Field(discriminator="type")],
                            "an array of tables, written [[workloads]]")
 EthernetLinks = tables(EthernetLinkSection, "an array of tables, written [[links]]")
 EthernetSwitches = tables(EthernetSwitchSection, "an array of tables, written [[switches]]")
+InternetworkNodes = tables(InternetworkNodeSection, _NODES)
+Networks = tables(Network, "at least one [[networks]] table", 1)
 _NO_SWITCHES = "no [[switches]] outside topology = 'fabric' or 'ethernet'"
 _NO_LOOP = "no [loop] outside topology = 'loop'"
 
@@ -106,15 +111,36 @@ class EthernetScenario(_Scenario):
                                      "cabled to each other).")
     nodes: EthernetNodes = key(help="The hosts, each with one NIC.")
     links: EthernetLinks = key(help="The cables.")
-    workloads: EthernetWorkloads = key([], "The traffic: netperf and iperf (default: none).")
+    workloads: EthernetWorkloads = key([], "The traffic: netperf, iperf and transfers "
+                                       "(default: none).")
+
+
+class InternetworkScenario(_Scenario):
+    """Several networks, each of its own topology and technology: the nodes are
+    listed once in `[[nodes]]`, each `[[networks]]` table builds one network
+    from its own links and switches (or loop). A node is on every network
+    whose links or loop name it; a host gets an interface on each (IP over FC
+    on an N_Port, IP over Ethernet on a NIC), as a data mover has an Ethernet
+    NIC towards its clients and an FC adapter towards its storage."""
+
+    elsewhere = {"links": "no [[links]] in an internetwork: each [[networks]] table has its "
+                 "own", "switches": "no [[switches]] in an internetwork: each [[networks]] "
+                 "table has its own", "loop": "no [loop] in an internetwork: a [[networks]] "
+                 "table with topology = 'loop' has it"}
+
+    topology: Literal["internetwork"] = key(help="Several networks joined by the hosts on "
+                                            "more than one.")
+    nodes: InternetworkNodes = key(help="Every node, once.")
+    networks: Networks = key(help="The networks, at least one; the order decides which one "
+                             "a host uses to reach a peer that is on several.")
 
 
 TOPOLOGIES: dict[str, type[_Scenario]] = dict(zip(
-    TOPOLOGY_NAMES, (PointToPointScenario, FabricScenario, LoopScenario, EthernetScenario),
-    strict=True))
+    TOPOLOGY_NAMES, (PointToPointScenario, FabricScenario, LoopScenario, EthernetScenario,
+                     InternetworkScenario), strict=True))
 """Each ``topology`` value and the model of its files."""
-Document = Annotated[PointToPointScenario | FabricScenario | LoopScenario | EthernetScenario,
-                     Field(discriminator="topology")]
+Document = Annotated[PointToPointScenario | FabricScenario | LoopScenario | EthernetScenario
+                     | InternetworkScenario, Field(discriminator="topology")]
 """A scenario file, of the model its ``topology`` names."""
 DOCUMENT = TypeAdapter(Document)
 """Validates a TOML document as a scenario file; its JSON Schema is the files' schema."""

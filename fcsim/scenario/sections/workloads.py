@@ -1,7 +1,8 @@
 """The ``[[workloads]]`` tables of FC-2 traffic: saturating streams and open-loop
 generators with their size and inter-arrival distributions; :data:`Workload`
-joins them with the applications of :mod:`fcsim.scenario.sections.apps` and
-the block workloads of :mod:`fcsim.scenario.sections.storage`."""
+joins them with the applications of :mod:`fcsim.scenario.sections.apps`, the
+block workloads of :mod:`fcsim.scenario.sections.storage` and the relayed
+transfers of :mod:`fcsim.scenario.sections.transfer`."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pydantic import BeforeValidator, Field, create_model
 from fcsim.fc2.frame import MAX_DATA_FIELD
 from fcsim.scenario.sections.apps import IperfSection, NetperfSection
 from fcsim.scenario.sections.storage import DdSection, FioSection
+from fcsim.scenario.sections.transfer import TransferSection
 from fcsim.schema.fields import (
     SIZE_TEXT,
     TIME_TEXT,
@@ -122,8 +124,9 @@ class GeneratorSection(_Sequences):
 
 WORKLOADS: dict[str, type[Section]] = {"stream": StreamSection, "generator": GeneratorSection,
                                        "netperf": NetperfSection, "iperf": IperfSection,
-                                       "fio": FioSection, "dd": DdSection}
+                                       "fio": FioSection, "dd": DdSection,
+                                       "transfer": TransferSection}
 """Each workload ``type`` and its table."""
 Workload = Annotated[StreamSection | GeneratorSection | NetperfSection | IperfSection
-                     | FioSection | DdSection, Field(discriminator="type")]
+                     | FioSection | DdSection | TransferSection, Field(discriminator="type")]
 """One ``[[workloads]]`` table, of the kind its ``type`` names."""

@@ -1,0 +1,258 @@
+"""A file transfer along a chain of nodes, relayed by the processes on the hosts
+between, as an HPSS mover relays a client's data to its storage device.
+
+The chain is a list of nodes. Every host on it runs one relay process that
+reads blocks from its input and writes them to its output:
+
+- the first node, a host: its input is memory (the data are made, not read:
+  ``dd if=/dev/zero``); an FCP target: the next host reads it through its
+  block path (``read()`` of a raw device, sequential from offset 0);
+- between two hosts: a TCP connection; the upstream host ``send()``s each
+  block, the downstream host ``recv()``s until it has a whole block (recv
+  returns what has arrived, so a block may take several calls);
+- the last node, a host: its output discards (``of=/dev/null``); an FCP
+  target: the host before it writes it through its block path.
+
+A relay keeps at most *buffers* blocks: with one, it reads a block, writes
+it, then reads the next, as a copy loop does; with more, a reading thread
+and a writing thread share that many buffers, so reading the next block
+overlaps writing the last. Each read and write costs the host its system
+call, copies (or page remaps), wake-ups and interrupts, as every socket and
+block request does (:mod:`fcsim.host.host`, :mod:`fcsim.host.block`).
+
+The transfer starts at its start time once every connection is established
+and every target has accepted its process login; it ends when the last
+node's writer has written the last byte. The rate is bytes over that time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import Any, Protocol
+
+from fcsim.engine.simulation import Simulation
+from fcsim.host.block import HostIo, Request
+from fcsim.host.host import Host, Socket
+from fcsim.transport.tcp_config import TcpConfig
+
+TRANSFER_PORT = 20
+"""First TCP port of transfer connections (FTP's data port); each connection
+of the scenario's transfers takes the next one."""
+
+
+@dataclass(frozen=True)
+class TransferOptions:
+    """*size* bytes moved in blocks of *block* bytes; TCP connections with socket
+    buffers of *socket* bytes (TCP_NODELAY if *nodelay*); *buffers* blocks per
+    relay."""
+
+    size: int
+    block: int
+    socket: int = 65536
+    buffers: int = 1
+    nodelay: bool = False
+
+
+class End(Protocol):
+    """One side of a relay: where it reads blocks from, or writes them to."""
+
+    def ready(self, then: Callable[[], None]) -> None:
+        """Call *then()* once usable (connected, logged in)."""
+
+    def move(self, nbytes: int, done: Callable[[], None]) -> None:
+        """Read (an input) or write (an output) *nbytes*; *done()* when the call returns."""
+
+
+class Memory:
+    """Data made or dropped in memory: no cost (``/dev/zero``, ``/dev/null``)."""
+
+    def ready(self, then: Callable[[], None]) -> None:
+        """At once."""
+        then()
+
+    def move(self, nbytes: int, done: Callable[[], None]) -> None:
+        """At once."""
+        done()
+
+
+class SocketIn:
+    """Blocks read from a connected TCP socket, recv() after recv() until whole."""
+
+    def __init__(self, socket: Socket, connected: Callable[[Callable[[], None]], None]) -> None:
+        self.socket, self.ready = socket, connected
+
+    def move(self, nbytes: int, done: Callable[[], None]) -> None:
+        """recv() until *nbytes* have been read."""
+        def got(n: int) -> None:
+            left[0] -= n
+            if left[0] > 0:
+                self.socket.recv(left[0], got)
+            else:
+                done()
+        left = [nbytes]
+        self.socket.recv(nbytes, got)
+
+
+class SocketOut:
+    """Blocks written to a TCP socket, one send() each."""
+
+    def __init__(self, socket: Socket, connected: Callable[[Callable[[], None]], None]) -> None:
+        self.socket, self.ready = socket, connected
+
+    def move(self, nbytes: int, done: Callable[[], None]) -> None:
+        """send() of *nbytes*."""
+        self.socket.send(nbytes, done)
+
+
+class BlockEnd:
+    """A block device read or written sequentially from offset 0 through *io*."""
+
+    def __init__(self, io: HostIo, write: bool) -> None:
+        self.io, self.write, self.offset = io, write, 0
+
+    def ready(self, then: Callable[[], None]) -> None:
+        """After the process logins with the targets."""
+        self.io.login(then)
+
+    def move(self, nbytes: int, done: Callable[[], None]) -> None:
+        """read() or write() of the next *nbytes*."""
+        offset, self.offset = self.offset, self.offset + nbytes
+
+        def returned(_request: Request) -> None:
+            done()
+        self.io.submit(self.write, offset, nbytes, returned)
+
+
+class Relay:
+    """The process on one host: *size* bytes from *source* to *sink* in blocks
+    of *block* bytes, with *buffers* blocks between its reading and writing."""
+
+    def __init__(self, host: Host, source: End, sink: End, options: TransferOptions,
+                 finished: Callable[[], None]) -> None:
+        self.host, self.source, self.sink = host, source, sink
+        self.options, self.finished = options, finished
+        self.to_read = self.to_write = options.size
+        self.filled: list[int] = []  # blocks read, not yet written, bytes each
+        self.reading = self.writing = False
+
+    def begin(self) -> None:
+        """Start reading."""
+        self._pump()
+
+    def _pump(self) -> None:
+        held = len(self.filled) + self.reading + self.writing
+        if not self.reading and self.to_read > 0 and held < self.options.buffers:
+            size = min(self.options.block, self.to_read)
+            self.to_read -= size
+            self.reading = True
+            self.source.move(size, lambda: self._read(size))
+        if not self.writing and self.filled:
+            block = self.filled.pop(0)
+            self.writing = True
+            self.sink.move(block, lambda: self._written(block))
+
+    def _read(self, n: int) -> None:
+        self.reading = False
+        self.filled.append(n)
+        self._pump()
+
+    def _written(self, n: int) -> None:
+        self.writing = False
+        self.to_write -= n
+        if self.to_write == 0:
+            self.finished()
+        else:
+            self._pump()
+
+
+class Transfer:
+    """The transfer *name* along the nodes of *chain* (hosts, and FCP targets at
+    either end), started at *start* s.
+
+    *hosts* are the scenario's hosts by name; *volume(host, target)* gives a
+    host's block path to an FCP target; *port* is the first TCP port it uses.
+    """
+
+    def __init__(self, sim: Simulation, name: str, chain: tuple[str, ...],
+                 hosts: dict[str, Host], volume: Callable[[str, str], HostIo],
+                 options: TransferOptions, start: float = 0.0, port: int = TRANSFER_PORT
+                 ) -> None:
+        self.sim, self.name, self.options, self.chain = sim, name, options, chain
+        self.began: float | None = None
+        self.ended: float | None = None
+        ins: dict[str, End] = {}
+        outs: dict[str, End] = {}
+        relays = [node for node in chain if node in hosts]
+        first, last = chain[0], chain[-1]
+        ins[relays[0]] = (Memory() if first in hosts
+                          else BlockEnd(volume(relays[0], first), write=False))
+        outs[relays[-1]] = (Memory() if last in hosts
+                            else BlockEnd(volume(relays[-1], last), write=True))
+        for k, (up, down) in enumerate(pairwise(relays)):
+            outs[up], ins[down] = self._connection(hosts[up], hosts[down], port + k)
+        self.relays = [Relay(hosts[node], ins[node], outs[node], options, self._relay_done)
+                       for node in relays]
+        self._left = len(self.relays)
+        sim.call_later(start, self._prepare)
+
+    def _connection(self, up: Host, down: Host, number: int) -> tuple[SocketOut, SocketIn]:
+        """A TCP connection from *up* to *down*: its two ends, ready once established."""
+        o = self.options
+
+        def config(host: Host, peer: Host) -> TcpConfig:
+            return TcpConfig(sndbuf=o.socket, rcvbuf=o.socket, mtu=host.interface_to(peer).mtu,
+                             nodelay=o.nodelay)
+        sender = up.tcp_socket(number, config(up, down))
+        receiver = down.tcp_socket(number, config(down, up))
+        waiting: list[Callable[[], None]] = []
+        established = [False]
+
+        def connected(then: Callable[[], None]) -> None:
+            if established[0]:
+                then()
+            else:
+                waiting.append(then)
+
+        def up_now() -> None:
+            established[0] = True
+            for then in waiting:
+                then()
+
+        def open_() -> None:
+            receiver.listen()
+            sender.connect(receiver, up_now)
+        up.interface_to(down).when_ready(lambda: down.interface_to(up).when_ready(open_))
+        return SocketOut(sender, connected), SocketIn(receiver, connected)
+
+    def _prepare(self, _event: object) -> None:
+        """Wait for every end to be ready, then begin."""
+        ends = [end for relay in self.relays for end in (relay.source, relay.sink)]
+        left = [len(ends)]
+
+        def one() -> None:
+            left[0] -= 1
+            if left[0] == 0:
+                self.began = self.sim.now
+                for relay in self.relays:
+                    relay.begin()
+        for end in ends:
+            end.ready(one)
+
+    def _relay_done(self) -> None:
+        self._left -= 1
+        if self._left == 0:
+            self.ended = self.sim.now
+
+    def results(self) -> dict[str, Any]:
+        """Bytes moved, the elapsed time and the rate, as a transfer tool reports them."""
+        moved = self.options.size - self.relays[-1].to_write
+        elapsed = (self.ended if self.ended is not None else self.sim.now) - (
+            self.began if self.began is not None else self.sim.now)
+        return {"path": list(self.chain), "size": self.options.size,
+                "block": self.options.block, "bytes": moved,
+                "finished": self.ended is not None, "began_s": self.began,
+                "elapsed_s": elapsed if self.began is not None else None,
+                "bytes_per_s": moved / elapsed if self.began is not None and elapsed > 0
+                else None}

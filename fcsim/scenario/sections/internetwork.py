@@ -1,0 +1,112 @@
+"""The tables of an internetwork (``topology = "internetwork"``): the nodes once,
+then each network with its own topology, links and switches. A node is on
+the networks whose links (or loop) name it; a host gets an interface on each."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from fcsim.scenario.sections.ethernet import EthernetLinkSection, EthernetSwitchSection, Mtu
+from fcsim.scenario.sections.links import LinkSection, SwitchSection
+from fcsim.scenario.sections.loop import LoopSection
+from fcsim.scenario.sections.nodes import LoopNodeSection, PortId
+from fcsim.schema.fields import Name, table, tables, value_type
+from fcsim.schema.section import Section, key
+
+
+def _routes(value: Any) -> tuple[tuple[str, str], ...]:
+    if not (isinstance(value, dict) and all(isinstance(v, str) and v.strip()
+                                            for v in value.values())):
+        raise ValueError()
+    return tuple(value.items())
+
+
+Routes = value_type(tuple, _routes, "a table of peer node = network name such as "
+                    "{ disk = 'san' }", {"type": "object",
+                                         "additionalProperties": {"type": "string",
+                                                                  "minLength": 1}})
+
+
+class InternetworkNodeSection(LoopNodeSection):
+    """A node of an internetwork: a host, an FCP target or a bare N_Port, on
+    every network whose links (or loop order) name it. Its keys are those of
+    a node of each kind of network; a key applies to the node's port on a
+    network of the kind that has it (the FC login keys to its N_Ports, `mtu`
+    to its NICs, the loop keys to its NL_Port, `port_id` on a point-to-point
+    link) and must fit at least one network the node is on."""
+
+    where = "in [[nodes]] of an internetwork"
+
+    port_id: PortId = key(None, "Its N_Port ID on a point-to-point network (default: "
+                          "0x000001 for the first node of the link, 0x000002 for the "
+                          "second).", "0x010200")
+    mtu: Mtu = key(1500, "The IP MTU of its Ethernet NIC, bytes (1500 standard, up to 9000 "
+                   "with jumbo frames).", 9000)
+    routes: Routes = key(None, "Static host routes: for a peer node, the network to reach it "
+                         "through (default: the first network, in [[networks]] order, that "
+                         "both are on).", {"disk": "san"})
+
+
+_LINKS = "an array of tables, written [[networks.links]]"
+Links = tables(LinkSection, _LINKS)
+Switches = tables(SwitchSection, "at least one [[networks.switches]] table", 1)
+Loop = table(LoopSection, "a table, written [networks.loop]")
+EthernetLinks = tables(EthernetLinkSection, _LINKS)
+EthernetSwitches = tables(EthernetSwitchSection,
+                          "an array of tables, written [[networks.switches]]")
+
+
+class _Network(Section):
+    """Keys of every network of an internetwork."""
+
+    name: Name = key(help="The network's name, unique among networks.", example="san")
+    topology: str = key(help="How its nodes and links are built.")
+
+
+class PointToPointNetwork(_Network):
+    """Two nodes joined by one Fibre Channel link."""
+
+    where = "in [[networks]] with topology = 'point-to-point'"
+
+    topology: Literal["point-to-point"] = key(help="Exactly 2 nodes and 1 link.")
+    links: Links = key(help="The one link.")
+
+
+class FabricNetwork(_Network):
+    """A Fibre Channel fabric: nodes on switch ports, switches joined by ISLs."""
+
+    where = "in [[networks]] with topology = 'fabric'"
+
+    topology: Literal["fabric"] = key(help="A switched fabric.")
+    switches: Switches = key(help="The FC switches.")
+    links: Links = key(help="Node-to-switch links and inter-switch links.")
+
+
+class LoopNetwork(_Network):
+    """An arbitrated loop; its `order` names the nodes on it."""
+
+    where = "in [[networks]] with topology = 'loop'"
+
+    topology: Literal["loop"] = key(help="An arbitrated loop.")
+    loop: Loop = key(help="The ring; its order names the nodes on the loop.")
+
+
+class EthernetNetwork(_Network):
+    """An Ethernet network: NICs, Ethernet switches and cables."""
+
+    where = "in [[networks]] with topology = 'ethernet'"
+
+    topology: Literal["ethernet"] = key(help="An Ethernet network.")
+    switches: EthernetSwitches = key([], "The Ethernet switches (default: none).")
+    links: EthernetLinks = key(help="The cables.")
+
+
+NETWORKS: dict[str, type[_Network]] = {"point-to-point": PointToPointNetwork,
+                                       "fabric": FabricNetwork, "loop": LoopNetwork,
+                                       "ethernet": EthernetNetwork}
+"""Each network ``topology`` of an internetwork and its table."""
+Network = Annotated[PointToPointNetwork | FabricNetwork | LoopNetwork | EthernetNetwork,
+                    Field(discriminator="topology")]
+"""One ``[[networks]]`` table, of the kind its ``topology`` names."""
