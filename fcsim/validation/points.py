@@ -53,6 +53,10 @@ class Point:
         return " ".join(parts) + f" rep {self.repetition + 1}"
 
 
+POINT_RESULTS = ("netperf", "iperf", "hosts", "workloads", "storage", "transfers")
+"""The parts of a repetition's results a point keeps (links and ports are left out)."""
+
+
 @lru_cache(maxsize=64)
 def scenario_file(path: str) -> Scenario:
     """The scenario in *path* (relative to :data:`ROOT`), read once per process."""
@@ -86,13 +90,14 @@ def narrow(point: Point) -> Scenario:
 
 
 def run_point(point: Point) -> dict[str, Any]:
-    """Simulate *point*: each netperf run's and FC-2 workload's results, each
-    host's utilisation, and the processor time the simulation took (s)."""
+    """Simulate *point*: the results of its netperf and iperf runs, FC-2
+    workloads, block storage and transfers, each host's utilisation, and the
+    processor time the simulation took (s)."""
     started = time.process_time()
     scenario = narrow(point)
     out = run_once(scenario, scenario.run.seed + point.repetition)
-    return {"netperf": out.get("netperf", {}), "hosts": out.get("hosts", {}),
-            "workloads": out.get("workloads", {}), "cpu_s": time.process_time() - started}
+    kept = {key: out.get(key, {}) for key in POINT_RESULTS}
+    return {**kept, "cpu_s": time.process_time() - started}
 
 
 def default_jobs() -> int:

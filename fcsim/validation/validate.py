@@ -63,7 +63,7 @@ def validate(claims: Sequence[Claim], jobs: int | None = None,
     unchecked = [c.id for c in claims if c.id not in CHECKS]
     if unchecked:
         raise ValueError(f"no check for claim {', '.join(unchecked)} "
-                         "(fcsim/validation/checks.py)")
+                         "(fcsim/validation/checks/)")
     points = {p for c in claims for p in CHECKS[c.id].points()}
     jobs = jobs or default_jobs()
     stream.write(f"fcsim validate: {len(claims)} claims, {len(points)} simulations "

@@ -1,26 +1,28 @@
-"""How each claim is checked: the simulation points it needs and the verdict
-on their results.
-
-Every check reads the figure the document reports from runs of the
-experiment's own scenario files (``scenarios/ong-farrell/``,
-``scenarios/rd11/``), repeated as the scenario says, and applies the claim's
-criterion as written in ``validation/claims.toml``. Nothing here knows a
-model value: a check passes or fails on what the simulation produced.
-"""
+"""The claims of Ong & Farrell (``004_6884f3e44e368fd7.txt``): netperf TCP_STREAM and
+TCP_RR between four HP workstations over 266 Mbaud Fibre Channel, from the
+files of ``scenarios/ong-farrell/``."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from statistics import fmean
-from typing import Any
 
 from fcsim.fc0.speed import speed_named
 from fcsim.fc2.frame import FRAMING_BYTES, MAX_DATA_FIELD
 from fcsim.fc2.port import MIN_FILL_WORDS
-from fcsim.validation.points import Point, scenario_file
-
-Results = Mapping[Point, dict[str, Any]]
+from fcsim.validation.checks.common import (
+    Check,
+    Results,
+    Verdict,
+    bars,
+    mean,
+    outside,
+    passes_if,
+    repeated,
+    span,
+    values,
+)
+from fcsim.validation.points import Point
 
 ONG = "scenarios/ong-farrell/"
 PAIRS: tuple[tuple[str, str], ...] = (
@@ -36,31 +38,6 @@ UNLOADED = tuple(p for p in PAIRS if not LOADED & set(p))
 MB2, BIG_SOCKETS = 2 * 1024 * 1024, (245760, 262143)
 
 
-class NoFigure(ValueError):
-    """A run the check needs produced no value of its metric (for example a
-    TCP_RR that completed no transaction)."""
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """A check's outcome: the simulated figure in short, the status
-    (``passes``, ``fails`` or ``not modelled``), what lies behind it, and a
-    plot (``fcsim.validation.report.render_plot`` form) or None."""
-
-    simulated: str
-    status: str
-    detail: str
-    plot: dict[str, Any] | None = None
-
-
-@dataclass(frozen=True)
-class Check:
-    """The points a claim needs and the judgement on their results."""
-
-    points: Callable[[], list[Point]]
-    judge: Callable[[Results], Verdict]
-
-
 def stream_file(pair: tuple[str, str]) -> str:
     """Scenario file of the TCP_STREAM figure of *pair*."""
     return f"{ONG}fig{6 + PAIRS.index(pair):02d}-stream-{pair[0]}-to-{pair[1]}.toml"
@@ -74,56 +51,6 @@ def rr_file(pair: tuple[str, str]) -> str:
 def label(pair: tuple[str, str]) -> str:
     """'C110->J210'."""
     return f"{NAMES[pair[0]]}->{NAMES[pair[1]]}"
-
-
-def repeated(path: str, socket: int | None, size: int | None,
-             sized: bool = False) -> list[Point]:
-    """Every repetition of one sweep point of *path* (*sized*: TCP_RR -r m,m)."""
-    return [Point(path, socket, size, rep, sized=sized)
-            for rep in range(scenario_file(path).run.repetitions)]
-
-
-def values(results: Results, path: str, socket: int | None, size: int | None,
-           metric: str, workload: str | None = None, sized: bool = False) -> list[float]:
-    """*metric* of netperf *workload* (default: the file's only one) over the
-    repetitions of one sweep point (*sized*: TCP_RR -r m,m)."""
-    out = []
-    for point in repeated(path, socket, size, sized):
-        runs = results[point]["netperf"]
-        run = runs[workload] if workload else next(iter(runs.values()))
-        value = run.get(metric)
-        if value is None:
-            raise NoFigure(f"{point.label()}: the run gave no {metric}")
-        out.append(value)
-    return out
-
-
-def mean(results: Results, path: str, socket: int | None, size: int | None, metric: str,
-         workload: str | None = None, sized: bool = False) -> float:
-    """Mean of :func:`values`."""
-    return fmean(values(results, path, socket, size, metric, workload, sized))
-
-
-def _bars(title: str, ylabel: str, labels: Sequence[str], runs: Sequence[Sequence[float]],
-          band: tuple[float, float] | None) -> dict[str, Any]:
-    return {"kind": "bars", "title": title, "ylabel": ylabel, "labels": list(labels),
-            "values": [fmean(r) for r in runs], "low": [min(r) for r in runs],
-            "high": [max(r) for r in runs], "band": list(band) if band else None}
-
-
-def _status(ok: bool) -> str:
-    return "passes" if ok else "fails"
-
-
-def _outside(named: Mapping[str, float], lo: float, hi: float, unit: str) -> str:
-    out = [f"{k} {v:.1f}" for k, v in named.items() if not lo <= v <= hi]
-    return (f"outside [{lo:g}, {hi:g}] {unit}: " + ", ".join(out)) if out else \
-        f"all within [{lo:g}, {hi:g}] {unit}"
-
-
-def _span(named: Mapping[str, float], unit: str = "", digits: int = 1) -> str:
-    span = f"{min(named.values()):.{digits}f}-{max(named.values()):.{digits}f}"
-    return f"{span} {unit}" if unit else span
 
 
 # -- ONG-LINE ------------------------------------------------------------------------
@@ -147,8 +74,8 @@ def _line_judge(results: Results) -> Verdict:
               f"leaving {ideal:.2f} MB/s; the simulated stream moved {rate:.2f} MB/s. The "
               f"paper's '250 Mbps' is not 25 MB/s x 8 = 200 Mbit/s: it counts the 10 line bits "
               f"of each of 25 M characters/s.")
-    return Verdict(f"{rate:.2f} MB/s", _status(24.5 <= rate <= 26.0), detail,
-                   _bars("ONG-LINE: FC-2 payload rate at 265.625 Mbaud", "MB/s",
+    return Verdict(f"{rate:.2f} MB/s", passes_if(24.5 <= rate <= 26.0), detail,
+                   bars("ONG-LINE: FC-2 payload rate at 265.625 Mbaud", "MB/s",
                          ["simulated", "8b/10b and framing"], [[rate], [ideal]], (24.5, 26.0)))
 
 
@@ -178,10 +105,10 @@ def _peak_judge(results: Results) -> Verdict:
     runs = _peaks(results, SENDERS_NON735)
     means = {k: fmean(v) for k, v in runs.items()}
     ok = all(74 <= m <= 90 for m in means.values())
-    return Verdict(_span(means, "Mbit/s") + f" over {len(means)} pairs", _status(ok),
+    return Verdict(span(means, "Mbit/s") + f" over {len(means)} pairs", passes_if(ok),
                    "2 MB messages, better of 245760/262143-byte sockets, mean of the "
-                   "repetitions; " + _outside(means, 74, 90, "Mbit/s"),
-                   _bars("ONG-PEAK: TCP_STREAM peak, non-735 senders", "Mbit/s", list(runs),
+                   "repetitions; " + outside(means, 74, 90, "Mbit/s"),
+                   bars("ONG-PEAK: TCP_STREAM peak, non-735 senders", "Mbit/s", list(runs),
                          list(runs.values()), (74, 90)))
 
 
@@ -191,11 +118,11 @@ def _735_judge(results: Results) -> Verdict:
     others = {k: fmean(v) for k, v in _peaks(results, SENDERS_NON735).items()}
     lowest = min(others.values())
     ok = all(60 <= m <= 74 for m in means.values()) and max(means.values()) < lowest
-    return Verdict(_span(means, "Mbit/s") + " over the 3 pairs", _status(ok),
-                   _outside(means, 60, 74, "Mbit/s") + f"; lowest non-735 sender peak "
+    return Verdict(span(means, "Mbit/s") + " over the 3 pairs", passes_if(ok),
+                   outside(means, 60, 74, "Mbit/s") + f"; lowest non-735 sender peak "
                    f"{lowest:.1f} Mbit/s" + ("" if max(means.values()) < lowest
                                              else " is not above every 735 sender peak"),
-                   _bars("ONG-735: TCP_STREAM peak, 735 sender", "Mbit/s", list(runs),
+                   bars("ONG-735: TCP_STREAM peak, 735 sender", "Mbit/s", list(runs),
                          list(runs.values()), (60, 74)))
 
 
@@ -212,13 +139,13 @@ def _mid_judge(results: Results) -> Verdict:
     means = {k: fmean(v) for k, v in runs.items()}
     above = [k for k, m in means.items() if m >= peaks[k.rsplit(" ", 1)[0]]]
     ok = all(51 <= m <= 69 for m in means.values()) and not above
-    by_socket = {s: _span({k: m for k, m in means.items() if k.endswith(f" {s // 1024}K")},
+    by_socket = {s: span({k: m for k, m in means.items() if k.endswith(f" {s // 1024}K")},
                           "Mbit/s") for s in MID_SOCKETS}
-    return Verdict("; ".join(f"{s // 1024}K: {v}" for s, v in by_socket.items()), _status(ok),
+    return Verdict("; ".join(f"{s // 1024}K: {v}" for s, v in by_socket.items()), passes_if(ok),
                    "2 MB messages, the unloaded C110 and C180 pairs; "
-                   + _outside(means, 51, 69, "Mbit/s")
+                   + outside(means, 51, 69, "Mbit/s")
                    + (f"; not below the pair's peak: {', '.join(above)}" if above else ""),
-                   _bars("ONG-MIDSOCK: 64-224 KB sockets", "Mbit/s", list(runs),
+                   bars("ONG-MIDSOCK: 64-224 KB sockets", "Mbit/s", list(runs),
                          list(runs.values()), (51, 69)))
 
 
@@ -243,9 +170,9 @@ def _ratio_judge(results: Results, claim: str, pairs: Sequence[tuple[str, str]],
     detail = (f"T({top} B)/T({bottom} B) with {socket}-byte sockets; criterion {criterion}; "
               + (f"not met by {', '.join(f'{k} ({ratios[k]:.2f})' for k in bad)}" if bad
                  else "met by every pair"))
-    return Verdict(_span(ratios, digits=2) + f" over {len(ratios)} pairs",
-                   _status(not bad), detail,
-                   _bars(f"{claim}: T({top} B) / T({bottom} B)", "ratio", list(runs),
+    return Verdict(span(ratios, digits=2) + f" over {len(ratios)} pairs",
+                   passes_if(not bad), detail,
+                   bars(f"{claim}: T({top} B) / T({bottom} B)", "ratio", list(runs),
                          list(runs.values()), None))
 
 
@@ -281,10 +208,10 @@ def _latency_judge(claim: str, pairs: Sequence[tuple[str, str]], lo: float,
         runs = _rtts(results, pairs)
         means = {k: fmean(v) for k, v in runs.items()}
         ok = all(lo <= m <= hi for m in means.values())
-        return Verdict(_span(means, "us", 0) + f" over {len(means)} pairs", _status(ok),
+        return Verdict(span(means, "us", 0) + f" over {len(means)} pairs", passes_if(ok),
                        f"TCP_RR 1-byte request and response, {RR_SOCKET}-byte sockets; "
-                       + _outside(means, lo, hi, "us"),
-                       _bars(f"{claim}: 1-byte round trip", "us", list(runs),
+                       + outside(means, lo, hi, "us"),
+                       bars(f"{claim}: 1-byte round trip", "us", list(runs),
                              list(runs.values()), (lo, hi)))
     return judge
 
@@ -293,7 +220,7 @@ def _flat_judge(results: Results) -> Verdict:
     means = {k: fmean(v) for k, v in _rtts(results, UNLOADED).items()}
     spread = max(means.values()) / min(means.values())
     return Verdict(f"max/min {spread:.3f} over {len(means)} unloaded pairs",
-                   _status(spread <= 1.10),
+                   passes_if(spread <= 1.10),
                    "1-byte round trips of the unloaded pairs: " + ", ".join(
                        f"{k} {m:.0f} us" for k, m in means.items()))
 
@@ -322,7 +249,7 @@ def _latsock_judge(results: Results) -> Verdict:
                        "y": [fmean(r) * 1e6 for r in runs], "low": [min(r) * 1e6 for r in runs],
                        "high": [max(r) * 1e6 for r in runs]})
     worst = max(spreads.values())
-    return Verdict(f"max/min up to {worst:.3f}", _status(worst <= 1.05),
+    return Verdict(f"max/min up to {worst:.3f}", passes_if(worst <= 1.05),
                    "C110->C110 TCP_RR with request = response = message size (netperf "
                    "-r m,m, the reading the figure's axis suggests), sockets "
                    + ", ".join(map(str, LATSOCK_SOCKETS))
@@ -349,107 +276,12 @@ def _bars_judge(results: Results) -> Verdict:
                 flat.append(f"{label(pair)} socket {s}")
     runs = _peaks(results, SENDERS_735)
     return Verdict(", ".join(f"{k} {min(v):.1f}-{max(v):.1f}" for k, v in runs.items()),
-                   _status(not flat),
+                   passes_if(not flat),
                    "735 sender (background load on), 2 MB messages, min-max over the "
                    "repetitions; " + (f"no spread at {', '.join(flat)}" if flat
                                       else "every point has min < max"),
-                   _bars("ONG-BARS: min/max over repetitions, 735 sender", "Mbit/s", list(runs),
+                   bars("ONG-BARS: min/max over repetitions, 735 sender", "Mbit/s", list(runs),
                          list(runs.values()), None))
-
-
-# -- RD11 loaded fabric ------------------------------------------------------------------
-
-RD11 = "scenarios/rd11/"
-KIB, MIB = 1024, 1024 * 1024
-SMALL_TESTS = (("mem-rr", 1, "round_trip_s"), ("mem-rr", 64, "round_trip_s"),
-               ("mem-stream", 64, "throughput_mbit_s"))
-"""Small-message figures of the test pair: (experiment, message size, metric)."""
-LARGE_TESTS = (("send-large", 64 * KIB, "throughput_mbit_s"),
-               ("send-large", MIB, "throughput_mbit_s"))
-"""Large-message figures of the test pair."""
-LARGE_LOADS = ("large-1", "large-2")
-
-
-def rd11_file(experiment: str, load: str) -> str:
-    """Scenario file of an RD11 experiment under a load variant."""
-    return f"{RD11}{experiment}-load-{load}.toml"
-
-
-def _rd11_points(tests: Sequence[tuple[str, int, str]], loads: Sequence[str]) -> list[Point]:
-    return [p for experiment, size, _metric in tests for load in ("none", *loads)
-            for p in repeated(rd11_file(experiment, load), None, size)]
-
-
-def _worse(results: Results, test: tuple[str, int, str], load: str) -> float:
-    """How much worse the test-pair figure is under *load* than alone, %."""
-    experiment, size, metric = test
-    alone = mean(results, rd11_file(experiment, "none"), None, size, metric, "test")
-    loaded = mean(results, rd11_file(experiment, load), None, size, metric, "test")
-    change = (loaded - alone) / alone * 100
-    return change if metric == "round_trip_s" else -change
-
-
-def _pct(value: float) -> str:
-    """A signed percentage to 0.01, without a negative zero."""
-    return f"{round(value, 2) + 0.0:+.2f}"
-
-
-def _test_name(test: tuple[str, int, str]) -> str:
-    experiment, size, metric = test
-    what = "latency" if metric == "round_trip_s" else "throughput"
-    return f"{experiment} {size} B {what}"
-
-
-def _degradation_judge(claim: str, tests: Sequence[tuple[str, int, str]], loads: Sequence[str],
-                       passes: Callable[[float], bool], criterion: str,
-                       band: tuple[float, float] | None,
-                       why_not: str = "") -> Callable[[Results], Verdict]:
-    def judge(results: Results) -> Verdict:
-        worse = {f"{_test_name(t)}, load {load}": _worse(results, t, load)
-                 for t in tests for load in loads}
-        bad = [k for k, v in worse.items() if not passes(v)]
-        return Verdict(
-            f"{_pct(min(worse.values()))} to {_pct(max(worse.values()))} % worse",
-            _status(not bad),
-            f"test pair against the same test without load; criterion {criterion}; "
-            + (f"not met by {', '.join(f'{k} ({worse[k]:+.2f} %)' for k in bad)}.{why_not}"
-               if bad else "met by every figure"),
-            _bars(f"{claim}: test-pair degradation under load", "% worse than unloaded",
-                  list(worse), [[v] for v in worse.values()], band))
-    return judge
-
-
-def _steady_points() -> list[Point]:
-    return ([p for load in LARGE_LOADS for p in repeated(f"{RD11}load-{load}-alone.toml",
-                                                         None, None)]
-            + _rd11_points(LARGE_TESTS, LARGE_LOADS))
-
-
-def _steady_judge(results: Results) -> Verdict:
-    change = {}
-    for load in LARGE_LOADS:
-        alone_file = f"{RD11}load-{load}-alone.toml"
-        pairs = int(load[-1])
-        for index in range(1, pairs + 1):
-            name = f"load{index}"
-            alone = mean(results, alone_file, None, None, "throughput_mbit_s", name)
-            for _experiment, size, _metric in LARGE_TESTS:
-                beside = mean(results, rd11_file("send-large", load), None, size,
-                              "throughput_mbit_s", name)
-                change[f"{name} of {load}, test {size} B"] = (beside - alone) / alone * 100
-    bad = [k for k, v in change.items() if abs(v) > 2]
-    return Verdict(f"{_pct(min(change.values()))} to {_pct(max(change.values()))} %",
-                   _status(not bad),
-                   "load-pair throughput while the large-message test runs, against the load "
-                   "alone; " + (f"beyond 2 %: {', '.join(bad)}" if bad else "all within 2 %"),
-                   _bars("RD11-LOADSTEADY: load throughput change", "% change", list(change),
-                         [[v] for v in change.values()], (-2, 2)))
-
-
-NO_SHARING = (" In the model the test and load pairs share only the switch's crossbar, which "
-              "is non-blocking, so a load cannot slow the test pair; no shared resource the "
-              "document's small-message load would strain more than a large one (the Ancor's "
-              "central Class 2/3 path is a candidate) is modelled.")
 
 
 CHECKS: dict[str, Check] = {
@@ -474,20 +306,5 @@ CHECKS: dict[str, Check] = {
     "ONG-LATFLAT": Check(lambda: _rr_points(UNLOADED), _flat_judge),
     "ONG-LATSOCK": Check(_latsock_points, _latsock_judge),
     "ONG-BARS": Check(_bars_points, _bars_judge),
-    "RD11-LARGE-LARGE": Check(
-        lambda: _rd11_points(LARGE_TESTS, LARGE_LOADS),
-        _degradation_judge("RD11-LARGE-LARGE", LARGE_TESTS, LARGE_LOADS,
-                           lambda v: abs(v) <= 2, "within 2 %", (-2, 2))),
-    "RD11-LARGE-SMALL": Check(
-        lambda: _rd11_points(SMALL_TESTS, LARGE_LOADS),
-        _degradation_judge("RD11-LARGE-SMALL", SMALL_TESTS, LARGE_LOADS,
-                           lambda v: 0.5 <= v <= 5, "worse by 0.5 % to 5 %", (0.5, 5),
-                           NO_SHARING)),
-    "RD11-SMALLLOAD": Check(
-        lambda: _rd11_points(SMALL_TESTS + LARGE_TESTS[1:], ("small-1",)),
-        _degradation_judge("RD11-SMALLLOAD", SMALL_TESTS + LARGE_TESTS[1:], ("small-1",),
-                           lambda v: 3 <= v <= 12, "worse by 3 % to 12 %", (3, 12),
-                           NO_SHARING)),
-    "RD11-LOADSTEADY": Check(_steady_points, _steady_judge),
 }
-"""Every claim's check, by claim ID."""
+"""The checks of Ong & Farrell's claims, by claim ID."""

@@ -1,0 +1,20 @@
+"""How each claim is checked: the simulation points it needs and the verdict
+on their results, one module per document.
+
+Every check reads the figure the document reports from runs of the
+experiment's own scenario files (``scenarios/ong-farrell/``,
+``scenarios/rd11/``, ...), repeated as the scenario says, and applies the
+claim's criterion as written in ``validation/claims.toml``. Nothing here
+knows a model value: a check passes or fails on what the simulation produced.
+"""
+
+from __future__ import annotations
+
+from fcsim.validation.checks import ong_farrell, rd11
+from fcsim.validation.checks.common import Check, NoFigure, Results, Verdict
+from fcsim.validation.checks.ong_farrell import rr_file, stream_file
+
+__all__ = ["CHECKS", "Check", "NoFigure", "Results", "Verdict", "rr_file", "stream_file"]
+
+CHECKS: dict[str, Check] = {**ong_farrell.CHECKS, **rd11.CHECKS}
+"""Every claim's check, by claim ID."""
