@@ -45,6 +45,8 @@ def build_workloads(sim: Simulation, scenario: Scenario, net: Network) -> list[W
     """Create the scenario's workloads on the built network."""
     workloads: list[Workload] = []
     for w in scenario.workloads:
+        if not isinstance(w, StreamConfig | GeneratorConfig):
+            continue
         source = net.nodes[w.source]
         d_id = net.address_of(w.destination)
         if isinstance(w, StreamConfig):

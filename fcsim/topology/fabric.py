@@ -114,7 +114,8 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
     if scenario.run.login:
         for name, node in net.nodes.items():
             targets = sorted({net.addresses[d] for w in scenario.workloads
-                              if name in senders_of(w) for d in peers_of(w)})
+                              if name in senders_of(w) for d in peers_of(w)
+                              if d in net.addresses})
             FabricLogin(node, targets).start()
     return net
 
