@@ -108,7 +108,7 @@ def run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink] = (),
     storage = Storage(sim, scenario, net, hosts)
     run = scenario.run
     if series is not None:
-        series.attach(sim, net, workloads, run.duration)
+        series.attach(sim, net, workloads, run.duration, storage)
     if run.warmup > 0:
         sim.run(run.warmup)
         net.reset_stats()
