@@ -135,9 +135,12 @@ class NodeKeys(Section):
     channels: Channels = key([], "Disk channels on this node (SCSI buses, ATA channels) and "
                              "their disks, read by the node's own block layer: a job from "
                              "this node addresses them by name, and target_disks serves them "
-                             "over FC (default: none).")
+                             "over FC (default: none).",
+                             [{"name": "scsi0", "model": "ultra-wide-scsi",
+                               "disks": ["seagate-medalist-pro-st39140w"]}])
     block: Block = key(None, "The node's block layer: queue depth per device, largest "
-                       "request, merging and order (default: see the table's keys).")
+                       "request, merging and order (default: see the table's keys).",
+                       {"queue_depth": 32, "max_request": "128 KiB"})
     target_disks: LocalNames = key(None, "Makes the node an FCP target whose one logical "
                                    "unit is these disks of its own channels, striped in "
                                    "target_stripe grains when more than one (a storage "
