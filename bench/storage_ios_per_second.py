@@ -25,7 +25,6 @@ from fcsim.storage.device_model import ArrayModel, Device, load_device_model
 from fcsim.storage.san import Storage
 from fcsim.workload.fio import FioOptions
 
-
 ARRAY = ArrayModel("raid0-16", load_device_model("fc-disk-10k"), 16, 0,  # type: ignore[arg-type]
                    65536, controller_overhead=0.0, channel_rate=400e6)
 """16 fc-disk-10k drives striped, the back-end channel fast enough not to bind."""
