@@ -42,7 +42,7 @@ class InitiatorStats:
 class FcpInitiator:
     """FCP initiator on *nport*, sending in Class *cls*; a command not answered
     within *timeout* s is aborted and sent again. :attr:`fabric` sums, per
-    target N_Port, the time its good commands spent outside the device: from
+    target N_Port, the time its completed commands spent outside the device: from
     the FCP_CMND's sending to the FCP_RSP's arrival, less the device's time
     (s), and counts them."""
 
