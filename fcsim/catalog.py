@@ -35,7 +35,7 @@ MODEL_FOLDER: ContextVar[Path] = ContextVar("MODEL_FOLDER", default=Path("."))
 """The folder that relative model file paths start from."""
 _CATALOG_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _SINGULAR = {"switches": "switch", "hosts": "host", "adapters": "adapter", "disks": "disk",
-             "ramdisks": "RAM disk", "arrays": "array",
+             "ramdisks": "RAM disk", "arrays": "array", "disk-channels": "disk channel",
              "ethernet-switches": "Ethernet switch"}
 
 

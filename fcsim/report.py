@@ -140,15 +140,49 @@ def _storage_lines(results: dict[str, Any]) -> list[str]:
                      f"overhead {format_time(t['mean_overhead_s'])}, seek "
                      f"{format_time(t['mean_seek_s'])}, rotation "
                      f"{format_time(t['mean_rotation_s'])}, transfer "
-                     f"{format_time(t['mean_transfer_s'])}; {t['task_set_full']} TASK SET FULL, "
+                     f"{format_time(t['mean_transfer_s'])}{_channel(t)}{_fabric(t)}; "
+                     f"{t['task_set_full']} TASK SET FULL, "
                      f"{t['aborts']} aborted; limit: {t['limit']} "
                      f"({100 * t['limit_utilisation']:.1f} % busy)")
+        disks = t.get("disk_utilisations")
+        if disks:
+            lines.append("    disk utilisation: " + ", ".join(
+                f"{name} {100 * u:.1f} %" for name, u in disks.items()))
+    for node, local in storage.get("local", {}).items():
+        for name, d in local["disks"].items():
+            lines.append(f"  disk {node}:{name} ({d['model']} on {d['channel']}): utilisation "
+                         f"{100 * d['utilisation']:.1f} %, {d['commands']} commands, per "
+                         f"command: overhead {format_time(d['mean_overhead_s'])}, seek "
+                         f"{format_time(d['mean_seek_s'])}, rotation "
+                         f"{format_time(d['mean_rotation_s'])}, transfer "
+                         f"{format_time(d['mean_transfer_s'])}{_channel(d)}")
+        for name, c in local["channels"].items():
+            lines.append(f"  channel {node}:{name} ({c['model']}): utilisation "
+                         f"{100 * c['utilisation']:.1f} %")
+    for node, queues in storage.get("queues", {}).items():
+        for name, q in queues.items():
+            if q["merged"] or q["commands"] != q["requests"] or q["max_depth"] > 1:
+                lines.append(f"  queue {node} -> {name}: {q['requests']} requests, "
+                             f"{q['merged']} merged, {q['commands']} commands, depth mean "
+                             f"{q['mean_depth']:.2f} max {q['max_depth']}")
     for name, i in storage["initiators"].items():
         if any(i.values()):
             lines.append(f"  initiator {name}: {i['timeouts']} timeouts (ABTS), "
                          f"{i['retries']} commands sent again, {i['queue_full']} TASK SET "
                          f"FULL, {i['short_data']} with read data missing")
     return [*lines, ""]
+
+
+def _channel(figures: dict[str, Any]) -> str:
+    """', channel T' when the figures have a channel time per command."""
+    value = figures.get("mean_channel_s")
+    return "" if value is None else f", channel {format_time(value)}"
+
+
+def _fabric(figures: dict[str, Any]) -> str:
+    """', fabric T' when the figures have a fabric time per command."""
+    value = figures.get("mean_fabric_s")
+    return "" if value is None else f", fabric {format_time(value)}"
 
 
 def _details(results: dict[str, Any]) -> list[str]:

@@ -3,7 +3,9 @@
 The page holds the readable summary, the topology drawing and plots over time
 of the first repetition (:class:`~fcsim.trace.timeseries.TimeSeries`): link
 utilisation per direction, BB credit available, switch output queue lengths
-and workload throughput, then each workload's latency (mean, p50, p99, max).
+and workload throughput, the queue depth of storage targets and block-layer
+request queues (when the run has block storage), then each workload's latency
+(mean, p50, p99, max).
 Plots are inline SVG; a small script lets the reader zoom a plot (click to
 enlarge, click again to restore). Nothing is loaded from the network.
 """
@@ -93,8 +95,12 @@ def run_page(scenario: Scenario, results: dict[str, Any], series: TimeSeries) ->
                    {k: [float(v) for v in vs] for k, vs in series.credit.items()}),
              _plot("Switch output queue length", "frames", series.time,
                    {k: [float(v) for v in vs] for k, vs in series.queue.items()}),
-             _plot("Workload throughput", "bytes/s", series.time, series.throughput),
-             _latency(results)]
+             _plot("Workload throughput", "bytes/s", series.time, series.throughput)]
+    if series.depth:
+        plots.append(_plot("Storage queue depth: target task sets, block request queues",
+                           "commands", series.time,
+                           {k: [float(v) for v in vs] for k, vs in series.depth.items()}))
+    plots.append(_latency(results))
     figures = "\n".join(f'<figure class="plot">{svg}</figure>' for svg in plots)
     return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
             f"<title>{html.escape(scenario.name)}: fcsim run report</title>"

@@ -11,7 +11,6 @@ from fcsim.apps.iperf import IperfMesh
 from fcsim.apps.netperf import Netperf
 from fcsim.apps.transfer import TRANSFER_PORT, Transfer
 from fcsim.engine.simulation import Simulation, TraceSink
-from fcsim.fc4.fcp_initiator import DEFAULT_TIMEOUT
 from fcsim.host.block import HostIo
 from fcsim.host.host import Host
 from fcsim.loop.builder import build_loop
@@ -103,7 +102,7 @@ def build_transfers(sim: Simulation, scenario: Scenario, hosts: dict[str, Host],
     """The scenario's relayed transfers, their TCP connections numbered apart;
     a host's block path to a target at an end through *storage*'s initiators."""
     def volume(host: str, target: str) -> HostIo:
-        return HostIo(hosts[host], storage.volume(host, (target,), None, 3, DEFAULT_TIMEOUT))
+        return HostIo(hosts[host], storage.volume(host, (target,), None))
     transfers, port = [], TRANSFER_PORT
     for w in (w for w in scenario.workloads if isinstance(w, TransferConfig)):
         transfers.append(Transfer(sim, w.name, w.path, hosts, volume, w.options, w.start, port))
@@ -132,7 +131,7 @@ def run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink] = (),
     transfers = build_transfers(sim, scenario, hosts, storage)
     run = scenario.run
     if series is not None:
-        series.attach(sim, net, workloads, run.duration)
+        series.attach(sim, net, workloads, run.duration, storage)
     if run.warmup > 0:
         sim.run(run.warmup)
         net.reset_stats()

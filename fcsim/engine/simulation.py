@@ -58,8 +58,8 @@ class Simulation:
 
     @property
     def now(self) -> float:
-        """Current simulated time, s."""
-        return self.env.now
+        """Current simulated time, s (SimPy's clock, read directly)."""
+        return self.env._now
 
     def rng(self, name: str) -> random.Random:
         """The random stream of component *name*, independent of every other name."""

@@ -69,7 +69,10 @@ class Command:
     initiator first sent it, s; *attempts* how often it was sent; *status* its
     final SCSI status (None while outstanding); *moved* the data bytes that
     reached their destination in the current attempt; *done(command)* is
-    called once, when it completes."""
+    called once, when it completes. *sent*: when its current attempt was
+    sent, s; *device_s*: how long the target's device took over it (from
+    the target handing it over to the device's answer), s, a figure of the
+    measurement only."""
 
     tag: int
     write: bool
@@ -83,6 +86,8 @@ class Command:
     status: int | None = None
     completed: float | None = None
     moved: int = 0
+    sent: float = 0.0
+    device_s: float = 0.0
 
     @property
     def opcode(self) -> int:

@@ -45,7 +45,10 @@ DEFAULT_TIMEOUT = 30.0
 
 class FcpInitiator:
     """FCP initiator on *nport*, sending in Class *cls*; a command not answered
-    within *timeout* s is aborted and sent again."""
+    within *timeout* s is aborted and sent again. :attr:`fabric` sums, per
+    target N_Port, the time its completed commands spent outside the device: from
+    the FCP_CMND's sending to the FCP_RSP's arrival, less the device's time
+    (s), and counts them."""
 
     def __init__(self, sim: Simulation, nport: NPort, cls: int = 3,
                  timeout: float = DEFAULT_TIMEOUT) -> None:
@@ -53,6 +56,7 @@ class FcpInitiator:
             raise ValueError(f"{nport.name}: FCP runs in Class 2 or 3, got {cls}")
         self.sim, self.nport, self.cls, self.timeout = sim, nport, cls, timeout
         self.stats = InitiatorStats()
+        self.fabric: dict[int, tuple[float, int]] = {}
         self._by_exchange: dict[Exchange, Command] = {}
         self._pending: dict[int, tuple[float, Command, int, bool]] = {}  # by tag, issue order
         self._watch = False
@@ -79,6 +83,10 @@ class FcpInitiator:
                 self.nport.open_exchange(d_id), PRLI_SIZE, self.cls,
                 r_ctl=h.R_CTL_ELS_REQUEST, type_=h.TYPE_ELS, ulp=PRLI, initiative=True))
 
+    def reset_fabric(self) -> None:
+        """Start a new measured interval of the fabric times."""
+        self.fabric = {}
+
     # -- commands ---------------------------------------------------------------------------
 
     def submit(self, d_id: int, write: bool, offset: int, length: int,
@@ -93,6 +101,7 @@ class FcpInitiator:
     def _issue(self, command: Command) -> None:
         command.attempts += 1
         command.moved = 0
+        command.sent = self.sim.env._now
         exchange = self.nport.open_exchange(command.d_id)
         command.exchange = exchange
         self._by_exchange[exchange] = command
@@ -161,6 +170,9 @@ class FcpInitiator:
         self._pending.pop(command.tag, None)
         command.status = response.status
         command.completed = self.sim.now
+        total, count = self.fabric.get(command.d_id, (0.0, 0))
+        self.fabric[command.d_id] = (total + command.completed - command.sent
+                                     - command.device_s, count + 1)
         command.done(command)
 
     def _again(self, event: object) -> None:

@@ -113,8 +113,7 @@ class FcpTarget:
             if task.received < task.command.length:
                 self._ready(task)
             else:
-                self.device.submit(True, task.command.offset, task.command.length,
-                                   lambda: self._respond(task))
+                self._device(task, True, self._respond)
 
     def _accept_abort(self, abts: Sequence) -> None:
         self.nport.send(abts.exchange, BA_ACC_SIZE, abts.cls, r_ctl=R_CTL_BA_ACC,
@@ -134,8 +133,18 @@ class FcpTarget:
         if command.write:
             self._ready(task)
         else:
-            self.device.submit(False, command.offset, command.length,
-                               lambda: self._read_done(task))
+            self._device(task, False, self._read_done)
+
+    def _device(self, task: _Task, write: bool, then: Callable[[_Task], None]) -> None:
+        """Hand the task's command to the device; *then(task)* when it is through,
+        its device time noted on the command."""
+        command = task.command
+        began = self.sim.env._now
+
+        def through() -> None:
+            command.device_s = self.sim.env._now - began
+            then(task)
+        self.device.submit(write, command.offset, command.length, through)
 
     def _ready(self, task: _Task) -> None:
         left = task.command.length - task.received

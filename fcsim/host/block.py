@@ -1,13 +1,16 @@
-"""The host's block path: a volume striped over FCP targets, and the system-call
-and copy costs of reading and writing it from a process.
+"""The host's block path: a volume striped over block devices (FCP targets,
+disks on the host's own channels), and the system-call and copy costs of
+reading and writing it from a process.
 
-A :class:`Volume` is the block layer's view of one or more targets. Over one
-target a request is one SCSI command. Over *n* targets the volume stripes in
-grains of *stripe* bytes, round robin (grain *g* on target *g mod n*, at
+A :class:`Volume` is the block layer's view of one or more devices, each
+behind its request queue (:mod:`fcsim.host.request_queue`). Over one device
+a request goes to its queue whole. Over *n* devices the volume stripes in
+grains of *stripe* bytes, round robin (grain *g* on device *g mod n*, at
 offset *(g div n) * stripe* there), as the Slice client stripes its block
-servers; a request becomes one command per target it touches, its pieces on
-one target being contiguous there. The request completes when every command
-has; its status is the worst of theirs.
+servers; a request becomes one request per device it touches, its pieces on
+one device being contiguous there. The request completes when every piece
+has; its status is the worst of theirs. :class:`FcpLun` is an FCP target's
+logical unit reached through the node's initiator.
 
 :class:`HostIo` puts a process on a host in front of a volume, as a program
 reading or writing a raw device does (dd, fio's psync engine): each request
@@ -15,7 +18,8 @@ costs a system call; a write first copies the data from the process into the
 kernel; a read, once its data is in memory, wakes the process (a context
 switch) and copies the data out. With the host model's copy avoidance the
 copies are page remaps, as FreeBSD 4.0's read() did for requests of a page or
-more. Each command's completion costs one interrupt.
+more. Each command's completion costs one interrupt (the request queue's
+*on_command*, set by the node's storage).
 """
 
 from __future__ import annotations
@@ -26,8 +30,9 @@ from dataclasses import dataclass
 from fcsim.engine.simulation import Simulation
 from fcsim.fc4.fcp import GOOD, Command
 from fcsim.fc4.fcp_initiator import FcpInitiator
-from fcsim.host.cpu import INTERRUPT, PROCESS
+from fcsim.host.cpu import PROCESS
 from fcsim.host.host import Host
+from fcsim.host.request_queue import RequestQueue, Status
 
 
 def striped_capacity(sizes: list[int], stripe: int | None) -> int:
@@ -51,31 +56,51 @@ class Request:
     completed: float | None = None
 
 
-class Volume:
-    """Targets at N_Ports *d_ids* through *initiator*, striped in grains of
-    *stripe* bytes when more than one."""
+class FcpLun:
+    """The logical unit of the FCP target at N_Port *d_id*, through *initiator*."""
 
-    def __init__(self, sim: Simulation, initiator: FcpInitiator, d_ids: tuple[int, ...],
-                 stripe: int | None = None) -> None:
-        if len(d_ids) > 1 and not stripe:
-            raise ValueError("a volume over several targets needs a stripe size")
-        self.sim, self.initiator, self.d_ids, self.stripe = sim, initiator, d_ids, stripe
+    def __init__(self, initiator: FcpInitiator, d_id: int) -> None:
+        self.initiator, self.d_id = initiator, d_id
 
     def login(self, then: Callable[[], None]) -> None:
-        """PRLI with every target; *then()* when all have accepted."""
-        left = [len(self.d_ids)]
+        """PRLI with the target; *then()* once accepted."""
+        self.initiator.login(self.d_id, then)
+
+    def submit(self, write: bool, offset: int, length: int, done: Status) -> None:
+        """READ(10) or WRITE(10); *done(status)* when it completes."""
+        self.initiator.submit(self.d_id, write, offset, length,
+                              lambda command: done(_status(command)))
+
+
+def _status(command: Command) -> int:
+    return command.status or GOOD
+
+
+class Volume:
+    """The block *devices* (each behind its request queue), striped in grains of
+    *stripe* bytes when more than one."""
+
+    def __init__(self, sim: Simulation, devices: tuple[RequestQueue, ...],
+                 stripe: int | None = None) -> None:
+        if len(devices) > 1 and not stripe:
+            raise ValueError("a volume over several devices needs a stripe size")
+        self.sim, self.devices, self.stripe = sim, devices, stripe
+
+    def login(self, then: Callable[[], None]) -> None:
+        """Log in to every device; *then()* when all have."""
+        left = [len(self.devices)]
 
         def one() -> None:
             left[0] -= 1
             if left[0] == 0:
                 then()
-        for d_id in self.d_ids:
-            self.initiator.login(d_id, one)
+        for device in self.devices:
+            device.login(one)
 
     def pieces(self, offset: int, length: int) -> dict[int, tuple[int, int]]:
-        """The command each target gets for the volume range: target index ->
+        """The request each device gets for the volume range: device index ->
         (offset there, bytes)."""
-        n = len(self.d_ids)
+        n = len(self.devices)
         if n == 1:
             return {0: (offset, length)}
         grain = self.stripe
@@ -91,25 +116,21 @@ class Volume:
         return out
 
     def submit(self, write: bool, offset: int, length: int, done: Callable[[Request], None],
-               request: Request | None = None, on_command: Callable[[], None] | None = None
-               ) -> Request:
-        """Read or write the range; *done(request)* when every command is back.
-        *on_command()* runs at each command's completion, before."""
+               request: Request | None = None) -> Request:
+        """Read or write the range; *done(request)* when every piece is back."""
         request = request or Request(write, offset, length, self.sim.now)
         pieces = self.pieces(offset, length)
         left = [len(pieces)]
         worst = [GOOD]
 
-        def one(command: Command) -> None:
-            if on_command is not None:
-                on_command()
-            worst[0] = max(worst[0], command.status or GOOD)
+        def one(status: int) -> None:
+            worst[0] = max(worst[0], status)
             left[0] -= 1
             if left[0] == 0:
                 request.status, request.completed = worst[0], self.sim.now
                 done(request)
         for target, (at, size) in pieces.items():
-            self.initiator.submit(self.d_ids[target], write, at, size, one)
+            self.devices[target].submit(write, at, size, one)
         return request
 
 
@@ -133,14 +154,11 @@ class HostIo:
         request = Request(write, offset, length, self.sim.now)
         copy = host.copy_cost(length, sending=write)
 
-        def interrupt() -> None:
-            cpu.run(model.interrupt, None, INTERRUPT)
-
         def returned(req: Request) -> None:
             after = model.context_switch + (0.0 if write else copy)
             cpu.run(after, lambda: done(req), PROCESS)
 
         def issue() -> None:
-            self.volume.submit(write, offset, length, returned, request, interrupt)
+            self.volume.submit(write, offset, length, returned, request)
         cpu.run(model.syscall + (copy if write else 0.0), issue, PROCESS)
         return request

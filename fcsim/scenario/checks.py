@@ -25,7 +25,9 @@ from fcsim.scenario.sections.document import (
 from fcsim.scenario.sections.storage import DdSection, FioSection
 from fcsim.scenario.sections.transfer import TransferSection
 from fcsim.scenario.sections.workloads import GeneratorSection
+from fcsim.scenario.storage_checks import channels, local_disks
 from fcsim.schema.errors import Problem, count, given, show
+from fcsim.storage.local import LocalTarget
 from fcsim.topology.point_to_point import DEFAULT_PORT_IDS
 
 Scenario = (PointToPointScenario | FabricScenario | LoopScenario | EthernetScenario
@@ -71,6 +73,8 @@ def _nodes(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
             yield Problem(f"nodes[{i}].background_load", given(raws[i]["background_load"]),
                           "a host model for the node (background_load loads a host's "
                           "processor)")
+    if not isinstance(doc, EthernetScenario):
+        yield from channels(doc.nodes, raws)
     if isinstance(doc, FabricScenario | EthernetScenario):
         yield from unique(raw.get("switches", []), "switches", "name",
                           [s.name for s in doc.switches])
@@ -142,6 +146,14 @@ def _workloads(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
     names = [n.name for n in doc.nodes]
     hosts = {n.name for n in doc.nodes if n.host is not None}
     targets = {n.name: n.target for n in doc.nodes if getattr(n, "target", None) is not None}
+    local = {n.name: local_disks(n) for n in doc.nodes}
+    for n in doc.nodes:
+        served = getattr(n, "target_disks", None)
+        if served and n.target is None and all(d in local[n.name] for d in served):
+            sizes = [local[n.name][d].capacity for d in served]
+            targets[n.name] = LocalTarget(f"disks of {n.name}", served, n.target_stripe,
+                                          striped_capacity(sizes, n.target_stripe or BLOCK),
+                                          n.target_queue_depth)
     sweeping = None
     for i, w in enumerate(doc.workloads):
         path = f"workloads[{i}]"
@@ -151,8 +163,11 @@ def _workloads(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
             continue
         starts = w.source if isinstance(w.source, tuple) else (w.source,)
         ends = w.destination if isinstance(w.destination, tuple) else (w.destination,)
+        own = local.get(starts[0], {}) if isinstance(w, FioSection | DdSection) else {}
         for key, nodes in (("from", starts), ("to", ends)):
             for j, node in enumerate(nodes):
+                if key == "to" and node in own:
+                    continue
                 yield from known(node, f"{path}.{key}" if len(nodes) == 1 else
                                  f"{path}.{key}[{j}]", names)
         for j, end in enumerate(ends):
@@ -168,7 +183,7 @@ def _workloads(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
         if isinstance(w, NetperfSection | IperfSection):
             yield from _application(w, raws[i], path, hosts, doc.run.duration)
         if isinstance(w, FioSection | DdSection):
-            yield from _block(w, raws[i], path, targets)
+            yield from _block(w, raws[i], path, targets, own)
         if not list(_unknown(starts + ends, names)):
             yield from reach(doc, w, raws[i], path)
         if isinstance(w, NetperfSection) and len(w.send_size) * len(w.socket) > 1:
@@ -209,16 +224,22 @@ def _generator(w: GeneratorSection, raw: dict[str, Any], path: str) -> Iterator[
 
 
 def _block(w: FioSection | DdSection, raw: dict[str, Any], path: str,
-           targets: dict[str, Any]) -> Iterator[Problem]:
-    """A block workload addresses targets, a volume over several has a stripe,
-    and a job fits the targets' queues and capacity."""
-    devices = []
+           targets: dict[str, Any], own: dict[str, Any]) -> Iterator[Problem]:
+    """A block workload addresses targets or its node's own disks, a volume
+    over several has a stripe, and a job fits the targets' queues and
+    capacity."""
+    devices, remote = [], []
     for j, end in enumerate(w.destination):
         where = f"{path}.to" if len(w.destination) == 1 else f"{path}.to[{j}]"
-        if end not in targets:
-            yield Problem(where, given(end), "an FCP target node (key 'target' in [[nodes]])")
+        if end in own:
+            devices.append(own[end])
+        elif end not in targets:
+            mine = f", or a disk of {w.source}'s channels ({', '.join(own)})" if own else ""
+            yield Problem(where, given(end), "an FCP target node (key 'target' or "
+                          f"'target_disks' in [[nodes]]){mine}")
         else:
             devices.append(targets[end])
+            remote.append(targets[end])
     if len(devices) < len(w.destination):
         return
     if w.bs % BLOCK:
@@ -232,11 +253,11 @@ def _block(w: FioSection | DdSection, raw: dict[str, Any], path: str,
                       f"a whole number of {BLOCK}-byte blocks")
     if isinstance(w, DdSection):
         return
-    depth = min(d.queue_depth for d in devices)
+    depth = min((d.queue_depth for d in remote), default=w.iodepth)
     if w.iodepth > depth:
         yield Problem(f"{path}.iodepth", given(w.iodepth),
                       f"at most the target's queue depth ({depth}, "
-                      f"{min(devices, key=lambda d: d.queue_depth).name})")
+                      f"{min(remote, key=lambda d: d.queue_depth).name})")
     capacity = striped_capacity([d.capacity for d in devices], w.stripe or BLOCK)
     end = w.offset + (w.size if w.size is not None else capacity - w.offset)
     if end > capacity or end - w.offset < w.bs:

@@ -13,6 +13,7 @@ from fcsim.apps.transfer import TransferOptions
 from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import Coding, Speed
 from fcsim.fc2.login import ServiceParameters
+from fcsim.host.block import striped_capacity
 from fcsim.scenario.internetwork import members, networks_of, peers, port_name
 from fcsim.scenario.model import (
     FioConfig,
@@ -45,6 +46,7 @@ from fcsim.scenario.sections.nodes import LoopNodeSection, NodeKeys
 from fcsim.scenario.sections.storage import DdSection, FioSection
 from fcsim.scenario.sections.transfer import TransferSection
 from fcsim.scenario.sections.workloads import StreamSection
+from fcsim.storage.local import BlockConfig, ChannelConfig, LocalTarget
 from fcsim.workload.distributions import Constant, Distribution, Exponential, Uniform
 from fcsim.workload.fio import FioOptions
 
@@ -116,9 +118,34 @@ def _node(n: NodeKeys) -> NodeConfig:
                                n.concurrent_sequences, n.busy_retry, n.e_d_tov, n.rx_frame_time)
     port = (LoopPortConfig(n.al_pa, n.fairness, n.repeat_delay, n.login_credit)
             if isinstance(n, LoopNodeSection) else None)
+    channels = tuple(channels_of(n))
+    target = n.target
+    if n.target_disks:
+        models = {name: m for c in channels for name, m in zip(c.disk_names, c.disks,
+                                                                strict=True)}
+        sizes = [models[d].capacity for d in n.target_disks]
+        target = LocalTarget(f"disks {', '.join(n.target_disks)} of {n.name}",
+                             n.target_disks, n.target_stripe,
+                             striped_capacity(sizes, n.target_stripe), n.target_queue_depth)
+    block = (BlockConfig(n.block.queue_depth, n.block.max_request, n.block.merge,
+                         n.block.order) if n.block is not None else None)
     return NodeConfig(n.name, getattr(n, "port_id", None), params, port, n.host, n.ip_class,
-                      n.background_load, n.target, n.max_burst, getattr(n, "mtu", 1500),
-                      getattr(n, "routes", None) or ())
+                      n.background_load, target, n.max_burst, getattr(n, "mtu", 1500),
+                      getattr(n, "routes", None) or (), channels, block)
+
+
+def channels_of(n: NodeKeys) -> list[ChannelConfig]:
+    """The channels of node section *n*, each disk at its address: the given
+    ones, or 0, 1, 2, ... skipping the host adapter's SCSI ID."""
+    out = []
+    for c in n.channels:
+        ids = c.ids
+        if ids is None:
+            free = [i for i in range(c.model.ids)
+                    if c.model.kind == "ata" or i != c.adapter_id]
+            ids = tuple(free[:len(c.disks)])
+        out.append(ChannelConfig(c.name, c.model, c.disks, ids, c.adapter_id))
+    return out
 
 
 def _speed(speed: Speed, coding: Coding | None) -> Speed:

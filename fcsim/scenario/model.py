@@ -19,6 +19,7 @@ from fcsim.fc2.login import ServiceParameters
 from fcsim.host.host_model import HostModel
 from fcsim.loop.ring import DEFAULT_REPEAT_WORDS
 from fcsim.storage.device_model import ArrayModel, DiskModel, RamDiskModel
+from fcsim.storage.local import BlockConfig, ChannelConfig, LocalTarget
 from fcsim.workload.distributions import Distribution
 from fcsim.workload.fio import FioOptions
 
@@ -45,10 +46,12 @@ class NodeConfig:
     workloads); *ip_class*: the class its IP over FC uses; *background_load*:
     the fraction of the host's processor other processes keep busy in this
     scenario (None: the host model's own value). *target*: the storage device
-    behind the node's FCP target (None: not a target); *max_burst*: the most
-    write data the target asks for at once, bytes (None: no limit). *mtu*:
-    the IP MTU of its Ethernet NIC, bytes (Ethernet topologies). *routes*:
-    its static host routes, (peer node, network name) pairs (internetworks).
+    behind the node's FCP target, or its own disks it serves (None: not a
+    target); *max_burst*: the most write data the target asks for at once,
+    bytes (None: no limit). *mtu*: the IP MTU of its Ethernet NIC, bytes
+    (Ethernet topologies). *routes*: its static host routes, (peer node,
+    network name) pairs (internetworks). *channels*: its disk channels and
+    their disks; *block*: its block layer (None: the defaults).
     """
 
     name: str
@@ -58,10 +61,12 @@ class NodeConfig:
     host: HostModel | None = None
     ip_class: int = 3
     background_load: float | None = None
-    target: DiskModel | RamDiskModel | ArrayModel | None = None
+    target: DiskModel | RamDiskModel | ArrayModel | LocalTarget | None = None
     max_burst: int | None = None
     mtu: int = 1500
     routes: tuple[tuple[str, str], ...] = ()
+    channels: tuple[ChannelConfig, ...] = ()
+    block: BlockConfig | None = None
 
 
 @dataclass(frozen=True)
@@ -191,7 +196,8 @@ class IperfConfig:
 
 @dataclass(frozen=True)
 class FioConfig:
-    """An fio job from initiator *source* against the target *destination*,
+    """An fio job from *source* against *destination*: an FCP target node or a
+    disk on *source*'s own channels (then no FC is involved),
     with *options*, in Class *cls*; commands time out after *timeout* s; it
     starts at *start* s. A dd is a job of this kind (:attr:`dd`: report it as
     dd does). *stripe_over*: the targets of a volume striped in grains of

@@ -30,6 +30,7 @@ from fcsim.host.host_model import AdapterFile, HostFile
 from fcsim.scenario.sections.document import DOCUMENT
 from fcsim.schema.errors import show
 from fcsim.schema.section import Section
+from fcsim.storage.channel_model import ChannelFile
 from fcsim.storage.device_model import ArrayFile, DiskFile, RamDiskFile
 
 SCHEMA_BASE = "https://fcsim.example/schemas"
@@ -67,7 +68,8 @@ def scenario_schema() -> dict[str, Any]:
 MODEL_FILES: dict[str, type[ModelFile]] = {"host": HostFile, "adapter": AdapterFile,
                                           "switch": SwitchFile, "disk": DiskFile,
                                           "ramdisk": RamDiskFile, "array": ArrayFile,
-                                          "ethernet-switch": EthernetSwitchFile}
+                                          "ethernet-switch": EthernetSwitchFile,
+                                          "disk-channel": ChannelFile}
 """Each kind of device model file (``models/<kind>s/``) and its model."""
 
 

@@ -183,7 +183,8 @@ class DiskArray:
 
     def results(self, interval: float) -> dict[str, Any]:
         """Figures of the measured *interval* (s): the host commands, the member
-        disks' mean service breakdown and each internal resource's utilisation."""
+        disks' mean service breakdown, each internal resource's utilisation and
+        each member disk's."""
         stats = self.stats
         member = Breakdown()
         for m in self.members:
@@ -195,7 +196,10 @@ class DiskArray:
         out.update({"commands": stats.commands, "bytes": stats.bytes,
                     "bytes_written": stats.written, "member_commands": self.member_commands,
                     "utilisation": max(used.values()),
-                    "utilisations": used})
+                    "utilisations": used,
+                    "disk_utilisations": {f"disk{i}": m.stats.busy / interval
+                                          if interval > 0 else 0.0
+                                          for i, m in enumerate(self.members)}})
         return out
 
     def reset_stats(self) -> None:

@@ -107,7 +107,8 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
         switch.services = FabricServices(switch, directory)
     # N_Ports log in with the peers they exchange with (both ways): the work of
     # a fabric of thousands of N_Ports grows with its traffic, not its size squared
-    pairs = {(s, d) for w in scenario.workloads for s in senders_of(w) for d in peers_of(w)}
+    pairs = {(s, d) for w in scenario.workloads for s in senders_of(w) for d in peers_of(w)
+             if d in net.nodes}  # not a node's own disk
     pairs |= set(scenario.peers)
     for a, b in pairs | {(b, a) for a, b in pairs}:
         net.nodes[a].login(net.nodes[b])

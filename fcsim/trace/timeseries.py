@@ -6,7 +6,9 @@ the model (the run's results are the same with or without it). At each
 sample it records, for the interval since the previous one: each link
 direction's utilisation (time sending frames / interval) and its transmitter's
 BB credit; each switch output's queue length (frames); each workload's
-delivered throughput (bytes/s).
+delivered throughput (bytes/s); the queue depth of block storage: each FCP
+target's task set and each block-layer request queue (requests waiting or at
+the device), as the sample finds them.
 """
 
 from __future__ import annotations
@@ -24,13 +26,18 @@ class TimeSeries:
         self.credit: dict[str, list[int]] = {}
         self.queue: dict[str, list[int]] = {}
         self.throughput: dict[str, list[float]] = {}
+        self.depth: dict[str, list[int]] = {}
         self._last: dict[str, float] = {}
         self._sources: tuple[Any, Any, Any] = ((), {}, ())
+        self._storage: Any = None
 
-    def attach(self, sim: Any, net: Any, workloads: Any, duration: float) -> None:
-        """Sample the ports and switches of *net* and the *workloads* of *sim*
-        every *duration* / samples s from now on."""
+    def attach(self, sim: Any, net: Any, workloads: Any, duration: float,
+               storage: Any = None) -> None:
+        """Sample the ports and switches of *net*, the *workloads* of *sim* and
+        the targets and request queues of *storage* every *duration* / samples s
+        from now on."""
         self._sources = (net.ports(), getattr(net, "switches", {}), workloads)
+        self._storage = storage
         self._sim, self._step = sim, duration / self.samples
         for k in range(1, self.samples):
             sim.call_later(k * self._step, self._sample)
@@ -57,3 +64,10 @@ class TimeSeries:
         for w in workloads:
             moved = self._delta(f"payload/{w.name}", w.stats.payload)
             self.throughput.setdefault(w.name, []).append(moved / step)
+        storage = self._storage
+        if storage:
+            for name, target in storage.targets.items():
+                self.depth.setdefault(f"target {name}", []).append(target.depth)
+            for node, queues in storage.queues.items():
+                for device, queue in queues.items():
+                    self.depth.setdefault(f"{node} -> {device}", []).append(queue.depth_now)

@@ -23,12 +23,12 @@ HOST = HostModel("cpu-bound", syscall=20e-6, copy_per_byte=20e-9, interrupt=10e-
 
 
 def test_a_volume_stripes_round_robin_in_grains() -> None:
-    volume = Volume(Simulation(1), None, (1, 2, 3, 4), 32 * KIB)  # type: ignore[arg-type]
+    volume = Volume(Simulation(1), (1, 2, 3, 4), 32 * KIB)  # type: ignore[arg-type]
     assert volume.pieces(0, 256 * KIB) == {t: (0, 64 * KIB) for t in range(4)}
     assert volume.pieces(48 * KIB, 64 * KIB) == {1: (16 * KIB, 16 * KIB),
                                                  2: (0, 32 * KIB), 3: (0, 16 * KIB)}
     assert volume.pieces(5 * 32 * KIB, 4 * KIB) == {1: (32 * KIB, 4 * KIB)}
-    assert Volume(Simulation(1), None, (7,)).pieces(12345, 678) == {0: (12345, 678)}
+    assert Volume(Simulation(1), (7,)).pieces(12345, 678) == {0: (12345, 678)}  # type: ignore
 
 
 def _dd(write: bool, host: HostModel | None, targets: int = 4, count: int = 200) -> dict:

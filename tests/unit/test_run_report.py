@@ -73,3 +73,4 @@ def test_every_technology_gets_a_page(example: str, tmp_path: Path) -> None:
     assert main(["run", str(scenario), "--report", str(tmp_path / "r")]) == 0
     page = (tmp_path / "r" / "index.html").read_text()
     assert "Link utilisation per direction" in page and page.count("<svg") >= 3
+    assert ("Storage queue depth" in page) == example.startswith("san-")

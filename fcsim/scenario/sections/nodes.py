@@ -9,6 +9,7 @@ from fcsim.fc2.frame import MAX_DATA_FIELD
 from fcsim.fc2.login import ServiceParameters
 from fcsim.host.host_model import load_host_model
 from fcsim.loop.al_pa import is_nl_al_pa
+from fcsim.scenario.sections.channels import BlockSection, ChannelSection
 from fcsim.schema.fields import (
     Count,
     Flag,
@@ -22,6 +23,8 @@ from fcsim.schema.fields import (
     integer,
     is_int,
     size,
+    table,
+    tables,
     value_type,
 )
 from fcsim.schema.section import Section, key
@@ -69,6 +72,22 @@ PortId = hex_or_integer(6, lambda v: 1 <= v <= 0xFFFFEF, "an N_Port ID: a string
 AlPa = hex_or_integer(2, is_nl_al_pa, "a hard NL_Port AL_PA, one of the 126 neutral-disparity "
                       "values 0x01..0xEF, such as '0x01' or 0xE8")
 LoginCredit = integer(0, text="an integer 0..bb_credit (frames)")
+Channels = tables(ChannelSection, "an array of tables, written [[nodes.channels]]")
+Block = table(BlockSection, "a table, written [nodes.block]")
+LocalNames = value_type(tuple, lambda v: _local_names(v), "a disk name such as 'scsi0.0', or "
+                        "a list of distinct ones", {"anyOf": [
+                            {"type": "string", "minLength": 1},
+                            {"type": "array", "items": {"type": "string", "minLength": 1},
+                             "minItems": 1, "uniqueItems": True}]})
+TaskSet = integer(1, text="an integer >= 1 (commands)")
+
+
+def _local_names(value: Any) -> tuple[str, ...]:
+    names = value if isinstance(value, list) else [value]
+    if not (names and all(isinstance(n, str) and n.strip() for n in names)
+            and len(set(names)) == len(names)):
+        raise ValueError()
+    return tuple(names)
 
 
 class NodeKeys(Section):
@@ -113,6 +132,26 @@ class NodeKeys(Section):
     max_burst: Burst = key(None, "FCP target only: the most write data it asks for in one "
                            "FCP_XFER_RDY, bytes (default: no limit, the whole command, as SCSI's "
                            "maximum burst size 0 means).", "64 KiB")
+    channels: Channels = key([], "Disk channels on this node (SCSI buses, ATA channels) and "
+                             "their disks, read by the node's own block layer: a job from "
+                             "this node addresses them by name, and target_disks serves them "
+                             "over FC (default: none).",
+                             [{"name": "scsi0", "model": "ultra-wide-scsi",
+                               "disks": ["seagate-medalist-pro-st39140w"]}])
+    block: Block = key(None, "The node's block layer: queue depth per device, largest "
+                       "request, merging and order (default: see the table's keys).",
+                       {"queue_depth": 32, "max_request": "128 KiB"})
+    target_disks: LocalNames = key(None, "Makes the node an FCP target whose one logical "
+                                   "unit is these disks of its own channels, striped in "
+                                   "target_stripe grains when more than one (a storage "
+                                   "server, a JBOD on a SCSI bus); not with target.",
+                                   ["scsi0.0", "scsi0.1"])
+    target_stripe: Burst = key(None, "target_disks only: the stripe grain over the disks, "
+                               "bytes, whole 512-byte blocks.", "32 KiB")
+    target_queue_depth: TaskSet = key(256, "target_disks only: commands the target's task "
+                                      "set holds (an assumption of a software target; the "
+                                      "disks' own depths apply below it, in the block "
+                                      "layer).", 64)
     ip_class: IpClass = key(
         3, "The class of service IP over FC uses from this node.", 2)
     background_load: Load = key(
