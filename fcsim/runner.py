@@ -11,11 +11,13 @@ from fcsim.apps.iperf import IperfMesh
 from fcsim.apps.netperf import Netperf
 from fcsim.engine.simulation import Simulation, TraceSink
 from fcsim.host.host import Host
+from fcsim.host.host_model import HostModel
 from fcsim.loop.builder import build_loop
 from fcsim.scenario.model import (
     GeneratorConfig,
     IperfConfig,
     NetperfConfig,
+    NodeConfig,
     Scenario,
     StreamConfig,
 )
@@ -58,12 +60,20 @@ def build_workloads(sim: Simulation, scenario: Scenario, net: Network) -> list[W
 
 def build_hosts(sim: Simulation, scenario: Scenario, net: Network) -> dict[str, Host]:
     """A host around the N_Port of every node that names a host model, loaded
-    by the node's own background load where it gives one."""
-    return {n.name: Host(sim, n.name,
-                         n.host if n.background_load is None
-                         else replace(n.host, background_utilisation=n.background_load),
-                         net.nodes[n.name], n.ip_class)
+    by the node's own background load and with its own TCP timestamps setting
+    where it gives them."""
+    return {n.name: Host(sim, n.name, _node_host(n), net.nodes[n.name], n.ip_class)
             for n in scenario.nodes if n.host is not None}
+
+
+def _node_host(node: NodeConfig) -> HostModel:
+    """*node*'s host model with the node's own settings in place of the model's."""
+    model: HostModel = node.host  # type: ignore[assignment]
+    if node.background_load is not None:
+        model = replace(model, background_utilisation=node.background_load)
+    if node.tcp_timestamps is not None:
+        model = replace(model, tcp_timestamps=node.tcp_timestamps)
+    return model
 
 
 def build_netperf(sim: Simulation, scenario: Scenario, hosts: dict[str, Host]) -> list[Netperf]:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from fcsim.engine.simulation import Simulation
@@ -91,10 +92,13 @@ class Host:
     # -- sockets ------------------------------------------------------------------
 
     def tcp_socket(self, port: int, config: TcpConfig) -> Socket:
-        """A TCP socket bound to *port* on this host."""
+        """A TCP socket bound to *port* on this host (asking for RFC 1323
+        timestamps if *config* or the host model's *tcp_timestamps* says so)."""
         address = f"{self.name}:{port}"
         if address in self._endpoints:
             raise ValueError(f"{self.name}: port {port} is already bound")
+        if self.model.tcp_timestamps and not config.timestamps:
+            config = replace(config, timestamps=True)
         endpoint = TcpEndpoint(self.sim, address, config, self._output, self.tick_phase)
         self._endpoints[address] = endpoint
         return Socket(self, endpoint)

@@ -37,7 +37,9 @@ class HostModel:
     long has passed since the first frame not yet signalled (1 and 0: an
     interrupt per frame). *checksum_offload*: an Ethernet NIC computes and
     checks the TCP/UDP checksums, so the processor spends no
-    *checksum_per_byte*.
+    *checksum_per_byte*. *tcp_timestamps*: the TCP stack asks for the
+    RFC 1323 timestamps option on its SYNs and uses it when the peer does too
+    (:class:`~fcsim.transport.tcp_config.TcpConfig` *timestamps*).
     *background_utilisation* / *background_job*: the load of other processes
     (fraction of the processor, mean job length in s). *adapter*: the catalog
     adapter (``models/adapters/``) that supplied the bus and adapter values, if
@@ -64,6 +66,7 @@ class HostModel:
     rx_coalesce_frames: int = 1
     rx_coalesce_time: float = 0.0
     checksum_offload: bool = False
+    tcp_timestamps: bool = False
     background_utilisation: float = 0.0
     background_job: float = 1e-3
     adapter: str | None = None
@@ -148,6 +151,9 @@ class HostFile(AdapterFile):
     timer_tick: Cost = _entry("The TCP timer routines per 200 ms / 500 ms tick, s.", "7.9 us")
     copy_avoidance: Yes = _entry("Pages are remapped instead of copied.", True)
     page_remap: Cost = _entry("Remapping one 4 KiB page, s.", "5 us")
+    tcp_timestamps: Yes = _entry("The TCP stack asks for the RFC 1323 timestamps option on "
+                                 "its SYNs (and uses it when the peer does too).", True,
+                                 "operating system documentation")
     background_utilisation: Share = _entry("Share of the processor other processes keep busy.",
                                            0.2)
     background_job: JobLength = _entry("Mean length of a background job, s.", "1 ms")

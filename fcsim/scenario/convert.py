@@ -49,7 +49,8 @@ def to_scenario(doc: PointToPointScenario | FabricScenario | LoopScenario | Ethe
     """The configuration of the checked scenario file *doc*, read from *file*."""
     if isinstance(doc, EthernetScenario):
         nodes = tuple(NodeConfig(n.name, host=n.host, background_load=n.background_load,
-                                 mtu=n.mtu) for n in doc.nodes)
+                                 mtu=n.mtu, tcp_timestamps=n.tcp_timestamps)
+                      for n in doc.nodes)
     else:
         nodes = tuple(_node(n) for n in doc.nodes)
     if isinstance(doc, LoopScenario):
@@ -73,7 +74,8 @@ def _node(n: NodeKeys) -> NodeConfig:
     port = (LoopPortConfig(n.al_pa, n.fairness, n.repeat_delay, n.login_credit)
             if isinstance(n, LoopNodeSection) else None)
     return NodeConfig(n.name, getattr(n, "port_id", None), params, port, n.host, n.ip_class,
-                      n.background_load, n.target, n.max_burst)
+                      n.background_load, n.target, n.max_burst,
+                      tcp_timestamps=n.tcp_timestamps)
 
 
 def _speed(speed: Speed, coding: Coding | None) -> Speed:

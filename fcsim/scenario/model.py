@@ -47,6 +47,8 @@ class NodeConfig:
     behind the node's FCP target (None: not a target); *max_burst*: the most
     write data the target asks for at once, bytes (None: no limit). *mtu*:
     the IP MTU of its Ethernet NIC, bytes (Ethernet topologies).
+    *tcp_timestamps*: the host's TCP asks for RFC 1323 timestamps in this
+    scenario (None: as its host model says).
     """
 
     name: str
@@ -59,6 +61,7 @@ class NodeConfig:
     target: DiskModel | RamDiskModel | ArrayModel | None = None
     max_burst: int | None = None
     mtu: int = 1500
+    tcp_timestamps: bool | None = None
 
 
 @dataclass(frozen=True)

@@ -128,4 +128,5 @@ class UpperLayerBytes:
             field = min(field, MAX_WINDOW_FIELD)
         return tcp_header(src, dst, _port(segment.src), _port(segment.dst), segment.seq,
                           segment.ack, segment.flags, field,
-                          tcp_options(segment.mss, segment.wscale), segment.length)
+                          tcp_options(segment.mss, segment.wscale, segment.tsval, segment.tsecr),
+                          segment.length)

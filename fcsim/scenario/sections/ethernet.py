@@ -13,7 +13,7 @@ from fcsim.scenario.sections.links import (
     BitErrorRate,
     CableLength,
 )
-from fcsim.scenario.sections.nodes import HostName, Load, model_name
+from fcsim.scenario.sections.nodes import TIMESTAMPS_HELP, HostName, Load, model_name
 from fcsim.schema.fields import Ends, Flag, Name, Propagation, Speed, integer, value_type
 from fcsim.schema.section import REQUIRED, Section, key
 
@@ -55,6 +55,7 @@ class EthernetNodeSection(Section):
                    "jumbo frames (TCP's MSS is 40 bytes less).", 9000)
     background_load: Load = key(None, "Share of the host's processor other processes keep "
                                 "busy (default: the host model's own value).", 0.15)
+    tcp_timestamps: Flag = key(None, TIMESTAMPS_HELP, True)
 
 
 class EthernetLinkSection(Section):
