@@ -49,7 +49,7 @@ def to_scenario(doc: PointToPointScenario | FabricScenario | LoopScenario | Ethe
     """The configuration of the checked scenario file *doc*, read from *file*."""
     if isinstance(doc, EthernetScenario):
         nodes = tuple(NodeConfig(n.name, host=n.host, background_load=n.background_load,
-                                 mtu=n.mtu, tcp_timestamps=n.tcp_timestamps)
+                                 mtu=n.mtu, tcp_timestamps=n.tcp_timestamps, vlan=n.vlan)
                       for n in doc.nodes)
     else:
         nodes = tuple(_node(n) for n in doc.nodes)
@@ -86,7 +86,8 @@ def _link(link: LinkSection | EthernetLinkSection, index: int) -> LinkConfig:
     return LinkConfig(link.name or f"link{index}", link.ends,
                       _speed(link.speed, getattr(link, "coding", None)),
                       Cable(link.length, link.propagation), link.bit_error_rate,
-                      getattr(link, "cost", None), getattr(link, "vlan", None) or ())
+                      getattr(link, "cost", None), getattr(link, "vlan", None) or (),
+                      getattr(link, "trunk", None) or (), getattr(link, "native_vlan", None))
 
 
 def _loop(loop: LoopSection, names: list[str]) -> LoopConfig:

@@ -1,5 +1,6 @@
 """Ethernet captures of the LAN options: tshark reads the RFC 1323 timestamps
-option of every segment as the simulation sent it."""
+option of every segment and the 802.1Q tag of every frame on a trunk as the
+simulation sent them."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from fcsim.scenario.loader import load_scenario
 from fcsim.trace.pcap import LINKTYPE_ETHERNET, PcapWriter
 from fcsim.transport.segment import Segment
 
+ROOT = Path(__file__).resolve().parents[2]
 needs_tshark = pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark not installed")
 
 GIGE_RR = """\
@@ -65,9 +67,11 @@ class _Sent:
 
     def __init__(self) -> None:
         self.frames: list[Any] = []
+        self.cables: list[tuple[str, str]] = []  # (sending port, receiving port)
 
-    def frame(self, time: float, port: object, frame: Any, start: float, end: float) -> None:
+    def frame(self, time: float, port: Any, frame: Any, start: float, end: float) -> None:
         self.frames.append(frame)
+        self.cables.append((port.name, port.peer.name))
 
     def primitive(self, time: float, port: object, name: str, start: float) -> None:
         """No primitives on Ethernet."""
@@ -90,5 +94,33 @@ def test_tshark_reads_tsval_and_tsecr_of_every_segment(tmp_path: Path) -> None:
         assert int(row[1]) == round(segment.tsecr / TIMESTAMP_TICK)
         assert int(row[2]) == segment.length and int(row[3]) == segment.wire_bytes
     assert {s.wire_bytes for s in segments if s.length} == {1000 + 40 + 12}
+    assert _tshark(capture, tmp_path, "frame.number",
+                   where="_ws.malformed || _ws.expert.severity >= 6291456") == []
+
+
+@needs_tshark
+def test_tshark_reads_the_8021q_tag_of_each_frame_on_a_trunk(tmp_path: Path) -> None:
+    """The trunk example's trunk cable, with UDP in both VLANs: every frame
+    carries its tag (TPID 0x8100, the VLAN ID) before the EtherType; tshark
+    reads the VLAN each frame was in and finds nothing malformed."""
+    from fcsim.api import Study
+
+    study = Study(ROOT / "scenarios" / "vlan-trunk.toml")
+    for i in (0, 1):  # UDP at 400 Mbit/s in each VLAN: no slow start in 4 ms
+        study.set(f"workloads[{i}].protocol", "udp").set(f"workloads[{i}].bandwidth",
+                                                         "400 Mbit/s")
+        study.set(f"workloads[{i}].duration", "4 ms")
+    study.set("run.warmup", "0 s").set("run.duration", "5 ms")
+    capture, sent = tmp_path / "trunk.pcap", _Sent()
+    with PcapWriter(capture, LINKTYPE_ETHERNET) as writer:
+        run_once(study.scenario, 1, [PcapSink(writer, frozenset({"sw1:47"})), sent])
+    on_trunk = [f for f, cable in zip(sent.frames, sent.cables, strict=True)
+                if "sw1:47" in cable]
+    rows = _tshark(capture, tmp_path, "vlan.id", "vlan.etype", "ip.len")
+    assert len(rows) == len(on_trunk) > 100
+    for row, frame in zip(rows, on_trunk, strict=True):
+        assert frame.tagged and int(row[0]) == frame.vlan and int(row[1], 16) == 0x0800
+        assert int(row[2]) == frame.payload
+    assert {int(row[0]) for row in rows} == {10, 20}
     assert _tshark(capture, tmp_path, "frame.number",
                    where="_ws.malformed || _ws.expert.severity >= 6291456") == []
