@@ -139,7 +139,8 @@ class EthernetSwitch:
         """The VLANs each port carries tagged (empty on an access port)."""
         self._members: dict[int, list[int]] = {}
         for i in range(model.ports):
-            for vlan in sorted(self.tagged[i] | ({self.vlans[i]} - {None})):  # type: ignore[operator]
+            native = self.vlans[i]
+            for vlan in sorted(self.tagged[i] | ({native} if native is not None else set())):
                 self._members.setdefault(vlan, []).append(i)
         self._index = {port: i for i, port in enumerate(self.ports)}
         self._queues: list[deque[tuple[EthernetFrame, int]]] = [deque() for _ in self.ports]
@@ -151,13 +152,6 @@ class EthernetSwitch:
         self._table: dict[tuple[int, int], int] = {}
         self.max_queued = [0] * model.ports
         self.stats = EthernetSwitchStats()
-
-    def vlans_of(self, port: EthernetPort) -> frozenset[int] | None:
-        """The VLANs *port* is a member of if it is one of this switch's, else None."""
-        index = self._index.get(port)
-        if index is None:
-            return None
-        return self.tagged[index] | ({self.vlans[index]} - {None})  # type: ignore[operator]
 
     def frame_received(self, port: EthernetPort, frame: EthernetFrame) -> None:
         """Classify by VLAN (802.1Q ingress rules), learn the source, forward or

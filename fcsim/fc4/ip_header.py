@@ -11,9 +11,10 @@ as the packets that were simulated (the payload bytes themselves are zeros).
 - RFC 791: the 20-byte IPv4 header (no options; TTL 64; no DF, as 4.4BSD
   sends) with its header checksum.
 - RFC 793 / RFC 1323: the TCP header, with the MSS and window-scale options
-  on a SYN and the timestamps option where the segment carries it, the window field as sent (the advertised window shifted right by
-  the sender's scale once both SYNs carried one), checksum over the
-  pseudo-header; RFC 768: the UDP header and checksum.
+  on a SYN and the timestamps option where the segment carries it, the
+  window field as sent (the advertised window shifted right by the sender's
+  scale once both SYNs carried one), checksum over the pseudo-header;
+  RFC 768: the UDP header and checksum.
 - RFC 1071: the Internet checksum.
 
 Addresses: simulated hosts have no IP addresses; a node's address is

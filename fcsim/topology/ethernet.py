@@ -8,8 +8,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import networkx as nx
-
 from fcsim.engine.simulation import Simulation
 from fcsim.ethernet.nic import Nic
 from fcsim.ethernet.port import EthernetPort
