@@ -97,7 +97,7 @@ def test_all_examples_are_there() -> None:
         "p2p-1gfc-class3.toml", "p2p-266-open-loop.toml", "p2p-class1-connections.toml",
         "p2p-class2-bidirectional.toml", "p2p-long-link-credit.toml", "san-array.toml",
         "san-fabric-disks.toml", "san-jbod-loop.toml", "san-ramdisk.toml",
-        "san-striped-client.toml"]
+        "san-striped-client.toml", "vlan-trunk.toml"]
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
