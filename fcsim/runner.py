@@ -13,11 +13,13 @@ from fcsim.apps.transfer import TRANSFER_PORT, Transfer
 from fcsim.engine.simulation import Simulation, TraceSink
 from fcsim.host.block import HostIo
 from fcsim.host.host import Host
+from fcsim.host.host_model import HostModel
 from fcsim.loop.builder import build_loop
 from fcsim.scenario.model import (
     GeneratorConfig,
     IperfConfig,
     NetperfConfig,
+    NodeConfig,
     Scenario,
     StreamConfig,
     TransferConfig,
@@ -65,16 +67,25 @@ def build_workloads(sim: Simulation, scenario: Scenario, net: Network) -> list[W
 def build_hosts(sim: Simulation, scenario: Scenario, net: Network) -> dict[str, Host]:
     """A host around the link ports of every node that names a host model
     (one interface per network it is on), loaded by the node's own background
-    load where it gives one, with the node's static routes."""
+    load and with its own TCP timestamps setting where it gives them, and with
+    the node's static routes."""
     hosts = {}
     for n in scenario.nodes:
-        if n.host is None:
-            continue
-        model = (n.host if n.background_load is None
-                 else replace(n.host, background_utilisation=n.background_load))
-        host = hosts[n.name] = Host(sim, n.name, model, net.attachments(n.name), n.ip_class)
-        host.routes.update(n.routes)
+        if n.host is not None:
+            host = hosts[n.name] = Host(sim, n.name, _node_host(n), net.attachments(n.name),
+                                        n.ip_class)
+            host.routes.update(n.routes)
     return hosts
+
+
+def _node_host(node: NodeConfig) -> HostModel:
+    """*node*'s host model with the node's own settings in place of the model's."""
+    model: HostModel = node.host  # type: ignore[assignment]
+    if node.background_load is not None:
+        model = replace(model, background_utilisation=node.background_load)
+    if node.tcp_timestamps is not None:
+        model = replace(model, tcp_timestamps=node.tcp_timestamps)
+    return model
 
 
 def build_netperf(sim: Simulation, scenario: Scenario, hosts: dict[str, Host]) -> list[Netperf]:

@@ -32,6 +32,8 @@ JUMBO_MTU = 9000
 """Jumbo-frame payload limit of the period's Gigabit Ethernet gear, bytes."""
 ETHERTYPE_IPV4 = 0x0800
 """EtherType of IPv4."""
+TPID_8021Q = 0x8100
+"""Tag protocol identifier of an IEEE 802.1Q tag (in the EtherType's place)."""
 PAUSE_QUANTUM_BITS = 512
 """A PAUSE quantum: 512 bit times (IEEE 802.3 Annex 31B)."""
 MAX_QUANTA = 0xFFFF

@@ -49,12 +49,15 @@ class NicStats:
 
 
 class Nic:
-    """The NIC of node *name* with MAC *mac*, its IP MTU *mtu* bytes, on VLAN
-    *vlan* (untagged: its switch port's)."""
+    """The NIC of node *name* with MAC *mac*, its IP MTU *mtu* bytes. Without
+    *vlan* its frames are untagged (in its switch port's VLAN); a VLAN-aware
+    NIC (802.1Q, as a FreeBSD vlan(4) interface) tags every frame it sends
+    with *vlan* and takes only frames tagged with it, on a trunk."""
 
     def __init__(self, sim: Simulation, name: str, mac: int, mtu: int = 1500,
-                 ring: int = DEFAULT_RING) -> None:
+                 ring: int = DEFAULT_RING, vlan: int | None = None) -> None:
         self.sim, self.name, self.mac, self.mtu, self.ring = sim, name, mac, mtu, ring
+        self.vlan = vlan
         self.port = EthernetPort(sim, name, self)
         self.stats = NicStats()
         self.deliver: Callable[[EthernetFrame], None] | None = None
@@ -65,7 +68,10 @@ class Nic:
         if len(self._queue) >= self.ring:
             self.stats.ring_drops += 1
             return False
-        self._queue.append(EthernetFrame(self.mac, dst, payload, ulp))
+        if self.vlan is None:
+            self._queue.append(EthernetFrame(self.mac, dst, payload, ulp))
+        else:
+            self._queue.append(EthernetFrame(self.mac, dst, payload, ulp, self.vlan, True))
         self.port.kick()
         return True
 
@@ -83,6 +89,8 @@ class Nic:
             return
         if frame.dst != self.mac:
             return  # flooded to us, not for us
+        if frame.tagged != (self.vlan is not None) or frame.tagged and frame.vlan != self.vlan:
+            return  # a VLAN this interface is not on
         self.stats.frames_rx += 1
         if self.deliver is not None:
             self.deliver(frame)

@@ -6,11 +6,17 @@ is checked and a bad one dropped) or, with the model's ``cut_through``, once
 its header is in (it goes on before its FCS is seen, bad or not; to a faster
 output it waits until whole, so that it cannot run dry); after the model's
 forwarding latency
-it joins the FIFO of the port its destination was learned on, within the
-VLAN of the port it came in on (every port is an access port of one VLAN, so
-frames on the line carry no tag). The switch learns each source MAC on the
-port and VLAN it arrives from; a frame to a MAC not yet learned is flooded
-to every other port of its VLAN. An output FIFO holds at most the model's
+it joins the FIFO of the port its destination was learned on, within its
+VLAN. IEEE 802.1Q: a port is an access port of one VLAN (its frames
+untagged) or a trunk port carrying a set of VLANs tagged and at most one,
+its native VLAN, untagged. On arrival an untagged frame is in the port's
+VLAN (its PVID; dropped on a trunk without a native VLAN) and a tagged frame
+in the VLAN of its tag, dropped if the port is not a member of it (ingress
+filtering, 802.1Q-2005 clause 8.6.2); it leaves a trunk port tagged unless
+in the native VLAN, so the 4-byte tag costs line time on trunks only. The
+switch learns each source MAC on the port and VLAN it arrives from (one
+table per VLAN); a frame to a MAC not yet learned is flooded to every other
+member port of its VLAN. An output FIFO holds at most the model's
 buffer per port, in bytes; a frame that does not fit is dropped (tail drop)
 and counted. With 802.3x flow control on, an output holding more than the
 model's threshold sends PAUSE to the ports feeding it, and lets them go
@@ -94,9 +100,10 @@ SWITCH_MAC = 0x02FF00000000
 
 
 class EthernetSwitchStats:
-    """Frames forwarded, flooded, dropped at a full output and for a bad FCS."""
+    """Frames forwarded, flooded, dropped at a full output, for a bad FCS, and
+    by 802.1Q ingress rules (a VLAN the port is not a member of)."""
 
-    __slots__ = ("forwarded", "flooded", "tail_drops", "fcs_errors")
+    __slots__ = ("forwarded", "flooded", "tail_drops", "fcs_errors", "ingress_drops")
 
     def __init__(self) -> None:
         self.reset()
@@ -104,20 +111,37 @@ class EthernetSwitchStats:
     def reset(self) -> None:
         """Zero every counter."""
         self.forwarded = self.flooded = self.tail_drops = self.fcs_errors = 0
+        self.ingress_drops = 0
+
+
+Trunk = tuple[int | None, frozenset[int]]
+"""A trunk port's native VLAN (None: none) and the VLANs it carries tagged."""
 
 
 class EthernetSwitch:
-    """Switch *name* built as *model*; port *i* is ``name:i`` in VLAN ``vlans[i]``."""
+    """Switch *name* built as *model*; port *i* is ``name:i``, an access port of
+    VLAN ``vlans[i]`` (default 1) or, if in *trunks*, a trunk port."""
 
     def __init__(self, sim: Simulation, name: str, model: EthernetSwitchModel,
-                 vlans: dict[int, int] | None = None, pause: bool = False) -> None:
+                 vlans: dict[int, int] | None = None, pause: bool = False,
+                 trunks: dict[int, Trunk] | None = None) -> None:
         if pause and model.pause_threshold is None:
             raise ValueError(f"{name}: model {model.name} gives no pause_threshold")
         self.sim, self.name, self.model = sim, name, model
         self.ports = [EthernetPort(sim, f"{name}:{i}", self) for i in range(model.ports)]
         for port in self.ports:
             port.cut_through = model.cut_through
-        self.vlans = [(vlans or {}).get(i, 1) for i in range(model.ports)]
+        trunks = trunks or {}
+        self.vlans: list[int | None] = [trunks[i][0] if i in trunks else (vlans or {}).get(i, 1)
+                                        for i in range(model.ports)]
+        """Each port's VLAN for untagged frames (PVID); None: a trunk with no native VLAN."""
+        self.tagged = [trunks[i][1] if i in trunks else frozenset() for i in range(model.ports)]
+        """The VLANs each port carries tagged (empty on an access port)."""
+        self._members: dict[int, list[int]] = {}
+        for i in range(model.ports):
+            native = self.vlans[i]
+            for vlan in sorted(self.tagged[i] | ({native} if native is not None else set())):
+                self._members.setdefault(vlan, []).append(i)
         self._index = {port: i for i, port in enumerate(self.ports)}
         self._queues: list[deque[tuple[EthernetFrame, int]]] = [deque() for _ in self.ports]
         self.pause = pause
@@ -129,24 +153,24 @@ class EthernetSwitch:
         self.max_queued = [0] * model.ports
         self.stats = EthernetSwitchStats()
 
-    def vlan_of(self, port: EthernetPort) -> int | None:
-        """The VLAN of *port* if it is one of this switch's, else None."""
-        index = self._index.get(port)
-        return None if index is None else self.vlans[index]
-
     def frame_received(self, port: EthernetPort, frame: EthernetFrame) -> None:
-        """Learn the source; forward or flood within the ingress port's VLAN."""
+        """Classify by VLAN (802.1Q ingress rules), learn the source, forward or
+        flood within the VLAN."""
         if frame.corrupt and not self.model.cut_through:  # cut-through cannot see the FCS
             self.stats.fcs_errors += 1
             return
         into = self._index[port]
-        vlan = self.vlans[into]
+        vlan = frame.vlan if frame.tagged else self.vlans[into]
+        if frame.tagged and vlan != self.vlans[into] and vlan not in self.tagged[into] \
+                or vlan is None:  # not a member of the tag's VLAN; untagged on a bare trunk
+            self.stats.ingress_drops += 1
+            return
         self._table[(vlan, frame.src)] = into
         out = self._table.get((vlan, frame.dst))
         if out is not None and out != into:
             outs = [out]
         elif out is None:
-            outs = [i for i, v in enumerate(self.vlans) if v == vlan and i != into
+            outs = [i for i in self._members[vlan] if i != into
                     and self.ports[i].peer is not None]
             self.stats.flooded += 1
         else:
@@ -156,17 +180,21 @@ class EthernetSwitch:
                                           for o in outs):  # a faster output would run dry
             wait += (frame.chars - HEADER_CHARS) * port.char_time
         if wait > 0:
-            self.sim.call_later(wait, lambda _e: self._enqueue(outs, frame, into))
+            self.sim.call_later(wait, lambda _e: self._enqueue(outs, frame, into, vlan))
         else:
-            self._enqueue(outs, frame, into)
+            self._enqueue(outs, frame, into, vlan)
 
-    def _enqueue(self, outs: list[int], frame: EthernetFrame, into: int) -> None:
-        size = frame.size
+    def _enqueue(self, outs: list[int], frame: EthernetFrame, into: int, vlan: int) -> None:
         for out in outs:
+            tag = vlan in self.tagged[out]
+            if tag != frame.tagged:  # leaves a trunk tagged, an access port untagged
+                copy = _copy(frame, vlan, tag)
+            else:
+                copy = frame if len(outs) == 1 else _copy(frame, frame.vlan, frame.tagged)
+            size = copy.size
             if self._queued[out] + size > self.model.buffer:
                 self.stats.tail_drops += 1
                 continue
-            copy = frame if len(outs) == 1 else _copy(frame)
             self._queues[out].append((copy, into))
             self._queued[out] += size
             self.max_queued[out] = max(self.max_queued[out], self._queued[out])
@@ -214,12 +242,15 @@ class EthernetSwitch:
 
     def results(self) -> dict[str, Any]:
         """Counters and the fullest each output FIFO has been, bytes."""
-        return {"model": self.model.name, "forwarded": self.stats.forwarded,
-                "pauses_sent": self.pauses_tx,
-                "flooded": self.stats.flooded, "tail_drops": self.stats.tail_drops,
-                "fcs_errors": self.stats.fcs_errors,
-                "max_queued_bytes": {self.ports[i].name: q for i, q in
-                                     enumerate(self.max_queued) if q}}
+        out = {"model": self.model.name, "forwarded": self.stats.forwarded,
+               "pauses_sent": self.pauses_tx,
+               "flooded": self.stats.flooded, "tail_drops": self.stats.tail_drops,
+               "fcs_errors": self.stats.fcs_errors,
+               "max_queued_bytes": {self.ports[i].name: q for i, q in
+                                    enumerate(self.max_queued) if q}}
+        if any(self.tagged) or self.stats.ingress_drops:  # a switch with 802.1Q trunks
+            out["ingress_drops"] = self.stats.ingress_drops
+        return out
 
     def reset_stats(self) -> None:
         """Start a new measured interval."""
@@ -228,6 +259,7 @@ class EthernetSwitch:
         self.pauses_tx = 0
 
 
-def _copy(frame: EthernetFrame) -> EthernetFrame:
-    """A flooded copy of *frame* (each output gets its own)."""
-    return EthernetFrame(frame.src, frame.dst, frame.payload, frame.ulp, frame.vlan)
+def _copy(frame: EthernetFrame, vlan: int, tagged: bool) -> EthernetFrame:
+    """A copy of *frame* in *vlan*, *tagged* or not on its way out (a flooded frame:
+    each output gets its own; a frame entering or leaving a trunk)."""
+    return EthernetFrame(frame.src, frame.dst, frame.payload, frame.ulp, vlan, tagged)

@@ -11,9 +11,10 @@ as the packets that were simulated (the payload bytes themselves are zeros).
 - RFC 791: the 20-byte IPv4 header (no options; TTL 64; no DF, as 4.4BSD
   sends) with its header checksum.
 - RFC 793 / RFC 1323: the TCP header, with the MSS and window-scale options
-  on a SYN, the window field as sent (the advertised window shifted right by
-  the sender's scale once both SYNs carried one), checksum over the
-  pseudo-header; RFC 768: the UDP header and checksum.
+  on a SYN and the timestamps option where the segment carries it, the
+  window field as sent (the advertised window shifted right by the sender's
+  scale once both SYNs carried one), checksum over the pseudo-header;
+  RFC 768: the UDP header and checksum.
 - RFC 1071: the Internet checksum.
 
 Addresses: simulated hosts have no IP addresses; a node's address is
@@ -62,13 +63,27 @@ def ipv4_header(src: bytes, dst: bytes, protocol: int, total_length: int,
     return header[:10] + struct.pack(">H", checksum(header)) + header[12:]
 
 
-def tcp_options(mss: int | None, wscale: int | None) -> bytes:
-    """The options of a SYN: MSS (kind 2) and, padded by a NOP, window scale (kind 3)."""
+TIMESTAMP_TICK = 1e-3
+"""Period of the timestamp clock a capture writes, s. RFC 1323 section 4.2.2
+asks for 1 ms to 1 s a tick; the simulation keeps the exact send time, so a
+capture writes it in milliseconds (4.4BSD's own clock, tcp_now, ticks every
+500 ms)."""
+
+
+def tcp_options(mss: int | None, wscale: int | None, tsval: float | None = None,
+                tsecr: float | None = None) -> bytes:
+    """TCP options in 4.4BSD tcp_output's order: MSS (kind 2), then a NOP and
+    window scale (kind 3), then two NOPs and timestamps (kind 8, length 10, RFC
+    1323 appendix A) with *tsval* and *tsecr*, s, as counts of
+    :data:`TIMESTAMP_TICK`."""
     out = b""
     if mss is not None:
         out += struct.pack(">BBH", 2, 4, mss)
     if wscale is not None:
         out += struct.pack(">BBBB", 1, 3, 3, wscale)
+    if tsval is not None:
+        ticks = (round(t / TIMESTAMP_TICK) & 0xFFFFFFFF for t in (tsval, tsecr or 0.0))
+        out += struct.pack(">BBBBII", 1, 1, 8, 10, *ticks)
     return out
 
 

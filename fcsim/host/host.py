@@ -5,7 +5,8 @@ The protocol logic lives in :mod:`fcsim.transport` and charges no time; the
 host puts the costs of its model around it, each on the processor:
 
 - send(): a system call, then the copy of the data into the socket buffer
-  (page remapping instead with copy avoidance), in pieces of at most the
+  (page mapping instead with copy avoidance or zero-copy send,
+  :mod:`fcsim.host.copies`), in pieces of at most the
   send-buffer size, each handed to TCP once copied (as 4.4BSD ``sosend()``
   copies and calls tcp_output piece by piece);
 - each segment TCP sends: TCP/IP output processing and the checksum (none on
@@ -14,7 +15,8 @@ host puts the costs of its model around it, each on the processor:
 - each IP packet received (after the adapter has moved its frames to memory):
   one interrupt, the driver's per-frame work, TCP/IP input and the checksum,
   then TCP;
-- recv(): a system call, then the copy out of the socket buffer;
+- recv(): a system call, then the copy out of the socket buffer (page
+  renaming instead with zero-copy receive);
 - a process that blocked in send() or recv() costs a context switch to wake;
 - the TCP timer routines cost their time on every 200 ms and 500 ms tick.
 
@@ -31,11 +33,13 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from fcsim.engine.simulation import Simulation
 from fcsim.fc2.nport import NPort
 from fcsim.host.bus import BUS_TYPES, IoBus
+from fcsim.host.copies import copy_time, socket_copy_time
 from fcsim.host.cpu import INTERRUPT, PROCESS, BackgroundLoad, Cpu
 from fcsim.host.host_model import HostModel
 from fcsim.host.interface import Deliver, FcInterface, Interface
@@ -44,8 +48,6 @@ from fcsim.transport.tcp import TcpEndpoint
 from fcsim.transport.tcp_config import TcpConfig
 from fcsim.transport.udp import MAX_UDP_PAYLOAD, UDP_IP_HEADER_BYTES, Datagram, UdpEndpoint
 
-PAGE = 4096
-"""Page size for copy avoidance by remapping, bytes."""
 FAST_TICK, SLOW_TICK = 0.2, 0.5
 """4.4BSD TCP fast and slow timer periods, s (PR_FASTHZ 5, PR_SLOWHZ 2)."""
 
@@ -128,10 +130,13 @@ class Host:
     # -- sockets ------------------------------------------------------------------
 
     def tcp_socket(self, port: int, config: TcpConfig) -> Socket:
-        """A TCP socket bound to *port* on this host."""
+        """A TCP socket bound to *port* on this host (asking for RFC 1323
+        timestamps if *config* or the host model's *tcp_timestamps* says so)."""
         address = f"{self.name}:{port}"
         if address in self._endpoints:
             raise ValueError(f"{self.name}: port {port} is already bound")
+        if self.model.tcp_timestamps and not config.timestamps:
+            config = replace(config, timestamps=True)
         endpoint = TcpEndpoint(self.sim, address, config, self._output, self.tick_phase)
         self._endpoints[address] = endpoint
         return Socket(self, endpoint)
@@ -155,13 +160,9 @@ class Host:
 
     def copy_cost(self, nbytes: int, sending: bool = False) -> float:
         """Processor time to copy *nbytes* between a process and the kernel (into
-        it if *sending*), or to remap their pages with copy avoidance, s."""
-        model = self.model
-        if model.copy_avoidance:
-            return -(-nbytes // PAGE) * model.page_remap
-        if sending and model.send_copy_per_byte is not None:
-            return nbytes * model.send_copy_per_byte
-        return nbytes * model.copy_per_byte
+        it if *sending*), or to remap their pages with copy avoidance, s
+        (:mod:`fcsim.host.copies`)."""
+        return copy_time(self.model, nbytes, sending)
 
     def _output(self, packet: Segment | Datagram) -> None:
         """TCP/IP (or UDP/IP) output and checksum, then the interface."""
@@ -232,8 +233,17 @@ class Socket:
         """Wait for a connection."""
         self.endpoint.open_passive(connected)
 
-    def send(self, nbytes: int, done: Callable[[], None]) -> None:
-        """send() of *nbytes*; *done()* when the call returns."""
+    def _copy(self, nbytes: int, sending: bool, touched: bool = False) -> float:
+        """Processor time to move *nbytes* in or out of this socket, s: a copy, or
+        the host's zero-copy page mapping (:mod:`fcsim.host.copies`)."""
+        endpoint = self.endpoint
+        return socket_copy_time(self.host.model, nbytes, sending,
+                                endpoint.mss - endpoint.optlen, touched)
+
+    def send(self, nbytes: int, done: Callable[[], None], touched: bool = False) -> None:
+        """send() of *nbytes*; *done()* when the call returns. *touched*: the
+        process writes to its buffer before the kernel is done with it (with
+        zero-copy send, a copy-on-write fault a page)."""
         host = self.host
         chunk = max(1, self.endpoint.config.sndbuf)
 
@@ -242,7 +252,7 @@ class Socket:
                 done()
                 return
             n = min(left, chunk)
-            host.cpu.run(host.copy_cost(n, sending=True), lambda: write(n, left - n))
+            host.cpu.run(self._copy(n, True, touched), lambda: write(n, left - n))
 
         def write(n: int, left: int) -> None:
             called = host.sim.now
@@ -257,7 +267,7 @@ class Socket:
         def read() -> None:
             called = host.sim.now
             self.endpoint.read(max_bytes, lambda n: host._resume(
-                called, lambda: host.cpu.run(host.copy_cost(n), lambda: got(n), PROCESS)))
+                called, lambda: host.cpu.run(self._copy(n, False), lambda: got(n), PROCESS)))
 
         host.cpu.run(host.model.syscall, read, PROCESS)
 

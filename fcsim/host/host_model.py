@@ -28,8 +28,11 @@ class HostModel:
     500 ms slow tick (4.4BSD tcp_fasttimo / tcp_slowtimo).
     *send_copy_per_byte*: the copy into the kernel on send(), where a stack's
     send path costs other than its receive path (None: *copy_per_byte*).
-    *copy_avoidance*: pages are remapped instead of copied
-    (*page_remap* per 4 KiB page). *bus*: bus standard (``fcsim.host.bus``)
+    *copy_avoidance*: every copy is a page remap instead (*page_remap* per
+    4 KiB page or part of one). *zero_copy_send* / *zero_copy_receive*: TCP
+    sockets map whole pages copy-on-write on send() / rename them on recv()
+    (*page_remap* a page; *cow_fault*: a process writing to a page still
+    mapped), :mod:`fcsim.host.copies`. *bus*: bus standard (``fcsim.host.bus``)
     with its sustained *bus_bandwidth* (bytes/s) and *bus_overhead* per DMA
     transfer. *adapter_frame_time*: the adapter's own time per frame.
     *rx_coalesce_frames* / *rx_coalesce_time*: an Ethernet NIC's receive
@@ -37,7 +40,9 @@ class HostModel:
     long has passed since the first frame not yet signalled (1 and 0: an
     interrupt per frame). *checksum_offload*: an Ethernet NIC computes and
     checks the TCP/UDP checksums, so the processor spends no
-    *checksum_per_byte*.
+    *checksum_per_byte*. *tcp_timestamps*: the TCP stack asks for the
+    RFC 1323 timestamps option on its SYNs and uses it when the peer does too
+    (:class:`~fcsim.transport.tcp_config.TcpConfig` *timestamps*).
     *background_utilisation* / *background_job*: the load of other processes
     (fraction of the processor, mean job length in s). *adapter*: the catalog
     adapter (``models/adapters/``) that supplied the bus and adapter values, if
@@ -56,7 +61,10 @@ class HostModel:
     context_switch: float = 0.0
     timer_tick: float = 0.0
     copy_avoidance: bool = False
+    zero_copy_send: bool = False
+    zero_copy_receive: bool = False
     page_remap: float = 0.0
+    cow_fault: float = 0.0
     bus: str = "PCI-64/66"
     bus_bandwidth: float = 533e6
     bus_overhead: float = 0.0
@@ -64,6 +72,7 @@ class HostModel:
     rx_coalesce_frames: int = 1
     rx_coalesce_time: float = 0.0
     checksum_offload: bool = False
+    tcp_timestamps: bool = False
     background_utilisation: float = 0.0
     background_job: float = 1e-3
     adapter: str | None = None
@@ -72,7 +81,7 @@ class HostModel:
     def __post_init__(self) -> None:
         costs = ("syscall", "copy_per_byte", "send_copy_per_byte", "checksum_per_byte",
                  "tcp_output_per_packet", "tcp_input_per_packet", "interrupt",
-                 "driver_per_frame", "context_switch", "timer_tick", "page_remap",
+                 "driver_per_frame", "context_switch", "timer_tick", "page_remap", "cow_fault",
                  "bus_overhead", "adapter_frame_time")
         for name in costs:
             value = getattr(self, name)
@@ -146,8 +155,21 @@ class HostFile(AdapterFile):
     driver_per_frame: Cost = _entry("The FC driver's work per frame received, s.", "3.95 us")
     context_switch: Cost = _entry("Waking a process blocked in a socket call, s.", "15.8 us")
     timer_tick: Cost = _entry("The TCP timer routines per 200 ms / 500 ms tick, s.", "7.9 us")
-    copy_avoidance: Yes = _entry("Pages are remapped instead of copied.", True)
+    copy_avoidance: Yes = _entry("Every copy (socket or block, any size) is a page remap "
+                                 "instead: an idealised host that never copies.", True)
+    zero_copy_send: Yes = _entry("TCP send() maps the whole pages of a write into the "
+                                 "kernel copy-on-write instead of copying them (FreeBSD "
+                                 "zero-copy sockets).", True, "Gallatin et al. 1999")
+    zero_copy_receive: Yes = _entry("TCP recv() renames whole kernel pages into the user's "
+                                    "buffer instead of copying, when every segment's data is "
+                                    "whole pages (FreeBSD zero-copy sockets).", True,
+                                    "Gallatin et al. 1999")
     page_remap: Cost = _entry("Remapping one 4 KiB page, s.", "5 us")
+    cow_fault: Cost = _entry("A copy-on-write fault on a page of a zero-copy send the "
+                             "process writes to, with the page's copy, s.", "20 us")
+    tcp_timestamps: Yes = _entry("The TCP stack asks for the RFC 1323 timestamps option on "
+                                 "its SYNs (and uses it when the peer does too).", True,
+                                 "operating system documentation")
     background_utilisation: Share = _entry("Share of the processor other processes keep busy.",
                                            0.2)
     background_job: JobLength = _entry("Mean length of a background job, s.", "1 ms")

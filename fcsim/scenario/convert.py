@@ -67,7 +67,8 @@ def to_scenario(doc: Document, file: str) -> Scenario:
                         networks=_networks(doc, config, workloads))
     if isinstance(doc, EthernetScenario):
         nodes = tuple(NodeConfig(n.name, host=n.host, background_load=n.background_load,
-                                 mtu=n.mtu) for n in doc.nodes)
+                                 mtu=n.mtu, tcp_timestamps=n.tcp_timestamps, vlan=n.vlan)
+                      for n in doc.nodes)
     else:
         nodes = tuple(_node(n) for n in doc.nodes)
     if isinstance(doc, LoopScenario):
@@ -131,7 +132,8 @@ def _node(n: NodeKeys) -> NodeConfig:
                          n.block.order) if n.block is not None else None)
     return NodeConfig(n.name, getattr(n, "port_id", None), params, port, n.host, n.ip_class,
                       n.background_load, target, n.max_burst, getattr(n, "mtu", 1500),
-                      getattr(n, "routes", None) or (), channels, block)
+                      getattr(n, "routes", None) or (), channels, block, n.tcp_timestamps,
+                      getattr(n, "vlan", None))
 
 
 def channels_of(n: NodeKeys) -> list[ChannelConfig]:
@@ -156,7 +158,8 @@ def _link(link: LinkSection | EthernetLinkSection, index: int) -> LinkConfig:
     return LinkConfig(link.name or f"link{index}", link.ends,
                       _speed(link.speed, getattr(link, "coding", None)),
                       Cable(link.length, link.propagation), link.bit_error_rate,
-                      getattr(link, "cost", None), getattr(link, "vlan", None) or ())
+                      getattr(link, "cost", None), getattr(link, "vlan", None) or (),
+                      getattr(link, "trunk", None) or (), getattr(link, "native_vlan", None))
 
 
 def _loop(loop: LoopSection, names: list[str]) -> LoopConfig:

@@ -1,12 +1,13 @@
 """Checks across keys of an Ethernet network: each node on one cable, each
-switch port used once, a VLAN for each switch-port end, no VLAN that joins
-nothing, no loop within a VLAN (there is no spanning tree), and PAUSE only
-on a switch whose model says when to send it."""
+switch port used once, a VLAN for each switch-port end, 802.1Q trunks (their
+VLANs, a VLAN-aware NIC on a trunk to a host), no VLAN that joins nothing, no
+loop within a VLAN (there is no spanning tree), and PAUSE only on a switch
+whose model says when to send it."""
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import networkx as nx
@@ -14,48 +15,113 @@ import networkx as nx
 from fcsim.scenario.rules import ends_once
 from fcsim.schema.errors import Problem, given
 
+LinkVlans = tuple[tuple[str, str], tuple[int, ...], tuple[int, ...], int | None]
+"""A cable's ends, access VLANs of its switch-port ends, trunk VLANs and native VLAN."""
+
 
 def ethernet_links(doc: Any, raws: list[dict[str, Any]], nodes: list[str]) -> Iterator[Problem]:
     """Every problem of the links of the Ethernet scenario *doc*."""
-    vlan_of: dict[str, int] = {}
+    vlans_of: dict[str, frozenset[int]] = {}
+    node_vlan = {n.name: n.vlan for n in doc.nodes}
+    cabled: set[str] = set()
     for i, link in enumerate(doc.links):
         switch_ends = [end for end in link.ends if ":" in end]
+        cabled.update(end for end in link.ends if end in node_vlan and link.trunk)
+        if link.trunk is not None:
+            yield from _trunk(i, link, raws[i], node_vlan)
+            vlans_of.update(dict.fromkeys(switch_ends, _members(link.trunk, link.native_vlan)))
+            continue
+        if link.native_vlan is not None:
+            yield Problem(f"links[{i}].native_vlan", given(raws[i]["native_vlan"]),
+                          "a native VLAN only on a trunk (with trunk = [...])")
+            continue
         vlans = link.vlan or (1,) * len(switch_ends)
         if link.vlan is not None and len(link.vlan) != len(switch_ends):
             yield Problem(f"links[{i}].vlan", given(raws[i]["vlan"]),
                           f"one VLAN per switch-port end ({len(switch_ends)} here)")
             continue
-        vlan_of.update(zip(switch_ends, vlans, strict=True))
+        vlans_of.update((end, frozenset({vlan})) for end, vlan in zip(switch_ends, vlans,
+                                                                       strict=True))
+    for j, node in enumerate(doc.nodes):
+        if node.vlan is not None and node.name not in cabled:
+            yield Problem(f"nodes[{j}].vlan", given(node.vlan), "a VLAN-aware NIC on a trunk: "
+                          "its cable in [[links]] with trunk = [...] carrying its VLAN")
     yield from ends_once(doc.links, nodes, "every node cabled (one NIC each)")
-    yield from _lonely_vlans(vlan_of)
-    yield from _loops(doc, vlan_of)
+    yield from _lonely_vlans(vlans_of)
+    index = loop_in_a_vlan(((link.ends, link.vlan or (), link.trunk or (), link.native_vlan)
+                            for link in doc.links), node_vlan)
+    if index is not None:
+        yield Problem(f"links[{index}].ends", given(list(doc.links[index].ends)),
+                      "no loop within a VLAN: there is no spanning tree")
     for i, switch in enumerate(doc.switches):
         if switch.pause and switch.model.pause_threshold is None:
             yield Problem(f"switches[{i}].pause", "given true", f"a switch model with a "
                           f"pause_threshold ({switch.model.name} gives none)")
 
 
-def _lonely_vlans(vlan_of: dict[str, int]) -> Iterator[Problem]:
+def _members(trunk: Iterable[int], native: int | None) -> frozenset[int]:
+    """The VLANs a trunk port is a member of: those it carries tagged, and its native one."""
+    return frozenset(trunk) | (frozenset() if native is None else frozenset({native}))
+
+
+def _trunk(i: int, link: Any, raw: dict[str, Any], node_vlan: dict[str, int | None]
+           ) -> Iterator[Problem]:
+    """What is wrong with the 802.1Q trunk *link* (``links[i]``)."""
+    if link.vlan is not None:
+        yield Problem(f"links[{i}].vlan", given(raw["vlan"]), "no vlan on a trunk: it "
+                      "carries the VLANs of trunk, and native_vlan untagged")
+    if link.native_vlan is not None and link.native_vlan in link.trunk:
+        yield Problem(f"links[{i}].native_vlan", given(link.native_vlan),
+                      f"a VLAN not also carried tagged (trunk is {list(link.trunk)})")
+    for end in link.ends:
+        if end not in node_vlan:
+            continue
+        if node_vlan[end] is None:
+            yield Problem(f"links[{i}].trunk", given(raw["trunk"]), f"a trunk to node {end} "
+                          "only if its NIC is VLAN-aware (vlan = ... in its [[nodes]] table)")
+        elif node_vlan[end] not in link.trunk:
+            yield Problem(f"links[{i}].trunk", given(raw["trunk"]), f"the VLAN of node {end}'s "
+                          f"NIC ({node_vlan[end]}) among the VLANs the trunk carries tagged")
+
+
+def _lonely_vlans(vlans_of: dict[str, frozenset[int]]) -> Iterator[Problem]:
     """A VLAN on one port of a switch joins that port to nothing."""
-    count = Counter((end.partition(":")[0], vlan) for end, vlan in vlan_of.items())
+    count = Counter((end.partition(":")[0], vlan) for end, vlans in vlans_of.items()
+                    for vlan in vlans)
     for (switch, vlan), n in sorted(count.items()):
         if n == 1:
-            port = next(e for e, v in vlan_of.items() if e.startswith(f"{switch}:") and v == vlan)
+            port = next(e for e, v in vlans_of.items() if e.startswith(f"{switch}:") and vlan in v)
             yield Problem("links", f"VLAN {vlan} has only port {port}",
                           "a VLAN on at least two ports of its switch (else it joins nothing)")
 
 
-def _loops(doc: Any, vlan_of: dict[str, int]) -> Iterator[Problem]:
-    """A cable that closes a loop within a VLAN (flooding would circle it)."""
+def loop_in_a_vlan(links: Iterable[LinkVlans], node_vlan: dict[str, int | None]) -> int | None:
+    """The index of the first cable that closes a loop within a VLAN (flooding
+    would circle it), or None. A broadcast domain is a switch's VLAN or a NIC;
+    a trunk joins each VLAN it carries on its two switches, an access cable the
+    VLANs of its two ends (two VLANs of one switch, for a loop-back)."""
     graph = nx.MultiGraph()
-    for i, link in enumerate(doc.links):
-        a, b = (_segment(end, vlan_of) for end in link.ends)
-        if graph.has_node(a) and graph.has_node(b) and nx.has_path(graph, a, b):
-            yield Problem(f"links[{i}].ends", given(list(link.ends)),
-                          "no loop within a VLAN: there is no spanning tree")
-        graph.add_edge(a, b)
+    for index, (ends, vlans, trunk, native) in enumerate(links):
+        for a, b in _domains(ends, vlans, trunk, native, node_vlan):
+            if graph.has_node(a) and graph.has_node(b) and nx.has_path(graph, a, b):
+                return index
+            graph.add_edge(a, b)
+    return None
 
 
-def _segment(end: str, vlan_of: dict[str, int]) -> tuple[str, int]:
-    switch, sep, _ = end.partition(":")
-    return (switch, vlan_of.get(end, 1)) if sep else (end, 0)
+def _domains(ends: tuple[str, str], vlans: tuple[int, ...], trunk: tuple[int, ...],
+             native: int | None, node_vlan: dict[str, int | None]
+             ) -> Iterator[tuple[tuple[str, int], tuple[str, int]]]:
+    """The pairs of broadcast domains one cable joins."""
+    def domain(end: str, vlan: int) -> tuple[str, int]:
+        switch, sep, _ = end.partition(":")
+        return (switch, vlan) if sep else (end, 0)
+
+    if not trunk:
+        access = iter(tuple(vlans) + (1, 1))
+        a, b = (domain(end, next(access) if ":" in end else 0) for end in ends)
+        yield a, b
+        return
+    for vlan in sorted(_members(trunk, native)):
+        if all(":" in end or node_vlan.get(end) == vlan for end in ends):
+            yield domain(ends[0], vlan), domain(ends[1], vlan)

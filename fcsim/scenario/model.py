@@ -52,6 +52,9 @@ class NodeConfig:
     (Ethernet topologies). *routes*: its static host routes, (peer node,
     network name) pairs (internetworks). *channels*: its disk channels and
     their disks; *block*: its block layer (None: the defaults).
+    *tcp_timestamps*: the host's TCP asks for RFC 1323 timestamps in this
+    scenario (None: as its host model says). *vlan*: on Ethernet, its NIC is
+    VLAN-aware and tags its frames with this VLAN (None: untagged).
     """
 
     name: str
@@ -67,6 +70,8 @@ class NodeConfig:
     routes: tuple[tuple[str, str], ...] = ()
     channels: tuple[ChannelConfig, ...] = ()
     block: BlockConfig | None = None
+    tcp_timestamps: bool | None = None
+    vlan: int | None = None
 
 
 @dataclass(frozen=True)
@@ -76,7 +81,9 @@ class LinkConfig:
     An end is a node name or, in a fabric or an Ethernet network,
     ``"switch:port"`` (port numbered from 0). *cost* is the FSPF cost of an
     inter-switch link (None: from its speed). *vlans*: on Ethernet, the VLAN
-    of each end that is a switch port, in order (empty: VLAN 1).
+    of each end that is a switch port, in order (empty: VLAN 1). *trunk*: an
+    802.1Q trunk carrying these VLANs tagged (empty: access ports), with
+    *native_vlan* untagged (None: none).
     """
 
     name: str
@@ -86,6 +93,8 @@ class LinkConfig:
     bit_error_rate: float = 0.0
     cost: float | None = None
     vlans: tuple[int, ...] = ()
+    trunk: tuple[int, ...] = ()
+    native_vlan: int | None = None
 
 
 @dataclass(frozen=True)

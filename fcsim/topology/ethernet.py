@@ -1,19 +1,19 @@
 """Ethernet topology: hosts with NICs, Ethernet switches and the cables between
 them (host to host, host to switch port, switch port to switch port, also
-two ports of one switch: a loop-back that bridges two VLANs)."""
+two ports of one switch: a loop-back that bridges two VLANs); a cable is
+between access ports or an 802.1Q trunk."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-import networkx as nx
-
 from fcsim.engine.simulation import Simulation
 from fcsim.ethernet.nic import Nic
 from fcsim.ethernet.port import EthernetPort
-from fcsim.ethernet.switch import EthernetSwitch
+from fcsim.ethernet.switch import EthernetSwitch, Trunk
 from fcsim.link.link import Link
+from fcsim.scenario.ethernet_checks import loop_in_a_vlan
 from fcsim.scenario.model import Scenario
 from fcsim.topology.network import Network, link_results
 
@@ -61,21 +61,25 @@ def build_ethernet(sim: Simulation, scenario: Scenario) -> EthernetNetwork:
     """Build the NICs, switches and links of *scenario* (``topology = "ethernet"``)."""
     net = EthernetNetwork()
     for i, node in enumerate(scenario.nodes):
-        net.nodes[node.name] = Nic(sim, node.name, MAC_BASE + i + 1, node.mtu)
+        net.nodes[node.name] = Nic(sim, node.name, MAC_BASE + i + 1, node.mtu, vlan=node.vlan)
     vlans: dict[str, dict[int, int]] = {s.name: {} for s in scenario.switches}
+    trunks: dict[str, dict[int, Trunk]] = {s.name: {} for s in scenario.switches}
     for link in scenario.links:
         ports = [end for end in link.ends if ":" in end]
         for end, vlan in zip(ports, link.vlans or (1,) * len(ports), strict=True):
             switch, _, number = end.partition(":")
-            vlans[switch][int(number)] = vlan
+            if link.trunk:
+                trunks[switch][int(number)] = (link.native_vlan, frozenset(link.trunk))
+            else:
+                vlans[switch][int(number)] = vlan
     for s in scenario.switches:
         net.switches[s.name] = EthernetSwitch(sim, s.name, s.model,  # type: ignore[arg-type]
-                                              vlans[s.name], s.pause)
+                                              vlans[s.name], s.pause, trunks[s.name])
     for link in scenario.links:
         a, b = (_port(net, end) for end in link.ends)
         net.links[link.name] = Link(link.name, a, b, link.speed, link.cable,
                                     link.bit_error_rate)
-    _check_no_loop(net)
+    _check_no_loop(scenario)
     return net
 
 
@@ -84,21 +88,10 @@ def _port(net: EthernetNetwork, end: str) -> EthernetPort:
     return net.switches[switch].ports[int(number)] if sep else net.nodes[end].port
 
 
-def _check_no_loop(net: EthernetNetwork) -> None:
+def _check_no_loop(scenario: Scenario) -> None:
     """Refuse a loop within a VLAN: with no spanning tree, flooding would circle."""
-    graph = nx.MultiGraph()
-    for link in net.links.values():
-        ends = [_segment(net, port) for port in link.ports]
-        if graph.has_node(ends[0]) and graph.has_node(ends[1]) and nx.has_path(graph, *ends):
-            raise ValueError(f"link {link.name} closes a loop in a VLAN; without a spanning "
-                             "tree frames would be flooded round it")
-        graph.add_edge(*ends)
-
-
-def _segment(net: EthernetNetwork, port: Any) -> tuple[str, int]:
-    """The broadcast domain of *port*: its switch and VLAN, or its NIC."""
-    for switch in net.switches.values():
-        vlan = switch.vlan_of(port)
-        if vlan is not None:
-            return (switch.name, vlan)
-    return (port.name, 0)
+    index = loop_in_a_vlan(((link.ends, link.vlans, link.trunk, link.native_vlan)
+                            for link in scenario.links), {n.name: n.vlan for n in scenario.nodes})
+    if index is not None:
+        raise ValueError(f"link {scenario.links[index].name} closes a loop in a VLAN; without "
+                         "a spanning tree frames would be flooded round it")

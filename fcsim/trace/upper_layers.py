@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import struct
 
-from fcsim.ethernet.frame import ETHERTYPE_IPV4, EthernetFrame
+from fcsim.ethernet.frame import ETHERTYPE_IPV4, TPID_8021Q, EthernetFrame
 from fcsim.fc2 import header as h
 from fcsim.fc2.frame import Frame
 from fcsim.fc4.fcp import Command, Response, TransferReady
@@ -94,9 +94,12 @@ class UpperLayerBytes:
 
     def ethernet(self, frame: EthernetFrame) -> bytes:
         """An Ethernet frame from its destination MAC to its last data byte (no
-        FCS): MAC header, the IP and TCP or UDP headers of its packet, zeros for
-        the data, padding to the 60-byte minimum."""
-        head = frame.dst.to_bytes(6, "big") + frame.src.to_bytes(6, "big") + struct.pack(
+        FCS): MAC header (with the IEEE 802.1Q tag, TPID 0x8100 and the VLAN ID
+        with priority 0, if the frame is tagged on its line), the IP and TCP or
+        UDP headers of its packet, zeros for the data, padding to the 60-byte
+        minimum."""
+        tag = struct.pack(">HH", TPID_8021Q, frame.vlan) if frame.tagged else b""
+        head = frame.dst.to_bytes(6, "big") + frame.src.to_bytes(6, "big") + tag + struct.pack(
             ">H", ETHERTYPE_IPV4)
         ip = self._ip(frame.ulp, frame.src & 0xFFFFFF, frame.dst & 0xFFFFFF, frame.payload)
         body = (ip or b"").ljust(frame.payload, b"\0")
@@ -128,4 +131,5 @@ class UpperLayerBytes:
             field = min(field, MAX_WINDOW_FIELD)
         return tcp_header(src, dst, _port(segment.src), _port(segment.dst), segment.seq,
                           segment.ack, segment.flags, field,
-                          tcp_options(segment.mss, segment.wscale), segment.length)
+                          tcp_options(segment.mss, segment.wscale, segment.tsval, segment.tsecr),
+                          segment.length)

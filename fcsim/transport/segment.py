@@ -24,6 +24,11 @@ HEADER_BYTES = 40
 MAX_WINDOW_FIELD = 65535
 """Largest value of the 16-bit window field (RFC 793; TCP_MAXWIN in 4.4BSD)."""
 
+TIMESTAMP_OPTION_BYTES = 12
+"""The RFC 1323 timestamps option as 4.4BSD sends it, bytes: two NOPs, kind 8,
+length 10, TSval and TSecr of 4 bytes each (RFC 1323 appendix A;
+TCPOLEN_TSTAMP_APPA in 4.4BSD-Lite2 tcp.h)."""
+
 _FLAG_NAMES = ((SYN, "S"), (FIN, "F"), (PSH, "P"), (ACK, "."))
 
 
@@ -35,10 +40,14 @@ class Segment:
     the sender's window scale: it is a multiple of ``2**shift`` and at most
     ``65535 << shift`` (RFC 1323 section 2.3; never scaled on a SYN).
     *mss* and *wscale* are the SYN options (RFC 793 MSS option, RFC 1323
-    window-scale shift), ``None`` when absent.
+    window-scale shift), ``None`` when absent. *tsval* and *tsecr* are the
+    RFC 1323 timestamps option: the sender's clock when it sent the segment
+    and the timestamp it echoes, both in simulated seconds (``None``: no
+    option).
     """
 
-    __slots__ = ("src", "dst", "seq", "ack", "length", "flags", "window", "mss", "wscale")
+    __slots__ = ("src", "dst", "seq", "ack", "length", "flags", "window", "mss", "wscale",
+                 "tsval", "tsecr")
 
     def __init__(
         self,
@@ -51,6 +60,8 @@ class Segment:
         window: int,
         mss: int | None = None,
         wscale: int | None = None,
+        tsval: float | None = None,
+        tsecr: float | None = None,
     ) -> None:
         self.src = src
         self.dst = dst
@@ -61,11 +72,15 @@ class Segment:
         self.window = window
         self.mss = mss
         self.wscale = wscale
+        self.tsval = tsval
+        self.tsecr = tsecr
 
     @property
     def option_bytes(self) -> int:
-        """TCP options carried, bytes: MSS (4) and NOP + window scale (4) on a SYN."""
-        return (4 if self.mss is not None else 0) + (4 if self.wscale is not None else 0)
+        """TCP options carried, bytes: MSS (4) and NOP + window scale (4) on a SYN,
+        the timestamps option (12) on any segment."""
+        return ((4 if self.mss is not None else 0) + (4 if self.wscale is not None else 0)
+                + (TIMESTAMP_OPTION_BYTES if self.tsval is not None else 0))
 
     @property
     def wire_bytes(self) -> int:
@@ -84,8 +99,11 @@ class Segment:
             opts += f" mss={self.mss}"
         if self.wscale is not None:
             opts += f" wscale={self.wscale}"
+        if self.tsval is not None:
+            opts += f" tsval={self.tsval:.9f} tsecr={self.tsecr:.9f}"
         return (f"Segment({self.src}>{self.dst} [{flags}] seq={self.seq} ack={self.ack} "
                 f"len={self.length} win={self.window}{opts})")
 
 
-__all__ = ["ACK", "FIN", "HEADER_BYTES", "MAX_WINDOW_FIELD", "PSH", "SYN", "Segment"]
+__all__ = ["ACK", "FIN", "HEADER_BYTES", "MAX_WINDOW_FIELD", "PSH", "SYN",
+           "TIMESTAMP_OPTION_BYTES", "Segment"]

@@ -60,15 +60,17 @@ Mbuf = tuple[int, int, int]
 
 
 @lru_cache(maxsize=4096)
-def received_chain(length: int, cluster: int = MCLBYTES) -> tuple[Mbuf, ...]:
+def received_chain(length: int, cluster: int = MCLBYTES,
+                   headers: int = HEADER_BYTES) -> tuple[Mbuf, ...]:
     """The mbufs holding a received segment's *length* data bytes (m_devget, headers stripped).
 
-    The IP datagram (40 header bytes + data) is copied as 4.4BSD ``m_devget()``
-    does; the 40 header bytes then leave the first mbuf. Tail room is counted to
+    The IP datagram (*headers* bytes of IP and TCP headers with their options,
+    40 without options, then the data) is copied as 4.4BSD ``m_devget()``
+    does; the header bytes then leave the first mbuf. Tail room is counted to
     the end of the mbuf's data area (``&m_dat[MLEN]``), as sbcompress tests it.
     """
     chain: list[Mbuf] = []
-    left = HEADER_BYTES + length
+    left = headers + length
     first = True
     while left > 0:
         if left >= MINCLSIZE:
@@ -87,7 +89,7 @@ def received_chain(length: int, cluster: int = MCLBYTES) -> tuple[Mbuf, ...]:
         left -= take
         first = False
     data, room, charge = chain[0]
-    chain[0] = (data - HEADER_BYTES, room, charge)
+    chain[0] = (data - headers, room, charge)
     return tuple(mbuf for mbuf in chain if mbuf[0])
 
 
@@ -158,18 +160,21 @@ class SocketBuffer:
         """Mbufs in the buffer (those with a cluster counted once)."""
         return len(self._chain)
 
-    def append_received(self, length: int, skip: int = 0, count: int | None = None) -> None:
+    def append_received(self, length: int, skip: int = 0, count: int | None = None,
+                        headers: int = HEADER_BYTES) -> None:
         """sbappend() the data of a received segment of *length* bytes.
 
         *skip* leading bytes and all after *count* bytes were trimmed from it
         (duplicates, the window's right edge); default: the whole segment.
+        *headers*: its IP and TCP header bytes with options (m_devget copied them
+        into the first mbuf).
         """
         if count is None:
             count = length - skip
         if not self.accounting:
             self.cc += count
             return
-        chain = received_chain(length, self.cluster)
+        chain = received_chain(length, self.cluster, headers)
         self._compress(chain if not skip and count == length else _trimmed(chain, skip, count))
 
     def append_written(self, nbytes: int, space: int) -> int:

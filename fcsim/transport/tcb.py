@@ -127,6 +127,14 @@ class TcpControlBlock:
         """Shift applied to our window fields (RFC 1323), 0 if not agreed."""
         self.peer_wscale: int | None = None
         """Shift the peer's SYN asked for; None if it carried no window-scale option."""
+        self.optlen = 0
+        """Option bytes on every segment after the SYNs (t_maxseg less the data a
+        full segment carries): 12 once both SYNs carried the timestamps option
+        (TF_REQ_TSTMP and TF_RCVD_TSTMP), else 0."""
+        self.ts_recent = 0.0
+        """The peer's timestamp to echo (ts_recent), simulated s."""
+        self.last_ack_sent = 0
+        """The acknowledgement field of the last segment sent (last_ack_sent)."""
 
         # Send sequence space and the send buffer.
         self.iss = 0

@@ -75,6 +75,14 @@ class TcpConfig:
     - *window_scaling*: RFC 1323 window scale option (default True). The shift
       asked for is the smallest with ``65535 << shift >= rcvbuf`` (BSD
       request_r_scale); used only if both SYNs carry the option.
+    - *timestamps*: RFC 1323 timestamps option (default False: the HP-UX 10.20
+      stacks of the FC measurements had none; HP's LAN/9000 manual dates
+      RFC 1323 timestamps to HP-UX 10.30). Sent on the SYN (and on a SYN-ACK
+      only if the peer's SYN carried it); once both SYNs did, every segment
+      carries the 12-byte option, a full segment MSS - 12 data bytes (4.4BSD
+      tcp_output ``if (len > t_maxseg - optlen) len = t_maxseg - optlen``;
+      Lite2's tcp_mss() does not take the option off the MSS), and every ACK
+      of new data is an RTT sample from the echoed timestamp (tcp_input).
     - *nodelay*: TCP_NODELAY, Nagle's algorithm (RFC 896) off (default False).
 
     Receiver (acknowledgements and window updates):
@@ -128,6 +136,7 @@ class TcpConfig:
     rcvbuf: int
     mtu: int
     window_scaling: bool = True
+    timestamps: bool = False
     nodelay: bool = False
     delayed_ack: bool = True
     delack_tick: float = 0.2

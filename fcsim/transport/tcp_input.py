@@ -10,6 +10,15 @@ the send-window update rule on SND.WL1/SND.WL2 (RFC 793 page 72); data
 (in-order data into the receive buffer with a delayed ACK, out-of-order data
 into the reassembly queue with an immediate ACK, the TCP_REASS macro); FIN.
 
+With the RFC 1323 timestamps option agreed (both SYNs carried it), a segment
+that holds the last acknowledgement sent (``seq <= last_ack_sent < seq + len``)
+gives the timestamp to echo (ts_recent), and every ACK of new data is an RTT
+sample, now less the timestamp it echoes, retransmission or not (RFC 1323
+section 4; tcp_input ``tcp_xmit_timer(tp, tcp_now - ts_ecr + 1)``, here in
+continuous time as the other RTT samples). PAWS (RFC 1323 section 4.2) is not
+modelled: links deliver in order and sequence numbers never wrap, so no
+segment could fail its test.
+
 The receive window used to accept data is the free buffer space (``sbspace()``,
 with its mbuf accounting), not only the window last advertised (BSD
 ``rcv_wnd = max(sbspace, rcv_adv - rcv_nxt)``). In-order data join the receive
@@ -21,13 +30,20 @@ advances SND.WL1), which changes no decision of the output rules.
 
 from __future__ import annotations
 
-from fcsim.transport.segment import ACK, FIN, MAX_WINDOW_FIELD, SYN, Segment
+from fcsim.transport.segment import (
+    ACK,
+    FIN,
+    MAX_WINDOW_FIELD,
+    SYN,
+    TIMESTAMP_OPTION_BYTES,
+    Segment,
+)
 from fcsim.transport.tcb import HAVE_RECEIVED_FIN, State
 from fcsim.transport.tcp_config import MAX_WINDOW_SHIFT
-from fcsim.transport.tcp_output import TcpOutput
+from fcsim.transport.tcp_reass import TcpReassembly
 
 
-class TcpInput(TcpOutput):
+class TcpInput(TcpReassembly):
     """tcp_input() of one endpoint."""
 
     def _input(self, seg: Segment) -> None:
@@ -52,6 +68,9 @@ class TcpInput(TcpOutput):
         self.so_rcv.reserve(negotiated.rcvbuf)
         self.cwnd = self.mss * self.config.initial_cwnd_segments
         self.peer_wscale = seg.wscale
+        if seg.tsval is not None:  # TF_RCVD_TSTMP: ours is sent only if asked for
+            self.ts_recent = seg.tsval
+            self.optlen = TIMESTAMP_OPTION_BYTES if self.config.timestamps else 0
         self.irs = seg.seq
         self.rcv_nxt = self.rcv_adv = seg.seq + 1
         self.snd_wnd = self.max_sndwnd = seg.window
@@ -99,6 +118,9 @@ class TcpInput(TcpOutput):
             self._drop_after_ack()
             return
         seq, length, fin = trimmed
+        if (seg.tsval is not None and seq <= self.last_ack_sent
+                < seq + length + (1 if fin or seq == seg.seq and seg.flags & SYN else 0)):
+            self.ts_recent = seg.tsval  # the segment holding last_ack_sent: echo its time
         if not seg.flags & ACK:
             return
         if self.state is State.SYN_RECEIVED:
@@ -181,7 +203,10 @@ class TcpInput(TcpOutput):
             self._drop_after_ack()
             return None
         acked = ack - self.snd_una - (1 if self.snd_una == self.iss else 0)
-        if self._rtt_seq is not None and ack > self._rtt_seq:
+        if seg.tsecr is not None:  # RFC 1323 RTTM: every ACK of new data is timed
+            self.rtt.sample(self.sim.now - seg.tsecr)
+            self._rtt_seq = None
+        elif self._rtt_seq is not None and ack > self._rtt_seq:
             self.rtt.sample(self.sim.now - self._rtt_start)
             self._rtt_seq = None
         needoutput = False
@@ -243,69 +268,6 @@ class TcpInput(TcpOutput):
         if self.config.fast_recovery:
             self.cwnd = self.ssthresh + self.mss * self._dupacks
         self.snd_nxt = max(self.snd_nxt, onxt)
-
-    # -- data and FIN -------------------------------------------------------------
-
-    def _process_data(self, seq: int, length: int, fin: bool, received: int, skip: int) -> None:
-        """Data *seq* .. *seq* + *length* of a segment that carried *received* bytes.
-
-        The first *skip* of those bytes were trimmed as duplicates.
-        """
-        if seq == self.rcv_nxt and not self._reass and self.state is State.ESTABLISHED:
-            self.rcv_nxt += length
-            self.so_rcv.append_received(received, skip, length)
-            self._owe_ack(length)
-        else:
-            fin = self._reassemble(seq, length, fin, received, seq - skip)
-            self._acknow = True
-        if fin:
-            self._receive_fin()
-
-    def _owe_ack(self, length: int) -> None:
-        """ACK policy for in-order data: at once, every *ack_every* segments, or delayed."""
-        cfg = self.config
-        if not cfg.delayed_ack:
-            self._acknow = True
-            return
-        if length and (not cfg.ack_full_sized_only or length >= self.mss):
-            self._segments_unacked += 1
-        if cfg.ack_every and self._segments_unacked >= cfg.ack_every:
-            self._acknow = True
-        else:
-            self._delay_ack()
-
-    def _reassemble(self, seq: int, length: int, fin: bool, received: int, first: int) -> bool:
-        """Queue a segment and move what is now in order to the buffer; True at the FIN.
-
-        *received* and *first* are the segment's length and first sequence
-        number as it arrived: the mbufs that reach the buffer are those of the
-        segment as received, less the bytes already there (tcp_reass, m_adj).
-        """
-        self._reass.append((seq, seq + length, fin, received, first))
-        self._reass.sort()
-        fin_reached = False
-        while self._reass and self._reass[0][0] <= self.rcv_nxt:
-            _start, end, seg_fin, seg_length, seg_first = self._reass.pop(0)
-            if end > self.rcv_nxt:
-                self.so_rcv.append_received(seg_length, self.rcv_nxt - seg_first,
-                                            end - self.rcv_nxt)
-                self.rcv_nxt = end
-            fin_reached = fin_reached or seg_fin
-        return fin_reached
-
-    def _receive_fin(self) -> None:
-        """The peer's FIN is in order: ACK it and advance the state (RFC 793 page 75)."""
-        if not self._fin_received:
-            self._fin_received = True
-            self._acknow = True
-            self.rcv_nxt += 1
-        if self.state in (State.SYN_RECEIVED, State.ESTABLISHED):
-            self.state = State.CLOSE_WAIT
-        elif self.state is State.FIN_WAIT_1:
-            self.state = State.CLOSING
-        elif self.state is State.FIN_WAIT_2:
-            self.state = State.TIME_WAIT
-            self._stop_timers()
 
 
 __all__ = ["TcpInput"]

@@ -100,6 +100,10 @@ class TcpOutput(TcpControlBlock):
                     self.rtt.shift = 0
                     self._set_persist()
                 return
+            if length > self.mss - self.optlen:  # the options take their room
+                length = self.mss - self.optlen
+                sendalot = True
+                fin = False
             self._send(length, off, fin, space)
             if not sendalot:
                 return
@@ -161,6 +165,9 @@ class TcpOutput(TcpControlBlock):
             seq = self.snd_max
         window = self._advertised_window(space)
         segment = Segment(self.name, self.peer or "", seq, self.rcv_nxt, length, flags, window)
+        if self.optlen:
+            segment.tsval, segment.tsecr = self.sim.now, self.ts_recent
+        self.last_ack_sent = self.rcv_nxt
 
         if not self._force or not self._persist_timer.running:
             start = self.snd_nxt
@@ -192,9 +199,9 @@ class TcpOutput(TcpControlBlock):
         """Send our SYN (SYN_SENT) or SYN-ACK (SYN_RECEIVED) with its options.
 
         MSS option: the interface MSS, not yet clamped (tcp_mss(tp, 0)).
-        Window-scale option: on a SYN if enabled; on a SYN-ACK only if the
-        peer's SYN carried one (RFC 1323 section 2.2). The window of a SYN is
-        never scaled.
+        Window-scale and timestamps options: on a SYN if enabled; on a SYN-ACK
+        only if the peer's SYN carried the same option (RFC 1323 sections 2.2
+        and 3.2). The window of a SYN is never scaled.
         """
         cfg = self.config
         syn_ack = self.state is State.SYN_RECEIVED
@@ -203,6 +210,9 @@ class TcpOutput(TcpControlBlock):
         segment = Segment(self.name, self.peer or "", self.iss, self.rcv_nxt if syn_ack else 0,
                           0, SYN | (ACK if syn_ack else 0), window, mss=cfg.interface_mss,
                           wscale=cfg.window_shift if offer_scale else None)
+        if cfg.timestamps and (not syn_ack or self.optlen):
+            segment.tsval, segment.tsecr = self.sim.now, self.ts_recent
+        self.last_ack_sent = segment.ack
         self.snd_nxt = self.snd_max = self.iss + 1
         if syn_ack:
             self.rcv_adv = max(self.rcv_adv, self.rcv_nxt + window)

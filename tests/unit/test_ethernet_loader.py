@@ -74,3 +74,52 @@ def test_pause_needs_a_model_that_says_when(tmp_path: Path) -> None:
         load_scenario(path)
     path.write_text(text.replace("\npause = true", ""), encoding="utf-8")
     assert not load_scenario(path).switches[0].pause
+
+
+TRUNK = (ROOT / "scenarios" / "vlan-trunk.toml").read_text(encoding="utf-8")
+B2_ACCESS = 'ends = ["b2", "sw2:1"]\nspeed = "1000BASE-X"\nvlan = 20'
+TRUNK_CASES = {
+    "a VLAN ID past 4094": (("trunk = [10, 20]", "trunk = [10, 4095]"), "links[4].trunk",
+                            "given [10, 4095]", "a list of distinct VLAN IDs 1..4094"),
+    "a VLAN twice": (("trunk = [10, 20]", "trunk = [10, 10]"), "links[4].trunk",
+                     "given [10, 10]", "distinct VLAN IDs"),
+    "a trunk to a NIC that is not VLAN-aware": (
+        (B2_ACCESS, B2_ACCESS.replace("vlan = 20", "trunk = [20]")), "links[3].trunk",
+        "given [20]", "a trunk to node b2 only if its NIC is VLAN-aware"),
+    "a VLAN-aware NIC on an access port": (('name = "b2"\nhost = "ideal"\n',
+                                            'name = "b2"\nhost = "ideal"\nvlan = 20\n'),
+                                           "nodes[3].vlan", "given 20",
+                                           "a VLAN-aware NIC on a trunk"),
+    "a trunk VLAN that joins nothing": (("trunk = [10, 20]", "trunk = [10, 20, 30]"), "links",
+                                        "VLAN 30 has only port sw1:47", "joins nothing"),
+    "a native VLAN also tagged": (("trunk = [10, 20]", "trunk = [10, 20]\nnative_vlan = 10"),
+                                  "links[4].native_vlan", "given 10",
+                                  "a VLAN not also carried tagged"),
+    "a native VLAN on an access cable": ((B2_ACCESS, B2_ACCESS + "\nnative_vlan = 20"),
+                                         "links[3].native_vlan", "given 20",
+                                         "a native VLAN only on a trunk"),
+    "access VLANs on a trunk": (("trunk = [10, 20]", "trunk = [10, 20]\nvlan = [10, 10]"),
+                                "links[4].vlan", "given [10, 10]", "no vlan on a trunk"),
+}
+
+
+@pytest.mark.parametrize("case", TRUNK_CASES)
+def test_bad_trunk_input_is_one_precise_line(tmp_path: Path, case: str) -> None:
+    (old, new), key, given, allowed = TRUNK_CASES[case]
+    assert old in TRUNK, old
+    path = tmp_path / "case.toml"
+    path.write_text(TRUNK.replace(old, new, 1), encoding="utf-8")
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(path)
+    first = str(info.value).splitlines()[0]
+    assert first.startswith(f"{path}: {key}: {given}; ") and allowed in first, first
+
+
+def test_a_vlan_aware_nic_on_a_trunk_loads(tmp_path: Path) -> None:
+    text = TRUNK.replace(B2_ACCESS, B2_ACCESS.replace("vlan = 20", "trunk = [20]")).replace(
+        'name = "b2"\nhost = "ideal"\n', 'name = "b2"\nhost = "ideal"\nvlan = 20\n')
+    path = tmp_path / "case.toml"
+    path.write_text(text, encoding="utf-8")
+    scenario = load_scenario(path)
+    assert next(n for n in scenario.nodes if n.name == "b2").vlan == 20
+    assert scenario.links[3].trunk == (20,)

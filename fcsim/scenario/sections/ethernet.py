@@ -13,7 +13,7 @@ from fcsim.scenario.sections.links import (
     BitErrorRate,
     CableLength,
 )
-from fcsim.scenario.sections.nodes import HostName, Load, model_name
+from fcsim.scenario.sections.nodes import TIMESTAMPS_HELP, HostName, Load, model_name
 from fcsim.schema.fields import Ends, Flag, Name, Propagation, Speed, integer, value_type
 from fcsim.schema.section import REQUIRED, Section, key
 
@@ -36,6 +36,26 @@ Vlans = value_type(tuple, _vlans, f"{_VLAN_IDS}, or a list of one per switch-por
                        {"type": "array", "items": {"type": "integer", "minimum": 1,
                                                    "maximum": 4094},
                         "minItems": 1, "maxItems": 2}]})
+
+
+def _vlan_id(value: Any) -> int:
+    if not (isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 4094):
+        raise ValueError()
+    return value
+
+
+def _trunk(value: Any) -> tuple[int, ...]:
+    if not (isinstance(value, list) and value and len(set(map(repr, value))) == len(value)):
+        raise ValueError()
+    return tuple(_vlan_id(v) for v in value)
+
+
+VlanId = value_type(int, _vlan_id, _VLAN_IDS + " (IEEE 802.1Q: 0 and 4095 are reserved)",
+                    {"type": "integer", "minimum": 1, "maximum": 4094})
+TrunkVlans = value_type(tuple, _trunk, "a list of distinct VLAN IDs 1..4094 such as [10, 20]",
+                        {"type": "array", "items": {"type": "integer", "minimum": 1,
+                                                    "maximum": 4094},
+                         "minItems": 1, "uniqueItems": True})
 EthernetSwitchName = model_name(load_ethernet_switch_model, "Ethernet switch",
                                 "models/ethernet-switches/")
 ETHERNET_SPEED_HELP = ("Line speed: 100BASE-TX (4B/5B at 125 Mbaud), 1000BASE-X (8b/10b at "
@@ -55,12 +75,19 @@ class EthernetNodeSection(Section):
                    "jumbo frames (TCP's MSS is 40 bytes less).", 9000)
     background_load: Load = key(None, "Share of the host's processor other processes keep "
                                 "busy (default: the host model's own value).", 0.15)
+    tcp_timestamps: Flag = key(None, TIMESTAMPS_HELP, True)
+    vlan: VlanId = key(None, "Makes the NIC VLAN-aware (IEEE 802.1Q): it tags every frame "
+                       "with this VLAN ID and takes only frames tagged with it; its cable "
+                       "must be a trunk carrying the VLAN (default: untagged frames).", 10)
 
 
 class EthernetLinkSection(Section):
     """A cable: host to host, host to switch port, switch port to switch port
     (two ports of one switch in different VLANs make a loop-back that bridges
-    them). A switch port is an access port of one VLAN (VLAN 1 by default)."""
+    them). Its switch ports are access ports of one VLAN each (VLAN 1 by
+    default), or, with `trunk`, IEEE 802.1Q trunk ports: the cable carries
+    those VLANs tagged (4 more bytes a frame) and `native_vlan` untagged; a
+    node on a trunk needs a VLAN-aware NIC (`vlan` in its `[[nodes]]` table)."""
 
     where = "in [[links]] of an Ethernet network"
 
@@ -73,8 +100,13 @@ class EthernetLinkSection(Section):
     bit_error_rate: BitErrorRate = key(0.0, "Probability that a line bit is received in "
                                        "error; a frame with one fails its FCS.", 1e-12)
     vlan: Vlans = key(None, "The VLAN of each end that is a switch port, in order: one ID, "
-                      "or a list of two for a cable between two switch ports (default: 1).",
-                      [10, 20])
+                      "or a list of two for a cable between two switch ports (default: 1). "
+                      "Not on a trunk.", [10, 20])
+    trunk: TrunkVlans = key(None, "Makes the cable an IEEE 802.1Q trunk carrying these VLANs "
+                            "tagged, each frame 4 bytes longer on the line (default: access "
+                            "ports, untagged frames).", [10, 20])
+    native_vlan: VlanId = key(None, "A trunk only: the VLAN it carries untagged, not one of "
+                              "trunk (default: none; untagged frames arriving are dropped).", 1)
 
 
 class EthernetSwitchSection(Section):

@@ -8,7 +8,13 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from fcsim.scenario.sections.ethernet import EthernetLinkSection, EthernetSwitchSection, Mtu
+from fcsim.scenario.sections.ethernet import (
+    EthernetLinkSection,
+    EthernetNodeSection,
+    EthernetSwitchSection,
+    Mtu,
+    VlanId,
+)
 from fcsim.scenario.sections.links import LinkSection, SwitchSection
 from fcsim.scenario.sections.loop import LoopSection
 from fcsim.scenario.sections.nodes import LoopNodeSection, PortId
@@ -44,6 +50,7 @@ class InternetworkNodeSection(LoopNodeSection):
                           "second).", "0x010200")
     mtu: Mtu = key(1500, "The IP MTU of its Ethernet NIC, bytes (1500 standard, up to 9000 "
                    "with jumbo frames).", 9000)
+    vlan: VlanId = key(None, EthernetNodeSection.model_fields["vlan"].description or "", 10)
     routes: Routes = key(None, "Static host routes: for a peer node, the network to reach it "
                          "through (default: the first network, in [[networks]] order, that "
                          "both are on).", {"disk": "san"})

@@ -65,6 +65,9 @@ DataField = size(256, MAX_DATA_FIELD, f"a data field size of 256..{MAX_DATA_FIEL
 Classes = distinct_list(lambda c: is_int(c) and c in (1, 2, 3), "a non-empty list of distinct "
                         "classes out of 1, 2, 3 such as [2, 3]", item_schema={"enum": [1, 2, 3]})
 IpClass = integer(1, 3, "the class of service of IP over FC: 1, 2 or 3")
+TIMESTAMPS_HELP = ("The host's TCP asks for the RFC 1323 timestamps option on its SYNs; "
+                   "used when both ends ask, each segment then carries 12 more bytes "
+                   "(default: the host model's tcp_timestamps, off in every catalog model).")
 Load = fraction("a fraction of the processor in [0, 1) such as 0.2 (other processes on the "
                 "host)")
 PortId = hex_or_integer(6, lambda v: 1 <= v <= 0xFFFFEF, "an N_Port ID: a string such as "
@@ -157,6 +160,7 @@ class NodeKeys(Section):
     background_load: Load = key(
         None, "Share of the host's processor other processes keep busy in this scenario "
         "(default: the host model's own value).", 0.15)
+    tcp_timestamps: Flag = key(None, TIMESTAMPS_HELP, True)
 
 
 
