@@ -5,13 +5,15 @@ The chain is a list of nodes. Every host on it runs one relay process that
 reads blocks from its input and writes them to its output:
 
 - the first node, a host: its input is memory (the data are made, not read:
-  ``dd if=/dev/zero``); an FCP target: the next host reads it through its
-  block path (``read()`` of a raw device, sequential from offset 0);
+  ``dd if=/dev/zero``), or a disk on its own channels read through its block
+  path; an FCP target: the next host reads it through its block path
+  (``read()`` of a raw device, sequential from offset 0);
 - between two hosts: a TCP connection; the upstream host ``send()``s each
   block, the downstream host ``recv()``s until it has a whole block (recv
   returns what has arrived, so a block may take several calls);
-- the last node, a host: its output discards (``of=/dev/null``); an FCP
-  target: the host before it writes it through its block path.
+- the last node, a host: its output discards (``of=/dev/null``), or writes a
+  disk on its own channels; an FCP target: the host before it writes it
+  through its block path.
 
 A relay keeps at most *buffers* blocks: with one, it reads a block, writes
 it, then reads the next, as a copy loop does; with more, a reading thread
@@ -46,13 +48,16 @@ of the scenario's transfers takes the next one."""
 class TransferOptions:
     """*size* bytes moved in blocks of *block* bytes; TCP connections with socket
     buffers of *socket* bytes (TCP_NODELAY if *nodelay*); *buffers* blocks per
-    relay."""
+    relay; the first host reads *read_disk*, the last writes *write_disk*
+    (disks on their own channels; None: memory)."""
 
     size: int
     block: int
     socket: int = 65536
     buffers: int = 1
     nodelay: bool = False
+    read_disk: str | None = None
+    write_disk: str | None = None
 
 
 class End(Protocol):
@@ -171,8 +176,9 @@ class Transfer:
     """The transfer *name* along the nodes of *chain* (hosts, and FCP targets at
     either end), started at *start* s.
 
-    *hosts* are the scenario's hosts by name; *volume(host, target)* gives a
-    host's block path to an FCP target; *port* is the first TCP port it uses.
+    *hosts* are the scenario's hosts by name; *volume(host, device)* gives a
+    host's block path to an FCP target node or to a disk of its own; *port* is
+    the first TCP port it uses.
     """
 
     def __init__(self, sim: Simulation, name: str, chain: tuple[str, ...],
@@ -186,10 +192,12 @@ class Transfer:
         outs: dict[str, End] = {}
         relays = [node for node in chain if node in hosts]
         first, last = chain[0], chain[-1]
-        ins[relays[0]] = (Memory() if first in hosts
-                          else BlockEnd(volume(relays[0], first), write=False))
-        outs[relays[-1]] = (Memory() if last in hosts
-                            else BlockEnd(volume(relays[-1], last), write=True))
+        source = first if first not in hosts else options.read_disk
+        sink = last if last not in hosts else options.write_disk
+        ins[relays[0]] = (Memory() if source is None
+                          else BlockEnd(volume(relays[0], source), write=False))
+        outs[relays[-1]] = (Memory() if sink is None
+                            else BlockEnd(volume(relays[-1], sink), write=True))
         for k, (up, down) in enumerate(pairwise(relays)):
             outs[up], ins[down] = self._connection(hosts[up], hosts[down], port + k)
         self.relays = [Relay(hosts[node], ins[node], outs[node], options, self._relay_done)

@@ -191,8 +191,8 @@ def _workload(w: Any, index: int) -> WorkloadConfig:
         return FioConfig(name, w.source, w.destination[0], options, w.cls, w.timeout, w.start,
                          dd, striped, w.stripe)
     if isinstance(w, TransferSection):
-        return TransferConfig(name, w.path, TransferOptions(w.size, w.block, w.socket,
-                                                            w.buffers, w.nodelay), w.start)
+        return TransferConfig(name, w.path, TransferOptions(
+            w.size, w.block, w.socket, w.buffers, w.nodelay, w.read_disk, w.write_disk), w.start)
     if isinstance(w, IperfSection):
         options = IperfOptions(w.protocol, w.parallel, w.window, w.length, w.bandwidth,
                                w.duration, w.nodelay, w.interval)

@@ -25,6 +25,9 @@ from fcsim.topology.internetwork import network_between
 NODE_KEYS = {"point-to-point": NodeSection, "fabric": FabricNodeSection,
              "loop": LoopNodeSection, "ethernet": EthernetNodeSection}
 """The node table of each kind of network: the keys a node's port there takes."""
+HOST_KEYS = frozenset({"name", "host", "background_load", "tcp_timestamps", "channels", "block",
+                       "routes"})
+"""Keys of a node's host and its own disks, which fit a node on any network."""
 SEPARATOR = "@"
 """Between a node's name and its network's in the name of its port there."""
 
@@ -90,6 +93,8 @@ def peers(doc: InternetworkScenario, workloads: tuple[WorkloadConfig, ...]
     out: dict[str, set[tuple[str, str]]] = {n.name: set() for n in doc.networks}
     for w in workloads:
         for a, b, fc in exchanges(w, targets):
+            if b not in on:  # a disk of a's own
+                continue
             network = network_between(on[a], on[b], topologies, routes[a].get(b), fc)
             if network is not None:
                 out[network].add((port_name(a, on[a], network), port_name(b, on[b], network)))
@@ -161,7 +166,7 @@ def _across(doc: InternetworkScenario, raw: dict[str, Any]) -> Iterator[Problem]
                           "a node named by the links (or loop order) of a network")
             continue
         kinds = {doc.networks[k].topology for k in on[node.name]}
-        allowed = {key for kind in kinds for key in NODE_KEYS[kind].keys()} | {"routes"}
+        allowed = {key for kind in kinds for key in NODE_KEYS[kind].keys()} | HOST_KEYS
         for key, value in raw["nodes"][i].items():
             if key not in allowed:
                 yield Problem(f"nodes[{i}].{key}", given(value),

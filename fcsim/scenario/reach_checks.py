@@ -12,6 +12,7 @@ from fcsim.fc4.fcp import BLOCK
 from fcsim.scenario.internetwork import shared
 from fcsim.scenario.sections.apps import IperfSection, NetperfSection
 from fcsim.scenario.sections.transfer import TransferSection
+from fcsim.scenario.storage_checks import local_disks
 from fcsim.schema.errors import Problem, given, show
 from fcsim.topology.internetwork import FIBRE_CHANNEL
 
@@ -68,14 +69,27 @@ def _chain(doc: Any, w: TransferSection, raw: dict[str, Any], path: str) -> Iter
                           f"that {a!r} is on too")
     if all(nodes[name].host is None for name in w.path):
         yield Problem(f"{path}.path", given(raw["path"]), "a host on the path")
+    for key, j in (("read_disk", 0), ("write_disk", last)):
+        disk = getattr(w, key)
+        if disk is None:
+            continue
+        node = nodes[w.path[j]]
+        own = local_disks(node)
+        if node.host is None or disk not in own:
+            yield Problem(f"{path}.{key}", given(disk), f"a disk on the channels of host "
+                          f"path[{j}] ({', '.join(own) or 'it has none'})")
+            continue
+        yield from _target_end(w, raw, path, j, own[disk])
 
 
 def _target_end(w: TransferSection, raw: dict[str, Any], path: str, j: int,
                 device: Any) -> Iterator[Problem]:
-    """A target at an end is read or written in whole blocks within its capacity."""
+    """A target or disk at an end is read or written in whole blocks within its
+    capacity."""
     if w.block % BLOCK:
         yield Problem(f"{path}.block", given(raw["block"]), f"a whole number of {BLOCK}-byte "
-                      "blocks when an end is an FCP target (READ(10)/WRITE(10) count them)")
+                      "blocks when an end is a disk or an FCP target (READ(10)/WRITE(10) "
+                      "count them)")
     if w.size > device.capacity:
         yield Problem(f"{path}.size", given(raw["size"]),
                       f"at most the capacity of path[{j}] ({device.capacity} bytes, "

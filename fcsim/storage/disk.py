@@ -41,6 +41,10 @@ from dataclasses import dataclass
 from fcsim.engine.simulation import Simulation
 from fcsim.storage.device_model import DiskModel
 
+ROUNDING = 1e-9
+"""Time within which a sector counts as under the head now, s (float rounding of
+the platter's angle over hours of simulated time is far below it)."""
+
 
 @dataclass
 class Breakdown:
@@ -162,14 +166,23 @@ class Disk:
 
     def _positioning(self, now: float, write: bool, offset: int) -> float:
         """Time before a command at *offset* could start moving data: none for a
-        read the read-ahead has reached, else the seek and the rotation (the
-        drive's shortest-positioning-time-first choice)."""
-        if not write and offset == self._ahead_from:
+        read the read-ahead has reached or a write into the write cache (the
+        media writes behind, in arrival order), else the seek and the rotation
+        (the drive's shortest-positioning-time-first choice)."""
+        if offset == self._ahead_from and not write or write and self.model.write_cache:
             return 0.0
         radius, angle, _ = self.place(offset)
-        turn = self.model.revolution
         at = now + self.model.command_overhead + self.seek_time(abs(radius - self._head))
-        return at - now + ((angle - (at / turn) % 1.0) % 1.0) * turn
+        return at - now + self.rotation(angle, at)
+
+    def rotation(self, angle: float, at: float) -> float:
+        """Time from *at* until the sector at *angle* (0..1) is under the head, s.
+        A sector due at *at* to within :data:`ROUNDING` is not a whole turn
+        away: the angles of a sequential transfer's next sector and of the
+        platter when the last one ended are equal but for float rounding."""
+        turn = self.model.revolution
+        wait = ((angle - (at / turn) % 1.0) % 1.0) * turn
+        return 0.0 if wait > turn - ROUNDING else wait
 
     def _finished(self, event: object) -> None:
         done = event._value  # type: ignore[attr-defined]
@@ -180,9 +193,7 @@ class Disk:
         """Seek, rotation and media transfer of an access that starts at *start*; s."""
         radius, angle, rate = self.place(offset)
         seek = self.seek_time(abs(radius - self._head))
-        turn = self.model.revolution
-        at = start + seek
-        rotation = ((angle - (at / turn) % 1.0) % 1.0) * turn
+        rotation = self.rotation(angle, start + seek)
         transfer = length / rate
         self._head = self.place(min(offset + length, self.model.capacity - 1))[0]
         stats = self.stats

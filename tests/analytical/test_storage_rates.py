@@ -48,6 +48,15 @@ def test_without_read_ahead_each_sequential_read_loses_a_revolution() -> None:
     assert per_command == pytest.approx(slow.revolution + 65536 / slow.outer_rate, rel=0.05)
 
 
+@pytest.mark.parametrize("depth", [1, 4])
+def test_sequential_writes_into_the_write_cache_stream_at_the_media_rate(depth: int) -> None:
+    """Once the cache is full each write waits for room, and the media writes on
+    from where it stopped without losing a turn."""
+    cached = dataclasses.replace(DISK, write_cache=True)
+    figures = job(FioOptions("write", 65536, depth, size=64 * 2**20), cached, 1.0, warmup=0.2)
+    assert figures["throughput_bytes_per_s"] == pytest.approx(DISK.outer_rate, rel=0.01)
+
+
 def test_random_reads_at_depth_one_pay_seek_half_a_turn_and_transfer() -> None:
     options = FioOptions("randread", 4096)
     fabric = job(options, INSTANT, 0.05)["latency_s"]["mean"]

@@ -124,3 +124,30 @@ def test_every_byte_crosses_the_relay_once(blocks: int, block_kib: int, buffers:
     target = rep["storage"]["targets"]["disk"]
     assert target["bytes"] == size
     assert target["bytes_written"] == (0 if read else size)
+
+
+CLIENT_DISK = ('[[nodes]]\nname = "c"\nhost = "ideal"\nmtu = 9000\n\n[[nodes.channels]]\n'
+               'name = "ide0"\nmodel = "ultra-ata-33"\ndisks = ["ibm-deskstar-22gxp"]\n\n')
+
+
+@pytest.mark.parametrize("direction", ["put", "get"])
+def test_a_transfer_from_or_to_a_local_disk_runs_at_the_disks_rate(direction: str) -> None:
+    """The client's one IDE disk is far slower than the LAN and the FC link: a
+    file put from it (read) or got onto it (written) moves at what the disk
+    alone gives a dd of the same blocks, within the relay's pipeline start."""
+    path, key = ((["c", "m", "disk"], "read_disk") if direction == "put"
+                 else (["disk", "m", "c"], "write_disk"))
+    text = (CLIENT_DISK + _hosts("m") + RAMSAN + _lan("lan", "c", "m")
+            + _transfer(path, "{size}", "64 KiB", "256 KiB", 2) + f'{key} = "ide0.0"\n')
+    dd = ('[[workloads]]\nname = "dd"\ntype = "dd"\nfrom = "c"\nto = "ide0.0"\n'
+          f'direction = "{"read" if direction == "put" else "write"}"\nbs = "64 KiB"\n'
+          'count = {count}\n')
+    rate = _steady_rate(text, (4, 12))
+    disk = []
+    for count in (64, 192):
+        rep = _run(CLIENT_DISK + _hosts("m") + RAMSAN + _lan("lan", "c", "m")
+                   + dd.format(count=count))
+        disk.append(rep["storage"]["jobs"]["dd"]["elapsed_s"])
+    alone = 8 * 2**20 / (disk[1] - disk[0])
+    assert rate == pytest.approx(alone, rel=0.02)
+

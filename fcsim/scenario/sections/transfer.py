@@ -20,8 +20,9 @@ class TransferSection(Section):
     """A file transfer relayed along `path`, as a data mover relays a client's
     file to its storage: every host on the path runs a process that reads
     blocks from its input and writes them to its output. The first node is a
-    host (data made in memory) or an FCP target (read by the next host); the
-    last a host (data dropped) or an FCP target (written by the host before);
+    host (data made in memory, or read from its `read_disk`) or an FCP target
+    (read by the next host); the last a host (data dropped, or written to its
+    `write_disk`) or an FCP target (written by the host before);
     consecutive hosts are joined by a TCP connection over a network they are
     both on. Reports bytes, elapsed time and rate."""
 
@@ -37,6 +38,12 @@ class TransferSection(Section):
                        example="1 MiB")
     socket: Bytes = key("64 KiB", "Send and receive buffer of every TCP connection "
                         "(SO_SNDBUF and SO_RCVBUF), bytes.", "256 KiB")
+    read_disk: Name = key(None, "A disk on the first host's own channels (such as 'ide0.0') "
+                          "it reads the file from, sequentially from its start (default: the "
+                          "data are made in memory).", "ide0.0")
+    write_disk: Name = key(None, "A disk on the last host's own channels it writes the file "
+                           "to, sequentially from its start (default: the data are dropped).",
+                           "scsi0.1")
     buffers: Count = key(1, "Blocks a relay process holds: 1 reads a block, then writes it; "
                          "more let a reading and a writing thread overlap.", 4)
     nodelay: Flag = key(False, "TCP_NODELAY on every connection.", True)
