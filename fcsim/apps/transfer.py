@@ -36,7 +36,8 @@ from typing import Any, Protocol
 
 from fcsim.engine.simulation import Simulation
 from fcsim.host.block import HostIo, Request
-from fcsim.host.host import Host, Socket
+from fcsim.host.host import Host
+from fcsim.host.sockets import Socket
 from fcsim.transport.tcp_config import TcpConfig
 
 TRANSFER_PORT = 20
