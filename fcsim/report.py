@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from fcsim.fc3.results import fc3_lines
 from fcsim.units import format_bytes_rate, format_rate, format_size, format_time
 
 
@@ -154,6 +155,7 @@ def _details(results: dict[str, Any]) -> list[str]:
         if sender["rejected"] or sender["aborted"]:
             lines.append(f"    sender: {sender['rejected']} rejected, "
                          f"{sender['aborted']} aborted sequences")
+    lines += ["", *fc3_lines(first)]
     ethernet = any("mac" in n for n in first["nodes"].values())
     links, note = _busiest(first["links"], lambda link: max(
         (d["utilisation"] for d in link["directions"].values()), default=0.0))

@@ -7,10 +7,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from fcsim.fc3.ports import ports_of
 from fcsim.fc4.fcp import BLOCK
 from fcsim.host.block import striped_capacity
 from fcsim.loop.al_pa import MAX_NL_PORTS
 from fcsim.scenario.ethernet_checks import ethernet_links
+from fcsim.scenario.fc3_checks import fc3_problems
 from fcsim.scenario.rules import ends_once, known, unique
 from fcsim.scenario.sections.apps import IperfSection, NetperfSection
 from fcsim.scenario.sections.document import (
@@ -20,7 +22,7 @@ from fcsim.scenario.sections.document import (
     PointToPointScenario,
 )
 from fcsim.scenario.sections.storage import DdSection, FioSection
-from fcsim.scenario.sections.workloads import GeneratorSection
+from fcsim.scenario.sections.workloads import GeneratorSection, StreamSection
 from fcsim.schema.errors import Problem, count, given, show
 from fcsim.topology.point_to_point import DEFAULT_PORT_IDS
 
@@ -34,7 +36,8 @@ def check(doc: Scenario, raw: dict[str, Any]) -> list[Problem]:
     shape = list(_shape(doc))
     if shape:
         return shape
-    return [*_run(doc, raw), *_nodes(doc, raw), *_links(doc, raw), *_workloads(doc, raw)]
+    return [*_run(doc, raw), *_nodes(doc, raw), *_links(doc, raw), *_workloads(doc, raw),
+            *fc3_problems(doc, raw)]
 
 
 def _shape(doc: Scenario) -> Iterator[Problem]:
@@ -97,7 +100,7 @@ def _order(doc: LoopScenario, raw: dict[str, Any]) -> Iterator[Problem]:
 def _links(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
     if isinstance(doc, LoopScenario):
         return
-    names = [n.name for n in doc.nodes]
+    names = list(ports_of(doc.nodes))  # node names, and NAME.i of nodes with several N_Ports
     raws = raw["links"]
     ports = ({s.name: s.model.ports for s in doc.switches}
              if isinstance(doc, FabricScenario | EthernetScenario) else {})
@@ -125,12 +128,14 @@ def _fabric_ends(doc: FabricScenario, raws: list[dict[str, Any]],
         if all(":" not in end for end in link.ends):
             yield Problem(f"links[{i}].ends", given(raws[i]["ends"]),
                           "a switch port written 'switch:port' at one end at least")
-    yield from ends_once(doc.links, nodes, "every node linked to a switch port")
+    yield from ends_once(doc.links, nodes, "every node (every N_Port of a node with ports > 1) "
+                         "linked to a switch port")
 
 
 def _workloads(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
     raws = raw.get("workloads", [])
     names = [n.name for n in doc.nodes]
+    groups = [g.name for g in getattr(doc, "alias_groups", [])]
     hosts = {n.name for n in doc.nodes if n.host is not None}
     targets = {n.name: n.target for n in doc.nodes if getattr(n, "target", None) is not None}
     sweeping = None
@@ -138,10 +143,13 @@ def _workloads(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
         path = f"workloads[{i}]"
         starts = w.source if isinstance(w.source, tuple) else (w.source,)
         ends = w.destination if isinstance(w.destination, tuple) else (w.destination,)
+        to_group = isinstance(w, StreamSection | GeneratorSection) and groups
         for key, nodes in (("from", starts), ("to", ends)):
             for j, node in enumerate(nodes):
+                group = key == "to" and to_group
                 yield from known(node, f"{path}.{key}" if len(nodes) == 1 else
-                                 f"{path}.{key}[{j}]", names)
+                                 f"{path}.{key}[{j}]", names + groups if group else names,
+                                 "a node or alias group" if group else "a node")
         for j, end in enumerate(ends):
             if end in starts:
                 where = f"{path}.to" if len(ends) == 1 else f"{path}.to[{j}]"

@@ -13,6 +13,7 @@ from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import Coding, Speed
 from fcsim.fc2.login import ServiceParameters
 from fcsim.scenario.model import (
+    AliasGroupConfig,
     FioConfig,
     GeneratorConfig,
     IperfConfig,
@@ -60,11 +61,15 @@ def to_scenario(doc: PointToPointScenario | FabricScenario | LoopScenario | Ethe
                                    getattr(s, "pause", False)) for s in doc.switches)
                 if isinstance(doc, FabricScenario | EthernetScenario) else ())
     run = doc.run
+    groups = tuple(AliasGroupConfig(g.name, g.type, g.members, g.registration,
+                                    getattr(g, "exchanges_per_member", 1))
+                   for g in getattr(doc, "alias_groups", ()))
     return Scenario(name=doc.name or Path(file).stem, topology=doc.topology,
                     run=RunConfig(run.duration, run.warmup, run.seed, run.repetitions, run.login),
                     nodes=nodes, links=links,
                     workloads=tuple(_workload(w, i) for i, w in enumerate(doc.workloads)),
-                    source=file, description=doc.description, switches=switches)
+                    source=file, description=doc.description, switches=switches,
+                    alias_groups=groups)
 
 
 def _node(n: NodeKeys) -> NodeConfig:
@@ -73,7 +78,7 @@ def _node(n: NodeKeys) -> NodeConfig:
     port = (LoopPortConfig(n.al_pa, n.fairness, n.repeat_delay, n.login_credit)
             if isinstance(n, LoopNodeSection) else None)
     return NodeConfig(n.name, getattr(n, "port_id", None), params, port, n.host, n.ip_class,
-                      n.background_load, n.target, n.max_burst)
+                      n.background_load, n.target, n.max_burst, ports=getattr(n, "ports", 1))
 
 
 def _speed(speed: Speed, coding: Coding | None) -> Speed:
@@ -124,6 +129,7 @@ def _workload(w: Any, index: int) -> WorkloadConfig:
     common = dict(name=name, source=w.source, destination=w.destination, cls=w.cls,
                   max_data_field=w.max_payload, start=w.start, count=w.count)
     if isinstance(w, StreamSection):
-        return StreamConfig(**common, size=w.size, outstanding=w.outstanding)
+        return StreamConfig(**common, size=w.size, outstanding=w.outstanding,
+                            stripe_ports=w.stripe_ports, stripe_unit=w.stripe_unit)
     return GeneratorConfig(**common, size=_distribution(w.size),
                            interarrival=_distribution(w.interarrival))

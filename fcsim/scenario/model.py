@@ -46,7 +46,9 @@ class NodeConfig:
     scenario (None: the host model's own value). *target*: the storage device
     behind the node's FCP target (None: not a target); *max_burst*: the most
     write data the target asks for at once, bytes (None: no limit). *mtu*:
-    the IP MTU of its Ethernet NIC, bytes (Ethernet topologies).
+    the IP MTU of its Ethernet NIC, bytes (Ethernet topologies). *ports*: its
+    N_Ports (fabric only; the first is the node itself, the others NAME.1 ..,
+    see :mod:`fcsim.fc3.ports`).
     """
 
     name: str
@@ -59,6 +61,7 @@ class NodeConfig:
     target: DiskModel | RamDiskModel | ArrayModel | None = None
     max_burst: int | None = None
     mtu: int = 1500
+    ports: int = 1
 
 
 @dataclass(frozen=True)
@@ -94,7 +97,10 @@ class SwitchConfig:
 
 @dataclass(frozen=True)
 class StreamConfig:
-    """A saturating stream (see :class:`fcsim.workload.Stream`); sizes in bytes."""
+    """A saturating stream (see :class:`fcsim.workload.Stream`); sizes in bytes.
+    With *stripe_ports* > 1 its sequences are striped by FC-3 over that many
+    N_Port pairs of the two nodes in units of *stripe_unit* bytes
+    (:class:`fcsim.fc3.striping.StripedStream`)."""
 
     name: str
     source: str
@@ -105,6 +111,8 @@ class StreamConfig:
     outstanding: int = 1
     start: float = 0.0
     count: int | None = None
+    stripe_ports: int = 1
+    stripe_unit: int | None = None
 
 
 @dataclass(frozen=True)
@@ -215,6 +223,21 @@ WorkloadConfig = StreamConfig | GeneratorConfig | NetperfConfig | IperfConfig | 
 
 
 @dataclass(frozen=True)
+class AliasGroupConfig:
+    """An FC-3 alias group of a fabric (:mod:`fcsim.fc3`): *kind* ``"hunt-group"``
+    or ``"multicast"``, its *members* (N_Port names, in group order), how they
+    join (*registration*: ``"alias-server"``, frame by frame at start, or
+    ``"static"``) and, for a hunt group, how many of its exchanges a member
+    serves at once before the fabric counts it busy (*exchanges_per_member*)."""
+
+    name: str
+    kind: str
+    members: tuple[str, ...]
+    registration: str = "alias-server"
+    exchanges_per_member: int = 1
+
+
+@dataclass(frozen=True)
 class Scenario:
     """Everything one scenario file says. *source* names the file it came from."""
 
@@ -227,6 +250,7 @@ class Scenario:
     source: str = "<memory>"
     description: str = ""
     switches: tuple[SwitchConfig, ...] = ()
+    alias_groups: tuple[AliasGroupConfig, ...] = ()
 
 
 # -- arbitrated loop (topology = "loop") ----------------------------------------------

@@ -38,7 +38,7 @@ class Stream(Workload):
         sim.call_later(start, self._begin)
 
     def _begin(self, _event: object) -> None:
-        self.source.when_ready(self._start_slots)
+        self.when_ready(self._start_slots)
 
     def _start_slots(self) -> None:
         for _ in range(self.outstanding):
