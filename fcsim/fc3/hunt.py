@@ -80,6 +80,15 @@ class HuntGroup(AliasGroup):
         reserved = self.f_ports[member].reserved
         return reserved is not None and reserved != frozenset((frame.s_id, self.alias_id))
 
+    def choose(self, frame: Frame) -> int | None:
+        """The member for the new exchange *frame* opens: the first joined member
+        in group order that is not busy; None if all are, or if *frame* does not
+        open a sequence (the rest of a sequence whose first frame was refused)."""
+        if frame.seq_cnt != 0 or frame.is_link_control:
+            return None
+        return next((m for m in self.ids if m in self.joined
+                     and not self.busy_member(m, frame)), None)
+
     def route(self, switch: Switch, inp: SwitchPort, frame: Frame) -> SwitchPort | None:
         """The output towards the member serving *frame*'s exchange, choosing one
         for a new exchange; None after refusing the frame."""
@@ -90,10 +99,7 @@ class HuntGroup(AliasGroup):
         pin = self._pins.get(key)
         now = self.sim.env._now
         if pin is None:
-            member = None
-            if frame.seq_cnt == 0 and not frame.is_link_control:
-                member = next((m for m in self.ids if m in self.joined
-                               and not self.busy_member(m, frame)), None)
+            member = self.choose(frame)
             if member is None:
                 if not self.joined:
                     switch.refuse(inp, frame, h.R_CTL_F_RJT, F_RJT_INVALID_D_ID)

@@ -108,7 +108,8 @@ def _links(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
         for j, end in enumerate(link.ends):
             switch, sep, number = end.partition(":")
             if not sep:
-                yield from known(end, f"links[{i}].ends[{j}]", names)
+                yield from known(end, f"links[{i}].ends[{j}]", names,
+                                 "a node" if len(names) == len(doc.nodes) else "an N_Port")
             elif switch not in ports or not (number.isdigit() and int(number) < ports[switch]):
                 have = ", ".join(f"{n}:0..{p - 1}" for n, p in ports.items()) or "none"
                 yield Problem(f"links[{i}].ends[{j}]", given(end),

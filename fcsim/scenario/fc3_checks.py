@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from fcsim.fc3.ports import ports_of
+from fcsim.fc3.ports import port_names, ports_of
 from fcsim.scenario.rules import unique
 from fcsim.scenario.sections.workloads import StreamSection
 from fcsim.schema.errors import Problem, given, show
@@ -17,12 +17,12 @@ def fc3_problems(doc: Any, raw: dict[str, Any]) -> Iterator[Problem]:
     """Every FC-3 problem of the checked document *doc* read from *raw*."""
     nodes = {n.name: getattr(n, "ports", 1) for n in doc.nodes}
     ports = ports_of(doc.nodes)
-    for port, node in ports.items():
-        if port != node and port in nodes:
-            i = list(nodes).index(node)
-            yield Problem(f"nodes[{i}].ports", given(nodes[node]),
+    for i, (node, count) in enumerate(nodes.items()):
+        taken = [port for port in port_names(node, count)[1:] if port in nodes]
+        if taken:
+            yield Problem(f"nodes[{i}].ports", given(count),
                           f"ports whose names (NAME.i) are not another node's name: node "
-                          f"{port!r} exists")
+                          f"{taken[0]!r} exists")
     groups = getattr(doc, "alias_groups", [])
     raws = raw.get("alias_groups", [])
     yield from unique(raws, "alias_groups", "name", [g.name for g in groups])
