@@ -101,14 +101,14 @@ class HuntGroup(AliasGroup):
         if pin is None:
             member = self.choose(frame)
             if member is None:
-                if not self.joined:
+                if not self.joined or frame.is_link_control:  # discarded (no answer)
                     switch.refuse(inp, frame, h.R_CTL_F_RJT, F_RJT_INVALID_D_ID)
                     return None
                 if frame.cls == 3:
                     self.discarded += 1
                 else:
                     self.busy += 1
-                self.refused += frame.seq_cnt == 0 and not frame.is_link_control
+                self.refused += frame.seq_cnt == 0
                 switch.refuse(inp, frame, h.R_CTL_F_BSY, h.P_BSY_PORT_BUSY)
                 return None
             pin = self._pins[key] = _Pin(member, now)
@@ -117,7 +117,10 @@ class HuntGroup(AliasGroup):
             self._watch()
         pin.last = now
         out = switch.output_for(frame, pin.member)
-        if domain_of(pin.member) == switch.domain and out is not None:
+        if out is None:  # the member cannot be reached from here
+            switch.refuse(inp, frame, h.R_CTL_F_RJT, F_RJT_INVALID_D_ID)
+            return None
+        if domain_of(pin.member) == switch.domain:
             self.frames[pin.member] += 1
             if frame.f_ctl & _ENDS_EXCHANGE == _ENDS_EXCHANGE and not frame.is_link_control:
                 self._unpin(key, pin)
