@@ -27,10 +27,11 @@ def fc3_problems(doc: Any, raw: dict[str, Any]) -> Iterator[Problem]:
     raws = raw.get("alias_groups", [])
     yield from unique(raws, "alias_groups", "name", [g.name for g in groups])
     kinds = {g.name: g.type for g in groups}
+    workloads = {w.name or f"workload{i}" for i, w in enumerate(doc.workloads)}
     for i, group in enumerate(groups):
-        if group.name in ports:
+        if group.name in ports or group.name in workloads:  # results name groups too
             yield Problem(f"alias_groups[{i}].name", given(group.name),
-                          "a name that is no node's or N_Port's")
+                          "a name that is no node's, N_Port's or workload's")
         for j, member in enumerate(group.members):
             if member not in ports:
                 yield Problem(f"alias_groups[{i}].members[{j}]", given(member),

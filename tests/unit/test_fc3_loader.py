@@ -60,7 +60,11 @@ BAD = [
     (MULTICAST, 'to = "viewers"', 'to = "watchers"',
      "workloads[0].to: given 'watchers'; the name of a node or alias group: 'camera'"),
     (MULTICAST, 'name = "viewers"', 'name = "viewer0"',
-     "alias_groups[0].name: given 'viewer0'; a name that is no node's or N_Port's"),
+     "alias_groups[0].name: given 'viewer0'; a name that is no node's, N_Port's or "
+     "workload's"),
+    (MULTICAST, 'name = "video"', 'name = "viewers"',
+     "alias_groups[0].name: given 'viewers'; a name that is no node's, N_Port's or "
+     "workload's"),
     (MULTICAST, 'type = "multicast"', 'type = "broadcast"',
      "alias_groups[0].type: given 'broadcast'"),
     (HUNT, "class = 2", "class = 1",

@@ -30,8 +30,8 @@ Members = value_type(tuple, _members, "a list of at least two distinct N_Port na
 class _AliasGroup(Section):
     """Keys of every alias group."""
 
-    name: Name = key(help="The group's name, unique among groups and N_Ports; workloads "
-                     "address the group by it (to = NAME).", example="servers")
+    name: Name = key(help="The group's name, unique among groups, N_Ports and workloads; "
+                     "workloads address the group by it (to = NAME).", example="servers")
     type: str = key(help="The kind of group.")
     members: Members = key(help="Its N_Ports, in group order.",
                            example=["server", "server.1", "server.2"])
