@@ -10,8 +10,8 @@ group order. Here the choice is made per exchange, by the switch where the
 exchange's first frame enters the fabric: every later frame of the exchange
 goes to the same member (a sequence must reach one N_Port to be reassembled),
 and the member is released when the last frame of the exchange's last
-sequence (F_CTL Last_Sequence with End_Sequence) reaches its F_Port, or when
-no frame of the exchange has passed for the fabric's E_D_TOV.
+sequence (F_CTL Last_Sequence with End_Sequence) reaches the member's switch, or
+when no frame of the exchange has passed for the fabric's E_D_TOV.
 
 Busy: a member serving *exchanges_per_member* exchanges of the group (a
 model value, 1 by default: as a line of a telephone hunt group takes one
