@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from fcsim.fc3.results import fc3_lines
 from fcsim.units import format_bytes_rate, format_rate, format_size, format_time
 
 
@@ -204,6 +205,7 @@ def _details(results: dict[str, Any]) -> list[str]:
         if sender["rejected"] or sender["aborted"]:
             lines.append(f"    sender: {sender['rejected']} rejected, "
                          f"{sender['aborted']} aborted sequences")
+    lines += ["", *fc3_lines(first)]
     links, note = _busiest(first["links"], lambda link: max(
         (d["utilisation"] for d in link["directions"].values()), default=0.0))
     networks = first.get("networks", {"": first})

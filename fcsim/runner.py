@@ -11,6 +11,7 @@ from fcsim.apps.iperf import IperfMesh
 from fcsim.apps.netperf import Netperf
 from fcsim.apps.transfer import TRANSFER_PORT, Transfer
 from fcsim.engine.simulation import Simulation, TraceSink
+from fcsim.fc3.results import FC3_METRICS, striped_stream
 from fcsim.host.block import HostIo
 from fcsim.host.host import Host
 from fcsim.host.host_model import HostModel
@@ -51,16 +52,21 @@ STORAGE_METRICS = ("iops", "throughput_bytes_per_s", "bytes_per_s")
 def build_workloads(sim: Simulation, scenario: Scenario, net: Network) -> list[Workload]:
     """Create the scenario's workloads on the built network."""
     workloads: list[Workload] = []
+    groups = net.aliases.by_name if getattr(net, "aliases", None) else {}
     for w in scenario.workloads:
         if not isinstance(w, StreamConfig | GeneratorConfig):
             continue
         source, d_id = net.route(w.source, w.destination, fibre_channel=True)
-        if isinstance(w, StreamConfig):
+        if isinstance(w, StreamConfig) and w.stripe_ports > 1:
+            workloads.append(striped_stream(sim, w, net))
+        elif isinstance(w, StreamConfig):
             workloads.append(Stream(sim, w.name, source, d_id, w.size, w.cls, w.max_data_field,
                                     w.outstanding, w.start, w.count))
         else:
             workloads.append(Generator(sim, w.name, source, d_id, w.interarrival, w.size, w.cls,
                                        w.max_data_field, w.start, w.count))
+        if w.destination in groups:  # an alias group: sending starts once it is joined
+            workloads[-1].waits.append(groups[w.destination].when_ready)
     return workloads
 
 
@@ -147,7 +153,7 @@ def run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink] = (),
         sim.run(run.warmup)
         net.reset_stats()
         for w in workloads:
-            w.stats.reset()
+            w.reset_stats()
         for host in hosts.values():
             host.reset_stats()
         storage.reset_stats()
@@ -223,6 +229,10 @@ def summarise(repetitions: list[dict[str, Any]]) -> dict[str, Any]:
     for name in repetitions[0].get("transfers", {}):
         summary[name] = {"bytes_per_s": _spread([r["transfers"][name]["bytes_per_s"]
                                                  for r in repetitions])}
+    for kind, groups in repetitions[0].get("fc3", {}).items():
+        for name in groups if isinstance(groups, dict) else ():
+            summary[name] = {metric: _spread([r["fc3"][kind][name][metric] for r in repetitions])
+                             for metric in FC3_METRICS[kind]}
     for tool in ("netperf", "iperf"):
         for name, first in repetitions[0].get(tool, {}).items():
             summary[name] = {metric: _spread([r[tool][name][metric] for r in repetitions])

@@ -7,6 +7,7 @@ from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import Speed, speed_named
 from fcsim.fc2.login import ServiceParameters
 from fcsim.scenario.model import (
+    AliasGroupConfig,
     LinkConfig,
     LoopConfig,
     LoopPortConfig,
@@ -55,18 +56,28 @@ def fabric(
     params: ServiceParameters | None = None,
     seed: int = 1,
     login: bool = True,
+    ports: dict[str, int] | None = None,
+    alias_groups: tuple[AliasGroupConfig, ...] = (),
+    speeds: dict[str, Speed | str] | None = None,
+    bit_error_rate: float = 0.0,
 ) -> Scenario:
-    """A fabric scenario: *nodes* maps node name -> "switch:port"."""
+    """A fabric scenario: *nodes* maps N_Port name -> "switch:port"; *ports* gives
+    nodes several N_Ports (their others, NAME.1 ..., are in *nodes* too);
+    *speeds* sets the speed of some N_Ports' links."""
     speed = speed_named(speed) if isinstance(speed, str) else speed
     switches = switches or {"sw": "generic-nonblocking"}
-    links = [LinkConfig(f"l-{name}", (name, end), speed, Cable(length))
-             for name, end in nodes.items()]
+    speeds = {n: speed_named(v) if isinstance(v, str) else v for n, v in (speeds or {}).items()}
+    links = [LinkConfig(f"l-{name}", (name, end), speeds.get(name, speed), Cable(length),
+                        bit_error_rate) for name, end in nodes.items()]
+    ports = ports or {}
+    extra = {f"{n}.{i}" for n, k in ports.items() for i in range(1, k)}
     links += [LinkConfig(f"isl{i}", (a, b), speed, Cable(length)) for i, (a, b) in enumerate(isls)]
     return Scenario(
         name="test-fabric", topology="fabric",
         run=RunConfig(duration, warmup, seed, 1, login=login),
-        nodes=tuple(NodeConfig(n, params=params or ServiceParameters()) for n in nodes),
-        links=tuple(links), workloads=workloads,
+        nodes=tuple(NodeConfig(n, params=params or ServiceParameters(), ports=ports.get(n, 1))
+                    for n in nodes if n not in extra),
+        links=tuple(links), workloads=workloads, alias_groups=alias_groups,
         switches=tuple(SwitchConfig(name, load_switch_model(m) if isinstance(m, str) else m)
                        for name, m in switches.items()),
     )

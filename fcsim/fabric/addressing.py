@@ -9,6 +9,8 @@ FABRIC_CONTROLLER = 0xFFFFFD
 """Well-known address of the fabric controller."""
 NAME_SERVER = 0xFFFFFC
 """Well-known address of the directory (name) server."""
+ALIAS_SERVER = 0xFFFFF8
+"""Well-known address of the alias server (FC-PH-2; Linux ``FC_FID_ALIASES``)."""
 
 WELL_KNOWN_LOW = 0xFFFFF0
 """Addresses from here up are well-known fabric services."""

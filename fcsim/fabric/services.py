@@ -4,7 +4,8 @@ A request addressed to a well-known address is answered by the switch it
 enters, after the model's service time: FLOGI (to FFFFFE) with an ACC that
 carries the N_Port ID of the port (domain / port / 00), PLOGI to the name
 server (FFFFFC) with an ACC, and the name-server query GID_FT with the list of
-N_Port IDs that have logged in with the fabric. Answers are Class 3
+N_Port IDs that have logged in with the fabric; with FC-3 alias groups, the
+alias server's joins (FFFFF8, :mod:`fcsim.fc3.alias`). Answers are Class 3
 sequences sent back out of the port the request came in on: one frame, or
 for a GID_FT accept longer than a data field (more than 524 ports) several,
 with relative offsets.
@@ -12,9 +13,9 @@ with relative offsets.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from fcsim.fabric.addressing import FABRIC_LOGIN, NAME_SERVER, port_id
+from fcsim.fabric.addressing import ALIAS_SERVER, FABRIC_LOGIN, NAME_SERVER, port_id
 from fcsim.fc1 import ordered_sets as osets
 from fcsim.fc2 import els
 from fcsim.fc2 import header as h
@@ -35,6 +36,7 @@ class FabricServices:
     def __init__(self, switch: Switch, directory: set[int]) -> None:
         self.switch = switch
         self.directory = directory
+        self.aliases: Any = None  # the fabric's FC-3 alias server, if it has alias groups
 
     def request(self, inp: SwitchPort, frame: Frame) -> None:
         """Answer the service request *frame* that came in on *inp*."""
@@ -52,6 +54,9 @@ class FabricServices:
         elif frame.d_id == NAME_SERVER and frame.type == h.TYPE_CT:
             self._answer(inp, frame, h.R_CTL_SOLICITED_CONTROL, h.TYPE_CT,
                          gid_ft_accept(sorted(self.directory)), frame.s_id)
+        elif frame.d_id == ALIAS_SERVER and frame.type == h.TYPE_CT and self.aliases:
+            self._answer(inp, frame, h.R_CTL_SOLICITED_CONTROL, h.TYPE_CT,
+                         self.aliases.request(frame.sequence.ulp), frame.s_id)
 
     def _accept(self, name: str) -> bytes:
         """The LS_ACC of a login with the fabric port *name*: the switch model's

@@ -28,6 +28,7 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 from collections import deque
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.addressing import area_of, domain_of, is_well_known
@@ -39,10 +40,13 @@ from fcsim.fc2.frame import Frame
 from fcsim.fc2.port import Port, uses_bb_credit
 from fcsim.stats.queue import QueueMeter
 
+if TYPE_CHECKING:
+    from fcsim.fc3.fabric import AliasRouter
+
 HEADER_CHARS = 4 + 24
 """Characters up to the end of the header (SOF and frame header)."""
 
-_F_RJT_INVALID_D_ID = 0x01
+F_RJT_INVALID_D_ID = 0x01  # F_RJT reason: no port at the D_ID (FC-FS reason codes)
 
 
 class _Held:
@@ -136,6 +140,7 @@ class Switch:
         self.local: dict[int, SwitchPort] = {}
         self.routes: dict[int, list[SwitchPort]] = {}
         self.services: FabricServices | None = None
+        self.aliases: AliasRouter | None = None  # FC-3 alias groups of the fabric, if any
         self.stats = SwitchStats()
         self._internal: deque[_Held] = deque()
         self._inputs: list[SwitchPort] = []
@@ -161,8 +166,9 @@ class Switch:
 
     # -- arrival and routing ----------------------------------------------------
 
-    def _output_for(self, frame: Frame) -> SwitchPort | None:
-        d_id = frame.d_id
+    def output_for(self, frame: Frame, d_id: int | None = None) -> SwitchPort | None:
+        """The port *frame* leaves by towards its D_ID, or towards *d_id* if given."""
+        d_id = frame.d_id if d_id is None else d_id
         if domain_of(d_id) == self.domain:
             return self.local.get(area_of(d_id))
         hops = self.routes.get(domain_of(d_id))
@@ -189,13 +195,17 @@ class Switch:
                 and inp.reserved == frozenset((frame.s_id, frame.d_id))):
             out = inp.reserved_to  # within a Class 1 connection: its dedicated path
         else:
-            out = self._output_for(frame)
+            out = self.output_for(frame)
+        if out is None and self.aliases is not None:  # an alias: FC-3 routes or replicates it
+            out = self.aliases.route(self, inp, frame)
+            if out is None:
+                return
         if out is None:
-            self._refuse(inp, frame, h.R_CTL_F_RJT, _F_RJT_INVALID_D_ID)
+            self.refuse(inp, frame, h.R_CTL_F_RJT, F_RJT_INVALID_D_ID)
             return
         refusal = self._class1_check(inp, out, frame)
         if refusal is not None:
-            self._refuse(inp, frame, h.R_CTL_F_BSY, refusal)
+            self.refuse(inp, frame, h.R_CTL_F_BSY, refusal)
             return
         model = self.model
         ready = now
@@ -267,7 +277,7 @@ class Switch:
 
     # -- refusals and frames the switch sends itself -----------------------------
 
-    def _refuse(self, inp: SwitchPort, frame: Frame, r_ctl: int, reason: int) -> None:
+    def refuse(self, inp: SwitchPort, frame: Frame, r_ctl: int, reason: int) -> None:
         """Answer *frame* with F_BSY/F_RJT (Class 1/2) or discard it (Class 3)."""
         self._free_input(inp, frame)
         if frame.cls == 3 or frame.is_link_control:
@@ -290,7 +300,7 @@ class Switch:
 
     def _inject(self, frame: Frame) -> None:
         """Send a frame that the switch itself originates."""
-        out = self._output_for(frame)
+        out = self.output_for(frame)
         if out is None:
             self._discard(frame)
             return
@@ -318,7 +328,7 @@ class Switch:
             self._new_head(inp, held.out, queue)
         now = self.sim.env._now
         held.out.queue.leave(now, now - held.queued)
-        self._refuse(inp, held.frame, h.R_CTL_F_BSY, h.P_BSY_NO_RESOURCES)
+        self.refuse(inp, held.frame, h.R_CTL_F_BSY, h.P_BSY_NO_RESOURCES)
         if head and not self.model.virtual_output_queues and inp.fifo:
             inp.fifo[0].out.port.kick()
 
@@ -387,6 +397,8 @@ class Switch:
         self.stats.forwarded += 1
         if frame.is_link_control:
             self._release_class1(frame, held)
+        elif held.inp is None and self.aliases is not None:
+            self.aliases.crossed(frame)
         return frame
 
     def _has_candidate(self, out: SwitchPort) -> bool:

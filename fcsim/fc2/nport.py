@@ -549,7 +549,7 @@ class NPort:
         return None
 
     def _answer(self, frame: Frame, r_ctl: int, parameter: int) -> None:
-        """Queue the link-control frame *r_ctl* answering data *frame*."""
+        """Queue the link-control frame *r_ctl* answering *frame*, from its D_ID (an alias too)."""
         stats = self.stats
         eof = osets.EOFn
         cls = frame.cls
@@ -570,7 +570,7 @@ class NPort:
             if cls == 1 and (conn is None or conn.peer_id != frame.s_id or conn.state == PENDING):
                 cls = 2  # the answer to a refused connect travels outside any connection
         self._control.append(Frame(
-            _SOF_NEXT[cls], eof, r_ctl, frame.s_id, self.port_id, h.TYPE_BLS,
+            _SOF_NEXT[cls], eof, r_ctl, frame.s_id, frame.d_id, h.TYPE_BLS,
             h.F_CTL_EXCHANGE_CONTEXT | h.F_CTL_SEQUENCE_CONTEXT
             | (frame.f_ctl & h.F_CTL_END_SEQUENCE),
             frame.seq_id, frame.seq_cnt, frame.ox_id, self._rx_id(frame), 0, cls,

@@ -7,10 +7,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from fcsim.fc3.ports import ports_of
 from fcsim.fc4.fcp import BLOCK
 from fcsim.host.block import striped_capacity
 from fcsim.loop.al_pa import MAX_NL_PORTS
 from fcsim.scenario.ethernet_checks import ethernet_links
+from fcsim.scenario.fc3_checks import fc3_problems
 from fcsim.scenario.internetwork import check_networks
 from fcsim.scenario.reach_checks import reach
 from fcsim.scenario.rules import ends_once, known, unique
@@ -24,7 +26,7 @@ from fcsim.scenario.sections.document import (
 )
 from fcsim.scenario.sections.storage import DdSection, FioSection
 from fcsim.scenario.sections.transfer import TransferSection
-from fcsim.scenario.sections.workloads import GeneratorSection
+from fcsim.scenario.sections.workloads import GeneratorSection, StreamSection
 from fcsim.scenario.storage_checks import channels, local_disks
 from fcsim.schema.errors import Problem, count, given, show
 from fcsim.storage.local import LocalTarget
@@ -45,7 +47,8 @@ def check(doc: Scenario, raw: dict[str, Any]) -> list[Problem]:
         networks = check_networks(doc, raw, check)
         return [*_run(doc, raw), *_nodes(doc, raw), *networks,
                 *([] if networks else _workloads(doc, raw))]
-    return [*_run(doc, raw), *_nodes(doc, raw), *_links(doc, raw), *_workloads(doc, raw)]
+    return [*_run(doc, raw), *_nodes(doc, raw), *_links(doc, raw), *_workloads(doc, raw),
+            *fc3_problems(doc, raw)]
 
 
 def _shape(doc: Scenario) -> Iterator[Problem]:
@@ -110,7 +113,7 @@ def _order(doc: LoopScenario, raw: dict[str, Any]) -> Iterator[Problem]:
 def _links(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
     if isinstance(doc, LoopScenario):
         return
-    names = [n.name for n in doc.nodes]
+    names = list(ports_of(doc.nodes))  # node names, and NAME.i of nodes with several N_Ports
     raws = raw["links"]
     ports = ({s.name: s.model.ports for s in doc.switches}
              if isinstance(doc, FabricScenario | EthernetScenario) else {})
@@ -118,7 +121,8 @@ def _links(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
         for j, end in enumerate(link.ends):
             switch, sep, number = end.partition(":")
             if not sep:
-                yield from known(end, f"links[{i}].ends[{j}]", names)
+                yield from known(end, f"links[{i}].ends[{j}]", names,
+                                 "a node" if len(names) == len(doc.nodes) else "an N_Port")
             elif switch not in ports or not (number.isdigit() and int(number) < ports[switch]):
                 have = ", ".join(f"{n}:0..{p - 1}" for n, p in ports.items()) or "none"
                 yield Problem(f"links[{i}].ends[{j}]", given(end),
@@ -138,12 +142,14 @@ def _fabric_ends(doc: FabricScenario, raws: list[dict[str, Any]],
         if all(":" not in end for end in link.ends):
             yield Problem(f"links[{i}].ends", given(raws[i]["ends"]),
                           "a switch port written 'switch:port' at one end at least")
-    yield from ends_once(doc.links, nodes, "every node linked to a switch port")
+    yield from ends_once(doc.links, nodes, "every node (every N_Port of a node with ports > 1) "
+                         "linked to a switch port")
 
 
 def _workloads(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
     raws = raw.get("workloads", [])
     names = [n.name for n in doc.nodes]
+    groups = [g.name for g in getattr(doc, "alias_groups", [])]
     hosts = {n.name for n in doc.nodes if n.host is not None}
     targets = {n.name: n.target for n in doc.nodes if getattr(n, "target", None) is not None}
     local = {n.name: local_disks(n) for n in doc.nodes}
@@ -164,12 +170,15 @@ def _workloads(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
         starts = w.source if isinstance(w.source, tuple) else (w.source,)
         ends = w.destination if isinstance(w.destination, tuple) else (w.destination,)
         own = local.get(starts[0], {}) if isinstance(w, FioSection | DdSection) else {}
+        to_group = isinstance(w, StreamSection | GeneratorSection) and groups
         for key, nodes in (("from", starts), ("to", ends)):
             for j, node in enumerate(nodes):
                 if key == "to" and node in own:
                     continue
+                group = key == "to" and to_group
                 yield from known(node, f"{path}.{key}" if len(nodes) == 1 else
-                                 f"{path}.{key}[{j}]", names)
+                                 f"{path}.{key}[{j}]", names + groups if group else names,
+                                 "a node or alias group" if group else "a node")
         for j, end in enumerate(ends):
             if end in starts:
                 where = f"{path}.to" if len(ends) == 1 else f"{path}.to[{j}]"

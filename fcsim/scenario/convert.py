@@ -16,6 +16,7 @@ from fcsim.fc2.login import ServiceParameters
 from fcsim.host.block import striped_capacity
 from fcsim.scenario.internetwork import members, networks_of, peers, port_name
 from fcsim.scenario.model import (
+    AliasGroupConfig,
     FioConfig,
     GeneratorConfig,
     IperfConfig,
@@ -78,9 +79,12 @@ def to_scenario(doc: Document, file: str) -> Scenario:
     switches = (tuple(SwitchConfig(s.name, s.model, getattr(s, "domain", None),
                                    getattr(s, "pause", False)) for s in doc.switches)
                 if isinstance(doc, FabricScenario | EthernetScenario) else ())
+    groups = tuple(AliasGroupConfig(g.name, g.type, g.members, g.registration,
+                                    getattr(g, "exchanges_per_member", 1))
+                   for g in getattr(doc, "alias_groups", ()))
     return Scenario(name=name, topology=doc.topology, run=config, nodes=nodes, links=links,
                     workloads=workloads, source=file, description=doc.description,
-                    switches=switches)
+                    switches=switches, alias_groups=groups)
 
 
 def _networks(doc: InternetworkScenario, run: RunConfig,
@@ -133,7 +137,7 @@ def _node(n: NodeKeys) -> NodeConfig:
     return NodeConfig(n.name, getattr(n, "port_id", None), params, port, n.host, n.ip_class,
                       n.background_load, target, n.max_burst, getattr(n, "mtu", 1500),
                       getattr(n, "routes", None) or (), channels, block, n.tcp_timestamps,
-                      getattr(n, "vlan", None))
+                      getattr(n, "vlan", None), getattr(n, "ports", 1))
 
 
 def channels_of(n: NodeKeys) -> list[ChannelConfig]:
@@ -202,6 +206,7 @@ def _workload(w: Any, index: int) -> WorkloadConfig:
     common = dict(name=name, source=w.source, destination=w.destination, cls=w.cls,
                   max_data_field=w.max_payload, start=w.start, count=w.count)
     if isinstance(w, StreamSection):
-        return StreamConfig(**common, size=w.size, outstanding=w.outstanding)
+        return StreamConfig(**common, size=w.size, outstanding=w.outstanding,
+                            stripe_ports=w.stripe_ports, stripe_unit=w.stripe_unit)
     return GeneratorConfig(**common, size=_distribution(w.size),
                            interarrival=_distribution(w.interarrival))

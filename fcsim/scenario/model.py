@@ -55,6 +55,8 @@ class NodeConfig:
     *tcp_timestamps*: the host's TCP asks for RFC 1323 timestamps in this
     scenario (None: as its host model says). *vlan*: on Ethernet, its NIC is
     VLAN-aware and tags its frames with this VLAN (None: untagged).
+    *ports*: its N_Ports (fabric only; the first is the node itself, the others
+    NAME.1 .., see :mod:`fcsim.fc3.ports`).
     """
 
     name: str
@@ -72,6 +74,7 @@ class NodeConfig:
     block: BlockConfig | None = None
     tcp_timestamps: bool | None = None
     vlan: int | None = None
+    ports: int = 1
 
 
 @dataclass(frozen=True)
@@ -111,7 +114,10 @@ class SwitchConfig:
 
 @dataclass(frozen=True)
 class StreamConfig:
-    """A saturating stream (see :class:`fcsim.workload.Stream`); sizes in bytes."""
+    """A saturating stream (see :class:`fcsim.workload.Stream`); sizes in bytes.
+    With *stripe_ports* > 1 its sequences are striped by FC-3 over that many
+    N_Port pairs of the two nodes in units of *stripe_unit* bytes
+    (:class:`fcsim.fc3.striping.StripedStream`)."""
 
     name: str
     source: str
@@ -122,6 +128,8 @@ class StreamConfig:
     outstanding: int = 1
     start: float = 0.0
     count: int | None = None
+    stripe_ports: int = 1
+    stripe_unit: int | None = None
 
 
 @dataclass(frozen=True)
@@ -255,6 +263,21 @@ WorkloadConfig = (StreamConfig | GeneratorConfig | NetperfConfig | IperfConfig |
 
 
 @dataclass(frozen=True)
+class AliasGroupConfig:
+    """An FC-3 alias group of a fabric (:mod:`fcsim.fc3`): *kind* ``"hunt-group"``
+    or ``"multicast"``, its *members* (N_Port names, in group order), how they
+    join (*registration*: ``"alias-server"``, frame by frame at start, or
+    ``"static"``) and, for a hunt group, how many of its exchanges a member
+    serves at once before the fabric counts it busy (*exchanges_per_member*)."""
+
+    name: str
+    kind: str
+    members: tuple[str, ...]
+    registration: str = "alias-server"
+    exchanges_per_member: int = 1
+
+
+@dataclass(frozen=True)
 class Scenario:
     """Everything one scenario file says. *source* names the file it came from.
     An internetwork's *networks* are each a scenario of one network (its name,
@@ -273,6 +296,7 @@ class Scenario:
     switches: tuple[SwitchConfig, ...] = ()
     networks: tuple[Scenario, ...] = ()
     peers: tuple[tuple[str, str], ...] = ()
+    alias_groups: tuple[AliasGroupConfig, ...] = ()
 
 
 # -- arbitrated loop (topology = "loop") ----------------------------------------------

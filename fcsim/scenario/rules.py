@@ -24,10 +24,10 @@ def unique(raws: list[dict[str, Any]], section: str, key: str,
                           f"{article} {key} not used by {section}[{first}]{by_default[1]}")
 
 
-def known(name: str, path: str, nodes: list[str]) -> Iterator[Problem]:
-    """A problem if *name* is not one of *nodes*."""
+def known(name: str, path: str, nodes: list[str], what: str = "a node") -> Iterator[Problem]:
+    """A problem if *name* is not one of *nodes* (*what* they are, for the message)."""
     if name not in nodes:
-        yield Problem(path, given(name), "the name of a node: " + ", ".join(map(repr, nodes)))
+        yield Problem(path, given(name), f"the name of {what}: " + ", ".join(map(repr, nodes)))
 
 
 def ends_once(links: Any, nodes: list[str], every_node: str) -> Iterator[Problem]:

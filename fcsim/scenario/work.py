@@ -12,10 +12,13 @@ that cost simulation time and memory:
   generator makes one arrival per mean gap (or *count* arrivals), each at
   least one frame, and every arrival is simulated even when the link cannot
   carry it (the sequences queue);
-- **sequences in memory**: a stream keeps *outstanding* sequences open;
+- **sequences in memory**: a stream keeps *outstanding* sequences open, a
+  striped one (FC-3) every stripe unit of them;
+- **FC-3**: a striped stream sends on each of its N_Port pairs; a frame to
+  a multicast group is copied to each member and across inter-switch links;
 - **setting up**: each repetition builds its network and logs its N_Ports in,
-  counted as :data:`SETUP_FRAMES_PER_NODE` frames per node, so that a
-  billion repetitions of a nanosecond are not taken for no work;
+  counted as :data:`SETUP_FRAMES_PER_NODE` frames per node (per N_Port), so
+  that a billion repetitions of a nanosecond are not taken for no work;
 - all of it times the repetitions and the points of a netperf sweep.
 
 The line rate is that of the fastest link or loop of the scenario, which
@@ -100,23 +103,38 @@ def _frame_rate(scenario: Scenario, payload: float) -> float:
     return char_rate / (data + FRAMING_BYTES + GAP_CHARS)
 
 
+def _copies(scenario: Scenario, w: StreamConfig | GeneratorConfig) -> int:
+    """Links a frame of *w* may cross: 1, or for a multicast group its source's
+    link, each member's and each inter-switch link."""
+    group = next((g for g in scenario.alias_groups if g.name == w.destination), None)
+    if group is None or group.kind != "multicast":
+        return 1
+    isls = sum(all(":" in end for end in getattr(link, "ends", ())) for link in scenario.links)
+    return 1 + len(group.members) + isls
+
+
 def estimate(scenario: Scenario) -> Work:
     """The upper-bound estimate of :class:`Work` for *scenario*."""
     run = scenario.run
-    frames = SETUP_FRAMES_PER_NODE * len(scenario.nodes)
+    frames = SETUP_FRAMES_PER_NODE * sum(n.ports for n in scenario.nodes)  # per N_Port
     open_sequences = 0
     points = 1
     for w in scenario.workloads:
         span = max(run.duration - w.start, 0.0)
-        if isinstance(w, StreamConfig):
-            frames += _frame_rate(scenario, w.size) * span
+        if isinstance(w, StreamConfig) and w.stripe_ports > 1:
+            unit = w.stripe_unit or w.size
+            frames += _frame_rate(scenario, min(w.size, unit)) * span * w.stripe_ports
+            open_sequences += w.outstanding * max(1, -(-w.size // max(unit, 1)))
+        elif isinstance(w, StreamConfig):
+            frames += _frame_rate(scenario, w.size) * span * _copies(scenario, w)
             open_sequences += w.outstanding
         elif isinstance(w, GeneratorConfig):
             mean_gap = w.interarrival.mean
             arrivals = span / mean_gap if mean_gap > 0 else float("inf")
             if w.count is not None:
                 arrivals = min(arrivals, w.count)
-            frames += arrivals + min(arrivals, _frame_rate(scenario, w.size.mean) * span)
+            frames += arrivals + min(arrivals, _frame_rate(scenario, w.size.mean) * span) * (
+                _copies(scenario, w))
         elif isinstance(w, NetperfConfig):
             points *= len(w.send_sizes) * len(w.sockets)
             smallest = min(w.send_sizes)

@@ -18,6 +18,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import networkx as nx  # noqa: E402
 
+from fcsim.fc3.ports import ports_of  # noqa: E402
 from fcsim.scenario.model import LoopConfig, Scenario  # noqa: E402
 
 FORMATS = (".png", ".svg")
@@ -28,8 +29,10 @@ def topology_graph(scenario: Scenario) -> nx.MultiGraph:
     """The scenario as a graph: a vertex per node and switch, an edge per link.
 
     Vertices carry ``kind`` ("node" or "switch"); edges carry ``label`` (the
-    link speed) and ``ports`` (vertex -> port number at a switch end).
+    link speed) and ``ports`` (vertex -> port number at a switch end). The
+    links of a node's N_Ports (NAME.i) all end at the node.
     """
+    owner = ports_of(scenario.nodes)
     graph = nx.MultiGraph()
     for node in scenario.nodes:
         graph.add_node(node.name, kind="node")
@@ -42,7 +45,7 @@ def topology_graph(scenario: Scenario) -> nx.MultiGraph:
                 graph.add_edge(a, b, key=f"{link.name}:{a}", label=link.speed.name, ports={})
             continue
         ends = [end.partition(":") for end in link.ends]
-        names = [name for name, _, _ in ends]
+        names = [owner.get(name, name) for name, _, _ in ends]
         ports = {name: int(port) for name, sep, port in ends if sep}
         graph.add_edge(*names, key=link.name, label=link.speed.name, ports=ports)
     return graph

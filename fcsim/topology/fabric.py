@@ -7,7 +7,9 @@ N_Port ID domain / p / 00. Routes between switches come from
 equal-cost ISLs. Each N_Port's BB credit towards its F_Port is the switch
 model's, the switch's towards the N_Port is the node's. With ``run.login``
 each N_Port logs in frame by frame at start (:mod:`fcsim.fabric.login`) and
-its workloads wait for that; otherwise logins take no time.
+its workloads wait for that; otherwise logins take no time. A node with
+several N_Ports (``ports``) is cabled once per N_Port (:mod:`fcsim.fc3.ports`);
+FC-3 alias groups are built in by :func:`fcsim.fc3.fabric.install_aliases`.
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ from fcsim.fabric.switch import Switch, SwitchPort
 from fcsim.fc2.frame import Frame
 from fcsim.fc2.nport import NPort
 from fcsim.fc2.port import Port
+from fcsim.fc3.fabric import AliasRouter, install_aliases
+from fcsim.fc3.ports import ports_of
+from fcsim.fc3.striping import stripe_pairs
 from fcsim.link.link import Link
 from fcsim.scenario.model import LinkConfig, Scenario
 from fcsim.topology.network import Network
@@ -35,16 +40,30 @@ class FabricNetwork(Network):
         super().__init__()
         self.switches: dict[str, Switch] = {}
         self.addresses: dict[str, int] = {}
+        self.aliases: AliasRouter | None = None
 
     def address_of(self, node: str) -> int:
-        """The N_Port ID the fabric gives *node* (domain / port / 00)."""
+        """The N_Port ID the fabric gives *node* (domain / port / 00), or the
+        Alias_ID of an alias group."""
         return self.addresses[node]
 
+    def not_up(self) -> str | None:
+        """Why the fabric is not usable yet: logins, then alias groups joining."""
+        why = super().not_up()
+        return why if why is not None or self.aliases is None else self.aliases.not_up()
+
+    def up_at(self) -> float:
+        """When every N_Port had logged in and every alias group was joined, s."""
+        up = super().up_at()
+        return up if self.aliases is None else max(up, self.aliases.up_at())
+
     def reset_stats(self) -> None:
-        """Start a new measurement interval for ports, N_Ports and switches."""
+        """Start a new measurement interval for ports, N_Ports, switches and groups."""
         super().reset_stats()
         for switch in self.switches.values():
             switch.reset_stats()
+        if self.aliases is not None:
+            self.aliases.reset_stats()
 
     def results(self, interval: float) -> dict[str, Any]:
         """Per link direction, N_Port and switch figures over *interval* s."""
@@ -59,6 +78,8 @@ class FabricNetwork(Network):
                    "output_queues": {str(index): sp.queue.results(sw.sim.env._now)
                                      for index, sp in sorted(sw.ports.items())}}
             for name, sw in self.switches.items()}
+        if self.aliases is not None:
+            out["fc3"] = self.aliases.results(interval)
         return out
 
 
@@ -77,6 +98,7 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
         domain = config.domain if config.domain is not None else next(free)
         net.switches[config.name] = Switch(sim, config.name, domain, config.model)
     node_configs = {n.name: n for n in scenario.nodes}
+    port_configs = {port: node_configs[node] for port, node in ports_of(scenario.nodes).items()}
     isls: list[tuple[str, str, str, float]] = []
     ends_of: dict[str, dict[str, SwitchPort]] = {}
     for link in scenario.links:
@@ -86,7 +108,7 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
         if a_port is None or b_port is None:
             node, (sw_name, index) = ((a_name, (b_name, b_port)) if a_port is None
                                       else (b_name, (a_name, a_port)))
-            _attach_node(sim, net, node_configs[node], net.switches[sw_name], index, link)
+            _attach_node(sim, net, node, port_configs[node], net.switches[sw_name], index, link)
         else:
             a, b = net.switches[a_name], net.switches[b_name]
             pa = Port(sim, f"{a_name}:{a_port}", a.model.bb_credit)
@@ -98,7 +120,7 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
             ends_of[link.name] = {a_name: a.add_port(a_port, pa), b_name: b.add_port(b_port, pb)}
             cost = link.cost if link.cost is not None else fspf_cost(link.speed.baud)
             isls.append((a_name, b_name, link.name, cost))
-    unattached = set(node_configs) - set(net.nodes)
+    unattached = set(port_configs) - set(net.nodes)
     if unattached:
         raise ValueError(f"nodes not linked to a switch: {', '.join(sorted(unattached))}")
     _route(net, isls, ends_of)
@@ -106,9 +128,10 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
     for switch in net.switches.values():
         switch.services = FabricServices(switch, directory)
     # N_Ports log in with the peers they exchange with (both ways): the work of
-    # a fabric of thousands of N_Ports grows with its traffic, not its size squared
+    # a fabric of thousands of N_Ports grows with its traffic, not its size squared;
+    # an alias group is logged in with implicitly (fcsim.fc3.fabric)
     pairs = {(s, d) for w in scenario.workloads for s in senders_of(w) for d in peers_of(w)
-             if d in net.nodes}  # not a node's own disk
+             if d in net.nodes} | stripe_pairs(scenario.workloads)
     pairs |= set(scenario.peers)
     for a, b in pairs | {(b, a) for a, b in pairs}:
         net.nodes[a].login(net.nodes[b])
@@ -117,6 +140,8 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
         for name, node in net.nodes.items():
             targets = sorted({net.addresses[d] for s, d in pairs if s == name})
             FabricLogin(node, targets).start()
+    if scenario.alias_groups:
+        net.aliases = install_aliases(sim, scenario, net)
     return net
 
 
@@ -131,12 +156,13 @@ def peers_of(workload: Any) -> tuple[str, ...]:
     return getattr(workload, "targets", (workload.destination,))
 
 
-def _attach_node(sim: Simulation, net: FabricNetwork, config: Any, switch: Switch, index: int,
-                 link: LinkConfig) -> None:
-    if config.name in net.nodes:
-        raise ValueError(f"node {config.name} has more than one link; one N_Port per node")
-    node = NPort(sim, config.name, port_id(switch.domain, index), config.params)
-    net.nodes[config.name] = node
+def _attach_node(sim: Simulation, net: FabricNetwork, name: str, config: Any, switch: Switch,
+                 index: int, link: LinkConfig) -> None:
+    """N_Port *name* of the node *config*, cabled by *link* to port *index* of *switch*."""
+    if name in net.nodes:
+        raise ValueError(f"N_Port {name} has more than one link; one link per N_Port")
+    node = NPort(sim, name, port_id(switch.domain, index), config.params)
+    net.nodes[name] = node
     f_port = Port(sim, f"{switch.name}:{index}", switch.model.bb_credit)
     net.links[link.name] = Link(link.name, node.port, f_port, link.speed, link.cable,
                                 link.bit_error_rate)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from fcsim.engine.simulation import Simulation
@@ -39,7 +40,9 @@ class Workload:
     *cls* is the class of service, *max_data_field* the largest payload per
     frame (bytes; the recipient's login limit also applies), *start* the time
     the first sequence is offered, s, and *count* the number of sequences to
-    send (None: no limit).
+    send (None: no limit). *waits* lists what the workload waits for besides
+    its source's login (each a ``when_ready(callback)``: an alias group being
+    joined, the other N_Ports of a striped stream).
     """
 
     def __init__(
@@ -63,6 +66,23 @@ class Workload:
         self.count = count
         self.offered = 0
         self.stats = WorkloadStats()
+        self.waits: list[Callable[[Callable[[], None]], None]] = []
+
+    def when_ready(self, callback: Callable[[], None]) -> None:
+        """Call *callback* once the source has logged in and every one of
+        :attr:`waits` is ready."""
+        waits = [self.source.when_ready, *self.waits]
+
+        def step(i: int) -> None:
+            if i == len(waits):
+                callback()
+            else:
+                waits[i](lambda: step(i + 1))
+        step(0)
+
+    def reset_stats(self) -> None:
+        """Start a new measurement interval."""
+        self.stats.reset()
 
     def _may_offer(self) -> bool:
         return self.count is None or self.offered < self.count

@@ -36,7 +36,7 @@ class Generator(Workload):
         self.interarrival = interarrival
         self.size = size
         self._rng = sim.rng(f"workload/{name}")
-        sim.call_later(start, lambda _e: source.when_ready(self._first))
+        sim.call_later(start, lambda _e: self.when_ready(self._first))
 
     def _first(self) -> None:
         self.sim.call_later(self.interarrival.sample(self._rng), self._arrive)

@@ -11,7 +11,8 @@ from fcsim.workload.base import Workload
 class Stream(Workload):
     """Sends sequences of *size* bytes with *outstanding* of them open at once.
 
-    The slots open at *start*, or once the source has logged in. Each open
+    The slots open at *start*, or once the source has logged in (and an alias
+    group it sends to is joined: :attr:`Workload.waits`). Each open
     slot is its own exchange; when FC-2 completes a sequence of a
     slot (Class 3: last frame sent; Class 1/2: all ACKs back) the slot sends
     the next one at once, so the sender always has work while credit allows.
@@ -38,7 +39,7 @@ class Stream(Workload):
         sim.call_later(start, self._begin)
 
     def _begin(self, _event: object) -> None:
-        self.source.when_ready(self._start_slots)
+        self.when_ready(self._start_slots)
 
     def _start_slots(self) -> None:
         for _ in range(self.outstanding):

@@ -13,6 +13,7 @@ from fcsim.scenario.sections.ethernet import (
     EthernetNodeSection,
     EthernetSwitchSection,
 )
+from fcsim.scenario.sections.fc3 import AliasGroup
 from fcsim.scenario.sections.internetwork import InternetworkNodeSection, Network
 from fcsim.scenario.sections.links import LinkSection, SwitchSection
 from fcsim.scenario.sections.loop import LoopSection
@@ -44,6 +45,9 @@ InternetworkNodes = tables(InternetworkNodeSection, _NODES)
 Networks = tables(Network, "at least one [[networks]] table", 1)
 _NO_SWITCHES = "no [[switches]] outside topology = 'fabric' or 'ethernet'"
 _NO_LOOP = "no [loop] outside topology = 'loop'"
+_NO_ALIASES = ("no [[alias_groups]] outside topology = 'fabric': hunt groups and multicast "
+               "are routed by a fabric's switches")
+AliasGroups = tables(AliasGroup, "an array of tables, written [[alias_groups]]")
 
 
 class _Scenario(Section):
@@ -63,7 +67,7 @@ class _Scenario(Section):
 class PointToPointScenario(_Scenario):
     """Two nodes joined by one link."""
 
-    elsewhere = {"switches": _NO_SWITCHES, "loop": _NO_LOOP}
+    elsewhere = {"switches": _NO_SWITCHES, "loop": _NO_LOOP, "alias_groups": _NO_ALIASES}
 
     topology: Literal["point-to-point"] = key(help="Exactly 2 nodes and 1 link joining them.")
     nodes: Nodes = key(
@@ -84,6 +88,8 @@ class FabricScenario(_Scenario):
     nodes: FabricNodes = key(
         help="The nodes, each on a switch port.")
     links: Links = key(help="Node-to-switch links and inter-switch links.")
+    alias_groups: AliasGroups = key(
+        [], "FC-3 hunt groups and multicast groups (default: none).")
 
 
 class LoopScenario(_Scenario):
@@ -91,7 +97,7 @@ class LoopScenario(_Scenario):
     are no `[[links]]`."""
 
     elsewhere = {"links": "no [[links]] on a loop: the [loop] table describes the ring",
-                 "switches": _NO_SWITCHES}
+                 "switches": _NO_SWITCHES, "alias_groups": _NO_ALIASES}
 
     topology: Literal["loop"] = key(help="An arbitrated loop of 2 to 126 NL_Ports.")
     loop: Loop = key(help="The ring.")
@@ -104,7 +110,7 @@ class EthernetScenario(_Scenario):
     or through Ethernet switches with VLANs. Workloads are netperf and iperf
     (FC-2 and SCSI workloads need Fibre Channel)."""
 
-    elsewhere = {"loop": _NO_LOOP}
+    elsewhere = {"loop": _NO_LOOP, "alias_groups": _NO_ALIASES}
 
     topology: Literal["ethernet"] = key(help="An Ethernet network.")
     switches: EthernetSwitches = key([], "The Ethernet switches (default: none, hosts "
@@ -126,7 +132,7 @@ class InternetworkScenario(_Scenario):
     elsewhere = {"links": "no [[links]] in an internetwork: each [[networks]] table has its "
                  "own", "switches": "no [[switches]] in an internetwork: each [[networks]] "
                  "table has its own", "loop": "no [loop] in an internetwork: a [[networks]] "
-                 "table with topology = 'loop' has it"}
+                 "table with topology = 'loop' has it", "alias_groups": _NO_ALIASES}
 
     topology: Literal["internetwork"] = key(help="Several networks joined by the hosts on "
                                             "more than one.")

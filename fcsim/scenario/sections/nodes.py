@@ -164,17 +164,30 @@ class NodeKeys(Section):
 
 
 
+_ONE_PORT = "no ports outside topology = 'fabric': a node has one N_Port there"
+NPorts = integer(1, 255, "an integer 1..255 (N_Ports of the node)")
+
+
 class FabricNodeSection(NodeKeys):
-    """A node on a fabric: the fabric assigns its N_Port ID (domain / port / 00)."""
+    """A node on a fabric: the fabric assigns its N_Port ID (domain / port / 00).
+    A node may have several N_Ports (`ports`), each cabled to its own switch
+    port: the first is named as the node, the others NAME.1, NAME.2, ... (link
+    ends, alias group members and results use these names)."""
 
     where = "in [[nodes]] of a fabric"
     elsewhere = {"port_id": "no port_id: the fabric assigns N_Port IDs (domain/port/00)"}
+
+    ports: NPorts = key(
+        1, "N_Ports of the node, each logging in with the fabric and cabled by its own "
+        "link: the first is the node's name, the others NAME.1 .. NAME.(ports-1). A "
+        "stream can stripe over them (stripe_ports); alias groups take them as members.", 4)
 
 
 class NodeSection(NodeKeys):
     """A node of a point-to-point topology, with its N_Port ID."""
 
     where = "in [[nodes]]"
+    elsewhere = {"ports": _ONE_PORT}
 
     port_id: PortId = key(
         None, "The node's N_Port ID; TOML hex integers work too (0x010200). Left out, the "
@@ -189,6 +202,7 @@ class LoopNodeSection(NodeKeys):
     `port_id`; it may ask for a hard `al_pa` instead."""
 
     where = "in [[nodes]] of a loop"
+    elsewhere = {"ports": _ONE_PORT}
 
     al_pa: AlPa = key(
         None, "A hard address, unique on the loop. The lower the AL_PA, the higher the "

@@ -74,6 +74,8 @@ ServiceClass = integer(1, 3, "a class of service: 1, 2 or 3")
 Payload = size(1, MAX_DATA_FIELD, f"a data field size of 1..{MAX_DATA_FIELD} bytes such as "
                f"'{MAX_DATA_FIELD} B'")
 Bytes = size()
+StripePorts = integer(1, 255, "an integer 1..255 (N_Port pairs to stripe over)")
+StripeUnit = size(1, text="a size with a unit such as '64 KiB', >= 1 B")
 
 
 class _Sequences(Section):
@@ -103,6 +105,14 @@ class StreamSection(_Sequences):
     type: Literal["stream"] = key(help="A saturating stream.")
     size: Bytes = key(help="Bytes per sequence.", example="64 KiB")
     outstanding: Count = key(1, "Sequences open at once, each in its own exchange.", 4)
+    stripe_ports: StripePorts = key(
+        1, "FC-3 striping (fabric): N_Port pairs each sequence is striped over, the "
+        "source's N_Port i sending to the destination's N_Port i; at most the ports of "
+        "either node. 1: not striped.", 4)
+    stripe_unit: StripeUnit = key(
+        None, "Bytes per stripe unit when stripe_ports > 1 (required then): unit j of the "
+        "stream goes over pair j mod stripe_ports, as its own FC-2 sequence, and the "
+        "receiver puts the units back in order.", "64 KiB")
 
 
 class GeneratorSection(_Sequences):
