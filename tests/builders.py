@@ -1,11 +1,17 @@
-"""Shared helpers: build point-to-point, fabric and loop scenarios in code."""
+"""Shared helpers: build point-to-point, fabric and loop scenarios in code, and
+check that a scenario file is refused in one precise line."""
 
 from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
 
 from fcsim.fabric.switch_model import SwitchModel, load_switch_model
 from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import Speed, speed_named
 from fcsim.fc2.login import ServiceParameters
+from fcsim.scenario.loader import ScenarioError, load_scenario
 from fcsim.scenario.model import (
     AliasGroupConfig,
     LinkConfig,
@@ -110,3 +116,18 @@ def loop(
                           repeat_delay, lip_at),),
         workloads=workloads,
     )
+
+
+def assert_refused(tmp_path: Path, base: str, edit: tuple[str, str], key: str, given: str,
+                   allowed: str) -> None:
+    """*base* with *edit* (old, new; old must be in it) is refused: the first line
+    of its error names the file, the key path *key*, *given* and what is
+    *allowed* (a part of the text)."""
+    old, new = edit
+    assert old in base, old
+    path = tmp_path / "case.toml"
+    path.write_text(base.replace(old, new, 1), encoding="utf-8")
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(path)
+    first = str(info.value).splitlines()[0]
+    assert first.startswith(f"{path}: {key}: {given}; ") and allowed in first, first

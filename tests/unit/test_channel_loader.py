@@ -9,6 +9,7 @@ import pytest
 
 from fcsim.scenario.loader import ScenarioError, load_scenario
 from fcsim.storage.local import LocalTarget
+from tests.builders import assert_refused
 
 BASE = """\
 topology = "point-to-point"
@@ -108,14 +109,7 @@ CASES = {
 
 @pytest.mark.parametrize("case", CASES)
 def test_bad_channel_input_is_one_precise_line(tmp_path: Path, case: str) -> None:
-    (old, new), key, given, allowed = CASES[case]
-    assert old in BASE
-    path = tmp_path / "case.toml"
-    path.write_text(BASE.replace(old, new, 1), encoding="utf-8")
-    with pytest.raises(ScenarioError) as info:
-        load_scenario(path)
-    first = str(info.value).splitlines()[0]
-    assert first.startswith(f"{path}: {key}: {given}; ") and allowed in first, first
+    assert_refused(tmp_path, BASE, *CASES[case])
 
 
 def test_three_disks_on_an_ata_channel_are_refused(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from fcsim.scenario.loader import ScenarioError, load_scenario
+from tests.builders import assert_refused
 
 ROOT = Path(__file__).resolve().parents[2]
 LOOPBACK = (ROOT / "scenarios" / "das2-vlan-loopback.toml").read_text(encoding="utf-8")
@@ -50,14 +51,7 @@ CASES = {
 
 @pytest.mark.parametrize("case", CASES)
 def test_bad_ethernet_input_is_one_precise_line(tmp_path: Path, case: str) -> None:
-    (old, new), key, given, allowed = CASES[case]
-    assert old in LOOPBACK, old
-    path = tmp_path / "case.toml"
-    path.write_text(LOOPBACK.replace(old, new, 1), encoding="utf-8")
-    with pytest.raises(ScenarioError) as info:
-        load_scenario(path)
-    first = str(info.value).splitlines()[0]
-    assert first.startswith(f"{path}: {key}: {given}; ") and allowed in first, first
+    assert_refused(tmp_path, LOOPBACK, *CASES[case])
 
 
 def test_pause_needs_a_model_that_says_when(tmp_path: Path) -> None:
