@@ -17,12 +17,18 @@ from __future__ import annotations
 import zlib
 from typing import TYPE_CHECKING
 
+from fcsim.fc1 import ordered_sets as osets
 from fcsim.fc1.ordered_sets import OrderedSet
 from fcsim.fc2.header import HEADER_BYTES, LINK_CONTROL_NAMES, pack_header
 
 if TYPE_CHECKING:
     from fcsim.fc2.sequence import Sequence
 
+SOF_FIRST = {1: osets.SOFi1, 2: osets.SOFi2, 3: osets.SOFi3}
+"""The SOF of a sequence's first frame, by class (Class 1's connect request,
+SOFc1, is chosen where a connection is asked for)."""
+SOF_NEXT = {1: osets.SOFn1, 2: osets.SOFn2, 3: osets.SOFn3}
+"""The SOF of every later frame of a sequence, by class."""
 MAX_DATA_FIELD = 2112
 """Largest data field of a frame, bytes (FC-FS)."""
 
