@@ -24,7 +24,8 @@ from fcsim.fc2.frame import MAX_DATA_FIELD, Frame
 from fcsim.fc2.sequence import Sequence
 
 if TYPE_CHECKING:
-    from fcsim.fabric.switch import Switch, SwitchPort
+    from fcsim.fabric.switch import Switch
+    from fcsim.fabric.switch_port import SwitchPort
 
 E_D_TOV = 2.0
 """The fabric's E_D_TOV in its login answers, s (the FC-FS default)."""

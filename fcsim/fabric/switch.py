@@ -34,98 +34,16 @@ from fcsim.engine.simulation import Simulation
 from fcsim.fabric.addressing import area_of, domain_of, is_well_known
 from fcsim.fabric.services import FabricServices
 from fcsim.fabric.switch_model import SwitchModel
+from fcsim.fabric.switch_port import HEADER_CHARS, Held, SwitchPort, SwitchStats
 from fcsim.fc1 import ordered_sets as osets
 from fcsim.fc2 import header as h
 from fcsim.fc2.frame import Frame
 from fcsim.fc2.port import Port, uses_bb_credit
-from fcsim.stats.queue import QueueMeter
 
 if TYPE_CHECKING:
     from fcsim.fc3.fabric import AliasRouter
 
-HEADER_CHARS = 4 + 24
-"""Characters up to the end of the header (SOF and frame header)."""
-
 F_RJT_INVALID_D_ID = 0x01  # F_RJT reason: no port at the D_ID (FC-FS reason codes)
-
-
-class _Held:
-    """A frame inside the switch: where it came in and goes out, since when it
-    arrived and since when it queues for its output (s)."""
-
-    __slots__ = ("frame", "inp", "out", "since", "queued")
-
-    def __init__(self, frame: Frame, inp: SwitchPort | None, out: SwitchPort, since: float):
-        self.frame = frame
-        self.inp = inp
-        self.out = out
-        self.since = since
-        self.queued = since
-
-
-class SwitchStats:
-    """Counters of one switch (frames; payload in bytes). ``service_payload_in``
-    and ``_out`` count what its fabric services received and sent."""
-
-    __slots__ = ("forwarded", "f_bsy", "f_rjt", "discarded", "discarded_payload",
-                 "refused_payload", "errors", "service_payload_in", "service_payload_out")
-
-    def __init__(self) -> None:
-        self.reset()
-
-    def reset(self) -> None:
-        """Zero every counter."""
-        self.forwarded = self.f_bsy = self.f_rjt = self.discarded = self.errors = 0
-        self.discarded_payload = self.refused_payload = 0
-        self.service_payload_in = self.service_payload_out = 0
-
-
-class SwitchPort:
-    """Port *index* of *switch*, owner of the link-level *port*.
-
-    *pos* is its place in the switch's input order; *waiting*, the sorted
-    places of the inputs whose next frame in line (FIFO head, or head of the
-    virtual output queue) is for this output: an output looks only at those.
-    """
-
-    def __init__(self, switch: Switch, index: int, port: Port) -> None:
-        self.switch = switch
-        self.index = index
-        self.port = port
-        self.fifo: deque[_Held] = deque()
-        self.voq: dict[int, deque[_Held]] = {}
-        self.read_free = 0.0
-        self.reserved: frozenset[int] | None = None
-        self.reserved_to: SwitchPort | None = None
-        self.next_input = 0
-        self.pos = -1
-        self.waiting: list[int] = []
-        self._wake_pending = False
-        self.queue = QueueMeter(switch.sim.env._now)
-        port.owner = self
-        if switch.model.cut_through:
-            port.header_notice = HEADER_CHARS * port.char_time if port.char_time else None
-
-    # receive side (the Port hands frames in)
-    def frame_received(self, frame: Frame) -> None:
-        """A frame (or, cut-through, its header) has arrived."""
-        self.switch._arrive(self, frame)
-
-    def frame_dropped(self, frame: Frame) -> None:
-        """A frame with a transmission error arrived."""
-        self.switch._arrive_damaged(self, frame)
-
-    # transmit side (the Port pulls frames out)
-    def next_frame(self, credit: bool) -> Frame | None:
-        """The next frame for this output, taking inputs in turn."""
-        return self.switch._pull(self, credit)
-
-    def waits_for_credit(self) -> bool:
-        """True if a frame for this output is ready but needs BB credit."""
-        return self.switch._has_candidate(self)
-
-    def __repr__(self) -> str:
-        return f"<SwitchPort {self.switch.name}:{self.index}>"
 
 
 class Switch:
@@ -142,7 +60,7 @@ class Switch:
         self.services: FabricServices | None = None
         self.aliases: AliasRouter | None = None  # FC-3 alias groups of the fabric, if any
         self.stats = SwitchStats()
-        self._internal: deque[_Held] = deque()
+        self._internal: deque[Held] = deque()
         self._inputs: list[SwitchPort] = []
         self._router_free = 0.0
         self._pick: Callable[[list[SwitchPort], Frame], SwitchPort] = lambda hops, f: hops[0]
@@ -216,7 +134,7 @@ class Switch:
             ready = max(ready, self._router_free) + 1.0 / model.routing_rate
             self._router_free = ready
         ready += model.routing_latency
-        held = _Held(frame, inp, out, now)
+        held = Held(frame, inp, out, now)
         if ready > now:
             self.sim.call_later(ready - now, self._queue_event, held)
         else:
@@ -225,7 +143,7 @@ class Switch:
     def _queue_event(self, event: object) -> None:
         self._queue(event._value)  # type: ignore[attr-defined]
 
-    def _queue(self, held: _Held) -> None:
+    def _queue(self, held: Held) -> None:
         now = held.queued = self.sim.env._now
         held.out.queue.enter(now)
         inp = held.inp
@@ -263,7 +181,7 @@ class Switch:
             return h.P_BSY_PORT_BUSY  # Class 3 is discarded instead
         return None
 
-    def _release_class1(self, frame: Frame, held: _Held) -> None:
+    def _release_class1(self, frame: Frame, held: Held) -> None:
         """Free a Class 1 reservation when its removal or refusal passes."""
         answers = frame.answers
         ends = frame.eof is osets.EOFdt or (
@@ -304,18 +222,18 @@ class Switch:
         if out is None:
             self._discard(frame)
             return
-        self._queue(_Held(frame, None, out, self.sim.env._now))
+        self._queue(Held(frame, None, out, self.sim.env._now))
 
     def send_from(self, out: SwitchPort, frame: Frame) -> None:
         """Send a frame the switch originates out of port *out*."""
-        self._queue(_Held(frame, None, out, self.sim.env._now))
+        self._queue(Held(frame, None, out, self.sim.env._now))
 
     def _free_input(self, inp: SwitchPort, frame: Frame) -> None:
         if uses_bb_credit(frame):
             inp.port.release_buffer()
 
     def _hold_expired(self, event: object) -> None:
-        held: _Held = event._value  # type: ignore[attr-defined]
+        held: Held = event._value  # type: ignore[attr-defined]
         inp = held.inp
         if inp is None:
             return
@@ -332,7 +250,7 @@ class Switch:
         if head and not self.model.virtual_output_queues and inp.fifo:
             inp.fifo[0].out.port.kick()
 
-    def _new_head(self, inp: SwitchPort, out: SwitchPort, queue: deque[_Held]) -> None:
+    def _new_head(self, inp: SwitchPort, out: SwitchPort, queue: deque[Held]) -> None:
         """The head of *queue* (of input *inp*, whose head was for *out*) has left:
         update which outputs *inp* waits for."""
         if self.model.virtual_output_queues:
@@ -390,7 +308,7 @@ class Switch:
         out._wake_pending = False
         out.port.kick()
 
-    def _cross(self, held: _Held) -> Frame:
+    def _cross(self, held: Held) -> Frame:
         frame = held.frame
         now = self.sim.env._now
         held.out.queue.leave(now, now - held.queued)

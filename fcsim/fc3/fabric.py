@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.addressing import area_of, domain_of
 from fcsim.fabric.services import E_D_TOV
-from fcsim.fabric.switch import F_RJT_INVALID_D_ID, Switch, SwitchPort
+from fcsim.fabric.switch import F_RJT_INVALID_D_ID, Switch
+from fcsim.fabric.switch_port import SwitchPort
 from fcsim.fc2 import header as h
 from fcsim.fc2.frame import Frame
 from fcsim.fc2.login import PeerLogin

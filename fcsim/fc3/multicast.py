@@ -33,7 +33,8 @@ from typing import Any
 
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.addressing import area_of, domain_of
-from fcsim.fabric.switch import HEADER_CHARS, Switch, SwitchPort
+from fcsim.fabric.switch import Switch
+from fcsim.fabric.switch_port import HEADER_CHARS, SwitchPort
 from fcsim.fc2 import header as h
 from fcsim.fc2.frame import Frame
 from fcsim.fc2.nport import NPort

@@ -21,7 +21,8 @@ from fcsim.fabric.addressing import port_id
 from fcsim.fabric.login import FabricLogin
 from fcsim.fabric.routing import fspf_cost, next_hops, pick
 from fcsim.fabric.services import FabricServices
-from fcsim.fabric.switch import Switch, SwitchPort
+from fcsim.fabric.switch import Switch
+from fcsim.fabric.switch_port import SwitchPort
 from fcsim.fc2.frame import Frame
 from fcsim.fc2.nport import NPort
 from fcsim.fc2.port import Port

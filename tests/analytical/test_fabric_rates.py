@@ -6,8 +6,8 @@ import dataclasses
 
 import pytest
 
-from fcsim.fabric.switch import HEADER_CHARS
 from fcsim.fabric.switch_model import load_switch_model
+from fcsim.fabric.switch_port import HEADER_CHARS
 from fcsim.fc0.speed import speed_named
 from fcsim.fc2.frame import FRAMING_BYTES, MAX_DATA_FIELD, frame_chars
 from fcsim.runner import run_scenario

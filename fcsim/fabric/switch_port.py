@@ -1,0 +1,97 @@
+"""A Fibre Channel switch's ports and counters: each :class:`SwitchPort` owns
+a link-level port and hands the switch what arrives and what it may send;
+a :class:`Held` frame is one inside the switch between its input and output."""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import TYPE_CHECKING
+
+from fcsim.fc2.frame import Frame
+from fcsim.fc2.port import Port
+from fcsim.stats.queue import QueueMeter
+
+if TYPE_CHECKING:
+    from fcsim.fabric.switch import Switch
+
+HEADER_CHARS = 4 + 24
+"""Characters up to the end of the header (SOF and frame header)."""
+
+
+class Held:
+    """A frame inside the switch: where it came in and goes out, since when it
+    arrived and since when it queues for its output (s)."""
+
+    __slots__ = ("frame", "inp", "out", "since", "queued")
+
+    def __init__(self, frame: Frame, inp: SwitchPort | None, out: SwitchPort, since: float):
+        self.frame = frame
+        self.inp = inp
+        self.out = out
+        self.since = since
+        self.queued = since
+
+
+class SwitchStats:
+    """Counters of one switch (frames; payload in bytes). ``service_payload_in``
+    and ``_out`` count what its fabric services received and sent."""
+
+    __slots__ = ("forwarded", "f_bsy", "f_rjt", "discarded", "discarded_payload",
+                 "refused_payload", "errors", "service_payload_in", "service_payload_out")
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        """Zero every counter."""
+        self.forwarded = self.f_bsy = self.f_rjt = self.discarded = self.errors = 0
+        self.discarded_payload = self.refused_payload = 0
+        self.service_payload_in = self.service_payload_out = 0
+
+
+class SwitchPort:
+    """Port *index* of *switch*, owner of the link-level *port*.
+
+    *pos* is its place in the switch's input order; *waiting*, the sorted
+    places of the inputs whose next frame in line (FIFO head, or head of the
+    virtual output queue) is for this output: an output looks only at those.
+    """
+
+    def __init__(self, switch: Switch, index: int, port: Port) -> None:
+        self.switch = switch
+        self.index = index
+        self.port = port
+        self.fifo: deque[Held] = deque()
+        self.voq: dict[int, deque[Held]] = {}
+        self.read_free = 0.0
+        self.reserved: frozenset[int] | None = None
+        self.reserved_to: SwitchPort | None = None
+        self.next_input = 0
+        self.pos = -1
+        self.waiting: list[int] = []
+        self._wake_pending = False
+        self.queue = QueueMeter(switch.sim.env._now)
+        port.owner = self
+        if switch.model.cut_through:
+            port.header_notice = HEADER_CHARS * port.char_time if port.char_time else None
+
+    # receive side (the Port hands frames in)
+    def frame_received(self, frame: Frame) -> None:
+        """A frame (or, cut-through, its header) has arrived."""
+        self.switch._arrive(self, frame)
+
+    def frame_dropped(self, frame: Frame) -> None:
+        """A frame with a transmission error arrived."""
+        self.switch._arrive_damaged(self, frame)
+
+    # transmit side (the Port pulls frames out)
+    def next_frame(self, credit: bool) -> Frame | None:
+        """The next frame for this output, taking inputs in turn."""
+        return self.switch._pull(self, credit)
+
+    def waits_for_credit(self) -> bool:
+        """True if a frame for this output is ready but needs BB credit."""
+        return self.switch._has_candidate(self)
+
+    def __repr__(self) -> str:
+        return f"<SwitchPort {self.switch.name}:{self.index}>"
