@@ -1,5 +1,5 @@
-"""A host: processor, I/O bus, a network interface (IP over FC or over
-Ethernet) and TCP/UDP sockets.
+"""A host: processor, I/O bus, a network interface (IP over FC, Ethernet or
+Myrinet) and TCP/UDP sockets.
 
 The protocol logic lives in :mod:`fcsim.transport` and charges no time; the
 host puts the costs of its model around it, each on the processor:
@@ -9,11 +9,12 @@ host puts the costs of its model around it, each on the processor:
   send-buffer size, each handed to TCP once copied (as 4.4BSD ``sosend()``
   copies and calls tcp_output piece by piece);
 - each segment TCP sends: TCP/IP output processing and the checksum (none on
-  an Ethernet NIC with checksum offload), then the
-  adapter's DMA and per-frame time, then the interface (IP over FC, Ethernet);
+  an Ethernet or Myrinet NIC with checksum offload), then the
+  adapter's DMA and per-frame time, then the interface (IP over FC, Ethernet,
+  Myrinet);
 - each IP packet received (after the adapter has moved its frames to memory):
-  one interrupt, the driver's per-frame work, TCP/IP input and the checksum,
-  then TCP;
+  one interrupt, the driver's per-frame work, TCP/IP input and the checksum
+  (none on a NIC with checksum offload, receive offload included), then TCP;
 - recv(): a system call, then the copy out of the socket buffer;
 - a process that blocked in send() or recv() costs a context switch to wake;
 - the TCP timer routines cost their time on every 200 ms and 500 ms tick.
@@ -33,7 +34,7 @@ from fcsim.fc2.nport import NPort
 from fcsim.host.bus import BUS_TYPES, IoBus
 from fcsim.host.cpu import INTERRUPT, PROCESS, BackgroundLoad, Cpu
 from fcsim.host.host_model import HostModel
-from fcsim.host.interface import Deliver, FcInterface, Interface
+from fcsim.host.interface import Deliver, FcInterface, Interface, NicInterface
 from fcsim.transport.segment import Segment
 from fcsim.transport.tcp import TcpEndpoint
 from fcsim.transport.tcp_config import TcpConfig
@@ -48,18 +49,18 @@ FAST_TICK, SLOW_TICK = 0.2, 0.5
 def interface_on(sim: Simulation, name: str, port: Any, bus: IoBus, model: HostModel,
                  ip_class: int, deliver: Deliver) -> Interface:
     """The host's interface on its link port: IP over FC on an N_Port, IP over
-    Ethernet on a NIC."""
+    the NIC otherwise (Ethernet, Myrinet)."""
     if isinstance(port, NPort):
         return FcInterface(sim, name, port, bus, model.adapter_frame_time, ip_class, deliver)
-    from fcsim.ethernet.nic import EthernetInterface  # Ethernet builds on the host package
-    return EthernetInterface(sim, port, bus, model.adapter_frame_time, deliver,
-                             model.rx_coalesce_frames, model.rx_coalesce_time)
+    return NicInterface(sim, port, bus, model.adapter_frame_time, deliver,
+                        model.rx_coalesce_frames, model.rx_coalesce_time)
 
 
 class Host:
     """Host *name* built as *model* around its link port *port*: an N_Port (IP
-    over FC in Class *ip_class*) or an Ethernet NIC (:mod:`fcsim.ethernet`).
-    Its :attr:`interface` is what IP runs over (:mod:`fcsim.host.interface`)."""
+    over FC in Class *ip_class*) or a NIC (:mod:`fcsim.ethernet`,
+    :mod:`fcsim.myrinet`). Its :attr:`interface` is what IP runs over
+    (:mod:`fcsim.host.interface`)."""
 
     def __init__(self, sim: Simulation, name: str, model: HostModel, port: Any,
                  ip_class: int = 3) -> None:
@@ -71,8 +72,11 @@ class Host:
                          model.bus_overhead)
         self.interface: Interface = interface_on(sim, name, port, self.bus, model, ip_class,
                                                  self._ip_input)
-        offload = model.checksum_offload and not isinstance(port, NPort)
+        nic = not isinstance(port, NPort)
+        offload = model.checksum_offload and nic
         self._checksum = 0.0 if offload else model.checksum_per_byte  # processor s per byte
+        self._rx_checksum = (0.0 if offload or (model.receive_checksum_offload and nic)
+                             else model.checksum_per_byte)
         self.background = BackgroundLoad(sim, self.cpu, model.background_utilisation,
                                          model.background_job, f"host/{name}/background")
         self.tick_phase = sim.rng(f"host/{name}/clock").uniform(0.0, 0.2)
@@ -147,7 +151,7 @@ class Host:
         frames = self.interface.frames(length)
         cost = ((model.interrupt if interrupt else 0.0) + frames * model.driver_per_frame
                 + model.tcp_input_per_packet
-                + packet.length * self._checksum)  # type: ignore[attr-defined]
+                + packet.length * self._rx_checksum)  # type: ignore[attr-defined]
         if isinstance(packet, Segment):
             endpoint = self._endpoints.get(packet.dst)
             if endpoint is not None:
