@@ -11,12 +11,14 @@ from fcsim.fc4.fcp import BLOCK
 from fcsim.host.block import striped_capacity
 from fcsim.loop.al_pa import MAX_NL_PORTS
 from fcsim.scenario.ethernet_checks import ethernet_links
+from fcsim.scenario.myrinet_checks import myrinet_links
 from fcsim.scenario.rules import ends_once, known, unique
 from fcsim.scenario.sections.apps import IperfSection, NetperfSection
 from fcsim.scenario.sections.document import (
     EthernetScenario,
     FabricScenario,
     LoopScenario,
+    MyrinetScenario,
     PointToPointScenario,
 )
 from fcsim.scenario.sections.storage import DdSection, FioSection
@@ -24,7 +26,9 @@ from fcsim.scenario.sections.workloads import GeneratorSection
 from fcsim.schema.errors import Problem, count, given, show
 from fcsim.topology.point_to_point import DEFAULT_PORT_IDS
 
-Scenario = PointToPointScenario | FabricScenario | LoopScenario | EthernetScenario
+Scenario = (PointToPointScenario | FabricScenario | LoopScenario | EthernetScenario
+            | MyrinetScenario)
+LanScenario = EthernetScenario | MyrinetScenario
 
 
 def check(doc: Scenario, raw: dict[str, Any]) -> list[Problem]:
@@ -62,7 +66,7 @@ def _nodes(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
             yield Problem(f"nodes[{i}].background_load", given(raws[i]["background_load"]),
                           "a host model for the node (background_load loads a host's "
                           "processor)")
-    if isinstance(doc, FabricScenario | EthernetScenario):
+    if isinstance(doc, FabricScenario | LanScenario):
         yield from unique(raw.get("switches", []), "switches", "name",
                           [s.name for s in doc.switches])
     if isinstance(doc, FabricScenario):
@@ -100,7 +104,7 @@ def _links(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
     names = [n.name for n in doc.nodes]
     raws = raw["links"]
     ports = ({s.name: s.model.ports for s in doc.switches}
-             if isinstance(doc, FabricScenario | EthernetScenario) else {})
+             if isinstance(doc, FabricScenario | LanScenario) else {})
     for i, link in enumerate(doc.links):
         for j, end in enumerate(link.ends):
             switch, sep, number = end.partition(":")
@@ -116,6 +120,8 @@ def _links(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
         yield from _fabric_ends(doc, raws, names)
     if isinstance(doc, EthernetScenario):
         yield from ethernet_links(doc, raws, names)
+    if isinstance(doc, MyrinetScenario):
+        yield from myrinet_links(doc, raws, names, raw.get("workloads", []))
 
 
 def _fabric_ends(doc: FabricScenario, raws: list[dict[str, Any]],

@@ -32,11 +32,13 @@ from fcsim.scenario.sections.document import (
     EthernetScenario,
     FabricScenario,
     LoopScenario,
+    MyrinetScenario,
     PointToPointScenario,
 )
 from fcsim.scenario.sections.ethernet import EthernetLinkSection
 from fcsim.scenario.sections.links import LinkSection
 from fcsim.scenario.sections.loop import LoopSection
+from fcsim.scenario.sections.myrinet import MyrinetLinkSection
 from fcsim.scenario.sections.nodes import LoopNodeSection, NodeKeys
 from fcsim.scenario.sections.storage import DdSection, FioSection
 from fcsim.scenario.sections.workloads import StreamSection
@@ -44,10 +46,10 @@ from fcsim.workload.distributions import Constant, Distribution, Exponential, Un
 from fcsim.workload.fio import FioOptions
 
 
-def to_scenario(doc: PointToPointScenario | FabricScenario | LoopScenario | EthernetScenario,
-                file: str) -> Scenario:
+def to_scenario(doc: PointToPointScenario | FabricScenario | LoopScenario | EthernetScenario
+                | MyrinetScenario, file: str) -> Scenario:
     """The configuration of the checked scenario file *doc*, read from *file*."""
-    if isinstance(doc, EthernetScenario):
+    if isinstance(doc, EthernetScenario | MyrinetScenario):
         nodes = tuple(NodeConfig(n.name, host=n.host, background_load=n.background_load,
                                  mtu=n.mtu) for n in doc.nodes)
     else:
@@ -58,7 +60,7 @@ def to_scenario(doc: PointToPointScenario | FabricScenario | LoopScenario | Ethe
         links = tuple(_link(link, i) for i, link in enumerate(doc.links))
     switches = (tuple(SwitchConfig(s.name, s.model, getattr(s, "domain", None),
                                    getattr(s, "pause", False)) for s in doc.switches)
-                if isinstance(doc, FabricScenario | EthernetScenario) else ())
+                if isinstance(doc, FabricScenario | EthernetScenario | MyrinetScenario) else ())
     run = doc.run
     return Scenario(name=doc.name or Path(file).stem, topology=doc.topology,
                     run=RunConfig(run.duration, run.warmup, run.seed, run.repetitions, run.login),
@@ -80,10 +82,12 @@ def _speed(speed: Speed, coding: Coding | None) -> Speed:
     return speed if coding is None else replace(speed, coding=coding)
 
 
-def _link(link: LinkSection | EthernetLinkSection, index: int) -> LinkConfig:
+def _link(link: LinkSection | EthernetLinkSection | MyrinetLinkSection,
+          index: int) -> LinkConfig:
     return LinkConfig(link.name or f"link{index}", link.ends,
                       _speed(link.speed, getattr(link, "coding", None)),
-                      Cable(link.length, link.propagation), link.bit_error_rate,
+                      Cable(link.length, link.propagation),
+                      getattr(link, "bit_error_rate", 0.0),
                       getattr(link, "cost", None), getattr(link, "vlan", None) or ())
 
 

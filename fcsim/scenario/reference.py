@@ -27,6 +27,7 @@ from fcsim.catalog import ModelFile
 from fcsim.ethernet.switch import EthernetSwitchFile
 from fcsim.fabric.switch_model import SwitchFile
 from fcsim.host.host_model import AdapterFile, HostFile
+from fcsim.myrinet.switch import MyrinetSwitchFile
 from fcsim.scenario.sections.document import DOCUMENT
 from fcsim.schema.errors import show
 from fcsim.schema.section import Section
@@ -67,7 +68,8 @@ def scenario_schema() -> dict[str, Any]:
 MODEL_FILES: dict[str, type[ModelFile]] = {"host": HostFile, "adapter": AdapterFile,
                                           "switch": SwitchFile, "disk": DiskFile,
                                           "ramdisk": RamDiskFile, "array": ArrayFile,
-                                          "ethernet-switch": EthernetSwitchFile}
+                                          "ethernet-switch": EthernetSwitchFile,
+                                          "myrinet-switch": MyrinetSwitchFile}
 """Each kind of device model file (``models/<kind>s/``) and its model."""
 
 

@@ -15,13 +15,18 @@ from fcsim.scenario.sections.ethernet import (
 )
 from fcsim.scenario.sections.links import LinkSection, SwitchSection
 from fcsim.scenario.sections.loop import LoopSection
+from fcsim.scenario.sections.myrinet import (
+    MyrinetLinkSection,
+    MyrinetNodeSection,
+    MyrinetSwitchSection,
+)
 from fcsim.scenario.sections.nodes import FabricNodeSection, LoopNodeSection, NodeSection
 from fcsim.scenario.sections.run import RunSection
 from fcsim.scenario.sections.workloads import Workload
 from fcsim.schema.fields import Expects, Name, Text, table, tables
 from fcsim.schema.section import Section, key
 
-TOPOLOGY_NAMES = ("point-to-point", "fabric", "loop", "ethernet")
+TOPOLOGY_NAMES = ("point-to-point", "fabric", "loop", "ethernet", "myrinet")
 """The values of ``topology``."""
 Run = table(RunSection, "a table, written [run]")
 Workloads = tables(Workload, "an array of tables, written [[workloads]]")
@@ -33,11 +38,14 @@ Nodes = tables(NodeSection, _NODES)
 FabricNodes = tables(FabricNodeSection, _NODES)
 LoopNodes = tables(LoopNodeSection, _NODES)
 EthernetNodes = tables(EthernetNodeSection, _NODES)
-EthernetWorkloads = tables(Annotated[NetperfSection | IperfSection, Field(discriminator="type")],
-                           "an array of tables, written [[workloads]]")
+HostWorkloads = tables(Annotated[NetperfSection | IperfSection, Field(discriminator="type")],
+                       "an array of tables, written [[workloads]]")
 EthernetLinks = tables(EthernetLinkSection, "an array of tables, written [[links]]")
 EthernetSwitches = tables(EthernetSwitchSection, "an array of tables, written [[switches]]")
-_NO_SWITCHES = "no [[switches]] outside topology = 'fabric' or 'ethernet'"
+MyrinetNodes = tables(MyrinetNodeSection, _NODES)
+MyrinetLinks = tables(MyrinetLinkSection, "an array of tables, written [[links]]")
+MyrinetSwitches = tables(MyrinetSwitchSection, "an array of tables, written [[switches]]")
+_NO_SWITCHES = "no [[switches]] outside topology = 'fabric', 'ethernet' or 'myrinet'"
 _NO_LOOP = "no [loop] outside topology = 'loop'"
 
 
@@ -106,15 +114,31 @@ class EthernetScenario(_Scenario):
                                      "cabled to each other).")
     nodes: EthernetNodes = key(help="The hosts, each with one NIC.")
     links: EthernetLinks = key(help="The cables.")
-    workloads: EthernetWorkloads = key([], "The traffic: netperf and iperf (default: none).")
+    workloads: HostWorkloads = key([], "The traffic: netperf and iperf (default: none).")
+
+
+class MyrinetScenario(_Scenario):
+    """Hosts on Myrinet (LANai cards, 1.28 or 2 Gbit/s links): cables between two
+    hosts, or through source-routed cut-through Myrinet switches with stop/go
+    flow control. Workloads are netperf and iperf (FC-2 and SCSI workloads
+    need Fibre Channel)."""
+
+    elsewhere = {"loop": _NO_LOOP}
+
+    topology: Literal["myrinet"] = key(help="A Myrinet network.")
+    switches: MyrinetSwitches = key([], "The Myrinet switches (default: none, two hosts "
+                                    "cabled to each other).")
+    nodes: MyrinetNodes = key(help="The hosts, each with one Myrinet NIC.")
+    links: MyrinetLinks = key(help="The cables.")
+    workloads: HostWorkloads = key([], "The traffic: netperf and iperf (default: none).")
 
 
 TOPOLOGIES: dict[str, type[_Scenario]] = dict(zip(
-    TOPOLOGY_NAMES, (PointToPointScenario, FabricScenario, LoopScenario, EthernetScenario),
-    strict=True))
+    TOPOLOGY_NAMES, (PointToPointScenario, FabricScenario, LoopScenario, EthernetScenario,
+                     MyrinetScenario), strict=True))
 """Each ``topology`` value and the model of its files."""
-Document = Annotated[PointToPointScenario | FabricScenario | LoopScenario | EthernetScenario,
-                     Field(discriminator="topology")]
+Document = Annotated[PointToPointScenario | FabricScenario | LoopScenario | EthernetScenario
+                     | MyrinetScenario, Field(discriminator="topology")]
 """A scenario file, of the model its ``topology`` names."""
 DOCUMENT = TypeAdapter(Document)
 """Validates a TOML document as a scenario file; its JSON Schema is the files' schema."""
