@@ -36,7 +36,7 @@ MODEL_FOLDER: ContextVar[Path] = ContextVar("MODEL_FOLDER", default=Path("."))
 _CATALOG_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _SINGULAR = {"switches": "switch", "hosts": "host", "adapters": "adapter", "disks": "disk",
              "ramdisks": "RAM disk", "arrays": "array", "disk-channels": "disk channel",
-             "ethernet-switches": "Ethernet switch"}
+             "ethernet-switches": "Ethernet switch", "myrinet-switches": "Myrinet switch"}
 
 
 def model_file(kind: str, name: str, directory: Path | None = None) -> Path:

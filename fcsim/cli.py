@@ -49,7 +49,12 @@ from fcsim.scenario.model import Scenario
 from fcsim.scenario.reference import SCHEMAS, schema_text
 from fcsim.topology.drawing import FORMATS, draw_topology
 from fcsim.trace.ladder import Enough, Ladder, draw_ladder, ladder_text
-from fcsim.trace.pcap import LINKTYPE_ETHERNET, LINKTYPE_FC_2_WITH_FRAME_DELIMS, PcapWriter
+from fcsim.trace.pcap import (
+    LINKTYPE_ETHERNET,
+    LINKTYPE_FC_2_WITH_FRAME_DELIMS,
+    LINKTYPE_RAW,
+    PcapWriter,
+)
 from fcsim.trace.pcapng import PcapngWriter
 from fcsim.trace.timeline import Timeline
 from fcsim.trace.timeseries import TimeSeries
@@ -119,7 +124,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--pcap", metavar="FILE",
                      help="write every frame of the first repetition to a libpcap file, or "
                           "to pcapng with one interface per link direction if FILE ends in "
-                          ".pcapng")
+                          ".pcapng (Myrinet: the IP packet of each Myrinet packet, as raw "
+                          "IP)")
     run.add_argument("--pcap-ports", metavar="PORT", nargs="+", default=(),
                      help="capture only the cables of these ports (node names, "
                           "'switch:port'), as an analyzer on a cable (default: every link)")
@@ -380,9 +386,10 @@ def _explain(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
 
 def _linktype(scenario: Scenario) -> int:
-    """The pcap link type of the scenario's frames: Ethernet or FC-2."""
-    return LINKTYPE_ETHERNET if scenario.topology == "ethernet" else \
-        LINKTYPE_FC_2_WITH_FRAME_DELIMS
+    """The pcap link type of the scenario's frames: Ethernet, raw IP (the IP
+    packets of Myrinet, which has no link type of its own) or FC-2."""
+    return {"ethernet": LINKTYPE_ETHERNET, "myrinet": LINKTYPE_RAW}.get(
+        scenario.topology, LINKTYPE_FC_2_WITH_FRAME_DELIMS)
 
 
 def _load(path: str) -> Scenario | None:

@@ -206,35 +206,41 @@ def _details(results: dict[str, Any]) -> list[str]:
             lines.append(f"    sender: {sender['rejected']} rejected, "
                          f"{sender['aborted']} aborted sequences")
     lines += ["", *fc3_lines(first)]
+    interval = results["run"]["duration_s"] - results["run"]["warmup_s"]
     links, note = _busiest(first["links"], lambda link: max(
         (d["utilisation"] for d in link["directions"].values()), default=0.0))
-    networks = first.get("networks", {"": first})
-    ethernet = {name for rep in networks.values() if _is_ethernet(rep) for name in rep["links"]}
+    networks = first.get("networks", {"": {**first, "topology": results["scenario"]["topology"]}})
+    lan = {name for rep in networks.values() if rep["topology"] in LAN
+           for name in rep["links"]}  # no credit on their links
     lines += ["", "links (first repetition)" + note]
     for name, link in links:
         lines.append(f"  {name}: {link['speed']}, {link['length_m']:g} m")
         for direction, d in link["directions"].items():
-            credit = ("" if name in ethernet else
+            credit = ("" if name in lan else
                       f" credit wait {100 * d['credit_wait_fraction']:.2f} % "
                       f"({d['credit_stalls']} stalls), {d['r_rdy']} R_RDY,")
             lines.append(
                 f"    {direction}: utilisation {100 * d['utilisation']:.2f} %, "
-                f"{d['frames']} frames,{credit} {d['errors']} errors")
+                f"{d['frames']} frames,{credit} {d['errors']} errors"
+                + (f", {d['stops']} STOPs held it {100 * d['stopped_s'] / interval:.2f} %"
+                   if "stops" in d and interval > 0 else ""))
     for name, network in networks.items():
         lines += ["", f"network {name} ({network['topology']})"] if name else []
         lines += _network_lines(network)
     return lines
 
 
-def _is_ethernet(figures: dict[str, Any]) -> bool:
-    """True for the figures of an Ethernet network (its nodes are NICs)."""
-    return any("mac" in n for n in figures["nodes"].values())
+LAN = ("ethernet", "myrinet")
+"""The topologies whose links have no credit."""
 
 
 def _network_lines(first: dict[str, Any]) -> list[str]:
-    """The switches and ports (or NICs) of one network of the first repetition."""
-    if _is_ethernet(first):
+    """The switches and ports (or NICs) of one network of the first repetition
+    (its figures, with its ``topology``)."""
+    if first["topology"] == "ethernet":
         return _ethernet_lines(first)
+    if first["topology"] == "myrinet":
+        return _myrinet_lines(first)
     lines = []
     switches, note = _busiest(first.get("switches", {}), lambda sw: sw["frames_forwarded"])
     if switches:
@@ -287,6 +293,30 @@ def _ethernet_lines(first: dict[str, Any]) -> list[str]:
         lines.append(f"  {name} ({n['mac']}, MTU {n['mtu']}): {n['frames_tx']} frames tx / "
                      f"{n['frames_rx']} rx, {n['ring_drops']} dropped at a full ring, "
                      f"{n['fcs_errors']} bad FCS")
+    return lines
+
+
+def _myrinet_lines(first: dict[str, Any]) -> list[str]:
+    """Myrinet switches and NICs of the first repetition."""
+    lines = []
+    switches, note = _busiest(first.get("switches", {}), lambda sw: sw["forwarded"])
+    if switches:
+        lines += ["", "Myrinet switches (first repetition)" + note]
+    for name, sw in switches:
+        inputs = sw["inputs"].items()
+        fullest = max(inputs, key=lambda kv: kv[1]["max_slack_chars"], default=None)
+        stops = sum(i["stops_sent"] for i in sw["inputs"].values())
+        lines.append(f"  {name} ({sw['model']}): {sw['forwarded']} packets forwarded, "
+                     f"{stops} STOPs sent" + (
+                         f"; fullest slack buffer {fullest[0]}: "
+                         f"{fullest[1]['max_slack_chars']:.0f} of {sw['slack_chars']} "
+                         "characters" if fullest else ""))
+    nics, note = _busiest(first["nodes"], lambda n: n["packets_tx"] + n["packets_rx"])
+    lines += ["", "NICs (first repetition)" + note]
+    for name, n in nics:
+        lines.append(f"  {name} (address {n['address']}, MTU {n['mtu']}): {n['packets_tx']} "
+                     f"packets tx / {n['packets_rx']} rx, {n['ring_drops']} dropped at a "
+                     "full transmit queue")
     return lines
 
 

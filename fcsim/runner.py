@@ -29,6 +29,7 @@ from fcsim.storage.san import Storage
 from fcsim.topology.ethernet import build_ethernet
 from fcsim.topology.fabric import build_fabric
 from fcsim.topology.internetwork import build_internetwork
+from fcsim.topology.myrinet import build_myrinet
 from fcsim.topology.network import Network
 from fcsim.topology.point_to_point import build_point_to_point
 from fcsim.trace.timeseries import TimeSeries
@@ -40,6 +41,7 @@ BUILDERS: dict[str, Callable[[Simulation, Scenario], Network]] = {
     "fabric": build_fabric,
     "loop": lambda sim, sc: build_loop(sim, sc.nodes, sc.links),
     "ethernet": build_ethernet,
+    "myrinet": build_myrinet,
 }
 """Topology builders by the scenario's ``topology`` value: (simulation, scenario) -> network."""
 BUILDERS["internetwork"] = lambda sim, sc: build_internetwork(sim, sc, BUILDERS)

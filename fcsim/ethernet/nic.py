@@ -1,16 +1,13 @@
-"""An Ethernet NIC on a host, and IP over Ethernet through it.
+"""An Ethernet NIC on a host; IP runs over it through
+:class:`fcsim.host.interface.NicInterface`.
 
 The NIC owns the host's Ethernet port: the frames the host hands it wait in
-its transmit ring, sent one after the other; a frame received good is moved
-to host memory by DMA over the host's I/O bus, after the card's own time per
-frame, and its IP packet handed up when the NIC raises its receive
-interrupt: at once, or with interrupt moderation (the host model's
-``rx_coalesce_frames`` and ``rx_coalesce_time``) once that many frames have
-arrived or the first of them has waited that long; the host then takes one
-interrupt for the whole batch. A frame with a bad FCS is dropped and
-counted. Addresses are MACs; the topology gives each NIC one. Each IP packet
-is one frame: TCP's MSS is the MTU less 40 bytes of IP and TCP headers, so no
-packet exceeds the MTU. The transmit ring holds *ring* frames; a packet that
+its transmit ring, sent one after the other; a frame received good is handed
+to the interface, which moves it to host memory by DMA and raises the
+receive interrupt. A frame with a bad FCS is dropped and counted. Addresses
+are MACs; the topology gives each NIC one. Each IP packet is one frame:
+TCP's MSS is the MTU less 40 bytes of IP and TCP headers, so no packet
+exceeds the MTU. The transmit ring holds *ring* frames; a packet that
 finds it full is dropped, as a driver drops when its ring is full.
 """
 
@@ -23,8 +20,6 @@ from typing import Any
 from fcsim.engine.simulation import Simulation
 from fcsim.ethernet.frame import EthernetFrame
 from fcsim.ethernet.port import EthernetPort
-from fcsim.host.bus import IoBus
-from fcsim.host.interface import Deliver
 
 DEFAULT_RING = 256
 """Transmit ring of a NIC, frames (the order of the period's Gigabit drivers'
@@ -63,6 +58,11 @@ class Nic:
         self.deliver: Callable[[EthernetFrame], None] | None = None
         self._queue: deque[EthernetFrame] = deque()
 
+    @property
+    def address(self) -> int:
+        """The link address peers send to: the MAC."""
+        return self.mac
+
     def send(self, dst: int, payload: int, ulp: Any) -> bool:
         """Queue a frame of *payload* bytes to MAC *dst*; False if the ring is full."""
         if len(self._queue) >= self.ring:
@@ -94,89 +94,3 @@ class Nic:
         self.stats.frames_rx += 1
         if self.deliver is not None:
             self.deliver(frame)
-
-
-class EthernetInterface:
-    """IP over Ethernet through *nic*, the card on *bus* spending *frame_time*
-    s per frame; received packets go to *deliver*."""
-
-    network = ""
-    checksum_per_byte = 0.0
-
-    def __init__(self, sim: Simulation, nic: Nic, bus: IoBus, frame_time: float,
-                 deliver: Deliver, coalesce_frames: int = 1,
-                 coalesce_time: float = 0.0) -> None:
-        self.sim, self.nic, self.bus, self.frame_time = sim, nic, bus, frame_time
-        self._deliver = deliver
-        self._card_free = 0.0
-        self.coalesce_frames, self.coalesce_time = coalesce_frames, coalesce_time
-        self._batch: list[EthernetFrame] = []
-        self.interrupts = 0
-        nic.deliver = self._received
-
-    @property
-    def address(self) -> int:
-        """The NIC's MAC."""
-        return self.nic.mac
-
-    @property
-    def mtu(self) -> int:
-        """The IP MTU, bytes."""
-        return self.nic.mtu
-
-    def frames(self, size: int) -> int:
-        """One frame per IP packet."""
-        return 1
-
-    def when_ready(self, callback: Callable[[], None]) -> None:
-        """At once: Ethernet has no login."""
-        callback()
-
-    def _card(self) -> float:
-        now = self.sim.now
-        self._card_free = max(now, self._card_free) + self.frame_time
-        return self._card_free - now
-
-    def transmit(self, destination: int, size: int, packet: object,
-                 sent: Callable[[Any], None] | None) -> None:
-        """DMA the packet to the card, the card's time, then the wire."""
-        def queued() -> None:
-            self.nic.send(destination, size, packet)
-            if sent is not None:
-                sent(None)
-
-        def fetched() -> None:
-            delay = self._card()
-            if delay > 0:
-                self.sim.call_later(delay, lambda _e: queued())
-            else:
-                queued()
-        self.bus.transfer(size, fetched)
-
-    def _received(self, frame: EthernetFrame) -> None:
-        def up() -> None:
-            self._batch.append(frame)
-            if len(self._batch) >= self.coalesce_frames:
-                self._interrupt()
-            elif len(self._batch) == 1:
-                self.sim.call_later(self.coalesce_time, self._timer, frame)
-
-        def moved(_event: object = None) -> None:
-            self.bus.transfer(frame.payload, up)
-        delay = self._card()
-        if delay > 0:
-            self.sim.call_later(delay, moved)
-        else:
-            moved()
-
-    def _timer(self, event: object) -> None:
-        """The moderation timer of the batch *event* began: signal it if still waiting."""
-        if self._batch and self._batch[0] is event._value:  # type: ignore[attr-defined]
-            self._interrupt()
-
-    def _interrupt(self) -> None:
-        """One receive interrupt: the host takes it and every frame of the batch."""
-        batch, self._batch = self._batch, []
-        self.interrupts += 1
-        for i, frame in enumerate(batch):
-            self._deliver(frame.ulp, frame.payload, self.sim.now, i == 0)

@@ -6,7 +6,8 @@ wire. It is the one place where bytes become seconds, so every model that asks
 
 Sources: FC-PH (ANSI X3.230-1994) speed options 132.8125, 265.625, 531.25 and
 1062.5 Mbaud with 8b/10b coding; FC-PI for 2/4/8GFC (8b/10b) and 16/32GFC
-(14.025 / 28.05 Gbaud, 64b/66b).
+(14.025 / 28.05 Gbaud, 64b/66b). Ethernet and Myrinet speeds beside them:
+see the catalog's comments and ``docs/ethernet.md``, ``docs/myrinet.md``.
 """
 
 from __future__ import annotations
@@ -31,6 +32,10 @@ class Coding:
 CODING_8B10B = Coding("8b/10b", 8, 10)
 CODING_64B66B = Coding("64b/66b", 64, 66)
 CODING_4B5B = Coding("4b/5b", 4, 5)
+CODING_9BIT = Coding("9-bit characters", 8, 9)
+"""Myrinet's byte-wide channel: each character is 8 data bits and a flag telling
+data from a control symbol (GAP, STOP, GO, IDLE), so a data byte costs one
+character and nothing else."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +91,12 @@ def _catalog() -> dict[str, Speed]:
         Speed("100BASE-TX", 125e6, CODING_4B5B),
         Speed("1000BASE-X", 1.25e9),
         Speed("10GBASE-R", 10.3125e9, CODING_64B66B),
+        # Myrinet: the LANai 4 to 7 generation's 1.28 Gbit/s per direction is 160
+        # million 9-bit characters a second (6.25 ns a byte), written as 1.44 Gbaud of
+        # 9-bit code; Myrinet-2000's serial links are 8b/10b at 2.5 Gbaud: 2 Gbit/s
+        # (storage-and-lan fact sheet 1.1; docs/myrinet.md)
+        Speed("Myrinet-1280", 1.44e9, CODING_9BIT),
+        Speed("Myrinet-2000", 2.5e9),
     ]
     return {speed.name: speed for speed in entries}
 

@@ -1,5 +1,5 @@
 """A host: processor, I/O bus, one or more network interfaces (IP over FC, over
-Ethernet) and TCP/UDP sockets (their calls in :mod:`fcsim.host.sockets`).
+Ethernet or Myrinet) and TCP/UDP sockets (their calls in :mod:`fcsim.host.sockets`).
 
 The protocol logic lives in :mod:`fcsim.transport` and charges no time; the
 host puts the costs of its model around it, each on the processor:
@@ -10,11 +10,12 @@ host puts the costs of its model around it, each on the processor:
   send-buffer size, each handed to TCP once copied (as 4.4BSD ``sosend()``
   copies and calls tcp_output piece by piece);
 - each segment TCP sends: TCP/IP output processing and the checksum (none on
-  an Ethernet NIC with checksum offload), then the
-  adapter's DMA and per-frame time, then the interface (IP over FC, Ethernet);
+  an Ethernet or Myrinet NIC with checksum offload), then the
+  adapter's DMA and per-frame time, then the interface (IP over FC, Ethernet,
+  Myrinet);
 - each IP packet received (after the adapter has moved its frames to memory):
-  one interrupt, the driver's per-frame work, TCP/IP input and the checksum,
-  then TCP;
+  one interrupt, the driver's per-frame work, TCP/IP input and the checksum
+  (none on a NIC with checksum offload, receive offload included), then TCP;
 - recv(): a system call, then the copy out of the socket buffer (page
   renaming instead with zero-copy receive);
 - a process that blocked in send() or recv() costs a context switch to wake;
@@ -41,7 +42,7 @@ from fcsim.host.bus import BUS_TYPES, IoBus
 from fcsim.host.copies import copy_time
 from fcsim.host.cpu import INTERRUPT, PROCESS, BackgroundLoad, Cpu
 from fcsim.host.host_model import HostModel
-from fcsim.host.interface import Deliver, FcInterface, Interface
+from fcsim.host.interface import Deliver, FcInterface, Interface, NicInterface
 from fcsim.host.sockets import Socket, UdpSocket
 from fcsim.transport.segment import Segment
 from fcsim.transport.tcp import TcpEndpoint
@@ -55,18 +56,18 @@ FAST_TICK, SLOW_TICK = 0.2, 0.5
 def interface_on(sim: Simulation, name: str, port: Any, bus: IoBus, model: HostModel,
                  ip_class: int, deliver: Deliver) -> Interface:
     """The host's interface on its link port: IP over FC on an N_Port, IP over
-    Ethernet on a NIC."""
+    the NIC otherwise (Ethernet, Myrinet)."""
     if isinstance(port, NPort):
         return FcInterface(sim, name, port, bus, model.adapter_frame_time, ip_class, deliver)
-    from fcsim.ethernet.nic import EthernetInterface  # Ethernet builds on the host package
-    return EthernetInterface(sim, port, bus, model.adapter_frame_time, deliver,
-                             model.rx_coalesce_frames, model.rx_coalesce_time)
+    return NicInterface(sim, port, bus, model.adapter_frame_time, deliver,
+                        model.rx_coalesce_frames, model.rx_coalesce_time)
 
 
 class Host:
     """Host *name* built as *model* around its link port *port*: an N_Port (IP
-    over FC in Class *ip_class*) or an Ethernet NIC (:mod:`fcsim.ethernet`),
-    or a list of (port, network name) pairs for a host on several networks.
+    over FC in Class *ip_class*) or a NIC (:mod:`fcsim.ethernet`,
+    :mod:`fcsim.myrinet`), or a list of (port, network name) pairs for a host
+    on several networks.
     :attr:`interfaces` are what IP runs over (:mod:`fcsim.host.interface`),
     :attr:`interface` the first of them; :attr:`routes` maps a peer host's
     name to the network to reach it through (static host routes)."""
@@ -101,8 +102,12 @@ class Host:
             self._ip_input(packet, length, time, interrupt, interface)
         interface = interface_on(self.sim, name, port, self.bus, self.model, ip_class, deliver)
         interface.network = network
-        offload = self.model.checksum_offload and not isinstance(port, NPort)
-        interface.checksum_per_byte = 0.0 if offload else self.model.checksum_per_byte
+        model, nic = self.model, not isinstance(port, NPort)
+        offload = model.checksum_offload and nic
+        interface.checksum_per_byte = 0.0 if offload else model.checksum_per_byte
+        interface.rx_checksum_per_byte = (
+            0.0 if offload or (model.receive_checksum_offload and nic)
+            else model.checksum_per_byte)
         return interface
 
     def interface_to(self, peer: Host) -> Interface:
@@ -188,7 +193,7 @@ class Host:
         frames = interface.frames(length)
         cost = ((model.interrupt if interrupt else 0.0) + frames * model.driver_per_frame
                 + model.tcp_input_per_packet
-                + packet.length * interface.checksum_per_byte)  # type: ignore[attr-defined]
+                + packet.length * interface.rx_checksum_per_byte)  # type: ignore[attr-defined]
         if isinstance(packet, Segment):
             endpoint = self._endpoints.get(packet.dst)
             if endpoint is not None:

@@ -73,6 +73,7 @@ class HostModel:
     rx_coalesce_time: float = 0.0
     checksum_offload: bool = False
     tcp_timestamps: bool = False
+    receive_checksum_offload: bool = False
     background_utilisation: float = 0.0
     background_job: float = 1e-3
     adapter: str | None = None
@@ -130,8 +131,11 @@ class AdapterFile(ModelFile):
                                         "most (interrupt moderation).", 8)
     rx_coalesce_time: Cost = _entry("Ethernet NIC: longest a received frame waits for its "
                                     "interrupt, s.", "100 us")
-    checksum_offload: Yes = _entry("Ethernet NIC: the card computes and checks the TCP/UDP "
-                                   "checksums, not the processor.", True)
+    checksum_offload: Yes = _entry("Ethernet or Myrinet NIC: the card computes and checks "
+                                   "the TCP/UDP checksums, not the processor.", True)
+    receive_checksum_offload: Yes = _entry("Ethernet or Myrinet NIC: the card checks the "
+                                           "TCP/UDP checksums of what it receives; the "
+                                           "processor still computes them on sending.", True)
 
 
 class HostFile(AdapterFile):

@@ -8,8 +8,9 @@ DMA, then sent) and *when_ready* (after the link's login, if it has one).
 Received packets go to the *deliver(packet, length, time)* the host gives.
 
 :class:`FcInterface` is IP over Fibre Channel through a host adapter
-(RFC 2625); :class:`fcsim.ethernet.nic.EthernetInterface` is IP over
-Ethernet.
+(RFC 2625); :class:`NicInterface` is IP over a NIC that carries each IP
+packet in one link frame: an Ethernet NIC (:mod:`fcsim.ethernet.nic`) or a
+Myrinet NIC (:mod:`fcsim.myrinet.nic`).
 """
 
 from __future__ import annotations
@@ -37,8 +38,10 @@ class Interface(Protocol):
     network: str
     """The name of the network it is on ("" in a scenario of one network)."""
     checksum_per_byte: float
-    """Processor time the host spends per byte checksummed for it, s (0 when the
-    card computes and checks the checksums)."""
+    """Processor time the host spends per byte checksummed on sending, s (0 when
+    the card computes the checksums)."""
+    rx_checksum_per_byte: float
+    """The same on receiving (0 when the card checks them)."""
 
     def frames(self, size: int) -> int:
         """Link frames an IP packet of *size* bytes takes."""
@@ -57,7 +60,7 @@ class FcInterface:
 
     mtu = MTU
     network = ""
-    checksum_per_byte = 0.0
+    checksum_per_byte = rx_checksum_per_byte = 0.0
 
     def __init__(self, sim: Simulation, name: str, nport: NPort, bus: IoBus,
                  frame_time: float, ip_class: int, deliver: Deliver) -> None:
@@ -83,3 +86,111 @@ class FcInterface:
     def when_ready(self, callback: Callable[[], None]) -> None:
         """After the N_Port's fabric login."""
         self.nport.when_ready(callback)
+
+
+class LinkFrame(Protocol):
+    """What a NIC hands up: a frame carrying one IP packet (*ulp*) of *payload* bytes."""
+
+    payload: int
+    ulp: Any
+
+
+class Nic(Protocol):
+    """What :class:`NicInterface` asks of a NIC (Ethernet, Myrinet)."""
+
+    address: int
+    mtu: int
+    deliver: Callable[[Any], None] | None
+
+    def send(self, dst: int, payload: int, ulp: Any) -> bool:
+        """Queue a frame of *payload* bytes to link address *dst*; False if dropped."""
+
+
+class NicInterface:
+    """IP over *nic*, the card on *bus* spending *frame_time* s per frame (its
+    own processor, in each direction); received packets go to *deliver*, each
+    after its DMA to host memory, when the card raises its receive interrupt:
+    at once, or with interrupt moderation (*coalesce_frames* and
+    *coalesce_time*) once that many frames have arrived or the first of them
+    has waited that long; the host then takes one interrupt for the batch."""
+
+    network = ""
+    checksum_per_byte = rx_checksum_per_byte = 0.0
+
+    def __init__(self, sim: Simulation, nic: Nic, bus: IoBus, frame_time: float,
+                 deliver: Deliver, coalesce_frames: int = 1,
+                 coalesce_time: float = 0.0) -> None:
+        self.sim, self.nic, self.bus, self.frame_time = sim, nic, bus, frame_time
+        self._deliver = deliver
+        self._card_free = 0.0
+        self.coalesce_frames, self.coalesce_time = coalesce_frames, coalesce_time
+        self._batch: list[LinkFrame] = []
+        self.interrupts = 0
+        nic.deliver = self._received
+
+    @property
+    def address(self) -> int:
+        """The NIC's link address (a MAC, a Myrinet address)."""
+        return self.nic.address
+
+    @property
+    def mtu(self) -> int:
+        """The IP MTU, bytes."""
+        return self.nic.mtu
+
+    def frames(self, size: int) -> int:
+        """One frame per IP packet."""
+        return 1
+
+    def when_ready(self, callback: Callable[[], None]) -> None:
+        """At once: Ethernet has no login."""
+        callback()
+
+    def _card(self) -> float:
+        now = self.sim.now
+        self._card_free = max(now, self._card_free) + self.frame_time
+        return self._card_free - now
+
+    def transmit(self, destination: int, size: int, packet: object,
+                 sent: Callable[[Any], None] | None) -> None:
+        """DMA the packet to the card, the card's time, then the wire."""
+        def queued() -> None:
+            self.nic.send(destination, size, packet)
+            if sent is not None:
+                sent(None)
+
+        def fetched() -> None:
+            delay = self._card()
+            if delay > 0:
+                self.sim.call_later(delay, lambda _e: queued())
+            else:
+                queued()
+        self.bus.transfer(size, fetched)
+
+    def _received(self, frame: LinkFrame) -> None:
+        def up() -> None:
+            self._batch.append(frame)
+            if len(self._batch) >= self.coalesce_frames:
+                self._interrupt()
+            elif len(self._batch) == 1:
+                self.sim.call_later(self.coalesce_time, self._timer, frame)
+
+        def moved(_event: object = None) -> None:
+            self.bus.transfer(frame.payload, up)
+        delay = self._card()
+        if delay > 0:
+            self.sim.call_later(delay, moved)
+        else:
+            moved()
+
+    def _timer(self, event: object) -> None:
+        """The moderation timer of the batch *event* began: signal it if still waiting."""
+        if self._batch and self._batch[0] is event._value:  # type: ignore[attr-defined]
+            self._interrupt()
+
+    def _interrupt(self) -> None:
+        """One receive interrupt: the host takes it and every frame of the batch."""
+        batch, self._batch = self._batch, []
+        self.interrupts += 1
+        for i, frame in enumerate(batch):
+            self._deliver(frame.ulp, frame.payload, self.sim.now, i == 0)

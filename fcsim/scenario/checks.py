@@ -14,6 +14,7 @@ from fcsim.loop.al_pa import MAX_NL_PORTS
 from fcsim.scenario.ethernet_checks import ethernet_links
 from fcsim.scenario.fc3_checks import fc3_problems
 from fcsim.scenario.internetwork import check_networks
+from fcsim.scenario.myrinet_checks import myrinet_links
 from fcsim.scenario.reach_checks import reach
 from fcsim.scenario.rules import ends_once, known, unique
 from fcsim.scenario.sections.apps import IperfSection, NetperfSection
@@ -22,6 +23,7 @@ from fcsim.scenario.sections.document import (
     FabricScenario,
     InternetworkScenario,
     LoopScenario,
+    MyrinetScenario,
     PointToPointScenario,
 )
 from fcsim.scenario.sections.storage import DdSection, FioSection
@@ -33,7 +35,8 @@ from fcsim.storage.local import LocalTarget
 from fcsim.topology.point_to_point import DEFAULT_PORT_IDS
 
 Scenario = (PointToPointScenario | FabricScenario | LoopScenario | EthernetScenario
-            | InternetworkScenario)
+            | MyrinetScenario | InternetworkScenario)
+LanScenario = EthernetScenario | MyrinetScenario
 
 
 def check(doc: Scenario, raw: dict[str, Any]) -> list[Problem]:
@@ -76,9 +79,9 @@ def _nodes(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
             yield Problem(f"nodes[{i}].background_load", given(raws[i]["background_load"]),
                           "a host model for the node (background_load loads a host's "
                           "processor)")
-    if not isinstance(doc, EthernetScenario):
+    if not isinstance(doc, LanScenario):
         yield from channels(doc.nodes, raws)
-    if isinstance(doc, FabricScenario | EthernetScenario):
+    if isinstance(doc, FabricScenario | LanScenario):
         yield from unique(raw.get("switches", []), "switches", "name",
                           [s.name for s in doc.switches])
     if isinstance(doc, FabricScenario):
@@ -116,7 +119,7 @@ def _links(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
     names = list(ports_of(doc.nodes))  # node names, and NAME.i of nodes with several N_Ports
     raws = raw["links"]
     ports = ({s.name: s.model.ports for s in doc.switches}
-             if isinstance(doc, FabricScenario | EthernetScenario) else {})
+             if isinstance(doc, FabricScenario | LanScenario) else {})
     for i, link in enumerate(doc.links):
         for j, end in enumerate(link.ends):
             switch, sep, number = end.partition(":")
@@ -133,6 +136,8 @@ def _links(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
         yield from _fabric_ends(doc, raws, names)
     if isinstance(doc, EthernetScenario):
         yield from ethernet_links(doc, raws, names)
+    if isinstance(doc, MyrinetScenario):
+        yield from myrinet_links(doc, raws, names, raw.get("workloads", []))
 
 
 def _fabric_ends(doc: FabricScenario, raws: list[dict[str, Any]],

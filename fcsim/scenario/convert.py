@@ -38,11 +38,13 @@ from fcsim.scenario.sections.document import (
     FabricScenario,
     InternetworkScenario,
     LoopScenario,
+    MyrinetScenario,
     PointToPointScenario,
 )
 from fcsim.scenario.sections.ethernet import EthernetLinkSection
 from fcsim.scenario.sections.links import LinkSection
 from fcsim.scenario.sections.loop import LoopSection
+from fcsim.scenario.sections.myrinet import MyrinetLinkSection
 from fcsim.scenario.sections.nodes import LoopNodeSection, NodeKeys
 from fcsim.scenario.sections.storage import DdSection, FioSection
 from fcsim.scenario.sections.transfer import TransferSection
@@ -52,7 +54,7 @@ from fcsim.workload.distributions import Constant, Distribution, Exponential, Un
 from fcsim.workload.fio import FioOptions
 
 Document = (PointToPointScenario | FabricScenario | LoopScenario | EthernetScenario
-            | InternetworkScenario)
+            | MyrinetScenario | InternetworkScenario)
 
 
 def to_scenario(doc: Document, file: str) -> Scenario:
@@ -66,10 +68,10 @@ def to_scenario(doc: Document, file: str) -> Scenario:
                         nodes=tuple(_node(n) for n in doc.nodes), links=(),
                         workloads=workloads, source=file, description=doc.description,
                         networks=_networks(doc, config, workloads))
-    if isinstance(doc, EthernetScenario):
+    if isinstance(doc, EthernetScenario | MyrinetScenario):
         nodes = tuple(NodeConfig(n.name, host=n.host, background_load=n.background_load,
-                                 mtu=n.mtu, tcp_timestamps=n.tcp_timestamps, vlan=n.vlan)
-                      for n in doc.nodes)
+                                 mtu=n.mtu, tcp_timestamps=n.tcp_timestamps,
+                                 vlan=getattr(n, "vlan", None)) for n in doc.nodes)
     else:
         nodes = tuple(_node(n) for n in doc.nodes)
     if isinstance(doc, LoopScenario):
@@ -78,7 +80,7 @@ def to_scenario(doc: Document, file: str) -> Scenario:
         links = tuple(_link(link, i) for i, link in enumerate(doc.links))
     switches = (tuple(SwitchConfig(s.name, s.model, getattr(s, "domain", None),
                                    getattr(s, "pause", False)) for s in doc.switches)
-                if isinstance(doc, FabricScenario | EthernetScenario) else ())
+                if isinstance(doc, FabricScenario | EthernetScenario | MyrinetScenario) else ())
     groups = tuple(AliasGroupConfig(g.name, g.type, g.members, g.registration,
                                     getattr(g, "exchanges_per_member", 1))
                    for g in getattr(doc, "alias_groups", ()))
@@ -158,10 +160,11 @@ def _speed(speed: Speed, coding: Coding | None) -> Speed:
     return speed if coding is None else replace(speed, coding=coding)
 
 
-def _link(link: LinkSection | EthernetLinkSection, index: int) -> LinkConfig:
+def _link(link: LinkSection | EthernetLinkSection | MyrinetLinkSection,
+          index: int) -> LinkConfig:
     return LinkConfig(link.name or f"link{index}", link.ends,
                       _speed(link.speed, getattr(link, "coding", None)),
-                      Cable(link.length, link.propagation), link.bit_error_rate,
+                      Cable(link.length, link.propagation), getattr(link, "bit_error_rate", 0.0),
                       getattr(link, "cost", None), getattr(link, "vlan", None) or (),
                       getattr(link, "trunk", None) or (), getattr(link, "native_vlan", None))
 

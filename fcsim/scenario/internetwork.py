@@ -18,12 +18,14 @@ from pydantic import ValidationError
 from fcsim.scenario.model import IperfConfig, NetperfConfig, TransferConfig, WorkloadConfig
 from fcsim.scenario.sections.document import TOPOLOGIES, InternetworkScenario
 from fcsim.scenario.sections.ethernet import EthernetNodeSection
+from fcsim.scenario.sections.myrinet import MyrinetNodeSection
 from fcsim.scenario.sections.nodes import FabricNodeSection, LoopNodeSection, NodeSection
 from fcsim.schema.errors import Problem, given, problems_of, show
 from fcsim.topology.internetwork import network_between
 
 NODE_KEYS = {"point-to-point": NodeSection, "fabric": FabricNodeSection,
-             "loop": LoopNodeSection, "ethernet": EthernetNodeSection}
+             "loop": LoopNodeSection, "ethernet": EthernetNodeSection,
+             "myrinet": MyrinetNodeSection}
 """The node table of each kind of network: the keys a node's port there takes."""
 HOST_KEYS = frozenset({"name", "host", "background_load", "tcp_timestamps", "channels", "block",
                        "routes"})

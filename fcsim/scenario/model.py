@@ -18,6 +18,7 @@ from fcsim.fc0.speed import Speed
 from fcsim.fc2.login import ServiceParameters
 from fcsim.host.host_model import HostModel
 from fcsim.loop.ring import DEFAULT_REPEAT_WORDS
+from fcsim.myrinet.switch import MyrinetSwitchModel
 from fcsim.storage.device_model import ArrayModel, DiskModel, RamDiskModel
 from fcsim.storage.local import BlockConfig, ChannelConfig, LocalTarget
 from fcsim.workload.distributions import Distribution
@@ -48,8 +49,8 @@ class NodeConfig:
     scenario (None: the host model's own value). *target*: the storage device
     behind the node's FCP target, or its own disks it serves (None: not a
     target); *max_burst*: the most write data the target asks for at once,
-    bytes (None: no limit). *mtu*: the IP MTU of its Ethernet NIC, bytes
-    (Ethernet topologies). *routes*: its static host routes, (peer node,
+    bytes (None: no limit). *mtu*: the IP MTU of its Ethernet or Myrinet NIC,
+    bytes (those topologies). *routes*: its static host routes, (peer node,
     network name) pairs (internetworks). *channels*: its disk channels and
     their disks; *block*: its block layer (None: the defaults).
     *tcp_timestamps*: the host's TCP asks for RFC 1323 timestamps in this
@@ -81,7 +82,7 @@ class NodeConfig:
 class LinkConfig:
     """A link *name* joining the *ends* at *speed* over *cable*.
 
-    An end is a node name or, in a fabric or an Ethernet network,
+    An end is a node name or, in a fabric, an Ethernet or a Myrinet network,
     ``"switch:port"`` (port numbered from 0). *cost* is the FSPF cost of an
     inter-switch link (None: from its speed). *vlans*: on Ethernet, the VLAN
     of each end that is a switch port, in order (empty: VLAN 1). *trunk*: an
@@ -102,12 +103,12 @@ class LinkConfig:
 
 @dataclass(frozen=True)
 class SwitchConfig:
-    """A switch *name* built as *model* (a Fibre Channel or an Ethernet switch),
-    with fabric *domain* (None: assigned; Fibre Channel only); *pause*: an
-    Ethernet switch sends 802.3x PAUSE."""
+    """A switch *name* built as *model* (a Fibre Channel, Ethernet or Myrinet
+    switch), with fabric *domain* (None: assigned; Fibre Channel only);
+    *pause*: an Ethernet switch sends 802.3x PAUSE."""
 
     name: str
-    model: SwitchModel | EthernetSwitchModel
+    model: SwitchModel | EthernetSwitchModel | MyrinetSwitchModel
     domain: int | None = None
     pause: bool = False
 

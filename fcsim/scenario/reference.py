@@ -27,6 +27,7 @@ from fcsim.catalog import ModelFile
 from fcsim.ethernet.switch import EthernetSwitchFile
 from fcsim.fabric.switch_model import SwitchFile
 from fcsim.host.host_model import AdapterFile, HostFile
+from fcsim.myrinet.switch import MyrinetSwitchFile
 from fcsim.scenario.sections.document import DOCUMENT
 from fcsim.schema.errors import show
 from fcsim.schema.section import Section
@@ -69,7 +70,8 @@ MODEL_FILES: dict[str, type[ModelFile]] = {"host": HostFile, "adapter": AdapterF
                                           "switch": SwitchFile, "disk": DiskFile,
                                           "ramdisk": RamDiskFile, "array": ArrayFile,
                                           "ethernet-switch": EthernetSwitchFile,
-                                          "disk-channel": ChannelFile}
+                                          "disk-channel": ChannelFile,
+                                          "myrinet-switch": MyrinetSwitchFile}
 """Each kind of device model file (``models/<kind>s/``) and its model."""
 
 

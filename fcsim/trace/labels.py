@@ -1,6 +1,6 @@
 """What a frame carries for the upper layers, in a few words, for timelines
-and ladder diagrams: the TCP segment an IP frame starts (over FC or
-Ethernet), the FCP information unit or link service an FCP exchange's frame
+and ladder diagrams: the TCP segment an IP frame starts (over FC, Ethernet
+or Myrinet), the FCP information unit or link service an FCP exchange's frame
 carries."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from fcsim.ethernet.frame import EthernetFrame
 from fcsim.fc2 import header as h
 from fcsim.fc4.fcp import BLOCK, R_CTL_ABTS, R_CTL_BA_ACC, Command, Response, TransferReady
 from fcsim.fc4.fcp_initiator import PRLI
+from fcsim.myrinet.packet import MyrinetPacket
 from fcsim.transport.segment import Segment
 
 _STATUS = {0x00: "GOOD", 0x02: "CHECK CONDITION", 0x08: "BUSY", 0x28: "TASK SET FULL"}
@@ -19,7 +20,7 @@ _STATUS = {0x00: "GOOD", 0x02: "CHECK CONDITION", 0x08: "BUSY", 0x28: "TASK SET 
 def upper_layer(frame: Any) -> str:
     """A short description of what *frame* carries above FC-2 ("" if nothing to say)."""
     seq = frame.sequence
-    if isinstance(frame, EthernetFrame):
+    if isinstance(frame, EthernetFrame | MyrinetPacket):
         ulp, first = frame.ulp, True
     elif seq is None or frame.is_link_control:
         return ""

@@ -21,6 +21,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from fcsim.ethernet.frame import EthernetFrame
+from fcsim.myrinet.packet import MyrinetPacket
 from fcsim.trace.labels import upper_layer
 from fcsim.units import format_time
 
@@ -71,6 +72,8 @@ class Ladder:
         if isinstance(frame, EthernetFrame):
             label = (f"ETH {frame.src & 0xFFFFFF:06X}->{frame.dst & 0xFFFFFF:06X} "
                      f"{frame.payload} B")
+        elif isinstance(frame, MyrinetPacket):
+            label = f"MYRI {frame.src}->{frame.dst} {frame.payload} B"
         else:
             label = (f"{frame.sof.name} {frame.kind} {frame.s_id:06X}->{frame.d_id:06X} "
                      f"seq {frame.seq_id} cnt {frame.seq_cnt} {frame.payload_len} B "

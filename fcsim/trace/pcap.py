@@ -1,5 +1,5 @@
-"""libpcap trace files of simulated Fibre Channel (and Ethernet) frames,
-readable by Wireshark.
+"""libpcap trace files of simulated Fibre Channel (and Ethernet, and the IP
+packets of Myrinet) frames, readable by Wireshark.
 
 The file is a classic libpcap savefile: a 24-byte file header (magic
 0xA1B23C4D for nanosecond timestamps, version 2.4, snaplen, link-layer type)
@@ -18,7 +18,11 @@ Two link-layer types are supported:
   no CRC (``Frame.to_bytes(delimiters=False)``), dissected by ``fc``.
 
 A file of an Ethernet scenario is written as ``LINKTYPE_ETHERNET`` (1): from
-the destination MAC to the last data byte, without the FCS.
+the destination MAC to the last data byte, without the FCS. Myrinet has no
+link-layer type of its own, so a file of a Myrinet scenario holds the IP
+packet each Myrinet packet carries, as ``LINKTYPE_RAW`` (101: the record
+begins with the IPv4 header); the route bytes, packet type and CRC are left
+out, and each record is stamped with the time the packet's GAP left.
 
 Sources: tcpdump.org "Link-layer header types" (LINKTYPE_FC_2 = 224,
 LINKTYPE_FC_2_WITH_FRAME_DELIMS = 225); pcap-savefile(5) (file and record
@@ -34,6 +38,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from fcsim.ethernet.frame import EthernetFrame
+from fcsim.myrinet.packet import MyrinetPacket
 from fcsim.trace.upper_layers import UpperLayerBytes
 
 if TYPE_CHECKING:
@@ -47,6 +52,9 @@ LINKTYPE_FC_2_WITH_FRAME_DELIMS = 225
 
 LINKTYPE_ETHERNET = 1
 """IEEE 802.3 Ethernet: from the destination MAC, no FCS (Ethernet scenarios)."""
+
+LINKTYPE_RAW = 101
+"""Raw IP: the record begins with the IP header (the IP packets of Myrinet scenarios)."""
 
 PCAP_MAGIC_NS = 0xA1B23C4D
 """libpcap magic number for nanosecond-resolution timestamps."""
@@ -97,8 +105,9 @@ class PcapWriter:
     def __init__(self, out: str | os.PathLike[str] | BinaryIO,
                  linktype: int = LINKTYPE_FC_2_WITH_FRAME_DELIMS,
                  limit: int | None = None) -> None:
-        if linktype not in (LINKTYPE_FC_2, LINKTYPE_FC_2_WITH_FRAME_DELIMS, LINKTYPE_ETHERNET):
-            raise ValueError(f"linktype must be 1, 224 or 225, got {linktype}")
+        if linktype not in (LINKTYPE_FC_2, LINKTYPE_FC_2_WITH_FRAME_DELIMS, LINKTYPE_ETHERNET,
+                            LINKTYPE_RAW):
+            raise ValueError(f"linktype must be 1, 101, 224 or 225, got {linktype}")
         if isinstance(out, (str, os.PathLike)):
             self._file: BinaryIO = open(out, "wb")  # closed in close()
             self._owned = True
@@ -134,7 +143,8 @@ class PcapWriter:
 
     def close(self) -> None:
         """Flush; close the file if the writer opened it (the header says the link
-        type; a file of Ethernet frames is written with :data:`LINKTYPE_ETHERNET`)."""
+        type; a file of Ethernet frames is written with :data:`LINKTYPE_ETHERNET`,
+        one of Myrinet packets' IP packets with :data:`LINKTYPE_RAW`)."""
         if self._owned:
             self._file.close()
         else:
@@ -150,7 +160,9 @@ class PcapWriter:
 
 def frame_bytes(frame: Any, upper: UpperLayerBytes, delimiters: bool = True) -> bytes:
     """The bytes of *frame* as a capture holds them: an FC frame (with its SOF and
-    EOF if *delimiters*) or an Ethernet frame."""
+    EOF if *delimiters*), an Ethernet frame, or a Myrinet packet's IP packet."""
     if isinstance(frame, EthernetFrame):
         return upper.ethernet(frame)
+    if isinstance(frame, MyrinetPacket):
+        return upper.raw_ip(frame)
     return frame.to_bytes(delimiters, upper.content(frame))

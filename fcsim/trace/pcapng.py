@@ -3,7 +3,8 @@
 A pcapng file (IETF draft-ietf-opsawg-pcapng) is a Section Header Block, an
 Interface Description Block per capture point, then an Enhanced Packet Block
 per frame naming its interface. :class:`PcapngWriter` describes an interface
-(link type 225, Fibre Channel with SOF, CRC and EOF; nanosecond timestamps,
+(link type 225, Fibre Channel with SOF, CRC and EOF; 1 for Ethernet; 101,
+raw IP, for the IP packets of Myrinet; nanosecond timestamps,
 ``if_tsresol`` = 9; ``if_name`` the direction, such as ``host->sw:0``) the
 first time a frame leaves through it, so Wireshark tells the capture points
 apart (``frame.interface_name``). Frame bytes are those of
@@ -16,9 +17,11 @@ import struct
 from typing import TYPE_CHECKING, BinaryIO
 
 from fcsim.ethernet.frame import EthernetFrame
+from fcsim.myrinet.packet import MyrinetPacket
 from fcsim.trace.pcap import (
     LINKTYPE_ETHERNET,
     LINKTYPE_FC_2_WITH_FRAME_DELIMS,
+    LINKTYPE_RAW,
     SNAPLEN,
     frame_bytes,
 )
@@ -81,7 +84,8 @@ class PcapngWriter:
             self.left_out += 1
             return
         interface = self._interface(direction, LINKTYPE_ETHERNET if isinstance(
-            frame, EthernetFrame) else LINKTYPE_FC_2_WITH_FRAME_DELIMS)
+            frame, EthernetFrame) else LINKTYPE_RAW if isinstance(frame, MyrinetPacket)
+            else LINKTYPE_FC_2_WITH_FRAME_DELIMS)
         stamp = round(time_s * 1e9)
         block = _block(_EPB, struct.pack("<IIIII", interface, stamp >> 32, stamp & 0xFFFFFFFF,
                                          len(data), len(data)) + data + bytes(-len(data) % 4))

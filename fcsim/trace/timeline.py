@@ -6,8 +6,10 @@ S_ID -> D_ID, SEQ_ID / SEQ_CNT, OX_ID / RX_ID and payload bytes; or the
 primitive signal), the BB credit the sender has left, and what the frame
 carries for the upper layers (a TCP segment, an FCP information unit; see
 :mod:`fcsim.trace.labels`). An Ethernet frame shows ETH, the last three bytes
-of its MACs and its payload. Meant for teaching
-and debugging short runs: a saturated 1GFC link makes ~50,000 lines per
+of its MACs and its payload; a Myrinet packet shows MYRI, its source and
+destination addresses and its payload, written once its GAP has gone (it
+may stop and go on the way), and the STOP and GO symbols show as primitive
+lines. Meant for teaching and debugging short runs: a saturated 1GFC link makes ~50,000 lines per
 simulated second.
 """
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, TextIO
 
 from fcsim.ethernet.frame import EthernetFrame
+from fcsim.myrinet.packet import MyrinetPacket
 from fcsim.trace.labels import upper_layer
 
 if TYPE_CHECKING:
@@ -40,6 +43,13 @@ class Timeline:
             self.out.write(
                 f"{start * 1e6:14.3f}  {_direction(port):<16} {'ETH':<6} {'frame':<6} "
                 f"{frame.src & 0xFFFFFF:06X}->{frame.dst & 0xFFFFFF:06X} {'':>6} {'':>7} "
+                f"{'':>5}  {'':>5}  {frame.payload:5d} {'':<6} {'-':<6} "
+                f"{upper_layer(frame)}".rstrip() + "\n")
+            return
+        if isinstance(frame, MyrinetPacket):  # addresses and payload; it ended at *end*
+            self.out.write(
+                f"{start * 1e6:14.3f}  {_direction(port):<16} {'MYRI':<6} {'packet':<6} "
+                f"{frame.src:06X}->{frame.dst:06X} {'':>6} {'':>7} "
                 f"{'':>5}  {'':>5}  {frame.payload:5d} {'':<6} {'-':<6} "
                 f"{upper_layer(frame)}".rstrip() + "\n")
             return

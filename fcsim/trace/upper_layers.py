@@ -43,6 +43,7 @@ from fcsim.fc4.ip_header import (
     tcp_options,
     udp_header,
 )
+from fcsim.myrinet.packet import MyrinetPacket
 from fcsim.transport.segment import MAX_WINDOW_FIELD, SYN, Segment
 from fcsim.transport.udp import Datagram
 
@@ -104,6 +105,12 @@ class UpperLayerBytes:
         ip = self._ip(frame.ulp, frame.src & 0xFFFFFF, frame.dst & 0xFFFFFF, frame.payload)
         body = (ip or b"").ljust(frame.payload, b"\0")
         return (head + body).ljust(60, b"\0")
+
+    def raw_ip(self, packet: MyrinetPacket) -> bytes:
+        """The IP packet a Myrinet packet carries, as LINKTYPE_RAW holds it: the IP
+        and TCP or UDP headers, zeros for the data."""
+        ip = self._ip(packet.ulp, packet.src, packet.dst, packet.payload)
+        return (ip or b"").ljust(packet.payload, b"\0")
 
     def _ip(self, ulp: object, source: int, destination: int, total: int) -> bytes | None:
         """IPv4 and TCP or UDP headers of the packet *ulp* of *total* bytes from

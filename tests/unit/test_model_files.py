@@ -73,7 +73,8 @@ def test_a_model_file_that_is_not_toml_is_a_scenario_error(tmp_path: Path) -> No
 
 FOLDERS = {"host": "hosts", "adapter": "adapters", "switch": "switches", "disk": "disks",
            "ramdisk": "ramdisks", "array": "arrays",
-           "ethernet-switch": "ethernet-switches", "disk-channel": "disk-channels"}
+           "ethernet-switch": "ethernet-switches", "disk-channel": "disk-channels",
+           "myrinet-switch": "myrinet-switches"}
 
 
 @pytest.mark.parametrize("path", sorted(MODELS_DIR.glob("*/*.toml")),

@@ -17,6 +17,11 @@ from fcsim.scenario.sections.fc3 import AliasGroup
 from fcsim.scenario.sections.internetwork import InternetworkNodeSection, Network
 from fcsim.scenario.sections.links import LinkSection, SwitchSection
 from fcsim.scenario.sections.loop import LoopSection
+from fcsim.scenario.sections.myrinet import (
+    MyrinetLinkSection,
+    MyrinetNodeSection,
+    MyrinetSwitchSection,
+)
 from fcsim.scenario.sections.nodes import FabricNodeSection, LoopNodeSection, NodeSection
 from fcsim.scenario.sections.run import RunSection
 from fcsim.scenario.sections.transfer import TransferSection
@@ -24,7 +29,7 @@ from fcsim.scenario.sections.workloads import Workload
 from fcsim.schema.fields import Expects, Name, Text, table, tables
 from fcsim.schema.section import Section, key
 
-TOPOLOGY_NAMES = ("point-to-point", "fabric", "loop", "ethernet", "internetwork")
+TOPOLOGY_NAMES = ("point-to-point", "fabric", "loop", "ethernet", "myrinet", "internetwork")
 """The values of ``topology``."""
 Run = table(RunSection, "a table, written [run]")
 Workloads = tables(Workload, "an array of tables, written [[workloads]]")
@@ -36,14 +41,17 @@ Nodes = tables(NodeSection, _NODES)
 FabricNodes = tables(FabricNodeSection, _NODES)
 LoopNodes = tables(LoopNodeSection, _NODES)
 EthernetNodes = tables(EthernetNodeSection, _NODES)
-EthernetWorkloads = tables(Annotated[NetperfSection | IperfSection | TransferSection,
-                                     Field(discriminator="type")],
-                           "an array of tables, written [[workloads]]")
+HostWorkloads = tables(Annotated[NetperfSection | IperfSection | TransferSection,
+                                 Field(discriminator="type")],
+                       "an array of tables, written [[workloads]]")
 EthernetLinks = tables(EthernetLinkSection, "an array of tables, written [[links]]")
 EthernetSwitches = tables(EthernetSwitchSection, "an array of tables, written [[switches]]")
+MyrinetNodes = tables(MyrinetNodeSection, _NODES)
+MyrinetLinks = tables(MyrinetLinkSection, "an array of tables, written [[links]]")
+MyrinetSwitches = tables(MyrinetSwitchSection, "an array of tables, written [[switches]]")
 InternetworkNodes = tables(InternetworkNodeSection, _NODES)
 Networks = tables(Network, "at least one [[networks]] table", 1)
-_NO_SWITCHES = "no [[switches]] outside topology = 'fabric' or 'ethernet'"
+_NO_SWITCHES = "no [[switches]] outside topology = 'fabric', 'ethernet' or 'myrinet'"
 _NO_LOOP = "no [loop] outside topology = 'loop'"
 _NO_ALIASES = ("no [[alias_groups]] outside topology = 'fabric': hunt groups and multicast "
                "are routed by a fabric's switches")
@@ -117,8 +125,25 @@ class EthernetScenario(_Scenario):
                                      "cabled to each other).")
     nodes: EthernetNodes = key(help="The hosts, each with one NIC.")
     links: EthernetLinks = key(help="The cables.")
-    workloads: EthernetWorkloads = key([], "The traffic: netperf, iperf and transfers "
-                                       "(default: none).")
+    workloads: HostWorkloads = key([], "The traffic: netperf, iperf and transfers "
+                                   "(default: none).")
+
+
+class MyrinetScenario(_Scenario):
+    """Hosts on Myrinet (LANai cards, 1.28 or 2 Gbit/s links): cables between two
+    hosts, or through source-routed cut-through Myrinet switches with stop/go
+    flow control. Workloads are netperf, iperf and transfers (FC-2 and SCSI
+    workloads need Fibre Channel)."""
+
+    elsewhere = {"loop": _NO_LOOP, "alias_groups": _NO_ALIASES}
+
+    topology: Literal["myrinet"] = key(help="A Myrinet network.")
+    switches: MyrinetSwitches = key([], "The Myrinet switches (default: none, two hosts "
+                                    "cabled to each other).")
+    nodes: MyrinetNodes = key(help="The hosts, each with one Myrinet NIC.")
+    links: MyrinetLinks = key(help="The cables.")
+    workloads: HostWorkloads = key([], "The traffic: netperf, iperf and transfers "
+                                   "(default: none).")
 
 
 class InternetworkScenario(_Scenario):
@@ -143,10 +168,10 @@ class InternetworkScenario(_Scenario):
 
 TOPOLOGIES: dict[str, type[_Scenario]] = dict(zip(
     TOPOLOGY_NAMES, (PointToPointScenario, FabricScenario, LoopScenario, EthernetScenario,
-                     InternetworkScenario), strict=True))
+                     MyrinetScenario, InternetworkScenario), strict=True))
 """Each ``topology`` value and the model of its files."""
 Document = Annotated[PointToPointScenario | FabricScenario | LoopScenario | EthernetScenario
-                     | InternetworkScenario, Field(discriminator="topology")]
+                     | MyrinetScenario | InternetworkScenario, Field(discriminator="topology")]
 """A scenario file, of the model its ``topology`` names."""
 DOCUMENT = TypeAdapter(Document)
 """Validates a TOML document as a scenario file; its JSON Schema is the files' schema."""

@@ -17,6 +17,7 @@ from fcsim.scenario.sections.ethernet import (
 )
 from fcsim.scenario.sections.links import LinkSection, SwitchSection
 from fcsim.scenario.sections.loop import LoopSection
+from fcsim.scenario.sections.myrinet import MyrinetLinkSection, MyrinetSwitchSection
 from fcsim.scenario.sections.nodes import LoopNodeSection, PortId
 from fcsim.schema.fields import Name, table, tables, value_type
 from fcsim.schema.section import Section, key
@@ -48,8 +49,9 @@ class InternetworkNodeSection(LoopNodeSection):
     port_id: PortId = key(None, "Its N_Port ID on a point-to-point network (default: "
                           "0x000001 for the first node of the link, 0x000002 for the "
                           "second).", "0x010200")
-    mtu: Mtu = key(1500, "The IP MTU of its Ethernet NIC, bytes (1500 standard, up to 9000 "
-                   "with jumbo frames).", 9000)
+    mtu: Mtu = key(1500, "The IP MTU of its Ethernet or Myrinet NIC, bytes (Ethernet: 1500 "
+                   "standard, up to 9000 with jumbo frames; Myrinet's GM driver gives IP "
+                   "9000).", 9000)
     vlan: VlanId = key(None, EthernetNodeSection.model_fields["vlan"].description or "", 10)
     routes: Routes = key(None, "Static host routes: for a peer node, the network to reach it "
                          "through (default: the first network, in [[networks]] order, that "
@@ -63,6 +65,9 @@ Loop = table(LoopSection, "a table, written [networks.loop]")
 EthernetLinks = tables(EthernetLinkSection, _LINKS)
 EthernetSwitches = tables(EthernetSwitchSection,
                           "an array of tables, written [[networks.switches]]")
+MyrinetLinks = tables(MyrinetLinkSection, _LINKS)
+MyrinetSwitches = tables(MyrinetSwitchSection,
+                         "an array of tables, written [[networks.switches]]")
 
 
 class _Network(Section):
@@ -110,10 +115,20 @@ class EthernetNetwork(_Network):
     links: EthernetLinks = key(help="The cables.")
 
 
+class MyrinetNetwork(_Network):
+    """A Myrinet network: LANai NICs, Myrinet switches and cables."""
+
+    where = "in [[networks]] with topology = 'myrinet'"
+
+    topology: Literal["myrinet"] = key(help="A Myrinet network.")
+    switches: MyrinetSwitches = key([], "The Myrinet switches (default: none).")
+    links: MyrinetLinks = key(help="The cables.")
+
+
 NETWORKS: dict[str, type[_Network]] = {"point-to-point": PointToPointNetwork,
                                        "fabric": FabricNetwork, "loop": LoopNetwork,
-                                       "ethernet": EthernetNetwork}
+                                       "ethernet": EthernetNetwork, "myrinet": MyrinetNetwork}
 """Each network ``topology`` of an internetwork and its table."""
-Network = Annotated[PointToPointNetwork | FabricNetwork | LoopNetwork | EthernetNetwork,
-                    Field(discriminator="topology")]
+Network = Annotated[PointToPointNetwork | FabricNetwork | LoopNetwork | EthernetNetwork
+                    | MyrinetNetwork, Field(discriminator="topology")]
 """One ``[[networks]]`` table, of the kind its ``topology`` names."""
