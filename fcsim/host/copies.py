@@ -1,8 +1,9 @@
 """The processor time of moving data between a process and the kernel: a copy
 per byte, or, with copy avoidance, a virtual-memory operation per page.
 
-Three host-model options avoid copies, each with its cost per page of
-:data:`PAGE` bytes:
+Four host-model options avoid copies, each with its cost per page of the
+model's *page_size* bytes (:data:`PAGE`, 4096, unless the model says
+otherwise):
 
 - *copy_avoidance*: every copy (socket send and receive, block reads and
   writes) is a page remap, whatever its size or alignment, a page for each
@@ -30,14 +31,14 @@ from __future__ import annotations
 from fcsim.host.host_model import HostModel
 
 PAGE = 4096
-"""Page size for copy avoidance by remapping, bytes."""
+"""The default page size for copy avoidance by remapping, bytes (the i386's)."""
 
 
 def copy_time(model: HostModel, nbytes: int, sending: bool = False) -> float:
     """Processor time to copy *nbytes* between a process and the kernel (into it
     if *sending*), or to remap their pages with *copy_avoidance*, s."""
     if model.copy_avoidance:
-        return -(-nbytes // PAGE) * model.page_remap
+        return -(-nbytes // model.page_size) * model.page_remap
     if sending and model.send_copy_per_byte is not None:
         return nbytes * model.send_copy_per_byte
     return nbytes * model.copy_per_byte
@@ -52,12 +53,22 @@ def socket_copy_time(model: HostModel, nbytes: int, sending: bool, segment_data:
     the sender writes to its buffer while the kernel still maps it (a
     copy-on-write fault per page).
     """
+    page = model.page_size
     if model.copy_avoidance or not (model.zero_copy_send if sending else
-                                    model.zero_copy_receive and segment_data % PAGE == 0):
+                                    model.zero_copy_receive and segment_data % page == 0):
         return copy_time(model, nbytes, sending)
-    pages = nbytes // PAGE
+    pages = nbytes // page
     per_page = model.page_remap + (model.cow_fault if sending and touched else 0.0)
-    return pages * per_page + copy_time(model, nbytes - pages * PAGE, sending)
+    return pages * per_page + copy_time(model, nbytes - pages * page, sending)
 
 
-__all__ = ["PAGE", "copy_time", "socket_copy_time"]
+def block_copy_time(model: HostModel, nbytes: int, writing: bool = False) -> float:
+    """Processor time of the data of a file or raw-device write() (*writing*) or
+    read() of *nbytes*: a read of at least a page is a remap of its pages with
+    *remap_reads*; otherwise as :func:`copy_time`, s."""
+    if model.remap_reads and not writing and nbytes >= model.page_size:
+        return -(-nbytes // model.page_size) * model.page_remap
+    return copy_time(model, nbytes, writing)
+
+
+__all__ = ["PAGE", "block_copy_time", "copy_time", "socket_copy_time"]

@@ -9,7 +9,17 @@ from typing import Any
 
 from fcsim.catalog import ModelFile, read_model, sourced
 from fcsim.host.bus import BUS_TYPES
-from fcsim.schema.fields import Count, Flag, Name, PositiveTime, Time, choice, fraction, number
+from fcsim.schema.fields import (
+    Count,
+    Flag,
+    Name,
+    PositiveTime,
+    Time,
+    choice,
+    fraction,
+    integer,
+    number,
+)
 from fcsim.schema.section import key
 
 
@@ -32,7 +42,16 @@ class HostModel:
     4 KiB page or part of one). *zero_copy_send* / *zero_copy_receive*: TCP
     sockets map whole pages copy-on-write on send() / rename them on recv()
     (*page_remap* a page; *cow_fault*: a process writing to a page still
-    mapped), :mod:`fcsim.host.copies`. *bus*: bus standard (``fcsim.host.bus``)
+    mapped), :mod:`fcsim.host.copies`. *page_size*: the virtual-memory page,
+    bytes (4096 on the i386, 8192 on the Alpha): the unit of every remap.
+    *remap_reads*: a file or raw-device read() of a page or more maps the
+    kernel's pages into the process instead of copying them (FreeBSD 4.0's
+    ``vfs.ioopt``); writes still copy. *message_send* / *message_receive*:
+    the kernel's work per Trapeze message sent (NetRPC marshalling and the
+    control message written into the card's send ring) and received (the
+    receive ring read, the NetRPC call record found and its handler or
+    continuation run), besides the *interrupt* that signals arrivals
+    (:mod:`fcsim.trapeze`). *bus*: bus standard (``fcsim.host.bus``)
     with its sustained *bus_bandwidth* (bytes/s) and *bus_overhead* per DMA
     transfer. *adapter_frame_time*: the adapter's own time per frame.
     *rx_coalesce_frames* / *rx_coalesce_time*: an Ethernet NIC's receive
@@ -65,6 +84,10 @@ class HostModel:
     zero_copy_receive: bool = False
     page_remap: float = 0.0
     cow_fault: float = 0.0
+    page_size: int = 4096
+    remap_reads: bool = False
+    message_send: float = 0.0
+    message_receive: float = 0.0
     bus: str = "PCI-64/66"
     bus_bandwidth: float = 533e6
     bus_overhead: float = 0.0
@@ -83,7 +106,7 @@ class HostModel:
         costs = ("syscall", "copy_per_byte", "send_copy_per_byte", "checksum_per_byte",
                  "tcp_output_per_packet", "tcp_input_per_packet", "interrupt",
                  "driver_per_frame", "context_switch", "timer_tick", "page_remap", "cow_fault",
-                 "bus_overhead", "adapter_frame_time")
+                 "message_send", "message_receive", "bus_overhead", "adapter_frame_time")
         for name in costs:
             value = getattr(self, name)
             if value is not None and value < 0:
@@ -93,6 +116,8 @@ class HostModel:
         if not 0 < self.bus_bandwidth <= BUS_TYPES[self.bus].peak:
             raise ValueError(f"{self.name}: bus_bandwidth must be in (0, "
                              f"{BUS_TYPES[self.bus].peak:g}] bytes/s for {self.bus}")
+        if self.page_size < 512 or self.page_size & (self.page_size - 1):
+            raise ValueError(f"{self.name}: page_size must be a power of two >= 512 bytes")
         if self.rx_coalesce_frames < 1 or self.rx_coalesce_time < 0:
             raise ValueError(f"{self.name}: rx_coalesce_frames >= 1, rx_coalesce_time >= 0 s")
         if not 0 <= self.background_utilisation < 1 or self.background_job <= 0:
@@ -113,6 +138,7 @@ Share = sourced(fraction("a fraction of the processor in [0, 1)"), "Share")
 JobLength = sourced(PositiveTime, "PositiveTime")
 ModelName = sourced(Name, "Name")
 Frames = sourced(Count, "Count")
+PageSize = sourced(integer(512, text="a power of two >= 512 (bytes)"), "PageSize")
 
 
 class AdapterFile(ModelFile):
@@ -168,7 +194,20 @@ class HostFile(AdapterFile):
                                     "buffer instead of copying, when every segment's data is "
                                     "whole pages (FreeBSD zero-copy sockets).", True,
                                     "Gallatin et al. 1999")
-    page_remap: Cost = _entry("Remapping one 4 KiB page, s.", "5 us")
+    page_remap: Cost = _entry("Remapping one page (page_size bytes), s.", "5 us")
+    page_size: PageSize = _entry("The virtual-memory page, bytes: 4096 on the i386, 8192 on "
+                                 "the Alpha; the unit of page remapping.", 8192,
+                                 "processor architecture manual")
+    remap_reads: Yes = _entry("A file or raw-device read() of a page or more maps the "
+                              "kernel's pages into the process instead of copying (FreeBSD "
+                              "4.0's vfs.ioopt); writes still copy.", True,
+                              "FreeBSD 4.0 ffs_read and uioread")
+    message_send: Cost = _entry("Kernel work per Trapeze message sent: NetRPC marshalling and "
+                                "the control message written into the card's send ring, s.",
+                                "4 us")
+    message_receive: Cost = _entry("Kernel work per Trapeze message received, besides the "
+                                   "interrupt: the receive ring read, the NetRPC call record "
+                                   "found, its handler or continuation run, s.", "4 us")
     cow_fault: Cost = _entry("A copy-on-write fault on a page of a zero-copy send the "
                              "process writes to, with the page's copy, s.", "20 us")
     tcp_timestamps: Yes = _entry("The TCP stack asks for the RFC 1323 timestamps option on "

@@ -146,7 +146,9 @@ class NicInterface:
         """At once: Ethernet has no login."""
         callback()
 
-    def _card(self) -> float:
+    def card_delay(self) -> float:
+        """Take the card's processor for one packet's *frame_time*: the time from
+        now until it is done with it (after the packets it already has), s."""
         now = self.sim.now
         self._card_free = max(now, self._card_free) + self.frame_time
         return self._card_free - now
@@ -160,7 +162,7 @@ class NicInterface:
                 sent(None)
 
         def fetched() -> None:
-            delay = self._card()
+            delay = self.card_delay()
             if delay > 0:
                 self.sim.call_later(delay, lambda _e: queued())
             else:
@@ -177,7 +179,7 @@ class NicInterface:
 
         def moved(_event: object = None) -> None:
             self.bus.transfer(frame.payload, up)
-        delay = self._card()
+        delay = self.card_delay()
         if delay > 0:
             self.sim.call_later(delay, moved)
         else:
