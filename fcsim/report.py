@@ -123,6 +123,9 @@ def _storage_lines(results: dict[str, Any]) -> list[str]:
             done = (f"{job['bytes']} bytes in {format_time(job['elapsed_s'])}, "
                     f"{format_bytes_rate(rate['mean'])}" if job["finished"] else
                     f"not finished in the run ({job['bytes']} bytes moved)")
+            if "throughput_bytes_per_s" in job:  # a Slice dd: also its steady rate
+                done += (f"; {format_bytes_rate(figures['throughput_bytes_per_s']['mean'])} "
+                         "over the measured interval")
             lines.append(f"  {name}: dd {job['direction']} bs={job['bs']} "
                          f"count={job['count']}: {done}")
             continue
@@ -166,12 +169,30 @@ def _storage_lines(results: dict[str, Any]) -> list[str]:
                 lines.append(f"  queue {node} -> {name}: {q['requests']} requests, "
                              f"{q['merged']} merged, {q['commands']} commands, depth mean "
                              f"{q['mean_depth']:.2f} max {q['max_depth']}")
+    lines += _slice_lines(storage)
     for name, i in storage["initiators"].items():
         if any(i.values()):
             lines.append(f"  initiator {name}: {i['timeouts']} timeouts (ABTS), "
                          f"{i['retries']} commands sent again, {i['queue_full']} TASK SET "
                          f"FULL, {i['short_data']} with read data missing")
     return [*lines, ""]
+
+
+def _slice_lines(storage: dict[str, Any]) -> list[str]:
+    """Slice block servers and the Trapeze endpoints of a Myrinet run."""
+    lines = []
+    for name, s in storage.get("block_servers", {}).items():
+        lines.append(f"  block server {name}: {s['requests']} requests, "
+                     f"{format_size(s['bytes_read'])} read, {format_size(s['bytes_written'])} "
+                     f"written, {s['cache_hits']} answered from memory")
+    for name, t in storage.get("trapeze", {}).items():
+        call = t["mean_call_s"]
+        lines.append(f"  trapeze {name}: {t['messages_tx']} messages sent in "
+                     f"{t['fragments_tx']} packets, {t['messages_rx']} received in "
+                     f"{t['fragments_rx']}, {t['dma_transfers']} DMA transfers, "
+                     f"{t['interrupts']} interrupts; {t['calls']} calls"
+                     + (f" (mean {format_time(call)} to the reply)" if call else ""))
+    return lines
 
 
 def _channel(figures: dict[str, Any]) -> str:

@@ -33,6 +33,8 @@ from fcsim.topology.myrinet import build_myrinet
 from fcsim.topology.network import Network
 from fcsim.topology.point_to_point import build_point_to_point
 from fcsim.trace.timeseries import TimeSeries
+from fcsim.trapeze.config import SliceJobConfig
+from fcsim.trapeze.storage import SliceStorage
 from fcsim.units import format_time
 from fcsim.workload import Generator, Stream, Workload
 
@@ -129,6 +131,28 @@ def build_transfers(sim: Simulation, scenario: Scenario, hosts: dict[str, Host],
     return transfers
 
 
+def build_slice(sim: Simulation, scenario: Scenario, net: Network, hosts: dict[str, Host],
+                storage: Storage) -> SliceStorage | None:
+    """The Slice block I/O service over Trapeze of a scenario with block servers
+    or jobs against them (None otherwise), on the disks *storage* made."""
+    if not (any(n.block_server for n in scenario.nodes)
+            or any(isinstance(w, SliceJobConfig) for w in scenario.workloads)):
+        return None
+    return SliceStorage(sim, scenario, net, hosts, storage.local)
+
+
+def _storage_results(storage: Storage, netstore: SliceStorage | None,
+                     interval: float) -> dict[str, Any]:
+    """The block storage figures of a run: Fibre Channel's and Slice's, together."""
+    out = storage.results(interval)
+    if netstore is not None:
+        extra = netstore.results(interval)
+        out["jobs"].update(extra.pop("jobs"))
+        out["queues"].update(extra.pop("queues"))
+        out.update(extra)
+    return out
+
+
 SLICES = 50
 """Steps in which a run reports its progress, when asked to."""
 
@@ -147,6 +171,7 @@ def run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink] = (),
     netperfs = build_netperf(sim, scenario, hosts)
     iperfs = build_iperf(sim, scenario, hosts)
     storage = Storage(sim, scenario, net, hosts)
+    netstore = build_slice(sim, scenario, net, hosts, storage)
     transfers = build_transfers(sim, scenario, hosts, storage)
     run = scenario.run
     if series is not None:
@@ -159,6 +184,8 @@ def run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink] = (),
         for host in hosts.values():
             host.reset_stats()
         storage.reset_stats()
+        if netstore is not None:
+            netstore.reset_stats()
     if progress is not None:  # a report at each step, an event that changes nothing
         for k in range(1, SLICES):
             at = run.duration * k / SLICES - sim.now
@@ -184,8 +211,8 @@ def run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink] = (),
         out["netperf"] = {n.name: n.results() for n in netperfs}
     if iperfs:
         out["iperf"] = {i.name: i.results() for i in iperfs}
-    if storage:
-        out["storage"] = storage.results(interval)
+    if storage or netstore:
+        out["storage"] = _storage_results(storage, netstore, interval)
     if transfers:
         out["transfers"] = {t.name: t.results() for t in transfers}
     return out

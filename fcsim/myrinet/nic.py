@@ -66,6 +66,7 @@ class MyrinetNic:
         self.routes: dict[int, tuple[int, ...]] = {}
         self.stats = MyrinetNicStats()
         self.deliver: Callable[[MyrinetPacket], None] | None = None
+        self.on_sent: Callable[[], None] | None = None
         self._numbered = 0
 
     def send(self, dst: int, payload: int, ulp: Any) -> bool:
@@ -80,8 +81,10 @@ class MyrinetNic:
         return True
 
     def sent(self, port: MyrinetPort, segment: Segment) -> None:
-        """A packet has left the queue whole."""
+        """A packet has left the queue whole; *on_sent()*, if set, is told."""
         self.stats.packets_tx += 1
+        if self.on_sent is not None:
+            self.on_sent()
 
     def flow(self, buffer: Buffer, on: bool) -> None:
         """The card takes the arriving characters as they come: nothing to do."""

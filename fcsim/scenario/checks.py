@@ -28,8 +28,10 @@ from fcsim.scenario.sections.document import (
 )
 from fcsim.scenario.sections.storage import DdSection, FioSection
 from fcsim.scenario.sections.transfer import TransferSection
+from fcsim.scenario.sections.trapeze import FaultSection, SliceDdSection
 from fcsim.scenario.sections.workloads import GeneratorSection, StreamSection
 from fcsim.scenario.storage_checks import channels, local_disks
+from fcsim.scenario.trapeze_checks import block_servers, slice_job
 from fcsim.schema.errors import Problem, count, given, show
 from fcsim.storage.local import LocalTarget
 from fcsim.topology.point_to_point import DEFAULT_PORT_IDS
@@ -79,8 +81,10 @@ def _nodes(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
             yield Problem(f"nodes[{i}].background_load", given(raws[i]["background_load"]),
                           "a host model for the node (background_load loads a host's "
                           "processor)")
-    if not isinstance(doc, LanScenario):
+    if not isinstance(doc, EthernetScenario):
         yield from channels(doc.nodes, raws)
+    if isinstance(doc, MyrinetScenario):
+        yield from block_servers(doc.nodes, raws)
     if isinstance(doc, FabricScenario | LanScenario):
         yield from unique(raw.get("switches", []), "switches", "name",
                           [s.name for s in doc.switches])
@@ -198,6 +202,9 @@ def _workloads(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
             yield from _application(w, raws[i], path, hosts, doc.run.duration)
         if isinstance(w, FioSection | DdSection):
             yield from _block(w, raws[i], path, targets, own)
+        if isinstance(w, SliceDdSection | FaultSection) and not list(
+                _unknown(starts + ends, names)):
+            yield from slice_job(w, raws[i], path, {n.name: n for n in doc.nodes})
         if not list(_unknown(starts + ends, names)):
             yield from reach(doc, w, raws[i], path)
         if isinstance(w, NetperfSection) and len(w.send_size) * len(w.socket) > 1:

@@ -48,8 +48,10 @@ from fcsim.scenario.sections.myrinet import MyrinetLinkSection
 from fcsim.scenario.sections.nodes import LoopNodeSection, NodeKeys
 from fcsim.scenario.sections.storage import DdSection, FioSection
 from fcsim.scenario.sections.transfer import TransferSection
+from fcsim.scenario.sections.trapeze import FaultSection, SliceDdSection
 from fcsim.scenario.sections.workloads import StreamSection
 from fcsim.storage.local import BlockConfig, ChannelConfig, LocalTarget
+from fcsim.trapeze.config import BlockServerConfig, SliceJobConfig
 from fcsim.workload.distributions import Constant, Distribution, Exponential, Uniform
 from fcsim.workload.fio import FioOptions
 
@@ -69,9 +71,7 @@ def to_scenario(doc: Document, file: str) -> Scenario:
                         workloads=workloads, source=file, description=doc.description,
                         networks=_networks(doc, config, workloads))
     if isinstance(doc, EthernetScenario | MyrinetScenario):
-        nodes = tuple(NodeConfig(n.name, host=n.host, background_load=n.background_load,
-                                 mtu=n.mtu, tcp_timestamps=n.tcp_timestamps,
-                                 vlan=getattr(n, "vlan", None)) for n in doc.nodes)
+        nodes = tuple(_lan_node(n) for n in doc.nodes)
     else:
         nodes = tuple(_node(n) for n in doc.nodes)
     if isinstance(doc, LoopScenario):
@@ -118,6 +118,26 @@ def _networks(doc: InternetworkScenario, run: RunConfig,
                             nodes=chosen, links=links, workloads=(), switches=switches,
                             peers=tuple(sorted(crossing[network.name]))))
     return tuple(out)
+
+
+def _lan_node(n: Any) -> NodeConfig:
+    """A host of an Ethernet or Myrinet network: its NIC's MTU, and on Myrinet
+    its disks and the block I/O service it runs."""
+    channels = tuple(channels_of(n)) if hasattr(n, "channels") else ()
+    block = getattr(n, "block", None)
+    served = getattr(n, "block_server", None)
+    server = None
+    if served is not None:
+        models = {name: m for c in channels for name, m in zip(c.disk_names, c.disks,
+                                                                strict=True)}
+        sizes = [models[d].capacity for d in served.disks]
+        server = BlockServerConfig(served.disks, served.stripe,
+                                   striped_capacity(sizes, served.stripe), served.cache)
+    return NodeConfig(n.name, host=n.host, background_load=n.background_load, mtu=n.mtu,
+                      tcp_timestamps=n.tcp_timestamps, vlan=getattr(n, "vlan", None),
+                      channels=channels, block=None if block is None else BlockConfig(
+                          block.queue_depth, block.max_request, block.merge, block.order),
+                      block_server=server)
 
 
 def _node(n: NodeKeys) -> NodeConfig:
@@ -185,6 +205,14 @@ def _distribution(table: Any) -> Distribution:
 
 def _workload(w: Any, index: int) -> WorkloadConfig:
     name = w.name or f"workload{index}"
+    if isinstance(w, SliceDdSection):
+        return SliceJobConfig(name, w.source, w.destination, w.stripe,
+                              FioOptions(w.direction, w.bs, count=w.count), "dd", w.start,
+                              w.readahead, w.cluster, w.write_behind)
+    if isinstance(w, FaultSection):
+        return SliceJobConfig(name, w.source, w.destination, w.stripe,
+                              FioOptions("randread", w.page, offset=0, size=w.region,
+                                         count=w.count), "fault", w.start)
     if isinstance(w, NetperfSection):
         options = NetperfOptions(w.test, w.send_size[0], w.socket[0], w.socket[0], w.nodelay,
                                  w.length, w.recv_size, w.request, w.response, w.window_scaling)

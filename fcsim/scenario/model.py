@@ -21,6 +21,7 @@ from fcsim.loop.ring import DEFAULT_REPEAT_WORDS
 from fcsim.myrinet.switch import MyrinetSwitchModel
 from fcsim.storage.device_model import ArrayModel, DiskModel, RamDiskModel
 from fcsim.storage.local import BlockConfig, ChannelConfig, LocalTarget
+from fcsim.trapeze.config import BlockServerConfig, SliceJobConfig
 from fcsim.workload.distributions import Distribution
 from fcsim.workload.fio import FioOptions
 
@@ -57,7 +58,8 @@ class NodeConfig:
     scenario (None: as its host model says). *vlan*: on Ethernet, its NIC is
     VLAN-aware and tags its frames with this VLAN (None: untagged).
     *ports*: its N_Ports (fabric only; the first is the node itself, the others
-    NAME.1 .., see :mod:`fcsim.fc3.ports`).
+    NAME.1 .., see :mod:`fcsim.fc3.ports`). *block_server*: on Myrinet, the
+    Slice block I/O service it runs over Trapeze (None: none).
     """
 
     name: str
@@ -76,6 +78,7 @@ class NodeConfig:
     tcp_timestamps: bool | None = None
     vlan: int | None = None
     ports: int = 1
+    block_server: BlockServerConfig | None = None
 
 
 @dataclass(frozen=True)
@@ -260,7 +263,7 @@ class TransferConfig:
 
 
 WorkloadConfig = (StreamConfig | GeneratorConfig | NetperfConfig | IperfConfig | FioConfig
-                  | TransferConfig)
+                  | TransferConfig | SliceJobConfig)
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,8 @@ def channels(nodes: Any, raws: list[dict[str, Any]]) -> Iterator[Problem]:
                           [c.name for c in node.channels])
         for j, c in enumerate(node.channels):
             yield from _channel(c, raw["channels"][j], f"nodes[{i}].channels[{j}]")
-        yield from _served(node, raw, f"nodes[{i}]")
+        if hasattr(node, "target_disks"):
+            yield from _served(node, raw, f"nodes[{i}]")
 
 
 def _channel(c: Any, raw: dict[str, Any], path: str) -> Iterator[Problem]:

@@ -1,7 +1,7 @@
 """What a frame carries for the upper layers, in a few words, for timelines
 and ladder diagrams: the TCP segment an IP frame starts (over FC, Ethernet
-or Myrinet), the FCP information unit or link service an FCP exchange's frame
-carries."""
+or Myrinet), the Trapeze message a Myrinet packet carries a part of, the FCP
+information unit or link service an FCP exchange's frame carries."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from fcsim.fc4.fcp import BLOCK, R_CTL_ABTS, R_CTL_BA_ACC, Command, Response, Tr
 from fcsim.fc4.fcp_initiator import PRLI
 from fcsim.myrinet.packet import MyrinetPacket
 from fcsim.transport.segment import Segment
+from fcsim.trapeze.message import Fragment
 
 _STATUS = {0x00: "GOOD", 0x02: "CHECK CONDITION", 0x08: "BUSY", 0x28: "TASK SET FULL"}
 
@@ -26,6 +27,8 @@ def upper_layer(frame: Any) -> str:
         return ""
     else:
         ulp, first = seq.ulp, frame.parameter == 0
+    if isinstance(ulp, Fragment):
+        return ulp.label()
     if isinstance(ulp, Segment):
         return (f"TCP {ulp.flag_names} seq {ulp.seq} ack {ulp.ack} len {ulp.length} "
                 f"win {ulp.window}" if first else "")

@@ -22,7 +22,8 @@ the destination MAC to the last data byte, without the FCS. Myrinet has no
 link-layer type of its own, so a file of a Myrinet scenario holds the IP
 packet each Myrinet packet carries, as ``LINKTYPE_RAW`` (101: the record
 begins with the IPv4 header); the route bytes, packet type and CRC are left
-out, and each record is stamped with the time the packet's GAP left.
+out, and each record is stamped with the time the packet's GAP left. Myrinet
+packets carrying Trapeze messages (no IP) are not written.
 
 Sources: tcpdump.org "Link-layer header types" (LINKTYPE_FC_2 = 224,
 LINKTYPE_FC_2_WITH_FRAME_DELIMS = 225); pcap-savefile(5) (file and record
@@ -40,6 +41,8 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from fcsim.ethernet.frame import EthernetFrame
 from fcsim.myrinet.packet import MyrinetPacket
 from fcsim.trace.upper_layers import UpperLayerBytes
+from fcsim.transport.segment import Segment
+from fcsim.transport.udp import Datagram
 
 if TYPE_CHECKING:
     from fcsim.fc2.frame import Frame
@@ -126,7 +129,11 @@ class PcapWriter:
     def write(self, time_s: float, frame: Frame) -> None:
         """Append *frame* as a record stamped *time_s* simulated seconds; once a
         record would take the file past *limit* bytes, count it in *left_out*
-        instead (the file stays a valid capture of the frames before)."""
+        instead (the file stays a valid capture of the frames before). A
+        Myrinet packet that carries no IP packet (a Trapeze message) is not
+        written: the raw-IP link type holds IP only."""
+        if not captured(frame):
+            return
         if self.left_out:
             self.left_out += 1
             return
@@ -156,6 +163,12 @@ class PcapWriter:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.close()
+
+
+def captured(frame: Any) -> bool:
+    """Whether a capture holds *frame*: every FC and Ethernet frame, and the
+    Myrinet packets that carry IP (not those carrying Trapeze messages)."""
+    return not isinstance(frame, MyrinetPacket) or isinstance(frame.ulp, Segment | Datagram)
 
 
 def frame_bytes(frame: Any, upper: UpperLayerBytes, delimiters: bool = True) -> bytes:

@@ -23,6 +23,7 @@ from fcsim.trace.pcap import (
     LINKTYPE_FC_2_WITH_FRAME_DELIMS,
     LINKTYPE_RAW,
     SNAPLEN,
+    captured,
     frame_bytes,
 )
 from fcsim.trace.upper_layers import UpperLayerBytes
@@ -74,7 +75,10 @@ class PcapngWriter:
         return number
 
     def write(self, time_s: float, frame: Frame, direction: str) -> None:
-        """Append *frame*, sent on link direction *direction* at *time_s* s."""
+        """Append *frame*, sent on link direction *direction* at *time_s* s (not
+        a Myrinet packet carrying a Trapeze message: :func:`captured`)."""
+        if not captured(frame):
+            return
         if self.left_out:
             self.left_out += 1
             return

@@ -25,6 +25,7 @@ from fcsim.scenario.sections.myrinet import (
 from fcsim.scenario.sections.nodes import FabricNodeSection, LoopNodeSection, NodeSection
 from fcsim.scenario.sections.run import RunSection
 from fcsim.scenario.sections.transfer import TransferSection
+from fcsim.scenario.sections.trapeze import FaultSection, SliceDdSection
 from fcsim.scenario.sections.workloads import Workload
 from fcsim.schema.fields import Expects, Name, Text, table, tables
 from fcsim.schema.section import Section, key
@@ -47,6 +48,10 @@ HostWorkloads = tables(Annotated[NetperfSection | IperfSection | TransferSection
 EthernetLinks = tables(EthernetLinkSection, "an array of tables, written [[links]]")
 EthernetSwitches = tables(EthernetSwitchSection, "an array of tables, written [[switches]]")
 MyrinetNodes = tables(MyrinetNodeSection, _NODES)
+MyrinetWorkloads = tables(Annotated[NetperfSection | IperfSection | TransferSection
+                                    | SliceDdSection | FaultSection,
+                                    Field(discriminator="type")],
+                          "an array of tables, written [[workloads]]")
 MyrinetLinks = tables(MyrinetLinkSection, "an array of tables, written [[links]]")
 MyrinetSwitches = tables(MyrinetSwitchSection, "an array of tables, written [[switches]]")
 InternetworkNodes = tables(InternetworkNodeSection, _NODES)
@@ -132,8 +137,9 @@ class EthernetScenario(_Scenario):
 class MyrinetScenario(_Scenario):
     """Hosts on Myrinet (LANai cards, 1.28 or 2 Gbit/s links): cables between two
     hosts, or through source-routed cut-through Myrinet switches with stop/go
-    flow control. Workloads are netperf, iperf and transfers (FC-2 and SCSI
-    workloads need Fibre Channel)."""
+    flow control. Workloads are netperf, iperf and transfers, and dd and page
+    faults on a file striped over Slice block servers (Trapeze); FC-2 and SCSI
+    workloads need Fibre Channel."""
 
     elsewhere = {"loop": _NO_LOOP, "alias_groups": _NO_ALIASES}
 
@@ -142,8 +148,9 @@ class MyrinetScenario(_Scenario):
                                     "cabled to each other).")
     nodes: MyrinetNodes = key(help="The hosts, each with one Myrinet NIC.")
     links: MyrinetLinks = key(help="The cables.")
-    workloads: HostWorkloads = key([], "The traffic: netperf, iperf and transfers "
-                                   "(default: none).")
+    workloads: MyrinetWorkloads = key([], "The traffic: netperf, iperf, transfers, and dd "
+                                      "and page faults on Slice block servers (default: "
+                                      "none).")
 
 
 class InternetworkScenario(_Scenario):
