@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from fcsim.cli import main
 from fcsim.scenario.loader import ScenarioError, load_scenario
 from tests.builders import assert_refused
 
@@ -96,3 +97,16 @@ def test_a_loop_in_an_internetwork_names_its_nodes(tmp_path: Path) -> None:
                                              'speed = "1GFC"\norder = ["mover", "ramsan"]'))
     loop = load_scenario(path).networks[1]
     assert loop.topology == "loop" and loop.links[0].order == ("mover@san", "ramsan")
+
+
+def test_a_libpcap_capture_of_several_link_types_is_refused(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]
+                                                             ) -> None:
+    """Ethernet and FC frames cannot share a libpcap file's one link type; pcapng
+    gives each link direction its own."""
+    with pytest.raises(SystemExit) as exit_:
+        main(["run", str(ROOT / "scenarios" / "relay-gige-to-fc.toml"),
+              "--pcap", str(tmp_path / "run.pcap")])
+    assert exit_.value.code == 2
+    assert "a file ending in .pcapng" in capsys.readouterr().err
+    assert not (tmp_path / "run.pcap").exists()
