@@ -151,6 +151,8 @@ def run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink] = (),
         for host in hosts.values():
             host.reset_stats()
         storage.reset_stats()
+        for transfer in transfers:
+            transfer.reset_stats()
     if progress is not None:  # a report at each step, an event that changes nothing
         for k in range(1, SLICES):
             at = run.duration * k / SLICES - sim.now
@@ -220,9 +222,9 @@ def summarise(repetitions: list[dict[str, Any]]) -> dict[str, Any]:
         summary[name] = {metric: _spread([r["storage"]["jobs"][name].get(metric)
                                           for r in repetitions])
                          for metric in STORAGE_METRICS}
-    for name in repetitions[0].get("transfers", {}):
-        summary[name] = {"bytes_per_s": _spread([r["transfers"][name]["bytes_per_s"]
-                                                 for r in repetitions])}
+    for name, first in repetitions[0].get("transfers", {}).items():
+        summary[name] = {metric: _spread([r["transfers"][name][metric] for r in repetitions])
+                         for metric in ("bytes_per_s", "steady_bytes_per_s") if metric in first}
     for tool in ("netperf", "iperf"):
         for name, first in repetitions[0].get(tool, {}).items():
             summary[name] = {metric: _spread([r[tool][name][metric] for r in repetitions])

@@ -25,6 +25,12 @@ block request does (:mod:`fcsim.host.host`, :mod:`fcsim.host.block`).
 The transfer starts at its start time once every connection is established
 and every target has accepted its process login; it ends when the last
 node's writer has written the last byte. The rate is bytes over that time.
+After a run's warm-up (:meth:`Transfer.reset_stats`) it also reports its
+steady rate: the bytes the last node wrote between its first and its last
+block written in the measured interval, over the time between them, so that
+a transfer of a large file can be measured in the middle, without its start
+(connection, slow start, the first block through every hop) and without a
+block's worth of rounding at either end.
 """
 
 from __future__ import annotations
@@ -135,9 +141,10 @@ class Relay:
     of *block* bytes, with *buffers* blocks between its reading and writing."""
 
     def __init__(self, host: Host, source: End, sink: End, options: TransferOptions,
-                 finished: Callable[[], None]) -> None:
+                 finished: Callable[[], None],
+                 progress: Callable[[int], None] | None = None) -> None:
         self.host, self.source, self.sink = host, source, sink
-        self.options, self.finished = options, finished
+        self.options, self.finished, self.progress = options, finished, progress
         self.to_read = self.to_write = options.size
         self.filled: list[int] = []  # blocks read, not yet written, bytes each
         self.reading = self.writing = False
@@ -166,6 +173,8 @@ class Relay:
     def _written(self, n: int) -> None:
         self.writing = False
         self.to_write -= n
+        if self.progress is not None:
+            self.progress(self.options.size - self.to_write)
         if self.to_write == 0:
             self.finished()
         else:
@@ -188,6 +197,9 @@ class Transfer:
         self.sim, self.name, self.options, self.chain = sim, name, options, chain
         self.began: float | None = None
         self.ended: float | None = None
+        self._marked = False  # a warm-up ended: steady-rate bookkeeping on
+        self._first: tuple[float, int] | None = None  # (time, bytes) of the first
+        self._last: tuple[float, int] | None = None  # and last block after it
         ins: dict[str, End] = {}
         outs: dict[str, End] = {}
         relays = [node for node in chain if node in hosts]
@@ -202,6 +214,7 @@ class Transfer:
             outs[up], ins[down] = self._connection(hosts[up], hosts[down], port + k)
         self.relays = [Relay(hosts[node], ins[node], outs[node], options, self._relay_done)
                        for node in relays]
+        self.relays[-1].progress = self._written
         self._left = len(self.relays)
         sim.call_later(start, self._prepare)
 
@@ -253,8 +266,29 @@ class Transfer:
         if self._left == 0:
             self.ended = self.sim.now
 
+    def _written(self, total: int) -> None:
+        """The last node has written *total* bytes so far (a block more)."""
+        if self._marked:
+            self._last = (self.sim.now, total)
+            if self._first is None:
+                self._first = self._last
+
+    def reset_stats(self) -> None:
+        """Start the measured interval: the steady rate counts blocks written from now."""
+        self._marked = True
+        self._first = self._last = None
+
+    def steady_rate(self) -> float | None:
+        """Bytes per second the last node wrote from its first to its last block
+        written in the measured interval (None: fewer than two blocks, or no
+        interval started)."""
+        if self._first is None or self._last is None or self._last[0] <= self._first[0]:
+            return None
+        return (self._last[1] - self._first[1]) / (self._last[0] - self._first[0])
+
     def results(self) -> dict[str, Any]:
-        """Bytes moved, the elapsed time and the rate, as a transfer tool reports them."""
+        """Bytes moved, the elapsed time and the rate, as a transfer tool reports
+        them; after a warm-up, the steady rate in the measured interval too."""
         moved = self.options.size - self.relays[-1].to_write
         elapsed = (self.ended if self.ended is not None else self.sim.now) - (
             self.began if self.began is not None else self.sim.now)
@@ -263,4 +297,5 @@ class Transfer:
                 "finished": self.ended is not None, "began_s": self.began,
                 "elapsed_s": elapsed if self.began is not None else None,
                 "bytes_per_s": moved / elapsed if self.began is not None and elapsed > 0
-                else None}
+                else None,
+                **({"steady_bytes_per_s": self.steady_rate()} if self._marked else {})}
