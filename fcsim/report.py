@@ -88,8 +88,10 @@ def _netperf_lines(results: dict[str, Any]) -> list[str]:
     for name, host in first.get("hosts", {}).items():
         lines.append(f"  host {name} ({host['model']}): processor "
                      f"{100 * host['cpu_utilisation']:.1f} % (background "
-                     f"{100 * host['background_utilisation']:.1f} %), bus "
-                     f"{100 * host['bus_utilisation']:.1f} %")
+                     f"{100 * host['background_utilisation']:.1f} %), "
+                     + (f"buses {', '.join(f'{100 * u:.1f} %' for u in host['bus_utilisations'])}"
+                        if "bus_utilisations" in host
+                        else f"bus {100 * host['bus_utilisation']:.1f} %"))
     return ["hosts and their applications", *lines, ""] if lines else []
 
 

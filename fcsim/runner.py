@@ -66,14 +66,15 @@ def build_workloads(sim: Simulation, scenario: Scenario, net: Network) -> list[W
 
 def build_hosts(sim: Simulation, scenario: Scenario, net: Network) -> dict[str, Host]:
     """A host around the link ports of every node that names a host model
-    (one interface per network it is on), loaded by the node's own background
-    load and with its own TCP timestamps setting where it gives them, and with
-    the node's static routes."""
+    (one interface per network it is on, each card on the bus the node puts
+    it on), loaded by the node's own background load and with its own TCP
+    timestamps setting where it gives them, and with the node's static
+    routes."""
     hosts = {}
     for n in scenario.nodes:
         if n.host is not None:
             host = hosts[n.name] = Host(sim, n.name, _node_host(n), net.attachments(n.name),
-                                        n.ip_class)
+                                        n.ip_class, dict(n.buses))
             host.routes.update(n.routes)
     return hosts
 
@@ -172,7 +173,10 @@ def run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink] = (),
         out["hosts"] = {name: {"model": h.model.name,
                                "cpu_utilisation": h.cpu.busy_time / interval,
                                "background_utilisation": h.cpu.background_time / interval,
-                               "bus_utilisation": h.bus.busy_time / interval}
+                               "bus_utilisation": h.bus.busy_time / interval,
+                               **({"bus_utilisations": [b.busy_time / interval
+                                                        for b in h.buses]}
+                                  if len(h.buses) > 1 else {})}
                         for name, h in hosts.items()}
     if netperfs:
         out["netperf"] = {n.name: n.results() for n in netperfs}

@@ -26,9 +26,9 @@ The transfer starts at its start time once every connection is established
 and every target has accepted its process login; it ends when the last
 node's writer has written the last byte. The rate is bytes over that time.
 After a run's warm-up (:meth:`Transfer.reset_stats`) it also reports its
-steady rate: the bytes the last node wrote between its first and its last
-block written in the measured interval, over the time between them, so that
-a transfer of a large file can be measured in the middle, without its start
+steady rate: the slope of the bytes the last node has written against time,
+fitted over the blocks it writes in the measured interval, so that a
+transfer of a large file can be measured in the middle, without its start
 (connection, slow start, the first block through every hop) and without a
 block's worth of rounding at either end.
 """
@@ -198,8 +198,7 @@ class Transfer:
         self.began: float | None = None
         self.ended: float | None = None
         self._marked = False  # a warm-up ended: steady-rate bookkeeping on
-        self._first: tuple[float, int] | None = None  # (time, bytes) of the first
-        self._last: tuple[float, int] | None = None  # and last block after it
+        self._blocks: list[tuple[float, int]] = []  # (time, bytes written) after it
         ins: dict[str, End] = {}
         outs: dict[str, End] = {}
         relays = [node for node in chain if node in hosts]
@@ -269,22 +268,29 @@ class Transfer:
     def _written(self, total: int) -> None:
         """The last node has written *total* bytes so far (a block more)."""
         if self._marked:
-            self._last = (self.sim.now, total)
-            if self._first is None:
-                self._first = self._last
+            self._blocks.append((self.sim.now, total))
 
     def reset_stats(self) -> None:
         """Start the measured interval: the steady rate counts blocks written from now."""
         self._marked = True
-        self._first = self._last = None
+        self._blocks = []
 
     def steady_rate(self) -> float | None:
-        """Bytes per second the last node wrote from its first to its last block
-        written in the measured interval (None: fewer than two blocks, or no
-        interval started)."""
-        if self._first is None or self._last is None or self._last[0] <= self._first[0]:
+        """Bytes per second the last node wrote in the measured interval: the
+        least-squares slope of the bytes written against the time of each
+        block written in it (a relay with two buffers writes its blocks in
+        bursts, so the first and last alone would depend on where the
+        interval falls). None: fewer than two blocks, or no interval started."""
+        points = self._blocks
+        if len(points) < 2:
             return None
-        return (self._last[1] - self._first[1]) / (self._last[0] - self._first[0])
+        n = len(points)
+        mean_t = sum(t for t, _ in points) / n
+        mean_b = sum(b for _, b in points) / n
+        spread = sum((t - mean_t) ** 2 for t, _ in points)
+        if spread <= 0:
+            return None
+        return sum((t - mean_t) * (b - mean_b) for t, b in points) / spread
 
     def results(self) -> dict[str, Any]:
         """Bytes moved, the elapsed time and the rate, as a transfer tool reports

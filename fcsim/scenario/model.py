@@ -55,6 +55,8 @@ class NodeConfig:
     *tcp_timestamps*: the host's TCP asks for RFC 1323 timestamps in this
     scenario (None: as its host model says). *vlan*: on Ethernet, its NIC is
     VLAN-aware and tags its frames with this VLAN (None: untagged).
+    *buses*: (network name, bus index) pairs placing the node's card on each
+    network on one of its host's I/O buses (internetworks; default bus 0).
     """
 
     name: str
@@ -72,6 +74,7 @@ class NodeConfig:
     block: BlockConfig | None = None
     tcp_timestamps: bool | None = None
     vlan: int | None = None
+    buses: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)
