@@ -79,3 +79,14 @@ def test_the_data_of_reads_and_writes_cross_the_host_bus_once(write: bool) -> No
     assert run["hosts"]["client"]["bus_utilisation"] * 1.0 == pytest.approx(data / 40e6,
                                                                             rel=0.002)
     assert 0.9 * 40e6 < data / job["elapsed_s"] <= 40e6
+
+
+def test_raw_block_io_pins_pages_instead_of_copying() -> None:
+    raw = dataclasses.replace(HOST, direct_block_io=True, page_remap=3e-6)
+    run = _dd(False, raw)
+    job = run["storage"]["jobs"]["dd"]
+    assert job["finished"]
+    per_call = (raw.syscall + (64 * KIB // 4096) * raw.page_remap + raw.context_switch
+                + 2 * raw.interrupt)
+    busy = run["hosts"]["client"]["cpu_utilisation"] * 1.0
+    assert busy == pytest.approx(200 * per_call, rel=1e-9)
