@@ -116,7 +116,7 @@ def test_every_experiment_file_loads_and_every_check_names_existing_points() -> 
 
     files = [path for folder in ("ong-farrell", "rd11", "hpss")
              for path in sorted((ROOT / "scenarios").glob(f"{folder}/*.toml"))]
-    assert len(files) == 29 + 24 + 27
+    assert len(files) == 29 + 24 + 25
     for path in files:
         assert load_scenario(path).description, path.name
     for check in CHECKS.values():
