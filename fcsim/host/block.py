@@ -18,7 +18,9 @@ costs a system call; a write first copies the data from the process into the
 kernel; a read, once its data is in memory, wakes the process (a context
 switch) and copies the data out. With the host model's copy avoidance the
 copies are page remaps, as FreeBSD 4.0's read() did for requests of a page or
-more. Each command's completion costs one interrupt (the request queue's
+more; with *direct_block_io* (raw devices) the data move by DMA to and from
+the process's own buffer and the copies are the pinning of its pages. Each
+command's completion costs one interrupt (the request queue's
 *on_command*, set by the node's storage).
 """
 
@@ -30,6 +32,7 @@ from dataclasses import dataclass
 from fcsim.engine.simulation import Simulation
 from fcsim.fc4.fcp import GOOD, Command
 from fcsim.fc4.fcp_initiator import FcpInitiator
+from fcsim.host.copies import block_copy_time
 from fcsim.host.cpu import PROCESS
 from fcsim.host.host import Host
 from fcsim.host.request_queue import RequestQueue, Status
@@ -152,7 +155,7 @@ class HostIo:
         host = self.host
         cpu, model = host.cpu, host.model
         request = Request(write, offset, length, self.sim.now)
-        copy = host.copy_cost(length, sending=write)
+        copy = block_copy_time(model, length, write)
 
         def returned(req: Request) -> None:
             after = model.context_switch + (0.0 if write else copy)

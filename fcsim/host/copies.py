@@ -21,6 +21,11 @@ Three host-model options avoid copies, each with its cost per page of
   8 KB payloads; an MSS of 8192, as MTU 9000 gives, is two pages; 1460 is
   not): otherwise every byte is copied.
 
+A block device read or written with the host model's *direct_block_io*
+(a raw device: AIX raw logical volumes, Linux raw(8)) moves its data by DMA
+straight to and from the process's buffer: no copy, *page_remap* per page to
+pin the buffer (:func:`block_copy_time`).
+
 Applications' buffers are taken to be page-aligned (netperf's are when run
 with -a/-A at the page size, an assumption).
 """
@@ -60,4 +65,13 @@ def socket_copy_time(model: HostModel, nbytes: int, sending: bool, segment_data:
     return pages * per_page + copy_time(model, nbytes - pages * PAGE, sending)
 
 
-__all__ = ["PAGE", "copy_time", "socket_copy_time"]
+def block_copy_time(model: HostModel, nbytes: int, writing: bool) -> float:
+    """Processor time to move *nbytes* between a process and a block device's
+    request (into the kernel if *writing*), s: a copy, or with
+    *direct_block_io* the pinning of each page of the buffer."""
+    if model.direct_block_io:
+        return -(-nbytes // PAGE) * model.page_remap
+    return copy_time(model, nbytes, writing)
+
+
+__all__ = ["PAGE", "block_copy_time", "copy_time", "socket_copy_time"]

@@ -32,9 +32,14 @@ class HostModel:
     4 KiB page or part of one). *zero_copy_send* / *zero_copy_receive*: TCP
     sockets map whole pages copy-on-write on send() / rename them on recv()
     (*page_remap* a page; *cow_fault*: a process writing to a page still
-    mapped), :mod:`fcsim.host.copies`. *bus*: bus standard (``fcsim.host.bus``)
-    with its sustained *bus_bandwidth* (bytes/s) and *bus_overhead* per DMA
-    transfer. *adapter_frame_time*: the adapter's own time per frame.
+    mapped), :mod:`fcsim.host.copies`. *direct_block_io*: read() and write()
+    of a block device move the data by DMA straight to and from the process's
+    buffer, as raw devices do (AIX raw logical volumes, Linux raw(8)): no
+    copy, *page_remap* a page to pin the buffer instead. *bus*: bus standard
+    (``fcsim.host.bus``) with its sustained *bus_bandwidth* (bytes/s) and
+    *bus_overhead* per DMA transfer; the machine has *buses* such buses, each
+    served on its own (a scenario places each card on one).
+    *adapter_frame_time*: the adapter's own time per frame.
     *rx_coalesce_frames* / *rx_coalesce_time*: an Ethernet NIC's receive
     interrupt moderation: one interrupt per that many frames, or once that
     long has passed since the first frame not yet signalled (1 and 0: an
@@ -65,9 +70,11 @@ class HostModel:
     zero_copy_receive: bool = False
     page_remap: float = 0.0
     cow_fault: float = 0.0
+    direct_block_io: bool = False
     bus: str = "PCI-64/66"
     bus_bandwidth: float = 533e6
     bus_overhead: float = 0.0
+    buses: int = 1
     adapter_frame_time: float = 0.0
     rx_coalesce_frames: int = 1
     rx_coalesce_time: float = 0.0
@@ -93,6 +100,8 @@ class HostModel:
         if not 0 < self.bus_bandwidth <= BUS_TYPES[self.bus].peak:
             raise ValueError(f"{self.name}: bus_bandwidth must be in (0, "
                              f"{BUS_TYPES[self.bus].peak:g}] bytes/s for {self.bus}")
+        if self.buses < 1:
+            raise ValueError(f"{self.name}: buses must be >= 1")
         if self.rx_coalesce_frames < 1 or self.rx_coalesce_time < 0:
             raise ValueError(f"{self.name}: rx_coalesce_frames >= 1, rx_coalesce_time >= 0 s")
         if not 0 <= self.background_utilisation < 1 or self.background_job <= 0:
@@ -113,6 +122,7 @@ Share = sourced(fraction("a fraction of the processor in [0, 1)"), "Share")
 JobLength = sourced(PositiveTime, "PositiveTime")
 ModelName = sourced(Name, "Name")
 Frames = sourced(Count, "Count")
+BusCount = sourced(Count, "Count")
 
 
 class AdapterFile(ModelFile):
@@ -171,6 +181,14 @@ class HostFile(AdapterFile):
     page_remap: Cost = _entry("Remapping one 4 KiB page, s.", "5 us")
     cow_fault: Cost = _entry("A copy-on-write fault on a page of a zero-copy send the "
                              "process writes to, with the page's copy, s.", "20 us")
+    direct_block_io: Yes = _entry("read() and write() of a block device move the data by DMA "
+                                  "straight to and from the process's buffer (raw devices): "
+                                  "no copy, page_remap per page to pin the buffer.", True,
+                                  "operating system documentation")
+    buses: BusCount = _entry("I/O buses of the machine, each of this bus standard and "
+                             "sustained rate, served on its own; a scenario node's buses "
+                             "key places its cards on them (default 1).", 2,
+                             "the machine's technical reference")
     tcp_timestamps: Yes = _entry("The TCP stack asks for the RFC 1323 timestamps option on "
                                  "its SYNs (and uses it when the peer does too).", True,
                                  "operating system documentation")

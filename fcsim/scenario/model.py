@@ -58,6 +58,8 @@ class NodeConfig:
     VLAN-aware and tags its frames with this VLAN (None: untagged).
     *ports*: its N_Ports (fabric only; the first is the node itself, the others
     NAME.1 .., see :mod:`fcsim.fc3.ports`).
+    *buses*: (network name, bus index) pairs placing the node's card on each
+    network on one of its host's I/O buses (internetworks; default bus 0).
     """
 
     name: str
@@ -76,6 +78,7 @@ class NodeConfig:
     tcp_timestamps: bool | None = None
     vlan: int | None = None
     ports: int = 1
+    buses: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -74,6 +74,14 @@ CASES = {
     "links at the top level": (('[[workloads]]', '[[links]]\nends = ["a", "b"]\n'
                                 'speed = "1GFC"\n\n[[workloads]]'), "links", "given 1 link",
                                "each [[networks]] table has its own"),
+    "a bus the host model lacks": (
+        ('name = "mover"\nhost = "ideal"', 'name = "mover"\nhost = "ideal"\n'
+                                           'buses = { san = 1 }'),
+        "nodes[1].buses.san", "given 1", "a bus of host model 'ideal': 0..0"),
+    "a card on a network the node is not on": (
+        ('name = "client"\nhost = "ideal"', 'name = "client"\nhost = "ideal"\n'
+                                            'buses = { san = 0 }'),
+        "nodes[0].buses.san", "a card on 'san'", "a network 'client' is on: 'lan'"),
     "a port name in a node name": (('name = "client"', 'name = "client@lan"'),
                                    "nodes[0].name", "given 'client@lan'",
                                    "a name without '@'"),
