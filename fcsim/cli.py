@@ -28,7 +28,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from fcsim import __version__
+from fcsim.arguments import build_parser
 from fcsim.output import (
     Capped,
     OutputError,
@@ -39,7 +39,7 @@ from fcsim.output import (
     same_file,
     write_output,
 )
-from fcsim.preflight import add_limit_options, affordable, first_run, unknown_ports
+from fcsim.preflight import affordable, first_run, unknown_ports
 from fcsim.progress import Progress, end_progress_line
 from fcsim.report import summary_text
 from fcsim.run_report import run_page
@@ -48,57 +48,17 @@ from fcsim.scenario.loader import ScenarioError, load_scenario
 from fcsim.scenario.model import Scenario
 from fcsim.scenario.reference import SCHEMAS, schema_text
 from fcsim.topology.drawing import FORMATS, draw_topology
+from fcsim.trace.capture import PcapSink, linktypes
 from fcsim.trace.ladder import Enough, Ladder, draw_ladder, ladder_text
-from fcsim.trace.pcap import (
-    LINKTYPE_ETHERNET,
-    LINKTYPE_FC_2_WITH_FRAME_DELIMS,
-    LINKTYPE_RAW,
-    PcapWriter,
-)
+from fcsim.trace.pcap import PcapWriter
 from fcsim.trace.pcapng import PcapngWriter
 from fcsim.trace.timeline import Timeline
 from fcsim.trace.timeseries import TimeSeries
-from fcsim.units import UnitError, format_size, parse_size, parse_time
+from fcsim.units import format_size
 from fcsim.validation.commands import (
-    PARTIAL_REPORT_DIR,
-    REPORT_DIR,
-    STORE_FILE,
     figures_command,
     validate_command,
 )
-from fcsim.validation.figures import PAPERS
-
-DEFAULT_PCAP_LIMIT = 1 << 30
-"""Bytes a ``--pcap`` file may reach before writing stops (``--pcap-limit``)."""
-DEFAULT_TRACE_LIMIT = 1 << 30
-"""Bytes a ``--trace FILE`` may reach before writing stops (``--trace-limit``)."""
-
-
-class PcapSink:
-    """Trace sink that stamps each frame with the time its EOF left the sender.
-
-    *ports*: capture only the cables of these ports (frames they send or
-    receive), as an analyzer is put on a cable; empty: every frame on every
-    link (a frame crossing a switch is then written once per link).
-    """
-
-    def __init__(self, writer: PcapWriter | PcapngWriter,
-                 ports: frozenset[str] = frozenset()) -> None:
-        self.writer = writer
-        self.ports = ports
-
-    def frame(self, time: float, port: Any, frame: Any, start: float, end: float) -> None:
-        ports = self.ports
-        peer = port.peer.name if port.peer is not None else "loop"
-        if ports and port.name not in ports and peer not in ports:
-            return
-        if isinstance(self.writer, PcapngWriter):
-            self.writer.write(end, frame, f"{port.name}->{peer}")
-        else:
-            self.writer.write(end, frame)
-
-    def primitive(self, time: float, port: Any, name: str, start: float) -> None:
-        """Primitive signals have no libpcap form; they are left out."""
 
 
 class Interrupted(Exception):
@@ -111,133 +71,6 @@ def _stop(signum: int, frame: object) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     raise KeyboardInterrupt if signum == signal.SIGINT else Interrupted
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="fcsim", description="Discrete-event simulator for Fibre Channel.")
-    parser.add_argument("--version", action="version", version=f"fcsim {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    run = commands.add_parser("run", help="run a scenario file and report its results")
-    run.add_argument("scenario", metavar="FILE", help="scenario file (TOML)")
-    run.add_argument("--json", action="store_true", help="print results as JSON")
-    run.add_argument("--pcap", metavar="FILE",
-                     help="write every frame of the first repetition to a libpcap file, or "
-                          "to pcapng with one interface per link direction if FILE ends in "
-                          ".pcapng (Myrinet: the IP packet of each Myrinet packet, as raw "
-                          "IP)")
-    run.add_argument("--pcap-ports", metavar="PORT", nargs="+", default=(),
-                     help="capture only the cables of these ports (node names, "
-                          "'switch:port'), as an analyzer on a cable (default: every link)")
-    run.add_argument("--pcap-limit", metavar="SIZE", type=_size, default=DEFAULT_PCAP_LIMIT,
-                     help="stop writing the pcap file at this size, as tcpdump -C caps a "
-                          "file (default: 1 GiB)")
-    run.add_argument("--trace", metavar="FILE", nargs="?", const="-",
-                     help="write the protocol-analyzer timeline (default: standard output)")
-    run.add_argument("--trace-limit", metavar="SIZE", type=_size, default=DEFAULT_TRACE_LIMIT,
-                     help="stop writing the --trace FILE at this size (default: 1 GiB)")
-    run.add_argument("--report", metavar="DIR",
-                     help="also write a self-contained HTML run report, DIR/index.html: "
-                          "summary, topology and plots over time")
-    add_limit_options(run)
-    draw = commands.add_parser("topology", help="draw a scenario's topology (PNG or SVG)")
-    draw.add_argument("scenario", metavar="FILE", help="scenario file (TOML)")
-    draw.add_argument("-o", "--output", metavar="IMAGE",
-                      help="image file, .png or .svg (default: the scenario's name with "
-                           ".png, in the current folder)")
-    check = commands.add_parser(
-        "validate", help="run the measured claims and report how close the simulation is")
-    check.add_argument("--quick", action="store_true",
-                       help="only the claims marked quick (about a minute on two cores)")
-    check.add_argument("--claims", metavar="ID", nargs="+", default=(),
-                       help="only these claims")
-    check.add_argument("--jobs", metavar="N", type=_positive, default=None,
-                       help="processes to run simulations on (default: every core)")
-    check.add_argument("--report", metavar="DIR", default=None,
-                       help=f"report folder (default: {REPORT_DIR} for a full run, "
-                            f"{PARTIAL_REPORT_DIR} otherwise)")
-    check.add_argument("--record", action="store_true",
-                       help="record this run's statuses in validation/claims.toml")
-    check.add_argument("--readme", action="store_true",
-                       help="refresh the README's validation table (full runs only)")
-    check.add_argument("--no-store", action="store_true",
-                       help=f"simulate every point again, ignoring the report folder's "
-                            f"{STORE_FILE}")
-    figures = commands.add_parser(
-        "figures", help="simulate a paper's figures and write them as PNG",
-        description="Simulate a paper's figures and write them as PNG. The full grid of "
-                    "the paper is long (ong-farrell: about 11 hours on 2 cores; rd11: about "
-                    "6 minutes); the options narrow it for drafts.")
-    figures.add_argument("paper", choices=PAPERS, help="which paper's figures")
-    figures.add_argument("-o", "--output", metavar="DIR", default="figures",
-                         help="folder for the PNG files (default: figures)")
-    figures.add_argument("--jobs", metavar="N", type=_positive, default=None,
-                         help="processes to run simulations on (default: every core)")
-    figures.add_argument("--repetitions", metavar="N", type=_positive, default=None,
-                         help="repetitions per point (default: the scenario's, 5)")
-    figures.add_argument("--length", metavar="TIME", type=_time, default=None,
-                         help="netperf -l of every run, e.g. '2 s' (default: the paper's 10 s)")
-    figures.add_argument("--sockets", metavar="SIZE", nargs="+", type=_size, default=None,
-                         help="only these socket sizes, e.g. '32 KiB' 262143")
-    figures.add_argument("--sizes", metavar="SIZE", nargs="+", type=_size, default=None,
-                         help="only these message sizes")
-    figures.add_argument("--pairs", metavar="PAIR", nargs="+", default=None,
-                         help="ong-farrell: only these pairs, e.g. c110-to-c180")
-    figures.add_argument("--experiments", metavar="NAME", nargs="+", default=None,
-                         help="rd11: only these experiments, e.g. mem-rr")
-    figures.add_argument("--no-store", action="store_true",
-                         help=f"simulate every point again, ignoring the output folder's "
-                              f"{STORE_FILE}")
-    explain = commands.add_parser(
-        "explain", help="a ladder diagram of the first events of a run (text, SVG or PNG)")
-    explain.add_argument("scenario", metavar="FILE", help="scenario file (TOML)")
-    explain.add_argument("--events", metavar="N", type=_positive, default=40,
-                         help="how many frames and ordered sets (default: 40)")
-    explain.add_argument("--until", metavar="TIME", type=_time, default=None,
-                         help="only events that start by this simulated time, e.g. '50 us'")
-    explain.add_argument("--ports", metavar="PORT", nargs="+", default=(),
-                         help="only events sent or received by these ports (node names, "
-                              "'switch:port')")
-    explain.add_argument("-o", "--output", metavar="IMAGE",
-                         help="draw into an .svg or .png file (default: text on standard "
-                              "output)")
-    add_limit_options(explain)
-    schema = commands.add_parser(
-        "schema", help="print the JSON Schema of scenario or model files (for editors)",
-        description="Print the JSON Schema of scenario files or of device model files, for "
-                    "editors and TOML language servers (see docs/scenarios.md).")
-    schema.add_argument("kind", nargs="?", choices=SCHEMAS, default="scenario",
-                        help="which files (default: scenario)")
-    for command in (run, draw, check, figures, explain, schema):  # errors show their own usage
-        command.set_defaults(subparser=command)
-    return parser
-
-
-def _time(text: str) -> float:
-    try:
-        value = parse_time(text)
-    except UnitError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a time > 0 such as '2 s', got {text!r}")
-    return value
-
-
-def _size(text: str) -> int:
-    try:
-        return parse_size(text)
-    except UnitError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}")
-    return value
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -267,7 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    parser = _parser()
+    parser = build_parser()
     args = parser.parse_args(argv)
     command = args.subparser
     if args.command == "topology":
@@ -309,6 +142,10 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     wrong = unknown_ports(scenario, "--pcap-ports", tuple(args.pcap_ports))
     if wrong is not None:
         parser.error(wrong)
+    if pcap is not None and pcap.suffix != ".pcapng" and len(linktypes(scenario)) > 1:
+        parser.error(f"--pcap: given {args.pcap!r}; a file ending in .pcapng for a scenario "
+                     "whose networks carry frames of several link types (a libpcap file "
+                     "holds one)")
     if not affordable(scenario, args):
         return 2
     with ExitStack() as stack:
@@ -319,7 +156,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             handle = stack.enter_context(open_output(pcap, "wb"))
             writer = (PcapngWriter(handle, args.pcap_limit) if pcap.suffix == ".pcapng" else
                       stack.enter_context(PcapWriter(handle, limit=args.pcap_limit,
-                                                     linktype=_linktype(scenario))))
+                                                     linktype=min(linktypes(scenario)))))
             sinks.append(PcapSink(writer, frozenset(args.pcap_ports)))
         if args.trace == "-":
             sinks.append(Timeline(sys.stdout))
@@ -383,13 +220,6 @@ def _explain(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
                     f"{scenario.name}: the first {len(ladder.rungs)} events")
     print(f"wrote {output}")
     return 0
-
-
-def _linktype(scenario: Scenario) -> int:
-    """The pcap link type of the scenario's frames: Ethernet, raw IP (the IP
-    packets of Myrinet, which has no link type of its own) or FC-2."""
-    return {"ethernet": LINKTYPE_ETHERNET, "myrinet": LINKTYPE_RAW}.get(
-        scenario.topology, LINKTYPE_FC_2_WITH_FRAME_DELIMS)
 
 
 def _load(path: str) -> Scenario | None:

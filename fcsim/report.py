@@ -89,8 +89,10 @@ def _netperf_lines(results: dict[str, Any]) -> list[str]:
     for name, host in first.get("hosts", {}).items():
         lines.append(f"  host {name} ({host['model']}): processor "
                      f"{100 * host['cpu_utilisation']:.1f} % (background "
-                     f"{100 * host['background_utilisation']:.1f} %), bus "
-                     f"{100 * host['bus_utilisation']:.1f} %")
+                     f"{100 * host['background_utilisation']:.1f} %), "
+                     + (f"buses {', '.join(f'{100 * u:.1f} %' for u in host['bus_utilisations'])}"
+                        if "bus_utilisations" in host
+                        else f"bus {100 * host['bus_utilisation']:.1f} %"))
     return ["hosts and their applications", *lines, ""] if lines else []
 
 
@@ -104,6 +106,10 @@ def _transfer_lines(results: dict[str, Any]) -> list[str]:
                 f"{format_bytes_rate(rate['mean'])} [{format_bytes_rate(rate['min'])}, "
                 f"{format_bytes_rate(rate['max'])}]" if t["finished"] and rate else
                 f"not finished in the run ({t['bytes']} of {t['size']} bytes moved)")
+        steady = results["summary"][name].get("steady_bytes_per_s")
+        if steady and steady["mean"] is not None:
+            done += (f"; steady {format_bytes_rate(steady['mean'])} in the measured interval "
+                     f"[{format_bytes_rate(steady['min'])}, {format_bytes_rate(steady['max'])}]")
         lines.append(f"  {name}: {' -> '.join(t['path'])}, blocks of "
                      f"{format_size(t['block'])}: {done}")
     return ["transfers (mean over repetitions; details of the first)", *lines, ""] if lines \

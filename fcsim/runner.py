@@ -76,14 +76,15 @@ def build_workloads(sim: Simulation, scenario: Scenario, net: Network) -> list[W
 
 def build_hosts(sim: Simulation, scenario: Scenario, net: Network) -> dict[str, Host]:
     """A host around the link ports of every node that names a host model
-    (one interface per network it is on), loaded by the node's own background
-    load and with its own TCP timestamps setting where it gives them, and with
-    the node's static routes."""
+    (one interface per network it is on, each card on the bus the node puts
+    it on), loaded by the node's own background load and with its own TCP
+    timestamps setting where it gives them, and with the node's static
+    routes."""
     hosts = {}
     for n in scenario.nodes:
         if n.host is not None:
             host = hosts[n.name] = Host(sim, n.name, _node_host(n), net.attachments(n.name),
-                                        n.ip_class)
+                                        n.ip_class, dict(n.buses))
             host.routes.update(n.routes)
     return hosts
 
@@ -184,6 +185,8 @@ def run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink] = (),
         for host in hosts.values():
             host.reset_stats()
         storage.reset_stats()
+        for transfer in transfers:
+            transfer.reset_stats()
         if netstore is not None:
             netstore.reset_stats()
     if progress is not None:  # a report at each step, an event that changes nothing
@@ -205,7 +208,10 @@ def run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink] = (),
         out["hosts"] = {name: {"model": h.model.name,
                                "cpu_utilisation": h.cpu.busy_time / interval,
                                "background_utilisation": h.cpu.background_time / interval,
-                               "bus_utilisation": h.bus.busy_time / interval}
+                               "bus_utilisation": h.bus.busy_time / interval,
+                               **({"bus_utilisations": [b.busy_time / interval
+                                                        for b in h.buses]}
+                                  if len(h.buses) > 1 else {})}
                         for name, h in hosts.items()}
     if netperfs:
         out["netperf"] = {n.name: n.results() for n in netperfs}
@@ -255,9 +261,9 @@ def summarise(repetitions: list[dict[str, Any]]) -> dict[str, Any]:
         summary[name] = {metric: _spread([r["storage"]["jobs"][name].get(metric)
                                           for r in repetitions])
                          for metric in STORAGE_METRICS}
-    for name in repetitions[0].get("transfers", {}):
-        summary[name] = {"bytes_per_s": _spread([r["transfers"][name]["bytes_per_s"]
-                                                 for r in repetitions])}
+    for name, first in repetitions[0].get("transfers", {}).items():
+        summary[name] = {metric: _spread([r["transfers"][name][metric] for r in repetitions])
+                         for metric in ("bytes_per_s", "steady_bytes_per_s") if metric in first}
     for kind, groups in repetitions[0].get("fc3", {}).items():
         for name in groups if isinstance(groups, dict) else ():
             summary[name] = {metric: _spread([r["fc3"][kind][name][metric] for r in repetitions])

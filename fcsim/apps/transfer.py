@@ -25,6 +25,12 @@ block request does (:mod:`fcsim.host.host`, :mod:`fcsim.host.block`).
 The transfer starts at its start time once every connection is established
 and every target has accepted its process login; it ends when the last
 node's writer has written the last byte. The rate is bytes over that time.
+After a run's warm-up (:meth:`Transfer.reset_stats`) it also reports its
+steady rate: the slope of the bytes the last node has written against time,
+fitted over the blocks it writes in the measured interval, so that a
+transfer of a large file can be measured in the middle, without its start
+(connection, slow start, the first block through every hop) and without a
+block's worth of rounding at either end.
 """
 
 from __future__ import annotations
@@ -136,9 +142,10 @@ class Relay:
     of *block* bytes, with *buffers* blocks between its reading and writing."""
 
     def __init__(self, host: Host, source: End, sink: End, options: TransferOptions,
-                 finished: Callable[[], None]) -> None:
+                 finished: Callable[[], None],
+                 progress: Callable[[int], None] | None = None) -> None:
         self.host, self.source, self.sink = host, source, sink
-        self.options, self.finished = options, finished
+        self.options, self.finished, self.progress = options, finished, progress
         self.to_read = self.to_write = options.size
         self.filled: list[int] = []  # blocks read, not yet written, bytes each
         self.reading = self.writing = False
@@ -167,6 +174,8 @@ class Relay:
     def _written(self, n: int) -> None:
         self.writing = False
         self.to_write -= n
+        if self.progress is not None:
+            self.progress(self.options.size - self.to_write)
         if self.to_write == 0:
             self.finished()
         else:
@@ -189,6 +198,8 @@ class Transfer:
         self.sim, self.name, self.options, self.chain = sim, name, options, chain
         self.began: float | None = None
         self.ended: float | None = None
+        self._marked = False  # a warm-up ended: steady-rate bookkeeping on
+        self._blocks: list[tuple[float, int]] = []  # (time, bytes written) after it
         ins: dict[str, End] = {}
         outs: dict[str, End] = {}
         relays = [node for node in chain if node in hosts]
@@ -203,6 +214,7 @@ class Transfer:
             outs[up], ins[down] = self._connection(hosts[up], hosts[down], port + k)
         self.relays = [Relay(hosts[node], ins[node], outs[node], options, self._relay_done)
                        for node in relays]
+        self.relays[-1].progress = self._written
         self._left = len(self.relays)
         sim.call_later(start, self._prepare)
 
@@ -254,8 +266,36 @@ class Transfer:
         if self._left == 0:
             self.ended = self.sim.now
 
+    def _written(self, total: int) -> None:
+        """The last node has written *total* bytes so far (a block more)."""
+        if self._marked:
+            self._blocks.append((self.sim.now, total))
+
+    def reset_stats(self) -> None:
+        """Start the measured interval: the steady rate counts blocks written from now."""
+        self._marked = True
+        self._blocks = []
+
+    def steady_rate(self) -> float | None:
+        """Bytes per second the last node wrote in the measured interval: the
+        least-squares slope of the bytes written against the time of each
+        block written in it (a relay with two buffers writes its blocks in
+        bursts, so the first and last alone would depend on where the
+        interval falls). None: fewer than two blocks, or no interval started."""
+        points = self._blocks
+        if len(points) < 2:
+            return None
+        n = len(points)
+        mean_t = sum(t for t, _ in points) / n
+        mean_b = sum(b for _, b in points) / n
+        spread = sum((t - mean_t) ** 2 for t, _ in points)
+        if spread <= 0:
+            return None
+        return sum((t - mean_t) * (b - mean_b) for t, b in points) / spread
+
     def results(self) -> dict[str, Any]:
-        """Bytes moved, the elapsed time and the rate, as a transfer tool reports them."""
+        """Bytes moved, the elapsed time and the rate, as a transfer tool reports
+        them; after a warm-up, the steady rate in the measured interval too."""
         moved = self.options.size - self.relays[-1].to_write
         elapsed = (self.ended if self.ended is not None else self.sim.now) - (
             self.began if self.began is not None else self.sim.now)
@@ -264,4 +304,5 @@ class Transfer:
                 "finished": self.ended is not None, "began_s": self.began,
                 "elapsed_s": elapsed if self.began is not None else None,
                 "bytes_per_s": moved / elapsed if self.began is not None and elapsed > 0
-                else None}
+                else None,
+                **({"steady_bytes_per_s": self.steady_rate()} if self._marked else {})}

@@ -77,7 +77,11 @@ class NPort(Receiving, Connections):
     *port* is the link-level port it sends through (default: a point-to-point
     :class:`~fcsim.fc2.port.Port` with ``params.bb_credit`` receive buffers).
     *receive_hook(seq, time)*, if set, is called for every sequence received
-    whole (the upper layers' and link services' entry). *ready_at* is when
+    whole (the upper layers' and link services' entry). *rx_stage(frame,
+    done)*, if set, takes each frame received before it is handled (a host
+    adapter's DMA to memory); *tx_stage(seq)*, if set, is told of each
+    sequence sent from host memory and raises its ``fetched`` count as the
+    card fetches its frames (the adapter's DMA from memory). *ready_at* is when
     login completed, s (None while a timed login is under way); workloads
     wait for it through :meth:`when_ready`.
     """
@@ -96,6 +100,7 @@ class NPort(Receiving, Connections):
         self.connection: Connection | None = None
         self.receive_hook: Callable[[Sequence, float], None] | None = None
         self.rx_stage: Callable[[Frame, Callable[[], None]], None] | None = None
+        self.tx_stage: Callable[[Sequence], None] | None = None
         self.ready_at: float | None = 0.0
         self._ready_waiters: list[Callable[[], None]] = []
         self.stats = NPortStats()
@@ -156,6 +161,7 @@ class NPort(Receiving, Connections):
         on_complete: Callable[[Sequence], None] | None = None,
         on_delivered: Callable[[Sequence, float], None] | None = None,
         meter: Any = None,
+        from_host: bool = False,
     ) -> Sequence:
         """Queue a sequence of *size* payload bytes in *exchange*, Class *cls*.
 
@@ -190,6 +196,9 @@ class NPort(Receiving, Connections):
         if initiative:
             seq.end_f_ctl |= h.F_CTL_SEQ_INITIATIVE
         self._next_seq_id = (self._next_seq_id + 1) & 0xFF
+        if from_host and self.tx_stage is not None:
+            seq.fetched = 0
+            self.tx_stage(seq)
         self._ready_add(seq)
         self.port.kick()
         return seq
@@ -210,7 +219,7 @@ class NPort(Receiving, Connections):
             return None  # only Class 3 sequences, each needing a credit
         for _ in range(len(ready)):
             seq = ready[0]
-            if d_id is not None and seq.d_id != d_id:
+            if (d_id is not None and seq.d_id != d_id) or seq.next_cnt >= seq.fetched:
                 ready.rotate(-1)
                 continue
             if seq.cls == 3 and self.connection is None:  # the common case, inlined
@@ -248,6 +257,8 @@ class NPort(Receiving, Connections):
 
     def _gate(self, seq: Sequence) -> int:
         """Whether *seq* may send its next frame now, and whether it needs BB credit."""
+        if seq.next_cnt >= seq.fetched:
+            return _BLOCKED  # its next frame's data are not on the card yet
         conn = self.connection
         peer = self.peers[seq.d_id]
         if seq.cls == 1:

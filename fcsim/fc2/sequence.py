@@ -63,13 +63,17 @@ class Sequence:
     *unanswered_old* count frames of the current and of earlier attempts that
     have had no answer yet (they hold EE credit); *last_activity* is when a frame
     of it was last sent or answered, s, and *watchdog* whether an E_D_TOV check is pending.
+    *fetched* counts the frames whose data are on the sending card: a
+    sequence of data in host memory (:meth:`NPort.send` *from_host*) sends a
+    frame only once the card has fetched it by DMA; others have every frame
+    at once.
     """
 
     __slots__ = (
         "exchange", "d_id", "seq_id", "size", "cls", "data_field", "created", "n_frames",
         "r_ctl", "type", "next_cnt", "acked", "unanswered", "unanswered_old", "last_activity",
         "watchdog", "attempt", "status", "first_of_exchange", "last_of_exchange", "f_ctl",
-        "df_ctl", "end_f_ctl", "ulp", "on_complete", "on_delivered", "meter",
+        "df_ctl", "end_f_ctl", "ulp", "on_complete", "on_delivered", "meter", "fetched",
     )
 
     def __init__(
@@ -95,6 +99,7 @@ class Sequence:
         self.data_field = data_field
         self.created = created
         self.n_frames = max(1, -(-size // data_field))
+        self.fetched = self.n_frames
         self.r_ctl = r_ctl
         self.type = type_
         self.next_cnt = 0

@@ -135,7 +135,7 @@ class FcpInitiator:
                     command.moved += size
             self.nport.send(seq.exchange, ready.burst, self.cls, r_ctl=h.R_CTL_SOLICITED_DATA,
                             type_=h.TYPE_FCP, ulp=ready, on_complete=burst_out,
-                            initiative=True)
+                            initiative=True, from_host=True)
         elif seq.r_ctl == h.R_CTL_SOLICITED_DATA:
             command.moved += seq.size
         elif seq.r_ctl == h.R_CTL_COMMAND_STATUS:

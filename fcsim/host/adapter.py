@@ -5,17 +5,24 @@ BB credit it offers), spends its per-frame processing time on it, and moves
 it to host memory by DMA over the I/O bus; only then is the buffer free and
 an R_RDY returned, so a slow bus or card pushes back on the link. Sending, a
 packet is moved from host memory by DMA (one transfer per packet) and the card
-spends its per-frame time on each of its frames before FC-2 sends them.
+spends its per-frame time on each of its frames before FC-2 sends them. The
+data of a SCSI write (an FCP_DATA sequence from host memory) is fetched frame
+by frame, one DMA after the other, each frame then given the card's time and
+sent once fetched, so the bus and the link work on different frames at once
+and the slower of the two sets the pace; the card is taken to have room for
+a whole burst.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from fcsim.engine.simulation import Simulation
 from fcsim.fc2.frame import Frame
 from fcsim.fc2.nport import NPort
+from fcsim.fc2.sequence import Sequence
 from fcsim.host.bus import IoBus
 
 
@@ -40,7 +47,9 @@ class HostAdapter:
         self.bus = bus
         self.model = model
         self._card_free = 0.0
+        self._fetching: deque[Sequence] = deque()
         nport.rx_stage = self._receive
+        nport.tx_stage = self._fetch
 
     def _card(self, frames: int) -> float:
         """Delay until the card has processed *frames* more frames, s."""
@@ -70,3 +79,33 @@ class HostAdapter:
                 ready()
 
         self.bus.transfer(nbytes, processed)
+
+    def _fetch(self, seq: Sequence) -> None:
+        """Fetch the frames of *seq* from host memory after those already queued."""
+        self._fetching.append(seq)
+        if len(self._fetching) == 1:
+            self._fetch_frame()
+
+    def _fetch_frame(self) -> None:
+        """DMA the next frame of the first sequence being fetched, then the card's
+        time on it; it may then be sent."""
+        seq = self._fetching[0]
+        last = seq.fetched + 1 == seq.n_frames
+        nbytes = seq.size - seq.data_field * seq.fetched if last else seq.data_field
+
+        def on_card(_event: object = None) -> None:
+            seq.fetched += 1
+            self.nport.port.kick()
+            if seq.fetched == seq.n_frames:
+                self._fetching.popleft()
+            if self._fetching:
+                self._fetch_frame()
+
+        def fetched() -> None:
+            delay = self._card(1)
+            if delay > 0:
+                self.sim.call_later(delay, on_card)
+            else:
+                on_card()
+
+        self.bus.transfer(nbytes, fetched)

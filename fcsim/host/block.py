@@ -17,9 +17,11 @@ reading or writing a raw device does (dd, fio's psync engine): each request
 costs a system call; a write first copies the data from the process into the
 kernel; a read, once its data is in memory, wakes the process (a context
 switch) and copies the data out. With the host model's copy avoidance the
-copies are page remaps, and with *remap_reads* a read of a page or more is,
-as FreeBSD 4.0's read() did (:func:`fcsim.host.copies.block_copy_time`).
-Each command's completion costs one interrupt (the request queue's
+copies are page remaps; with *remap_reads* a read of a page or more is a remap
+(:func:`fcsim.host.copies.block_copy_time`); with *direct_block_io* (raw
+devices) the data move by DMA to and from the process's own buffer and the
+copies are the pinning of its pages. Each command's completion costs one
+interrupt (the request queue's
 *on_command*, set by the node's storage).
 """
 
@@ -154,7 +156,7 @@ class HostIo:
         host = self.host
         cpu, model = host.cpu, host.model
         request = Request(write, offset, length, self.sim.now)
-        copy = block_copy_time(model, length, writing=write)
+        copy = block_copy_time(model, length, write)
 
         def returned(req: Request) -> None:
             after = model.context_switch + (0.0 if write else copy)

@@ -20,7 +20,17 @@ otherwise):
   sources): *page_remap* per whole page, but only when every segment's data
   is whole pages, so that the NIC put the payloads page-aligned (as Trapeze's
   8 KB payloads; an MSS of 8192, as MTU 9000 gives, is two pages; 1460 is
-  not): otherwise every byte is copied.
+  not): otherwise every byte is copied;
+- *remap_reads*: a file or raw-device read() of at least a page maps the
+  kernel's pages into the process instead of copying them, a page for each
+  page or part of one (FreeBSD 4.0: ``ffs_read`` calls ``uioread``, which
+  maps the file's pages when ``vfs.ioopt`` is set and the request is at least
+  a page); a write() still copies (:func:`block_copy_time`).
+
+A block device read or written with the host model's *direct_block_io*
+(a raw device: AIX raw logical volumes, Linux raw(8)) moves its data by DMA
+straight to and from the process's buffer: no copy, *page_remap* per page to
+pin the buffer (:func:`block_copy_time`).
 
 Applications' buffers are taken to be page-aligned (netperf's are when run
 with -a/-A at the page size, an assumption).
@@ -62,10 +72,13 @@ def socket_copy_time(model: HostModel, nbytes: int, sending: bool, segment_data:
     return pages * per_page + copy_time(model, nbytes - pages * page, sending)
 
 
-def block_copy_time(model: HostModel, nbytes: int, writing: bool = False) -> float:
-    """Processor time of the data of a file or raw-device write() (*writing*) or
-    read() of *nbytes*: a read of at least a page is a remap of its pages with
-    *remap_reads*; otherwise as :func:`copy_time`, s."""
+def block_copy_time(model: HostModel, nbytes: int, writing: bool) -> float:
+    """Processor time to move *nbytes* between a process and a block device's
+    request or a file (into the kernel if *writing*), s: a copy; with
+    *direct_block_io* the pinning of each page of the buffer; with
+    *remap_reads* a read of at least a page is a remap of its pages."""
+    if model.direct_block_io:
+        return -(-nbytes // model.page_size) * model.page_remap
     if model.remap_reads and not writing and nbytes >= model.page_size:
         return -(-nbytes // model.page_size) * model.page_remap
     return copy_time(model, nbytes, writing)

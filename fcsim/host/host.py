@@ -70,19 +70,32 @@ class Host:
     on several networks.
     :attr:`interfaces` are what IP runs over (:mod:`fcsim.host.interface`),
     :attr:`interface` the first of them; :attr:`routes` maps a peer host's
-    name to the network to reach it through (static host routes)."""
+    name to the network to reach it through (static host routes).
+    :attr:`buses` are the model's I/O buses; *bus_of* places the card on
+    each network on one of them by index (default: the first, :attr:`bus`,
+    which also carries the host's disk channels)."""
 
     def __init__(self, sim: Simulation, name: str, model: HostModel,
-                 port: Any | list[tuple[Any, str]], ip_class: int = 3) -> None:
+                 port: Any | list[tuple[Any, str]], ip_class: int = 3,
+                 bus_of: dict[str, int] | None = None) -> None:
         self.sim = sim
         self.name = name
         self.model = model
         self.cpu = Cpu(sim, f"{name}.cpu")
-        self.bus = IoBus(sim, f"{name}.bus", BUS_TYPES[model.bus], model.bus_bandwidth,
-                         model.bus_overhead)
+        kind = BUS_TYPES[model.bus]
+        self.buses = [IoBus(sim, f"{name}.bus" if k == 0 else f"{name}.bus{k}", kind,
+                            model.bus_bandwidth, model.bus_overhead)
+                      for k in range(model.buses)]
+        self.bus = self.buses[0]
+        bus_of = bus_of or {}
+        for network, index in bus_of.items():
+            if not 0 <= index < model.buses:
+                raise ValueError(f"host {name}: the card on {network} is put on bus {index}; "
+                                 f"{model.name} has buses 0..{model.buses - 1}")
         attachments = port if isinstance(port, list) else [(port, "")]
         self.interfaces: list[Interface] = [
-            self._attach(p, network, ip_class, name if i == 0 else f"{name}.{network}")
+            self._attach(p, network, ip_class, name if i == 0 else f"{name}.{network}",
+                         self.buses[bus_of.get(network, 0)])
             for i, (p, network) in enumerate(attachments)]
         self.interface: Interface = self.interfaces[0]
         self.routes: dict[str, str] = {}
@@ -96,11 +109,13 @@ class Host:
             for period in (FAST_TICK, SLOW_TICK):
                 sim.call_later(self.tick_phase % period, self._tick, period)
 
-    def _attach(self, port: Any, network: str, ip_class: int, name: str) -> Interface:
-        """An interface on *port* of *network*, its received packets to IP input."""
+    def _attach(self, port: Any, network: str, ip_class: int, name: str,
+                bus: IoBus) -> Interface:
+        """An interface on *port* of *network* with its card on *bus*, its
+        received packets to IP input."""
         def deliver(packet: object, length: int, time: float, interrupt: bool = True) -> None:
             self._ip_input(packet, length, time, interrupt, interface)
-        interface = interface_on(self.sim, name, port, self.bus, self.model, ip_class, deliver)
+        interface = interface_on(self.sim, name, port, bus, self.model, ip_class, deliver)
         interface.network = network
         model, nic = self.model, not isinstance(port, NPort)
         offload = model.checksum_offload and nic
@@ -211,6 +226,7 @@ class Host:
             then()
 
     def reset_stats(self) -> None:
-        """Start a new measurement interval (processor and bus)."""
+        """Start a new measurement interval (processor and buses)."""
         self.cpu.reset_stats()
-        self.bus.reset_stats()
+        for bus in self.buses:
+            bus.reset_stats()

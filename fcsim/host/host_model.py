@@ -51,9 +51,14 @@ class HostModel:
     control message written into the card's send ring) and received (the
     receive ring read, the NetRPC call record found and its handler or
     continuation run), besides the *interrupt* that signals arrivals
-    (:mod:`fcsim.trapeze`). *bus*: bus standard (``fcsim.host.bus``)
-    with its sustained *bus_bandwidth* (bytes/s) and *bus_overhead* per DMA
-    transfer. *adapter_frame_time*: the adapter's own time per frame.
+    (:mod:`fcsim.trapeze`). *direct_block_io*: read() and write() of a block
+    device move the data by DMA straight to and from the process's buffer, as
+    raw devices do (AIX raw logical volumes, Linux raw(8)): no copy,
+    *page_remap* a page to pin the buffer instead. *bus*: bus standard
+    (``fcsim.host.bus``) with its sustained *bus_bandwidth* (bytes/s) and
+    *bus_overhead* per DMA transfer; the machine has *buses* such buses, each
+    served on its own (a scenario places each card on one).
+    *adapter_frame_time*: the adapter's own time per frame.
     *rx_coalesce_frames* / *rx_coalesce_time*: an Ethernet NIC's receive
     interrupt moderation: one interrupt per that many frames, or once that
     long has passed since the first frame not yet signalled (1 and 0: an
@@ -88,9 +93,11 @@ class HostModel:
     remap_reads: bool = False
     message_send: float = 0.0
     message_receive: float = 0.0
+    direct_block_io: bool = False
     bus: str = "PCI-64/66"
     bus_bandwidth: float = 533e6
     bus_overhead: float = 0.0
+    buses: int = 1
     adapter_frame_time: float = 0.0
     rx_coalesce_frames: int = 1
     rx_coalesce_time: float = 0.0
@@ -118,6 +125,8 @@ class HostModel:
                              f"{BUS_TYPES[self.bus].peak:g}] bytes/s for {self.bus}")
         if self.page_size < 512 or self.page_size & (self.page_size - 1):
             raise ValueError(f"{self.name}: page_size must be a power of two >= 512 bytes")
+        if self.buses < 1:
+            raise ValueError(f"{self.name}: buses must be >= 1")
         if self.rx_coalesce_frames < 1 or self.rx_coalesce_time < 0:
             raise ValueError(f"{self.name}: rx_coalesce_frames >= 1, rx_coalesce_time >= 0 s")
         if not 0 <= self.background_utilisation < 1 or self.background_job <= 0:
@@ -139,6 +148,7 @@ JobLength = sourced(PositiveTime, "PositiveTime")
 ModelName = sourced(Name, "Name")
 Frames = sourced(Count, "Count")
 PageSize = sourced(integer(512, text="a power of two >= 512 (bytes)"), "PageSize")
+BusCount = sourced(Count, "Count")
 
 
 class AdapterFile(ModelFile):
@@ -210,6 +220,14 @@ class HostFile(AdapterFile):
                                    "found, its handler or continuation run, s.", "4 us")
     cow_fault: Cost = _entry("A copy-on-write fault on a page of a zero-copy send the "
                              "process writes to, with the page's copy, s.", "20 us")
+    direct_block_io: Yes = _entry("read() and write() of a block device move the data by DMA "
+                                  "straight to and from the process's buffer (raw devices): "
+                                  "no copy, page_remap per page to pin the buffer.", True,
+                                  "operating system documentation")
+    buses: BusCount = _entry("I/O buses of the machine, each of this bus standard and "
+                             "sustained rate, served on its own; a scenario node's buses "
+                             "key places its cards on them (default 1).", 2,
+                             "the machine's technical reference")
     tcp_timestamps: Yes = _entry("The TCP stack asks for the RFC 1323 timestamps option on "
                                  "its SYNs (and uses it when the peer does too).", True,
                                  "operating system documentation")

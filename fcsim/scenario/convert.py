@@ -159,7 +159,8 @@ def _node(n: NodeKeys) -> NodeConfig:
     return NodeConfig(n.name, getattr(n, "port_id", None), params, port, n.host, n.ip_class,
                       n.background_load, target, n.max_burst, getattr(n, "mtu", 1500),
                       getattr(n, "routes", None) or (), channels, block, n.tcp_timestamps,
-                      getattr(n, "vlan", None), getattr(n, "ports", 1))
+                      getattr(n, "vlan", None), getattr(n, "ports", 1),
+                      getattr(n, "buses", None) or ())
 
 
 def channels_of(n: NodeKeys) -> list[ChannelConfig]:

@@ -28,7 +28,7 @@ NODE_KEYS = {"point-to-point": NodeSection, "fabric": FabricNodeSection,
              "myrinet": MyrinetNodeSection}
 """The node table of each kind of network: the keys a node's port there takes."""
 HOST_KEYS = frozenset({"name", "host", "background_load", "tcp_timestamps", "channels", "block",
-                       "routes"})
+                       "routes", "buses"})
 """Keys of a node's host and its own disks, which fit a node on any network."""
 SEPARATOR = "@"
 """Between a node's name and its network's in the name of its port there."""
@@ -176,6 +176,7 @@ def _across(doc: InternetworkScenario, raw: dict[str, Any]) -> Iterator[Problem]
                               f"({', '.join(sorted(kinds))}): "
                               + ", ".join(sorted(allowed)))
         yield from _routes(doc, i, node, on)
+        yield from _buses(doc, i, node, on)
 
 
 def _names(network: Any, key: str) -> list[tuple[str, str]]:
@@ -213,3 +214,19 @@ def _routes(doc: InternetworkScenario, i: int, node: Any,
         if network not in both:
             yield Problem(path, given(network), f"a network both {node.name!r} and {peer!r} "
                           f"are on: {', '.join(map(repr, both)) or 'none'}")
+
+
+def _buses(doc: InternetworkScenario, i: int, node: Any,
+           on: dict[str, list[int]]) -> Iterator[Problem]:
+    mine = [doc.networks[k].name for k in on[node.name]]
+    count = node.host.buses if node.host is not None else 0
+    for network, index in node.buses or ():
+        path = f"nodes[{i}].buses.{network}"
+        if node.host is None:
+            yield Problem(path, given(index), "no buses key on a node without a host")
+        elif network not in mine:
+            yield Problem(path, f"a card on {network!r}", f"a network {node.name!r} is on: "
+                          + ", ".join(map(repr, mine)))
+        elif index >= count:
+            yield Problem(path, given(index), f"a bus of host model {node.host.name!r}: "
+                          f"0..{count - 1} (its buses)")

@@ -60,6 +60,8 @@ class NodeConfig:
     *ports*: its N_Ports (fabric only; the first is the node itself, the others
     NAME.1 .., see :mod:`fcsim.fc3.ports`). *block_server*: on Myrinet, the
     Slice block I/O service it runs over Trapeze (None: none).
+    *buses*: (network name, bus index) pairs placing the node's card on each
+    network on one of its host's I/O buses (internetworks; default bus 0).
     """
 
     name: str
@@ -78,6 +80,7 @@ class NodeConfig:
     tcp_timestamps: bool | None = None
     vlan: int | None = None
     ports: int = 1
+    buses: tuple[tuple[str, int], ...] = ()
     block_server: BlockServerConfig | None = None
 
 

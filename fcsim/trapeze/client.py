@@ -135,7 +135,8 @@ class SliceFile:
         for u in range(-(-request.offset // self.unit), end // self.unit):
             self._in.discard(u)  # read once, sequentially: units wholly read are dropped
         model = self.host.model
-        cost = block_copy_time(model, request.length) + (model.context_switch if woken else 0.0)
+        cost = block_copy_time(model, request.length, False) + (
+            model.context_switch if woken else 0.0)
 
         def returned() -> None:
             request.status, request.completed = GOOD, self.sim.now

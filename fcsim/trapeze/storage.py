@@ -43,7 +43,7 @@ class SliceStorage:
                 host = hosts[node.name]
                 interface: Any = host.interface
                 card = self.cards[node.name] = TrapezeCard(
-                    sim, interface.nic, host.bus, interface.card_delay, net.address_of)
+                    sim, interface.nic, interface.bus, interface.card_delay, net.address_of)
                 self.rpc[node.name] = NetRpc(sim, host, card)
         self.queues: dict[str, dict[str, RequestQueue]] = {}
         self.servers: dict[str, BlockServer] = {}

@@ -7,6 +7,9 @@ pairs, netperf TCP_STREAM throughput (Mbit/s, figures 6-19) and TCP_RR latency
 point the mean over the repetitions with min/max error bars, titled as in the
 paper ("Figure 6: Bandwidth Performance from C110 to C110").
 
+``hpss``: the HPSS benchmarks' bars per mover path
+(:mod:`fcsim.validation.figures_hpss`).
+
 ``rd11``: the loaded-fabric figures of RD11 from the files
 ``<experiment>-load-<variant>.toml`` of ``scenarios/rd11`` (other files there are
 not figures). One figure per experiment
@@ -41,11 +44,12 @@ from typing import Any
 
 from fcsim.scenario.loader import load_scenario
 from fcsim.scenario.model import NetperfConfig, Scenario
+from fcsim.validation.figures_hpss import plan_hpss
 from fcsim.validation.plots import METRICS, degradation_figure, netperf_figure, size_label
 from fcsim.validation.points import ROOT, Point, run_points
 from fcsim.validation.store import ResultStore
 
-PAPERS = ("ong-farrell", "rd11")
+PAPERS = ("ong-farrell", "rd11", "hpss")
 """The papers whose figures :func:`write_figures` draws."""
 
 RD11_LOADS = {"none": "no load", "large-1": "1 large-message load pair",
@@ -97,14 +101,15 @@ class FigurePlan:
 def plan_figures(paper: str, *, folder: Path | None = None, repetitions: int | None = None,
                  length: float | None = None, sockets: Sequence[int] | None = None,
                  sizes: Sequence[int] | None = None, pairs: Sequence[str] | None = None,
-                 experiments: Sequence[str] | None = None) -> list[FigurePlan]:
+                 experiments: Sequence[str] | None = None) -> list[Any]:
     """The figures of *paper* (one of :data:`PAPERS`) and the points they need.
 
     *folder*: the scenario files (default ``scenarios/<paper>`` of the project).
     *repetitions* per point and netperf *length* (s) replace the files' own;
     *sockets* and *sizes* (bytes) narrow each file's sweep (every chosen file's
     grid must hold them); *pairs* (ong-farrell, e.g. ``"c110-to-c110"``) and
-    *experiments* (rd11, e.g. ``"mem-stream"``) pick figures. :class:`ValueError`
+    *experiments* (rd11, e.g. ``"mem-stream"``) pick figures; ``hpss`` takes only
+    *repetitions* (:mod:`fcsim.validation.figures_hpss`). :class:`ValueError`
     for a value outside the files' grid, :class:`FileNotFoundError` if the folder
     holds no scenario file of the paper.
     """
@@ -115,6 +120,10 @@ def plan_figures(paper: str, *, folder: Path | None = None, repetitions: int | N
     if length is not None and length <= 0:
         raise ValueError(f"length must be > 0 s, got {length}")
     folder = Path(folder) if folder is not None else ROOT / "scenarios" / paper
+    if paper == "hpss":  # one run per file: fcsim.validation.figures_hpss
+        given = {"length": length, "sockets": sockets, "sizes": sizes, "pairs": pairs,
+                 "experiments": experiments}
+        return plan_hpss(folder, repetitions, [k for k, v in given.items() if v is not None])
     grid = _Grid(repetitions, length, sockets, sizes)
     if paper == "ong-farrell":
         if experiments is not None:
@@ -151,7 +160,9 @@ def write_figures(paper: str, out: Path, *, jobs: int | None = None,
     paths = []
     for plan in plans:
         path = Path(out) / plan.name
-        if paper == "ong-farrell":
+        if paper == "hpss":
+            plan.draw(results, path)
+        elif paper == "ong-farrell":
             _draw_netperf(plan, results, path)
         else:
             _draw_degradation(plan, results, path)

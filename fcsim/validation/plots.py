@@ -196,3 +196,32 @@ def _power_of_two(x: float) -> bool:
     """Whether *x* is an integral or fractional power of two (1/2, 1, 2, 4, ...)."""
     mantissa, _ = math.frexp(x)
     return mantissa == 0.5
+
+
+def grouped_bars_figure(groups: Sequence[str], series: Sequence[dict], title: str,
+                        ylabel: str, out: Path) -> None:
+    """Write a grouped bar figure to *out*: for each of *groups* (x labels) one bar
+    per ``{"label", "values"}`` series, ``values`` holding each group's repetition
+    values (an empty list: no bar); each bar the mean, its error bar min to max."""
+    fig, ax = new_figure(8, 5, 120)
+    width = 0.8 / max(1, len(series))
+    for k, entry in enumerate(series):
+        xs, means, lows, highs = [], [], [], []
+        for g, reps in enumerate(entry["values"]):
+            kept = [v for v in reps if v is not None]
+            if kept:
+                xs.append(g - 0.4 + width * (k + 0.5))
+                means.append(sum(kept) / len(kept))
+                lows.append(min(kept))
+                highs.append(max(kept))
+        if xs:
+            ax.bar(xs, means, width, yerr=whiskers(means, lows, highs), capsize=3,
+                   label=entry["label"])
+    ax.set_xticks(range(len(groups)), list(groups))
+    ax.set_title(title)
+    ax.set_ylabel(ylabel)
+    ax.set_ylim(bottom=0)
+    ax.grid(True, axis="y", alpha=0.3)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend()
+    save_png(fig, out)

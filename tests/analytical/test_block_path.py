@@ -63,3 +63,30 @@ def test_striping_overlaps_the_targets() -> None:
     one = _dd(False, None, targets=1)["storage"]["jobs"]["dd"]["elapsed_s"]
     four = _dd(False, None, targets=4)["storage"]["jobs"]["dd"]["elapsed_s"]
     assert four < one
+
+
+@pytest.mark.parametrize("write", [False, True])
+def test_the_data_of_reads_and_writes_cross_the_host_bus_once(write: bool) -> None:
+    # a 40 MB/s bus under a 2GFC link: the card moves each data frame to memory
+    # (a read) or fetches it from memory (a write) by DMA, and the bus sets the pace
+    slow = dataclasses.replace(HOST, syscall=0.0, copy_per_byte=0.0, interrupt=0.0,
+                               context_switch=0.0, bus="PCI-32/33", bus_bandwidth=40e6)
+    run = _dd(write, slow, targets=1, count=100)
+    job = run["storage"]["jobs"]["dd"]
+    data = 100 * 64 * KIB
+    assert job["finished"] and job["bytes"] == data
+    # commands, transfer-readies and responses add a few dozen bytes each
+    assert run["hosts"]["client"]["bus_utilisation"] * 1.0 == pytest.approx(data / 40e6,
+                                                                            rel=0.002)
+    assert 0.9 * 40e6 < data / job["elapsed_s"] <= 40e6
+
+
+def test_raw_block_io_pins_pages_instead_of_copying() -> None:
+    raw = dataclasses.replace(HOST, direct_block_io=True, page_remap=3e-6)
+    run = _dd(False, raw)
+    job = run["storage"]["jobs"]["dd"]
+    assert job["finished"]
+    per_call = (raw.syscall + (64 * KIB // 4096) * raw.page_remap + raw.context_switch
+                + 2 * raw.interrupt)
+    busy = run["hosts"]["client"]["cpu_utilisation"] * 1.0
+    assert busy == pytest.approx(200 * per_call, rel=1e-9)

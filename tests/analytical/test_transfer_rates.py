@@ -151,3 +151,53 @@ def test_a_transfer_from_or_to_a_local_disk_runs_at_the_disks_rate(direction: st
     alone = 8 * 2**20 / (disk[1] - disk[0])
     assert rate == pytest.approx(alone, rel=0.02)
 
+
+
+def _relay_to_ram(warmup: str = "100 ms") -> str:
+    return ('[[nodes]]\nname = "client"\nhost = "ideal"\nmtu = 9000\n\n'
+            '[[nodes]]\nname = "mover"\nhost = "ideal"\nmtu = 9000\n\n'
+            '[[nodes]]\nname = "ram"\ntarget = "tms-ramsan"\n\n'
+            + _lan("lan", "client", "mover")
+            + '[[networks]]\nname = "san"\ntopology = "point-to-point"\n\n'
+              '[[networks.links]]\nends = ["mover", "ram"]\nspeed = "1GFC"\n\n'
+            + _transfer(["client", "mover", "ram"], "4 GiB", "1 MiB", "256 KiB", 2))
+
+
+def _with_mover(scenario, model, buses=()):  # type: ignore[no-untyped-def]
+    import dataclasses
+    nodes = tuple(dataclasses.replace(n, host=model, buses=buses) if n.name == "mover" else n
+                  for n in scenario.nodes)
+    return dataclasses.replace(scenario, nodes=nodes)
+
+
+@pytest.mark.parametrize("buses", [1, 2])
+def test_a_relay_s_cards_share_one_bus_or_use_one_each(buses: int) -> None:
+    import dataclasses
+
+    from fcsim.host.host_model import HostModel
+    # a 40 MB/s bus: every byte the mover relays crosses it twice (NIC in, FC card
+    # out) when both cards are on it, once on each of two buses
+    mover = HostModel("slow-bus", bus="PCI-32/33", bus_bandwidth=40e6, buses=buses)
+    document = tomllib.loads('topology = "internetwork"\n[run]\nduration = "500 ms"\n'
+                             'warmup = "100 ms"\n\n' + _relay_to_ram())
+    scenario = _with_mover(scenario_from_document(document, "test.toml"), mover,
+                           (("lan", 0), ("san", 1)) if buses == 2 else ())
+    run = run_scenario(dataclasses.replace(scenario))["repetitions"][0]
+    rate = run["transfers"]["t"]["steady_bytes_per_s"]
+    expected = 40e6 / (2 if buses == 1 else 1)
+    assert 0.95 * expected < rate <= expected * 1.001
+    used = run["hosts"]["mover"].get("bus_utilisations", [run["hosts"]["mover"]
+                                                          ["bus_utilisation"]])
+    assert len(used) == buses and min(used) > 0.95
+
+
+def test_the_steady_rate_leaves_out_the_start() -> None:
+    text = (_hosts("a", "b") + _lan("lan", "a", "b")
+            + _transfer(["a", "b"], "4 GiB", "1 MiB", "256 KiB", 1))
+    document = tomllib.loads('topology = "internetwork"\n[run]\nduration = "300 ms"\n'
+                             'warmup = "100 ms"\n\n' + text)
+    t = run_scenario(scenario_from_document(document, "t.toml"))["repetitions"][0][
+        "transfers"]["t"]
+    assert not t["finished"]
+    assert t["steady_bytes_per_s"] == pytest.approx(_goodput(9000), rel=0.005)
+    assert t["bytes_per_s"] < t["steady_bytes_per_s"]  # the whole run includes the start

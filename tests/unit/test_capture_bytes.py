@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from fcsim.cli import PcapSink
 from fcsim.fc2 import els
 from fcsim.fc2.els_payload import gid_ft_accept, login_payload, port_name
 from fcsim.fc4.fcp import BLOCK, Command
 from fcsim.fc4.ip_header import checksum, ipv4_header, tcp_header, tcp_options
 from fcsim.runner import run_once
 from fcsim.scenario.loader import load_scenario
+from fcsim.trace.capture import PcapSink
 from fcsim.trace.pcap import PcapWriter
 from fcsim.transport.segment import Segment
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from fcsim.cli import main
 from fcsim.scenario.loader import ScenarioError, load_scenario
 from tests.builders import assert_refused
 
@@ -73,6 +74,14 @@ CASES = {
     "links at the top level": (('[[workloads]]', '[[links]]\nends = ["a", "b"]\n'
                                 'speed = "1GFC"\n\n[[workloads]]'), "links", "given 1 link",
                                "each [[networks]] table has its own"),
+    "a bus the host model lacks": (
+        ('name = "mover"\nhost = "ideal"', 'name = "mover"\nhost = "ideal"\n'
+                                           'buses = { san = 1 }'),
+        "nodes[1].buses.san", "given 1", "a bus of host model 'ideal': 0..0"),
+    "a card on a network the node is not on": (
+        ('name = "client"\nhost = "ideal"', 'name = "client"\nhost = "ideal"\n'
+                                            'buses = { san = 0 }'),
+        "nodes[0].buses.san", "a card on 'san'", "a network 'client' is on: 'lan'"),
     "a port name in a node name": (('name = "client"', 'name = "client@lan"'),
                                    "nodes[0].name", "given 'client@lan'",
                                    "a name without '@'"),
@@ -96,3 +105,16 @@ def test_a_loop_in_an_internetwork_names_its_nodes(tmp_path: Path) -> None:
                                              'speed = "1GFC"\norder = ["mover", "ramsan"]'))
     loop = load_scenario(path).networks[1]
     assert loop.topology == "loop" and loop.links[0].order == ("mover@san", "ramsan")
+
+
+def test_a_libpcap_capture_of_several_link_types_is_refused(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]
+                                                             ) -> None:
+    """Ethernet and FC frames cannot share a libpcap file's one link type; pcapng
+    gives each link direction its own."""
+    with pytest.raises(SystemExit) as exit_:
+        main(["run", str(ROOT / "scenarios" / "relay-gige-to-fc.toml"),
+              "--pcap", str(tmp_path / "run.pcap")])
+    assert exit_.value.code == 2
+    assert "a file ending in .pcapng" in capsys.readouterr().err
+    assert not (tmp_path / "run.pcap").exists()

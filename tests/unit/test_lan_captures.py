@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from fcsim.cli import PcapSink
 from fcsim.fc4.ip_header import TIMESTAMP_TICK
 from fcsim.runner import run_once
 from fcsim.scenario.loader import load_scenario
+from fcsim.trace.capture import PcapSink
 from fcsim.trace.pcap import LINKTYPE_ETHERNET, PcapWriter
 from fcsim.transport.segment import Segment
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from fcsim.cli import PcapSink
 from fcsim.runner import run_once
 from fcsim.scenario.loader import load_scenario
+from fcsim.trace.capture import PcapSink
 from fcsim.trace.pcap import LINKTYPE_RAW, PcapWriter
 
 ROOT = Path(__file__).resolve().parents[2]

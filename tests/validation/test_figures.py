@@ -69,9 +69,26 @@ def test_bad_options_are_named(options: dict, message: str) -> None:
 
 
 def test_unknown_paper() -> None:
-    with pytest.raises(ValueError, match="unknown paper 'rd12'; known: ong-farrell, rd11"):
+    with pytest.raises(ValueError, match="unknown paper 'rd12'; known: ong-farrell, rd11, hpss"):
         plan_figures("rd12")
-    assert PAPERS == ("ong-farrell", "rd11")
+    assert PAPERS == ("ong-farrell", "rd11", "hpss")
+
+
+def test_hpss_figures_take_only_repetitions() -> None:
+    with pytest.raises(ValueError, match="^sizes: not options of the hpss figures"):
+        plan_figures("hpss", sizes=[1024])
+    plans = plan_figures("hpss", repetitions=2)
+    assert [p.name for p in plans] == ["read.png", "write.png", "nine-streams.png"]
+    # read: 1 and 2 streams on four paths; write: three series; nine: two files
+    assert [len(p.points) for p in plans] == [16, 24, 4]
+
+
+def test_hpss_bars_sum_each_path_s_streams(tmp_path: Path) -> None:
+    (plan,) = [p for p in plan_figures("hpss") if p.name == "nine-streams.png"]
+    results = {point: {"transfers": {f"t{k}": {"steady_bytes_per_s": 1e6 * (k + 1)}
+                                     for k in range(9)}} for point in plan.points}
+    plan.draw(results, tmp_path / "nine.png")
+    assert (tmp_path / "nine.png").read_bytes().startswith(b"\x89PNG")
 
 
 def test_ong_farrell_figures_written(tmp_path: Path) -> None:

@@ -30,6 +30,17 @@ def _routes(value: Any) -> tuple[tuple[str, str], ...]:
     return tuple(value.items())
 
 
+def _buses(value: Any) -> tuple[tuple[str, int], ...]:
+    if not (isinstance(value, dict) and all(
+            isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value.values())):
+        raise ValueError()
+    return tuple(value.items())
+
+
+Buses = value_type(tuple, _buses, "a table of network name = bus index (0, 1, ...) such as "
+                   "{ lan = 0, san = 1 }", {"type": "object",
+                                            "additionalProperties": {"type": "integer",
+                                                                     "minimum": 0}})
 Routes = value_type(tuple, _routes, "a table of peer node = network name such as "
                     "{ disk = 'san' }", {"type": "object",
                                          "additionalProperties": {"type": "string",
@@ -56,6 +67,11 @@ class InternetworkNodeSection(LoopNodeSection):
     routes: Routes = key(None, "Static host routes: for a peer node, the network to reach it "
                          "through (default: the first network, in [[networks]] order, that "
                          "both are on).", {"disk": "san"})
+    buses: Buses = key(None, "Which of its host's I/O buses (the host model's buses, "
+                       "numbered from 0) the card on each network sits on: its NIC on an "
+                       "Ethernet network, its FC adapter on a Fibre Channel one (default: "
+                       "bus 0 for every card, and always for disk channels).",
+                       {"lan": 0, "san": 1})
 
 
 _LINKS = "an array of tables, written [[networks.links]]"
