@@ -76,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
         "figures", help="simulate a paper's figures and write them as PNG",
         description="Simulate a paper's figures and write them as PNG. The full grid of "
                     "the paper is long (ong-farrell: about 11 hours on 2 cores; rd11: about "
-                    "6 minutes); the options narrow it for drafts.")
+                    "6 minutes; slice: about 10 s); the options narrow it for drafts.")
     figures.add_argument("paper", choices=PAPERS, help="which paper's figures")
     figures.add_argument("-o", "--output", metavar="DIR", default="figures",
                          help="folder for the PNG files (default: figures)")

@@ -10,6 +10,10 @@ paper ("Figure 6: Bandwidth Performance from C110 to C110").
 ``hpss``: the HPSS benchmarks' bars per mover path
 (:mod:`fcsim.validation.figures_hpss`).
 
+``slice``: figure 4 of the Trapeze/Slice report, read and write bandwidth
+against the disks, one line per server count
+(:mod:`fcsim.validation.figures_slice`).
+
 ``rd11``: the loaded-fabric figures of RD11 from the files
 ``<experiment>-load-<variant>.toml`` of ``scenarios/rd11`` (other files there are
 not figures). One figure per experiment
@@ -45,11 +49,12 @@ from typing import Any
 from fcsim.scenario.loader import load_scenario
 from fcsim.scenario.model import NetperfConfig, Scenario
 from fcsim.validation.figures_hpss import plan_hpss
+from fcsim.validation.figures_slice import plan_slice
 from fcsim.validation.plots import METRICS, degradation_figure, netperf_figure, size_label
 from fcsim.validation.points import ROOT, Point, run_points
 from fcsim.validation.store import ResultStore
 
-PAPERS = ("ong-farrell", "rd11", "hpss")
+PAPERS = ("ong-farrell", "rd11", "hpss", "slice")
 """The papers whose figures :func:`write_figures` draws."""
 
 RD11_LOADS = {"none": "no load", "large-1": "1 large-message load pair",
@@ -108,8 +113,9 @@ def plan_figures(paper: str, *, folder: Path | None = None, repetitions: int | N
     *repetitions* per point and netperf *length* (s) replace the files' own;
     *sockets* and *sizes* (bytes) narrow each file's sweep (every chosen file's
     grid must hold them); *pairs* (ong-farrell, e.g. ``"c110-to-c110"``) and
-    *experiments* (rd11, e.g. ``"mem-stream"``) pick figures; ``hpss`` takes only
-    *repetitions* (:mod:`fcsim.validation.figures_hpss`). :class:`ValueError`
+    *experiments* (rd11, e.g. ``"mem-stream"``) pick figures; ``hpss`` and
+    ``slice`` take only *repetitions* (:mod:`fcsim.validation.figures_hpss`,
+    :mod:`fcsim.validation.figures_slice`). :class:`ValueError`
     for a value outside the files' grid, :class:`FileNotFoundError` if the folder
     holds no scenario file of the paper.
     """
@@ -120,10 +126,11 @@ def plan_figures(paper: str, *, folder: Path | None = None, repetitions: int | N
     if length is not None and length <= 0:
         raise ValueError(f"length must be > 0 s, got {length}")
     folder = Path(folder) if folder is not None else ROOT / "scenarios" / paper
-    if paper == "hpss":  # one run per file: fcsim.validation.figures_hpss
+    if paper in ("hpss", "slice"):  # one run per file: fcsim.validation.figures_<paper>
         given = {"length": length, "sockets": sockets, "sizes": sizes, "pairs": pairs,
                  "experiments": experiments}
-        return plan_hpss(folder, repetitions, [k for k, v in given.items() if v is not None])
+        plan = plan_hpss if paper == "hpss" else plan_slice
+        return plan(folder, repetitions, [k for k, v in given.items() if v is not None])
     grid = _Grid(repetitions, length, sockets, sizes)
     if paper == "ong-farrell":
         if experiments is not None:
@@ -160,7 +167,7 @@ def write_figures(paper: str, out: Path, *, jobs: int | None = None,
     paths = []
     for plan in plans:
         path = Path(out) / plan.name
-        if paper == "hpss":
+        if paper in ("hpss", "slice"):
             plan.draw(results, path)
         elif paper == "ong-farrell":
             _draw_netperf(plan, results, path)
