@@ -23,6 +23,7 @@ from fcsim.scenario.model import (
 )
 from fcsim.scenario.sections.document import TOPOLOGIES
 from fcsim.scenario.sections.nodes import NodeSection
+from fcsim.trapeze.config import SliceJobConfig
 from fcsim.workload.distributions import Constant, Exponential, Uniform
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -95,7 +96,7 @@ def test_all_examples_are_there() -> None:
         "das2-vlan-loopback.toml", "fabric-16-port-switch.toml", "fabric-core-edge-isls.toml",
         "fc3-hunt-group.toml", "fc3-multicast.toml", "fc3-striping.toml",
         "gige-mtu-1500.toml", "gige-mtu-9000.toml", "loop-32-ports.toml", "loop-fairness.toml",
-        "myrinet-two-hosts.toml",
+        "myrinet-slice-storage.toml", "myrinet-two-hosts.toml",
         "netperf-tcp-rr.toml", "netperf-tcp-stream-sweep.toml",
         "p2p-1gfc-class3.toml", "p2p-266-open-loop.toml", "p2p-class1-connections.toml",
         "p2p-class2-bidirectional.toml", "p2p-long-link-credit.toml",
@@ -118,7 +119,8 @@ def test_examples_load_and_run(path: Path) -> None:
                       w.options, duration=10e-3)) if isinstance(w, IperfConfig) else w
                   for w in scenario.workloads)
     has_netperf = has_netperf or any(isinstance(w, IperfConfig) for w in scenario.workloads)
-    has_storage = any(isinstance(w, FioConfig | TransferConfig) for w in scenario.workloads)
+    has_storage = any(isinstance(w, FioConfig | TransferConfig | SliceJobConfig)
+                      for w in scenario.workloads)
     duration = (15e-3 if has_netperf else scenario.run.duration if has_storage
                 else min(scenario.run.duration, 3e-3))  # disk commands, files take longer
     short = dataclasses.replace(scenario, workloads=loads, run=dataclasses.replace(

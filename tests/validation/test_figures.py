@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -69,9 +70,10 @@ def test_bad_options_are_named(options: dict, message: str) -> None:
 
 
 def test_unknown_paper() -> None:
-    with pytest.raises(ValueError, match="unknown paper 'rd12'; known: ong-farrell, rd11, hpss"):
+    with pytest.raises(ValueError, match="unknown paper 'rd12'; known: ong-farrell, rd11, hpss, "
+                       "slice"):
         plan_figures("rd12")
-    assert PAPERS == ("ong-farrell", "rd11", "hpss")
+    assert PAPERS == ("ong-farrell", "rd11", "hpss", "slice")
 
 
 def test_hpss_figures_take_only_repetitions() -> None:
@@ -89,6 +91,26 @@ def test_hpss_bars_sum_each_path_s_streams(tmp_path: Path) -> None:
                                      for k in range(9)}} for point in plan.points}
     plan.draw(results, tmp_path / "nine.png")
     assert (tmp_path / "nine.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_slice_figure_4_takes_only_repetitions_and_draws_a_line_per_server_count(
+        tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="^pairs: not options of the slice figures"):
+        plan_figures("slice", pairs=["c110-to-c110"])
+    plans = plan_figures("slice", repetitions=2)
+    assert [p.name for p in plans] == ["fig4-read.png", "fig4-write.png"]
+    assert [len(p.points) for p in plans] == [32, 32]  # 4 servers x 4 disks x 2 repetitions
+    assert {p.scenario for p in plans[0].points} == {
+        f"scenarios/slice/read-{s}s-{d}d.toml" for s in range(1, 5) for d in range(1, 5)}
+    (read, _write) = plan_figures("slice")
+    def rate(point: Point) -> float:
+        servers, disks = re.search(r"(\d)s-(\d)d", point.scenario).groups()
+        return 1e6 * min(18 * int(servers) * int(disks), 96)
+    results = {point: {"storage": {"jobs": {"dd-read": {"ios": 1,
+                                                        "throughput_bytes_per_s": rate(point)}}}}
+               for point in read.points}
+    read.draw(results, tmp_path / "fig4-read.png")
+    assert (tmp_path / "fig4-read.png").read_bytes().startswith(b"\x89PNG")
 
 
 def test_ong_farrell_figures_written(tmp_path: Path) -> None:

@@ -114,9 +114,9 @@ def test_every_experiment_file_loads_and_every_check_names_existing_points() -> 
     from fcsim.validation.checks import CHECKS
     from fcsim.validation.points import ROOT, scenario_file
 
-    files = [path for folder in ("ong-farrell", "rd11", "hpss")
+    files = [path for folder in ("ong-farrell", "rd11", "hpss", "slice")
              for path in sorted((ROOT / "scenarios").glob(f"{folder}/*.toml"))]
-    assert len(files) == 29 + 24 + 25
+    assert len(files) == 29 + 24 + 25 + 34
     for path in files:
         assert load_scenario(path).description, path.name
     for check in CHECKS.values():
