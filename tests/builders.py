@@ -1,16 +1,23 @@
-"""Shared helpers: build point-to-point, fabric and loop scenarios in code, and
-check that a scenario file is refused in one precise line."""
+"""Shared helpers: build point-to-point, fabric and loop scenarios in code, a
+Trapeze pair and a Slice network on Myrinet, and check that a scenario file
+is refused in one precise line."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
+from fcsim.engine.simulation import Simulation
 from fcsim.fabric.switch_model import SwitchModel, load_switch_model
 from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import Speed, speed_named
 from fcsim.fc2.login import ServiceParameters
+from fcsim.host.host import Host
+from fcsim.host.host_model import load_host_model
+from fcsim.myrinet.switch import load_myrinet_switch_model
+from fcsim.runner import build_hosts
 from fcsim.scenario.loader import ScenarioError, load_scenario
 from fcsim.scenario.model import (
     AliasGroupConfig,
@@ -23,6 +30,16 @@ from fcsim.scenario.model import (
     SwitchConfig,
     WorkloadConfig,
 )
+from fcsim.storage.channel_model import load_channel_model
+from fcsim.storage.device_model import load_disk_model
+from fcsim.storage.local import ChannelConfig
+from fcsim.storage.san import Storage
+from fcsim.topology.myrinet import build_myrinet
+from fcsim.trapeze.card import TrapezeCard
+from fcsim.trapeze.config import BlockServerConfig, SliceJobConfig
+from fcsim.trapeze.netrpc import NetRpc
+from fcsim.trapeze.storage import SliceStorage
+from fcsim.workload.fio import FioOptions
 
 
 def p2p(
@@ -131,3 +148,60 @@ def assert_refused(tmp_path: Path, base: str, edit: tuple[str, str], key: str, g
         load_scenario(path)
     first = str(info.value).splitlines()[0]
     assert first.startswith(f"{path}: {key}: {given}; ") and allowed in first, first
+
+
+# -- Trapeze and Slice on Myrinet ----------------------------------------------------
+
+IDEAL_HOST = load_host_model("ideal")
+CLIENT = dataclasses.replace(IDEAL_HOST, name="client", bus="PCI-32/33", bus_bandwidth=100e6,
+                             bus_overhead=1e-6, adapter_frame_time=2e-6, interrupt=8e-6,
+                             message_send=4e-6, message_receive=3e-6, syscall=5e-6,
+                             context_switch=7e-6, page_size=8192, page_remap=4e-6,
+                             remap_reads=True, copy_per_byte=1.5e-8)
+SERVER = dataclasses.replace(IDEAL_HOST, name="server", bus="PCI-32/33", bus_bandwidth=120e6,
+                             bus_overhead=2e-6, adapter_frame_time=3e-6, interrupt=6e-6,
+                             message_send=5e-6, message_receive=2e-6)
+"""A Slice client and server with costs of their own, for closed forms."""
+
+
+def trapeze_pair(min_fragment: int = 1408) -> tuple[Simulation, NetRpc, NetRpc]:
+    """A client and a server host cabled straight, each with Trapeze and NetRPC."""
+    sc = Scenario("t", "myrinet", RunConfig(1.0),
+                  (NodeConfig("c", host=CLIENT, mtu=9000),
+                   NodeConfig("s", host=SERVER, mtu=9000)),
+                  (LinkConfig("l0", ("c", "s"), speed_named("Myrinet-1280"), Cable(3.0)),), ())
+    sim = Simulation(1)
+    net = build_myrinet(sim, sc)
+    hosts = build_hosts(sim, sc, net)
+    rpc = []
+    for name in ("c", "s"):
+        interface = hosts[name].interface
+        card = TrapezeCard(sim, interface.nic, interface.bus, interface.card_delay,
+                           net.address_of, min_fragment)
+        rpc.append(NetRpc(sim, hosts[name], card))
+    return sim, rpc[0], rpc[1]
+
+
+def slice_network(direction: str, servers: int = 1, readahead: int = 512 * 1024,
+                  count: int = 100000) -> tuple[Simulation, SliceStorage, dict[str, Host]]:
+    """A client and *servers* block servers (one IBM Deskstar each) through an
+    M2F-SW8, and a dd of 64 KiB calls of *direction*; built, not run."""
+    disk = ChannelConfig("ide0", load_channel_model("ultra-ata-33"),
+                         (load_disk_model("ibm-deskstar-22gxp"),), (0,))
+    names = [f"s{k}" for k in range(1, servers + 1)]
+    nodes = (NodeConfig("c", host=CLIENT, mtu=9000),) + tuple(
+        NodeConfig(n, host=SERVER, mtu=9000, channels=(disk,),
+                   block_server=BlockServerConfig(("ide0.0",), None, 22 * 10**9))
+        for n in names)
+    links = tuple(LinkConfig(f"l{i}", (n.name, f"sw:{i}"), speed_named("Myrinet-1280"),
+                             Cable(3.0))
+                  for i, n in enumerate(nodes))
+    job = SliceJobConfig("dd", "c", tuple(names), 32768 if servers > 1 else None,
+                         FioOptions(direction, 65536, count=count), readahead=readahead)
+    sc = Scenario("t", "myrinet", RunConfig(1.0), nodes, links, (job,),
+                  switches=(SwitchConfig("sw", load_myrinet_switch_model("m2f-sw8")),))
+    sim = Simulation(1)
+    net = build_myrinet(sim, sc)
+    hosts = build_hosts(sim, sc, net)
+    storage = Storage(sim, sc, net, hosts)
+    return sim, SliceStorage(sim, sc, net, hosts, storage.local), hosts

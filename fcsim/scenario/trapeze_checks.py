@@ -1,8 +1,8 @@
 """Checks across keys of the Slice block I/O service on a Myrinet network: a
 block server serves disks it has, striped when several; a dd or page-fault
 job runs against block servers, striped when several, in whole 512-byte
-blocks, with a write-behind of at least a cluster and faults that fit a
-stripe grain and the file."""
+blocks, with clusters of whole stripe grains, a write-behind of at least a
+cluster, and faults that fit a stripe grain and the file."""
 
 from __future__ import annotations
 
@@ -72,6 +72,10 @@ def slice_job(w: SliceDdSection | FaultSection, raw: dict[str, Any], path: str,
         if w.write_behind < w.cluster:
             yield Problem(f"{path}.write_behind", given(raw["write_behind"]),
                           f"at least cluster ({show(raw.get('cluster', '128 KiB'))})")
+        if len(w.destination) > 1 and w.stripe is not None and w.cluster % w.stripe:
+            yield Problem(f"{path}.cluster", given(raw.get("cluster", "128 KiB")),
+                          f"a whole number of stripe grains ({show(raw['stripe'])}): a "
+                          "cluster is cut into whole grains, one request per server")
         return
     if len(w.destination) > 1 and w.stripe is not None and w.stripe % w.page:
         yield Problem(f"{path}.page", given(raw.get("page", "8 KiB")),

@@ -48,6 +48,15 @@ Done = Callable[[Request], None]
 """Called with the request when the call returns to the process."""
 
 
+def piece_units(index: int, at: int, size: int, servers: int, unit: int) -> list[int]:
+    """The file's units of *unit* bytes a piece covers: *size* bytes at *at* on
+    server *index* of *servers* (striped in grains of *unit* bytes when
+    several: row *r* of a server's grains is grain *r* x *servers* + *index*
+    of the file; one server's bytes are the file's)."""
+    rows = range(at // unit, (at + size - 1) // unit + 1)
+    return list(rows) if servers == 1 else [row * servers + index for row in rows]
+
+
 class SliceFile:
     """A file on *volume* (the servers striped) as the client's processes see
     it through *host*'s kernel: read-ahead of *readahead* bytes in clusters of
@@ -55,12 +64,14 @@ class SliceFile:
 
     def __init__(self, host: Host, volume: Volume, readahead: int, cluster: int,
                  write_behind: int) -> None:
-        if cluster < 1 or readahead < 0 or write_behind < cluster:
-            raise ValueError(f"{host.name}: a cluster of >= 1 byte, read-ahead >= 0 and "
-                             "write-behind of at least a cluster")
+        striped = len(volume.devices) > 1
+        if (cluster < 1 or readahead < 0 or write_behind < cluster
+                or striped and cluster % volume.stripe):  # type: ignore[operator]
+            raise ValueError(f"{host.name}: a cluster of >= 1 byte (whole stripe grains), "
+                             "read-ahead >= 0 and write-behind of at least a cluster")
         self.host, self.volume, self.sim = host, volume, host.sim
         self.readahead, self.cluster, self.write_behind = readahead, cluster, write_behind
-        self.unit = volume.stripe if len(volume.devices) > 1 else cluster
+        self.unit: int = volume.stripe if striped else cluster  # type: ignore[assignment]
         self._issued = 0  # reads requested up to here
         self._next = 0  # the next sequential offset
         self._in: set[int] = set()  # units of *unit* bytes read into the cache
@@ -69,7 +80,7 @@ class SliceFile:
         self._dirty = 0  # bytes copied in and not yet acknowledged
         self._inflight = 0  # bytes being written
         self._writer: tuple[Request, Done] | None = None
-        self.blocked = 0  # calls that had to wait
+        self.blocked = 0  # calls that had to wait (since the measured interval began)
 
     def login(self, then: Callable[[], None]) -> None:
         """The volume's logins."""
@@ -110,12 +121,9 @@ class SliceFile:
 
     def _fetch(self, offset: int, length: int) -> None:
         """One request per server for the cluster's pieces there."""
-        volume, n, unit = self.volume, len(self.volume.devices), self.unit
+        volume, n = self.volume, len(self.volume.devices)
         for index, (at, size) in volume.pieces(offset, length).items():
-            if n == 1:
-                units = list(self._units(at, size))
-            else:  # rows of the server's grains, back to volume grains
-                units = [row * n + index for row in range(at // unit, (at + size - 1) // unit + 1)]
+            units = piece_units(index, at, size, n, self.unit)
             volume.devices[index].submit(False, at, size, lambda _s, u=units: self._arrived(u))
 
     def _arrived(self, units: list[int]) -> None:
@@ -192,6 +200,7 @@ class MappedFile:
 
     def __init__(self, host: Host, volume: Volume) -> None:
         self.host, self.volume, self.sim = host, volume, host.sim
+        self.blocked = 0  # every fault waits: counted in fio's figures instead
 
     def login(self, then: Callable[[], None]) -> None:
         """The volume's logins."""

@@ -115,8 +115,9 @@ class SliceStorage:
         for queues in self.queues.values():
             for queue in queues.values():
                 queue.reset_stats()
-        for _config, fio, _device in self.jobs:
+        for _config, fio, device in self.jobs:
             fio.reset_stats()
+            device.blocked = 0
 
     def results(self, interval: float) -> dict[str, Any]:
         """Jobs (fio's figures; a dd's also as dd reports them), block servers,
@@ -131,7 +132,7 @@ class SliceStorage:
                                 "bytes": moved,
                                 "elapsed_s": elapsed, "finished": elapsed is not None,
                                 "bytes_per_s": moved / elapsed if elapsed else None,
-                                "blocked_calls": device.blocked})  # type: ignore[union-attr]
+                                "blocked_calls": device.blocked})
             jobs[config.name] = figures
         return {"jobs": jobs,
                 "block_servers": {name: {**s.results(), **self.rpc[name].results()}

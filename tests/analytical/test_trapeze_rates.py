@@ -1,0 +1,118 @@
+"""Trapeze and Slice's block I/O against closed forms: a NetRPC round trip of
+control messages is the two messages' times and the server's; a page sent
+whole crosses the sender's bus, its card, the link, the receiver's card and
+bus in turn, and adaptive pipelining overlaps them; a client reading from a
+server's memory runs at its own bus's rate; the Slice file's processor time
+per call is the model's costs."""
+
+from __future__ import annotations
+
+import pytest
+
+from fcsim.fc0.speed import speed_named
+from fcsim.myrinet.packet import packet_chars
+from fcsim.trapeze.message import CONTROL, PAYLOAD_MAX
+from fcsim.trapeze.netrpc import READ, Call
+from tests.builders import CLIENT, SERVER, slice_network, trapeze_pair
+
+TAU = speed_named("Myrinet-1280").char_time
+DELAY = 3.0 * 5e-9  # 3 m of cable at 5 ns/m
+
+
+def _one_way(sender, receiver, payload: int) -> float:
+    """A message sent whole: the sender's processor, the control message written
+    over its bus, the payload fetched by one DMA, the card, the link, the
+    receiver's card, one DMA of all of it, the interrupt and the handler."""
+    fetch = sender.bus_overhead + payload / sender.bus_bandwidth if payload else 0.0
+    return (sender.message_send + sender.bus_overhead + CONTROL / sender.bus_bandwidth + fetch
+            + sender.adapter_frame_time + packet_chars(payload + CONTROL) * TAU + DELAY
+            + receiver.adapter_frame_time + receiver.bus_overhead
+            + (payload + CONTROL) / receiver.bus_bandwidth
+            + receiver.interrupt + receiver.message_receive)
+
+
+def _round_trip(length: int, min_fragment: int = 1408) -> float:
+    sim, client, server = trapeze_pair(min_fragment)
+    server.handler = server.reply
+    done: list[Call] = []
+    client.call("s", READ, 0, length, done.append)
+    sim.env.run(until=0.01)
+    (call,) = done
+    assert call.reply_in == call.reply_parts == max(1, -(-length // PAYLOAD_MAX))
+    return call.completed - call.issued  # type: ignore[operator]
+
+
+def test_a_control_message_round_trip_is_two_message_times() -> None:
+    """A read of nothing: a control message each way, the server answering in
+    its handler at once."""
+    expected = _one_way(CLIENT, SERVER, 0) + _one_way(SERVER, CLIENT, 0)
+    assert _round_trip(0) == pytest.approx(expected, abs=1e-12)
+
+
+def test_a_page_sent_whole_crosses_each_stage_in_turn() -> None:
+    """With transfers of a whole page (no pipelining), the reply's page goes
+    through the server's bus, its card, the link, the client's card and bus
+    one after the other."""
+    expected = _one_way(CLIENT, SERVER, 0) + _one_way(SERVER, CLIENT, 8192)
+    assert _round_trip(8192, min_fragment=8192) == pytest.approx(expected, abs=1e-12)
+
+
+def test_adaptive_pipelining_overlaps_the_stages_of_a_lone_page() -> None:
+    """In 1408-byte transfers, the link and the client's bus start on the page's
+    first bytes while the rest crosses the server's bus: the round trip is
+    shorter than whole by more than the page's time on the link (52 us) less
+    the set-ups the extra transfers cost, and longer than its slowest stage
+    (the client's bus) plus the request."""
+    whole = _round_trip(8192, min_fragment=8192)
+    piped = _round_trip(8192)
+    link = packet_chars(8192 + CONTROL) * TAU
+    transfers = -(-8192 // 1408)
+    setups = 2 * transfers * (SERVER.bus_overhead + SERVER.adapter_frame_time)
+    assert piped < whole - link + setups
+    slowest = CLIENT.bus_overhead + (8192 + CONTROL) / CLIENT.bus_bandwidth
+    assert piped > _one_way(CLIENT, SERVER, 0) + slowest
+
+
+def test_reading_from_server_memory_runs_at_the_client_bus_rate() -> None:
+    """A server holding the file in memory answers every 128 KiB cluster with 16
+    whole pages; the client's bus moves each page and its control message in
+    one DMA, and writes each request's control message: busy all the time,
+    it sets the rate."""
+    sim, slice_, hosts = slice_network("read")
+    slice_.servers["s1"].cache.capacity = 10**9
+    slice_.servers["s1"].cache.insert(0, 512 * 2**20)
+    sim.env.run(until=0.05)
+    slice_.reset_stats()
+    hosts["c"].reset_stats()
+    sim.env.run(until=0.35)
+    (figures,) = slice_.results(0.3)["jobs"].values()
+    per_cluster = (16 * (CLIENT.bus_overhead + (PAYLOAD_MAX + CONTROL) / CLIENT.bus_bandwidth)
+                   + CLIENT.bus_overhead + CONTROL / CLIENT.bus_bandwidth)
+    assert figures["throughput_bytes_per_s"] == pytest.approx(131072 / per_cluster, rel=0.005)
+    assert hosts["c"].bus.busy_time / 0.3 > 0.99
+    server = slice_.servers["s1"].results()
+    assert server["cache_hits"] == server["requests"]  # every request answered from memory
+    assert 0 <= slice_.rpc["c"].calls - server["requests"] <= 4  # the rest on their way
+
+
+@pytest.mark.parametrize("direction", ["read", "write"])
+def test_the_client_processor_time_is_the_model_s_costs(direction: str) -> None:
+    """The client's processor time over a steady dd: per 64 KiB call the system
+    call and eight 8 KB page remaps (read) or the copy of its bytes (write),
+    and a wake-up per call that waited; per message sent and received the
+    NetRPC costs, and an interrupt per drain of the receive ring (within one
+    call's and a few messages' costs at the interval's edges)."""
+    sim, slice_, hosts = slice_network(direction, servers=2)
+    sim.env.run(until=0.05)
+    slice_.reset_stats()
+    hosts["c"].reset_stats()
+    sim.env.run(until=0.25)
+    (figures,) = slice_.results(0.2)["jobs"].values()
+    card, rpc = slice_.cards["c"].stats, slice_.rpc["c"].results()
+    data = 8 * CLIENT.page_remap if direction == "read" else 65536 * CLIENT.copy_per_byte
+    per_call = CLIENT.syscall + data
+    expected = (figures["ios"] * per_call + figures["blocked_calls"] * CLIENT.context_switch
+                + card.messages_tx * CLIENT.message_send
+                + card.messages_rx * CLIENT.message_receive
+                + rpc["interrupts"] * CLIENT.interrupt)
+    assert hosts["c"].cpu.busy_time == pytest.approx(expected, abs=per_call + 2e-4)
