@@ -227,8 +227,10 @@ def _short(example: Path):
 def test_every_example_captures_on_one_cable_without_errors(example: Path,
                                                             tmp_path: Path) -> None:
     """A pcapng capture of each example on its first node's cable: tshark finds
-    no malformed frame, no warning and no error, and names the interfaces."""
+    no malformed frame, no warning and no error, and names the interfaces. A
+    Myrinet example of Trapeze traffic alone has nothing a capture holds."""
     from fcsim.trace.pcapng import PcapngWriter
+    from fcsim.trapeze.config import SliceJobConfig
 
     scenario = _short(example)
     node = scenario.nodes[0].name
@@ -236,6 +238,9 @@ def test_every_example_captures_on_one_cable_without_errors(example: Path,
     with capture.open("wb") as out:
         run_once(scenario, 1, [PcapSink(PcapngWriter(out), frozenset({node}))])
     names = {row[0] for row in _tshark(capture, tmp_path, "frame.interface_name")}
+    if all(isinstance(w, SliceJobConfig) for w in scenario.workloads):
+        assert names == set()
+        return
     assert names and all(node in name for name in names)
     assert _tshark(capture, tmp_path, "frame.number",
                    where="_ws.malformed || _ws.expert.severity >= 6291456") == []
