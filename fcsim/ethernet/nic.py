@@ -7,7 +7,10 @@ frame, and its IP packet handed up when the NIC raises its receive
 interrupt: at once, or with interrupt moderation (the host model's
 ``rx_coalesce_frames`` and ``rx_coalesce_time``) once that many frames have
 arrived or the first of them has waited that long; the host then takes one
-interrupt for the whole batch. A frame with a bad FCS is dropped and
+interrupt for the whole batch. With interrupt throttling (the host model's
+``rx_interrupt_interval``, the e1000's InterruptThrottleRate) an interrupt
+due less than that interval after the last one waits until the interval has
+passed, and takes every frame that arrived meanwhile. A frame with a bad FCS is dropped and
 counted. Addresses are MACs; the topology gives each NIC one. Each IP packet
 is one frame: TCP's MSS is the MTU less 40 bytes of IP and TCP headers, so no
 packet exceeds the MTU. The transmit ring holds *ring* frames; a packet that
@@ -98,19 +101,24 @@ class Nic:
 
 class EthernetInterface:
     """IP over Ethernet through *nic*, the card on *bus* spending *frame_time*
-    s per frame; received packets go to *deliver*."""
+    s per frame; received packets go to *deliver*, with interrupt moderation
+    (*coalesce_frames*, *coalesce_time* s) and throttling (at most one
+    interrupt per *interrupt_interval* s)."""
 
     network = ""
     checksum_per_byte = 0.0
 
     def __init__(self, sim: Simulation, nic: Nic, bus: IoBus, frame_time: float,
                  deliver: Deliver, coalesce_frames: int = 1,
-                 coalesce_time: float = 0.0) -> None:
+                 coalesce_time: float = 0.0, interrupt_interval: float = 0.0) -> None:
         self.sim, self.nic, self.bus, self.frame_time = sim, nic, bus, frame_time
         self._deliver = deliver
         self._card_free = 0.0
         self.coalesce_frames, self.coalesce_time = coalesce_frames, coalesce_time
+        self.interrupt_interval = interrupt_interval
         self._batch: list[EthernetFrame] = []
+        self._last_interrupt = -interrupt_interval
+        self._throttled = False
         self.interrupts = 0
         nic.deliver = self._received
 
@@ -157,7 +165,7 @@ class EthernetInterface:
         def up() -> None:
             self._batch.append(frame)
             if len(self._batch) >= self.coalesce_frames:
-                self._interrupt()
+                self._raise()
             elif len(self._batch) == 1:
                 self.sim.call_later(self.coalesce_time, self._timer, frame)
 
@@ -172,11 +180,28 @@ class EthernetInterface:
     def _timer(self, event: object) -> None:
         """The moderation timer of the batch *event* began: signal it if still waiting."""
         if self._batch and self._batch[0] is event._value:  # type: ignore[attr-defined]
+            self._raise()
+
+    def _raise(self) -> None:
+        """Raise the receive interrupt now, or once the throttling interval
+        since the last one has passed."""
+        wait = self._last_interrupt + self.interrupt_interval - self.sim.now
+        if wait <= 0:
+            self._interrupt()
+        elif not self._throttled:
+            self._throttled = True
+            self.sim.call_later(wait, self._release)
+
+    def _release(self, _event: object) -> None:
+        """The throttling interval has passed: the interrupt held back."""
+        self._throttled = False
+        if self._batch:
             self._interrupt()
 
     def _interrupt(self) -> None:
         """One receive interrupt: the host takes it and every frame of the batch."""
         batch, self._batch = self._batch, []
+        self._last_interrupt = self.sim.now
         self.interrupts += 1
         for i, frame in enumerate(batch):
             self._deliver(frame.ulp, frame.payload, self.sim.now, i == 0)
