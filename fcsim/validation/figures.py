@@ -7,6 +7,9 @@ pairs, netperf TCP_STREAM throughput (Mbit/s, figures 6-19) and TCP_RR latency
 point the mean over the repetitions with min/max error bars, titled as in the
 paper ("Figure 6: Bandwidth Performance from C110 to C110").
 
+``das2``: the DAS-2 report's TCP heat map and UDP figure
+(:mod:`fcsim.validation.figures_das2`).
+
 ``rd11``: the loaded-fabric figures of RD11 from the files
 ``<experiment>-load-<variant>.toml`` of ``scenarios/rd11`` (other files there are
 not figures). One figure per experiment
@@ -45,7 +48,7 @@ from fcsim.validation.plots import METRICS, degradation_figure, netperf_figure, 
 from fcsim.validation.points import ROOT, Point, run_points
 from fcsim.validation.store import ResultStore
 
-PAPERS = ("ong-farrell", "rd11")
+PAPERS = ("ong-farrell", "rd11", "das2")
 """The papers whose figures :func:`write_figures` draws."""
 
 RD11_LOADS = {"none": "no load", "large-1": "1 large-message load pair",
@@ -115,6 +118,12 @@ def plan_figures(paper: str, *, folder: Path | None = None, repetitions: int | N
     if length is not None and length <= 0:
         raise ValueError(f"length must be > 0 s, got {length}")
     folder = Path(folder) if folder is not None else ROOT / "scenarios" / paper
+    if paper == "das2":
+        if (length, sockets, sizes, pairs, experiments) != (None,) * 5:
+            raise ValueError("das2 figures take only repetitions: their grids are the "
+                             "files' iperf sweeps")
+        from fcsim.validation.figures_das2 import plan_das2
+        return plan_das2(folder, repetitions)
     grid = _Grid(repetitions, length, sockets, sizes)
     if paper == "ong-farrell":
         if experiments is not None:
@@ -153,6 +162,9 @@ def write_figures(paper: str, out: Path, *, jobs: int | None = None,
         path = Path(out) / plan.name
         if paper == "ong-farrell":
             _draw_netperf(plan, results, path)
+        elif paper == "das2":
+            from fcsim.validation.figures_das2 import draw_das2
+            draw_das2(plan, results, path)
         else:
             _draw_degradation(plan, results, path)
         paths.append(path)
