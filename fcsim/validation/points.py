@@ -70,8 +70,9 @@ def scenario_file(path: str) -> Scenario:
 
 def narrow(point: Point) -> Scenario:
     """The scenario of *point*: its sweeping netperf workload at one socket and
-    size, TCP_RR transactions of that size if *sized*, every netperf run's
-    length and the run's duration set by *length*."""
+    size, or its sweeping iperf workload at one window and bandwidth, TCP_RR
+    transactions of that size if *sized*, every netperf run's length and the
+    run's duration set by *length*."""
     scenario = scenario_file(point.scenario)
     swept = next((w for w in scenario.workloads if isinstance(w, NetperfConfig) and w.sweeps),
                  None)
