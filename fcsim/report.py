@@ -22,7 +22,12 @@ def summary_text(results: dict[str, Any]) -> str:
     warnings = run_warnings(results)
     if warnings:
         lines += [f"WARNING: {text}" for text in warnings] + [""]
-    lines += netperf_table(results) if "points" in results else _details(results)
+    if "points" not in results:
+        lines += _details(results)
+    elif "socket" in results["points"][0]:
+        lines += netperf_table(results)
+    else:
+        lines += iperf_table(results)
     lines = [line for i, line in enumerate(lines) if line or i == 0 or lines[i - 1]]
     return "\n".join(lines) + "\n"
 
@@ -62,6 +67,29 @@ def netperf_table(results: dict[str, Any]) -> list[str]:
         if trip:
             text += f"  round trip {format_time(trip['mean'])}"
         lines.append(f"{point['socket']:>10} {point['send_size']:>10}  {text}")
+    return lines
+
+
+def iperf_table(results: dict[str, Any]) -> list[str]:
+    """An iperf sweep: one row per window and bandwidth, the mean [min, max]
+    over the repetitions of the aggregate throughput, and of the median
+    interval report (of the sum of the runs' medians, for a mesh) if any."""
+    points = results["points"]
+    first = points[0]["repetitions"][0]["iperf"]
+    name = next(iter(first))
+    udp = first[name]["protocol"] == "UDP"
+    lines = [f"iperf {first[name]['protocol']} {name}: 10^6 bits/s, mean [min, max] over "
+             f"{results['run']['repetitions']} repetition(s)",
+             f"{'window':>10} {'bandwidth':>14}  throughput"]
+    for point in points:
+        figures = point["summary"][name]
+        value = figures["throughput_mbit_s"]
+        text = f"{value['mean']:10.2f} [{value['min']:.2f}, {value['max']:.2f}]"
+        median = figures.get("sum_of_medians_mbit_s") or figures.get("median_mbit_s")
+        if median:
+            text += f"  median {median['mean']:.2f}"
+        rate = format_rate(point["bandwidth"]) if udp else "-"
+        lines.append(f"{point['window']:>10} {rate:>14}  {text}")
     return lines
 
 

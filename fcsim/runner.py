@@ -35,7 +35,7 @@ from fcsim.topology.point_to_point import build_point_to_point
 from fcsim.trace.timeseries import TimeSeries
 from fcsim.trapeze.config import SliceJobConfig
 from fcsim.trapeze.storage import SliceStorage
-from fcsim.units import format_time
+from fcsim.units import format_rate, format_time
 from fcsim.workload import Generator, Stream, Workload
 
 BUILDERS: dict[str, Callable[[Simulation, Scenario], Network]] = {
@@ -49,7 +49,8 @@ BUILDERS: dict[str, Callable[[Simulation, Scenario], Network]] = {
 BUILDERS["internetwork"] = lambda sim, sc: build_internetwork(sim, sc, BUILDERS)
 
 SUMMARY_METRICS = ("throughput_bytes_per_s", "throughput_bits_per_s", "sequences_per_s")
-NETPERF_METRICS = ("throughput_mbit_s", "transactions_per_s", "round_trip_s")
+NETPERF_METRICS = ("throughput_mbit_s", "transactions_per_s", "round_trip_s", "median_mbit_s",
+                   "sum_of_medians_mbit_s")
 STORAGE_METRICS = ("iops", "throughput_bytes_per_s", "bytes_per_s")
 
 
@@ -206,8 +207,9 @@ def run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink] = (),
     }
     if hosts:
         out["hosts"] = {name: {"model": h.model.name,
-                               "cpu_utilisation": h.cpu.busy_time / interval,
-                               "background_utilisation": h.cpu.background_time / interval,
+                               "cpu_utilisation": h.cpu.busy_time / interval / h.cpu.processors,
+                               "background_utilisation": (h.cpu.background_time / interval
+                                                          / h.cpu.processors),
                                "bus_utilisation": h.bus.busy_time / interval,
                                **({"bus_utilisations": [b.busy_time / interval
                                                         for b in h.buses]}
@@ -291,13 +293,32 @@ def narrowed(scenario: Scenario, socket: int, send_size: int) -> Scenario:
     return replace(scenario, workloads=loads)
 
 
-def sweep_points(scenario: Scenario) -> list[tuple[dict[str, int], Scenario]]:
-    """The runs a netperf sweep asks for: (socket and send size, narrowed scenario)."""
+def iperf_narrowed(scenario: Scenario, window: int, bandwidth: float) -> Scenario:
+    """*scenario* with its sweeping iperf workload (at most one sweeps) at one
+    *window* (bytes) and *bandwidth* (bit/s); unchanged if nothing sweeps."""
+    loads = tuple(w.point(window, bandwidth) if isinstance(w, IperfConfig) and w.sweeps else w
+                  for w in scenario.workloads)
+    return replace(scenario, workloads=loads)
+
+
+def sweep_points(scenario: Scenario) -> list[tuple[dict[str, Any], Scenario]]:
+    """The runs a netperf or iperf sweep asks for: (socket and send size, or
+    iperf window and bandwidth; narrowed scenario)."""
     for w in scenario.workloads:
         if isinstance(w, NetperfConfig) and w.sweeps:
             return [({"socket": socket, "send_size": size}, narrowed(scenario, socket, size))
                     for socket in w.sockets for size in w.send_sizes]
+        if isinstance(w, IperfConfig) and w.sweeps:
+            return [({"window": window, "bandwidth": rate},
+                     iperf_narrowed(scenario, window, rate)) for window, rate in w.points()]
     return []
+
+
+def point_label(point: dict[str, Any]) -> str:
+    """A sweep point in words, for progress lines."""
+    if "socket" in point:
+        return f"socket {point['socket']} send size {point['send_size']}"
+    return f"window {point['window']} bandwidth {format_rate(point['bandwidth'])}"
 
 
 def _repeat(scenario: Scenario, sinks: Sequence[TraceSink],
@@ -347,5 +368,5 @@ def run_scenario(
     for i, (point, narrow) in enumerate(points):
         out["points"].append({**point, **_repeat(narrow, sinks if i == 0 else ())})
         if progress is not None:
-            progress(i + 1, f"socket {point['socket']} send size {point['send_size']}")
+            progress(i + 1, point_label(point))
     return out

@@ -58,8 +58,53 @@ class IperfOptions:
         return self.length if self.length is not None else (1470 if self.udp else 8192)
 
 
+class _UdpFlow:
+    """One UDP flow of an iperf -u: the client's socket on *client* pacing
+    datagrams to the server's on *server*, both bound to port *number*."""
+
+    def __init__(self, iperf: Iperf, number: int) -> None:
+        options = iperf.options
+        self.iperf = iperf
+        self.out = iperf.client.udp_socket(number, options.window, options.window)
+        self.into = iperf.server.udp_socket(number, options.window, options.window)
+        self.sent = self.received = 0
+        self._due = 0.0
+
+    def open(self) -> None:
+        """Connect and send the first datagram."""
+        self.out.connect(self.into)
+        self._due = self.iperf.sim.now
+        self.into.recv(self._got)
+        self._send(None)
+
+    def _send(self, _event: object) -> None:
+        """One sendto(); the next when this one has returned, at its due time or
+        at once if behind (iperf 2's sending thread and its delay loop)."""
+        iperf = self.iperf
+        if not iperf.running():
+            return
+        self.sent += 1
+        self._due += iperf.gap
+        self.out.send(iperf.options.write_size, self._sent)
+
+    def _sent(self) -> None:
+        wait = self._due - self.iperf.sim.now
+        if wait > 0:
+            self.iperf.sim.call_later(wait, self._send)
+        else:
+            self._send(None)
+
+    def _got(self, n: int) -> None:
+        if self.iperf.running():
+            self.received += 1
+        self.into.recv(self._got)
+
+
 class Iperf:
-    """An iperf client on *client* sending to a server on *server* from *start* s."""
+    """An iperf client on *client* sending to a server on *server* from *start*
+    s: ``-P`` TCP flows, or with ``-u`` as many UDP flows, each paced at ``-b``
+    (iperf 2 runs a thread per flow, each at the rate asked for). *port*
+    numbers this run among the scenario's iperf runs."""
 
     def __init__(self, sim: Simulation, name: str, client: Host, server: Host,
                  options: IperfOptions, start: float = 0.0, port: int = 0) -> None:
@@ -67,21 +112,19 @@ class Iperf:
         self.name = name
         self.options = options
         self.flows: list[Netperf] = []
-        self.sent = self.received = 0
+        self.udp: list[_UdpFlow] = []
         if not options.udp:
             flow_options = NetperfOptions(
                 "TCP_STREAM", options.write_size, options.window, options.window,
-                options.nodelay, options.duration)
+                options.nodelay, options.duration, recv_size=options.write_size)
             self.flows = [Netperf(sim, f"{name}.{i}", client, server, flow_options, start,
                                   port=100 * (port + 1) + i)  # apart from netperf's
                           for i in range(options.parallel)]
             return
-        number = IPERF_PORT + 100 * port
-        self.out = client.udp_socket(number, options.window, options.window)
-        self.into = server.udp_socket(number, options.window, options.window)
         self.client, self.server = client, server
         self.gap = 8 * options.write_size / options.bandwidth
         self.began = start
+        self.udp = [_UdpFlow(self, IPERF_PORT + 100 * port + i) for i in range(options.parallel)]
         sim.call_later(start, self._udp_start)
 
     def _udp_start(self, _event: object) -> None:
@@ -90,34 +133,23 @@ class Iperf:
             lambda: server.interface_to(client).when_ready(self._udp_open))
 
     def _udp_open(self) -> None:
-        self.out.connect(self.into)
-        self.began = self._due = self.sim.now
-        self.into.recv(self._udp_got)
-        self._udp_send(None)
+        self.began = self.sim.now
+        for flow in self.udp:
+            flow.open()
 
-    def _running(self) -> bool:
+    def running(self) -> bool:
+        """Whether the UDP test is still on (from the first datagram for -t s)."""
         return self.sim.now < self.began + self.options.duration
 
-    def _udp_send(self, _event: object) -> None:
-        """One sendto(); the next when this one has returned, at its due time or
-        at once if behind (iperf 2's one sending thread and its delay loop)."""
-        if not self._running():
-            return
-        self.sent += 1
-        self._due += self.gap
-        self.out.send(self.options.write_size, self._udp_sent)
+    @property
+    def sent(self) -> int:
+        """UDP datagrams sent so far, over every flow."""
+        return sum(flow.sent for flow in self.udp)
 
-    def _udp_sent(self) -> None:
-        wait = self._due - self.sim.now
-        if wait > 0:
-            self.sim.call_later(wait, self._udp_send)
-        else:
-            self._udp_send(None)
-
-    def _udp_got(self, n: int) -> None:
-        if self._running():
-            self.received += 1
-        self.into.recv(self._udp_got)
+    @property
+    def received(self) -> int:
+        """UDP datagrams the server application has read in the test, over every flow."""
+        return sum(flow.received for flow in self.udp)
 
     def delivered(self) -> int:
         """Bytes the receiving application has got so far in the test."""
@@ -131,16 +163,19 @@ class Iperf:
         if not options.udp:
             flows = [f.results()["throughput_mbit_s"] for f in self.flows]
             return {"protocol": "TCP", "throughput_mbit_s": sum(flows), "flows_mbit_s": flows}
-        return {"protocol": "UDP", "offered_mbit_s": options.bandwidth / 1e6,
-                "throughput_mbit_s": 8 * self.received * options.write_size
+        sent, received = self.sent, self.received
+        return {"protocol": "UDP", "offered_mbit_s": options.parallel * options.bandwidth / 1e6,
+                "throughput_mbit_s": 8 * received * options.write_size
                 / options.duration / 1e6,
-                "datagrams_sent": self.sent, "datagrams_lost": self.sent - self.received}
+                "datagrams_sent": sent, "datagrams_lost": sent - received}
 
 
 class IperfMesh:
     """An iperf from each of *clients* to each of *servers* (hosts by name),
     started together at *start* s, reported as one: the sum of their
-    throughputs and, with ``-i``, the sum in each interval and its median.
+    throughputs and, with ``-i``, the sum in each interval and its median,
+    each run's interval reports and median, and the sum of those medians (the
+    figure seed 003 reports: per-flow medians of 4 s reports, summed).
     *port* numbers its first client-server pair among the scenario's iperf
     runs; the others follow."""
 
@@ -153,7 +188,9 @@ class IperfMesh:
                            options, start, port=port + i)
                      for i, (c, s) in enumerate(pairs)]
         self.intervals: list[float] = []  # bits/s of each whole interval
+        self.run_intervals: list[list[float]] = [[] for _ in self.runs]  # the same, per run
         self._last = 0
+        self._run_last = [0] * len(self.runs)
         self._end = start + options.duration
         if options.interval is not None:
             sim.call_later(start + options.interval, self._report)
@@ -161,7 +198,11 @@ class IperfMesh:
     def _report(self, _event: object) -> None:
         """One interim report: what arrived in the interval just ended."""
         interval: float = self.options.interval  # type: ignore[assignment]
-        total = sum(run.delivered() for run in self.runs)
+        delivered = [run.delivered() for run in self.runs]
+        for i, now in enumerate(delivered):
+            self.run_intervals[i].append(8 * (now - self._run_last[i]) / interval)
+            self._run_last[i] = now
+        total = sum(delivered)
         self.intervals.append(8 * (total - self._last) / interval)
         self._last = total
         if self.sim.now + interval <= self._end * (1 + 1e-12):
@@ -169,8 +210,15 @@ class IperfMesh:
 
     def results(self) -> dict[str, Any]:
         """The runs' summed throughput (10^6 bits/s), each run's, and the
-        interval reports with their median."""
+        interval reports with their medians."""
         runs = {run.name: run.results() for run in self.runs}
+        medians = []
+        if self.options.interval is not None and len(runs) > 1:
+            for result, bits in zip(runs.values(), self.run_intervals, strict=True):
+                reports = [b / 1e6 for b in bits]
+                result["intervals_mbit_s"] = reports
+                result["median_mbit_s"] = statistics.median(reports) if reports else None
+                medians.append(result["median_mbit_s"])
         if len(runs) == 1:
             out = dict(next(iter(runs.values())))
         else:
@@ -183,4 +231,7 @@ class IperfMesh:
             reports = [bits / 1e6 for bits in self.intervals]
             out["intervals_mbit_s"] = reports
             out["median_mbit_s"] = statistics.median(reports) if reports else None
+            if len(runs) > 1:
+                out["sum_of_medians_mbit_s"] = (sum(medians) if None not in medians
+                                                else None)
         return out

@@ -205,7 +205,8 @@ class Netperf:
         process, background load included, as the OS counters netperf reads
         show it) and its service demand, microseconds of processor per KB
         moved (stream tests) or per transaction (TCP_RR), as netperf computes
-        them for a one-processor host."""
+        them (utilisation averaged over a multiprocessor's processors, service
+        demand the processor time of all of them)."""
         if len(self._cpu) < 2:
             return {"local_cpu_utilisation": None, "remote_cpu_utilisation": None,
                     "local_service_demand_us": None, "remote_service_demand_us": None}
@@ -213,7 +214,8 @@ class Netperf:
         length = self.options.length
         units = self.transactions if self.options.test == "TCP_RR" else self.bytes / 1024
         out: dict[str, float | None] = {}
-        for side, used in (("local", local1 - local0), ("remote", remote1 - remote0)):
-            out[f"{side}_cpu_utilisation"] = used / length
+        for side, used, host in (("local", local1 - local0, self.local_host),
+                                 ("remote", remote1 - remote0, self.remote_host)):
+            out[f"{side}_cpu_utilisation"] = used / length / host.cpu.processors
             out[f"{side}_service_demand_us"] = used * 1e6 / units if units else None
         return out

@@ -51,6 +51,12 @@ class Server:
             done()
         self._next()
 
+    def take_waiting(self, level: int) -> tuple[float, Callable[[], None] | None] | None:
+        """The first item waiting at *level*, removed from the queue (None if
+        none waits): for a helper that serves it elsewhere."""
+        queue = self._queues[level]
+        return queue.popleft() if queue else None
+
     def served_by_now(self) -> float:
         """Service time given since the start, up to now (the job in service
         counted only for its part so far), s."""

@@ -46,7 +46,9 @@ class EthernetSwitchModel:
     forwarding *latency* once a frame is in (s); with 802.3x flow control on,
     an output holding more than *pause_threshold* bytes pauses the ports that
     feed it (None: the switch sends no PAUSE); *cut_through*: a frame is
-    forwarded once its header is in, not once it is whole."""
+    forwarded once its header is in, not once it is whole; *max_frame*: the
+    longest frame a port takes, MAC header to FCS, bytes (None: no limit; a
+    scenario whose NICs could send longer frames is refused)."""
 
     name: str
     ports: int
@@ -54,17 +56,21 @@ class EthernetSwitchModel:
     latency: float = 0.0
     pause_threshold: int | None = None
     cut_through: bool = False
+    max_frame: int | None = None
     sources: dict[str, str] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
         if self.ports < 2 or self.buffer < 64 or self.latency < 0:
             raise ValueError(f"{self.name}: need ports >= 2, buffer >= 64 B, latency >= 0")
+        if self.max_frame is not None and self.max_frame < 64:
+            raise ValueError(f"{self.name}: max_frame must be >= 64 bytes")
 
 
 Ports = sourced(integer(2, text="an integer >= 2"), "Ports")
 Buffer = sourced(integer(64, text="an integer >= 64 (bytes)"), "BufferBytes")
 Delay = sourced(Time, "Time")
 Yes = sourced(Flag, "Flag")
+Frame = sourced(integer(64, text="an integer >= 64 (bytes)"), "FrameBytes")
 
 
 class EthernetSwitchFile(ModelFile):
@@ -87,6 +93,9 @@ class EthernetSwitchFile(ModelFile):
     cut_through: Yes = key(None, "Forward a frame once its header is in (cut-through) rather "
                            "than once it is whole (store-and-forward).",
                            {"value": False, "source": "data sheet"})
+    max_frame: Frame = key(None, "The longest frame a port takes, MAC header to FCS, bytes "
+                           "(jumbo limit); NICs whose MTU gives longer frames are refused.",
+                           {"value": 9252, "source": "configuration guide"})
 
 
 def load_ethernet_switch_model(name: str, directory: Path | None = None) -> EthernetSwitchModel:

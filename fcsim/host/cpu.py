@@ -4,7 +4,11 @@ Work items (a system call, a copy, protocol processing of one packet, an
 interrupt) each take a stated time and run one at a time. Interrupt-level
 work is taken before process-level work whenever the processor frees, but is
 not preemptive (a simplification: 1990s Unix kernels ran protocol input at
-software-interrupt level between process time slices). A :class:`BackgroundLoad`
+software-interrupt level between process time slices). A multiprocessor
+host runs interrupt-level work on its first processor only, in order (as a
+NIC's interrupt and the protocol work it starts run on one processor at a
+time), and process-level work (system calls, copies) on whichever processor
+is free first. A :class:`BackgroundLoad`
 keeps the processor busy a given fraction of the time with process-level
 jobs, so that a "lightly" or "moderately" loaded host slows the measured work
 by contention, as on a real machine.
@@ -23,14 +27,23 @@ INTERRUPT, PROCESS = 0, 1
 
 class Cpu(Server):
     """Processor *name*; *speed* scales every cost (2.0 runs work twice as fast).
-    *background_time* is the part of *busy_time* spent on background load, s."""
+    With *processors* > 1 the others take process-level work whenever free
+    (interrupt-level work stays on this one). *busy_time* sums the busy time
+    of every processor, *background_time* the part of it spent on background
+    load, s."""
 
-    def __init__(self, sim: Simulation, name: str, speed: float = 1.0) -> None:
+    def __init__(self, sim: Simulation, name: str, speed: float = 1.0,
+                 processors: int = 1) -> None:
         if speed <= 0:
             raise ValueError(f"{name}: speed must be > 0, got {speed}")
+        if processors < 1:
+            raise ValueError(f"{name}: processors must be >= 1, got {processors}")
         super().__init__(sim, name, levels=2)
         self.speed = speed
+        self.processors = processors
         self.background_time = 0.0
+        self._idle = processors - 1  # the other processors not working now
+        self._ends: list[float] = []  # when each of their jobs in service ends, s
 
     def run(self, cost: float, callback: Callable[[], None] | None = None,
             level: int = PROCESS, background: bool = False) -> None:
@@ -39,6 +52,34 @@ class Cpu(Server):
         if background:
             self.background_time += duration
         self.serve(duration, callback, level)
+        if level == PROCESS and self._idle:
+            self._other()
+
+    def _other(self) -> None:
+        """An idle other processor takes the first process-level item waiting."""
+        item = self.take_waiting(PROCESS)
+        if item is None:
+            return
+        duration, done = item
+        self._idle -= 1
+        self.busy_time += duration
+        self.total_busy += duration
+        end = self.sim.env._now + duration
+        self._ends.append(end)
+        self.sim.call_later(duration, self._other_done, (done, end))
+
+    def _other_done(self, event: object) -> None:
+        done, end = event.value  # type: ignore[attr-defined]
+        self._ends.remove(end)
+        if done is not None:
+            done()
+        self._idle += 1
+        self._other()
+
+    def served_by_now(self) -> float:
+        """Service time of every processor since the start, up to now, s."""
+        now = self.sim.env._now
+        return super().served_by_now() - sum(max(0.0, end - now) for end in self._ends)
 
     def reset_stats(self) -> None:
         """Start a new measurement interval."""

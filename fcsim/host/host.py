@@ -44,6 +44,7 @@ from fcsim.host.cpu import INTERRUPT, PROCESS, BackgroundLoad, Cpu
 from fcsim.host.host_model import HostModel
 from fcsim.host.interface import Deliver, FcInterface, Interface, NicInterface
 from fcsim.host.sockets import Socket, UdpSocket
+from fcsim.transport.linux import LINUX_2_4, linux_2_4, rx_truesize
 from fcsim.transport.segment import Segment
 from fcsim.transport.tcp import TcpEndpoint
 from fcsim.transport.tcp_config import TcpConfig
@@ -60,7 +61,8 @@ def interface_on(sim: Simulation, name: str, port: Any, bus: IoBus, model: HostM
     if isinstance(port, NPort):
         return FcInterface(sim, name, port, bus, model.adapter_frame_time, ip_class, deliver)
     return NicInterface(sim, port, bus, model.adapter_frame_time, deliver,
-                        model.rx_coalesce_frames, model.rx_coalesce_time)
+                        model.rx_coalesce_frames, model.rx_coalesce_time,
+                        model.rx_interrupt_interval)
 
 
 class Host:
@@ -81,7 +83,7 @@ class Host:
         self.sim = sim
         self.name = name
         self.model = model
-        self.cpu = Cpu(sim, f"{name}.cpu")
+        self.cpu = Cpu(sim, f"{name}.cpu", processors=model.processors)
         kind = BUS_TYPES[model.bus]
         self.buses = [IoBus(sim, f"{name}.bus" if k == 0 else f"{name}.bus{k}", kind,
                             model.bus_bandwidth, model.bus_overhead)
@@ -151,12 +153,15 @@ class Host:
 
     def tcp_socket(self, port: int, config: TcpConfig) -> Socket:
         """A TCP socket bound to *port* on this host (asking for RFC 1323
-        timestamps if *config* or the host model's *tcp_timestamps* says so)."""
+        timestamps if *config* or the host model's *tcp_timestamps* says so),
+        its socket options applied as the host model's *tcp_stack* does."""
         address = f"{self.name}:{port}"
         if address in self._endpoints:
             raise ValueError(f"{self.name}: port {port} is already bound")
         if self.model.tcp_timestamps and not config.timestamps:
             config = replace(config, timestamps=True)
+        if self.model.tcp_stack == LINUX_2_4:
+            config = linux_2_4(config, rx_truesize(config.mtu, self.model.rx_buffers))
         endpoint = TcpEndpoint(self.sim, address, config, self._output, self.tick_phase)
         self._endpoints[address] = endpoint
         return Socket(self, endpoint)

@@ -21,6 +21,7 @@ from fcsim.schema.fields import (
     number,
 )
 from fcsim.schema.section import key
+from fcsim.transport.linux import RX_BUFFERS, STACKS
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,16 @@ class HostModel:
     long has passed since the first frame not yet signalled (1 and 0: an
     interrupt per frame). *checksum_offload*: an Ethernet NIC computes and
     checks the TCP/UDP checksums, so the processor spends no
-    *checksum_per_byte*. *tcp_timestamps*: the TCP stack asks for the
+    *checksum_per_byte*. *rx_interrupt_interval*: an Ethernet NIC raises its
+    receive interrupt at most once per this interval, s (interrupt
+    throttling: a frame arriving later waits for it; 0: no limit).
+    *rx_buffers*: how the NIC driver sizes its receive buffers ("frame" or
+    "e1000", :func:`fcsim.transport.linux.rx_truesize`), the memory a
+    received segment holds in a Linux socket. *processors*: processors
+    sharing the work (interrupt-level work on the first,
+    :class:`~fcsim.host.cpu.Cpu`). *tcp_stack*: "4.4bsd" or "linux-2.4", the
+    TCP's buffer and receive-window rules (:mod:`fcsim.transport.linux`).
+    *tcp_timestamps*: the TCP stack asks for the
     RFC 1323 timestamps option on its SYNs and uses it when the peer does too
     (:class:`~fcsim.transport.tcp_config.TcpConfig` *timestamps*).
     *background_utilisation* / *background_job*: the load of other processes
@@ -102,6 +112,10 @@ class HostModel:
     rx_coalesce_frames: int = 1
     rx_coalesce_time: float = 0.0
     checksum_offload: bool = False
+    rx_interrupt_interval: float = 0.0
+    rx_buffers: str = "frame"
+    processors: int = 1
+    tcp_stack: str = "4.4bsd"
     tcp_timestamps: bool = False
     receive_checksum_offload: bool = False
     background_utilisation: float = 0.0
@@ -113,7 +127,8 @@ class HostModel:
         costs = ("syscall", "copy_per_byte", "send_copy_per_byte", "checksum_per_byte",
                  "tcp_output_per_packet", "tcp_input_per_packet", "interrupt",
                  "driver_per_frame", "context_switch", "timer_tick", "page_remap", "cow_fault",
-                 "message_send", "message_receive", "bus_overhead", "adapter_frame_time")
+                 "message_send", "message_receive", "bus_overhead", "adapter_frame_time",
+                 "rx_interrupt_interval")
         for name in costs:
             value = getattr(self, name)
             if value is not None and value < 0:
@@ -129,6 +144,11 @@ class HostModel:
             raise ValueError(f"{self.name}: buses must be >= 1")
         if self.rx_coalesce_frames < 1 or self.rx_coalesce_time < 0:
             raise ValueError(f"{self.name}: rx_coalesce_frames >= 1, rx_coalesce_time >= 0 s")
+        if self.processors < 1:
+            raise ValueError(f"{self.name}: processors must be >= 1")
+        if self.tcp_stack not in STACKS or self.rx_buffers not in RX_BUFFERS:
+            raise ValueError(f"{self.name}: tcp_stack must be one of {', '.join(STACKS)} and "
+                             f"rx_buffers one of {', '.join(RX_BUFFERS)}")
         if not 0 <= self.background_utilisation < 1 or self.background_job <= 0:
             raise ValueError(f"{self.name}: background_utilisation in [0, 1), "
                              "background_job > 0 s")
@@ -149,6 +169,9 @@ ModelName = sourced(Name, "Name")
 Frames = sourced(Count, "Count")
 PageSize = sourced(integer(512, text="a power of two >= 512 (bytes)"), "PageSize")
 BusCount = sourced(Count, "Count")
+Processors = sourced(Count, "Count")
+Stack = sourced(choice({name: name for name in STACKS}), "Stack")
+RxBuffers = sourced(choice({name: name for name in RX_BUFFERS}), "RxBuffers")
 
 
 class AdapterFile(ModelFile):
@@ -172,6 +195,13 @@ class AdapterFile(ModelFile):
     receive_checksum_offload: Yes = _entry("Ethernet or Myrinet NIC: the card checks the "
                                            "TCP/UDP checksums of what it receives; the "
                                            "processor still computes them on sending.", True)
+    rx_interrupt_interval: Cost = _entry("Ethernet NIC: least time between two receive "
+                                         "interrupts (interrupt throttling), s.", "125 us",
+                                         "driver source")
+    rx_buffers: RxBuffers = _entry("Ethernet NIC: how the driver sizes its receive buffers, "
+                                   "'frame' (the frame's size) or 'e1000' (2, 4, 8 or 16 KiB); "
+                                   "the memory a received segment holds in a Linux socket.",
+                                   "e1000", "driver source")
 
 
 class HostFile(AdapterFile):
@@ -228,6 +258,11 @@ class HostFile(AdapterFile):
                              "sustained rate, served on its own; a scenario node's buses "
                              "key places its cards on them (default 1).", 2,
                              "the machine's technical reference")
+    processors: Processors = _entry("Processors sharing the work; interrupt-level work runs "
+                                    "on the first.", 2, "data sheet")
+    tcp_stack: Stack = _entry("The TCP stack's buffer and window rules: '4.4bsd' or "
+                              "'linux-2.4' (setsockopt doubles the buffers, the window is "
+                              "3/4 of the free memory).", "linux-2.4", "operating system")
     tcp_timestamps: Yes = _entry("The TCP stack asks for the RFC 1323 timestamps option on "
                                  "its SYNs (and uses it when the peer does too).", True,
                                  "operating system documentation")

@@ -112,19 +112,26 @@ class NicInterface:
     after its DMA to host memory, when the card raises its receive interrupt:
     at once, or with interrupt moderation (*coalesce_frames* and
     *coalesce_time*) once that many frames have arrived or the first of them
-    has waited that long; the host then takes one interrupt for the batch."""
+    has waited that long; the host then takes one interrupt for the batch.
+    With interrupt throttling (*interrupt_interval*, the e1000's
+    InterruptThrottleRate) an interrupt due less than that interval after the
+    last one waits until the interval has passed, and takes every frame that
+    arrived meanwhile."""
 
     network = ""
     checksum_per_byte = rx_checksum_per_byte = 0.0
 
     def __init__(self, sim: Simulation, nic: Nic, bus: IoBus, frame_time: float,
                  deliver: Deliver, coalesce_frames: int = 1,
-                 coalesce_time: float = 0.0) -> None:
+                 coalesce_time: float = 0.0, interrupt_interval: float = 0.0) -> None:
         self.sim, self.nic, self.bus, self.frame_time = sim, nic, bus, frame_time
         self._deliver = deliver
         self._card_free = 0.0
         self.coalesce_frames, self.coalesce_time = coalesce_frames, coalesce_time
+        self.interrupt_interval = interrupt_interval
         self._batch: list[LinkFrame] = []
+        self._last_interrupt = -interrupt_interval
+        self._throttled = False
         self.interrupts = 0
         nic.deliver = self._received
 
@@ -173,7 +180,7 @@ class NicInterface:
         def up() -> None:
             self._batch.append(frame)
             if len(self._batch) >= self.coalesce_frames:
-                self._interrupt()
+                self._raise()
             elif len(self._batch) == 1:
                 self.sim.call_later(self.coalesce_time, self._timer, frame)
 
@@ -188,11 +195,28 @@ class NicInterface:
     def _timer(self, event: object) -> None:
         """The moderation timer of the batch *event* began: signal it if still waiting."""
         if self._batch and self._batch[0] is event._value:  # type: ignore[attr-defined]
+            self._raise()
+
+    def _raise(self) -> None:
+        """Raise the receive interrupt now, or once the throttling interval
+        since the last one has passed."""
+        wait = self._last_interrupt + self.interrupt_interval - self.sim.now
+        if wait <= 0:
+            self._interrupt()
+        elif not self._throttled:
+            self._throttled = True
+            self.sim.call_later(wait, self._release)
+
+    def _release(self, _event: object) -> None:
+        """The throttling interval has passed: the interrupt held back."""
+        self._throttled = False
+        if self._batch:
             self._interrupt()
 
     def _interrupt(self) -> None:
         """One receive interrupt: the host takes it and every frame of the batch."""
         batch, self._batch = self._batch, []
+        self._last_interrupt = self.sim.now
         self.interrupts += 1
         for i, frame in enumerate(batch):
             self._deliver(frame.ulp, frame.payload, self.sim.now, i == 0)

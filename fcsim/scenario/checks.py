@@ -207,9 +207,14 @@ def _workloads(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
             yield from slice_job(w, raws[i], path, {n.name: n for n in doc.nodes})
         if not list(_unknown(starts + ends, names)):
             yield from reach(doc, w, raws[i], path)
-        if isinstance(w, NetperfSection) and len(w.send_size) * len(w.socket) > 1:
+        swept = (("send_size", len(w.send_size) * len(w.socket) > 1)
+                 if isinstance(w, NetperfSection) else
+                 ("window" if len(w.window) > 1 else "bandwidth",
+                  len(w.window) * len(w.bandwidth) > 1)
+                 if isinstance(w, IperfSection) else ("", False))
+        if swept[1]:
             if sweeping is not None:
-                yield Problem(f"{path}.send_size", given(raws[i].get("send_size")),
+                yield Problem(f"{path}.{swept[0]}", given(raws[i].get(swept[0])),
                               f"no sweep: workloads[{sweeping}] already sweeps")
             sweeping = i if sweeping is None else sweeping
     yield from unique(raws, "workloads", "name",

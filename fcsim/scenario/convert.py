@@ -230,11 +230,12 @@ def _workload(w: Any, index: int) -> WorkloadConfig:
         return TransferConfig(name, w.path, TransferOptions(
             w.size, w.block, w.socket, w.buffers, w.nodelay, w.read_disk, w.write_disk), w.start)
     if isinstance(w, IperfSection):
-        options = IperfOptions(w.protocol, w.parallel, w.window, w.length, w.bandwidth,
+        options = IperfOptions(w.protocol, w.parallel, w.window[0], w.length, w.bandwidth[0],
                                w.duration, w.nodelay, w.interval)
         mesh = len(w.source) * len(w.destination) > 1
         return IperfConfig(name, w.source[0], w.destination[0], options, w.start,
-                           w.source if mesh else (), w.destination if mesh else ())
+                           w.source if mesh else (), w.destination if mesh else (),
+                           w.window, w.bandwidth)
     common = dict(name=name, source=w.source, destination=w.destination, cls=w.cls,
                   max_data_field=w.max_payload, start=w.start, count=w.count)
     if isinstance(w, StreamSection):

@@ -53,10 +53,34 @@ def ethernet_links(doc: Any, raws: list[dict[str, Any]], nodes: list[str]) -> It
     if index is not None:
         yield Problem(f"links[{index}].ends", given(list(doc.links[index].ends)),
                       "no loop within a VLAN: there is no spanning tree")
+    yield from _frame_limits(doc)
     for i, switch in enumerate(doc.switches):
         if switch.pause and switch.model.pause_threshold is None:
             yield Problem(f"switches[{i}].pause", "given true", f"a switch model with a "
                           f"pause_threshold ({switch.model.name} gives none)")
+
+
+ETHERNET_HEADER_FCS = 18
+"""MAC header and FCS around an IP packet, bytes (22 with an 802.1Q tag)."""
+
+
+def _frame_limits(doc: Any) -> Iterator[Problem]:
+    """Each node's longest frame (its MTU, the MAC header and FCS, the tag of
+    a VLAN-aware NIC) fits the switch it is cabled to."""
+    switches = {s.name: s.model for s in doc.switches}
+    index = {n.name: j for j, n in enumerate(doc.nodes)}
+    for link in doc.links:
+        for node, other in (link.ends, reversed(link.ends)):
+            if node not in index or ":" not in other:
+                continue
+            model = switches.get(other.split(":")[0])
+            n = doc.nodes[index[node]]
+            frame = n.mtu + ETHERNET_HEADER_FCS + (4 if n.vlan is not None else 0)
+            if model is not None and model.max_frame is not None and frame > model.max_frame:
+                yield Problem(f"nodes[{index[node]}].mtu", given(n.mtu),
+                              f"an MTU whose frames ({frame} bytes with header and FCS) fit "
+                              f"switch {other.split(':')[0]}'s largest, {model.max_frame} "
+                              f"bytes (model {model.name})")
 
 
 def _members(trunk: Iterable[int], native: int | None) -> frozenset[int]:

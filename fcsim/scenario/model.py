@@ -192,7 +192,10 @@ class NetperfConfig:
 class IperfConfig:
     """An iperf client on *source* and server on *destination* (both hosts),
     run with *options* from *start* s. *mesh_clients* and *mesh_servers*:
-    every client sends to every server (empty: *source*, *destination*)."""
+    every client sends to every server (empty: *source*, *destination*).
+    *windows* (-w, bytes) and *bandwidths* (-b, bit/s) with more than one
+    value make a sweep: one run per combination, as successive iperf
+    invocations (empty: the options' own value)."""
 
     name: str
     source: str
@@ -201,6 +204,8 @@ class IperfConfig:
     start: float = 0.0
     mesh_clients: tuple[str, ...] = ()
     mesh_servers: tuple[str, ...] = ()
+    windows: tuple[int, ...] = ()
+    bandwidths: tuple[float, ...] = ()
 
     @property
     def clients(self) -> tuple[str, ...]:
@@ -211,6 +216,21 @@ class IperfConfig:
     def servers(self) -> tuple[str, ...]:
         """The nodes running an iperf server."""
         return self.mesh_servers or (self.destination,)
+
+    @property
+    def sweeps(self) -> bool:
+        """True if more than one (window, bandwidth) combination is asked for."""
+        return len(self.windows) > 1 or len(self.bandwidths) > 1
+
+    def points(self) -> list[tuple[int, float]]:
+        """Every (window, bandwidth) combination of the sweep, in order."""
+        return [(w, b) for w in self.windows or (self.options.window,)
+                for b in self.bandwidths or (self.options.bandwidth,)]
+
+    def point(self, window: int, bandwidth: float) -> IperfConfig:
+        """This workload at one *window* and *bandwidth*."""
+        return replace(self, options=replace(self.options, window=window, bandwidth=bandwidth),
+                       windows=(window,), bandwidths=(bandwidth,))
 
     @property
     def targets(self) -> tuple[str, ...]:

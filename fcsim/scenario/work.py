@@ -19,7 +19,7 @@ that cost simulation time and memory:
 - **setting up**: each repetition builds its network and logs its N_Ports in,
   counted as :data:`SETUP_FRAMES_PER_NODE` frames per node (per N_Port), so
   that a billion repetitions of a nanosecond are not taken for no work;
-- all of it times the repetitions and the points of a netperf sweep.
+- all of it times the repetitions and the points of a netperf or iperf sweep.
 
 The line rate is that of the fastest link or loop of the scenario, which
 keeps the estimate an upper bound (a TCP_RR test, bound by its round trips,
@@ -140,6 +140,7 @@ def estimate(scenario: Scenario) -> Work:
             smallest = min(w.send_sizes)
             frames += _frame_rate(scenario, smallest) * min(span, w.options.length)
         elif isinstance(w, IperfConfig):
+            points *= len(w.points())
             frames += _frame_rate(scenario, 0) * min(span, w.options.duration)
         elif isinstance(w, TransferConfig):  # each hop's line, at most the whole run
             frames += (len(w.path) - 1) * _frame_rate(scenario, 0) * span

@@ -15,39 +15,18 @@ from fcsim.ethernet.switch import EthernetSwitch, Trunk
 from fcsim.link.link import Link
 from fcsim.scenario.ethernet_checks import loop_in_a_vlan
 from fcsim.scenario.model import Scenario
-from fcsim.topology.network import Network, link_results
+from fcsim.topology.network import LanNetwork, link_results
 
 MAC_BASE = 0x020000000000
 """Locally administered MACs: node *i* (from 0) gets MAC_BASE + i + 1."""
 
 
 @dataclass
-class EthernetNetwork(Network):
+class EthernetNetwork(LanNetwork):
     """NICs (by node name), Ethernet switches (by name) and links."""
 
     nodes: dict[str, Nic] = field(default_factory=dict)  # type: ignore[assignment]
-    switches: dict[str, EthernetSwitch] = field(default_factory=dict)
-
-    def address_of(self, node: str) -> int:
-        """The MAC of *node*'s NIC."""
-        return self.nodes[node].mac
-
-    def not_up(self) -> str | None:
-        """Ethernet needs no login: always up."""
-        return None
-
-    def up_at(self) -> float:
-        """Up from the start."""
-        return 0.0
-
-    def reset_stats(self) -> None:
-        """Start a new measurement interval for every port, NIC and switch."""
-        for port in self.ports():
-            port.reset_stats()
-        for nic in self.nodes.values():
-            nic.stats.reset()
-        for switch in self.switches.values():
-            switch.reset_stats()
+    switches: dict[str, EthernetSwitch] = field(default_factory=dict)  # type: ignore[assignment]
 
     def results(self, interval: float) -> dict[str, Any]:
         """Links, NICs and switches over *interval* s."""

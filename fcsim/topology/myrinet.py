@@ -23,36 +23,15 @@ from fcsim.myrinet.port import MyrinetPort
 from fcsim.myrinet.slack import reach
 from fcsim.myrinet.switch import MyrinetSwitch
 from fcsim.scenario.model import Scenario
-from fcsim.topology.network import Network, link_results
+from fcsim.topology.network import LanNetwork, link_results
 
 
 @dataclass
-class MyrinetNetwork(Network):
+class MyrinetNetwork(LanNetwork):
     """NICs (by node name), Myrinet switches (by name) and links."""
 
     nodes: dict[str, MyrinetNic] = field(default_factory=dict)  # type: ignore[assignment]
-    switches: dict[str, MyrinetSwitch] = field(default_factory=dict)
-
-    def address_of(self, node: str) -> int:
-        """The Myrinet address of *node*'s NIC."""
-        return self.nodes[node].address
-
-    def not_up(self) -> str | None:
-        """The map is made before the run: always up."""
-        return None
-
-    def up_at(self) -> float:
-        """Up from the start."""
-        return 0.0
-
-    def reset_stats(self) -> None:
-        """Start a new measurement interval for every port, NIC and switch."""
-        for port in self.ports():
-            port.reset_stats()
-        for nic in self.nodes.values():
-            nic.stats.reset()
-        for switch in self.switches.values():
-            switch.reset_stats()
+    switches: dict[str, MyrinetSwitch] = field(default_factory=dict)  # type: ignore[assignment]
 
     def results(self, interval: float) -> dict[str, Any]:
         """Links (with the STOPs each transmitter received and the time they held

@@ -89,3 +89,33 @@ def link_results(links_by_name: dict[str, Link], interval: float) -> dict[str, A
         links[link.name] = {"speed": link.speed.name, "baud": link.speed.baud,
                             "length_m": link.cable.length, "directions": directions}
     return links
+
+
+@dataclass
+class LanNetwork(Network):
+    """A network of NICs (by node name) and its own switches (by name) that needs
+    no login (Ethernet, Myrinet): up from the start, each node reached at its
+    NIC's address."""
+
+    switches: dict[str, Any] = field(default_factory=dict)
+
+    def address_of(self, node: str) -> int:
+        """The link address of *node*'s NIC (a MAC, a Myrinet address)."""
+        return self.nodes[node].address  # type: ignore[attr-defined]
+
+    def not_up(self) -> str | None:
+        """No login: always up."""
+        return None
+
+    def up_at(self) -> float:
+        """Up from the start."""
+        return 0.0
+
+    def reset_stats(self) -> None:
+        """Start a new measurement interval for every port, NIC and switch."""
+        for port in self.ports():
+            port.reset_stats()
+        for nic in self.nodes.values():
+            nic.stats.reset()
+        for switch in self.switches.values():
+            switch.reset_stats()

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from fcsim.engine.simulation import Simulation
+from fcsim.transport.linux import LINUX_2_4, LinuxReceiveWindow
 from fcsim.transport.rtt import RttEstimator
 from fcsim.transport.segment import MAX_WINDOW_FIELD, Segment
 from fcsim.transport.sockbuf import MCLBYTES, SocketBuffer
@@ -121,6 +122,11 @@ class TcpControlBlock:
         """The send buffer: unacknowledged plus unsent data (so_snd)."""
         self.so_rcv = SocketBuffer(config.rcvbuf, config.sb_max, cluster, config.mbuf_accounting)
         """The receive buffer: data in order, not yet read (so_rcv)."""
+        self.linux: LinuxReceiveWindow | None = None
+        """The Linux 2.4 receive window (window_rule "linux-2.4"), else None."""
+        if config.window_rule == LINUX_2_4:
+            self.linux = LinuxReceiveWindow(config.rcvbuf, config.rx_truesize)
+            self.linux.established(config.interface_mss - (12 if config.timestamps else 0))
         self.snd_scale = 0
         """Shift applied to the peer's window fields (RFC 1323), 0 if not agreed."""
         self.rcv_scale = 0

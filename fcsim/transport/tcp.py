@@ -164,6 +164,12 @@ class TcpEndpoint(TcpInput):
             self.so_rcv.drop(n)
             self.counters.bytes_read += n
             self._reader = None
+            if self.linux is not None:
+                emptied = self.linux.read(n)
+                if self.linux.read_ack(self._delack, self.rcv_nxt - self.last_ack_sent, emptied,
+                                       self.rcv_adv - self.rcv_nxt,
+                                       self.rcv_adv - self.last_ack_sent):
+                    self._acknow = True
             self._output()
             self.sim.call_later(0.0, lambda _event: got(n))
         elif self._fin_received:

@@ -17,6 +17,9 @@ from fcsim.transport.segment import HEADER_BYTES, MAX_WINDOW_FIELD
 MAX_WINDOW_SHIFT = 14
 """Largest window-scale shift (RFC 1323 section 2.3; TCP_MAX_WINSHIFT)."""
 
+WINDOW_RULES = ("4.4bsd", "linux-2.4")
+"""The receive-window and ACK rules a TCP may follow (*window_rule*)."""
+
 
 @dataclass(frozen=True)
 class Negotiated:
@@ -108,6 +111,12 @@ class TcpConfig:
       space is below this fraction of the buffer and below one MSS (default
       0.25, BSD tcp_output ``win < sb_hiwat / 4 && win < t_maxseg``; RFC 1122
       4.2.3.3 asks for min(1/2 buffer, MSS)).
+    - *window_rule*: "4.4bsd" (default: the rules above) or "linux-2.4": the
+      window offered, the ACKs after data and after reads and the window
+      updates of Linux 2.4 (:mod:`fcsim.transport.linux`; the ACK and
+      window-update fields above then do not apply).
+    - *rx_truesize*: with the "linux-2.4" rule, the buffer memory each
+      received segment takes until read (skb truesize), bytes (default 0).
 
     Sender:
 
@@ -145,6 +154,8 @@ class TcpConfig:
     window_update_segments: float = 2.0
     window_update_fraction: float = 0.5
     rcv_sws_fraction: float = 0.25
+    window_rule: str = "4.4bsd"
+    rx_truesize: int = 0
     clamp_mss_to_sndbuf: bool = True
     round_buffers_to_mss: bool = True
     mclbytes: int = 2048
@@ -174,6 +185,9 @@ class TcpConfig:
             raise ValueError("ack_every >= 0, dupack_threshold >= 1, initial_cwnd_segments >= 1")
         if self.sosend_chunk < 0 or self.send_lowat < 1 or self.mclbytes < 0:
             raise ValueError("sosend_chunk >= 0, send_lowat >= 1, mclbytes >= 0")
+        if self.window_rule not in WINDOW_RULES or self.rx_truesize < 0:
+            raise ValueError(f"window_rule must be one of {', '.join(WINDOW_RULES)} and "
+                             f"rx_truesize >= 0, got {self.window_rule!r}/{self.rx_truesize}")
 
     @property
     def interface_mss(self) -> int:
@@ -226,4 +240,4 @@ def _roundup(value: int, step: int) -> int:
     return -(-value // step) * step
 
 
-__all__ = ["MAX_WINDOW_SHIFT", "Negotiated", "TcpConfig"]
+__all__ = ["MAX_WINDOW_SHIFT", "Negotiated", "TcpConfig", "WINDOW_RULES"]

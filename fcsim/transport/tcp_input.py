@@ -71,6 +71,8 @@ class TcpInput(TcpReassembly):
         if seg.tsval is not None:  # TF_RCVD_TSTMP: ours is sent only if asked for
             self.ts_recent = seg.tsval
             self.optlen = TIMESTAMP_OPTION_BYTES if self.config.timestamps else 0
+        if self.linux is not None:
+            self.linux.established(self.mss - self.optlen)
         self.irs = seg.seq
         self.rcv_nxt = self.rcv_adv = seg.seq + 1
         self.snd_wnd = self.max_sndwnd = seg.window

@@ -37,7 +37,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from fcsim.engine.simulation import Simulation
-from fcsim.transport.segment import ACK, FIN, MAX_WINDOW_FIELD, PSH, SYN, Segment
+from fcsim.transport.segment import ACK, FIN, HEADER_BYTES, MAX_WINDOW_FIELD, PSH, SYN, Segment
 from fcsim.transport.tcb import SENDS_FIN, SYNCHRONIZED, State, TcpControlBlock
 from fcsim.transport.tcp_config import TcpConfig
 from fcsim.transport.timer import Timer
@@ -70,6 +70,7 @@ class TcpOutput(TcpControlBlock):
         if (idle and cfg.slow_start_after_idle
                 and self.sim.now - self._last_input >= self.rtt.rto):
             self.cwnd = self.mss
+        mss = self._mss_now()
         while True:
             off = self.snd_nxt - self.snd_una
             win = min(self.snd_wnd, self.cwnd)
@@ -88,13 +89,13 @@ class TcpOutput(TcpControlBlock):
                 if win == 0:
                     self._rexmt_timer.stop()
                     self.snd_nxt = self.snd_una
-            sendalot = length > self.mss
+            sendalot = length > mss
             if sendalot:
-                length = self.mss
+                length = mss
             if self.snd_nxt + length < self.snd_una + self.sb_cc:
                 fin = False
             space = self.so_rcv.space
-            if not self._worth_sending(length, off, idle, space, fin):
+            if not self._worth_sending(length, off, idle, space, fin, mss):
                 if self.sb_cc and not self._rexmt_timer.running \
                         and not self._persist_timer.running:
                     self.rtt.shift = 0
@@ -108,17 +109,32 @@ class TcpOutput(TcpControlBlock):
             if not sendalot:
                 return
 
-    def _worth_sending(self, length: int, off: int, idle: bool, space: int, fin: bool) -> bool:
-        """The tcp_output() tests between computing *length* and ``send:``."""
+    def _mss_now(self) -> int:
+        """The segment size the send rules use, bytes: t_maxseg (4.4BSD, its
+        options then taken off the data). Linux 2.4's is the data a segment
+        carries, options excluded, and at most half the largest window the
+        peer has offered (tcp_sync_mss: ``if (mss_now > (tp->max_window>>1))
+        mss_now = max((tp->max_window>>1), 68U - tp->tcp_header_len)``)."""
+        if self.linux is None:
+            return self.mss
+        data = self.mss - self.optlen
+        if not self.max_sndwnd:
+            return data
+        return min(data, max(self.max_sndwnd >> 1, 68 - (HEADER_BYTES - 20) - self.optlen))
+
+    def _worth_sending(self, length: int, off: int, idle: bool, space: int, fin: bool,
+                       mss: int) -> bool:
+        """The tcp_output() tests between computing *length* and ``send:``
+        (*mss*: the segment size now, :meth:`_mss_now`)."""
         cfg = self.config
         if length:
-            if length == self.mss:
+            if length == mss:
                 return True
             if (idle or cfg.nodelay) and length + off >= self.sb_cc:
                 return True
             if self._force or length >= self.max_sndwnd // 2 or self.snd_nxt < self.snd_max:
                 return True
-        if space > 0:
+        if space > 0 and self.linux is None:  # Linux sends window updates only after reads
             adv = min(space, MAX_WINDOW_FIELD << self.rcv_scale) - (self.rcv_adv - self.rcv_nxt)
             if adv >= cfg.window_update_segments * self.mss:
                 return True
@@ -131,9 +147,12 @@ class TcpOutput(TcpControlBlock):
     def _advertised_window(self, space: int) -> int:
         """Window field for a non-SYN segment, in bytes (a multiple of 2**rcv_scale)."""
         cfg = self.config
-        win = space
-        if win < cfg.rcv_sws_fraction * self.rcvbuf and win < self.mss:
-            win = 0
+        if self.linux is not None:
+            win = self.linux.window(self.rcv_adv - self.last_ack_sent)
+        else:
+            win = space
+            if win < cfg.rcv_sws_fraction * self.rcvbuf and win < self.mss:
+                win = 0
         win = min(win, MAX_WINDOW_FIELD << self.rcv_scale)
         win = max(win, self.rcv_adv - self.rcv_nxt)
         return (win >> self.rcv_scale) << self.rcv_scale
@@ -192,6 +211,8 @@ class TcpOutput(TcpControlBlock):
         self._acknow = False
         self._delack = False
         self._segments_unacked = 0
+        if self.linux is not None:
+            self.linux.pushed = False  # tcp_event_ack_sent clears the pending ACK's flags
         counters.segments_sent += 1
         self._transmit(segment)
 
@@ -206,7 +227,8 @@ class TcpOutput(TcpControlBlock):
         cfg = self.config
         syn_ack = self.state is State.SYN_RECEIVED
         offer_scale = cfg.window_scaling and (not syn_ack or self.peer_wscale is not None)
-        window = min(max(self.so_rcv.space, 0), MAX_WINDOW_FIELD)
+        window = min(max(self.so_rcv.space, 0) if self.linux is None else self.linux.initial,
+                     MAX_WINDOW_FIELD)
         segment = Segment(self.name, self.peer or "", self.iss, self.rcv_nxt if syn_ack else 0,
                           0, SYN | (ACK if syn_ack else 0), window, mss=cfg.interface_mss,
                           wscale=cfg.window_shift if offer_scale else None)

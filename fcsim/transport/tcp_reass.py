@@ -2,7 +2,8 @@
 
 In-order data join the receive buffer, as the mbufs the driver put them in
 (:mod:`~fcsim.transport.sockbuf`), with a delayed ACK, or an ACK at once by
-the *ack_every* rule; out-of-order data wait in the reassembly queue and are
+the *ack_every* rule (Linux 2.4's rules with its window rule,
+:mod:`~fcsim.transport.linux`); out-of-order data wait in the reassembly queue and are
 acknowledged at once (4.4BSD's TCP_REASS macro and tcp_reass()); an in-order
 FIN is acknowledged and advances the state (RFC 793 page 75).
 """
@@ -25,6 +26,8 @@ class TcpReassembly(TcpOutput):
         if seq == self.rcv_nxt and not self._reass and self.state is State.ESTABLISHED:
             self.rcv_nxt += length
             self.so_rcv.append_received(received, skip, length, HEADER_BYTES + self.optlen)
+            if self.linux is not None and length:
+                self.linux.data(length)
             self._owe_ack(length)
         else:
             fin = self._reassemble(seq, length, fin, received, seq - skip)
@@ -41,6 +44,13 @@ class TcpReassembly(TcpOutput):
         cfg = self.config
         if not cfg.delayed_ack:
             self._acknow = True
+            return
+        if self.linux is not None:
+            if self.linux.ack_now(self.rcv_nxt - self.last_ack_sent,
+                                  self.rcv_adv - self.last_ack_sent):
+                self._acknow = True
+            else:
+                self._delay_ack()
             return
         if length and (not cfg.ack_full_sized_only or length >= self.mss - self.optlen):
             self._segments_unacked += 1
@@ -64,6 +74,8 @@ class TcpReassembly(TcpOutput):
             if end > self.rcv_nxt:
                 self.so_rcv.append_received(seg_length, self.rcv_nxt - seg_first,
                                             end - self.rcv_nxt, HEADER_BYTES + self.optlen)
+                if self.linux is not None:
+                    self.linux.data(end - self.rcv_nxt)
                 self.rcv_nxt = end
             fin_reached = fin_reached or seg_fin
         return fin_reached

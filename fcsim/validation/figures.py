@@ -9,6 +9,8 @@ paper ("Figure 6: Bandwidth Performance from C110 to C110").
 
 ``hpss``: the HPSS benchmarks' bars per mover path
 (:mod:`fcsim.validation.figures_hpss`).
+``das2``: the DAS-2 report's TCP heat map and UDP figure
+(:mod:`fcsim.validation.figures_das2`).
 
 ``slice``: figure 4 of the Trapeze/Slice report, read and write bandwidth
 against the disks, one line per server count
@@ -54,7 +56,7 @@ from fcsim.validation.plots import METRICS, degradation_figure, netperf_figure, 
 from fcsim.validation.points import ROOT, Point, run_points
 from fcsim.validation.store import ResultStore
 
-PAPERS = ("ong-farrell", "rd11", "hpss", "slice")
+PAPERS = ("ong-farrell", "rd11", "hpss", "das2", "slice")
 """The papers whose figures :func:`write_figures` draws."""
 
 RD11_LOADS = {"none": "no load", "large-1": "1 large-message load pair",
@@ -131,6 +133,12 @@ def plan_figures(paper: str, *, folder: Path | None = None, repetitions: int | N
                  "experiments": experiments}
         plan = plan_hpss if paper == "hpss" else plan_slice
         return plan(folder, repetitions, [k for k, v in given.items() if v is not None])
+    if paper == "das2":
+        if (length, sockets, sizes, pairs, experiments) != (None,) * 5:
+            raise ValueError("das2 figures take only repetitions: their grids are the "
+                             "files' iperf sweeps")
+        from fcsim.validation.figures_das2 import plan_das2
+        return plan_das2(folder, repetitions)
     grid = _Grid(repetitions, length, sockets, sizes)
     if paper == "ong-farrell":
         if experiments is not None:
@@ -171,6 +179,9 @@ def write_figures(paper: str, out: Path, *, jobs: int | None = None,
             plan.draw(results, path)
         elif paper == "ong-farrell":
             _draw_netperf(plan, results, path)
+        elif paper == "das2":
+            from fcsim.validation.figures_das2 import draw_das2
+            draw_das2(plan, results, path)
         else:
             _draw_degradation(plan, results, path)
         paths.append(path)

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fcsim.resources import DATA_ROOT
-from fcsim.runner import narrowed, run_once
+from fcsim.runner import iperf_narrowed, narrowed, run_once
 from fcsim.scenario.loader import load_scenario
-from fcsim.scenario.model import NetperfConfig, Scenario
+from fcsim.scenario.model import IperfConfig, NetperfConfig, Scenario
 from fcsim.validation.workers import run_unordered
 
 if TYPE_CHECKING:
@@ -30,9 +30,11 @@ source checkout; see :mod:`fcsim.resources`)."""
 class Point:
     """Repetition *repetition* of the scenario file *scenario* (relative to
     :data:`ROOT`), its swept netperf workload narrowed to *socket* and *size*
-    bytes (None: the file's only value); *length*: netperf ``-l`` in s instead
-    of the file's (None: the file's); *sized*: a TCP_RR runs ``-r size,size``
-    whatever the file says (False: as the file says)."""
+    bytes, or its swept iperf workload to the window *socket* bytes (-w) and
+    the bandwidth *rate* bit/s (-b) (None: the file's first value); *length*:
+    netperf ``-l`` in s instead of the file's (None: the file's); *sized*: a
+    TCP_RR runs ``-r size,size`` whatever the file says (False: as the file
+    says)."""
 
     scenario: str
     socket: int | None = None
@@ -40,6 +42,7 @@ class Point:
     repetition: int = 0
     length: float | None = None
     sized: bool = False
+    rate: float | None = None
 
     def label(self) -> str:
         """Short human-readable name, for progress lines."""
@@ -50,6 +53,8 @@ class Point:
             parts.append(f"msg {self.size}")
         if self.sized:
             parts.append("-r m,m")
+        if self.rate is not None:
+            parts.append(f"-b {self.rate / 1e6:g} Mbit/s")
         return " ".join(parts) + f" rep {self.repetition + 1}"
 
 
@@ -65,8 +70,9 @@ def scenario_file(path: str) -> Scenario:
 
 def narrow(point: Point) -> Scenario:
     """The scenario of *point*: its sweeping netperf workload at one socket and
-    size, TCP_RR transactions of that size if *sized*, every netperf run's
-    length and the run's duration set by *length*."""
+    size, or its sweeping iperf workload at one window and bandwidth, TCP_RR
+    transactions of that size if *sized*, every netperf run's length and the
+    run's duration set by *length*."""
     scenario = scenario_file(point.scenario)
     swept = next((w for w in scenario.workloads if isinstance(w, NetperfConfig) and w.sweeps),
                  None)
@@ -74,6 +80,12 @@ def narrow(point: Point) -> Scenario:
         scenario = narrowed(scenario,
                             swept.sockets[0] if point.socket is None else point.socket,
                             swept.send_sizes[0] if point.size is None else point.size)
+    iperf = next((w for w in scenario.workloads if isinstance(w, IperfConfig) and w.sweeps),
+                 None)
+    if iperf is not None:
+        window, rate = iperf.points()[0]
+        scenario = iperf_narrowed(scenario, window if point.socket is None else point.socket,
+                                  rate if point.rate is None else point.rate)
     if point.sized:
         loads = tuple(replace(w, sized_transactions=True)
                       if isinstance(w, NetperfConfig) and w.options.test == "TCP_RR" else w

@@ -46,6 +46,12 @@ CASES = {
                                 "no Ethernet switch model 'cisco-6509'"),
     "a switch port out of range": (('"force10:11"', '"force10:48"'), "links[4].ends[1]",
                                    "given 'force10:48'", "force10:0..47"),
+    "a sweep beside a sweep": (('window = "64 KiB"', 'window = ["32 KiB", "64 KiB"]\n'
+                                'duration = "1.1 s"\n[[workloads]]\nname = "more"\n'
+                                'type = "iperf"\nfrom = "a2"\nto = "b2"\nprotocol = "udp"\n'
+                                'bandwidth = ["10 Mbit/s", "20 Mbit/s"]'),
+                               "workloads[1].bandwidth", "given ['10 Mbit/s', '20 Mbit/s']",
+                               "no sweep: workloads[0] already sweeps"),
 }
 
 
@@ -68,6 +74,38 @@ def test_pause_needs_a_model_that_says_when(tmp_path: Path) -> None:
         load_scenario(path)
     path.write_text(text.replace("\npause = true", ""), encoding="utf-8")
     assert not load_scenario(path).switches[0].pause
+
+
+def test_frames_must_fit_the_switch(tmp_path: Path) -> None:
+    (tmp_path / "ethernet-switches").mkdir()
+    (tmp_path / "ethernet-switches" / "small.toml").write_text(
+        'ports = { value = 16, source = "t" }\nbuffer = { value = 65536, source = "t" }\n'
+        'max_frame = { value = 1518, source = "t" }\n', encoding="utf-8")
+    text = LOOPBACK.replace('"force10-e-series-class"', '"ethernet-switches/small.toml"')
+    path = tmp_path / "case.toml"
+    path.write_text(text.replace('name = "b1"\n', 'name = "b1"\nmtu = 1501\n'), "utf-8")
+    with pytest.raises(ScenarioError, match=r"nodes\[2\].mtu: given 1501; an MTU whose frames "
+                                            r"\(1519 bytes with header and FCS\) fit switch "
+                                            r"force10's largest, 1518 bytes"):
+        load_scenario(path)
+    path.write_text(text, encoding="utf-8")
+    assert load_scenario(path).switches[0].model.max_frame == 1518
+    jumbo = LOOPBACK.replace('host = "ideal"\n', 'host = "ideal"\nmtu = 9000\n')
+    path.write_text(jumbo, encoding="utf-8")
+    assert load_scenario(path).switches[0].model.max_frame == 9252  # the E-series' jumbo limit
+
+
+def test_an_iperf_sweep_runs_each_window_and_bandwidth(tmp_path: Path) -> None:
+    from fcsim.runner import sweep_points
+
+    path = tmp_path / "sweep.toml"
+    path.write_text(LOOPBACK.replace('window = "64 KiB"', 'window = ["32 KiB", "64 KiB"]'),
+                    encoding="utf-8")
+    points = sweep_points(load_scenario(path))
+    assert [p for p, _ in points] == [{"window": 32768, "bandwidth": 1e6},
+                                      {"window": 65536, "bandwidth": 1e6}]
+    narrowed = points[1][1].workloads[0]
+    assert narrowed.options.window == 65536 and not narrowed.sweeps
 
 
 TRUNK = (ROOT / "scenarios" / "vlan-trunk.toml").read_text(encoding="utf-8")

@@ -19,6 +19,7 @@ CLAIMS = load_claims()
 def test_every_claim_has_every_field_a_role_and_a_check() -> None:
     assert {c.source for c in CLAIMS} == {"004_6884f3e44e368fd7.txt", "000_24592f141a2f7fed.txt",
                                           "002_e06638be0f19e9c4.txt",
+                                          "003_219b629cc3da6126.txt",
                                           "001_7a0bfc567c4a67b6.txt"}
     for claim in CLAIMS:
         assert all(str(getattr(claim, f)).strip() for f in FIELDS), claim.id

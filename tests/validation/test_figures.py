@@ -73,7 +73,7 @@ def test_unknown_paper() -> None:
     with pytest.raises(ValueError, match="unknown paper 'rd12'; known: ong-farrell, rd11, hpss, "
                        "slice"):
         plan_figures("rd12")
-    assert PAPERS == ("ong-farrell", "rd11", "hpss", "slice")
+    assert PAPERS == ("ong-farrell", "rd11", "hpss", "das2", "slice")
 
 
 def test_hpss_figures_take_only_repetitions() -> None:
@@ -168,3 +168,25 @@ def test_rd11_figures_written(tmp_path: Path) -> None:
                           sizes=[1024, 65536], experiments=["mem-stream"])
     assert paths == [tmp_path / "mem-stream.png"]
     assert paths[0].read_bytes().startswith(PNG)
+
+
+def test_das2_plans_the_checked_grid() -> None:
+    plans = plan_figures("das2")
+    assert [p.name for p in plans] == ["tcp-throughput.png", "udp-delivered.png"]
+    assert len(figure_points("das2")) == 5 * 4 + 5 * 3
+    assert len(figure_points("das2", repetitions=2)) == 2 * (5 * 4 + 5 * 3)
+    with pytest.raises(ValueError, match="das2 figures take only repetitions"):
+        plan_figures("das2", sockets=[32768])
+
+
+def test_das2_figures_written_from_results(tmp_path: Path) -> None:
+    """The drawing alone, from made-up results (the simulations are the checks')."""
+    from fcsim.validation.figures_das2 import draw_das2
+
+    results = {}
+    for plan in plan_figures("das2"):
+        for point in plan.points:
+            value = 990.0 if point.rate is None else min(point.rate / 1e6, 957.0)
+            results[point] = {"iperf": {"mesh": {"median_mbit_s": value}}}
+        draw_das2(plan, results, tmp_path / plan.name)
+        assert (tmp_path / plan.name).read_bytes().startswith(PNG)

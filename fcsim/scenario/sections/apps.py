@@ -15,13 +15,12 @@ from fcsim.schema.fields import (
     choice,
     flag,
     one_or_list,
-    rate,
     reader,
     size,
     time,
 )
 from fcsim.schema.section import Section, key
-from fcsim.units import parse_size
+from fcsim.units import parse_rate, parse_size
 
 OneOrMoreSizes = one_or_list(reader(parse_size, 1),
                              f"{SIZE_TEXT} >= 1 B, or a list of them (a sweep)")
@@ -86,14 +85,18 @@ class NetperfSection(_Application):
 
 Protocol = choice({"tcp": False, "udp": True}, "'tcp' or 'udp'; iperf -u")
 TestDuration = time(above=True, note="; start + duration below run.duration")
-Bandwidth = rate("; iperf -b")
+Bandwidths = one_or_list(reader(parse_rate, 0.0, above=True),
+                         "a rate such as '100 Mbit/s', or a list of them (a sweep); iperf -b")
 Interval = time(above=True)
 
 
 class IperfSection(_Application):
     """An iperf 2 client on `from` and server on `to` (both nodes with hosts);
     with lists, a mesh: each client sends to each server at once (as seed 003
-    runs iperf), reported as their sum."""
+    runs iperf), reported as their sum. A list of windows and/or bandwidths
+    runs one simulation per combination (as a script calling iperf
+    repeatedly would), each with the scenario's repetitions; at most one
+    workload may sweep."""
 
     where = "with type = 'iperf'"
 
@@ -104,13 +107,17 @@ class IperfSection(_Application):
     destination: OneOrMoreNames = key(alias="to", help="The node running the iperf server "
                                       "(another host), or a list of them.", example="h2")
     protocol: Protocol = key("tcp", "TCP or UDP (-u).", "udp")
-    parallel: Count = key(1, "Parallel TCP flows (-P).", 4)
-    window: Message = key("64 KiB", "Socket buffer per flow, bytes (-w).", "256 KiB")
+    parallel: Count = key(1, "Parallel flows (-P): TCP connections, or UDP flows each "
+                          "at the bandwidth.", 4)
+    window: OneOrMoreSizes = key("64 KiB", "Socket buffer per flow, bytes (-w), or a list "
+                                 "of them (a sweep).", ["32 KiB", "64 KiB"])
     length: Message = key(None, "Bytes per write (-l; default: 8 KB for TCP, 1470 B for "
                           "UDP).", "128 KiB")
-    bandwidth: Bandwidth = key("1 Mbit/s", "UDP offered rate, bit/s (-b).", "100 Mbit/s")
+    bandwidth: Bandwidths = key("1 Mbit/s", "UDP offered rate of each flow, bit/s (-b), or a "
+                                "list of them (a sweep).", "100 Mbit/s")
     duration: TestDuration = key("10 s", "Test length, s (-t).", "1 s")
     nodelay: Flag = key(False, "TCP_NODELAY (-N).", True)
     interval: Interval = key(None, "Period of interim reports, s (-i); the results give "
-                             "each interval's sum over the mesh and their median.", "4 s")
+                             "each interval's sum over the mesh and their median, and each "
+                             "run's reports, median and the sum of those medians.", "4 s")
 

@@ -10,12 +10,12 @@ knows a model value: a check passes or fails on what the simulation produced.
 
 from __future__ import annotations
 
-from fcsim.validation.checks import hpss, ong_farrell, rd11, slice
+from fcsim.validation.checks import das2, hpss, ong_farrell, rd11, slice
 from fcsim.validation.checks.common import Check, NoFigure, Results, Verdict
 from fcsim.validation.checks.ong_farrell import rr_file, stream_file
 
 __all__ = ["CHECKS", "Check", "NoFigure", "Results", "Verdict", "rr_file", "stream_file"]
 
 CHECKS: dict[str, Check] = {**ong_farrell.CHECKS, **rd11.CHECKS, **hpss.CHECKS,
-                            **slice.CHECKS}
+                            **das2.CHECKS, **slice.CHECKS}
 """Every claim's check, by claim ID."""

@@ -1,0 +1,145 @@
+"""Linux 2.4 TCP (fcsim.transport.linux): setsockopt's doubled buffers, the
+e1000's receive buffers, and the receive window worked by hand from the 2.4.27
+sources (tcp_select_initial_window, tcp_init_buffer_space, tcp_grow_window,
+__tcp_select_window, __tcp_ack_snd_check, tcp_cleanup_rbuf)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fcsim.engine.simulation import Simulation
+from fcsim.host.host_model import HostModel
+from fcsim.runner import build_hosts
+from fcsim.scenario.loader import load_scenario
+from fcsim.topology.ethernet import build_ethernet
+from fcsim.transport.linux import (
+    RMEM_MAX,
+    LinuxReceiveWindow,
+    e1000_truesize,
+    linux_2_4,
+    rx_truesize,
+    win_from_space,
+)
+from fcsim.transport.tcp_config import TcpConfig
+
+ROOT = Path(__file__).resolve().parents[2]
+JUMBO_DATA = 9000 - 40 - 12  # MSS less the timestamps option: 8948 bytes a segment
+TRUESIZE = e1000_truesize(9000)
+
+
+def test_e1000_buffers_follow_the_mtu() -> None:
+    # 16 KiB buffers for a 9018-byte frame, 2 KiB for a standard one (e1000_change_mtu),
+    # each rounded to 32-byte lines, plus the skb's own bytes
+    assert TRUESIZE == 16416 + 176
+    assert e1000_truesize(1500) == 2080 + 176
+    assert rx_truesize(9000, "e1000") == TRUESIZE
+    assert rx_truesize(9000) == 9056 + 176  # a buffer just the frame's size
+
+
+def test_setsockopt_doubles_the_buffers_up_to_rmem_max() -> None:
+    config = linux_2_4(TcpConfig(sndbuf=32768, rcvbuf=32768, mtu=9000), TRUESIZE)
+    assert (config.sndbuf, config.rcvbuf) == (65536, 65536)
+    assert config.interface_mss == 8960  # MTU - 40, no cluster rounding
+    assert config.initial_cwnd_segments == 2 and config.rto_min == 0.2
+    capped = linux_2_4(TcpConfig(sndbuf=262144, rcvbuf=262144, mtu=9000), TRUESIZE)
+    assert capped.rcvbuf == 2 * RMEM_MAX
+    tiny = linux_2_4(TcpConfig(sndbuf=100, rcvbuf=100, mtu=9000), TRUESIZE)
+    assert (tiny.sndbuf, tiny.rcvbuf) == (2048, 256)  # SOCK_MIN_SNDBUF, SOCK_MIN_RCVBUF
+
+
+def test_a_32k_window_with_jumbo_segments_by_hand() -> None:
+    window = LinuxReceiveWindow(65536, TRUESIZE)  # iperf -w 32K, doubled
+    assert window.full_space == 49152  # 3/4 of the buffer (tcp_adv_win_scale 2)
+    assert window.established(JUMBO_DATA) == 2 * JUMBO_DATA  # two segments at first
+    assert window.clamp == 49152 - JUMBO_DATA  # one segment reserved
+    assert window.rcv_mss == 536 and window.quick == 16
+    window.data(JUMBO_DATA)  # truesize 16.6 KB for 8.9 KB: the slow growth path
+    assert window.rcv_mss == JUMBO_DATA
+    assert window.ssthresh == 4 * JUMBO_DATA  # grown by 2 MSS (ssthresh below half the space)
+    assert window.rmem == TRUESIZE
+    assert window.free_space == win_from_space(65536 - TRUESIZE)
+    assert window.window(2 * JUMBO_DATA) == 4 * JUMBO_DATA  # whole segments of the free space
+    window.data(JUMBO_DATA)  # above half the space now: no more growth
+    assert window.ssthresh == 4 * JUMBO_DATA
+    assert window.window(4 * JUMBO_DATA) == 2 * JUMBO_DATA  # 2 unread: 3/4 of 32 KB free
+    window.data(JUMBO_DATA)  # 3 unread: less than half the full space free
+    assert window.window(2 * JUMBO_DATA) == JUMBO_DATA
+    assert window.quick == 0  # leaves quick-ACK mode, as __tcp_select_window does
+    window.data(JUMBO_DATA)  # 4 unread: their memory exceeds the buffer
+    assert window.window(JUMBO_DATA) == 0
+    assert window.read(4 * JUMBO_DATA) and window.rmem == 0
+
+
+def test_the_window_keeps_an_offer_within_one_segment_of_the_free_space() -> None:
+    window = LinuxReceiveWindow(32768, rx_truesize(9000))  # iperf -w 16K, frame-sized buffers
+    window.established(JUMBO_DATA)
+    assert window.clamp == 2 * JUMBO_DATA  # max(2 MSS, full - MSS)
+    window.data(8192)  # iperf's first 8 KB write: rcv_mss 8192
+    assert window.free_space == 17652  # 3/4 of 32768 - 9232
+    assert window.window(2 * JUMBO_DATA) == 16384  # 2 x 8192 fits, 2 x 8948 does not
+    window.read(8192)
+    window.data(JUMBO_DATA)
+    window.read(JUMBO_DATA)
+    assert window.rcv_mss == JUMBO_DATA
+    assert window.window(16384) == 16384  # within one rcv_mss of the free space: kept
+    assert window.window(4000) == 2 * JUMBO_DATA  # further off: whole segments again
+
+
+def test_acks_after_data_and_after_reads() -> None:
+    window = LinuxReceiveWindow(131072, TRUESIZE)
+    window.established(JUMBO_DATA)
+    assert window.quick == 16  # the first segments are acknowledged at once
+    window.data(JUMBO_DATA)
+    window.read(JUMBO_DATA)
+    window.quick = 0
+    assert not window.ack_now(JUMBO_DATA, 2 * JUMBO_DATA)  # one segment: delay
+    window.data(JUMBO_DATA)
+    window.read(JUMBO_DATA)
+    window.quick = 0
+    assert window.ack_now(2 * JUMBO_DATA, 2 * JUMBO_DATA)  # more than one full segment
+    window.data(100)  # a short segment marks a pushed ACK
+    assert window.pushed
+    assert window.read_ack(True, 100, True, 2 * JUMBO_DATA, 2 * JUMBO_DATA)
+    assert not window.pushed
+    assert window.read_ack(False, 0, True, 0, 2 * JUMBO_DATA)  # window opens from 0: update
+    assert not window.read_ack(False, 0, True, 4 * JUMBO_DATA, 4 * JUMBO_DATA)
+
+
+@settings(max_examples=200, deadline=None)
+@given(buffer=st.integers(256, 2 * RMEM_MAX), mss=st.integers(88, 8948),
+       segments=st.lists(st.integers(1, 8948), max_size=12),
+       truesize=st.sampled_from([TRUESIZE, e1000_truesize(1500), rx_truesize(9000)]))
+def test_the_window_is_bounded_and_whole_segments(buffer: int, mss: int, segments: list[int],
+                                                  truesize: int) -> None:
+    window = LinuxReceiveWindow(buffer, truesize)
+    last = window.established(mss)
+    assert 0 < last <= window.full_space
+    for length in segments:
+        window.data(length)
+        assert window.ssthresh <= window.clamp <= window.full_space
+        offer = window.window(last)
+        full = min(window.clamp, window.full_space)
+        assert 0 <= offer <= max(full, last)
+        size = min(window.rcv_mss, full)
+        assert offer == last or offer % size == 0
+        last = max(offer, 1)
+    window.read(sum(segments))
+    assert window.rmem == 0
+
+
+def test_a_linux_host_applies_the_profile() -> None:
+    scenario = load_scenario(ROOT / "scenarios" / "das2" / "tcp-1-flow.toml")
+    sim = Simulation(1)
+    hosts = build_hosts(sim, scenario, build_ethernet(sim, scenario))
+    host = hosts["a1"]
+    socket = host.tcp_socket(5001, TcpConfig(sndbuf=16384, rcvbuf=16384, mtu=9000))
+    assert socket.endpoint.config.rcvbuf == 32768
+    assert socket.endpoint.config.rx_truesize == TRUESIZE
+    assert socket.endpoint.linux is not None
+    assert host.cpu.processors == 2
+    with pytest.raises(ValueError, match="tcp_stack"):
+        HostModel(name="x", tcp_stack="solaris")
