@@ -71,7 +71,7 @@ def test_bad_options_are_named(options: dict, message: str) -> None:
 
 def test_unknown_paper() -> None:
     with pytest.raises(ValueError, match="unknown paper 'rd12'; known: ong-farrell, rd11, hpss, "
-                       "slice"):
+                       "das2, slice"):
         plan_figures("rd12")
     assert PAPERS == ("ong-farrell", "rd11", "hpss", "das2", "slice")
 
