@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from fcsim.fc3.results import fc3_lines
+from fcsim.report_networks import busiest, network_lines
 from fcsim.units import format_bytes_rate, format_rate, format_size, format_time
 
 
@@ -262,7 +262,7 @@ def _details(results: dict[str, Any]) -> list[str]:
                          f"{sender['aborted']} aborted sequences")
     lines += ["", *fc3_lines(first)]
     interval = results["run"]["duration_s"] - results["run"]["warmup_s"]
-    links, note = _busiest(first["links"], lambda link: max(
+    links, note = busiest(first["links"], lambda link: max(
         (d["utilisation"] for d in link["directions"].values()), default=0.0))
     networks = first.get("networks", {"": {**first, "topology": results["scenario"]["topology"]}})
     lan = {name for rep in networks.values() if rep["topology"] in LAN
@@ -281,132 +281,9 @@ def _details(results: dict[str, Any]) -> list[str]:
                    if "stops" in d and interval > 0 else ""))
     for name, network in networks.items():
         lines += ["", f"network {name} ({network['topology']})"] if name else []
-        lines += _network_lines(network)
+        lines += network_lines(network)
     return lines
 
 
 LAN = ("ethernet", "myrinet")
 """The topologies whose links have no credit."""
-
-
-def _network_lines(first: dict[str, Any]) -> list[str]:
-    """The switches and ports (or NICs) of one network of the first repetition
-    (its figures, with its ``topology``)."""
-    if first["topology"] == "ethernet":
-        return _ethernet_lines(first)
-    if first["topology"] == "myrinet":
-        return _myrinet_lines(first)
-    lines = []
-    switches, note = _busiest(first.get("switches", {}), lambda sw: sw["frames_forwarded"])
-    if switches:
-        lines += ["", "switches (first repetition)" + note]
-    for name, sw in switches:
-        lines.append(
-            f"  {name} (domain {sw['domain']}, {sw['model']}): {sw['frames_forwarded']} frames "
-            f"forwarded, {sw['f_bsy']} F_BSY, {sw['f_rjt']} F_RJT, {sw['discarded']} discarded")
-        used = {i: q for i, q in sw["output_queues"].items() if q["frames"]}
-        outputs, _ = _busiest(used, lambda q: q["wait_s"]["mean"], OUTPUTS_SHOWN)
-        for index, q in outputs:
-            wait, length = q["wait_s"], q["length"]
-            lines.append(
-                f"    output {index}: {q['frames']} frames queued, wait mean "
-                f"{format_time(wait['mean'])} p99 {format_time(wait['p99'])} max "
-                f"{format_time(wait['max'])}; queue length mean {length['mean']:.2f} "
-                f"p99 {length['p99']} max {length['max']} frames")
-        if len(used) > len(outputs):
-            lines.append(f"    ({len(used) - len(outputs)} more outputs with shorter waits "
-                         "in --json)")
-    ports, note = _busiest(first["nodes"], lambda n: n["data_frames_tx"] + n["data_frames_rx"])
-    lines += ["", "ports (first repetition)" + note]
-    for name, n in ports:
-        lines.append(
-            f"  {name} ({n['port_id']}): data {n['data_frames_tx']} tx / {n['data_frames_rx']} rx, "
-            f"ACK {n['acks_tx']} tx / {n['acks_rx']} rx, busy {n['busy_tx']} tx / "
-            f"{n['busy_rx']} rx, reject {n['reject_tx']} tx / {n['reject_rx']} rx, "
-            f"dropped {n['dropped_frames']}, discarded {n['discarded_frames']}, "
-            f"connections {n['connections']}")
-    if "loop" in first:
-        lines += _loop_text(first)
-    return lines
-
-
-def _ethernet_lines(first: dict[str, Any]) -> list[str]:
-    """Ethernet switches and NICs of the first repetition."""
-    lines = []
-    switches, note = _busiest(first.get("switches", {}), lambda sw: sw["forwarded"])
-    if switches:
-        lines += ["", "Ethernet switches (first repetition)" + note]
-    for name, sw in switches:
-        fullest = max(sw["max_queued_bytes"].items(), key=lambda kv: kv[1], default=None)
-        lines.append(f"  {name} ({sw['model']}): {sw['forwarded']} frames forwarded, "
-                     f"{sw['flooded']} flooded, {sw['tail_drops']} dropped at full outputs, "
-                     f"{sw['fcs_errors']} bad FCS"
-                     + (f"; fullest output {fullest[0]}: {fullest[1]} bytes" if fullest else ""))
-    nics, note = _busiest(first["nodes"], lambda n: n["frames_tx"] + n["frames_rx"])
-    lines += ["", "NICs (first repetition)" + note]
-    for name, n in nics:
-        lines.append(f"  {name} ({n['mac']}, MTU {n['mtu']}): {n['frames_tx']} frames tx / "
-                     f"{n['frames_rx']} rx, {n['ring_drops']} dropped at a full ring, "
-                     f"{n['fcs_errors']} bad FCS")
-    return lines
-
-
-def _myrinet_lines(first: dict[str, Any]) -> list[str]:
-    """Myrinet switches and NICs of the first repetition."""
-    lines = []
-    switches, note = _busiest(first.get("switches", {}), lambda sw: sw["forwarded"])
-    if switches:
-        lines += ["", "Myrinet switches (first repetition)" + note]
-    for name, sw in switches:
-        inputs = sw["inputs"].items()
-        fullest = max(inputs, key=lambda kv: kv[1]["max_slack_chars"], default=None)
-        stops = sum(i["stops_sent"] for i in sw["inputs"].values())
-        lines.append(f"  {name} ({sw['model']}): {sw['forwarded']} packets forwarded, "
-                     f"{stops} STOPs sent" + (
-                         f"; fullest slack buffer {fullest[0]}: "
-                         f"{fullest[1]['max_slack_chars']:.0f} of {sw['slack_chars']} "
-                         "characters" if fullest else ""))
-    nics, note = _busiest(first["nodes"], lambda n: n["packets_tx"] + n["packets_rx"])
-    lines += ["", "NICs (first repetition)" + note]
-    for name, n in nics:
-        lines.append(f"  {name} (address {n['address']}, MTU {n['mtu']}): {n['packets_tx']} "
-                     f"packets tx / {n['packets_rx']} rx, {n['ring_drops']} dropped at a "
-                     "full transmit queue")
-    return lines
-
-
-SHOWN = 20
-"""Links, switches or ports the summary lists at most; the JSON has them all."""
-OUTPUTS_SHOWN = 5
-"""Switch output queues listed per switch at most (the longest mean waits)."""
-
-
-def _busiest(entries: dict[str, Any], load: Callable[[Any], float], most: int = SHOWN,
-             ) -> tuple[list[tuple[str, Any]], str]:
-    """The entries to list and a note for their heading: all *entries* in order
-    if at most *most*, otherwise the *most* busiest by *load*."""
-    if len(entries) <= most:
-        return list(entries.items()), ""
-    shown = sorted(entries.items(), key=lambda item: load(item[1]), reverse=True)[:most]
-    return shown, f": the {most} busiest of {len(entries)} (all in --json)"
-
-
-def _loop_text(rep: dict[str, Any]) -> list[str]:
-    """The arbitrated-loop part of the summary: the loop, then each loop port."""
-    loop = rep["loop"]
-    lines = ["", f"loop {loop['name']} (first repetition): {loop['ports']} ports, master "
-             f"{loop['master']}, round trip {format_time(loop['round_trip_s'])}, "
-             f"{loop['tenancies']} tenancies, held {100 * loop['held_fraction']:.2f} %, "
-             f"utilisation {100 * loop['utilisation']:.2f} %, "
-             f"{format_bytes_rate(loop['throughput_bytes_per_s'])}",
-             "  initialisations: " + ", ".join(
-                 f"{format_time(i['duration_s'])} at {format_time(i['start_s'])}"
-                 + ("" if i["completed"] else " (cut short)") for i in loop["initialisations"])]
-    for name, n in rep["nodes"].items():
-        lines.append(
-            f"  {name} (AL_PA {n['al_pa']}, {'fair' if n['fair'] else 'unfair'}): "
-            f"{n['tenancies']} tenancies won, opened {n['opened']} times, arbitration wait "
-            f"{format_time(n['arbitration_wait_s'])}, holding the loop "
-            f"{100 * n['hold_fraction']:.2f} %, {n['data_frames_tx']} frames / "
-            f"{format_size(n['payload_tx'])} sent, {format_size(n['payload_rx'])} received")
-    return lines

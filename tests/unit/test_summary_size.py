@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from fcsim.report import SHOWN, summary_text
+from fcsim.report import summary_text
+from fcsim.report_networks import SHOWN
 from fcsim.runner import run_scenario
 from fcsim.scenario.model import StreamConfig
 from tests.builders import fabric
