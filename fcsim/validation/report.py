@@ -38,6 +38,13 @@ README_END = "<!-- validation-table:end -->"
 _COLUMNS = (("ID", "id", 16), ("document", "document", 22), ("simulated", "simulated", 38),
             ("band", "band", 40), ("status", "status", 25))
 _COLOURS = {"passes": "#1a7f37", "fails": "#cf222e", "not modelled": "#6e7781"}
+REPORTS = {
+    "004_6884f3e44e368fd7.txt": "Ong & Farrell: Fibre Channel on a cluster of HP workstations",
+    "000_24592f141a2f7fed.txt": "CERN RD11: Fibre Channel with IBM equipment, a loaded fabric",
+    "001_7a0bfc567c4a67b6.txt": "Trapeze/Slice: network storage on Myrinet",
+    "002_e06638be0f19e9c4.txt": "HPSS benchmarks: PDSF to PROBE over jumbo-frame GigE",
+    "003_219b629cc3da6126.txt": "DAS-2: standard TCP/UDP tests through a Force10 loop-back"}
+"""The title of each measurement report, by its file (a claim's ``source``)."""
 
 
 def is_regression(outcome: dict) -> bool:
@@ -187,7 +194,8 @@ def _page(outcomes: list[dict], meta: dict) -> str:
         f"<td>{_badge(o)}</td></tr>\n" for o in outcomes)
     facts = "".join(f"<dt>{e(str(key))}</dt><dd>{e(str(value))}</dd>"
                     for key, value in meta.items())
-    sections = "".join(_section(outcome) for outcome in outcomes)
+    sections = "".join(_report_section(source, [o for o in outcomes if o.get("source") == source])
+                       for source in dict.fromkeys(o.get("source") for o in outcomes))
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -222,6 +230,15 @@ img {{ max-width: 100%; }}
 {sections}</body>
 </html>
 """
+
+
+def _report_section(source: str | None, outcomes: list[dict]) -> str:
+    """The HTML section of one measurement report: its title, its claims' counts
+    and a section per claim."""
+    e = html.escape
+    title = REPORTS.get(str(source), str(source or "other claims"))
+    return (f'<h2 id="report-{e(str(source))}">{e(title)}</h2>\n<p class="where">{e(str(source))}'
+            f": {e(summary_line(outcomes))}</p>\n" + "".join(map(_section, outcomes)))
 
 
 def _section(outcome: dict) -> str:

@@ -165,6 +165,20 @@ def test_write_report_writes_json_and_self_contained_html(tmp_path: Path,
     assert list(tmp_path.joinpath("deep").iterdir()) == [folder]  # no temporary left
 
 
+def test_the_page_has_a_section_per_report_with_its_counts(tmp_path: Path,
+                                                          outcomes: list[dict]) -> None:
+    for outcome in outcomes[3:]:
+        outcome["source"] = "000_24592f141a2f7fed.txt"
+    write_report(tmp_path / "r", outcomes, {})
+    page = (tmp_path / "r" / "index.html").read_text()
+    ong = page.index('id="report-004_6884f3e44e368fd7.txt"')
+    rd11 = page.index('id="report-000_24592f141a2f7fed.txt"')
+    assert "Ong &amp; Farrell" in page[ong:rd11] and "CERN RD11" in page[rd11:]
+    assert "2 fail, 0 not modelled" in page[ong:rd11]  # the three Ong claims
+    assert "1 pass, 0 fail, 1 not modelled" in page[rd11:]
+    assert ong < page.index('id="claim-ONG-LINE"') < rd11 < page.index('id="claim-RD11-NEW"')
+
+
 def test_write_report_without_plots(tmp_path: Path, outcomes: list[dict]) -> None:
     for outcome in outcomes:
         outcome["plot"] = None
