@@ -128,17 +128,16 @@ def plan_figures(paper: str, *, folder: Path | None = None, repetitions: int | N
     if length is not None and length <= 0:
         raise ValueError(f"length must be > 0 s, got {length}")
     folder = Path(folder) if folder is not None else ROOT / "scenarios" / paper
-    if paper in ("hpss", "slice"):  # one run per file: fcsim.validation.figures_<paper>
+    if paper in ("hpss", "slice", "das2"):  # the grid is the files (figures_<paper>.py)
         given = {"length": length, "sockets": sockets, "sizes": sizes, "pairs": pairs,
                  "experiments": experiments}
-        plan = plan_hpss if paper == "hpss" else plan_slice
-        return plan(folder, repetitions, [k for k, v in given.items() if v is not None])
-    if paper == "das2":
-        if (length, sockets, sizes, pairs, experiments) != (None,) * 5:
-            raise ValueError("das2 figures take only repetitions: their grids are the "
-                             "files' iperf sweeps")
+        unused = [k for k, v in given.items() if v is not None]
+        if unused:
+            raise ValueError(f"{', '.join(unused)}: not options of the {paper} figures (their "
+                             "grid is their files'; only repetitions applies)")
         from fcsim.validation.figures_das2 import plan_das2
-        return plan_das2(folder, repetitions)
+        return {"hpss": plan_hpss, "slice": plan_slice, "das2": plan_das2}[paper](
+            folder, repetitions)
     grid = _Grid(repetitions, length, sockets, sizes)
     if paper == "ong-farrell":
         if experiments is not None:

@@ -16,7 +16,6 @@ processor time each: about 10 s on 2 cores.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -82,13 +81,8 @@ def _sum(result: dict[str, Any], path: str | None = None) -> float | None:
     return None if any(r is None for r in rates) else sum(rates) / 1e6  # type: ignore[misc]
 
 
-def plan_hpss(folder: Path, repetitions: int | None = None,
-              unused: Sequence[str] = ()) -> list[BarFigure]:
-    """The HPSS figures over the files in *folder*; ValueError if options of
-    other papers' grids are given (*unused* names them)."""
-    if unused:
-        raise ValueError(f"{', '.join(unused)}: not options of the hpss figures (one run "
-                         "per file; only --repetitions applies)")
+def plan_hpss(folder: Path, repetitions: int | None = None) -> list[BarFigure]:
+    """The HPSS figures over the files in *folder*."""
     if not (folder / "read-9.toml").is_file():
         raise FileNotFoundError(f"no hpss scenario files (read-9.toml) in {folder}")
     return [

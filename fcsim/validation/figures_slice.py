@@ -12,7 +12,6 @@ processor time each: about 10 s on 2 cores.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -64,13 +63,8 @@ def _rate(result: dict[str, Any]) -> float | None:
     return job["throughput_bytes_per_s"] / 1e6 if job["ios"] else None
 
 
-def plan_slice(folder: Path, repetitions: int | None = None,
-               unused: Sequence[str] = ()) -> list[LineFigure]:
-    """Figure 4's two halves over the files in *folder*; ValueError if options of
-    other papers' grids are given (*unused* names them)."""
-    if unused:
-        raise ValueError(f"{', '.join(unused)}: not options of the slice figures (one run "
-                         "per file; only --repetitions applies)")
+def plan_slice(folder: Path, repetitions: int | None = None) -> list[LineFigure]:
+    """Figure 4's two halves over the files in *folder*."""
     if not (folder / "read-1s-1d.toml").is_file():
         raise FileNotFoundError(f"no slice scenario files (read-1s-1d.toml) in {folder}")
     return [LineFigure(f"fig4-{d}.png", TITLES[d], d, folder, repetitions)

@@ -175,7 +175,7 @@ def test_das2_plans_the_checked_grid() -> None:
     assert [p.name for p in plans] == ["tcp-throughput.png", "udp-delivered.png"]
     assert len(figure_points("das2")) == 5 * 4 + 5 * 3
     assert len(figure_points("das2", repetitions=2)) == 2 * (5 * 4 + 5 * 3)
-    with pytest.raises(ValueError, match="das2 figures take only repetitions"):
+    with pytest.raises(ValueError, match="^sockets: not options of the das2 figures"):
         plan_figures("das2", sockets=[32768])
 
 
