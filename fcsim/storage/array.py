@@ -78,9 +78,7 @@ class DiskArray:
         host may be answered."""
         self._open += 1
         stats = self.stats
-        stats.commands += 1
-        stats.bytes += length
-        stats.written += length if write else 0
+        stats.command(write, length)
         stats.overhead += self.model.controller_overhead
 
         def answered() -> None:

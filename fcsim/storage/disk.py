@@ -61,6 +61,13 @@ class Breakdown:
     bytes: int = 0
     written: int = 0
 
+    def command(self, write: bool, length: int) -> None:
+        """Count one command of *length* bytes (a write if *write*)."""
+        self.commands += 1
+        self.bytes += length
+        if write:
+            self.written += length
+
     def as_dict(self, interval: float) -> dict[str, float]:
         """The breakdown as JSON-ready figures over *interval* s."""
         n = max(self.commands, 1)
@@ -159,9 +166,7 @@ class Disk:
         took = self._write(now, offset, length) if write else self._read(now, offset, length)
         stats = self.stats
         stats.busy += took
-        stats.commands += 1
-        stats.bytes += length
-        stats.written += length if write else 0
+        stats.command(write, length)
         self.sim.call_later(took, self._finished, done)
 
     def _positioning(self, now: float, write: bool, offset: int) -> float:

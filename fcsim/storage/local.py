@@ -159,9 +159,7 @@ class DiskServer:
         """Read or write the logical unit; *done()* when every disk's piece is."""
         self._open += 1
         stats = self.stats
-        stats.commands += 1
-        stats.bytes += length
-        stats.written += length if write else 0
+        stats.command(write, length)
 
         def through(_request: object) -> None:
             self._open -= 1

@@ -30,9 +30,7 @@ class RamDisk:
         """Read or write *length* bytes at *offset*; *done()* when through."""
         self._open += 1
         stats = self.stats
-        stats.commands += 1
-        stats.bytes += length
-        stats.written += length if write else 0
+        stats.command(write, length)
         stats.overhead += self.model.access_latency
         transfer = length / self.model.internal_rate
         stats.transfer += transfer
