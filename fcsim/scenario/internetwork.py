@@ -10,12 +10,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from itertools import pairwise
 from typing import Any
 
 from pydantic import ValidationError
 
-from fcsim.scenario.model import IperfConfig, NetperfConfig, TransferConfig, WorkloadConfig
+from fcsim.scenario.model import (
+    IperfConfig,
+    NetperfConfig,
+    TransferConfig,
+    WorkloadConfig,
+    exchanging_pairs,
+)
 from fcsim.scenario.sections.document import TOPOLOGIES, InternetworkScenario
 from fcsim.scenario.sections.ethernet import EthernetNodeSection
 from fcsim.scenario.sections.myrinet import MyrinetNodeSection
@@ -77,12 +82,8 @@ def exchanges(w: WorkloadConfig, targets: set[str]) -> list[tuple[str, str, bool
     """The (sender, receiver, over Fibre Channel) node pairs workload *w* exchanges
     frames between: FC-2 and SCSI traffic (with an FCP target among *targets*)
     needs Fibre Channel, IP traffic between hosts any network."""
-    if isinstance(w, TransferConfig):
-        return [(a, b, a in targets or b in targets) for a, b in pairwise(w.path)]
-    if isinstance(w, IperfConfig):
-        return [(a, b, False) for a in w.clients for b in w.servers]
-    ip = isinstance(w, NetperfConfig)
-    return [(w.source, b, not ip) for b in getattr(w, "targets", (w.destination,))]
+    ip = isinstance(w, NetperfConfig | IperfConfig | TransferConfig)
+    return [(a, b, not ip or a in targets or b in targets) for a, b in exchanging_pairs(w)]
 
 
 def peers(doc: InternetworkScenario, workloads: tuple[WorkloadConfig, ...]

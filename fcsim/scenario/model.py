@@ -7,6 +7,7 @@ builders and :mod:`fcsim.runner` consume them. Nothing here parses text.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from itertools import pairwise
 
 from fcsim.apps.iperf import IperfOptions
 from fcsim.apps.netperf import NetperfOptions
@@ -274,19 +275,22 @@ class TransferConfig:
     options: TransferOptions
     start: float = 0.0
 
-    @property
-    def source(self) -> str:
-        """The first node of the path."""
-        return self.path[0]
-
-    @property
-    def destination(self) -> str:
-        """The last node of the path."""
-        return self.path[-1]
-
 
 WorkloadConfig = (StreamConfig | GeneratorConfig | NetperfConfig | IperfConfig | FioConfig
                   | TransferConfig | SliceJobConfig)
+
+
+def exchanging_pairs(w: WorkloadConfig) -> list[tuple[str, str]]:
+    """The (sender, receiver) node pairs workload *w* exchanges frames between:
+    each hop of a transfer, each client with each server of an iperf mesh, the
+    source with each target of a striped block job, else source and
+    destination. Names that are not nodes (a node's own disks, an FC-3 alias
+    group) are left for the caller to skip."""
+    if isinstance(w, TransferConfig):
+        return list(pairwise(w.path))
+    if isinstance(w, IperfConfig):
+        return [(a, b) for a in w.clients for b in w.servers]
+    return [(w.source, b) for b in getattr(w, "targets", (w.destination,))]
 
 
 @dataclass(frozen=True)

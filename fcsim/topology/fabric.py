@@ -30,7 +30,7 @@ from fcsim.fc3.fabric import AliasRouter, install_aliases
 from fcsim.fc3.ports import ports_of
 from fcsim.fc3.striping import stripe_pairs
 from fcsim.link.link import Link
-from fcsim.scenario.model import LinkConfig, Scenario
+from fcsim.scenario.model import LinkConfig, Scenario, exchanging_pairs
 from fcsim.topology.network import Network
 
 
@@ -131,7 +131,7 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
     # N_Ports log in with the peers they exchange with (both ways): the work of
     # a fabric of thousands of N_Ports grows with its traffic, not its size squared;
     # an alias group is logged in with implicitly (fcsim.fc3.fabric)
-    pairs = {(s, d) for w in scenario.workloads for s in senders_of(w) for d in peers_of(w)
+    pairs = {(s, d) for w in scenario.workloads for s, d in exchanging_pairs(w)
              if d in net.nodes} | stripe_pairs(scenario.workloads)
     pairs |= set(scenario.peers)
     for a, b in pairs | {(b, a) for a, b in pairs}:
@@ -144,17 +144,6 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
     if scenario.alias_groups:
         net.aliases = install_aliases(sim, scenario, net)
     return net
-
-
-def senders_of(workload: Any) -> tuple[str, ...]:
-    """The nodes *workload* sends from (several for an iperf mesh)."""
-    return getattr(workload, "clients", (workload.source,))
-
-
-def peers_of(workload: Any) -> tuple[str, ...]:
-    """The nodes *workload* sends to (several for a striped block job or an iperf
-    mesh)."""
-    return getattr(workload, "targets", (workload.destination,))
 
 
 def _attach_node(sim: Simulation, net: FabricNetwork, name: str, config: Any, switch: Switch,

@@ -201,3 +201,20 @@ def test_the_steady_rate_leaves_out_the_start() -> None:
     assert not t["finished"]
     assert t["steady_bytes_per_s"] == pytest.approx(_goodput(9000), rel=0.005)
     assert t["bytes_per_s"] < t["steady_bytes_per_s"]  # the whole run includes the start
+
+
+def test_each_hop_of_a_transfer_through_a_fabric_logs_in() -> None:
+    """Over one fabric, IP over FC from a to b and SCSI from b to the disk: the
+    N_Ports of each hop log in with each other (not the path's two ends)."""
+    switch = '[[switches]]\nname = "sw"\nmodel = "generic-nonblocking"\n\n'
+    nodes = ('[[nodes]]\nname = "a"\nhost = "ideal"\n\n[[nodes]]\nname = "b"\nhost = "ideal"'
+             '\n\n[[nodes]]\nname = "disk"\ntarget = "tms-ramsan"\n\n')
+    links = "".join(f'[[links]]\nends = ["{n}", "sw:{i}"]\nspeed = "1GFC"\n\n'
+                    for i, n in enumerate(("a", "b", "disk")))
+    document = tomllib.loads('topology = "fabric"\n[run]\nduration = "300 ms"\n\n' + switch
+                             + nodes + links
+                             + _transfer(["a", "b", "disk"], "4 MiB", "256 KiB", "64 KiB", 2))
+    rep = run_scenario(scenario_from_document(document, "test.toml"))["repetitions"][0]
+    assert rep["transfers"]["t"]["finished"] and rep["transfers"]["t"]["bytes"] == 4 * 2**20
+    assert rep["storage"]["targets"]["disk"]["bytes_written"] == 4 * 2**20
+
