@@ -43,6 +43,7 @@ from fcsim.host.copies import copy_time
 from fcsim.host.cpu import INTERRUPT, PROCESS, BackgroundLoad, Cpu
 from fcsim.host.host_model import HostModel
 from fcsim.host.interface import Deliver, FcInterface, Interface, NicInterface
+from fcsim.host.routes import network_between
 from fcsim.host.sockets import Socket, UdpSocket
 from fcsim.transport.linux import LINUX_2_4, linux_2_4, rx_truesize
 from fcsim.transport.segment import Segment
@@ -129,14 +130,15 @@ class Host:
 
     def interface_to(self, peer: Host) -> Interface:
         """The interface that reaches *peer*: the one on the network its static
-        route names, else the first on a network *peer* is on too."""
-        networks = {i.network for i in peer.interfaces}
+        route names, else the first on a network *peer* is on too
+        (:func:`fcsim.host.routes.network_between`)."""
         wanted = self.routes.get(peer.name)
-        for interface in self.interfaces:
-            if interface.network in networks and wanted in (None, interface.network):
-                return interface
-        raise ValueError(f"host {self.name} has no interface on a network of {peer.name}"
-                         + (f" named {wanted!r} by its route" if wanted else ""))
+        network = network_between([i.network for i in self.interfaces],
+                                  [i.network for i in peer.interfaces], {}, wanted)
+        if network is None:
+            raise ValueError(f"host {self.name} has no interface on a network of {peer.name}"
+                             + (f" named {wanted!r} by its route" if wanted else ""))
+        return next(i for i in self.interfaces if i.network == network)
 
     def peer_address(self, peer: Host) -> tuple[Interface, int]:
         """This host's interface to *peer* and *peer*'s link address on its network."""

@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from fcsim.host.routes import network_between
 from fcsim.scenario.model import (
     IperfConfig,
     NetperfConfig,
@@ -26,7 +27,6 @@ from fcsim.scenario.sections.ethernet import EthernetNodeSection
 from fcsim.scenario.sections.myrinet import MyrinetNodeSection
 from fcsim.scenario.sections.nodes import FabricNodeSection, LoopNodeSection, NodeSection
 from fcsim.schema.errors import Problem, given, problems_of, show
-from fcsim.topology.internetwork import network_between
 
 NODE_KEYS = {"point-to-point": NodeSection, "fabric": FabricNodeSection,
              "loop": LoopNodeSection, "ethernet": EthernetNodeSection,

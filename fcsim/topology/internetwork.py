@@ -14,23 +14,9 @@ from collections.abc import Callable
 from typing import Any
 
 from fcsim.engine.simulation import Simulation
+from fcsim.host.routes import network_between
 from fcsim.scenario.model import Scenario
 from fcsim.topology.network import Network
-
-FIBRE_CHANNEL = ("point-to-point", "fabric", "loop")
-"""The topologies of Fibre Channel networks (FC-2 and FCP traffic need one)."""
-
-
-def network_between(mine: list[str], theirs: list[str], topologies: dict[str, str],
-                    wanted: str | None = None, fibre_channel: bool = False) -> str | None:
-    """The network a node on networks *mine* (in order) reaches a node on *theirs*
-    over: the one its static route names (*wanted*), else the first both are
-    on; among Fibre Channel networks only if *fibre_channel*. None: none."""
-    for network in mine:
-        if (network in theirs and wanted in (None, network)
-                and (not fibre_channel or topologies[network] in FIBRE_CHANNEL)):
-            return network
-    return None
 
 
 class Internetwork(Network):
