@@ -17,6 +17,7 @@ def summary_text(results: dict[str, Any]) -> str:
         f"{sc['name']}  ({sc['file']}, {sc['topology']})",
         f"simulated {format_time(run['duration_s'])} with {format_time(run['warmup_s'])} "
         f"warm-up, seed {run['seed']}, {run['repetitions']} repetition(s)",
+        *_ended(results),
         "",
     ]
     warnings = run_warnings(results)
@@ -45,6 +46,17 @@ def run_warnings(results: dict[str, Any]) -> list[str]:
             for text, seeds in seen.items()]
 
 
+def _ended(results: dict[str, Any]) -> list[str]:
+    """A line saying when repetitions that stopped at a steady state ended."""
+    reps = [r for p in results.get("points", [results]) for r in p["repetitions"]]
+    ends = [r["ended_s"] for r in reps if "ended_s" in r]
+    early = [t for t in ends if t < results["run"]["duration_s"]]
+    if not early:
+        return []
+    return [f"steady-state stopping: {len(early)} of {len(reps)} repetition(s) ended early, "
+            f"at {format_time(min(early))} to {format_time(max(early))}"]
+
+
 def netperf_table(results: dict[str, Any]) -> list[str]:
     """A netperf sweep as the table netperf users expect: one row per socket and
     send size, mean [min, max] over the repetitions."""
@@ -67,7 +79,21 @@ def netperf_table(results: dict[str, Any]) -> list[str]:
         if trip:
             text += f"  round trip {format_time(trip['mean'])}"
         lines.append(f"{point['socket']:>10} {point['send_size']:>10}  {text}")
-    return lines
+    tests = [r["netperf"][name] for p in points for r in p["repetitions"]]
+    return lines + _settled(tests)
+
+
+def _settled(tests: list[dict[str, Any]]) -> list[str]:
+    """A line saying how many netperf *tests* ended at a steady state, if any."""
+    early = [t["steady_state"] for t in tests if "steady_state" in t]
+    if not early:
+        return []
+    return [f"{len(early)} of {len(tests)} test(s) settled (steady-state stopping) after "
+            f"{format_time(min(e['settled_after_s'] for e in early))} to "
+            f"{format_time(max(e['settled_after_s'] for e in early))}, within "
+            f"{100 * max(e['relative_half_width'] for e in early):.2f} % at "
+            f"{100 * early[0]['confidence']:g} % confidence; the rest of each length "
+            "is estimated from the steady rate"]
 
 
 def iperf_table(results: dict[str, Any]) -> list[str]:
@@ -106,6 +132,8 @@ def _netperf_lines(results: dict[str, Any]) -> list[str]:
             rate, trip = figures["transactions_per_s"], figures.get("round_trip_s")
             lines.append(f"  {name}: TCP_RR {rate['mean']:.1f} transactions/s, round trip "
                          f"{format_time(trip['mean']) if trip else '-'}")
+        lines += ["  " + line for line in _settled([r["netperf"][name]
+                                                     for r in results["repetitions"]])]
     for name, run in first.get("iperf", {}).items():
         value = results["summary"][name]["throughput_mbit_s"]
         lost = f", {run['datagrams_lost']} datagrams lost" if run["protocol"] == "UDP" else ""

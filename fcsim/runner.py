@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fcsim import __version__
 from fcsim.apps.iperf import IperfMesh
@@ -37,6 +37,9 @@ from fcsim.trapeze.config import SliceJobConfig
 from fcsim.trapeze.storage import SliceStorage
 from fcsim.units import format_rate, format_time
 from fcsim.workload import Generator, Stream, Workload
+
+if TYPE_CHECKING:
+    import simpy
 
 BUILDERS: dict[str, Callable[[Simulation, Scenario], Network]] = {
     "point-to-point": lambda sim, sc: build_point_to_point(sim, sc.nodes, sc.links),
@@ -100,12 +103,24 @@ def _node_host(node: NodeConfig) -> HostModel:
     return model
 
 
-def build_netperf(sim: Simulation, scenario: Scenario, hosts: dict[str, Host]) -> list[Netperf]:
-    """The scenario's netperf runs (each already narrowed to one socket and send size)."""
+def build_netperf(sim: Simulation, scenario: Scenario, hosts: dict[str, Host],
+                  settled: simpy.Event | None = None) -> list[Netperf]:
+    """The scenario's netperf runs (each already narrowed to one socket and send
+    size); with the run's steady-state rule, *settled* succeeds when every one
+    of them has settled."""
+    configs = [w for w in scenario.workloads if isinstance(w, NetperfConfig)]
+    steady = scenario.run.steady_state
+    waiting = len(configs)
+
+    def one_settled() -> None:
+        nonlocal waiting
+        waiting -= 1
+        if waiting == 0 and settled is not None:
+            settled.succeed()
     return [Netperf(sim, w.name, hosts[w.source], hosts[w.destination],
-                    w.point(w.sockets[0], w.send_sizes[0]), w.start, port=index)
-            for index, w in enumerate(w for w in scenario.workloads
-                                      if isinstance(w, NetperfConfig))]
+                    w.point(w.sockets[0], w.send_sizes[0]), w.start, port=index,
+                    steady=steady, settled=one_settled)
+            for index, w in enumerate(configs)]
 
 
 def build_iperf(sim: Simulation, scenario: Scenario,
@@ -170,7 +185,8 @@ def run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink] = (),
     net = BUILDERS[scenario.topology](sim, scenario)
     hosts = build_hosts(sim, scenario, net)
     workloads = build_workloads(sim, scenario, net)
-    netperfs = build_netperf(sim, scenario, hosts)
+    settled = sim.env.event()
+    netperfs = build_netperf(sim, scenario, hosts, settled)
     iperfs = build_iperf(sim, scenario, hosts)
     storage = Storage(sim, scenario, net, hosts)
     netstore = build_slice(sim, scenario, net, hosts, storage)
@@ -195,12 +211,13 @@ def run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink] = (),
             at = run.duration * k / SLICES - sim.now
             if at >= 0:
                 sim.call_later(at, lambda event: progress(sim.now))
-    sim.run(run.duration)
+    sim.run(run.duration, None if run.steady_state is None else settled)
     if progress is not None:
         progress(sim.now)
-    interval = run.duration - run.warmup
+    interval = sim.now - run.warmup
     out: dict[str, Any] = {
         "seed": seed,
+        **({"ended_s": sim.now} if run.steady_state is not None else {}),
         **_readiness(net, run.warmup, bool(workloads)),
         "workloads": {w.name: w.results(interval) for w in workloads},
         **net.results(interval),

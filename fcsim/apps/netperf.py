@@ -13,16 +13,25 @@ transactions per second, and the mean round-trip time as their inverse.
 UDP_STREAM: datagrams of ``-m`` bytes sent back to back; throughput is what
 the receiving application got (netperf's receive-side figure), with the send
 rate and the datagrams the full receive buffer (``-S``) dropped.
+
+With a :class:`~fcsim.stats.steady.SteadyState` rule, a TCP_STREAM or TCP_RR
+test counts its bytes or transactions in batches and, once the steady rate is
+known within the rule's precision, reports the figure of the full ``-l`` as
+measured so far plus that rate times the length left (see
+:mod:`fcsim.stats.steady`); it keeps running until the run ends, so that the
+tests beside it see the same traffic.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from fcsim.engine.simulation import Simulation
 from fcsim.fc4.ip import MTU
 from fcsim.host.host import Host
+from fcsim.stats.steady import SteadyState
 from fcsim.transport.tcp_config import TcpConfig
 
 TESTS = ("TCP_STREAM", "TCP_RR", "UDP_STREAM")
@@ -64,14 +73,26 @@ class NetperfOptions:
 
 class Netperf:
     """One netperf run from *local* to *remote* (netserver), starting at *start* s
-    or once both ports have logged in, whichever is later."""
+    or once both ports have logged in, whichever is later. With *steady*, a
+    TCP_STREAM or TCP_RR test settles early by that rule and then calls
+    *settled()*."""
 
     def __init__(self, sim: Simulation, name: str, local: Host, remote: Host,
                  options: NetperfOptions, start: float = 0.0, port: int = 0,
-                 tcp: TcpConfig | None = None) -> None:
+                 tcp: TcpConfig | None = None, steady: SteadyState | None = None,
+                 settled: Callable[[], None] | None = None) -> None:
+        if steady is not None and options.test == "UDP_STREAM":
+            raise ValueError("steady-state stopping covers TCP_STREAM and TCP_RR, "
+                             "not UDP_STREAM")
         self.sim = sim
         self.name = name
         self.options = options
+        self.steady = steady
+        self._settled = settled
+        self._batches: list[float] = []
+        self._counted = 0.0
+        self.rate: float | None = None
+        self.settled_at: float | None = None
         self.local_host, self.remote_host = local, remote
         number = SERVER_PORT + 1 + port
         if options.test == "UDP_STREAM":
@@ -116,6 +137,8 @@ class Netperf:
         self.ends = self.began + self.options.length
         self._cpu_sample()
         self.sim.call_later(self.options.length, self._cpu_sample)
+        if self.steady is not None and self.steady.batch < self.options.length:
+            self.sim.call_later(self.steady.batch, self._batch)
         if self.options.test == "TCP_STREAM":
             self._send()
             self._receive()
@@ -127,6 +150,24 @@ class Netperf:
 
     def _running(self) -> bool:
         return self.sim.now < self.ends
+
+    def _units(self) -> float:
+        """What the test counts so far: transactions (TCP_RR) or bytes received."""
+        return self.transactions if self.options.test == "TCP_RR" else self.bytes
+
+    def _batch(self, _event: object) -> None:
+        """The end of a batch: its count, then the steady rate if settled."""
+        units = self._units()
+        self._batches.append(units - self._counted)
+        self._counted = units
+        rate = self.steady.settled(self._batches)
+        if rate is not None:
+            self.rate, self.settled_at = rate, self.sim.now
+            self._cpu_sample()
+            if self._settled is not None:
+                self._settled()
+        elif self.sim.now + self.steady.batch < self.ends:
+            self.sim.call_later(self.steady.batch, self._batch)
 
     # TCP_STREAM
     def _send(self) -> None:
@@ -181,20 +222,31 @@ class Netperf:
         self._request()
 
     def results(self) -> dict[str, Any]:
-        """netperf's figures for this run."""
+        """netperf's figures for this run (a settled test's: estimated for its
+        full length, with ``steady_state`` saying when and how closely)."""
         length = self.options.length
-        done = self.began is not None and self.sim.now >= self.ends
+        settled = self.settled_at is not None
+        done = self.began is not None and (settled or self.sim.now >= self.ends)
         out: dict[str, Any] = {"test": self.options.test, "complete": done,
                                "connected_at_s": self.began}
+        units = float(self._units())
+        if settled:
+            measured = self.settled_at - self.began
+            units = self._counted + self.rate * (length - measured)
+            found = self.steady.interval(self._batches)
+            out["steady_state"] = {"settled_after_s": measured,
+                                   "batches": len(self._batches) - 1,
+                                   "confidence": self.steady.confidence,
+                                   "relative_half_width": found[1]}
         if self.options.test in ("TCP_STREAM", "UDP_STREAM"):
-            out["throughput_mbit_s"] = 8 * self.bytes / length / 1e6
-            out["bytes"] = self.bytes
+            out["throughput_mbit_s"] = 8 * units / length / 1e6
+            out["bytes"] = units if settled else self.bytes
         if self.options.test == "UDP_STREAM":
             out["sent_mbit_s"] = 8 * self.bytes_sent / length / 1e6
             out["datagrams_dropped"] = self.udp_remote.dropped
         if self.options.test == "TCP_RR":
-            rate = self.transactions / length
-            out["transactions"] = self.transactions
+            rate = units / length
+            out["transactions"] = units if settled else self.transactions
             out["transactions_per_s"] = rate
             out["round_trip_s"] = 1 / rate if rate else None
         out.update(self._cpu_figures())
@@ -206,13 +258,16 @@ class Netperf:
         show it) and its service demand, microseconds of processor per KB
         moved (stream tests) or per transaction (TCP_RR), as netperf computes
         them (utilisation averaged over a multiprocessor's processors, service
-        demand the processor time of all of them)."""
+        demand the processor time of all of them). A settled test's figures
+        cover the time up to the moment it settled."""
         if len(self._cpu) < 2:
             return {"local_cpu_utilisation": None, "remote_cpu_utilisation": None,
                     "local_service_demand_us": None, "remote_service_demand_us": None}
         (local0, remote0), (local1, remote1) = self._cpu[:2]
-        length = self.options.length
-        units = self.transactions if self.options.test == "TCP_RR" else self.bytes / 1024
+        settled = self.settled_at is not None
+        length = self.settled_at - self.began if settled else self.options.length
+        counted = self._counted if settled else self._units()
+        units = counted if self.options.test == "TCP_RR" else counted / 1024
         out: dict[str, float | None] = {}
         for side, used, host in (("local", local1 - local0, self.local_host),
                                  ("remote", remote1 - remote0, self.remote_host)):

@@ -78,9 +78,13 @@ class Simulation:
         env = self.env
         heappush(env._queue, (env._now + delay, NORMAL, next(env._eid), _Call(callback, value)))
 
-    def run(self, until: float) -> None:
-        """Run the simulation up to simulated time *until*, s."""
-        self.env.run(until=until)
+    def run(self, until: float, stop: simpy.Event | None = None) -> None:
+        """Run the simulation up to simulated time *until*, s, or until the event
+        *stop* is triggered, whichever comes first."""
+        if stop is None:
+            self.env.run(until=until)
+        else:
+            self.env.run(until=self.env.any_of([stop, self.env.timeout(until - self.now)]))
 
 
 __all__ = ["Simulation", "TraceSink"]

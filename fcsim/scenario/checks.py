@@ -71,6 +71,14 @@ def _run(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
     if doc.run.warmup >= doc.run.duration:
         yield Problem("run.warmup", given(raw["run"]["warmup"]),
                       f"a time less than run.duration ({show(raw['run']['duration'])})")
+    if doc.run.steady_state is not None:
+        others = [f"{w.type} {w.name!r}" if w.type != "netperf" else f"{w.test} {w.name!r}"
+                  for w in doc.workloads
+                  if not (isinstance(w, NetperfSection) and w.test != "UDP_STREAM")]
+        if others:
+            yield Problem("run.steady_state", f"given with {', '.join(others)}",
+                          "only files whose workloads are all netperf TCP_STREAM or TCP_RR "
+                          "tests stop at a steady state")
 
 
 def _nodes(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:

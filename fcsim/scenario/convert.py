@@ -50,6 +50,7 @@ from fcsim.scenario.sections.storage import DdSection, FioSection
 from fcsim.scenario.sections.transfer import TransferSection
 from fcsim.scenario.sections.trapeze import FaultSection, SliceDdSection
 from fcsim.scenario.sections.workloads import StreamSection
+from fcsim.stats.steady import SteadyState
 from fcsim.storage.local import BlockConfig, ChannelConfig, LocalTarget
 from fcsim.trapeze.config import BlockServerConfig, SliceJobConfig
 from fcsim.workload.distributions import Constant, Distribution, Exponential, Uniform
@@ -62,7 +63,10 @@ Document = (PointToPointScenario | FabricScenario | LoopScenario | EthernetScena
 def to_scenario(doc: Document, file: str) -> Scenario:
     """The configuration of the checked scenario file *doc*, read from *file*."""
     run = doc.run
-    config = RunConfig(run.duration, run.warmup, run.seed, run.repetitions, run.login)
+    steady = run.steady_state
+    config = RunConfig(run.duration, run.warmup, run.seed, run.repetitions, run.login,
+                       None if steady is None else SteadyState(
+                           steady.confidence, steady.precision, steady.batch, steady.batches))
     workloads = tuple(_workload(w, i) for i, w in enumerate(doc.workloads))
     name = doc.name or Path(file).stem
     if isinstance(doc, InternetworkScenario):

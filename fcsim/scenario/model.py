@@ -20,6 +20,7 @@ from fcsim.fc2.login import ServiceParameters
 from fcsim.host.host_model import HostModel
 from fcsim.loop.ring import DEFAULT_REPEAT_WORDS
 from fcsim.myrinet.switch import MyrinetSwitchModel
+from fcsim.stats.steady import SteadyState
 from fcsim.storage.device_model import ArrayModel, DiskModel, RamDiskModel
 from fcsim.storage.local import BlockConfig, ChannelConfig, LocalTarget
 from fcsim.trapeze.config import BlockServerConfig, SliceJobConfig
@@ -31,13 +32,15 @@ from fcsim.workload.fio import FioOptions
 class RunConfig:
     """Simulated *duration* and *warmup* (s; results cover the time after the
     warm-up), first *seed*, *repetitions* (repetition i uses seed + i), and
-    whether N_Ports *login* to a fabric frame by frame at start."""
+    whether N_Ports *login* to a fabric frame by frame at start; *steady_state*:
+    the rule that ends the run once its netperf tests settle (None: never)."""
 
     duration: float
     warmup: float = 0.0
     seed: int = 1
     repetitions: int = 1
     login: bool = True
+    steady_state: SteadyState | None = None
 
 
 @dataclass(frozen=True)

@@ -170,13 +170,13 @@ Text = value_type(str, _text, "a string", {"type": "string"})
 """Any string."""
 
 
-def fraction(text: str) -> Any:
-    """A number in [0, 1)."""
+def fraction(text: str, above: bool = False) -> Any:
+    """A number in [0, 1) ((0, 1) with *above*)."""
     def read(value: Any) -> float:
-        _test(type(value) in (int, float) and 0 <= value < 1)
+        _test(type(value) in (int, float) and (0 < value if above else 0 <= value) and value < 1)
         return float(value)
-    return value_type(float, read, text,
-                      {"type": "number", "minimum": 0, "exclusiveMaximum": 1})
+    bound = {"exclusiveMinimum": 0} if above else {"minimum": 0}
+    return value_type(float, read, text, {"type": "number", **bound, "exclusiveMaximum": 1})
 
 
 def number(text: str, low: float = 0.0, above: bool = False) -> Any:

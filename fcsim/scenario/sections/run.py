@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fcsim.schema.fields import flag, integer, time
+from fcsim.schema.fields import flag, fraction, integer, table, time
 from fcsim.schema.section import Section, key
 
 Duration = time(above=True)
@@ -10,6 +10,30 @@ Warmup = time(note=" and < run.duration")
 Seed = integer(0)
 Repetitions = integer(1)
 Flag = flag()
+Confidence = fraction("a fraction in (0, 1) such as 0.99", above=True)
+Precision = fraction("a fraction in (0, 1) such as 0.01 (1 %)", above=True)
+Batches = integer(2, text="an integer >= 2 (batches)")
+
+
+class SteadyStateSection(Section):
+    """Steady-state stopping (see docs/performance.md): every netperf TCP_STREAM
+    and TCP_RR test counts its bytes or transactions in batches; once each one's
+    steady rate is known to `precision` at `confidence` (method of batch means,
+    the first batch left out), the run ends, and each test reports its full
+    `length`'s figure as measured so far plus that rate times the length left.
+    A test that does not settle runs its whole length. Only for files whose
+    workloads are all netperf TCP tests."""
+
+    where = "in [run.steady_state]"
+
+    confidence: Confidence = key(0.99, "Confidence level of the interval.", 0.95)
+    precision: Precision = key(
+        0.01, "Largest half-width of the interval, as a fraction of the rate.", 0.005)
+    batch: Duration = key("0.2 s", "Length of a batch, s.", "0.5 s")
+    batches: Batches = key(10, "Fewest batches judged, the first one not counted.", 20)
+
+
+Steady = table(SteadyStateSection, "a table, written [run.steady_state]")
 
 
 class RunSection(Section):
@@ -31,3 +55,6 @@ class RunSection(Section):
         "N_Port its workloads send to) and its workloads start when the last answer arrives "
         "(reported per node as login_s). With false, and on other topologies, logins take "
         "no time.", False)
+    steady_state: Steady = key(
+        None, "End the run once every netperf test's rate is known closely enough "
+        "(a table; default: run the whole duration).", {"precision": 0.01})

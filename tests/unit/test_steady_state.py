@@ -1,0 +1,116 @@
+"""Steady-state stopping: Student's t against printed tables, the batch-means
+rule on known series, and the scenario key's errors."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fcsim.stats.steady import SteadyState, central_t, t_quantile
+from tests.unit.test_scenario_loader import error_of, write
+
+# Two-sided quantiles t such that P(|T| <= t) = confidence (NIST/SEMATECH
+# e-Handbook of Statistical Methods, table 1.3.6.7.2, upper critical values).
+TABLE = [(0.90, 1, 6.314), (0.95, 1, 12.706), (0.95, 2, 4.303), (0.99, 2, 9.925),
+         (0.95, 9, 2.262), (0.99, 9, 3.250), (0.99, 19, 2.861), (0.95, 30, 2.042),
+         (0.99, 100, 2.626)]
+
+
+@pytest.mark.parametrize(("confidence", "df", "printed"), TABLE)
+def test_t_quantile_matches_the_table(confidence: float, df: int, printed: float) -> None:
+    assert t_quantile(confidence, df) == pytest.approx(printed, abs=5e-4)
+
+
+@given(st.floats(0.01, 50.0), st.integers(1, 200))
+def test_quantile_inverts_the_distribution(t: float, df: int) -> None:
+    p = central_t(t, df)
+    assert 0 < p <= 1
+    if p < 0.9999:  # beyond, the distribution is too flat to invert in floating point
+        assert t_quantile(p, df) == pytest.approx(t, rel=1e-6)
+
+
+@given(st.floats(0.0, 20.0), st.floats(0.0, 20.0), st.integers(1, 60))
+def test_distribution_grows_with_t(a: float, b: float, df: int) -> None:
+    low, high = sorted((a, b))
+    assert central_t(low, df) <= central_t(high, df) + 1e-15
+
+
+def test_large_df_approaches_the_normal() -> None:
+    assert t_quantile(0.95, 10_000) == pytest.approx(1.95996, abs=1e-3)
+
+
+def test_rule_waits_for_enough_batches_and_leaves_the_first_out() -> None:
+    rule = SteadyState(confidence=0.99, precision=0.01, batch=0.5, batches=4)
+    assert rule.settled([0, 10, 10, 10]) is None  # three counted batches only
+    assert rule.settled([0, 10, 10, 10, 10]) == 20.0  # the first batch (0) is left out
+
+
+def test_rule_settles_when_the_interval_is_narrow_enough() -> None:
+    rule = SteadyState(confidence=0.95, precision=0.06, batch=1.0, batches=4)
+    counts = [0, 100, 104, 96, 100]
+    mean, width = rule.interval(counts)
+    assert mean == 100.0
+    # sd of (100, 104, 96, 100) = 3.266; t(0.95, 3) = 3.182
+    assert width == pytest.approx(3.182 * 3.266 / math.sqrt(4) / 100, rel=1e-3)
+    assert rule.settled(counts) == 100.0
+    assert SteadyState(0.95, 0.06, 1.0, 4).settled([0, 100, 130, 70, 100]) is None
+
+
+@given(st.lists(st.integers(0, 10_000), min_size=3, max_size=40), st.floats(0.001, 0.5))
+def test_settled_rate_is_the_batch_mean(counts: list[int], precision: float) -> None:
+    rule = SteadyState(precision=precision, batch=0.25, batches=2)
+    rate = rule.settled(counts)
+    if rate is not None:
+        assert rate == pytest.approx(sum(counts[1:]) / 0.25 / (len(counts) - 1))
+        assert rule.interval(counts)[1] <= precision
+
+
+def test_rule_refuses_meaningless_settings() -> None:
+    for bad in ({"confidence": 1.0}, {"precision": 0.0}, {"batch": 0.0}, {"batches": 1}):
+        with pytest.raises(ValueError):
+            SteadyState(**bad)
+
+
+NETPERF = """\
+topology = "point-to-point"
+
+[run]
+duration = "1 s"
+
+[run.steady_state]
+{steady}
+
+[[nodes]]
+name = "a"
+host = "hp-c110"
+
+[[nodes]]
+name = "b"
+host = "hp-c110"
+
+[[links]]
+ends = ["a", "b"]
+speed = "266M"
+
+[[workloads]]
+name = "t"
+type = "netperf"
+from = "a"
+to = "b"
+test = "{test}"
+length = "0.9 s"
+"""
+
+
+def test_steady_state_key_errors_are_one_line(tmp_path: Path) -> None:
+    line = error_of(write(tmp_path, NETPERF.format(steady="precision = 0", test="TCP_RR")))
+    assert "run.steady_state.precision: given 0" in line and "(0, 1)" in line
+    line = error_of(write(tmp_path, NETPERF.format(steady="", test="UDP_STREAM")))
+    assert "run.steady_state: given with UDP_STREAM 't'" in line
+    assert "only files whose workloads are all netperf TCP_STREAM or TCP_RR" in line
+    line = error_of(write(tmp_path, NETPERF.format(steady="batchs = 3", test="TCP_RR")))
+    assert "run.steady_state.batchs" in line and "batches" in line

@@ -1,0 +1,46 @@
+"""Steady-state stopping against full-length runs: on a sample of the Ong &
+Farrell points, a test that settles early reports its full length's figure
+within the rule's stated precision, and one that does not settle is the
+full-length run itself."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from fcsim.runner import run_once
+from fcsim.validation.points import Point, narrow
+
+FIGS = "scenarios/ong-farrell/"
+SAMPLE = [  # (point, whether it must settle early: unloaded hosts repeat a steady state)
+    (Point(FIGS + "fig20-rr-c110-to-c110.toml", 32768, 1), True),  # TCP_RR, the full 10 s
+    (Point(FIGS + "fig06-stream-c110-to-c110.toml", 32768, 4096), True),  # 10 s
+    (Point(FIGS + "fig19-stream-c180-to-c180.toml", 262143, 1024, length=4.0), True),
+    (Point(FIGS + "fig30-rr-735-to-c110.toml", 32768, 1, length=3.0), False),  # loaded
+]
+
+
+def _figure(result: dict) -> float:
+    test = next(iter(result["netperf"].values()))
+    return test["throughput_mbit_s"] if test["test"] == "TCP_STREAM" else test["round_trip_s"]
+
+
+@pytest.mark.parametrize(("point", "settles"), SAMPLE, ids=[p.label() for p, _ in SAMPLE])
+def test_settled_figure_is_within_precision_of_the_full_run(point: Point, settles: bool) -> None:
+    scenario = narrow(point)
+    rule = scenario.run.steady_state
+    assert rule is not None
+    seed = scenario.run.seed
+    early = run_once(scenario, seed)
+    full = run_once(replace(scenario, run=replace(scenario.run, steady_state=None)), seed)
+    test = next(iter(early["netperf"].values()))
+    assert "steady_state" in test or not settles
+    if "steady_state" in test:
+        assert early["ended_s"] < scenario.run.duration
+        assert test["steady_state"]["relative_half_width"] <= rule.precision
+        assert _figure(early) == pytest.approx(_figure(full), rel=rule.precision)
+    else:  # it ran its whole length: the very same simulation
+        assert early["ended_s"] == pytest.approx(scenario.run.duration)
+        assert _figure(early) == _figure(full)
+
