@@ -16,7 +16,10 @@ DEFAULT_PCAP_LIMIT = 1 << 30
 """Bytes a ``--pcap`` file may reach before writing stops (``--pcap-limit``)."""
 DEFAULT_TRACE_LIMIT = 1 << 30
 """Bytes a ``--trace FILE`` may reach before writing stops (``--trace-limit``)."""
-
+SCHEDULER_HELP = ("run the simulations on the Dask cluster whose scheduler is at ADDRESS, "
+                  "e.g. tcp://10.0.0.1:8786 (every worker needs the same fcsim: "
+                  "pip install 'fcsim[cluster]'; see docs/performance.md)")
+"""Help of ``--scheduler``."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -30,6 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="run a scenario file and report its results")
     run.add_argument("scenario", metavar="FILE", help="scenario file (TOML)")
     run.add_argument("--json", action="store_true", help="print results as JSON")
+    run.add_argument("--jobs", metavar="N", type=_positive, default=None,
+                     help="processes to run a sweep's points on (default: every core)")
     run.add_argument("--pcap", metavar="FILE",
                      help="write every frame of the first repetition to a libpcap file, or "
                           "to pcapng with one interface per link direction if FILE ends in "
@@ -62,6 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="only these claims")
     check.add_argument("--jobs", metavar="N", type=_positive, default=None,
                        help="processes to run simulations on (default: every core)")
+    check.add_argument("--scheduler", metavar="ADDRESS", default=None, help=SCHEDULER_HELP)
     check.add_argument("--report", metavar="DIR", default=None,
                        help=f"report folder (default: {REPORT_DIR} for a full run, "
                             f"{PARTIAL_REPORT_DIR} otherwise)")
@@ -82,6 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="folder for the PNG files (default: figures)")
     figures.add_argument("--jobs", metavar="N", type=_positive, default=None,
                          help="processes to run simulations on (default: every core)")
+    figures.add_argument("--scheduler", metavar="ADDRESS", default=None, help=SCHEDULER_HELP)
     figures.add_argument("--repetitions", metavar="N", type=_positive, default=None,
                          help="repetitions per point (default: the scenario's, 5)")
     figures.add_argument("--length", metavar="TIME", type=_time, default=None,

@@ -59,6 +59,7 @@ from fcsim.validation.commands import (
     figures_command,
     validate_command,
 )
+from fcsim.workers import default_jobs
 
 
 class Interrupted(Exception):
@@ -166,7 +167,8 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         steps = len(sweep_points(scenario)) or scenario.run.repetitions * SLICES
         progress = Progress(steps) if sys.stderr.isatty() else None
         series = TimeSeries() if report is not None else None
-        results = run_scenario(scenario, sinks, progress, series)
+        results = run_scenario(scenario, sinks, progress, series,
+                               args.jobs or default_jobs())
     if writer is not None and writer.left_out:
         print(f"fcsim: --pcap: stopped at {format_size(args.pcap_limit)} (--pcap-limit); "
               f"{writer.left_out} later frames not written", file=sys.stderr)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import closing
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +37,7 @@ from fcsim.trace.timeseries import TimeSeries
 from fcsim.trapeze.config import SliceJobConfig
 from fcsim.trapeze.storage import SliceStorage
 from fcsim.units import format_rate, format_time
+from fcsim.workers import run_unordered
 from fcsim.workload import Generator, Stream, Workload
 
 if TYPE_CHECKING:
@@ -361,13 +363,15 @@ def run_scenario(
     sinks: Sequence[TraceSink] = (),
     progress: Callable[[int, str], None] | None = None,
     series: TimeSeries | None = None,
+    jobs: int = 1,
 ) -> dict[str, Any]:
     """Every repetition of *scenario* and their summary, as one JSON-ready dict.
 
-    A netperf sweep gives one entry in ``points`` per socket and send size,
-    each with its own summary and repetitions; *progress(done, label)* is
-    called after each point (for a single run, :data:`SLICES` times per
-    repetition). Trace *sinks* see the first repetition only (of the first
+    A netperf or iperf sweep gives one entry in ``points`` per socket and send
+    size (or window and bandwidth), each with its own summary and repetitions,
+    the points after the first run on *jobs* worker processes; *progress(done,
+    label)* is called after each point (for a single run, :data:`SLICES` times
+    per repetition). Trace *sinks* see the first repetition only (of the first
     point), and *series* samples it (not for a sweep).
     """
     run = scenario.run
@@ -381,9 +385,21 @@ def run_scenario(
     points = sweep_points(scenario)
     if not points:
         return {**out, **_repeat(scenario, sinks, progress, series)}
-    out["points"] = []
-    for i, (point, narrow) in enumerate(points):
-        out["points"].append({**point, **_repeat(narrow, sinks if i == 0 else ())})
+    done: dict[int, dict[str, Any]] = {}
+
+    def arrived(index: int, repeated: dict[str, Any]) -> None:
+        done[index] = {**points[index][0], **repeated}
         if progress is not None:
-            progress(i + 1, point_label(point))
+            progress(len(done), point_label(points[index][0]))
+    arrived(0, _repeat(points[0][1], sinks))  # here: the trace sinks see it
+    rest = range(1, len(points))
+    if jobs > 1 and len(rest) > 1:
+        # Leaving the block, at the end or on Ctrl-C, kills every worker (fcsim/workers.py).
+        with closing(run_unordered(lambda i: _repeat(points[i][1], ()), rest, jobs)) as each:
+            for index, repeated in each:
+                arrived(index, repeated)
+    else:
+        for index in rest:
+            arrived(index, _repeat(points[index][1], ()))
+    out["points"] = [done[i] for i in range(len(points))]
     return out

@@ -14,6 +14,7 @@ from fcsim.output import check_folder
 from fcsim.progress import Progress
 from fcsim.resources import IN_SOURCE_TREE, SOURCE_ROOT
 from fcsim.validation.claims import load_claims
+from fcsim.validation.cluster import ClusterError
 from fcsim.validation.figures import figure_points, write_figures
 from fcsim.validation.store import FILE_NAME as STORE_FILE
 from fcsim.validation.store import ResultStore
@@ -39,9 +40,9 @@ def figures_command(parser: argparse.ArgumentParser, args: argparse.Namespace) -
     except (ValueError, FileNotFoundError) as error:
         parser.error(str(error))
     print(f"fcsim figures {args.paper}: {total} simulations", file=sys.stderr)
-    with _store(out, args.no_store) as store:
+    with _store(out, args.no_store) as store, _cluster(parser):
         written = write_figures(args.paper, out, jobs=args.jobs, progress=Progress(total),
-                                store=store, **options)
+                                store=store, scheduler=args.scheduler, **options)
     for path in written:
         print(f"wrote {path}")
     return 0
@@ -63,11 +64,20 @@ def validate_command(parser: argparse.ArgumentParser, args: argparse.Namespace) 
         claims = select(load_claims(), args.quick, args.claims)
     except ValueError as error:
         parser.error(f"--claims: {error}")
-    with _store(report, args.no_store) as store:
-        outcomes, meta = validate(claims, args.jobs, store=store)
+    with _store(report, args.no_store) as store, _cluster(parser):
+        outcomes, meta = validate(claims, args.jobs, store=store, scheduler=args.scheduler)
     meta["mode"] = "full" if full else "quick" if args.quick else "selected claims"
     return finish(outcomes, meta, report, record=args.record,
                   readme=SOURCE_ROOT / "README.md" if args.readme else None)
+
+
+@contextmanager
+def _cluster(parser: argparse.ArgumentParser) -> Iterator[None]:
+    """A cluster that cannot be used ends the command with one line (exit status 2)."""
+    try:
+        yield
+    except ClusterError as error:
+        parser.error(f"--scheduler: {error}")
 
 
 @contextmanager

@@ -162,15 +162,17 @@ def write_figures(paper: str, out: Path, *, jobs: int | None = None,
                   pairs: Sequence[str] | None = None, experiments: Sequence[str] | None = None,
                   folder: Path | None = None,
                   progress: Callable[[int, str], None] | None = None,
-                  store: ResultStore | None = None) -> list[Path]:
+                  store: ResultStore | None = None,
+                  scheduler: str | None = None) -> list[Path]:
     """Simulate every point of *paper*'s figures on *jobs* processes (default:
-    all cores) in one pool, then write the figures as PNG files into *out*;
-    their paths, in figure order. The options are those of :func:`plan_figures`;
-    *progress(done, label)* is called after each point (the total is
-    ``len(figure_points(...))``)."""
+    all cores) in one pool, or on the Dask cluster at *scheduler*, then write
+    the figures as PNG files into *out*; their paths, in figure order. The
+    options are those of :func:`plan_figures`; *progress(done, label)* is
+    called after each point (the total is ``len(figure_points(...))``)."""
     plans = plan_figures(paper, folder=folder, repetitions=repetitions, length=length,
                          sockets=sockets, sizes=sizes, pairs=pairs, experiments=experiments)
-    results = run_points([p for plan in plans for p in plan.points], jobs, progress, store)
+    results = run_points([p for plan in plans for p in plan.points], jobs, progress, store,
+                         scheduler)
     paths = []
     for plan in plans:
         path = Path(out) / plan.name

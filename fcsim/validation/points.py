@@ -3,7 +3,6 @@ scenario file, reduced to the figures a check or a figure needs."""
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Iterable
 from contextlib import closing
@@ -16,7 +15,7 @@ from fcsim.resources import DATA_ROOT
 from fcsim.runner import iperf_narrowed, narrowed, run_once
 from fcsim.scenario.loader import load_scenario
 from fcsim.scenario.model import IperfConfig, NetperfConfig, Scenario
-from fcsim.validation.workers import run_unordered
+from fcsim.workers import default_jobs, run_unordered
 
 if TYPE_CHECKING:
     from fcsim.validation.store import ResultStore
@@ -112,19 +111,13 @@ def run_point(point: Point) -> dict[str, Any]:
     return {**kept, "cpu_s": time.process_time() - started}
 
 
-def default_jobs() -> int:
-    """Worker processes: every core this process may use."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not on Linux
-        return os.cpu_count() or 1
-
-
 def run_points(points: Iterable[Point], jobs: int | None = None,
                progress: Callable[[int, str], None] | None = None,
-               store: ResultStore | None = None) -> dict[Point, dict[str, Any]]:
+               store: ResultStore | None = None,
+               scheduler: str | None = None) -> dict[Point, dict[str, Any]]:
     """Results of every distinct point, run on *jobs* processes (default: all
-    cores); *progress(done, label)* after each, with the point's label. With a
+    cores), or on the Dask cluster whose *scheduler* address is given;
+    *progress(done, label)* after each, with the point's label. With a
     *store*, points it holds are not simulated again, and each new result is
     kept in it as it arrives."""
     todo = sorted(set(points))
@@ -144,12 +137,18 @@ def run_points(points: Iterable[Point], jobs: int | None = None,
         if progress:
             progress(len(results), point.label())
 
-    if jobs == 1 or len(todo) <= 1:
+    if scheduler is not None:
+        from fcsim.validation.cluster import run_on_cluster  # Dask only when asked for
+        finishing = run_on_cluster(todo, scheduler)
+    elif jobs == 1 or len(todo) <= 1:
         for point in todo:
             arrived(point, run_point(point))
         return results
-    # Leaving the block, at the end or on Ctrl-C, kills every worker (workers.py).
-    with closing(run_unordered(run_point, todo, jobs)) as finished:
+    else:
+        finishing = run_unordered(run_point, todo, jobs)
+    # Leaving the block, at the end or on Ctrl-C, kills every worker (fcsim/workers.py)
+    # or cancels the cluster's tasks (cluster.py).
+    with closing(finishing) as finished:
         for point, result in finished:
             arrived(point, result)
     return results

@@ -41,7 +41,9 @@ def fingerprint() -> str:
 
 
 @lru_cache(maxsize=256)
-def _scenario_digest(scenario: str) -> str:
+def scenario_digest(scenario: str) -> str:
+    """A digest of the text of the scenario file *scenario* (relative to the data
+    folder, or absolute)."""
     path = Path(scenario) if Path(scenario).is_absolute() else DATA_ROOT / scenario
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -49,7 +51,7 @@ def _scenario_digest(scenario: str) -> str:
 def point_key(point: Point) -> str:
     """The key of *point*'s result: the point, its scenario file's text and the
     simulator's :func:`fingerprint`."""
-    text = json.dumps([asdict(point), _scenario_digest(point.scenario), fingerprint()],
+    text = json.dumps([asdict(point), scenario_digest(point.scenario), fingerprint()],
                       sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()
 

@@ -20,7 +20,7 @@ from fcsim import __version__
 from fcsim.progress import Progress
 from fcsim.validation.checks import CHECKS, NoFigure, Results, Verdict
 from fcsim.validation.claims import Claim, record_statuses
-from fcsim.validation.points import default_jobs, run_points
+from fcsim.validation.points import run_points
 from fcsim.validation.report import (
     readme_table,
     regressions,
@@ -29,6 +29,7 @@ from fcsim.validation.report import (
     write_report,
 )
 from fcsim.validation.store import ResultStore
+from fcsim.workers import default_jobs
 
 
 def select(claims: Sequence[Claim], quick: bool = False,
@@ -55,8 +56,9 @@ def outcome(claim: Claim, verdict: Verdict) -> dict[str, Any]:
 
 def validate(claims: Sequence[Claim], jobs: int | None = None,
              stream: TextIO = sys.stderr, store: ResultStore | None = None,
-             ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Run and judge *claims*; returns the outcomes and the run's meta data.
+             scheduler: str | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Run and judge *claims* on *jobs* processes or the Dask cluster at
+    *scheduler*; returns the outcomes and the run's meta data.
     Points held by *store* are not simulated again. ValueError for a claim
     that has no check in :data:`CHECKS`."""
     started = time.monotonic()
@@ -66,13 +68,14 @@ def validate(claims: Sequence[Claim], jobs: int | None = None,
                          "(fcsim/validation/checks/)")
     points = {p for c in claims for p in CHECKS[c.id].points()}
     jobs = jobs or default_jobs()
+    where = f"the Dask cluster at {scheduler}" if scheduler else f"{jobs} processes"
     stream.write(f"fcsim validate: {len(claims)} claims, {len(points)} simulations "
-                 f"on {jobs} processes\n")
-    results = run_points(points, jobs, Progress(len(points), stream), store)
+                 f"on {where}\n")
+    results = run_points(points, jobs, Progress(len(points), stream), store, scheduler)
     outcomes = [outcome(c, _judge(c, results)) for c in claims]
     meta = {"fcsim version": __version__,
             "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
-            "claims": len(claims), "simulations": len(points), "processes": jobs,
+            "claims": len(claims), "simulations": len(points), "processes": scheduler or jobs,
             "wall time": f"{time.monotonic() - started:.0f} s",
             "simulation processor time": f"{sum(r['cpu_s'] for r in results.values()):.0f} s"}
     return outcomes, meta

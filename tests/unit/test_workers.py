@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from fcsim.validation.workers import WorkerDied, run_unordered
+from fcsim.workers import WorkerDied, run_unordered
 
 
 def _square(n: int) -> int:

@@ -19,6 +19,7 @@ A small process pool made so that stopping can never hang:
 from __future__ import annotations
 
 import multiprocessing
+import os
 import signal
 from collections.abc import Callable, Iterable, Iterator
 from multiprocessing.connection import Connection, wait
@@ -27,6 +28,14 @@ from typing import Any, TypeVar
 Item = TypeVar("Item")
 
 _STOPS = {signal.SIGINT, signal.SIGTERM}
+
+
+def default_jobs() -> int:
+    """Worker processes: every core this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
 
 
 class WorkerDied(RuntimeError):
