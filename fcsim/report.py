@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from fcsim.fc3.results import fc3_lines
-from fcsim.report_networks import busiest, network_lines
+from fcsim.report_networks import network_lines
+from fcsim.report_totals import link_groups, many, slowest_workloads
 from fcsim.units import format_bytes_rate, format_rate, format_size, format_time
 
 
@@ -272,9 +273,12 @@ def _fabric(figures: dict[str, Any]) -> str:
 def _details(results: dict[str, Any]) -> list[str]:
     """Netperf, block storage, workloads, links, switches, loops and ports of a run."""
     first = results["repetitions"][0]
-    lines = (_netperf_lines(results) + _transfer_lines(results) + _storage_lines(results)
-             + (["workloads (mean over repetitions)"] if first["workloads"] else []))
-    for name, w in first["workloads"].items():
+    lines = _netperf_lines(results) + _transfer_lines(results) + _storage_lines(results)
+    names, note, totals = (slowest_workloads(results) if many(first["workloads"])
+                           else (list(first["workloads"]), "", []))
+    lines += ["workloads (mean over repetitions)" + note, *totals] if names else []
+    for name in names:
+        w = first["workloads"][name]
         summary = results["summary"][name]
         tput = summary["throughput_bytes_per_s"]["mean"]
         lat = w["latency_s"]
@@ -290,23 +294,28 @@ def _details(results: dict[str, Any]) -> list[str]:
                          f"{sender['aborted']} aborted sequences")
     lines += ["", *fc3_lines(first)]
     interval = results["run"]["duration_s"] - results["run"]["warmup_s"]
-    links, note = busiest(first["links"], lambda link: max(
-        (d["utilisation"] for d in link["directions"].values()), default=0.0))
     networks = first.get("networks", {"": {**first, "topology": results["scenario"]["topology"]}})
     lan = {name for rep in networks.values() if rep["topology"] in LAN
            for name in rep["links"]}  # no credit on their links
-    lines += ["", "links (first repetition)" + note]
-    for name, link in links:
-        lines.append(f"  {name}: {link['speed']}, {link['length_m']:g} m")
+
+    def show(name: str, link: dict[str, Any]) -> list[str]:
+        out = [f"  {name}: {link['speed']}, {link['length_m']:g} m"]
         for direction, d in link["directions"].items():
             credit = ("" if name in lan else
                       f" credit wait {100 * d['credit_wait_fraction']:.2f} % "
                       f"({d['credit_stalls']} stalls), {d['r_rdy']} R_RDY,")
-            lines.append(
+            out.append(
                 f"    {direction}: utilisation {100 * d['utilisation']:.2f} %, "
                 f"{d['frames']} frames,{credit} {d['errors']} errors"
                 + (f", {d['stops']} STOPs held it {100 * d['stopped_s'] / interval:.2f} %"
                    if "stops" in d and interval > 0 else ""))
+        return out
+    if many(first["links"]):
+        lines += link_groups(first, show)
+    else:
+        lines += ["", "links (first repetition)"]
+        for name, link in first["links"].items():
+            lines += show(name, link)
     for name, network in networks.items():
         lines += ["", f"network {name} ({network['topology']})"] if name else []
         lines += network_lines(network)

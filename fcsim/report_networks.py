@@ -4,9 +4,9 @@ many (every one is in ``--json``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
+from fcsim.report_totals import FEW, SHOWN, busiest, many, port_totals, switch_totals
 from fcsim.units import format_bytes_rate, format_size, format_time
 
 
@@ -18,15 +18,19 @@ def network_lines(first: dict[str, Any]) -> list[str]:
     if first["topology"] == "myrinet":
         return _myrinet_lines(first)
     lines = []
-    switches, note = busiest(first.get("switches", {}), lambda sw: sw["frames_forwarded"])
+    every = first.get("switches", {})
+    large = many(every)  # totals, then fewer switches and outputs each
+    switches, note = busiest(every, lambda sw: sw["frames_forwarded"], FEW if large else SHOWN)
     if switches:
         lines += ["", "switches (first repetition)" + note]
+        lines += switch_totals(every) if large else []
     for name, sw in switches:
         lines.append(
             f"  {name} (domain {sw['domain']}, {sw['model']}): {sw['frames_forwarded']} frames "
             f"forwarded, {sw['f_bsy']} F_BSY, {sw['f_rjt']} F_RJT, {sw['discarded']} discarded")
         used = {i: q for i, q in sw["output_queues"].items() if q["frames"]}
-        outputs, _ = busiest(used, lambda q: q["wait_s"]["mean"], OUTPUTS_SHOWN)
+        outputs, _ = busiest(used, lambda q: q["wait_s"]["mean"],
+                             FEW_OUTPUTS if large else OUTPUTS_SHOWN)
         for index, q in outputs:
             wait, length = q["wait_s"], q["length"]
             lines.append(
@@ -37,8 +41,10 @@ def network_lines(first: dict[str, Any]) -> list[str]:
         if len(used) > len(outputs):
             lines.append(f"    ({len(used) - len(outputs)} more outputs with shorter waits "
                          "in --json)")
-    ports, note = busiest(first["nodes"], lambda n: n["data_frames_tx"] + n["data_frames_rx"])
+    ports, note = busiest(first["nodes"], lambda n: n["data_frames_tx"] + n["data_frames_rx"],
+                          FEW if many(first["nodes"]) else SHOWN)
     lines += ["", "ports (first repetition)" + note]
+    lines += port_totals(first) if many(first["nodes"]) else []
     for name, n in ports:
         lines.append(
             f"  {name} ({n['port_id']}): data {n['data_frames_tx']} tx / {n['data_frames_rx']} rx, "
@@ -96,20 +102,10 @@ def _myrinet_lines(first: dict[str, Any]) -> list[str]:
     return lines
 
 
-SHOWN = 20
-"""Links, switches or ports the summary lists at most; the JSON has them all."""
 OUTPUTS_SHOWN = 5
 """Switch output queues listed per switch at most (the longest mean waits)."""
-
-
-def busiest(entries: dict[str, Any], load: Callable[[Any], float], most: int = SHOWN,
-             ) -> tuple[list[tuple[str, Any]], str]:
-    """The entries to list and a note for their heading: all *entries* in order
-    if at most *most*, otherwise the *most* busiest by *load*."""
-    if len(entries) <= most:
-        return list(entries.items()), ""
-    shown = sorted(entries.items(), key=lambda item: load(item[1]), reverse=True)[:most]
-    return shown, f": the {most} busiest of {len(entries)} (all in --json)"
+FEW_OUTPUTS = 2
+"""Output queues listed per switch when there are many switches."""
 
 
 def _loop_text(rep: dict[str, Any]) -> list[str]:

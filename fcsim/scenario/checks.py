@@ -62,6 +62,9 @@ def _shape(doc: Scenario) -> Iterator[Problem]:
                                                                             len(doc.links))
         yield Problem(section, f"given {count(n, section[:-1])}",
                       "topology 'point-to-point' needs exactly 2 nodes and 1 link")
+    if isinstance(doc, FabricScenario) and not doc.switches:
+        yield Problem("switches", "missing", "at least one [[switches]] table, or a [fabric] "
+                      "table that generates them")
     if isinstance(doc, LoopScenario) and not 2 <= len(doc.nodes) <= MAX_NL_PORTS:
         yield Problem("nodes", f"given {count(len(doc.nodes), 'node')}",
                       f"topology 'loop' needs 2 to {MAX_NL_PORTS} nodes")
@@ -82,7 +85,7 @@ def _run(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
 
 
 def _nodes(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
-    raws = raw["nodes"]
+    raws = raw.get("nodes", [])
     yield from unique(raws, "nodes", "name", [n.name for n in doc.nodes])
     for i, node in enumerate(doc.nodes):
         if node.background_load is not None and node.host is None:
@@ -97,7 +100,7 @@ def _nodes(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
         yield from unique(raw.get("switches", []), "switches", "name",
                           [s.name for s in doc.switches])
     if isinstance(doc, FabricScenario):
-        yield from unique(raw["switches"], "switches", "domain",
+        yield from unique(raw.get("switches", []), "switches", "domain",
                           [s.domain for s in doc.switches])
     if isinstance(doc, PointToPointScenario):
         ids = [n.port_id or default for n, default in zip(doc.nodes, DEFAULT_PORT_IDS,
@@ -129,7 +132,7 @@ def _links(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
     if isinstance(doc, LoopScenario):
         return
     names = list(ports_of(doc.nodes))  # node names, and NAME.i of nodes with several N_Ports
-    raws = raw["links"]
+    raws = raw.get("links", [])
     ports = ({s.name: s.model.ports for s in doc.switches}
              if isinstance(doc, FabricScenario | LanScenario) else {})
     for i, link in enumerate(doc.links):

@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from fcsim.catalog import MODEL_FOLDER
 from fcsim.scenario.checks import check
 from fcsim.scenario.convert import to_scenario
+from fcsim.scenario.generate import expand
 from fcsim.scenario.model import Scenario
 from fcsim.scenario.sections.document import DOCUMENT, Document
 from fcsim.schema.errors import Problem, ScenarioError, problems_of
@@ -65,6 +66,7 @@ def scenario_from_document(data: dict[str, Any], file: str) -> Scenario:
     checks across keys follow once every value is good."""
     folder = MODEL_FOLDER.set(Path(file).parent)
     try:
+        data = expand(data, file)
         try:
             doc = DOCUMENT.validate_python(data)
         except ValidationError as error:

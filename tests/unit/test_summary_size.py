@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fcsim.report import summary_text
-from fcsim.report_networks import SHOWN
+from fcsim.report_totals import FEW
 from fcsim.runner import run_scenario
 from fcsim.scenario.model import StreamConfig
 from tests.builders import fabric
@@ -18,6 +18,6 @@ def test_a_large_fabric_summary_lists_the_busiest() -> None:
     results = run_scenario(scenario)
     text = summary_text(results)
     assert len(text.splitlines()) < 150
-    assert f"ports (first repetition): the {SHOWN} busiest of 60 (all in --json)" in text
+    assert f"ports (first repetition): the {FEW} busiest of 60 (all in --json)" in text
     assert "  n0 (" in text and "  n59 (" in text  # the busy ones are listed
     assert len(results["repetitions"][0]["nodes"]) == 60

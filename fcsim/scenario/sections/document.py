@@ -13,6 +13,7 @@ from fcsim.scenario.sections.ethernet import (
     EthernetNodeSection,
     EthernetSwitchSection,
 )
+from fcsim.scenario.sections.fabric import FabricSection
 from fcsim.scenario.sections.fc3 import AliasGroup
 from fcsim.scenario.sections.internetwork import InternetworkNodeSection, Network
 from fcsim.scenario.sections.links import LinkSection, SwitchSection
@@ -35,7 +36,7 @@ TOPOLOGY_NAMES = ("point-to-point", "fabric", "loop", "ethernet", "myrinet", "in
 Run = table(RunSection, "a table, written [run]")
 Workloads = tables(Workload, "an array of tables, written [[workloads]]")
 Links = tables(LinkSection, "an array of tables, written [[links]]")
-Switches = tables(SwitchSection, "at least one [[switches]] table", 1)
+Switches = tables(SwitchSection, "an array of tables, written [[switches]]")
 Loop = table(LoopSection, "a table, written [loop]")
 _NODES = "an array of tables, written [[nodes]]"
 Nodes = tables(NodeSection, _NODES)
@@ -60,6 +61,8 @@ _NO_SWITCHES = "no [[switches]] outside topology = 'fabric', 'ethernet' or 'myri
 _NO_LOOP = "no [loop] outside topology = 'loop'"
 _NO_ALIASES = ("no [[alias_groups]] outside topology = 'fabric': hunt groups and multicast "
                "are routed by a fabric's switches")
+_NO_FABRIC = "no [fabric] outside topology = 'fabric': it generates switches of a fabric"
+Generated = table(FabricSection, "a table, written [fabric]")
 AliasGroups = tables(AliasGroup, "an array of tables, written [[alias_groups]]")
 
 
@@ -80,7 +83,8 @@ class _Scenario(Section):
 class PointToPointScenario(_Scenario):
     """Two nodes joined by one link."""
 
-    elsewhere = {"switches": _NO_SWITCHES, "loop": _NO_LOOP, "alias_groups": _NO_ALIASES}
+    elsewhere = {"switches": _NO_SWITCHES, "loop": _NO_LOOP, "alias_groups": _NO_ALIASES,
+                 "fabric": _NO_FABRIC}
 
     topology: Literal["point-to-point"] = key(help="Exactly 2 nodes and 1 link joining them.")
     nodes: Nodes = key(
@@ -96,13 +100,20 @@ class FabricScenario(_Scenario):
     elsewhere = {"loop": _NO_LOOP}
 
     topology: Literal["fabric"] = key(help="A switched fabric of one or more switches.")
-    switches: Switches = key(
-        help="The switches.")
-    nodes: FabricNodes = key(
-        help="The nodes, each on a switch port.")
-    links: Links = key(help="Node-to-switch links and inter-switch links.")
+    switches: Switches = key([], "The switches, at least one unless [fabric] generates "
+                             "them.")
+    nodes: FabricNodes = key([], "The nodes, each on a switch port (default: none; [fabric] "
+                             "appends its own).")
+    links: Links = key([], "Node-to-switch links and inter-switch links (default: none; "
+                       "[fabric] appends its own).")
     alias_groups: AliasGroups = key(
         [], "FC-3 hunt groups and multicast groups (default: none).")
+    fabric: Generated = key(None, "A fabric generated from a few counts (core-edge, full "
+                            "mesh, fat tree), its switches, nodes and links appended to any "
+                            "listed (then [[switches]], [[nodes]] and [[links]] may be left "
+                            "out).", {"kind": "core-edge", "switches": 12, "cores": 2,
+                                      "model": "generic-nonblocking",
+                                      "nodes_per_switch": 8, "speed": "4GFC"})
 
 
 class LoopScenario(_Scenario):
@@ -110,7 +121,8 @@ class LoopScenario(_Scenario):
     are no `[[links]]`."""
 
     elsewhere = {"links": "no [[links]] on a loop: the [loop] table describes the ring",
-                 "switches": _NO_SWITCHES, "alias_groups": _NO_ALIASES}
+                 "switches": _NO_SWITCHES, "alias_groups": _NO_ALIASES,
+                 "fabric": _NO_FABRIC}
 
     topology: Literal["loop"] = key(help="An arbitrated loop of 2 to 126 NL_Ports.")
     loop: Loop = key(help="The ring.")
@@ -123,7 +135,8 @@ class EthernetScenario(_Scenario):
     or through Ethernet switches with VLANs. Workloads are netperf and iperf
     (FC-2 and SCSI workloads need Fibre Channel)."""
 
-    elsewhere = {"loop": _NO_LOOP, "alias_groups": _NO_ALIASES}
+    elsewhere = {"loop": _NO_LOOP, "alias_groups": _NO_ALIASES,
+                 "fabric": _NO_FABRIC}
 
     topology: Literal["ethernet"] = key(help="An Ethernet network.")
     switches: EthernetSwitches = key([], "The Ethernet switches (default: none, hosts "
@@ -141,7 +154,8 @@ class MyrinetScenario(_Scenario):
     faults on a file striped over Slice block servers (Trapeze); FC-2 and SCSI
     workloads need Fibre Channel."""
 
-    elsewhere = {"loop": _NO_LOOP, "alias_groups": _NO_ALIASES}
+    elsewhere = {"loop": _NO_LOOP, "alias_groups": _NO_ALIASES,
+                 "fabric": _NO_FABRIC}
 
     topology: Literal["myrinet"] = key(help="A Myrinet network.")
     switches: MyrinetSwitches = key([], "The Myrinet switches (default: none, two hosts "
@@ -164,7 +178,8 @@ class InternetworkScenario(_Scenario):
     elsewhere = {"links": "no [[links]] in an internetwork: each [[networks]] table has its "
                  "own", "switches": "no [[switches]] in an internetwork: each [[networks]] "
                  "table has its own", "loop": "no [loop] in an internetwork: a [[networks]] "
-                 "table with topology = 'loop' has it", "alias_groups": _NO_ALIASES}
+                 "table with topology = 'loop' has it", "alias_groups": _NO_ALIASES,
+                 "fabric": _NO_FABRIC}
 
     topology: Literal["internetwork"] = key(help="Several networks joined by the hosts on "
                                             "more than one.")

@@ -1,0 +1,157 @@
+"""A generated fabric written out: the ``[fabric]`` table of a scenario file
+becomes ``[[switches]]``, ``[[nodes]]``, ``[[links]]`` (and ring
+``[[workloads]]``) tables, appended after the listed ones, before the file is
+read. A generated fabric is thus checked, converted and built exactly as the
+same fabric written out by hand. Problems of the table itself (keys that do
+not go together, more domains than a fabric has, more ports than a switch
+model has) are reported first, one line each, naming ``fabric.KEY``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from pydantic import ValidationError
+
+from fcsim.fabric.shapes import Shape, core_edge, fat_tree, full_mesh, ring
+from fcsim.scenario.sections.fabric import FabricSection
+from fcsim.schema.errors import Problem, ScenarioError, given, problems_of
+from fcsim.schema.fields import table
+from fcsim.schema.section import Section, key
+
+MAX_DOMAINS = 239
+"""Switch domains a fabric may hold (domain IDs 1..239, FC-SW)."""
+_ALLOWED = {"core-edge": ("switches", "cores"), "full-mesh": ("switches",),
+            "fat-tree": ("pods",)}
+"""The count keys each kind takes; the first is required."""
+
+
+class _FabricOnly(Section):
+    """The ``[fabric]`` table alone, read before the rest of the file."""
+
+    fabric: table(FabricSection, "a table, written [fabric]") = key(  # type: ignore[valid-type]
+        help="The generated fabric.")
+
+
+def expand(data: dict[str, Any], file: str) -> dict[str, Any]:
+    """*data*, the TOML document of scenario file *file*, with the tables its
+    ``[fabric]`` table generates appended (*data* itself if it has none);
+    :class:`ScenarioError` with every problem of the ``[fabric]`` table."""
+    raw = data.get("fabric")
+    if data.get("topology") != "fabric" or raw is None:
+        return data
+    try:
+        fabric = _FabricOnly.model_validate({"fabric": raw}).fabric
+    except ValidationError as error:
+        raise ScenarioError(file, problems_of(error, _FabricOnly, {"fabric": raw})) from None
+    problems = list(_combination(fabric, raw))
+    if not problems:
+        shape = shape_of(fabric)
+        problems = list(_room(fabric, raw, shape, len(data.get("switches", []))))
+    if problems:
+        raise ScenarioError(file, problems)
+    return {**data, **tables(fabric, raw, shape, data)}
+
+
+def shape_of(fabric: FabricSection) -> Shape:
+    """The switches, N_Ports and ISLs *fabric* describes (its keys checked)."""
+    n, isls = fabric.nodes_per_switch, fabric.isls
+    if fabric.kind == "core-edge":
+        return core_edge(fabric.switches, _cores(fabric), n, isls)  # type: ignore[arg-type]
+    if fabric.kind == "full-mesh":
+        return full_mesh(fabric.switches, n, isls)  # type: ignore[arg-type]
+    return fat_tree(fabric.pods, n, isls)  # type: ignore[arg-type]
+
+
+def _cores(fabric: FabricSection) -> int:
+    return 2 if fabric.cores is None else fabric.cores
+
+
+def _written(raw: dict[str, Any], name: str) -> Any:
+    """The value of key *name* as the file writes it, or its default."""
+    return raw[name] if name in raw else FabricSection.model_fields[name].default
+
+
+def tables(fabric: FabricSection, raw: dict[str, Any], shape: Shape,
+           data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """The ``switches``, ``nodes``, ``links`` and ``workloads`` arrays of *data*
+    with those of *shape* appended, written as a scenario file writes them."""
+    model = _written(raw, "model")
+    models = {"edge": model, "core": raw.get("core_model", model),
+              "aggregation": raw.get("core_model", model)}
+    speed, isl_speed = raw["speed"], raw.get("isl_speed", raw["speed"])
+    length, isl_length = _written(raw, "length"), _written(raw, "isl_length")
+    links = [{"name": node, "ends": [node, f"{switch}:{port}"], "speed": speed,
+              "length": length} for node, switch, port in shape.nodes]
+    several = fabric.isls > 1
+    for i, ((a, pa), (b, pb)) in enumerate(shape.isls):
+        name = f"{a}-{b}" + (f"-{i % fabric.isls}" if several else "")
+        links.append({"name": name, "ends": [f"{a}:{pa}", f"{b}:{pb}"], "speed": isl_speed,
+                      "length": isl_length})
+    workloads = [] if fabric.traffic == "none" else [
+        {"name": f"ring{e}", "type": "stream", "from": source, "to": destination, "class": 3,
+         "size": _written(raw, "stream_size"), "outstanding": _written(raw, "outstanding")}
+        for e, (source, destination) in enumerate(ring(shape, fabric.nodes_per_switch))]
+    return {"switches": [*data.get("switches", []),
+                         *({"name": name, "model": models[role]} for name, role in shape.switches)],
+            "nodes": [*data.get("nodes", []), *({"name": node} for node, _, _ in shape.nodes)],
+            "links": [*data.get("links", []), *links],
+            "workloads": [*data.get("workloads", []), *workloads]}
+
+
+def _combination(fabric: FabricSection, raw: dict[str, Any]) -> Iterator[Problem]:
+    """The count keys given must be those of the kind; fat-tree pods are even."""
+    allowed = _ALLOWED[fabric.kind]
+    for name in ("switches", "cores", "pods", "core_model"):
+        if name in raw and name not in allowed and not (name == "core_model"
+                                                        and fabric.kind != "full-mesh"):
+            takes = " and ".join(allowed + (("core_model",) if fabric.kind != "full-mesh"
+                                            else ()))
+            yield Problem(f"fabric.{name}", given(raw[name]),
+                          f"not with kind = {fabric.kind!r}, which takes {takes}")
+    if allowed[0] not in raw:
+        yield Problem(f"fabric.{allowed[0]}", "missing",
+                      f"kind = {fabric.kind!r} needs {FabricSection.expects(allowed[0])}")
+    elif fabric.kind == "core-edge" and _cores(fabric) >= fabric.switches:  # type: ignore[operator]
+        yield Problem("fabric.cores", given(_cores(fabric)),
+                      f"fewer than switches ({fabric.switches}): at least one edge switch")
+    if fabric.kind == "fat-tree" and fabric.pods is not None and fabric.pods % 2:
+        yield Problem("fabric.pods", given(raw["pods"]), FabricSection.expects("pods"))
+
+
+def _room(fabric: FabricSection, raw: dict[str, Any], shape: Shape,
+          listed: int) -> Iterator[Problem]:
+    """Domains left for the generated switches; ports of each switch model for
+    the ports each switch uses; two N_Ports for a ring."""
+    count = _ALLOWED[fabric.kind][0]
+    if listed + len(shape.switches) > MAX_DOMAINS:
+        yield Problem(f"fabric.{count}", given(raw[count]),
+                      f"a fabric of at most {MAX_DOMAINS} domains: {len(shape.switches)} "
+                      f"generated switches and {listed} listed in [[switches]] make "
+                      f"{listed + len(shape.switches)}")
+    used = shape.ports_used()
+    core = fabric.core_model or fabric.model
+    for name, role in shape.switches:
+        model = fabric.model if role == "edge" else core
+        if used[name] > model.ports:
+            where = "nodes_per_switch" if role == "edge" else count
+            yield Problem(f"fabric.{where}", given(raw[where]),
+                          f"fewer ports per switch: {role} switch {name} needs "
+                          f"{used[name]} ports ({_ports(fabric, role)}) and its model "
+                          f"{model.name} has {model.ports}")
+            break
+    if fabric.traffic == "ring" and len(shape.nodes) < 2:
+        yield Problem("fabric.traffic", given(raw["traffic"]),
+                      "'none' with a single N_Port: a ring needs two N_Ports or more")
+
+
+def _ports(fabric: FabricSection, role: str) -> str:
+    """How many ports a switch of *role* uses, as a formula of the keys."""
+    isls = f"isls {fabric.isls}"
+    if role == "edge":
+        up = {"core-edge": f"cores {_cores(fabric)}", "full-mesh": "(switches - 1)",
+              "fat-tree": "pods/2"}[fabric.kind]
+        return f"nodes_per_switch {fabric.nodes_per_switch} + {up} x {isls}"
+    if fabric.kind == "core-edge":
+        return f"(switches - cores) x {isls}"
+    return f"pods {fabric.pods} x {isls}"

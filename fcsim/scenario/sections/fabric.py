@@ -1,0 +1,70 @@
+"""The ``[fabric]`` table: a fabric generated from a few counts rather than
+listed switch by switch (see :mod:`fcsim.fabric.shapes` and :mod:`fcsim.scenario.generate`)."""
+
+from __future__ import annotations
+
+from fcsim.fabric.shapes import KINDS
+from fcsim.scenario.sections.links import SPEED_HELP, CableLength, SwitchModelName
+from fcsim.schema.fields import Count, Speed, choice, integer, size
+from fcsim.schema.section import Section, key
+
+Kind = choice(dict(zip(KINDS, KINDS, strict=True)))
+Domains = integer(2, 239, "an integer 2..239 (switches, each a fabric domain)")
+Cores = integer(1, 238, "an integer 1..238 (core switches, fewer than switches)")
+Pods = integer(2, 12, "an even integer 2..12 (k of a k-ary fat tree: 5k²/4 switches, at "
+               "most 239 domains)")
+NPorts = integer(1, 255, "an integer 1..255 (N_Ports on each edge switch)")
+Traffic = choice({"none": "none", "ring": "ring"})
+StreamSize = size(1, text="a size with a unit such as '16 KiB', >= 1 B")
+
+
+class FabricSection(Section):
+    """A generated fabric: its switches, N_Ports and links are made from these
+    counts and appended to any listed in `[[switches]]`, `[[nodes]]` and
+    `[[links]]` (then checked and built exactly as listed ones). `core-edge`:
+    `cores` core switches c0, c1, ... and the other switches edges e0, e1, ...,
+    every edge joined to every core. `full-mesh`: switches s0, s1, ... each
+    joined to every other. `fat-tree`: the three-level k-ary fat tree (Al-Fares
+    et al., SIGCOMM 2008), k = `pods`: per pod p, k/2 edge switches p<p>e<i>
+    joined to its k/2 aggregation switches p<p>a<j>, those joined to the
+    (k/2)² cores c0, c1, .... N_Ports sit on the edge switches (every switch
+    of a full mesh), named after their switch: e3n5 is N_Port 5 of e3, on its
+    port 5; ISLs follow on the next ports. [[workloads]] may name these
+    N_Ports. See docs/fabrics.md."""
+
+    where = "in [fabric]"
+
+    kind: Kind = key(help="The fabric's shape: 'core-edge', 'full-mesh' or 'fat-tree'.",
+                     example="core-edge")
+    switches: Domains = key(None, "core-edge and full-mesh: how many switches (domains) in "
+                            "all, cores included.", 239)
+    cores: Cores = key(None, "core-edge only: how many of the switches are cores (default: "
+                       "2).", 4)
+    pods: Pods = key(None, "fat-tree only: k, the pods (even): k²/2 edge, k²/2 aggregation "
+                     "and k²/4 core switches.", 8)
+    model: SwitchModelName = key(help="The switch model of the edge switches (every switch "
+                                 "of a full mesh): a file name in models/switches/ (no "
+                                 ".toml) or a model file path ending in .toml.",
+                                 example="generic-nonblocking")
+    core_model: SwitchModelName = key(None, "The switch model of the core (and fat-tree "
+                                      "aggregation) switches (default: model).",
+                                      "generic-director-256")
+    nodes_per_switch: NPorts = key(help="N_Ports on each edge switch (every switch of a full "
+                                   "mesh), on its ports 0, 1, ...; each is a node with the "
+                                   "[[nodes]] defaults.", example=17)
+    isls: Count = key(1, "Inter-switch links joining each pair of joined switches.", 2)
+    speed: Speed = key(help="Line speed of the links from N_Ports to their switch. "
+                       + SPEED_HELP, example="4GFC")
+    length: CableLength = key("0 m", "Cable length from each N_Port to its switch, m.",
+                              "5 m")
+    isl_speed: Speed = key(None, "Line speed of the inter-switch links (default: speed).",
+                           "8GFC")
+    isl_length: CableLength = key("0 m", "Cable length of each inter-switch link, m.",
+                                  "500 m")
+    traffic: Traffic = key("none", "Generated workloads: 'none', or 'ring': a saturating "
+                           "Class 3 stream from N_Port 0 of each edge switch to N_Port 1 "
+                           "(N_Port 0 if it has one) of the next edge switch, the last to "
+                           "the first, named ring0, ring1, ....", "ring")
+    stream_size: StreamSize = key("16 KiB", "ring only: bytes per sequence of each stream.",
+                                  "64 KiB")
+    outstanding: Count = key(2, "ring only: sequences each stream keeps in flight.", 4)
