@@ -1,13 +1,14 @@
 """Frames per wall-second through one switch, against the number of port pairs.
 
 Scenario: a 64-port non-blocking switch (models/switches/generic-nonblocking,
-virtual output queues, cut-through), 1, 8, 32 pairs of N_Ports, each pair a
+virtual output queues, cut-through; the same with 256 ports for 128 pairs),
+1, 8, 32, 128 pairs of N_Ports, each pair a
 saturating Class 3 stream of 16 KiB sequences at 1GFC; every pair simulated
 for about the same number of frames. Only the event loop is timed. The cost
 per frame should not grow with the switch: the target is 32 pairs within
 15 % of 1 pair.
 
-Usage: python bench/switch_frames_per_second.py [--pairs 1 8 32] [--repeat N]
+Usage: python bench/switch_frames_per_second.py [--pairs 1 8 32 128] [--repeat N]
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ FRAMES_PER_RUN = 160_000
 
 def run(pairs: int) -> tuple[int, float]:
     """Frames forwarded by the switch and wall time of the event loop."""
-    model = dataclasses.replace(load_switch_model("generic-nonblocking"), ports=64)
+    model = dataclasses.replace(load_switch_model("generic-nonblocking"),
+                                ports=max(64, 2 * pairs))
     names = [f"n{i}" for i in range(2 * pairs)]
     loads = tuple(StreamConfig(f"w{i}", f"n{2 * i}", f"n{2 * i + 1}", 8 * 2048, outstanding=4)
                   for i in range(pairs))
@@ -59,7 +61,7 @@ def run(pairs: int) -> tuple[int, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pairs", type=int, nargs="+", default=[1, 8, 32])
+    parser.add_argument("--pairs", type=int, nargs="+", default=[1, 8, 32, 128])
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     rates = {}
