@@ -14,9 +14,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from fcsim.fabric.shapes import Shape, core_edge, fat_tree, full_mesh, ring
+from fcsim.scenario.sections.document import Generated
 from fcsim.scenario.sections.fabric import FabricSection
 from fcsim.schema.errors import Problem, ScenarioError, given, problems_of
-from fcsim.schema.fields import table
 from fcsim.schema.section import Section, key
 
 MAX_DOMAINS = 239
@@ -29,8 +29,7 @@ _ALLOWED = {"core-edge": ("switches", "cores"), "full-mesh": ("switches",),
 class _FabricOnly(Section):
     """The ``[fabric]`` table alone, read before the rest of the file."""
 
-    fabric: table(FabricSection, "a table, written [fabric]") = key(  # type: ignore[valid-type]
-        help="The generated fabric.")
+    fabric: Generated = key(help="The generated fabric.")
 
 
 def expand(data: dict[str, Any], file: str) -> dict[str, Any]:
@@ -130,28 +129,39 @@ def _room(fabric: FabricSection, raw: dict[str, Any], shape: Shape,
                       f"generated switches and {listed} listed in [[switches]] make "
                       f"{listed + len(shape.switches)}")
     used = shape.ports_used()
-    core = fabric.core_model or fabric.model
-    for name, role in shape.switches:
-        model = fabric.model if role == "edge" else core
-        if used[name] > model.ports:
-            where = "nodes_per_switch" if role == "edge" else count
-            yield Problem(f"fabric.{where}", given(raw[where]),
-                          f"fewer ports per switch: {role} switch {name} needs "
-                          f"{used[name]} ports ({_ports(fabric, role)}) and its model "
-                          f"{model.name} has {model.ports}")
-            break
+    for role in ("edge", "core"):  # the first switch of a role uses as many as any
+        name = next((n for n, r in shape.switches if r == role), None)
+        model = fabric.model if role == "edge" else fabric.core_model or fabric.model
+        if name is not None and used[name] > model.ports:
+            yield _too_many_ports(fabric, raw, name, role, used[name], model.ports,
+                                  model.name)
     if fabric.traffic == "ring" and len(shape.nodes) < 2:
         yield Problem("fabric.traffic", given(raw["traffic"]),
                       "'none' with a single N_Port: a ring needs two N_Ports or more")
 
 
-def _ports(fabric: FabricSection, role: str) -> str:
-    """How many ports a switch of *role* uses, as a formula of the keys."""
-    isls = f"isls {fabric.isls}"
-    if role == "edge":
-        up = {"core-edge": f"cores {_cores(fabric)}", "full-mesh": "(switches - 1)",
-              "fat-tree": "pods/2"}[fabric.kind]
-        return f"nodes_per_switch {fabric.nodes_per_switch} + {up} x {isls}"
-    if fabric.kind == "core-edge":
-        return f"(switches - cores) x {isls}"
-    return f"pods {fabric.pods} x {isls}"
+def _too_many_ports(fabric: FabricSection, raw: dict[str, Any], name: str, role: str,
+                    used: int, ports: int, model: str) -> Problem:
+    """The problem of switch *name* (the first of its *role*) needing *used*
+    ports where its *model* has *ports*: at the key whose largest value fits."""
+    n, isls = fabric.nodes_per_switch, fabric.isls
+    has = f"its model {model} has {ports} ports"
+    if role == "core" and fabric.kind == "core-edge":
+        return Problem("fabric.switches", given(raw["switches"]),
+                       f"at most {_cores(fabric) + ports // isls}: core switch {name} takes "
+                       f"isls ({isls}) ports per edge switch and {has}")
+    if role == "core":
+        return Problem("fabric.pods", given(raw["pods"]),
+                       f"at most {ports // isls // 2 * 2}: core and aggregation switches take "
+                       f"pods x isls ({isls}) ports and {has}")
+    isl_ports = used - n
+    formula = {"core-edge": f"cores {_cores(fabric)}", "full-mesh": "(switches - 1)",
+               "fat-tree": "pods/2"}[fabric.kind] + f" x isls {isls}"
+    if isl_ports < ports:
+        return Problem("fabric.nodes_per_switch", given(n),
+                       f"at most {ports - isl_ports}: edge switch {name} takes {isl_ports} "
+                       f"ports for ISLs ({formula}) and {has}")
+    key_name = _ALLOWED[fabric.kind][1 if fabric.kind == "core-edge" else 0]
+    return Problem(f"fabric.{key_name}", given(raw.get(key_name, _cores(fabric))),
+                   f"fewer switches joined or fewer isls: edge switch {name} needs "
+                   f"{isl_ports} ports for ISLs ({formula}) and {has}")

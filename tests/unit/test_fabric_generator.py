@@ -137,14 +137,25 @@ def test_a_generated_fabric_is_the_fabric_written_out(tmp_path: Path) -> None:
     assert all(w["payload_bytes"] > 0 for w in a["repetitions"][0]["workloads"].values())
 
 
+_COUNTS = ('kind = "core-edge"\nswitches = 4\ncores = 2\nmodel = "generic-nonblocking"\n'
+           "nodes_per_switch = 2\nisls = 2")
+_FAT_TREE = ('kind = "fat-tree"\npods = 12\nmodel = "generic-nonblocking"\n'
+             "nodes_per_switch = 2\nisls = 6")
+
+
 @pytest.mark.parametrize(("edit", "key", "value", "allowed"), [
     (("switches = 4", "switches = 240"), "fabric.switches", "given 240", "an integer 2..239"),
     (("kind = \"core-edge\"", "kind = \"torus\""), "fabric.kind", "given 'torus'",
      "one of 'core-edge', 'full-mesh', 'fat-tree'"),
     (("cores = 2", "cores = 4"), "fabric.cores", "given 4", "fewer than switches (4)"),
     (("nodes_per_switch = 2", "nodes_per_switch = 61"), "fabric.nodes_per_switch",
-     "given 61", "edge switch e0 needs 65 ports (nodes_per_switch 61 + cores 2 x isls 2) "
-     "and its model generic-nonblocking has 64"),
+     "given 61", "at most 60: edge switch e0 takes 4 ports for ISLs (cores 2 x isls 2) "
+     "and its model generic-nonblocking has 64 ports"),
+    (("isls = 2", "isls = 40"), "fabric.cores", "given 2", "fewer switches joined or fewer "
+     "isls: edge switch e0 needs 80 ports for ISLs (cores 2 x isls 40)"),
+    ((_COUNTS, _FAT_TREE),
+     "fabric.pods", "given 12", "at most 10: core and aggregation switches take pods x "
+     "isls (6) ports and its model generic-nonblocking has 64 ports"),
     (("switches = 4", "pods = 4"), "fabric.pods", "given 4",
      "not with kind = 'core-edge', which takes switches and cores and core_model"),
     (("kind = \"core-edge\"\nswitches = 4\ncores = 2", "kind = \"fat-tree\"\npods = 5"),
@@ -154,8 +165,8 @@ def test_a_generated_fabric_is_the_fabric_written_out(tmp_path: Path) -> None:
     (("switches = 4\n", ""), "fabric.switches", "missing",
      "kind = 'core-edge' needs an integer 2..239"),
     (("switches = 4", "switches = 36"), "fabric.switches", "given 36",
-     "core switch c0 needs 68 ports ((switches - cores) x isls 2) and its model "
-     "generic-nonblocking has 64"),
+     "at most 34: core switch c0 takes isls (2) ports per edge switch and its model "
+     "generic-nonblocking has 64 ports"),
 ])
 def test_a_bad_fabric_table_is_refused_in_one_line(
         tmp_path: Path, edit: tuple[str, str], key: str, value: str, allowed: str) -> None:
