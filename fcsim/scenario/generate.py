@@ -34,11 +34,14 @@ class _FabricOnly(Section):
 
 def expand(data: dict[str, Any], file: str) -> dict[str, Any]:
     """*data*, the TOML document of scenario file *file*, with the tables its
-    ``[fabric]`` table generates appended (*data* itself if it has none);
-    :class:`ScenarioError` with every problem of the ``[fabric]`` table."""
+    ``[fabric]`` table generates appended (*data* itself if it has none, or
+    if a table to append to is not an array); :class:`ScenarioError` with
+    every problem of the ``[fabric]`` table."""
     raw = data.get("fabric")
-    if data.get("topology") != "fabric" or raw is None:
-        return data
+    listed = ("switches", "nodes", "links", "workloads")
+    if data.get("topology") != "fabric" or raw is None or not all(
+            isinstance(data.get(name, []), list) for name in listed):
+        return data  # reading the file reports what is wrong
     try:
         fabric = _FabricOnly.model_validate({"fabric": raw}).fabric
     except ValidationError as error:

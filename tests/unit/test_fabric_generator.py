@@ -188,3 +188,9 @@ def test_no_fabric_table_outside_a_fabric(tmp_path: Path) -> None:
     assert_refused(tmp_path, GENERATED, ('topology = "fabric"', 'topology = "loop"'),
                    "fabric", "given {kind = 'core-edge', switches = 4, cores = 2, model = 'ge...",
                    "no [fabric] outside topology = 'fabric'")
+
+
+def test_listed_tables_that_are_not_arrays_are_refused_as_such(tmp_path: Path) -> None:
+    assert_refused(tmp_path, GENERATED, ('description = "generated"',
+                                         'description = "generated"\nswitches = 3'),
+                   "switches", "given 3", "an array of tables, written [[switches]]")
