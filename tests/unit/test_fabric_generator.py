@@ -194,3 +194,26 @@ def test_listed_tables_that_are_not_arrays_are_refused_as_such(tmp_path: Path) -
     assert_refused(tmp_path, GENERATED, ('description = "generated"',
                                          'description = "generated"\nswitches = 3'),
                    "switches", "given 3", "an array of tables, written [[switches]]")
+
+
+@pytest.mark.parametrize(("counts", "switches", "streams"), [
+    ('kind = "full-mesh"\nswitches = 5', 5, 5),
+    ('kind = "fat-tree"\npods = 4', 20, 8),
+])
+def test_every_kind_loads_routes_and_carries_its_ring(
+        tmp_path: Path, counts: str, switches: int, streams: int) -> None:
+    path = tmp_path / "kind.toml"
+    path.write_text(GENERATED.replace('kind = "core-edge"\nswitches = 4\ncores = 2', counts)
+                    .replace('duration = "2 ms"', 'duration = "1 ms"'), encoding="utf-8")
+    scenario = load_scenario(path)
+    assert len(scenario.switches) == switches and len(scenario.workloads) == streams
+    first = run_scenario(scenario)["repetitions"][0]
+    assert all(w["payload_bytes"] > 0 for w in first["workloads"].values())
+
+
+def test_the_239_domain_example_is_as_its_file_says() -> None:
+    scenario = load_scenario(Path(__file__).parents[2] / "scenarios/fabric-239-domains.toml")
+    assert len(scenario.switches) == 239 and len(scenario.nodes) == 235 * 17 == 3995
+    isls = [link for link in scenario.links if all(":" in end for end in link.ends)]
+    assert len(isls) == 235 * 4 and len(scenario.workloads) == 235
+    assert {s.model.ports for s in scenario.switches[:4]} == {256}
