@@ -1,11 +1,8 @@
 """The figures of the validation papers, simulated and written as PNG files.
 
-``ong-farrell``: one figure per scenario file of ``scenarios/ong-farrell``, named
-after it (``fig06-stream-c110-to-c110.png``): for each of the 14 sender->receiver
-pairs, netperf TCP_STREAM throughput (Mbit/s, figures 6-19) and TCP_RR latency
-(µs, figures 20-33) against the message size, one line per socket size, each
-point the mean over the repetitions with min/max error bars, titled as in the
-paper ("Figure 6: Bandwidth Performance from C110 to C110").
+``ong-farrell``: figures 6-33 of Ong & Farrell, one per scenario file of
+``scenarios/ong-farrell``, a panel per socket size
+(:mod:`fcsim.validation.figures_ong_farrell`).
 
 ``hpss``: the HPSS benchmarks' bars per mover path
 (:mod:`fcsim.validation.figures_hpss`).
@@ -29,9 +26,11 @@ left out.
 By default every point of the files' grids is simulated with the files' own
 repetitions and netperf length (10 s), all in one pool of processes. For
 ``ong-farrell`` that is 28 files x 9 sockets x 16 message sizes x 5 repetitions =
-20,160 points. Measured processor time per point: 5.6 s for a stream point and
-2.2 s for an RR point on average over the message sizes (13-22 s for stream
-messages of 1-64 B, under 2 s for 4 KB and more), so the full grid takes about
+20,160 points, and the 14 TCP_RR files' command as printed, one 1-byte run per
+socket and repetition (630 more). Measured processor time per point: 5.6 s for
+a stream point and 2.2 s for an RR point on average over the message sizes
+(12-22 s for stream messages of 1-64 B, 0.5 s for 256 B-1 KB, 1.5-5 s from
+2 KB up), so the full grid takes about
 22 processor hours: about 11 hours on 2 idle cores, 3 on 8. ``rd11`` has 510
 points (4 experiments x 5 loads x 6 or 11 message sizes x 3 repetitions of
 1 s runs, as its files say) of 0.3-3.5 s of processor time each (the loads
@@ -42,7 +41,6 @@ are simulated too): about 6 minutes on 2 cores. The keyword arguments narrow the
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,7 +50,7 @@ from fcsim.scenario.loader import load_scenario
 from fcsim.scenario.model import NetperfConfig, Scenario
 from fcsim.validation.figures_hpss import plan_hpss
 from fcsim.validation.figures_slice import plan_slice
-from fcsim.validation.plots import METRICS, degradation_figure, netperf_figure, size_label
+from fcsim.validation.plots import METRICS, degradation_figure, size_label
 from fcsim.validation.points import ROOT, Point, run_points
 from fcsim.validation.store import ResultStore
 
@@ -72,11 +70,7 @@ RD11_TITLES = {"mem-stream": "From memory to memory: Throughput",
 """The document's caption of each RD11 experiment's figure, in the document's order;
 other experiments follow, captioned with their name and metric."""
 
-PRINTED = "as printed"
-"""Label of a TCP_RR figure's series run as the paper prints its command (netperf
-ignores -m in TCP_RR: every point is a 1-byte transaction)."""
 _METRIC_WORDS = {"throughput": "Throughput", "latency": "Communication latency"}
-_ONG_NAME = re.compile(r".*figure (\d+): (bandwidth|latency) from (.+)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -138,12 +132,13 @@ def plan_figures(paper: str, *, folder: Path | None = None, repetitions: int | N
         from fcsim.validation.figures_das2 import plan_das2
         return {"hpss": plan_hpss, "slice": plan_slice, "das2": plan_das2}[paper](
             folder, repetitions)
-    grid = _Grid(repetitions, length, sockets, sizes)
+    grid = Grid(repetitions, length, sockets, sizes)
     if paper == "ong-farrell":
         if experiments is not None:
             raise ValueError("experiments select rd11 figures; ong-farrell figures "
                              "are selected by pairs")
-        return _ong_farrell(folder, grid, pairs)
+        from fcsim.validation.figures_ong_farrell import plan_ong_farrell
+        return plan_ong_farrell(folder, grid, pairs)
     if pairs is not None:
         raise ValueError("pairs select ong-farrell figures; rd11 figures are selected "
                          "by experiments")
@@ -179,7 +174,8 @@ def write_figures(paper: str, out: Path, *, jobs: int | None = None,
         if paper in ("hpss", "slice"):
             plan.draw(results, path)
         elif paper == "ong-farrell":
-            _draw_netperf(plan, results, path)
+            from fcsim.validation.figures_ong_farrell import draw_ong_farrell
+            draw_ong_farrell(plan, results, path)
         elif paper == "das2":
             from fcsim.validation.figures_das2 import draw_das2
             draw_das2(plan, results, path)
@@ -190,8 +186,10 @@ def write_figures(paper: str, out: Path, *, jobs: int | None = None,
 
 
 @dataclass(frozen=True)
-class _Grid:
-    """The narrowing options of :func:`plan_figures`."""
+class Grid:
+    """The narrowing options of :func:`plan_figures`: *repetitions* per point and
+    netperf *length* (s) instead of the files' own (None: theirs), and the
+    *sockets* and message *sizes* (bytes) of each file's grid to draw (None: all)."""
 
     repetitions: int | None
     length: float | None
@@ -230,7 +228,7 @@ def _point_path(path: Path) -> str:
     return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
-def _swept(scenario: Scenario, path: Path) -> NetperfConfig:
+def swept_workload(scenario: Scenario, path: Path) -> NetperfConfig:
     """The swept netperf workload of *scenario* (the figure's test pair)."""
     swept = [w for w in scenario.workloads if isinstance(w, NetperfConfig) and w.sweeps]
     if len(swept) != 1:
@@ -238,51 +236,24 @@ def _swept(scenario: Scenario, path: Path) -> NetperfConfig:
     return swept[0]
 
 
-def _metric(workload: NetperfConfig) -> str:
+def netperf_metric(workload: NetperfConfig) -> str:
     """The plotted metric of *workload*: latency for TCP_RR, throughput otherwise."""
     return "latency" if workload.options.test == "TCP_RR" else "throughput"
 
 
-def _files(folder: Path, pattern: str, paper: str) -> list[Path]:
+def scenario_files(folder: Path, pattern: str, paper: str) -> list[Path]:
+    """The files of *folder* matching *pattern*, sorted; :class:`FileNotFoundError`
+    naming *paper* if there are none."""
     files = sorted(folder.glob(pattern))
     if not files:
         raise FileNotFoundError(f"no {paper} scenario files ({pattern}) in {folder}")
     return files
 
 
-def _ong_farrell(folder: Path, grid: _Grid, pairs: Sequence[str] | None) -> list[FigurePlan]:
-    """One figure per ``figNN-<test>-<pair>.toml`` file, of the pairs asked for."""
-    files = _files(folder, "fig[0-9]*-*-*-to-*.toml", "ong-farrell")
-    known = sorted({path.stem.split("-", 2)[2] for path in files})
-    if pairs is not None:
-        unknown = [pair for pair in pairs if pair not in known]
-        if unknown:
-            raise ValueError(f"pair {', '.join(unknown)} not among the figures; "
-                             f"allowed: {', '.join(known)}")
-        files = [path for path in files if path.stem.split("-", 2)[2] in pairs]
-    plans = []
-    for path in files:
-        scenario = load_scenario(path)
-        workload = _swept(scenario, path)
-        match = _ONG_NAME.fullmatch(scenario.name)
-        title = (f"Figure {int(match[1])}: {match[2].capitalize()} Performance from {match[3]}"
-                 if match else scenario.name)
-        if workload.options.test != "TCP_RR" or workload.sized_transactions:
-            series: tuple[Series, ...] = (
-                Series("", workload.name, grid.points(path, scenario, workload)),)
-        else:  # both readings: -r m,m, and as printed (one 1-byte transaction per socket)
-            series = (Series("", workload.name, grid.points(path, scenario, workload,
-                                                             sized=True)),
-                      Series(PRINTED, workload.name, grid.points(
-                          path, scenario, workload, sizes=(min(workload.send_sizes),))))
-        plans.append(FigurePlan(f"{path.stem}.png", title, _metric(workload), series))
-    return plans
-
-
-def _rd11(folder: Path, grid: _Grid, experiments: Sequence[str] | None) -> list[FigurePlan]:
+def _rd11(folder: Path, grid: Grid, experiments: Sequence[str] | None) -> list[FigurePlan]:
     """One figure per experiment of the ``<experiment>-load-<variant>.toml`` files."""
     groups: dict[str, dict[str, Path]] = {}
-    for path in _files(folder, "*-load-*.toml", "rd11"):
+    for path in scenario_files(folder, "*-load-*.toml", "rd11"):
         experiment, variant = path.stem.rsplit("-load-", 1)
         groups.setdefault(experiment, {})[variant] = path
     if experiments is not None:
@@ -301,8 +272,8 @@ def _rd11(folder: Path, grid: _Grid, experiments: Sequence[str] | None) -> list[
         for variant in variants:
             path = groups[experiment][variant]
             scenario = load_scenario(path)
-            workload = _swept(scenario, path)
-            metrics.add(_metric(workload))
+            workload = swept_workload(scenario, path)
+            metrics.add(netperf_metric(workload))
             label = RD11_LOADS.get(variant, variant)
             sockets = _pick(grid.sockets, workload.sockets, "socket size", path)
             for socket in sockets:
@@ -321,13 +292,14 @@ def _rd11(folder: Path, grid: _Grid, experiments: Sequence[str] | None) -> list[
 
 def _value(result: dict[str, Any], workload: str, metric: str) -> float | None:
     """The netperf figure of *workload* in *result* in the unit of
-    :func:`netperf_figure` (Mbit/s or s); None if the run produced none."""
+    :data:`~fcsim.validation.plots.METRICS` (Mbit/s or s); None if the run produced
+    none."""
     run = result["netperf"].get(workload, {})
     return run.get("round_trip_s" if metric == "latency" else "throughput_mbit_s")
 
 
-def _by_point(series: Series, results: dict[Point, dict[str, Any]],
-              metric: str) -> dict[tuple[int, int], list[float | None]]:
+def repetition_values(series: Series, results: dict[Point, dict[str, Any]],
+                      metric: str) -> dict[tuple[int, int], list[float | None]]:
     """The repetition values of *series* per (socket, message size)."""
     values: dict[tuple[int, int], list[float | None]] = {}
     for point in series.points:
@@ -336,24 +308,12 @@ def _by_point(series: Series, results: dict[Point, dict[str, Any]],
     return values
 
 
-def _draw_netperf(plan: FigurePlan, results: dict[Point, dict[str, Any]], out: Path) -> None:
-    points = [{"socket": socket, "send_size": size, "values": values}
-              for series in plan.series if series.label != PRINTED
-              for (socket, size), values in _by_point(series, results, plan.metric).items()]
-    printed = [{"socket": socket, "values": values}
-               for series in plan.series if series.label == PRINTED
-               for (socket, _size), values in _by_point(series, results, plan.metric).items()]
-    title = plan.title + ("\nsolid: netperf -r m,m; dashed: as printed (TCP_RR ignores -m: "
-                          "1-byte transactions)" if printed else "")
-    netperf_figure(points, title, plan.metric, out, flat=printed)
-
-
 def _draw_degradation(plan: FigurePlan, results: dict[Point, dict[str, Any]],
                       out: Path) -> None:
     ylabel, scale = METRICS[plan.metric]
     series = []
     for entry in plan.series:
-        values = _by_point(entry, results, plan.metric)
+        values = repetition_values(entry, results, plan.metric)
         keys = sorted(values, key=lambda key: key[1])
         series.append({"label": entry.label, "x": [size for _socket, size in keys],
                        "values": [[None if v is None else scale * v for v in values[key]]

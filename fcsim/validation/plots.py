@@ -1,9 +1,9 @@
 """Paper-style figures of validation runs, written as PNG files.
 
-:func:`netperf_figure` draws a netperf sweep the way the Ong & Farrell paper
-does (throughput or latency against message size, one line per socket size);
 :func:`degradation_figure` draws the loaded-fabric figures of RD11 (one line
-per load). Every line is the mean over the repetitions with min/max error bars.
+per load), :func:`grouped_bars_figure` bars per group (the Ong & Farrell
+figures are :mod:`fcsim.validation.figures_ong_farrell`'s). Every line or bar
+is the mean over the repetitions with min/max error bars.
 
 Figures are drawn on :class:`matplotlib.figure.Figure` objects with the Agg
 canvas, so no global pyplot state is touched, and written atomically. The
@@ -105,47 +105,6 @@ def log_x_axis(ax: Axes, xs: Sequence[float], label: Callable[[float], str] | No
     formatter = FuncFormatter(lambda value, _pos: text(value))
     ax.xaxis.set_major_formatter(formatter)
     ax.xaxis.set_minor_formatter(formatter if narrow else NullFormatter())
-
-
-def netperf_figure(points: list[dict], title: str, metric: str, out: Path,
-                   flat: Sequence[dict] = ()) -> None:
-    """Write a netperf sweep as a PNG figure to *out*.
-
-    *points* are ``{"socket": bytes, "send_size": bytes, "values": [...]}`` with one
-    value per repetition (``None`` for a failed one, skipped); *metric* is
-    ``"throughput"`` (values in Mbit/s) or ``"latency"`` (values in seconds, drawn
-    in microseconds). One line per socket size against the message size on a log
-    scale: the mean with min/max error bars. Points without values are left out.
-    *flat* are ``{"socket": bytes, "values": [...]}`` that hold at every message
-    size (a TCP_RR run as printed), drawn as dashed lines in their socket's colour.
-    Latency is drawn on a log axis.
-    """
-    ylabel, scale = METRICS[metric]
-    lines: dict[int, list[tuple[int, list[float]]]] = {}
-    for point in points:
-        values = [scale * v for v in point["values"] if v is not None]
-        if values:
-            lines.setdefault(point["socket"], []).append((point["send_size"], values))
-    fig, ax = new_figure(8, 5, 120)
-    sizes: list[float] = []
-    colours = {}
-    for socket in sorted(lines):
-        x, values = zip(*sorted(lines[socket]), strict=True)
-        sizes += x
-        draw_line(ax, x, [sum(v) / len(v) for v in values], [min(v) for v in values],
-                  [max(v) for v in values], f"socket {size_label(socket)}")
-        colours[socket] = ax.lines[-1].get_color()
-    for entry in flat:
-        values = [scale * v for v in entry["values"] if v is not None]
-        if values and sizes:
-            ax.hlines(sum(values) / len(values), min(sizes), max(sizes), linestyles="dashed",
-                      colors=colours.get(entry["socket"], "grey"), linewidth=1)
-    _finish(ax, fig, title, "Message size (bytes)", ylabel, sizes, True,
-            lambda value: size_label(round(value)))
-    if metric == "latency":  # a log axis keeps the ~100 us region of small messages readable
-        ax.set_yscale("log")
-        ax.autoscale(axis="y")
-    save_png(fig, out)
 
 
 def degradation_figure(series: list[dict], title: str, xlabel: str, ylabel: str, out: Path,

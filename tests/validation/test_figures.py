@@ -15,6 +15,7 @@ from fcsim.validation.figures import (
     plan_figures,
     write_figures,
 )
+from fcsim.validation.figures_ong_farrell import PRINTED, SIZED
 from fcsim.validation.points import ROOT, Point
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -33,7 +34,7 @@ def test_full_ong_farrell_grid() -> None:
     # transaction per socket (netperf's TCP_RR ignores -m)
     assert len(figure_points("ong-farrell")) == 28 * 9 * 16 * 5 + 14 * 9 * 5
     rr = plans[14]
-    assert {s.label for s in rr.series} == {"", "as printed"}
+    assert [s.label for s in rr.series] == [SIZED, PRINTED]
     assert all(p.sized for p in rr.series[0].points)
     assert {p.size for p in rr.series[1].points} == {1} and not rr.series[1].points[0].sized
 

@@ -1,4 +1,4 @@
-"""Paper-style figures: size labels, netperf sweeps and degradation lines as PNG files."""
+"""Paper-style figures: size labels and degradation lines as PNG files."""
 
 from __future__ import annotations
 
@@ -6,13 +6,10 @@ from pathlib import Path
 
 import matplotlib.image
 import pytest
-from matplotlib.figure import Figure
 
-from fcsim.validation import plots
 from fcsim.validation.plots import (
     degradation_figure,
     log_x_axis,
-    netperf_figure,
     new_figure,
     size_label,
     whiskers,
@@ -34,60 +31,6 @@ def _read_png(path: Path) -> tuple[int, int]:
     assert path.read_bytes().startswith(PNG)
     image = matplotlib.image.imread(path)
     return image.shape[0], image.shape[1]
-
-
-def _points() -> list[dict]:
-    return [{"socket": socket, "send_size": size, "values": [50.0 + i, 52.0 + i, None]}
-            for socket in (262143, 4096) for i, size in enumerate([1, 4, 16, 1024, 2**21])]
-
-
-def test_netperf_figure_writes_a_readable_png(tmp_path: Path) -> None:
-    out = tmp_path / "figures" / "figure6.png"
-    netperf_figure(_points(), "Figure 6: Bandwidth Performance from C110 to C110",
-                   "throughput", out)
-    assert _read_png(out) == (600, 960)  # 8 x 5 inches at 120 dpi
-    assert [p.name for p in out.parent.iterdir()] == ["figure6.png"]
-
-
-def test_netperf_figure_lines_legend_and_axes(tmp_path: Path,
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    figures: list[Figure] = []
-    real = plots.new_figure
-
-    def keep(*args: float) -> tuple:
-        fig, ax = real(*args)
-        figures.append(fig)
-        return fig, ax
-
-    monkeypatch.setattr(plots, "png_bytes", lambda fig: PNG)
-    monkeypatch.setattr(plots, "new_figure", keep)
-    points = _points() + [{"socket": 4096, "send_size": 64, "values": [None, None]},
-                          {"socket": 8192, "send_size": 64, "values": []}]
-    netperf_figure(points, "Figure 12: Latency", "latency", tmp_path / "f.png")
-    ax = figures[0].axes[0]
-    assert ax.get_title() == "Figure 12: Latency"
-    assert ax.get_xlabel() == "Message size (bytes)"
-    assert ax.get_ylabel() == "Latency (µs)"
-    assert ax.get_xscale() == "log"
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["socket 4 KB",
-                                                                   "socket 262143 B"]
-    line = ax.get_lines()[0]
-    assert list(line.get_xdata()) == [1, 4, 16, 1024, 2**21]  # the empty 64-byte point is gone
-    assert line.get_ydata()[0] == pytest.approx(51e6)  # mean of 50 s and 52 s in µs
-    ticks = [ax.xaxis.get_major_formatter()(x, 0) for x in (1, 1024, 2**20)]
-    assert ticks == ["1 B", "1 KB", "1 MB"]
-
-
-def test_netperf_figure_without_values_still_writes(tmp_path: Path) -> None:
-    out = tmp_path / "empty.png"
-    netperf_figure([{"socket": 4096, "send_size": 1, "values": [None]}], "t", "throughput", out)
-    assert _read_png(out)[0] > 0
-
-
-def test_netperf_figure_refuses_unknown_metric(tmp_path: Path) -> None:
-    with pytest.raises(KeyError):
-        netperf_figure(_points(), "t", "jitter", tmp_path / "f.png")
-    assert not (tmp_path / "f.png").exists()
 
 
 def test_degradation_figure(tmp_path: Path) -> None:

@@ -1,0 +1,120 @@
+"""The latency claims of Ong & Farrell (ONG-LAT1, ONG-LATLOAD, ONG-LATFLAT,
+ONG-LATSOCK): netperf TCP_RR from the files ``figNN-rr-*.toml`` of
+``scenarios/ong-farrell/``.
+
+The paper prints its TCP_RR command with ``-m``, which netperf 2.1's TCP_RR
+ignores (its request and response sizes come from ``-r``, one byte each by
+default: ``nettest_bsd.c``), so as printed every point of figures 20-33 was a
+1-byte transaction; ONG-LAT1, ONG-LATLOAD and ONG-LATFLAT are 1-byte
+transactions on either reading, and ONG-LATSOCK is judged on ``-r m,m``, the
+reading that puts message sizes to the test, with the as-printed spread beside.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from statistics import fmean
+
+from fcsim.validation.checks.common import (
+    Check,
+    Results,
+    Verdict,
+    bars,
+    mean,
+    outside,
+    passes_if,
+    repeated,
+    span,
+    values,
+)
+from fcsim.validation.checks.ong_farrell_pairs import LOADED, PAIRS, UNLOADED, label, rr_file
+from fcsim.validation.points import Point
+
+# -- latency ---------------------------------------------------------------------------
+
+RR_SOCKET = 32768
+LATSOCK_SOCKETS = (32768, 65536, 131072, 262143)
+LATSOCK_SIZES = (1024, 8192, 65536, 262144)
+"""Message sizes of ONG-LATSOCK: from below to above the smallest socket."""
+
+
+def _rr_points(pairs: Sequence[tuple[str, str]]) -> list[Point]:
+    return [p for pair in pairs for p in repeated(rr_file(pair), RR_SOCKET, 1)]
+
+
+def _rtts(results: Results, pairs: Sequence[tuple[str, str]]) -> dict[str, list[float]]:
+    return {label(pair): [v * 1e6 for v in values(results, rr_file(pair), RR_SOCKET, 1,
+                                                   "round_trip_s")] for pair in pairs}
+
+
+def _latency_judge(claim: str, pairs: Sequence[tuple[str, str]], lo: float,
+                   hi: float) -> Callable[[Results], Verdict]:
+    def judge(results: Results) -> Verdict:
+        runs = _rtts(results, pairs)
+        means = {k: fmean(v) for k, v in runs.items()}
+        ok = all(lo <= m <= hi for m in means.values())
+        return Verdict(span(means, "us", 0) + f" over {len(means)} pairs", passes_if(ok),
+                       f"TCP_RR 1-byte request and response, {RR_SOCKET}-byte sockets; "
+                       + outside(means, lo, hi, "us"),
+                       bars(f"{claim}: 1-byte round trip", "us", list(runs),
+                             list(runs.values()), (lo, hi)))
+    return judge
+
+
+def _flat_judge(results: Results) -> Verdict:
+    means = {k: fmean(v) for k, v in _rtts(results, UNLOADED).items()}
+    spread = max(means.values()) / min(means.values())
+    return Verdict(f"max/min {spread:.3f} over {len(means)} unloaded pairs",
+                   passes_if(spread <= 1.10),
+                   "1-byte round trips of the unloaded pairs: " + ", ".join(
+                       f"{k} {m:.0f} us" for k, m in means.items()))
+
+
+def _latsock_points() -> list[Point]:
+    path = rr_file(PAIRS[0])
+    return [p for s in LATSOCK_SOCKETS for p in repeated(path, s, 1)] + [
+        p for s in LATSOCK_SOCKETS for size in LATSOCK_SIZES
+        for p in repeated(path, s, size, sized=True)]
+
+
+def _latsock_judge(results: Results) -> Verdict:
+    """Checked on the reading that puts message sizes to the test (-r m,m); the
+    command as printed made every point a 1-byte transaction, reported beside."""
+    path = rr_file(PAIRS[0])
+    spreads, series = {}, []
+    for size in LATSOCK_SIZES:
+        rtts = [mean(results, path, s, size, "round_trip_s", sized=True)
+                for s in LATSOCK_SOCKETS]
+        spreads[size] = max(rtts) / min(rtts)
+    printed = [mean(results, path, s, 1, "round_trip_s") for s in LATSOCK_SOCKETS]
+    for s in LATSOCK_SOCKETS:
+        runs = [values(results, path, s, size, "round_trip_s", sized=True)
+                for size in LATSOCK_SIZES]
+        series.append({"label": f"socket {s} B", "x": list(LATSOCK_SIZES),
+                       "y": [fmean(r) * 1e6 for r in runs], "low": [min(r) * 1e6 for r in runs],
+                       "high": [max(r) * 1e6 for r in runs]})
+    worst = max(spreads.values())
+    return Verdict(f"max/min up to {worst:.3f}", passes_if(worst <= 1.05),
+                   "C110->C110 TCP_RR with request = response = message size (netperf "
+                   "-r m,m, the reading the figure's axis suggests), sockets "
+                   + ", ".join(map(str, LATSOCK_SOCKETS))
+                   + "; max/min round trip over sockets per message size: " + ", ".join(
+                       f"{size} B {r:.3f}" for size, r in spreads.items())
+                   + ". As the paper prints the command (-m, which netperf's TCP_RR "
+                   "ignores) every point is a 1-byte transaction: max/min over these "
+                   f"sockets {max(printed) / min(printed):.3f}",
+                   {"kind": "curves", "title": "ONG-LATSOCK: round trip against message size",
+                    "xlabel": "message size (bytes)", "ylabel": "round trip (us)", "xlog": True,
+                    "series": series, "band": None})
+
+
+LATENCY_CHECKS: dict[str, Check] = {
+    "ONG-LAT1": Check(lambda: _rr_points(UNLOADED),
+                      _latency_judge("ONG-LAT1", UNLOADED, 320, 372)),
+    "ONG-LATLOAD": Check(lambda: _rr_points([p for p in PAIRS if LOADED & set(p)]),
+                         _latency_judge("ONG-LATLOAD", [p for p in PAIRS if LOADED & set(p)],
+                                        378, 483)),
+    "ONG-LATFLAT": Check(lambda: _rr_points(UNLOADED), _flat_judge),
+    "ONG-LATSOCK": Check(_latsock_points, _latsock_judge),
+}
+"""The checks of Ong & Farrell's latency claims, by claim ID."""
