@@ -51,7 +51,8 @@ class Cpu(Server):
         self.speed = speed
         self.processors = processors
         self.background_time = 0.0
-        self._background: tuple[float, int] | None = None  # (end, token) of the job in service
+        # the background job in service: (its end, its token, its callback)
+        self._background: tuple[float, int, Callable[[], None] | None] | None = None
         self._token = 0
         self._idle = processors - 1  # the other processors not working now
         self._ends: list[float] = []  # when each of their jobs in service ends, s
@@ -71,7 +72,7 @@ class Cpu(Server):
 
     def _preempt(self) -> None:
         """Stop the background job in service; the rest of it waits first in line."""
-        end, _token = self._background  # type: ignore[misc]
+        end, _token, done = self._background  # type: ignore[misc]
         now = self.sim.env._now
         rest = end - now
         self._background = None
@@ -79,7 +80,7 @@ class Cpu(Server):
         self.busy_time -= rest
         self.total_busy -= rest
         self._job_end = now
-        self._queues[BACKGROUND].appendleft((rest, None))
+        self._queues[BACKGROUND].appendleft((rest, done))
         self._busy = False
 
     def _next(self) -> None:
@@ -88,19 +89,22 @@ class Cpu(Server):
         if queues[INTERRUPT] or queues[PROCESS] or not queues[BACKGROUND]:
             super()._next()
             return
-        duration, _done = queues[BACKGROUND].popleft()
+        duration, done = queues[BACKGROUND].popleft()
         now = self.sim.env._now
         self._busy = True
         self.busy_time += duration
         self.total_busy += duration
         self._job_end = now + duration
-        self._background = (now + duration, self._token)
+        self._background = (now + duration, self._token, done)
         self.sim.call_later(duration, self._background_done, self._token)
 
     def _background_done(self, event: object) -> None:
-        if event.value != self._token:  # type: ignore[attr-defined]
+        if event.value != self._token or self._background is None:  # type: ignore[attr-defined]
             return  # preempted
+        done = self._background[2]
         self._background = None
+        if done is not None:
+            done()
         self._next()
 
     def _other(self) -> None:

@@ -23,7 +23,6 @@ from fcsim.schema.fields import (
 from fcsim.schema.section import key
 from fcsim.transport.linux import RX_BUFFERS, STACKS
 
-
 SEND_PATHS = ("mbuf", "buffer")
 """How send() moves data to TCP (*send_path*)."""
 
