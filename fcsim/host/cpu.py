@@ -2,16 +2,23 @@
 
 Work items (a system call, a copy, protocol processing of one packet, an
 interrupt) each take a stated time and run one at a time. Interrupt-level
-work is taken before process-level work whenever the processor frees, but is
-not preemptive (a simplification: 1990s Unix kernels ran protocol input at
-software-interrupt level between process time slices). A multiprocessor
+work is taken before process-level work whenever the processor frees, but
+does not preempt it (a simplification: a kernel takes its interrupts within
+a copy; a 4.4BSD send path copies a 2 KB mbuf at a time, so protocol work
+waits at most one such copy). A multiprocessor
 host runs interrupt-level work on its first processor only, in order (as a
 NIC's interrupt and the protocol work it starts run on one processor at a
 time), and process-level work (system calls, copies) on whichever processor
 is free first. A :class:`BackgroundLoad`
-keeps the processor busy a given fraction of the time with process-level
-jobs, so that a "lightly" or "moderately" loaded host slows the measured work
-by contention, as on a real machine.
+keeps the processor busy a given fraction of the time with user-mode jobs of
+other processes, at a third level below both, and any other work preempts
+them at once: the job in service stops, and the rest of it resumes when no
+other work waits. That is 4.4BSD's scheduling of a CPU-bound user process:
+an interrupt takes the processor from it, and a process woken from a socket
+sleep runs at PSOCK, a kernel priority above every user-mode priority, so
+``wakeup()`` -> ``setrunnable()`` asks for a reschedule (``need_resched``)
+that switches to it when the interrupt returns (kern_synch.c). Background
+jobs run on the first processor only.
 """
 
 from __future__ import annotations
@@ -21,8 +28,10 @@ from collections.abc import Callable
 from fcsim.engine.server import Server
 from fcsim.engine.simulation import Simulation
 
-INTERRUPT, PROCESS = 0, 1
-"""Priority levels: interrupt-level work before process-level work."""
+INTERRUPT, PROCESS, BACKGROUND = 0, 1, 2
+"""Priority levels: interrupt-level work, then process-level work (the
+measured processes' system calls and copies), then other processes'
+user-mode work, which the other two preempt."""
 
 
 class Cpu(Server):
@@ -38,10 +47,13 @@ class Cpu(Server):
             raise ValueError(f"{name}: speed must be > 0, got {speed}")
         if processors < 1:
             raise ValueError(f"{name}: processors must be >= 1, got {processors}")
-        super().__init__(sim, name, levels=2)
+        super().__init__(sim, name, levels=3)
         self.speed = speed
         self.processors = processors
         self.background_time = 0.0
+        # the background job in service: (its end, its token, its callback)
+        self._background: tuple[float, int, Callable[[], None] | None] | None = None
+        self._token = 0
         self._idle = processors - 1  # the other processors not working now
         self._ends: list[float] = []  # when each of their jobs in service ends, s
 
@@ -51,9 +63,49 @@ class Cpu(Server):
         duration = cost / self.speed
         if background:
             self.background_time += duration
+            level = BACKGROUND
+        elif self._background is not None:
+            self._preempt()
         self.serve(duration, callback, level)
         if level == PROCESS and self._idle:
             self._other()
+
+    def _preempt(self) -> None:
+        """Stop the background job in service; the rest of it waits first in line."""
+        end, _token, done = self._background  # type: ignore[misc]
+        now = self.sim.env._now
+        rest = end - now
+        self._background = None
+        self._token += 1
+        self.busy_time -= rest
+        self.total_busy -= rest
+        self._job_end = now
+        self._queues[BACKGROUND].appendleft((rest, done))
+        self._busy = False
+
+    def _next(self) -> None:
+        """Start the next item: interrupt level, then process level, then background."""
+        queues = self._queues
+        if queues[INTERRUPT] or queues[PROCESS] or not queues[BACKGROUND]:
+            super()._next()
+            return
+        duration, done = queues[BACKGROUND].popleft()
+        now = self.sim.env._now
+        self._busy = True
+        self.busy_time += duration
+        self.total_busy += duration
+        self._job_end = now + duration
+        self._background = (now + duration, self._token, done)
+        self.sim.call_later(duration, self._background_done, self._token)
+
+    def _background_done(self, event: object) -> None:
+        if event.value != self._token or self._background is None:  # type: ignore[attr-defined]
+            return  # preempted
+        done = self._background[2]
+        self._background = None
+        if done is not None:
+            done()
+        self._next()
 
     def _other(self) -> None:
         """An idle other processor takes the first process-level item waiting."""
@@ -88,10 +140,11 @@ class Cpu(Server):
 
 
 class BackgroundLoad:
-    """Other processes on the host: jobs of exponentially distributed length
-    (mean *mean_job* s) arriving at random so that they would keep an idle
-    processor busy a fraction *utilisation* of the time. Drawn from the run's
-    seeded stream *stream*."""
+    """Other processes on the host: user-mode jobs of exponentially distributed
+    length (mean *mean_job* s) arriving at random so that they would keep an
+    idle processor busy a fraction *utilisation* of the time, preempted by
+    all other work (:class:`Cpu`). Drawn from the run's seeded stream
+    *stream*."""
 
     def __init__(self, sim: Simulation, cpu: Cpu, utilisation: float, mean_job: float,
                  stream: str) -> None:
@@ -112,5 +165,5 @@ class BackgroundLoad:
 
     def _arrive(self, _event: object) -> None:
         job = self._rng.expovariate(1.0 / self.mean_job)
-        self.cpu.run(job * self.cpu.speed, None, PROCESS, background=True)
+        self.cpu.run(job * self.cpu.speed, None, BACKGROUND, background=True)
         self._schedule()

@@ -6,9 +6,12 @@ host puts the costs of its model around it, each on the processor:
 
 - send(): a system call, then the copy of the data into the socket buffer
   (page mapping instead with copy avoidance or zero-copy send,
-  :mod:`fcsim.host.copies`), in pieces of at most the
-  send-buffer size, each handed to TCP once copied (as 4.4BSD ``sosend()``
-  copies and calls tcp_output piece by piece);
+  :mod:`fcsim.host.copies`). With the model's *send_path* "mbuf", as
+  4.4BSD ``sosend()`` does: one mbuf (a 2 KB cluster) copied, then handed to
+  TCP as a PRU_SEND that runs tcp_output, then the next, waiting for free
+  space as sosend does; with "buffer", a simpler path that is not 4.4BSD's:
+  pieces as large as the send buffer, each handed to TCP whole once copied
+  (:class:`~fcsim.host.sockets.Socket`);
 - each segment TCP sends: TCP/IP output processing and the checksum (none on
   an Ethernet or Myrinet NIC with checksum offload), then the
   adapter's DMA and per-frame time, then the interface (IP over FC, Ethernet,
@@ -22,7 +25,10 @@ host puts the costs of its model around it, each on the processor:
 - the TCP timer routines cost their time on every 200 ms and 500 ms tick.
 
 Protocol work runs at interrupt level, system calls and copies at process
-level, so that background load delays the application but not the protocol.
+level; background load is user-mode work below both, which either preempts
+(:class:`~fcsim.host.cpu.Cpu`): 4.4BSD wakes a process sleeping in a socket
+call at PSOCK, a kernel priority above any user-mode process, and
+reschedules at once (``wakeup``/``setrunnable`` -> ``need_resched``).
 
 A host on several networks has an interface on each. It reaches a peer host
 through the first of its interfaces (in the order given) whose network the
@@ -155,13 +161,16 @@ class Host:
 
     def tcp_socket(self, port: int, config: TcpConfig) -> Socket:
         """A TCP socket bound to *port* on this host (asking for RFC 1323
-        timestamps if *config* or the host model's *tcp_timestamps* says so),
+        timestamps if *config* or the host model's *tcp_timestamps* says so, and
+        with the model's ACK policy *tcp_ack_every* if it names one),
         its socket options applied as the host model's *tcp_stack* does."""
         address = f"{self.name}:{port}"
         if address in self._endpoints:
             raise ValueError(f"{self.name}: port {port} is already bound")
         if self.model.tcp_timestamps and not config.timestamps:
             config = replace(config, timestamps=True)
+        if self.model.tcp_ack_every is not None:
+            config = replace(config, ack_every=self.model.tcp_ack_every)
         if self.model.tcp_stack == LINUX_2_4:
             config = linux_2_4(config, rx_truesize(config.mtu, self.model.rx_buffers))
         endpoint = TcpEndpoint(self.sim, address, config, self._output, self.tick_phase)

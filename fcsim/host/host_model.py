@@ -23,6 +23,9 @@ from fcsim.schema.fields import (
 from fcsim.schema.section import key
 from fcsim.transport.linux import RX_BUFFERS, STACKS
 
+SEND_PATHS = ("mbuf", "buffer")
+"""How send() moves data to TCP (*send_path*)."""
+
 
 @dataclass(frozen=True)
 class HostModel:
@@ -77,8 +80,14 @@ class HostModel:
     *tcp_timestamps*: the TCP stack asks for the
     RFC 1323 timestamps option on its SYNs and uses it when the peer does too
     (:class:`~fcsim.transport.tcp_config.TcpConfig` *timestamps*).
+    *send_path*: how send() moves data to TCP: "mbuf" (4.4BSD sosend(), one
+    mbuf copied and handed over at a time) or "buffer" (pieces as large as
+    the send buffer), :class:`~fcsim.host.sockets.Socket`. *tcp_ack_every*:
+    the TCP's ACK policy for in-order data, the *ack_every* of
+    :class:`~fcsim.transport.tcp_config.TcpConfig` (None: the socket's own).
     *background_utilisation* / *background_job*: the load of other processes
-    (fraction of the processor, mean job length in s). *adapter*: the catalog
+    (fraction of the processor, mean job length in s), user-mode work that
+    kernel work and woken processes preempt (:class:`~fcsim.host.cpu.Cpu`). *adapter*: the catalog
     adapter (``models/adapters/``) that supplied the bus and adapter values, if
     any. *sources*: provenance.
     """
@@ -117,6 +126,8 @@ class HostModel:
     processors: int = 1
     tcp_stack: str = "4.4bsd"
     tcp_timestamps: bool = False
+    send_path: str = "buffer"
+    tcp_ack_every: int | None = None
     receive_checksum_offload: bool = False
     background_utilisation: float = 0.0
     background_job: float = 1e-3
@@ -149,6 +160,9 @@ class HostModel:
         if self.tcp_stack not in STACKS or self.rx_buffers not in RX_BUFFERS:
             raise ValueError(f"{self.name}: tcp_stack must be one of {', '.join(STACKS)} and "
                              f"rx_buffers one of {', '.join(RX_BUFFERS)}")
+        if self.send_path not in SEND_PATHS or (self.tcp_ack_every or 0) < 0:
+            raise ValueError(f"{self.name}: send_path must be one of {', '.join(SEND_PATHS)} "
+                             "and tcp_ack_every >= 0")
         if not 0 <= self.background_utilisation < 1 or self.background_job <= 0:
             raise ValueError(f"{self.name}: background_utilisation in [0, 1), "
                              "background_job > 0 s")
@@ -172,6 +186,8 @@ BusCount = sourced(Count, "Count")
 Processors = sourced(Count, "Count")
 Stack = sourced(choice({name: name for name in STACKS}), "Stack")
 RxBuffers = sourced(choice({name: name for name in RX_BUFFERS}), "RxBuffers")
+SendPath = sourced(choice({name: name for name in SEND_PATHS}), "SendPath")
+AckEvery = sourced(integer(0, text="an integer >= 0 (segments)"), "AckEvery")
 
 
 class AdapterFile(ModelFile):
@@ -266,6 +282,16 @@ class HostFile(AdapterFile):
     tcp_timestamps: Yes = _entry("The TCP stack asks for the RFC 1323 timestamps option on "
                                  "its SYNs (and uses it when the peer does too).", True,
                                  "operating system documentation")
+    send_path: SendPath = _entry("How send() moves data to TCP: 'mbuf' (4.4BSD sosend(): one "
+                                 "mbuf, a 2 KB cluster, copied and handed to TCP as a PRU_SEND "
+                                 "at a time) or 'buffer' (copied in pieces as large as the send "
+                                 "buffer, each handed to TCP whole).", "mbuf",
+                                 "4.4BSD-Lite2 uipc_socket.c 8.6 sosend()")
+    tcp_ack_every: AckEvery = _entry("The TCP's ACK of in-order data: at once when this many "
+                                     "full-sized segments are unacknowledged; 0: never on "
+                                     "input, only with a window update after a read or on the "
+                                     "200 ms fast timer (4.4BSD). Default: the socket's (2).", 0,
+                                     "4.4BSD-Lite2 tcp_input.c 8.12 TCP_REASS sets TF_DELACK")
     background_utilisation: Share = _entry("Share of the processor other processes keep busy.",
                                            0.2)
     background_job: JobLength = _entry("Mean length of a background job, s.", "1 ms")

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from fcsim.host.copies import socket_copy_time
 from fcsim.host.cpu import PROCESS
+from fcsim.transport.sockbuf import sosend_mbuf
 from fcsim.transport.tcp import TcpEndpoint
 from fcsim.transport.udp import MAX_UDP_PAYLOAD, UDP_IP_HEADER_BYTES, Datagram, UdpEndpoint
 
@@ -49,7 +50,52 @@ class Socket:
     def send(self, nbytes: int, done: Callable[[], None], touched: bool = False) -> None:
         """send() of *nbytes*; *done()* when the call returns. *touched*: the
         process writes to its buffer before the kernel is done with it (with
-        zero-copy send, a copy-on-write fault a page)."""
+        zero-copy send, a copy-on-write fault a page). The host model's
+        *send_path* says how the data reach TCP (:meth:`_sosend_mbufs`,
+        :meth:`_sosend_buffer`)."""
+        host = self.host
+        path = self._sosend_mbufs if host.model.send_path == "mbuf" else self._sosend_buffer
+        host.cpu.run(host.model.syscall, lambda: path(nbytes, done, touched) if nbytes else done(),
+                     PROCESS)
+
+    def _sosend_mbufs(self, nbytes: int, done: Callable[[], None], touched: bool) -> None:
+        """4.4BSD sosend() for a stream socket: wait until the free space is at
+        least the rest of the write or SO_SNDLOWAT, then, while sosend's count
+        of it lasts, copy one mbuf (a cluster, or a header mbuf for a small
+        rest, :func:`~fcsim.transport.sockbuf.sosend_mbuf`) and hand it to TCP
+        as a PRU_SEND, which runs tcp_output; then wait again (uipc_socket.c
+        8.6). Each copy is its own piece of process-level work, so protocol
+        work waiting on the processor runs between two mbufs."""
+        host, endpoint = self.host, self.endpoint
+        cluster = endpoint.so_snd.cluster
+
+        def wait(resid: int) -> None:
+            called = host.sim.now
+            endpoint.send_space(resid, lambda space: host._resume(
+                called, lambda: copy(resid, space)))
+
+        def copy(resid: int, space: int) -> None:
+            n = sosend_mbuf(resid, space, cluster)
+            host.cpu.run(self._copy(n, True, touched), lambda: hand(n, resid - n, space),
+                         PROCESS)
+
+        def hand(n: int, resid: int, space: int) -> None:
+            space -= endpoint.pru_send(n, space)
+            if not resid:
+                done()
+            elif space > 0:
+                copy(resid, space)
+            else:
+                wait(resid)
+
+        wait(nbytes)
+
+    def _sosend_buffer(self, nbytes: int, done: Callable[[], None], touched: bool) -> None:
+        """The simpler send path: the write copied in pieces as large as the send
+        buffer, each handed to TCP once copied (in the protocol's
+        *sosend_chunk* pieces, by default whole). Not 4.4BSD's: kept for the
+        hosts whose stack's own send path is not modelled (Linux 2.4,
+        FreeBSD 4, AIX 4; their model files say so)."""
         host = self.host
         chunk = max(1, self.endpoint.config.sndbuf)
 
@@ -64,7 +110,7 @@ class Socket:
             called = host.sim.now
             self.endpoint.write(n, lambda: host._resume(called, lambda: piece(left)))
 
-        host.cpu.run(host.model.syscall, lambda: piece(nbytes) if nbytes else done(), PROCESS)
+        piece(nbytes)
 
     def recv(self, max_bytes: int, got: Callable[[int], None]) -> None:
         """recv() of up to *max_bytes*; *got(n)* when the call returns."""

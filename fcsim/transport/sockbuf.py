@@ -112,6 +112,21 @@ def _trimmed(chain: tuple[Mbuf, ...], skip: int, count: int) -> Iterable[Mbuf]:
         skip = 0
 
 
+def sosend_mbuf(resid: int, space: int, cluster: int = MCLBYTES) -> int:
+    """Bytes 4.4BSD ``sosend()`` copies into its next mbuf of a stream socket, bytes.
+
+    *resid*: bytes of the write still to copy; *space*: sosend's count of the
+    free space. A cluster of *cluster* bytes while at least MINCLSIZE bytes
+    remain and a cluster's worth is free, otherwise a packet-header mbuf of
+    MHLEN bytes (each PRU_SEND starts a new chain with MGETHDR). A stream
+    socket hands each such mbuf to the protocol on its own (the inner loop
+    ``while (space > 0 && atomic)`` ends after one mbuf: uipc_socket.c 8.6).
+    """
+    if resid >= MINCLSIZE and space >= cluster:
+        return min(resid, cluster)
+    return min(resid, MHLEN, space)
+
+
 class SocketBuffer:
     """One socket buffer: data bytes (*cc*), mbuf bytes (*mbcnt*) and their limits.
 
@@ -234,4 +249,4 @@ class SocketBuffer:
 
 
 __all__ = ["MAX_LINKHDR", "MCLBYTES", "MHLEN", "MINCLSIZE", "MLEN", "MSIZE", "SocketBuffer",
-           "received_chain"]
+           "received_chain", "sosend_mbuf"]

@@ -17,6 +17,10 @@ The socket calls follow 4.4BSD ``sosend()``/``soreceive()`` (uipc_socket.c):
   *n* bytes are in the buffer (when ``send()`` would return). The free space
   is ``sbspace()``, which counts the mbufs holding the data
   (:mod:`~fcsim.transport.sockbuf`), and a piece uses it as sosend() counts.
+- ``send_space(resid, ready)`` and ``pru_send(n, space)`` are the two halves
+  of sosend()'s loop for a host that copies and hands over one mbuf at a time
+  (:meth:`fcsim.host.sockets.Socket.send`): the wait for free space (at once,
+  or when an ACK frees it), then one PRU_SEND of an mbuf already copied.
 - ``read(max_bytes, got)`` is one ``recv()``: it takes up to *max_bytes* of
   what is buffered (``got(n)``), or waits for data (``got(0)`` at end of
   stream). Each read runs tcp_output as PRU_RCVD does, which may send a
@@ -58,6 +62,7 @@ class TcpEndpoint(TcpInput):
         super().__init__(sim, name, config, transmit, tick_phase)
         self._writer: tuple[list[int], Callable[[], None]] | None = None
         self._reader: tuple[int, Callable[[int], None]] | None = None
+        self._space_waiter: tuple[int, Callable[[int], None]] | None = None
         self._close_requested = False
 
     # -- connection set-up ------------------------------------------------------
@@ -105,6 +110,24 @@ class TcpEndpoint(TcpInput):
         self._writer = ([nbytes], done)
         self._wake_writer()
 
+    def send_space(self, resid: int, ready: Callable[[int], None]) -> None:
+        """sosend()'s wait for room for a write with *resid* bytes left: *ready(space)*
+        with sbspace(), bytes, once it is at least *resid* or SO_SNDLOWAT (at
+        once if it already is; else when an arriving segment frees it)."""
+        if self._writer is not None or self._space_waiter is not None:
+            raise RuntimeError(f"{self.name}: a write is already outstanding")
+        self._space_waiter = (resid, ready)
+        self._wake_writer()
+
+    def pru_send(self, nbytes: int, space: int) -> int:
+        """PRU_SEND of one mbuf of *nbytes* written bytes: append it to the send
+        buffer and run tcp_output. *space*: sosend's count of free space;
+        returns how much of it the mbuf uses by that count, bytes."""
+        used = self.so_snd.append_written(nbytes, space)
+        self.counters.bytes_written += nbytes
+        self._output()
+        return used
+
     def read(self, max_bytes: int, got: Callable[[int], None]) -> None:
         """recv() of up to *max_bytes*; *got(n)* with the count, 0 at end of stream."""
         if self._reader is not None:
@@ -134,6 +157,13 @@ class TcpEndpoint(TcpInput):
 
     def _wake_writer(self) -> None:
         """sosend(): copy what the rules allow; finish the write when all is copied."""
+        if self._space_waiter is not None and self.state is not State.CLOSED:
+            resid, ready = self._space_waiter
+            space = self.so_snd.space
+            if space >= resid or space >= self.config.send_lowat:
+                self._space_waiter = None
+                ready(space)
+            return
         if self._writer is None or self.state is State.CLOSED:
             return
         remaining, done = self._writer

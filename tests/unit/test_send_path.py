@@ -1,0 +1,118 @@
+"""The 4.4BSD send path (one mbuf copied, then handed to TCP, at a time), the
+host models' ACK policies and user-mode background load that other work preempts."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from fcsim.apps.netperf import Netperf, NetperfOptions
+from fcsim.engine.simulation import Simulation
+from fcsim.host.cpu import INTERRUPT, PROCESS, BackgroundLoad, Cpu
+from fcsim.host.host import Host
+from fcsim.host.host_model import load_host_model
+from fcsim.topology.point_to_point import build_point_to_point
+from fcsim.transport.sockbuf import MCLBYTES, MHLEN, MINCLSIZE, sosend_mbuf
+from fcsim.transport.tcp import TcpEndpoint
+from tests.builders import p2p
+
+
+def test_sosend_takes_a_cluster_while_enough_remains_and_is_free() -> None:
+    assert sosend_mbuf(2_000_000, 262144) == MCLBYTES
+    assert sosend_mbuf(MINCLSIZE, 262144) == MINCLSIZE
+    assert sosend_mbuf(MINCLSIZE - 1, 262144) == MHLEN  # a header mbuf, then the rest
+    assert sosend_mbuf(50, 262144) == 50
+    assert sosend_mbuf(4096, MCLBYTES - 1) == MHLEN  # less than a cluster free
+    assert sosend_mbuf(4096, 60) == 60
+
+
+def _pair(model: str, send_size: int):
+    scenario = p2p((), duration=60.0)
+    sim = Simulation(1)
+    net = build_point_to_point(sim, scenario.nodes, scenario.links)
+    host = load_host_model(model)
+    a, b = Host(sim, "a", host, net.nodes["a"]), Host(sim, "b", host, net.nodes["b"])
+    options = NetperfOptions(send_size=send_size, local_socket=262144, remote_socket=262144,
+                             nodelay=True, length=0.5)
+    return sim, a, b, Netperf(sim, "np", a, b, options)
+
+
+def test_the_mbuf_path_hands_tcp_one_mbuf_per_pru_send(monkeypatch: pytest.MonkeyPatch) -> None:
+    handed: list[int] = []
+    original = TcpEndpoint.pru_send
+
+    def spy(self: TcpEndpoint, nbytes: int, space: int) -> int:
+        handed.append(nbytes)
+        return original(self, nbytes, space)
+
+    monkeypatch.setattr(TcpEndpoint, "pru_send", spy)
+    sim, _a, _b, run = _pair("hp-c110", 2 * 1024 * 1024)
+    sim.run(0.6)
+    assert handed and max(handed) == MCLBYTES
+    assert run.bytes > 0
+    assert run.bytes <= sum(handed)  # nothing arrives that was not handed over
+
+
+def test_the_buffer_path_hands_tcp_whole_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[int] = []
+    monkeypatch.setattr(TcpEndpoint, "pru_send", lambda *a: calls.append(1) or 0)
+    sim, _a, _b, run = _pair("workstation-120mhz", 2 * 1024 * 1024)
+    sim.run(0.6)
+    assert not calls and run.bytes > 0
+
+
+def test_host_models_name_their_ack_policy() -> None:
+    assert load_host_model("hp-c110").tcp_ack_every == 0
+    assert load_host_model("ibm-rs6000-mca").tcp_ack_every == 0
+    assert load_host_model("ibm-rs6000-h70").tcp_ack_every == 2
+    _sim, a, _b, run = _pair("hp-j210", 1)
+    assert a.tcp_socket(7000, run.options.config(65536)).endpoint.config.ack_every == 0
+    plain = dataclasses.replace(load_host_model("hp-j210"), tcp_ack_every=None)
+    a.model = plain  # a model that names no policy leaves the socket's own
+    assert a.tcp_socket(7001, run.options.config(65536)).endpoint.config.ack_every == 2
+
+
+@pytest.mark.parametrize("level", [PROCESS, INTERRUPT])
+def test_work_preempts_a_background_job_which_resumes_after(level: int) -> None:
+    sim = Simulation(1)
+    cpu = Cpu(sim, "cpu")
+    ends: list[tuple[str, float]] = []
+    cpu.run(10e-3, lambda: ends.append(("background", sim.now)), background=True)
+    sim.call_later(2e-3, lambda _e: cpu.run(1e-3, lambda: ends.append(("work", sim.now)),
+                                             level))
+    sim.run(1.0)
+    assert ends == [("work", pytest.approx(3e-3)), ("background", pytest.approx(11e-3))]
+    assert cpu.busy_time == pytest.approx(11e-3)
+    assert cpu.background_time == pytest.approx(10e-3)
+
+
+def test_background_jobs_do_not_preempt_each_other() -> None:
+    sim = Simulation(1)
+    cpu = Cpu(sim, "cpu")
+    ends: list[float] = []
+    cpu.run(4e-3, lambda: ends.append(sim.now), background=True)
+    sim.call_later(1e-3, lambda _e: cpu.run(1e-3, lambda: ends.append(sim.now),
+                                             background=True))
+    sim.run(1.0)
+    assert ends == [pytest.approx(4e-3), pytest.approx(5e-3)]
+
+
+def test_a_woken_process_does_not_wait_for_the_background_load() -> None:
+    """With every background job preempted, a 30 % load leaves process work on
+    time: each item ends exactly its cost after it was asked for."""
+    sim = Simulation(3)
+    cpu = Cpu(sim, "cpu")
+    BackgroundLoad(sim, cpu, utilisation=0.3, mean_job=1e-3, stream="bg")
+    delays: list[float] = []
+
+    def ask(_event: object) -> None:
+        start = sim.now
+        cpu.run(50e-6, lambda: delays.append(sim.now - start), PROCESS)
+        sim.call_later(7e-3, ask)
+
+    sim.call_later(1e-3, ask)
+    sim.run(2.0)
+    assert len(delays) > 200
+    assert max(delays) == pytest.approx(50e-6)
+    assert cpu.busy_time / 2.0 == pytest.approx(0.3 + 50e-6 / 7e-3, rel=0.08)
