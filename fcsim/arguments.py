@@ -62,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     check = commands.add_parser(
         "validate", help="run the measured claims and report how close the simulation is")
     check.add_argument("--quick", action="store_true",
-                       help="only the claims marked quick (about a minute on two cores)")
+                       help="only the claims marked quick (about 30 s on two cores)")
     check.add_argument("--claims", metavar="ID", nargs="+", default=(),
                        help="only these claims")
     check.add_argument("--jobs", metavar="N", type=_positive, default=None,
@@ -81,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     figures = commands.add_parser(
         "figures", help="simulate a paper's figures and write them as PNG",
         description="Simulate a paper's figures and write them as PNG. The full grid of "
-                    "the paper is long (ong-farrell: about 11 hours on 2 cores; rd11: about "
+                    "the paper is long (ong-farrell: hours on 2 cores; rd11: about "
                     "6 minutes; slice: about 10 s); the options narrow it for drafts.")
     figures.add_argument("paper", choices=PAPERS, help="which paper's figures")
     figures.add_argument("-o", "--output", metavar="DIR", default="figures",

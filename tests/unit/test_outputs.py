@@ -54,6 +54,13 @@ def _fcsim(*args: str, **kwargs) -> subprocess.Popen:
                             env={**os.environ, "PYTHONPATH": str(ROOT)})
 
 
+def _until(ready, timeout: float = 60.0) -> None:
+    """Wait until *ready()* is true (a started process, however loaded the machine)."""
+    deadline = time.monotonic() + timeout
+    while not ready() and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+
 # -- 1. what is at the output path survives -------------------------------------------
 
 def test_a_device_is_written_through_not_replaced(tmp_path: Path) -> None:
@@ -137,7 +144,8 @@ def test_check_file_names_the_option_and_the_reason(tmp_path: Path) -> None:
 def test_interrupting_a_run_exits_130_and_leaves_nothing(tmp_path: Path, signum: int) -> None:
     process = _fcsim("run", str(_scenario(tmp_path, duration="20 s")), "--pcap",
                      str(tmp_path / "run.pcap"), cwd=tmp_path)
-    time.sleep(3)
+    _until(lambda: any(tmp_path.glob(".run.pcap.*.tmp")))  # the run has begun
+    time.sleep(0.5)
     process.send_signal(signum)
     _out, err = process.communicate(timeout=10)
     assert process.returncode == 130
@@ -148,9 +156,14 @@ def test_interrupting_a_run_exits_130_and_leaves_nothing(tmp_path: Path, signum:
 def test_interrupting_validate_stops_its_workers(tmp_path: Path) -> None:
     process = _fcsim("validate", "--claims", "ONG-LAT1", "--jobs", "2", "--report",
                      str(tmp_path / "report"))
-    time.sleep(5)
-    children = subprocess.run(["pgrep", "-P", str(process.pid)], capture_output=True,
-                              text=True).stdout.split()
+    children: list[str] = []
+
+    def started() -> bool:
+        children[:] = subprocess.run(["pgrep", "-P", str(process.pid)], capture_output=True,
+                                     text=True).stdout.split()
+        return bool(children)
+    _until(started)
+    time.sleep(0.5)
     assert children, "validate started no worker"
     process.send_signal(signal.SIGINT)
     _out, err = process.communicate(timeout=10)
