@@ -17,6 +17,7 @@ import argparse
 import resource
 import sys
 import time
+from dataclasses import replace
 from multiprocessing import get_context
 from pathlib import Path
 
@@ -38,6 +39,7 @@ def _stream(seconds: float) -> None:
 def _netperf(seconds: float) -> None:
     scenario = narrow(Point(SMALL_SEGMENTS.scenario, SMALL_SEGMENTS.socket,
                             SMALL_SEGMENTS.size, length=seconds))
+    scenario = replace(scenario, run=replace(scenario.run, steady_state=None))  # whole length
     run_once(scenario, scenario.run.seed)
 
 
