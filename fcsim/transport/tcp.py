@@ -155,12 +155,18 @@ class TcpEndpoint(TcpInput):
             self.state = State.LAST_ACK
         self._output()
 
+    def _send_lowat(self) -> int:
+        """SO_SNDLOWAT as sosend() sees it: at most the send buffer's size, bytes
+        (4.4BSD-Lite2 ``sbreserve()`` lowers ``sb_lowat`` to ``sb_hiwat``, so a
+        send buffer smaller than a cluster does not wait for ever)."""
+        return min(self.config.send_lowat, self.config.sndbuf)
+
     def _wake_writer(self) -> None:
         """sosend(): copy what the rules allow; finish the write when all is copied."""
         if self._space_waiter is not None and self.state is not State.CLOSED:
             resid, ready = self._space_waiter
             space = self.so_snd.space
-            if space >= resid or space >= self.config.send_lowat:
+            if space >= resid or space >= self._send_lowat():
                 self._space_waiter = None
                 ready(space)
             return
@@ -171,7 +177,7 @@ class TcpEndpoint(TcpInput):
         so_snd = self.so_snd
         while remaining[0]:
             space = so_snd.space
-            if space < remaining[0] and space < self.config.send_lowat:
+            if space < remaining[0] and space < self._send_lowat():
                 return
             while remaining[0] and space > 0:
                 n = min(remaining[0], space, chunk or remaining[0])

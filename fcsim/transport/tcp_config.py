@@ -65,7 +65,8 @@ class TcpConfig:
       segments; 0 (default) hands over the whole copy at once (one tcp_output
       per write, as later stacks do).
     - *send_lowat*: SO_SNDLOWAT, bytes (default 2048, BSD soreserve() sets
-      MCLBYTES). A write that does not fit blocks until this much space is free.
+      MCLBYTES). A write that does not fit blocks until this much space is free;
+      never more than *sndbuf* (sbreserve() lowers it to the buffer's size).
     - *mbuf_accounting*: the free space of both buffers is also limited by the
       mbuf memory holding their data: ``sbspace() = min(sb_hiwat - sb_cc,
       sb_mbmax - sb_mbcnt)`` with ``sb_mbmax = min(2 x buffer, sb_max)``

@@ -116,3 +116,19 @@ def test_a_woken_process_does_not_wait_for_the_background_load() -> None:
     assert len(delays) > 200
     assert max(delays) == pytest.approx(50e-6)
     assert cpu.busy_time / 2.0 == pytest.approx(0.3 + 50e-6 / 7e-3, rel=0.08)
+
+
+def test_a_send_buffer_smaller_than_the_low_water_mark_still_moves_data() -> None:
+    """4.4BSD sbreserve() lowers SO_SNDLOWAT (2048) to a 1 KB send buffer, so a
+    4 KB write through 1 KB sockets goes out buffer by buffer (RD11's test)."""
+    scenario = p2p((), duration=60.0)
+    sim = Simulation(1)
+    net = build_point_to_point(sim, scenario.nodes, scenario.links)
+    host = load_host_model("ibm-rs6000-mca")
+    assert host.send_path == "mbuf"
+    a, b = Host(sim, "a", host, net.nodes["a"]), Host(sim, "b", host, net.nodes["b"])
+    options = NetperfOptions(send_size=4096, local_socket=1024, remote_socket=1024,
+                             nodelay=True, length=0.2)
+    test = Netperf(sim, "np", a, b, options)
+    sim.run(0.3)
+    assert test.bytes > 20 * 4096  # 0 if sosend waited for 2048 free bytes of 1024
