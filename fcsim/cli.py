@@ -43,10 +43,11 @@ from fcsim.preflight import affordable, first_run, unknown_ports
 from fcsim.progress import Progress, end_progress_line
 from fcsim.report import summary_text
 from fcsim.run_report import run_page
-from fcsim.runner import SLICES, run_once, run_scenario, sweep_points
+from fcsim.runner import SLICES, run_once, run_scenario
 from fcsim.scenario.loader import ScenarioError, load_scenario
 from fcsim.scenario.model import Scenario
 from fcsim.scenario.reference import SCHEMAS, schema_text
+from fcsim.sweep import sweep_points
 from fcsim.topology.drawing import FORMATS, draw_topology
 from fcsim.trace.capture import PcapSink, linktypes
 from fcsim.trace.ladder import Enough, Ladder, draw_ladder, ladder_text

@@ -27,6 +27,7 @@ from fcsim.scenario.model import (
     TransferConfig,
 )
 from fcsim.storage.san import Storage
+from fcsim.sweep import point_label, sweep_points
 from fcsim.topology.ethernet import build_ethernet
 from fcsim.topology.fabric import build_fabric
 from fcsim.topology.internetwork import build_internetwork
@@ -36,7 +37,7 @@ from fcsim.topology.point_to_point import build_point_to_point
 from fcsim.trace.timeseries import TimeSeries
 from fcsim.trapeze.config import SliceJobConfig
 from fcsim.trapeze.storage import SliceStorage
-from fcsim.units import format_rate, format_time
+from fcsim.units import format_time
 from fcsim.workers import run_unordered
 from fcsim.workload import Generator, Stream, Workload
 
@@ -301,43 +302,6 @@ def port_names(scenario: Scenario) -> set[str]:
     ``switch:port``) as trace sinks see them; the topology is built, not run."""
     net = BUILDERS[scenario.topology](Simulation(scenario.run.seed), scenario)
     return {port.name for port in net.ports()}
-
-
-def narrowed(scenario: Scenario, socket: int, send_size: int) -> Scenario:
-    """*scenario* with its sweeping netperf workload (at most one sweeps) at
-    one *socket* and *send_size*, bytes; unchanged if nothing sweeps."""
-    loads = tuple(replace(w, send_sizes=(send_size,), sockets=(socket,))
-                  if isinstance(w, NetperfConfig) and w.sweeps else w
-                  for w in scenario.workloads)
-    return replace(scenario, workloads=loads)
-
-
-def iperf_narrowed(scenario: Scenario, window: int, bandwidth: float) -> Scenario:
-    """*scenario* with its sweeping iperf workload (at most one sweeps) at one
-    *window* (bytes) and *bandwidth* (bit/s); unchanged if nothing sweeps."""
-    loads = tuple(w.point(window, bandwidth) if isinstance(w, IperfConfig) and w.sweeps else w
-                  for w in scenario.workloads)
-    return replace(scenario, workloads=loads)
-
-
-def sweep_points(scenario: Scenario) -> list[tuple[dict[str, Any], Scenario]]:
-    """The runs a netperf or iperf sweep asks for: (socket and send size, or
-    iperf window and bandwidth; narrowed scenario)."""
-    for w in scenario.workloads:
-        if isinstance(w, NetperfConfig) and w.sweeps:
-            return [({"socket": socket, "send_size": size}, narrowed(scenario, socket, size))
-                    for socket in w.sockets for size in w.send_sizes]
-        if isinstance(w, IperfConfig) and w.sweeps:
-            return [({"window": window, "bandwidth": rate},
-                     iperf_narrowed(scenario, window, rate)) for window, rate in w.points()]
-    return []
-
-
-def point_label(point: dict[str, Any]) -> str:
-    """A sweep point in words, for progress lines."""
-    if "socket" in point:
-        return f"socket {point['socket']} send size {point['send_size']}"
-    return f"window {point['window']} bandwidth {format_rate(point['bandwidth'])}"
 
 
 def _repeat(scenario: Scenario, sinks: Sequence[TraceSink],

@@ -91,7 +91,8 @@ class Netperf:
         self._settled = settled
         self._batches: list[float] = []
         self._counted = 0.0
-        self.rate: float | None = None
+        self.rate: float | None = None  # the steady rate once settled, units/s
+        self._half_width = 0.0  # its interval's relative half-width
         self.settled_at: float | None = None
         self.local_host, self.remote_host = local, remote
         number = SERVER_PORT + 1 + port
@@ -160,9 +161,9 @@ class Netperf:
         units = self._units()
         self._batches.append(units - self._counted)
         self._counted = units
-        rate = self.steady.settled(self._batches)
-        if rate is not None:
-            self.rate, self.settled_at = rate, self.sim.now
+        found = self.steady.settled(self._batches)
+        if found is not None:
+            (self.rate, self._half_width), self.settled_at = found, self.sim.now
             self._cpu_sample()
             if self._settled is not None:
                 self._settled()
@@ -233,11 +234,10 @@ class Netperf:
         if settled:
             measured = self.settled_at - self.began
             units = self._counted + self.rate * (length - measured)
-            found = self.steady.interval(self._batches)
             out["steady_state"] = {"settled_after_s": measured,
                                    "batches": len(self._batches) - 1,
                                    "confidence": self.steady.confidence,
-                                   "relative_half_width": found[1]}
+                                   "relative_half_width": self._half_width}
         if self.options.test in ("TCP_STREAM", "UDP_STREAM"):
             out["throughput_mbit_s"] = 8 * units / length / 1e6
             out["bytes"] = units if settled else self.bytes

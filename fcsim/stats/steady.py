@@ -94,12 +94,13 @@ class SteadyState:
         error = stdev(rates) / math.sqrt(len(rates))
         return mean, t_quantile(self.confidence, len(rates) - 1) * error / mean
 
-    def settled(self, counts: list[float]) -> float | None:
-        """The steady rate if the batches' interval is within the precision, else None."""
+    def settled(self, counts: list[float]) -> tuple[float, float] | None:
+        """The steady rate and its relative half-width (:meth:`interval`) if the
+        half-width is within the precision, else None."""
         found = self.interval(counts)
         if found is None or found[1] > self.precision:
             return None
-        return found[0]
+        return found
 
 
 __all__ = ["SteadyState", "central_t", "t_quantile"]

@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fcsim.resources import DATA_ROOT
-from fcsim.runner import iperf_narrowed, narrowed, run_once
+from fcsim.runner import run_once
 from fcsim.scenario.loader import load_scenario
 from fcsim.scenario.model import IperfConfig, NetperfConfig, Scenario
+from fcsim.sweep import iperf_narrowed, narrowed
 from fcsim.workers import default_jobs, run_unordered
 
 if TYPE_CHECKING:

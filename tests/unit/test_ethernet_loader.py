@@ -96,7 +96,7 @@ def test_frames_must_fit_the_switch(tmp_path: Path) -> None:
 
 
 def test_an_iperf_sweep_runs_each_window_and_bandwidth(tmp_path: Path) -> None:
-    from fcsim.runner import sweep_points
+    from fcsim.sweep import sweep_points
 
     path = tmp_path / "sweep.toml"
     path.write_text(LOOPBACK.replace('window = "64 KiB"', 'window = ["32 KiB", "64 KiB"]'),

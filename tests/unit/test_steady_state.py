@@ -46,7 +46,7 @@ def test_large_df_approaches_the_normal() -> None:
 def test_rule_waits_for_enough_batches_and_leaves_the_first_out() -> None:
     rule = SteadyState(confidence=0.99, precision=0.01, batch=0.5, batches=4)
     assert rule.settled([0, 10, 10, 10]) is None  # three counted batches only
-    assert rule.settled([0, 10, 10, 10, 10]) == 20.0  # the first batch (0) is left out
+    assert rule.settled([0, 10, 10, 10, 10]) == (20.0, 0.0)  # the first batch (0) is left out
 
 
 def test_rule_settles_when_the_interval_is_narrow_enough() -> None:
@@ -56,17 +56,17 @@ def test_rule_settles_when_the_interval_is_narrow_enough() -> None:
     assert mean == 100.0
     # sd of (100, 104, 96, 100) = 3.266; t(0.95, 3) = 3.182
     assert width == pytest.approx(3.182 * 3.266 / math.sqrt(4) / 100, rel=1e-3)
-    assert rule.settled(counts) == 100.0
+    assert rule.settled(counts) == (mean, width)
     assert SteadyState(0.95, 0.06, 1.0, 4).settled([0, 100, 130, 70, 100]) is None
 
 
 @given(st.lists(st.integers(0, 10_000), min_size=3, max_size=40), st.floats(0.001, 0.5))
 def test_settled_rate_is_the_batch_mean(counts: list[int], precision: float) -> None:
     rule = SteadyState(precision=precision, batch=0.25, batches=2)
-    rate = rule.settled(counts)
-    if rate is not None:
-        assert rate == pytest.approx(sum(counts[1:]) / 0.25 / (len(counts) - 1))
-        assert rule.interval(counts)[1] <= precision
+    found = rule.settled(counts)
+    if found is not None:
+        assert found[0] == pytest.approx(sum(counts[1:]) / 0.25 / (len(counts) - 1))
+        assert found[1] <= precision
 
 
 def test_rule_refuses_meaningless_settings() -> None:
