@@ -1,8 +1,15 @@
 """The N_Port: sequences out, sequences in, and the rules of each class.
 
 An :class:`NPort` sits on one link :class:`~fcsim.fc2.port.Port`. Outbound it
-turns queued sequences into frames, interleaving open sequences frame by frame
-and putting link-control frames (ACK, busy, reject) first. Inbound
+turns queued sequences into frames, interleaving the open sequences of
+different exchanges frame by frame and putting link-control frames (ACK, busy,
+reject) first. Within one exchange only one sequence is open at a time: the
+next one (a streamed sequence) starts once the last frame of the one before
+has been sent (FC-PH sequence management: a sequence initiator completes the
+data frames of a sequence before it sends another in the same exchange; ports
+multiplex by sending sequences of different exchanges concurrently). IP over
+FC sends all its packets to a destination in one exchange (RFC 2625), so they
+leave in the order IP gave them. Inbound
 (:mod:`fcsim.fc2.nport_rx`) it admits or refuses frames, reassembles
 sequences and answers Class 1 and 2 frames.
 
@@ -106,6 +113,8 @@ class NPort(Receiving, Connections):
         self.stats = NPortStats()
         self._control: deque[Frame] = deque()
         self._ready: deque[Sequence] = deque()
+        # per exchange, its sequences queued here in order; only the first may open
+        self._streams: dict[Exchange, deque[Sequence]] = {}
         self._ready_classed = 0  # sequences in _ready of Class 1 or 2
         self._inbound: dict[Sequence, Inbound] = {}
         self._inbound_check = False
@@ -219,7 +228,8 @@ class NPort(Receiving, Connections):
             return None  # only Class 3 sequences, each needing a credit
         for _ in range(len(ready)):
             seq = ready[0]
-            if (d_id is not None and seq.d_id != d_id) or seq.next_cnt >= seq.fetched:
+            if ((d_id is not None and seq.d_id != d_id) or seq.next_cnt >= seq.fetched
+                    or (not seq.next_cnt and self._streams[seq.exchange][0] is not seq)):
                 ready.rotate(-1)
                 continue
             if seq.cls == 3 and self.connection is None:  # the common case, inlined
@@ -230,6 +240,7 @@ class NPort(Receiving, Connections):
                 frame = self._make_frame(seq)
                 if seq.next_cnt == seq.n_frames:
                     ready.popleft()
+                    self._closed(seq)
                     if seq.cls == 3:
                         self._complete(seq, "sent")
                     else:
@@ -259,6 +270,8 @@ class NPort(Receiving, Connections):
         """Whether *seq* may send its next frame now, and whether it needs BB credit."""
         if seq.next_cnt >= seq.fetched:
             return _BLOCKED  # its next frame's data are not on the card yet
+        if not seq.next_cnt and self._streams[seq.exchange][0] is not seq:
+            return _BLOCKED  # an earlier sequence of its exchange is still open
         conn = self.connection
         peer = self.peers[seq.d_id]
         if seq.cls == 1:
@@ -356,14 +369,27 @@ class NPort(Receiving, Connections):
 
     def _ready_add(self, seq: Sequence) -> None:
         self._ready.append(seq)
+        self._streams.setdefault(seq.exchange, deque()).append(seq)
         if seq.cls != 3:
             self._ready_classed += 1
 
     def _ready_remove(self, seq: Sequence) -> None:
         if seq in self._ready:
             self._ready.remove(seq)
+            self._closed(seq)
             if seq.cls != 3:
                 self._ready_classed -= 1
+
+    def _closed(self, seq: Sequence) -> None:
+        """*seq* has sent its last frame, or left the queue: the next sequence of
+        its exchange may open."""
+        stream = self._streams[seq.exchange]
+        if stream[0] is seq:
+            stream.popleft()
+        else:
+            stream.remove(seq)
+        if not stream:
+            del self._streams[seq.exchange]
 
     def __repr__(self) -> str:
         return f"<NPort {self.name} {self.port_id:06X}>"
