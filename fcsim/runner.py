@@ -231,6 +231,7 @@ def run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink] = (),
                                "background_utilisation": (h.cpu.background_time / interval
                                                           / h.cpu.processors),
                                "bus_utilisation": h.bus.busy_time / interval,
+                               "ip_input_drops": h.ip_input_drops,
                                **({"bus_utilisations": [b.busy_time / interval
                                                         for b in h.buses]}
                                   if len(h.buses) > 1 else {})}

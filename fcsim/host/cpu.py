@@ -28,10 +28,12 @@ from collections.abc import Callable
 from fcsim.engine.server import Server
 from fcsim.engine.simulation import Simulation
 
-INTERRUPT, PROCESS, BACKGROUND = 0, 1, 2
-"""Priority levels: interrupt-level work, then process-level work (the
+INTERRUPT, SOFTINT, PROCESS, BACKGROUND = 0, 1, 2, 3
+"""Priority levels: interrupt-level work (a device's interrupt handler, at
+splimp), then software-interrupt work (IP and TCP input of the packets the
+interrupts queued, at splnet: 4.4BSD ``ipintr``), then process-level work (the
 measured processes' system calls and copies), then other processes'
-user-mode work, which the other two preempt."""
+user-mode work, which the others preempt."""
 
 
 class Cpu(Server):
@@ -47,7 +49,7 @@ class Cpu(Server):
             raise ValueError(f"{name}: speed must be > 0, got {speed}")
         if processors < 1:
             raise ValueError(f"{name}: processors must be >= 1, got {processors}")
-        super().__init__(sim, name, levels=3)
+        super().__init__(sim, name, levels=4)
         self.speed = speed
         self.processors = processors
         self.background_time = 0.0
@@ -84,9 +86,10 @@ class Cpu(Server):
         self._busy = False
 
     def _next(self) -> None:
-        """Start the next item: interrupt level, then process level, then background."""
+        """Start the next item: interrupt level, software interrupts, process level,
+        then background."""
         queues = self._queues
-        if queues[INTERRUPT] or queues[PROCESS] or not queues[BACKGROUND]:
+        if queues[INTERRUPT] or queues[SOFTINT] or queues[PROCESS] or not queues[BACKGROUND]:
             super()._next()
             return
         duration, done = queues[BACKGROUND].popleft()

@@ -17,15 +17,24 @@ host puts the costs of its model around it, each on the processor:
   adapter's DMA and per-frame time, then the interface (IP over FC, Ethernet,
   Myrinet);
 - each IP packet received (after the adapter has moved its frames to memory):
-  one interrupt, the driver's per-frame work, TCP/IP input and the checksum
-  (none on a NIC with checksum offload, receive offload included), then TCP;
+  one interrupt and the driver's per-frame work at interrupt level, which
+  put the packet on the IP input queue (``ipintrq``) or, if the queue already
+  holds the model's *ip_input_queue* packets, drop it (``IF_DROP``, counted);
+  then, at the lower software-interrupt level, TCP/IP input and the checksum
+  (none on a NIC with checksum offload, receive offload included), then TCP
+  (4.4BSD: the driver's ``IF_ENQUEUE(&ipintrq)`` and ``schednetisr``, then
+  ``ipintr()`` at splnet);
 - recv(): a system call, then the copy out of the socket buffer (page
   renaming instead with zero-copy receive);
 - a process that blocked in send() or recv() costs a context switch to wake;
 - the TCP timer routines cost their time on every 200 ms and 500 ms tick.
 
-Protocol work runs at interrupt level, system calls and copies at process
-level; background load is user-mode work below both, which either preempts
+Receive interrupts run first, then IP/TCP input at the software-interrupt
+level, then system calls and copies at process level: a receiver whose
+interrupts and input take all its processor starves its reading process, and
+its input queue overflows (receive livelock, Mogul and Ramakrishnan 1997).
+Output protocol work and the TCP timers run at interrupt level. Background
+load is user-mode work below them all, which any of them preempts
 (:class:`~fcsim.host.cpu.Cpu`): 4.4BSD wakes a process sleeping in a socket
 call at PSOCK, a kernel priority above any user-mode process, and
 reschedules at once (``wakeup``/``setrunnable`` -> ``need_resched``).
@@ -46,7 +55,7 @@ from fcsim.engine.simulation import Simulation
 from fcsim.fc2.nport import NPort
 from fcsim.host.bus import BUS_TYPES, IoBus
 from fcsim.host.copies import copy_time
-from fcsim.host.cpu import INTERRUPT, PROCESS, BackgroundLoad, Cpu
+from fcsim.host.cpu import INTERRUPT, PROCESS, SOFTINT, BackgroundLoad, Cpu
 from fcsim.host.host_model import HostModel
 from fcsim.host.interface import Deliver, FcInterface, Interface, NicInterface
 from fcsim.host.routes import network_between
@@ -114,6 +123,10 @@ class Host:
         self._endpoints: dict[str, TcpEndpoint] = {}
         self._udp: dict[str, UdpSocket] = {}
         self._routes: dict[str, tuple[Interface, int]] = {}
+        self.ip_input_queued = 0
+        """Packets on the IP input queue, the one in IP input counted until it ends."""
+        self.ip_input_drops = 0
+        """Packets dropped because the IP input queue was full, since the last reset."""
         if model.timer_tick > 0:
             for period in (FAST_TICK, SLOW_TICK):
                 sim.call_later(self.tick_phase % period, self._tick, period)
@@ -162,7 +175,8 @@ class Host:
     def tcp_socket(self, port: int, config: TcpConfig) -> Socket:
         """A TCP socket bound to *port* on this host (asking for RFC 1323
         timestamps if *config* or the host model's *tcp_timestamps* says so, and
-        with the model's ACK policy *tcp_ack_every* if it names one),
+        with the model's ACK policy *tcp_ack_every* and socket-buffer limit
+        *sb_max* if it names them),
         its socket options applied as the host model's *tcp_stack* does."""
         address = f"{self.name}:{port}"
         if address in self._endpoints:
@@ -171,6 +185,8 @@ class Host:
             config = replace(config, timestamps=True)
         if self.model.tcp_ack_every is not None:
             config = replace(config, ack_every=self.model.tcp_ack_every)
+        if self.model.sb_max is not None:
+            config = replace(config, sb_max=self.model.sb_max)
         if self.model.tcp_stack == LINUX_2_4:
             config = linux_2_4(config, rx_truesize(config.mtu, self.model.rx_buffers))
         endpoint = TcpEndpoint(self.sim, address, config, self._output, self.tick_phase)
@@ -219,20 +235,37 @@ class Host:
                   interface: Interface) -> None:
         """An IP packet of *length* bytes has arrived on *interface*; *interrupt*:
         it raised the receive interrupt (with interrupt moderation, the first of
-        a batch)."""
+        a batch). The interrupt and the driver queue it for IP input, or drop it
+        when the queue is full."""
         model = self.model
-        frames = interface.frames(length)
-        cost = ((model.interrupt if interrupt else 0.0) + frames * model.driver_per_frame
-                + model.tcp_input_per_packet
-                + packet.length * interface.rx_checksum_per_byte)  # type: ignore[attr-defined]
         if isinstance(packet, Segment):
             endpoint = self._endpoints.get(packet.dst)
-            if endpoint is not None:
-                self.cpu.run(cost, lambda: endpoint.receive(packet), INTERRUPT)
+            if endpoint is None:
+                return
+            deliver: Callable[[], None] = lambda: endpoint.receive(packet)  # noqa: E731
         elif isinstance(packet, Datagram):
             socket = self._udp.get(packet.dst)
-            if socket is not None:
-                self.cpu.run(cost, lambda: socket.arrive(packet), INTERRUPT)
+            if socket is None:
+                return
+            deliver = lambda: socket.arrive(packet)  # noqa: E731
+        else:
+            return
+        hardware = ((model.interrupt if interrupt else 0.0)
+                    + interface.frames(length) * model.driver_per_frame)
+        cost = model.tcp_input_per_packet + packet.length * interface.rx_checksum_per_byte
+
+        def input_() -> None:
+            self.ip_input_queued -= 1
+            deliver()
+
+        def enqueue() -> None:
+            if self.ip_input_queued >= model.ip_input_queue:
+                self.ip_input_drops += 1
+                return
+            self.ip_input_queued += 1
+            self.cpu.run(cost, input_, SOFTINT)
+
+        self.cpu.run(hardware, enqueue, INTERRUPT)
 
     def _resume(self, called: float, then: Callable[[], None]) -> None:
         """Go on with *then*; a process that blocked since *called* is first woken."""
@@ -242,7 +275,8 @@ class Host:
             then()
 
     def reset_stats(self) -> None:
-        """Start a new measurement interval (processor and buses)."""
+        """Start a new measurement interval (processor, buses, input drops)."""
+        self.ip_input_drops = 0
         self.cpu.reset_stats()
         for bus in self.buses:
             bus.reset_stats()

@@ -85,6 +85,11 @@ class HostModel:
     the send buffer), :class:`~fcsim.host.sockets.Socket`. *tcp_ack_every*:
     the TCP's ACK policy for in-order data, the *ack_every* of
     :class:`~fcsim.transport.tcp_config.TcpConfig` (None: the socket's own).
+    *sb_max*: the kernel's socket-buffer limit, bytes, the *sb_max* of
+    :class:`~fcsim.transport.tcp_config.TcpConfig` (None: the socket's own).
+    *ip_input_queue*: packets the IP input queue holds between the receive
+    interrupt and protocol input (4.4BSD ``ipintrq``, IFQ_MAXLEN 50); a packet
+    arriving when it is full is dropped (:mod:`fcsim.host.host`).
     *background_utilisation* / *background_job*: the load of other processes
     (fraction of the processor, mean job length in s), user-mode work that
     kernel work and woken processes preempt (:class:`~fcsim.host.cpu.Cpu`). *adapter*: the catalog
@@ -128,6 +133,8 @@ class HostModel:
     tcp_timestamps: bool = False
     send_path: str = "buffer"
     tcp_ack_every: int | None = None
+    sb_max: int | None = None
+    ip_input_queue: int = 50
     receive_checksum_offload: bool = False
     background_utilisation: float = 0.0
     background_job: float = 1e-3
@@ -163,6 +170,10 @@ class HostModel:
         if self.send_path not in SEND_PATHS or (self.tcp_ack_every or 0) < 0:
             raise ValueError(f"{self.name}: send_path must be one of {', '.join(SEND_PATHS)} "
                              "and tcp_ack_every >= 0")
+        if self.sb_max is not None and self.sb_max < 4096:
+            raise ValueError(f"{self.name}: sb_max must be >= 4096 bytes")
+        if self.ip_input_queue < 1:
+            raise ValueError(f"{self.name}: ip_input_queue must be >= 1 packet")
         if not 0 <= self.background_utilisation < 1 or self.background_job <= 0:
             raise ValueError(f"{self.name}: background_utilisation in [0, 1), "
                              "background_job > 0 s")
@@ -188,6 +199,8 @@ Stack = sourced(choice({name: name for name in STACKS}), "Stack")
 RxBuffers = sourced(choice({name: name for name in RX_BUFFERS}), "RxBuffers")
 SendPath = sourced(choice({name: name for name in SEND_PATHS}), "SendPath")
 AckEvery = sourced(integer(0, text="an integer >= 0 (segments)"), "AckEvery")
+Packets = sourced(Count, "Count")
+SbMax = sourced(integer(4096, text="an integer >= 4096 (bytes)"), "SbMax")
 
 
 class AdapterFile(ModelFile):
@@ -292,6 +305,15 @@ class HostFile(AdapterFile):
                                      "input, only with a window update after a read or on the "
                                      "200 ms fast timer (4.4BSD). Default: the socket's (2).", 0,
                                      "4.4BSD-Lite2 tcp_input.c 8.12 TCP_REASS sets TF_DELACK")
+    sb_max: SbMax = _entry("The kernel's socket-buffer limit, bytes (4.4BSD sb_max): "
+                           "sbreserve() refuses a buffer above sb_max x 2048 / 2176 and caps a "
+                           "buffer's mbuf bytes at it. Default: 262144 (SB_MAX).", 278527,
+                           "4.4BSD-Lite2 uipc_socket2.c sbreserve()")
+    ip_input_queue: Packets = _entry("Packets the IP input queue holds between the receive "
+                                     "interrupt and IP/TCP input, which runs at the lower "
+                                     "software-interrupt level; a packet arriving when it is "
+                                     "full is dropped (default 50).", 50,
+                                     "4.4BSD-Lite2 net/if.h IFQ_MAXLEN, ip_input.c ipintrq")
     background_utilisation: Share = _entry("Share of the processor other processes keep busy.",
                                            0.2)
     background_job: JobLength = _entry("Mean length of a background job, s.", "1 ms")

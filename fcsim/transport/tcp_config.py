@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fcsim.transport.segment import HEADER_BYTES, MAX_WINDOW_FIELD
+from fcsim.transport.sockbuf import MCLBYTES, MSIZE
 
 MAX_WINDOW_SHIFT = 14
 """Largest window-scale shift (RFC 1323 section 2.3; TCP_MAX_WINSHIFT)."""
@@ -54,11 +55,14 @@ class TcpConfig:
     - *clamp_mss_to_sndbuf*: tcp_mss(): if SO_SNDBUF < MSS then MSS = SO_SNDBUF
       (default True, BSD).
     - *round_buffers_to_mss*: tcp_mss(): otherwise round SO_SNDBUF up to a
-      multiple of the MSS, and SO_RCVBUF too when it exceeds the MSS, both
-      capped at *sb_max* (default True, BSD).
-    - *sb_max*: largest socket buffer, bytes (default 262144, BSD SB_MAX;
-      HP-UX 10.20 allows 262143). Also caps the mbuf bytes of a buffer
-      (``sb_mbmax``).
+      multiple of the MSS, and SO_RCVBUF too when it exceeds the MSS, each at
+      most *sb_max*, and keep the rounded size only if ``sbreserve()`` takes
+      it (default True, BSD).
+    - *sb_max*: the kernel's socket-buffer limit, bytes (default 262144, BSD
+      SB_MAX, "patchable"): ``sbreserve()`` refuses a buffer larger than
+      ``sb_max * MCLBYTES / (MSIZE + MCLBYTES)`` and caps a buffer's mbuf
+      bytes (``sb_mbmax``) at it. The socket options themselves are taken
+      as given.
     - *sosend_chunk*: bytes sosend() hands to tcp_output() per PRU_SEND call,
       bytes. 4.4BSD copies one mbuf cluster (MCLBYTES) per call for stream
       sockets, so with TCP_NODELAY a large write leaves as cluster-sized
@@ -222,7 +226,10 @@ class TcpConfig:
         MSS = min(interface MSS, offer), at least 32 bytes. Then, if
         SO_SNDBUF < MSS and *clamp_mss_to_sndbuf*, MSS = SO_SNDBUF; otherwise,
         with *round_buffers_to_mss*, SO_SNDBUF is rounded up to a multiple of
-        the MSS, and SO_RCVBUF too if it exceeds the MSS, both at most *sb_max*.
+        the MSS, and SO_RCVBUF too if it exceeds the MSS, each at most
+        *sb_max*; a size ``sbreserve()`` refuses (above ``sb_max * MCLBYTES /
+        (MSIZE + MCLBYTES)``) leaves the buffer as it was (4.4BSD-Lite2
+        tcp_input.c tcp_mss(), uipc_socket2.c sbreserve()).
         """
         mss = max(min(self.interface_mss, offer), 32)
         sndbuf, rcvbuf = self.sndbuf, self.rcvbuf
@@ -230,10 +237,17 @@ class TcpConfig:
             if self.clamp_mss_to_sndbuf:
                 mss = sndbuf
         elif self.round_buffers_to_mss:
-            sndbuf = min(_roundup(sndbuf, mss), max(self.sb_max, sndbuf))
+            sndbuf = self._reserved(sndbuf, mss)
         if self.round_buffers_to_mss and rcvbuf > mss:
-            rcvbuf = min(_roundup(rcvbuf, mss), max(self.sb_max, rcvbuf))
+            rcvbuf = self._reserved(rcvbuf, mss)
         return Negotiated(mss, sndbuf, rcvbuf)
+
+    def _reserved(self, size: int, mss: int) -> int:
+        """tcp_mss()'s new size for a buffer of *size* bytes: rounded up to a
+        multiple of *mss*, at most *sb_max*, if sbreserve() takes it, bytes."""
+        cluster = self.mclbytes or MCLBYTES
+        wanted = min(_roundup(size, mss), self.sb_max)
+        return wanted if wanted <= self.sb_max * cluster // (MSIZE + cluster) else size
 
 
 def _roundup(value: int, step: int) -> int:

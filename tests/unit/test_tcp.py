@@ -182,11 +182,21 @@ def test_tcp_mss_clamps_mss_to_a_smaller_send_buffer():
     assert no_cluster.interface_mss == 65240
 
 
+def _buffers(negotiated) -> tuple[int, int]:
+    return negotiated.sndbuf, negotiated.rcvbuf
+
+
 def test_tcp_mss_rounds_buffers_up_to_mss_multiples_capped_by_sb_max():
     cfg = TcpConfig(sndbuf=10000, rcvbuf=10000, mtu=1500)
     assert cfg.negotiate(1460) == (cfg.negotiate(1460).__class__(1460, 10220, 10220))
+    # 262000 rounds up to 262800, capped at sb_max = 262144, which sbreserve()
+    # refuses (above 262144 x 2048 / 2176 = 246724): the buffer stays as it was
     capped = TcpConfig(sndbuf=262000, rcvbuf=262000, mtu=1500, sb_max=262144)
-    assert capped.negotiate(1460).sndbuf == 262144
+    assert _buffers(capped.negotiate(1460)) == (262000, 262000)
+    taken = TcpConfig(sndbuf=131072, rcvbuf=131072, mtu=65280, sb_max=262144)
+    assert _buffers(taken.negotiate(65240)) == (190464, 190464)  # 3 x 63488
+    hp = TcpConfig(sndbuf=229376, rcvbuf=229376, mtu=65280, sb_max=278527)
+    assert _buffers(hp.negotiate(65240)) == (253952, 253952)  # 4 x 63488 <= 262143
     plain = TcpConfig(sndbuf=10000, rcvbuf=10000, mtu=1500, round_buffers_to_mss=False)
     assert plain.negotiate(1460).sndbuf == 10000
     w, _, _ = transfer(cfg, cfg, 0, 1, 1, until=0.1)
