@@ -2,23 +2,24 @@
 
 Work items (a system call, a copy, protocol processing of one packet, an
 interrupt) each take a stated time and run one at a time. Interrupt-level
-work is taken before process-level work whenever the processor frees, but
-does not preempt it (a simplification: a kernel takes its interrupts within
-a copy; a 4.4BSD send path copies a 2 KB mbuf at a time, so protocol work
-waits at most one such copy). A multiprocessor
-host runs interrupt-level work on its first processor only, in order (as a
-NIC's interrupt and the protocol work it starts run on one processor at a
-time), and process-level work (system calls, copies) on whichever processor
-is free first. A :class:`BackgroundLoad`
-keeps the processor busy a given fraction of the time with user-mode jobs of
-other processes, at a third level below both, and any other work preempts
-them at once: the job in service stops, and the rest of it resumes when no
-other work waits. That is 4.4BSD's scheduling of a CPU-bound user process:
-an interrupt takes the processor from it, and a process woken from a socket
-sleep runs at PSOCK, a kernel priority above every user-mode priority, so
-``wakeup()`` -> ``setrunnable()`` asks for a reschedule (``need_resched``)
-that switches to it when the interrupt returns (kern_synch.c). Background
-jobs run on the first processor only.
+work is taken first whenever the processor frees, then software-interrupt
+work (IP and TCP input of received packets), then process-level work; none
+preempts another (a simplification: a kernel takes its interrupts within a
+copy; a 4.4BSD send path copies a 2 KB mbuf at a time, so protocol work
+waits at most one such copy). A multiprocessor host runs interrupt and
+software-interrupt work on its first processor only, in order (as a NIC's
+interrupt and the protocol work it starts run on one processor at a time),
+and process-level work (system calls, copies) on whichever processor is
+free first. A :class:`BackgroundLoad` keeps the processor busy a given
+fraction of the time with user-mode jobs of other processes, at a fourth
+level below all three, and any other work preempts them at once: the job in
+service stops, and the rest of it resumes when no other work waits. That is
+4.4BSD's scheduling of a CPU-bound user process: an interrupt takes the
+processor from it, and a process woken from a socket sleep runs at PSOCK, a
+kernel priority above every user-mode priority, so ``wakeup()`` ->
+``setrunnable()`` asks for a reschedule (``need_resched``) that switches to
+it when the interrupt returns (kern_synch.c). Background jobs run on the
+first processor only.
 """
 
 from __future__ import annotations
