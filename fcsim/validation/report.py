@@ -100,16 +100,18 @@ def readme_table(outcomes: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def update_readme(readme: Path, table_md: str) -> bool:
-    """Replace the text between the :data:`README_BEGIN` and :data:`README_END` lines of
-    *readme* by *table_md*; False (file untouched) when the markers are missing."""
+def update_readme(readme: Path, table_md: str, begin_mark: str = README_BEGIN,
+                  end_mark: str = README_END) -> bool:
+    """Replace the text between the *begin_mark* and *end_mark* lines (by default
+    :data:`README_BEGIN` and :data:`README_END`) of the Markdown file *readme* by
+    *table_md*; False (file untouched) when the markers are missing."""
     text = readme.read_text(encoding="utf-8")
     lines = text.splitlines(keepends=True)
     marks = [line.strip() for line in lines]
-    if README_BEGIN not in marks or README_END not in marks[marks.index(README_BEGIN):]:
+    if begin_mark not in marks or end_mark not in marks[marks.index(begin_mark):]:
         return False
-    begin = marks.index(README_BEGIN)
-    end = marks.index(README_END, begin)
+    begin = marks.index(begin_mark)
+    end = marks.index(end_mark, begin)
     new = "".join([*lines[:begin + 1], "\n", table_md.strip("\n"), "\n\n", *lines[end:]])
     if new != text:
         write_output(readme, new)
