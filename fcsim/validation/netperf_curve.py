@@ -45,7 +45,7 @@ BEGIN = "<!-- curve-table:start -->"
 END = "<!-- curve-table:end -->"
 """The line before which the table ends in :data:`DOC`."""
 HEADER = ("socket (B)", "message (B)", "Mbit/s", "cpu tx", "cpu rx", "bus tx", "bus rx",
-          "ended (s)", "segments", "ACKs", "B/segment")
+          "ended (s)", "segments", "ACKs", "B/segment", "input drops")
 """The table's column titles, in the order of :class:`CurveRow`'s fields."""
 
 
@@ -60,7 +60,8 @@ class CurveRow:
     got, i.e. data segments; *acks*: IP packets the sender got (ACKs and
     window updates; both counts include connection set-up); *segment_bytes*:
     mean FC payload of a received packet (bytes: TCP data, 40 bytes of TCP and
-    IP header, TCP options, 24 bytes of RFC 2625 network and LLC/SNAP header)."""
+    IP header, TCP options, 24 bytes of RFC 2625 network and LLC/SNAP header);
+    *drops*: packets the receiver dropped at its full IP input queue."""
 
     socket: int
     size: int
@@ -73,11 +74,12 @@ class CurveRow:
     segments: int
     acks: int
     segment_bytes: float
+    drops: int
 
     def cells(self) -> tuple[str, ...]:
         """The row's table cells at the printed precision: 0.01 Mbit/s, 0.01 of
         utilisation, 0.01 s, whole packets and bytes."""
-        formats = ("d", "d", ".2f", ".2f", ".2f", ".2f", ".2f", ".2f", "d", "d", ".0f")
+        formats = ("d", "d", ".2f", ".2f", ".2f", ".2f", ".2f", ".2f", "d", "d", ".0f", "d")
         return tuple(format(value, spec) for value, spec in zip(astuple(self), formats,
                                                                  strict=True))
 
@@ -110,7 +112,8 @@ def measure(point: Point) -> CurveRow:
         cpu_tx=tx["cpu_utilisation"], cpu_rx=rx["cpu_utilisation"],
         bus_tx=tx["bus_utilisation"], bus_rx=rx["bus_utilisation"],
         ended_s=out["ended_s"], segments=segments, acks=int(back["sequences_rx"]),
-        segment_bytes=got["payload_rx"] / segments if segments else 0.0)
+        segment_bytes=got["payload_rx"] / segments if segments else 0.0,
+        drops=int(rx["ip_input_drops"]))
 
 
 def measure_all(jobs: int | None = None, show: bool = True) -> list[CurveRow]:
