@@ -35,6 +35,7 @@ from fcsim.storage.device_model import load_disk_model
 from fcsim.storage.local import ChannelConfig
 from fcsim.storage.san import Storage
 from fcsim.topology.myrinet import build_myrinet
+from fcsim.topology.point_to_point import build_point_to_point
 from fcsim.trapeze.card import TrapezeCard
 from fcsim.trapeze.config import BlockServerConfig, SliceJobConfig
 from fcsim.trapeze.netrpc import NetRpc
@@ -205,3 +206,34 @@ def slice_network(direction: str, servers: int = 1, readahead: int = 512 * 1024,
     hosts = build_hosts(sim, sc, net)
     storage = Storage(sim, sc, net, hosts)
     return sim, SliceStorage(sim, sc, net, hosts, storage.local), hosts
+
+
+def frames_sent(sequences: list[tuple[int, int]]) -> list[tuple[int, int, int]]:
+    """(exchange, SEQ_ID, SEQ_CNT) of each frame a sends, in wire order, for
+    Class 3 sequences queued at once as (exchange index, payload bytes)."""
+    scenario = p2p((), duration=0.01)
+    sim = Simulation(1)
+    net = build_point_to_point(sim, scenario.nodes, scenario.links)
+    a, b = net.nodes["a"], net.nodes["b"]
+    sent: list[tuple[int, int, int]] = []
+    next_frame = a.next_frame
+
+    def recording(credit: bool, d_id: int | None = None) -> object:
+        frame = next_frame(credit, d_id)
+        if frame is not None and frame.sequence is not None:
+            sent.append((frame.ox_id, frame.seq_id, frame.seq_cnt))
+        return frame
+
+    a.next_frame = recording  # type: ignore[method-assign]
+
+    def queue() -> None:
+        exchanges: dict[int, object] = {}
+        for index, size in sequences:
+            if index not in exchanges:
+                exchanges[index] = a.open_exchange(b.port_id)
+            a.send(exchanges[index], size, 3)  # type: ignore[arg-type]
+
+    a.when_ready(queue)
+    sim.run(0.01)
+    return sent
+

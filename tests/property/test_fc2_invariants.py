@@ -9,12 +9,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fcsim.engine.simulation import Simulation
+from fcsim.fc2.frame import MAX_DATA_FIELD
 from fcsim.fc2.login import ServiceParameters
 from fcsim.fc2.nport import NPort
 from fcsim.runner import build_workloads, run_scenario
 from fcsim.scenario.model import StreamConfig
 from fcsim.topology.point_to_point import build_point_to_point
-from tests.builders import p2p
+from tests.builders import frames_sent, p2p
 
 PARAMS = st.builds(
     ServiceParameters,
@@ -137,3 +138,25 @@ def test_same_seed_same_json(streams, seed) -> None:
                                  "run": type(scenario.run)(0.002, 0.0005, seed, 2)})
     first = json.dumps(run_scenario(scenario), sort_keys=True)
     assert first == json.dumps(run_scenario(scenario), sort_keys=True)
+
+
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(1, 6 * 2048)), min_size=1,
+                max_size=12))
+@settings(max_examples=40, deadline=None)
+def test_an_exchange_sends_its_sequences_whole_and_in_order(
+        sequences: list[tuple[int, int]]) -> None:
+    """FC-PH: within an exchange a sequence's frames all leave before the next
+    sequence's first; every frame of every queued sequence leaves."""
+    sent = frames_sent(sequences)
+    assert len(sent) == sum(-(-size // MAX_DATA_FIELD) for _, size in sequences)
+    by_exchange: dict[int, list[tuple[int, int]]] = {}
+    for ox_id, seq_id, seq_cnt in sent:
+        by_exchange.setdefault(ox_id, []).append((seq_id, seq_cnt))
+    for frames in by_exchange.values():
+        seq_ids = [seq_id for seq_id, _ in frames]
+        runs = [seq_id for k, seq_id in enumerate(seq_ids) if k == 0 or seq_ids[k - 1] != seq_id]
+        assert len(runs) == len(set(runs))  # each sequence in one unbroken run
+        assert runs == sorted(runs)  # in the order they were queued
+        for seq_id in runs:
+            counts = [cnt for s, cnt in frames if s == seq_id]
+            assert counts == list(range(len(counts)))

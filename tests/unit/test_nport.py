@@ -7,7 +7,7 @@ from fcsim.fc2.login import ServiceParameters
 from fcsim.runner import build_workloads
 from fcsim.scenario.model import StreamConfig
 from fcsim.topology.point_to_point import build_point_to_point
-from tests.builders import p2p
+from tests.builders import frames_sent, p2p
 
 
 def _run(workloads, a=None, b=None, ber=0.0, length=10.0, duration=0.05):
@@ -98,46 +98,16 @@ def test_an_incomplete_sequence_is_abandoned_at_its_deadline() -> None:
     assert b.stats.sequences_rx + b.stats.sequences_incomplete <= 400
 
 
-def _frames_sent(sequences: list[tuple[int, int]]) -> list[tuple[int, int, int]]:
-    """(exchange, SEQ_ID, SEQ_CNT) of each frame a sends, in wire order, for
-    Class 3 sequences queued at once as (exchange index, payload bytes)."""
-    scenario = p2p((), duration=0.01)
-    sim = Simulation(1)
-    net = build_point_to_point(sim, scenario.nodes, scenario.links)
-    a, b = net.nodes["a"], net.nodes["b"]
-    sent: list[tuple[int, int, int]] = []
-    next_frame = a.next_frame
-
-    def recording(credit: bool, d_id: int | None = None):
-        frame = next_frame(credit, d_id)
-        if frame is not None and frame.sequence is not None:
-            sent.append((frame.ox_id, frame.seq_id, frame.seq_cnt))
-        return frame
-
-    a.next_frame = recording  # type: ignore[method-assign]
-
-    def queue() -> None:
-        exchanges: dict[int, object] = {}
-        for index, size in sequences:
-            if index not in exchanges:
-                exchanges[index] = a.open_exchange(b.port_id)
-            a.send(exchanges[index], size, 3)  # type: ignore[arg-type]
-
-    a.when_ready(queue)
-    sim.run(0.01)
-    return sent
-
-
 def test_sequences_of_one_exchange_do_not_interleave() -> None:
     """FC-PH sequence management: within an exchange a sequence's frames all go
     before the next sequence's first (IP over FC keeps packets in order)."""
-    sent = _frames_sent([(0, 8 * 2048), (0, 1024), (0, 3 * 2048)])
+    sent = frames_sent([(0, 8 * 2048), (0, 1024), (0, 3 * 2048)])
     assert [seq_id for _ox, seq_id, _cnt in sent] == [0] * 8 + [1] + [2] * 3
     assert [cnt for _ox, _seq, cnt in sent] == [*range(8), 0, 0, 1, 2]
 
 
 def test_sequences_of_different_exchanges_interleave() -> None:
     """A port multiplexes exchanges frame by frame."""
-    sent = _frames_sent([(0, 4 * 2048), (1, 4 * 2048)])
+    sent = frames_sent([(0, 4 * 2048), (1, 4 * 2048)])
     exchanges = [ox for ox, _seq, _cnt in sent]
     assert len(sent) == 8 and exchanges[:4] != [exchanges[0]] * 4
