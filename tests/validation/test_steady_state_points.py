@@ -13,11 +13,13 @@ from fcsim.runner import run_once
 from fcsim.validation.points import Point, narrow
 
 FIGS = "scenarios/ong-farrell/"
-SAMPLE = [  # (point, whether it must settle early: unloaded hosts repeat a steady state)
+SAMPLE = [  # (point, whether it settles early)
     (Point(FIGS + "fig20-rr-c110-to-c110.toml", 32768, 1), True),  # TCP_RR, the full 10 s
     (Point(FIGS + "fig06-stream-c110-to-c110.toml", 32768, 4096), True),  # 10 s
     (Point(FIGS + "fig19-stream-c180-to-c180.toml", 262143, 1024, length=4.0), True),
-    (Point(FIGS + "fig30-rr-735-to-c110.toml", 32768, 1, length=3.0), False),  # loaded
+    (Point(FIGS + "fig30-rr-735-to-c110.toml", 32768, 1, length=3.0), True),  # loaded
+    # a 1-byte stream in receive livelock: its reader's batches never agree
+    (Point(FIGS + "fig06-stream-c110-to-c110.toml", 32768, 1, length=2.6), False),
 ]
 
 
@@ -35,7 +37,7 @@ def test_settled_figure_is_within_precision_of_the_full_run(point: Point, settle
     early = run_once(scenario, seed)
     full = run_once(replace(scenario, run=replace(scenario.run, steady_state=None)), seed)
     test = next(iter(early["netperf"].values()))
-    assert "steady_state" in test or not settles
+    assert ("steady_state" in test) == settles
     if "steady_state" in test:
         assert early["ended_s"] < scenario.run.duration
         assert test["steady_state"]["relative_half_width"] <= rule.precision
