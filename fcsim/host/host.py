@@ -238,16 +238,17 @@ class Host:
         a batch). The interrupt and the driver queue it for IP input, or drop it
         when the queue is full."""
         model = self.model
+        receive: Callable[[Any], None]
         if isinstance(packet, Segment):
             endpoint = self._endpoints.get(packet.dst)
             if endpoint is None:
                 return
-            deliver: Callable[[], None] = lambda: endpoint.receive(packet)  # noqa: E731
+            receive = endpoint.receive
         elif isinstance(packet, Datagram):
             socket = self._udp.get(packet.dst)
             if socket is None:
                 return
-            deliver = lambda: socket.arrive(packet)  # noqa: E731
+            receive = socket.arrive
         else:
             return
         hardware = ((model.interrupt if interrupt else 0.0)
@@ -256,7 +257,7 @@ class Host:
 
         def input_() -> None:
             self.ip_input_queued -= 1
-            deliver()
+            receive(packet)
 
         def enqueue() -> None:
             if self.ip_input_queued >= model.ip_input_queue:

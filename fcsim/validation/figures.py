@@ -51,7 +51,7 @@ from fcsim.scenario.model import NetperfConfig, Scenario
 from fcsim.validation.figures_hpss import plan_hpss
 from fcsim.validation.figures_slice import plan_slice
 from fcsim.validation.plots import METRICS, degradation_figure, size_label
-from fcsim.validation.points import ROOT, Point, run_points
+from fcsim.validation.points import ROOT, Point, run_points, swept_workload
 from fcsim.validation.store import ResultStore
 
 PAPERS = ("ong-farrell", "rd11", "hpss", "das2", "slice")
@@ -226,14 +226,6 @@ def _point_path(path: Path) -> str:
     """*path* as a :class:`Point` scenario: relative to the project if inside it."""
     path = path.resolve()
     return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
-
-
-def swept_workload(scenario: Scenario, path: Path) -> NetperfConfig:
-    """The swept netperf workload of *scenario* (the figure's test pair)."""
-    swept = [w for w in scenario.workloads if isinstance(w, NetperfConfig) and w.sweeps]
-    if len(swept) != 1:
-        raise ValueError(f"{path.name}: expected one swept netperf workload, found {len(swept)}")
-    return swept[0]
 
 
 def netperf_metric(workload: NetperfConfig) -> str:

@@ -48,10 +48,9 @@ from fcsim.validation.figures import (
     netperf_metric,
     repetition_values,
     scenario_files,
-    swept_workload,
 )
 from fcsim.validation.plots import METRICS, save_png, size_label, whiskers
-from fcsim.validation.points import Point
+from fcsim.validation.points import Point, swept_workload
 
 SIZED = "netperf -r m,m (request = response = message size)"
 """Legend of a TCP_RR series whose transactions are of the message size."""

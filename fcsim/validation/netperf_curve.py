@@ -12,7 +12,7 @@ FCS 266/16, 10 s tests stopped early by the file's ``[run.steady_state]``
 rule), narrowed by :func:`fcsim.validation.points.narrow` to each point of
 :func:`grid`: sockets of 32768 and 262143 bytes and every message size the
 file lists. Each point is ONE repetition, run with the file's seed
-(``run_once(narrow(point), seed)``); the points run in parallel on
+(:func:`fcsim.validation.points.simulate`); the points run in parallel on
 ``--jobs`` worker processes (default: every core). A run is deterministic for
 its seed, so the table is too; ``tests/validation/test_netperf_curve_doc.py``
 re-runs a sample of its rows and compares.
@@ -24,13 +24,12 @@ import argparse
 import sys
 from contextlib import closing
 from dataclasses import astuple, dataclass
-from typing import Any
+from pathlib import Path
 
 from fcsim.progress import Progress
 from fcsim.resources import SOURCE_ROOT
-from fcsim.runner import run_once
 from fcsim.scenario.model import NetperfConfig
-from fcsim.validation.points import Point, narrow, scenario_file
+from fcsim.validation.points import Point, scenario_file, simulate, swept_workload
 from fcsim.validation.report import update_readme
 from fcsim.workers import default_jobs, run_unordered
 
@@ -86,8 +85,7 @@ class CurveRow:
 
 def _workload() -> NetperfConfig:
     """The swept netperf workload of :data:`SCENARIO`."""
-    return next(w for w in scenario_file(SCENARIO).workloads
-                if isinstance(w, NetperfConfig) and w.sweeps)
+    return swept_workload(scenario_file(SCENARIO), Path(SCENARIO))
 
 
 def grid() -> list[Point]:
@@ -99,8 +97,7 @@ def grid() -> list[Point]:
 
 def measure(point: Point) -> CurveRow:
     """Run *point* once with the scenario's seed and reduce its result to a row."""
-    scenario = narrow(point)
-    out: dict[str, Any] = run_once(scenario, scenario.run.seed + point.repetition)
+    out = simulate(point)
     load = _workload()
     test = out["netperf"][load.name]
     tx, rx = out["hosts"][load.source], out["hosts"][load.destination]

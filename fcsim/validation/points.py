@@ -68,6 +68,14 @@ def scenario_file(path: str) -> Scenario:
     return load_scenario(ROOT / path)
 
 
+def swept_workload(scenario: Scenario, path: Path) -> NetperfConfig:
+    """The swept netperf workload of *scenario* (the figure's test pair)."""
+    swept = [w for w in scenario.workloads if isinstance(w, NetperfConfig) and w.sweeps]
+    if len(swept) != 1:
+        raise ValueError(f"{path.name}: expected one swept netperf workload, found {len(swept)}")
+    return swept[0]
+
+
 def narrow(point: Point) -> Scenario:
     """The scenario of *point*: its sweeping netperf workload at one socket and
     size, or its sweeping iperf workload at one window and bandwidth, TCP_RR
@@ -101,13 +109,19 @@ def narrow(point: Point) -> Scenario:
     return replace(scenario, workloads=loads, run=run)
 
 
+def simulate(point: Point) -> dict[str, Any]:
+    """The whole results of one run of *point*: its narrowed scenario with the
+    file's seed plus the point's repetition number."""
+    scenario = narrow(point)
+    return run_once(scenario, scenario.run.seed + point.repetition)
+
+
 def run_point(point: Point) -> dict[str, Any]:
     """Simulate *point*: the results of its netperf and iperf runs, FC-2
     workloads, block storage and transfers, each host's utilisation, and the
     processor time the simulation took (s)."""
     started = time.process_time()
-    scenario = narrow(point)
-    out = run_once(scenario, scenario.run.seed + point.repetition)
+    out = simulate(point)
     kept = {key: out.get(key, {}) for key in POINT_RESULTS}
     return {**kept, "cpu_s": time.process_time() - started}
 
