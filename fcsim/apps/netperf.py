@@ -91,6 +91,7 @@ class Netperf:
         self._settled = settled
         self._batches: list[float] = []
         self._counted = 0.0
+        self._step = 1.0 if options.test == "TCP_RR" else 0.0  # the count's resolution
         self.rate: float | None = None  # the steady rate once settled, units/s
         self._half_width = 0.0  # its interval's relative half-width
         self.settled_at: float | None = None
@@ -161,7 +162,7 @@ class Netperf:
         units = self._units()
         self._batches.append(units - self._counted)
         self._counted = units
-        found = self.steady.settled(self._batches)
+        found = self.steady.settled(self._batches, self._step)
         if found is not None:
             (self.rate, self._half_width), self.settled_at = found, self.sim.now
             self._cpu_sample()
@@ -182,6 +183,8 @@ class Netperf:
     def _received(self, n: int) -> None:
         if self._running():
             self.bytes += n
+            if n > self._step:
+                self._step = n
         if n:
             self._receive()
 

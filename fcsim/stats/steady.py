@@ -11,7 +11,8 @@ mean plus or minus Student's t quantile times their standard error.
 :class:`SteadyState` is the stopping rule. The first batch after a test starts
 is left out (connection set-up and slow start). After at least
 :attr:`SteadyState.batches` further batches, the measurement stops as soon as
-the interval's half-width at :attr:`SteadyState.confidence` is within
+the interval's half-width at :attr:`SteadyState.confidence`, plus the
+count's resolution (one step of the count in the total), is within
 :attr:`SteadyState.precision` of the mean. The figure the full-length test
 would have reported is then estimated as what was measured up to that moment
 plus the steady rate times the length left: only the part after the stop is
@@ -82,9 +83,17 @@ class SteadyState:
             raise ValueError("steady state: confidence and precision in (0, 1), batch > 0 s, "
                              "batches >= 2")
 
-    def interval(self, counts: list[float]) -> tuple[float, float] | None:
+    def interval(self, counts: list[float], step: float = 0.0) -> tuple[float, float] | None:
         """The steady rate (units/s) and its relative half-width from the units
-        counted in each batch, the first left out; None before enough batches."""
+        counted in each batch, the first left out; None before enough batches.
+
+        *step* is the count's resolution: the most one increment of it adds
+        (1 for transactions; for bytes, the most one receive delivered). The
+        half-width is the batch means' interval plus one step in the total
+        counted: a count that moves in steps can stay the same in every batch
+        (four transactions in each 0.2 s at 19.5 per second) while the rate
+        lies up to a step per span away, which no spread of the batches shows.
+        """
         rates = [n / self.batch for n in counts[1:]]
         if len(rates) < self.batches:
             return None
@@ -92,12 +101,13 @@ class SteadyState:
         if mean <= 0:
             return mean, math.inf
         error = stdev(rates) / math.sqrt(len(rates))
-        return mean, t_quantile(self.confidence, len(rates) - 1) * error / mean
+        resolution = step / (mean * self.batch * len(rates))
+        return mean, t_quantile(self.confidence, len(rates) - 1) * error / mean + resolution
 
-    def settled(self, counts: list[float]) -> tuple[float, float] | None:
+    def settled(self, counts: list[float], step: float = 0.0) -> tuple[float, float] | None:
         """The steady rate and its relative half-width (:meth:`interval`) if the
         half-width is within the precision, else None."""
-        found = self.interval(counts)
+        found = self.interval(counts, step)
         if found is None or found[1] > self.precision:
             return None
         return found

@@ -60,6 +60,17 @@ def test_rule_settles_when_the_interval_is_narrow_enough() -> None:
     assert SteadyState(0.95, 0.06, 1.0, 4).settled([0, 100, 130, 70, 100]) is None
 
 
+def test_one_step_in_the_total_widens_the_interval() -> None:
+    # 19.5 transactions a second counted in 0.2 s batches: 4 in each of ten
+    # (the 3 is a batch away), so the batches agree while the rate is 2.5 % off
+    rule = SteadyState(confidence=0.99, precision=0.01, batch=0.2, batches=10)
+    counts = [3] + [4] * 10
+    assert rule.settled(counts) == (20.0, 0.0)
+    assert rule.interval(counts, step=1) == (20.0, pytest.approx(1 / 40))
+    assert rule.settled(counts, step=1) is None
+    assert rule.settled([3] + [400] * 10, step=1) == (2000.0, pytest.approx(1 / 4000))
+
+
 @given(st.lists(st.integers(0, 10_000), min_size=3, max_size=40), st.floats(0.001, 0.5))
 def test_settled_rate_is_the_batch_mean(counts: list[int], precision: float) -> None:
     rule = SteadyState(precision=precision, batch=0.25, batches=2)

@@ -11,8 +11,9 @@ from fcsim.validation.netperf_curve import DOC, HEADER, SCENARIO, grid, measure,
 from fcsim.validation.points import Point
 
 SAMPLE = [(262143, 256), (262143, 1024), (262143, 2097152), (32768, 8192)]
-"""(socket, message size) in bytes of rows that settle after about 2 s of
-simulated time, so each re-run takes about a second."""
+"""(socket, message size) in bytes of rows that each re-run in about a second:
+they settle after about 2 s of simulated time, or (256 B) stall on the
+delayed-ACK timer for most of their 10 s."""
 
 
 @pytest.fixture(scope="module")
