@@ -31,7 +31,7 @@ from typing import Any
 from fcsim.engine.simulation import Simulation
 from fcsim.fc4.ip import MTU
 from fcsim.host.host import Host
-from fcsim.stats.steady import SteadyState
+from fcsim.stats.steady import Settled, SteadyState
 from fcsim.transport.tcp_config import TcpConfig
 
 TESTS = ("TCP_STREAM", "TCP_RR", "UDP_STREAM")
@@ -93,7 +93,7 @@ class Netperf:
         self._counted = 0.0
         self._step = 1.0 if options.test == "TCP_RR" else 0.0  # the count's resolution
         self.rate: float | None = None  # the steady rate once settled, units/s
-        self._half_width = 0.0  # its interval's relative half-width
+        self._found: Settled | None = None  # how the steady rule found it
         self.settled_at: float | None = None
         self.local_host, self.remote_host = local, remote
         number = SERVER_PORT + 1 + port
@@ -164,7 +164,7 @@ class Netperf:
         self._counted = units
         found = self.steady.settled(self._batches, self._step)
         if found is not None:
-            (self.rate, self._half_width), self.settled_at = found, self.sim.now
+            self.rate, self._found, self.settled_at = found.rate, found, self.sim.now
             self._cpu_sample()
             if self._settled is not None:
                 self._settled()
@@ -237,10 +237,14 @@ class Netperf:
         if settled:
             measured = self.settled_at - self.began
             units = self._counted + self.rate * (length - measured)
+            found: Settled = self._found  # type: ignore[assignment]
             out["steady_state"] = {"settled_after_s": measured,
-                                   "batches": len(self._batches) - 1,
+                                   "left_out_s": found.left_out * self.steady.batch,
+                                   "batch_s": found.width * self.steady.batch,
+                                   "batches": (len(self._batches) - found.left_out)
+                                   // found.width,
                                    "confidence": self.steady.confidence,
-                                   "relative_half_width": self._half_width}
+                                   "relative_half_width": found.half_width}
         if self.options.test in ("TCP_STREAM", "UDP_STREAM"):
             out["throughput_mbit_s"] = 8 * units / length / 1e6
             out["bytes"] = units if settled else self.bytes

@@ -66,7 +66,8 @@ def to_scenario(doc: Document, file: str) -> Scenario:
     steady = run.steady_state
     config = RunConfig(run.duration, run.warmup, run.seed, run.repetitions, run.login,
                        None if steady is None else SteadyState(
-                           steady.confidence, steady.precision, steady.batch, steady.batches))
+                           steady.confidence, steady.precision, steady.batch, steady.batches,
+                           steady.views))
     workloads = tuple(_workload(w, i) for i, w in enumerate(doc.workloads))
     name = doc.name or Path(file).stem
     if isinstance(doc, InternetworkScenario):

@@ -6,12 +6,20 @@ batch means (Law and Kelton, *Simulation Modeling and Analysis*, section 9.5.3)
 estimates the steady-state rate and a confidence interval for it from
 consecutive batches of equal length: the batch rates are treated as
 independent, normally distributed samples, so the interval is the batches'
-mean plus or minus Student's t quantile times their standard error.
+mean plus or minus Student's t quantile times their standard error. The
+batches must be long enough to be nearly independent; how long depends on
+the test (a smooth stream: tens of milliseconds; one that stalls on a 200 ms
+timer: a whole stall cycle). So the rule judges the same counts as several
+*views*, batches of one, two, four ... base lengths, each view at an even
+share of the error the confidence allows (Bonferroni), and takes the
+shortest view that is precise enough.
 
-:class:`SteadyState` is the stopping rule. The first batch after a test starts
-is left out (connection set-up and slow start). After at least
-:attr:`SteadyState.batches` further batches, the measurement stops as soon as
-the interval's half-width at :attr:`SteadyState.confidence`, plus the
+:class:`SteadyState` is the stopping rule. The first batch of the widest view
+after a test starts is left out (connection set-up and slow start), and
+after it whatever start-up transient the MSER rule finds (a stall in the
+first few hundred milliseconds would otherwise weigh on the interval for
+seconds). Once a view has at least :attr:`SteadyState.batches` batches
+left, the measurement stops as soon as that view's half-width, plus the
 count's resolution (one step of the count in the total), is within
 :attr:`SteadyState.precision` of the mean. The figure the full-length test
 would have reported is then estimated as what was measured up to that moment
@@ -66,26 +74,77 @@ def t_quantile(confidence: float, df: int) -> float:
     return (low + high) / 2
 
 
+def mser_truncation(counts: list[float]) -> int:
+    """How many leading *counts* to leave out as start-up transient: the *d*
+    (at most half of them) that minimises the marginal standard error
+    ``sum((x - mean)^2 for x in counts[d:]) / (n - d)^2`` (White's MSER rule;
+    Hoad, Robinson and Davies, *Automating warm-up length estimation*, JORS
+    61, 2010, found it the most reliable warm-up rule they compared)."""
+    n = len(counts)
+    if n < 2:
+        return 0
+    total = square = 0.0
+    best, best_d = math.inf, 0
+    tails: list[tuple[float, float]] = []  # (sum, sum of squares) of counts[d:], d from n-1 down
+    for x in reversed(counts):
+        total += x
+        square += x * x
+        tails.append((total, square))
+    for d in range(n // 2 + 1):
+        kept = n - d
+        total, square = tails[kept - 1]
+        error = (square - total * total / kept) / (kept * kept)
+        if error < best:
+            best, best_d = error, d
+    return best_d
+
+
+@dataclass(frozen=True)
+class Settled:
+    """A settled rate: *rate* (units/s), the *half_width* of its interval
+    (relative), the *width* of the batches judged (batches of
+    :attr:`SteadyState.batch` s summed) and how many of those were *left_out*
+    at the start."""
+
+    rate: float
+    half_width: float
+    width: int
+    left_out: int
+
+
 @dataclass(frozen=True)
 class SteadyState:
     """Stop a rate measurement when its *confidence* interval (e.g. 0.99) is
     within *precision* (relative half-width, e.g. 0.01) of the mean, judged on
-    batches of *batch* s, at least *batches* of them after the first."""
+    at least *batches* batches of *batch* s, or of 2, 4, ... 2 ** (*views* - 1)
+    times that (each view at an even share of the confidence's error), after
+    the first widest batch and the start-up transient :func:`mser_truncation`
+    finds in each view."""
 
     confidence: float = 0.99
     precision: float = 0.01
     batch: float = 0.2
     batches: int = 10
+    views: int = 1
 
     def __post_init__(self) -> None:
         if not (0 < self.confidence < 1 and 0 < self.precision < 1 and self.batch > 0
-                and self.batches >= 2):
+                and self.batches >= 2 and self.views >= 1):
             raise ValueError("steady state: confidence and precision in (0, 1), batch > 0 s, "
-                             "batches >= 2")
+                             "batches >= 2, views >= 1")
 
-    def interval(self, counts: list[float], step: float = 0.0) -> tuple[float, float] | None:
+    @property
+    def skip(self) -> int:
+        """Batches of *batch* s always left out at the start: one of the widest view."""
+        return 2 ** (self.views - 1)
+
+    def interval(self, judged: list[float], step: float = 0.0,
+                 width: int = 1) -> tuple[float, float] | None:
         """The steady rate (units/s) and its relative half-width from the units
-        counted in each batch, the first left out; None before enough batches.
+        counted in each of the batches *judged*, each *width* x *batch* s long;
+        None before :attr:`batches` of them. The interval is at
+        ``1 - (1 - confidence) / views`` (Bonferroni: the views judged
+        together keep the stated confidence).
 
         *step* is the count's resolution: the most one increment of it adds
         (1 for transactions; for bytes, the most one receive delivered). The
@@ -94,23 +153,34 @@ class SteadyState:
         (four transactions in each 0.2 s at 19.5 per second) while the rate
         lies up to a step per span away, which no spread of the batches shows.
         """
-        rates = [n / self.batch for n in counts[1:]]
-        if len(rates) < self.batches:
+        if len(judged) < self.batches:
             return None
+        length = self.batch * width
+        rates = [n / length for n in judged]
         mean = fmean(rates)
         if mean <= 0:
             return mean, math.inf
         error = stdev(rates) / math.sqrt(len(rates))
-        resolution = step / (mean * self.batch * len(rates))
-        return mean, t_quantile(self.confidence, len(rates) - 1) * error / mean + resolution
+        resolution = step / (mean * length * len(rates))
+        confidence = 1 - (1 - self.confidence) / self.views
+        return mean, t_quantile(confidence, len(rates) - 1) * error / mean + resolution
 
-    def settled(self, counts: list[float], step: float = 0.0) -> tuple[float, float] | None:
-        """The steady rate and its relative half-width (:meth:`interval`) if the
-        half-width is within the precision, else None."""
-        found = self.interval(counts, step)
-        if found is None or found[1] > self.precision:
-            return None
-        return found
+    def settled(self, counts: list[float], step: float = 0.0) -> Settled | None:
+        """The steady rate from the units counted in each batch of *batch* s
+        since the test began, if known to the precision, else None. Each view
+        sums the counts after the first :attr:`skip` into batches of 1, 2, 4
+        ... (an incomplete last one left out) and leaves out the transient
+        :func:`mser_truncation` finds among them; the shortest view whose
+        half-width (:meth:`interval`) is within the precision gives the rate."""
+        after = counts[self.skip:]
+        for view in range(self.views):
+            width = 2 ** view
+            wide = [sum(after[i:i + width]) for i in range(0, len(after) - width + 1, width)]
+            transient = mser_truncation(wide)
+            found = self.interval(wide[transient:], step, width)
+            if found is not None and found[1] <= self.precision:
+                return Settled(found[0], found[1], width, self.skip + transient * width)
+        return None
 
 
-__all__ = ["SteadyState", "central_t", "t_quantile"]
+__all__ = ["Settled", "SteadyState", "central_t", "mser_truncation", "t_quantile"]

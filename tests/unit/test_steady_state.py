@@ -4,13 +4,14 @@ rule on known series, and the scenario key's errors."""
 from __future__ import annotations
 
 import math
+from statistics import stdev
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fcsim.stats.steady import SteadyState, central_t, t_quantile
+from fcsim.stats.steady import Settled, SteadyState, central_t, mser_truncation, t_quantile
 from tests.unit.test_scenario_loader import error_of, write
 
 # Two-sided quantiles t such that P(|T| <= t) = confidence (NIST/SEMATECH
@@ -46,17 +47,17 @@ def test_large_df_approaches_the_normal() -> None:
 def test_rule_waits_for_enough_batches_and_leaves_the_first_out() -> None:
     rule = SteadyState(confidence=0.99, precision=0.01, batch=0.5, batches=4)
     assert rule.settled([0, 10, 10, 10]) is None  # three counted batches only
-    assert rule.settled([0, 10, 10, 10, 10]) == (20.0, 0.0)  # the first batch (0) is left out
+    assert rule.settled([0, 10, 10, 10, 10]) == Settled(20.0, 0.0, 1, 1)  # the 0 left out
 
 
 def test_rule_settles_when_the_interval_is_narrow_enough() -> None:
     rule = SteadyState(confidence=0.95, precision=0.06, batch=1.0, batches=4)
     counts = [0, 100, 104, 96, 100]
-    mean, width = rule.interval(counts)
+    mean, width = rule.interval(counts[1:])
     assert mean == 100.0
     # sd of (100, 104, 96, 100) = 3.266; t(0.95, 3) = 3.182
     assert width == pytest.approx(3.182 * 3.266 / math.sqrt(4) / 100, rel=1e-3)
-    assert rule.settled(counts) == (mean, width)
+    assert rule.settled(counts) == Settled(mean, width, 1, 1)
     assert SteadyState(0.95, 0.06, 1.0, 4).settled([0, 100, 130, 70, 100]) is None
 
 
@@ -65,23 +66,73 @@ def test_one_step_in_the_total_widens_the_interval() -> None:
     # (the 3 is a batch away), so the batches agree while the rate is 2.5 % off
     rule = SteadyState(confidence=0.99, precision=0.01, batch=0.2, batches=10)
     counts = [3] + [4] * 10
-    assert rule.settled(counts) == (20.0, 0.0)
-    assert rule.interval(counts, step=1) == (20.0, pytest.approx(1 / 40))
+    assert rule.settled(counts) == Settled(20.0, 0.0, 1, 1)
+    assert rule.interval(counts[1:], step=1) == (20.0, pytest.approx(1 / 40))
     assert rule.settled(counts, step=1) is None
-    assert rule.settled([3] + [400] * 10, step=1) == (2000.0, pytest.approx(1 / 4000))
+    found = rule.settled([3] + [400] * 10, step=1)
+    assert found == Settled(2000.0, pytest.approx(1 / 4000), 1, 1)
 
 
-@given(st.lists(st.integers(0, 10_000), min_size=3, max_size=40), st.floats(0.001, 0.5))
-def test_settled_rate_is_the_batch_mean(counts: list[int], precision: float) -> None:
-    rule = SteadyState(precision=precision, batch=0.25, batches=2)
+def test_mser_finds_the_start_up_transient() -> None:
+    steady = [528, 528, 522, 520, 522, 522, 528, 526] * 3
+    assert mser_truncation([63, 0, 0, 63, 440] + steady) == 5
+    assert mser_truncation(steady) == 0
+    assert mser_truncation([0] * 8 + [5] * 2) == 0  # a late change is no transient
+    assert mser_truncation([]) == 0
+
+
+def test_a_transient_after_the_first_batch_does_not_hold_the_rule_back() -> None:
+    rule = SteadyState(confidence=0.99, precision=0.01, batch=0.05, batches=10, views=3)
+    counts = [63, 0, 0, 63, 440] + [528, 522] * 5
     found = rule.settled(counts)
+    assert found is not None and found.half_width < 0.01
+    assert (found.rate, found.width, found.left_out) == (525 / 0.05, 1, 5)
+    assert rule.settled(counts[:-1]) is None  # nine batches after the transient
+
+
+def test_wider_views_judge_what_short_batches_cannot() -> None:
+    # a stream that delivers once per 0.2 s stall cycle, counted in 0.05 s batches
+    rule = SteadyState(confidence=0.99, precision=0.01, batch=0.05, batches=10, views=3)
+    assert rule.skip == 4  # one batch of the widest view (0.2 s) left out
+    cycles = [0, 0, 0, 0] + [1000, 0, 0, 0] * 10
+    judged = cycles[4:]
+    assert rule.interval(judged, width=1)[1] > 0.01  # the 0.05 s batches disagree
+    pairs = [a + b for a, b in zip(judged[::2], judged[1::2], strict=True)]
+    assert rule.interval(pairs, width=2)[1] > 0.01
+    assert rule.settled(cycles[:-1]) is None  # nine whole 0.2 s batches only
+    assert rule.settled(cycles) == Settled(5000.0, 0.0, 4, 4)
+    smooth = [0, 0, 0, 0] + [250] * 10
+    assert rule.settled(smooth) == Settled(5000.0, 0.0, 1, 4)  # the shortest precise view
+
+
+def test_each_view_takes_an_even_share_of_the_error() -> None:
+    judged = [100, 104, 96, 100]
+    one = SteadyState(confidence=0.95, precision=0.5, batch=1.0, batches=4, views=1)
+    two = SteadyState(confidence=0.95, precision=0.5, batch=1.0, batches=2, views=2)
+    sd = stdev(judged) / 2
+    assert one.interval(judged) == (100.0, pytest.approx(t_quantile(0.95, 3) * sd / 100))
+    assert two.interval(judged) == (100.0, pytest.approx(t_quantile(0.975, 3) * sd / 100))
+
+
+@given(st.lists(st.integers(0, 10_000), min_size=1, max_size=80), st.integers(1, 4),
+       st.floats(0.001, 0.5))
+def test_a_settled_rate_is_the_mean_of_the_whole_batches_it_judged(
+        counts: list[int], views: int, precision: float) -> None:
+    rule = SteadyState(precision=precision, batch=0.05, batches=2, views=views)
+    found = rule.settled(counts, step=1)
     if found is not None:
-        assert found[0] == pytest.approx(sum(counts[1:]) / 0.25 / (len(counts) - 1))
-        assert found[1] <= precision
+        judged = counts[found.left_out:]
+        whole = len(judged) // found.width * found.width
+        assert found.rate == pytest.approx(sum(judged[:whole]) / (whole * 0.05))
+        assert found.half_width <= precision
+        assert found.width in (1, 2, 4, 8)[:views]
+        assert rule.skip <= found.left_out <= rule.skip + (len(counts) - rule.skip) // 2
+        assert whole // found.width >= rule.batches
 
 
 def test_rule_refuses_meaningless_settings() -> None:
-    for bad in ({"confidence": 1.0}, {"precision": 0.0}, {"batch": 0.0}, {"batches": 1}):
+    for bad in ({"confidence": 1.0}, {"precision": 0.0}, {"batch": 0.0}, {"batches": 1},
+                {"views": 0}):
         with pytest.raises(ValueError):
             SteadyState(**bad)
 

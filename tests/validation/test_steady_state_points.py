@@ -13,11 +13,15 @@ from fcsim.runner import run_once
 from fcsim.validation.points import Point, narrow
 
 FIGS = "scenarios/ong-farrell/"
+STALLS_AT_START = Point(FIGS + "fig15-stream-j210-to-735.toml", 262143, 4096, length=3.0)
+"""A stream that stalls for 0.1 s near its start: the rule leaves more than its
+first 0.2 s out, as start-up transient."""
 SAMPLE = [  # (point, whether it settles early)
     (Point(FIGS + "fig20-rr-c110-to-c110.toml", 32768, 1), True),  # TCP_RR, the full 10 s
     (Point(FIGS + "fig06-stream-c110-to-c110.toml", 32768, 4096), True),  # 10 s
     (Point(FIGS + "fig19-stream-c180-to-c180.toml", 262143, 1024, length=4.0), True),
     (Point(FIGS + "fig30-rr-735-to-c110.toml", 32768, 1, length=3.0), True),  # loaded
+    (STALLS_AT_START, True),
     # a 1-byte stream in receive livelock: its reader's batches never agree
     (Point(FIGS + "fig06-stream-c110-to-c110.toml", 32768, 1, length=2.6), False),
     # 256 KB transactions, 19.5 a second: four in every 0.2 s batch, so the
@@ -45,6 +49,9 @@ def test_settled_figure_is_within_precision_of_the_full_run(point: Point, settle
     if "steady_state" in test:
         assert early["ended_s"] < scenario.run.duration
         assert test["steady_state"]["relative_half_width"] <= rule.precision
+        left_out = test["steady_state"]["left_out_s"]
+        assert left_out >= rule.skip * rule.batch
+        assert (left_out > rule.skip * rule.batch) == (point == STALLS_AT_START)
         assert _figure(early) == pytest.approx(_figure(full), rel=rule.precision)
     else:  # it ran its whole length: the very same simulation
         assert early["ended_s"] == pytest.approx(scenario.run.duration)

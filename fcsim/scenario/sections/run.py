@@ -13,13 +13,15 @@ Flag = flag()
 Confidence = fraction("a fraction in (0, 1) such as 0.99", above=True)
 Precision = fraction("a fraction in (0, 1) such as 0.01 (1 %)", above=True)
 Batches = integer(2, text="an integer >= 2 (batches)")
+Views = integer(1, text="an integer >= 1 (views)")
 
 
 class SteadyStateSection(Section):
     """Steady-state stopping (see docs/performance.md): every netperf TCP_STREAM
     and TCP_RR test counts its bytes or transactions in batches; once each one's
     steady rate is known to `precision` at `confidence` (method of batch means,
-    the first batch left out), the run ends, and each test reports its full
+    judged on batches of `batch`, 2 x `batch`, ... up to `views` lengths, the
+    first widest batch left out), the run ends, and each test reports its full
     `length`'s figure as measured so far plus that rate times the length left.
     A test that does not settle runs its whole length. Only for files whose
     workloads are all netperf TCP tests."""
@@ -31,6 +33,10 @@ class SteadyStateSection(Section):
         0.01, "Largest half-width of the interval, as a fraction of the rate.", 0.005)
     batch: Duration = key("0.2 s", "Length of a batch, s.", "0.5 s")
     batches: Batches = key(10, "Fewest batches judged, the first one not counted.", 20)
+    views: Views = key(
+        1, "Batch lengths judged: `batch`, 2 x `batch`, ... 2^(views - 1) x `batch`, "
+        "each at an even share of the confidence's error; the shortest precise enough "
+        "is taken.", 3)
 
 
 Steady = table(SteadyStateSection, "a table, written [run.steady_state]")
