@@ -12,7 +12,7 @@ from fcsim.validation.points import Point
 
 SAMPLE = [(262143, 256), (262143, 1024), (262143, 2097152), (32768, 8192)]
 """(socket, message size) in bytes of rows that each re-run in about a second:
-they settle after about 2 s of simulated time, or (256 B) stall on the
+they settle within about 2 s of simulated time, or (256 B) stall on the
 delayed-ACK timer for most of their 10 s."""
 
 
