@@ -24,6 +24,7 @@ tests beside it see the same traffic.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -90,8 +91,11 @@ class Netperf:
         self.steady = steady
         self._settled = settled
         self._batches: list[float] = []
-        self._counted = 0.0
-        self._step = 1.0 if options.test == "TCP_RR" else 0.0  # the count's resolution
+        self._counted = 0.0  # the count at the end of the last batch
+        self._settled_units = 0.0  # the count when the test settled
+        self._step = 0.0  # the count's resolution (streams: the most one receive delivered)
+        self._boundaries: list[float] = []  # TCP_RR: batch ends awaiting the next completion
+        self._done_at = 0.0  # TCP_RR: when the last transaction (or the connection) completed
         self.rate: float | None = None  # the steady rate once settled, units/s
         self._found: Settled | None = None  # how the steady rule found it
         self.settled_at: float | None = None
@@ -135,7 +139,7 @@ class Netperf:
                           self.remote_host.cpu.served_by_now()))
 
     def _connected(self) -> None:
-        self.began = self.sim.now
+        self.began = self._done_at = self.sim.now
         self.ends = self.began + self.options.length
         self._cpu_sample()
         self.sim.call_later(self.options.length, self._cpu_sample)
@@ -158,18 +162,45 @@ class Netperf:
         return self.transactions if self.options.test == "TCP_RR" else self.bytes
 
     def _batch(self, _event: object) -> None:
-        """The end of a batch: its count, then the steady rate if settled."""
+        """The end of a batch: its count, then the steady rate if settled. A
+        TCP_RR batch is counted when the transaction in progress completes
+        (:meth:`_count_boundaries`)."""
+        if self.settled_at is not None:
+            return
+        if self.sim.now + self.steady.batch < self.ends:  # type: ignore[union-attr]
+            self.sim.call_later(self.steady.batch, self._batch)  # type: ignore[union-attr]
+        if self.options.test == "TCP_RR":
+            self._boundaries.append(self.sim.now)
+            return
         units = self._units()
         self._batches.append(units - self._counted)
         self._counted = units
-        found = self.steady.settled(self._batches, self._step)
+        self._judge()
+
+    def _count_boundaries(self, before: float) -> None:
+        """A transaction completed now, *before* having completed before it:
+        count the batches that ended during it, the transaction counted in
+        proportion to the part of its time before each end (so that a count of
+        few transactions per batch does not move in whole steps), then judge."""
+        now, began = self.sim.now, self._done_at
+        for end in self._boundaries:
+            counted = before + (end - began) / (now - began)
+            self._batches.append(counted - self._counted)
+            self._counted = counted
+        self._boundaries.clear()
+        self._judge()
+
+    def _judge(self) -> None:
+        """Stop with the steady rate if the batches so far settle it."""
+        if self.settled_at is not None:
+            return
+        found = self.steady.settled(self._batches, self._step)  # type: ignore[union-attr]
         if found is not None:
             self.rate, self._found, self.settled_at = found.rate, found, self.sim.now
+            self._settled_units = self._units()
             self._cpu_sample()
             if self._settled is not None:
                 self._settled()
-        elif self.sim.now + self.steady.batch < self.ends:
-            self.sim.call_later(self.steady.batch, self._batch)
 
     # TCP_STREAM
     def _send(self) -> None:
@@ -223,6 +254,9 @@ class Netperf:
             return
         if self._running():
             self.transactions += 1
+            if self._boundaries:
+                self._count_boundaries(self.transactions - 1)
+            self._done_at = self.sim.now
         self._request()
 
     def results(self) -> dict[str, Any]:
@@ -236,7 +270,10 @@ class Netperf:
         units = float(self._units())
         if settled:
             measured = self.settled_at - self.began
-            units = self._counted + self.rate * (length - measured)
+            more = self.rate * (length - measured)
+            if self.options.test == "TCP_RR":  # netperf counts whole transactions
+                more = math.floor(more)
+            units = self._settled_units + more
             found: Settled = self._found  # type: ignore[assignment]
             out["steady_state"] = {"settled_after_s": measured,
                                    "left_out_s": found.left_out * self.steady.batch,
@@ -273,7 +310,7 @@ class Netperf:
         (local0, remote0), (local1, remote1) = self._cpu[:2]
         settled = self.settled_at is not None
         length = self.settled_at - self.began if settled else self.options.length
-        counted = self._counted if settled else self._units()
+        counted = self._settled_units if settled else self._units()
         units = counted if self.options.test == "TCP_RR" else counted / 1024
         out: dict[str, float | None] = {}
         for side, used, host in (("local", local1 - local0, self.local_host),

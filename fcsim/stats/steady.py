@@ -147,11 +147,12 @@ class SteadyState:
         together keep the stated confidence).
 
         *step* is the count's resolution: the most one increment of it adds
-        (1 for transactions; for bytes, the most one receive delivered). The
-        half-width is the batch means' interval plus one step in the total
-        counted: a count that moves in steps can stay the same in every batch
-        (four transactions in each 0.2 s at 19.5 per second) while the rate
-        lies up to a step per span away, which no spread of the batches shows.
+        (for bytes, the most one receive delivered; 0 for a count that does not
+        move in steps). The half-width is the batch means' interval plus one
+        step in the total counted: a count that moves in steps can stay the
+        same in every batch (whole transactions, four in each 0.2 s at 19.5 per
+        second) while the rate lies up to a step per span away, which no
+        spread of the batches shows.
         """
         if len(judged) < self.batches:
             return None

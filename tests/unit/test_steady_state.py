@@ -4,8 +4,8 @@ rule on known series, and the scenario key's errors."""
 from __future__ import annotations
 
 import math
-from statistics import stdev
 from pathlib import Path
+from statistics import stdev
 
 import pytest
 from hypothesis import given
