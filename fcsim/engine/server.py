@@ -20,6 +20,8 @@ class Server:
 
     def __init__(self, sim: Simulation, name: str, levels: int = 1) -> None:
         self.sim = sim
+        self._env = sim.env
+        self._later = sim.call_later
         self.name = name
         self.busy_time = self.total_busy = self._job_end = 0.0
         self._queues: tuple[deque[tuple[float, Callable[[], None] | None]], ...] = tuple(
@@ -36,14 +38,17 @@ class Server:
     def _next(self) -> None:
         for queue in self._queues:
             if queue:
-                duration, done = queue.popleft()
-                self._busy = True
-                self.busy_time += duration
-                self.total_busy += duration
-                self._job_end = self.sim.env._now + duration
-                self.sim.call_later(duration, self._done, done)
+                self._start(*queue.popleft())
                 return
         self._busy = False
+
+    def _start(self, duration: float, done: Callable[[], None] | None) -> None:
+        """Serve an item of *duration* s now, then call *done*."""
+        self._busy = True
+        self.busy_time += duration
+        self.total_busy += duration
+        self._job_end = self._env._now + duration
+        self._later(duration, self._done, done)
 
     def _done(self, event: object) -> None:
         done = event.value  # type: ignore[attr-defined]

@@ -90,8 +90,12 @@ class Cpu(Server):
         """Start the next item: interrupt level, software interrupts, process level,
         then background."""
         queues = self._queues
-        if queues[INTERRUPT] or queues[SOFTINT] or queues[PROCESS] or not queues[BACKGROUND]:
-            super()._next()
+        first = queues[INTERRUPT] or queues[SOFTINT] or queues[PROCESS]
+        if first:
+            self._start(*first.popleft())
+            return
+        if not queues[BACKGROUND]:
+            self._busy = False
             return
         duration, done = queues[BACKGROUND].popleft()
         now = self.sim.env._now
