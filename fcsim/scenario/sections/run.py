@@ -20,11 +20,11 @@ class SteadyStateSection(Section):
     """Steady-state stopping (see docs/performance.md): every netperf TCP_STREAM
     and TCP_RR test counts its bytes or transactions in batches; once each one's
     steady rate is known to `precision` at `confidence` (method of batch means,
-    judged on batches of `batch`, 2 x `batch`, ... up to `views` lengths, the
-    first widest batch left out), the run ends, and each test reports its full
-    `length`'s figure as measured so far plus that rate times the length left.
-    A test that does not settle runs its whole length. Only for files whose
-    workloads are all netperf TCP tests."""
+    judged on batches of `batch`, 2 x `batch`, ... up to `views` lengths, after
+    the first widest batch and any start-up transient), the run ends, and each
+    test reports its full `length`'s figure as measured so far plus that rate
+    times the length left. A test that does not settle runs its whole length.
+    Only for files whose workloads are all netperf TCP tests."""
 
     where = "in [run.steady_state]"
 
@@ -32,7 +32,8 @@ class SteadyStateSection(Section):
     precision: Precision = key(
         0.01, "Largest half-width of the interval, as a fraction of the rate.", 0.005)
     batch: Duration = key("0.2 s", "Length of a batch, s.", "0.5 s")
-    batches: Batches = key(10, "Fewest batches judged, the first one not counted.", 20)
+    batches: Batches = key(
+        10, "Fewest batches judged, after those left out at the start.", 20)
     views: Views = key(
         1, "Batch lengths judged: `batch`, 2 x `batch`, ... 2^(views - 1) x `batch`, "
         "each at an even share of the confidence's error; the shortest precise enough "
