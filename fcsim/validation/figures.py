@@ -27,11 +27,12 @@ By default every point of the files' grids is simulated with the files' own
 repetitions and netperf length (10 s), all in one pool of processes. For
 ``ong-farrell`` that is 28 files x 9 sockets x 16 message sizes x 5 repetitions =
 20,160 points, and the 14 TCP_RR files' command as printed, one 1-byte run per
-socket and repetition (630 more). Measured processor time per point: 5.6 s for
-a stream point and 2.2 s for an RR point on average over the message sizes
-(12-22 s for stream messages of 1-64 B, 0.5 s for 256 B-1 KB, 1.5-5 s from
-2 KB up), so the full grid takes about
-22 processor hours: about 11 hours on 2 idle cores, 3 on 8. ``rd11`` has 510
+socket and repetition (630 more). Measured processor time per point with the
+files' steady-state rule: about 11 s for a stream of 1-64 B messages (its
+receiver is in receive livelock, so it never settles and runs its 10 s),
+0.1-0.9 s for the other stream points and 0.3-0.5 s for an RR point, so the
+full grid takes about 9 processor hours, three quarters of them in the
+1-64 B streams: under 5 hours on 2 idle cores, about 1 on 8. ``rd11`` has 510
 points (4 experiments x 5 loads x 6 or 11 message sizes x 3 repetitions of
 1 s runs, as its files say) of 0.3-3.5 s of processor time each (the loads
 are simulated too): about 6 minutes on 2 cores. The keyword arguments narrow the grid
