@@ -112,6 +112,8 @@ class Netperf:
                 options.remote_socket, remote.interface_to(local).mtu, tcp))
         self.bytes = 0
         self.bytes_sent = 0
+        self.sends = 0  # TCP_STREAM: send() calls returned within the test
+        self._settled_sends = 0  # ... by the moment the test settled
         self.transactions = 0
         self.began: float | None = None
         self.ends = 0.0
@@ -197,7 +199,7 @@ class Netperf:
         found = self.steady.settled(self._batches, self._step)  # type: ignore[union-attr]
         if found is not None:
             self.rate, self._found, self.settled_at = found.rate, found, self.sim.now
-            self._settled_units = self._units()
+            self._settled_units, self._settled_sends = self._units(), self.sends
             self._cpu_sample()
             if self._settled is not None:
                 self._settled()
@@ -205,7 +207,13 @@ class Netperf:
     # TCP_STREAM
     def _send(self) -> None:
         if self._running():
-            self.local.send(self.options.send_size, self._send)
+            self.local.send(self.options.send_size, self._sent)
+
+    def _sent(self) -> None:
+        """A send() call returned: count it if within the test, send the next."""
+        if self._running():
+            self.sends += 1
+        self._send()
 
     def _receive(self) -> None:
         size = self.options.recv_size or self.remote.endpoint.config.rcvbuf
@@ -285,6 +293,12 @@ class Netperf:
         if self.options.test in ("TCP_STREAM", "UDP_STREAM"):
             out["throughput_mbit_s"] = 8 * units / length / 1e6
             out["bytes"] = units if settled else self.bytes
+        if self.options.test == "TCP_STREAM":
+            # the sender's time per send() call (RD11's "overhead"): netperf
+            # calls send() back to back, so the calls fill the measured time
+            calls = self._settled_sends if settled else self.sends
+            measured = self.settled_at - self.began if settled else length
+            out["send_call_s"] = measured / calls if calls else None
         if self.options.test == "UDP_STREAM":
             out["sent_mbit_s"] = 8 * self.bytes_sent / length / 1e6
             out["datagrams_dropped"] = self.udp_remote.dropped

@@ -13,15 +13,9 @@
 against the disks, one line per server count
 (:mod:`fcsim.validation.figures_slice`).
 
-``rd11``: the loaded-fabric figures of RD11 from the files
-``<experiment>-load-<variant>.toml`` of ``scenarios/rd11`` (other files there are
-not figures). One figure per experiment
-(``mem-stream.png``): the test pair's metric (the swept netperf workload's
-throughput in Mbit/s, or its TCP_RR latency in µs) against the message size,
-one line per load variant (``none``, ``large-1``, ``large-2``, ``small-1``,
-``small-2``, ...),
-with min/max error bars over the repetitions. Experiments without files are
-left out.
+``rd11``: the loaded-fabric figures of RD11, throughput or latency, the
+sender's processor use and its time per send() call against the message
+size, one line per load (:mod:`fcsim.validation.figures_rd11`).
 
 By default every point of the files' grids is simulated with the files' own
 repetitions and netperf length (10 s), all in one pool of processes. For
@@ -47,31 +41,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fcsim.scenario.loader import load_scenario
 from fcsim.scenario.model import NetperfConfig, Scenario
 from fcsim.validation.figures_hpss import plan_hpss
 from fcsim.validation.figures_slice import plan_slice
-from fcsim.validation.plots import METRICS, degradation_figure, size_label
-from fcsim.validation.points import ROOT, Point, run_points, swept_workload
+from fcsim.validation.points import ROOT, Point, run_points
 from fcsim.validation.store import ResultStore
 
 PAPERS = ("ong-farrell", "rd11", "hpss", "das2", "slice")
 """The papers whose figures :func:`write_figures` draws."""
 
-RD11_LOADS = {"none": "no load", "large-1": "1 large-message load pair",
-              "large-2": "2 large-message load pairs", "small-1": "1 small-message load pair",
-              "small-2": "2 small-message load pairs"}
-"""RD11 load variants (file name suffixes after ``-load-``) and their legend labels,
-in legend order; other variants follow, labelled by their suffix."""
-
-RD11_TITLES = {"mem-stream": "From memory to memory: Throughput",
-               "mem-rr": "From memory to memory: Communication latency",
-               "send-small": "Throughput (small messages)",
-               "send-large": "Throughput (large messages)"}
-"""The document's caption of each RD11 experiment's figure, in the document's order;
-other experiments follow, captioned with their name and metric."""
-
-_METRIC_WORDS = {"throughput": "Throughput", "latency": "Communication latency"}
+RESULT_KEYS = {"throughput": "throughput_mbit_s", "latency": "round_trip_s",
+               "cpu": "local_cpu_utilisation", "overhead": "send_call_s"}
+"""The netperf result each plotted metric (:data:`~fcsim.validation.plots.METRICS`) reads."""
 
 
 @dataclass(frozen=True)
@@ -143,7 +124,8 @@ def plan_figures(paper: str, *, folder: Path | None = None, repetitions: int | N
     if pairs is not None:
         raise ValueError("pairs select ong-farrell figures; rd11 figures are selected "
                          "by experiments")
-    return _rd11(folder, grid, experiments)
+    from fcsim.validation.figures_rd11 import plan_rd11
+    return plan_rd11(folder, grid, experiments)
 
 
 def figure_points(paper: str, **options: Any) -> list[Point]:
@@ -181,7 +163,8 @@ def write_figures(paper: str, out: Path, *, jobs: int | None = None,
             from fcsim.validation.figures_das2 import draw_das2
             draw_das2(plan, results, path)
         else:
-            _draw_degradation(plan, results, path)
+            from fcsim.validation.figures_rd11 import draw_rd11
+            draw_rd11(plan, results, path)
         paths.append(path)
     return paths
 
@@ -203,12 +186,17 @@ class Grid:
         """The points of *workload* of the scenario file *path*: *sockets* and
         *sizes* (default: the file's, narrowed by this grid) x repetitions;
         *sized*: TCP_RR transactions of each size (netperf -r m,m)."""
-        sockets = sockets or _pick(self.sockets, workload.sockets, "socket size", path)
+        sockets = sockets or self.sockets_of(workload, path)
         sizes = sizes or _pick(self.sizes, workload.send_sizes, "message size", path)
         repetitions = self.repetitions or scenario.run.repetitions
         name = _point_path(path)
         return tuple(Point(name, socket, size, repetition, self.length, sized)
                      for socket in sockets for size in sizes for repetition in range(repetitions))
+
+
+    def sockets_of(self, workload: NetperfConfig, path: Path) -> tuple[int, ...]:
+        """The socket sizes of *workload* (of the file *path*) to draw, bytes."""
+        return _pick(self.sockets, workload.sockets, "socket size", path)
 
 
 def _pick(given: Sequence[int] | None, grid: tuple[int, ...], what: str,
@@ -243,52 +231,10 @@ def scenario_files(folder: Path, pattern: str, paper: str) -> list[Path]:
     return files
 
 
-def _rd11(folder: Path, grid: Grid, experiments: Sequence[str] | None) -> list[FigurePlan]:
-    """One figure per experiment of the ``<experiment>-load-<variant>.toml`` files."""
-    groups: dict[str, dict[str, Path]] = {}
-    for path in scenario_files(folder, "*-load-*.toml", "rd11"):
-        experiment, variant = path.stem.rsplit("-load-", 1)
-        groups.setdefault(experiment, {})[variant] = path
-    if experiments is not None:
-        unknown = [name for name in experiments if name not in groups]
-        if unknown:
-            raise ValueError(f"experiment {', '.join(unknown)} has no files in {folder}; "
-                             f"allowed: {', '.join(sorted(groups))}")
-        groups = {name: paths for name, paths in groups.items() if name in experiments}
-    order = list(RD11_LOADS)
-    plans = []
-    known = [name for name in RD11_TITLES if name in groups]
-    for experiment in known + sorted(set(groups) - set(known)):
-        variants = sorted(groups[experiment],
-                          key=lambda v: (order.index(v) if v in order else len(order), v))
-        series, metrics = [], set()
-        for variant in variants:
-            path = groups[experiment][variant]
-            scenario = load_scenario(path)
-            workload = swept_workload(scenario, path)
-            metrics.add(netperf_metric(workload))
-            label = RD11_LOADS.get(variant, variant)
-            sockets = _pick(grid.sockets, workload.sockets, "socket size", path)
-            for socket in sockets:
-                text = f"{label}, socket {size_label(socket)}" if len(sockets) > 1 else label
-                series.append(Series(text, workload.name,
-                                     grid.points(path, scenario, workload, (socket,))))
-        if len(metrics) > 1:
-            raise ValueError(f"RD11 experiment {experiment}: its files mix TCP_RR and "
-                             "stream tests")
-        metric = metrics.pop()
-        caption = RD11_TITLES.get(experiment, f"{experiment}: {_METRIC_WORDS[metric]}")
-        plans.append(FigurePlan(f"{experiment}.png", f"RD11 loaded fabric – {caption}",
-                                metric, tuple(series)))
-    return plans
-
-
 def _value(result: dict[str, Any], workload: str, metric: str) -> float | None:
-    """The netperf figure of *workload* in *result* in the unit of
-    :data:`~fcsim.validation.plots.METRICS` (Mbit/s or s); None if the run produced
-    none."""
-    run = result["netperf"].get(workload, {})
-    return run.get("round_trip_s" if metric == "latency" else "throughput_mbit_s")
+    """The netperf figure *metric* of *workload* in *result* (:data:`RESULT_KEYS`:
+    Mbit/s, s, or a fraction); None if the run produced none."""
+    return result["netperf"].get(workload, {}).get(RESULT_KEYS[metric])
 
 
 def repetition_values(series: Series, results: dict[Point, dict[str, Any]],
@@ -299,17 +245,3 @@ def repetition_values(series: Series, results: dict[Point, dict[str, Any]],
         values.setdefault((point.socket, point.size), []).append(
             _value(results[point], series.workload, metric))
     return values
-
-
-def _draw_degradation(plan: FigurePlan, results: dict[Point, dict[str, Any]],
-                      out: Path) -> None:
-    ylabel, scale = METRICS[plan.metric]
-    series = []
-    for entry in plan.series:
-        values = repetition_values(entry, results, plan.metric)
-        keys = sorted(values, key=lambda key: key[1])
-        series.append({"label": entry.label, "x": [size for _socket, size in keys],
-                       "values": [[None if v is None else scale * v for v in values[key]]
-                                  for key in keys]})
-    degradation_figure(series, plan.title, "Message size (bytes)", ylabel, out,
-                       label=lambda x: size_label(int(x)))

@@ -26,7 +26,8 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, NullLo
 
 from fcsim.output import write_output
 
-METRICS = {"throughput": ("Throughput (Mbit/s)", 1.0), "latency": ("Latency (µs)", 1e6)}
+METRICS = {"throughput": ("Throughput (Mbit/s)", 1.0), "latency": ("Latency (µs)", 1e6),
+           "cpu": ("Sender CPU (%)", 100.0), "overhead": ("Time per send() call (µs)", 1e6)}
 """Netperf metrics: y label and the factor from the values' unit to the plotted one."""
 
 

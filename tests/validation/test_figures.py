@@ -143,8 +143,10 @@ def test_rd11_discovery(tmp_path: Path) -> None:
     assert [(p.name, p.title, p.metric) for p in plans] == [
         ("mem-stream.png", "RD11 loaded fabric – From memory to memory: Throughput",
          "throughput"),
+        ("mem-stream-cpu.png", "RD11 loaded fabric – CPU (From memory to memory)", "cpu"),
         ("custom.png", "RD11 loaded fabric – custom: Communication latency", "latency")]
-    assert [s.label for s in plans[1].series] == ["no load", "1 small-message load pair", "odd"]
+    assert plans[1].series == plans[0].series  # the same runs, another of their figures
+    assert [s.label for s in plans[2].series] == ["no load", "1 small-message load pair", "odd"]
     assert {s.workload for p in plans for s in p.series} == {"test"}
     assert all(len(s.points) == 2 * 3 for p in plans for s in p.series)
     reps = load_scenario(RD11 / "mem-rr-load-none.toml").run.repetitions
@@ -167,8 +169,12 @@ def test_rd11_errors(tmp_path: Path) -> None:
 def test_rd11_figures_written(tmp_path: Path) -> None:
     paths = write_figures("rd11", tmp_path, jobs=2, repetitions=1, length=0.2,
                           sizes=[1024, 65536], experiments=["mem-stream"])
-    assert paths == [tmp_path / "mem-stream.png"]
-    assert paths[0].read_bytes().startswith(PNG)
+    paths += write_figures("rd11", tmp_path, jobs=2, repetitions=1, length=0.2,
+                           sizes=[64, 512], experiments=["send-small"])
+    assert paths == [tmp_path / name for name in (
+        "mem-stream.png", "mem-stream-cpu.png", "send-small.png", "send-small-overhead.png",
+        "send-small-cpu.png")]
+    assert all(path.read_bytes().startswith(PNG) for path in paths)
 
 
 def test_das2_plans_the_checked_grid() -> None:
