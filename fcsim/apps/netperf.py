@@ -18,8 +18,8 @@ With a :class:`~fcsim.stats.steady.SteadyState` rule, a TCP_STREAM or TCP_RR
 test counts its bytes or transactions in batches and, once the steady rate is
 known within the rule's precision, reports the figure of the full ``-l`` as
 measured so far plus that rate times the length left (see
-:mod:`fcsim.stats.steady`); it keeps running until the run ends, so that the
-tests beside it see the same traffic.
+:mod:`fcsim.stats.steady` and :mod:`fcsim.apps.netperf_batches`); it keeps
+running until the run ends, so that the tests beside it see the same traffic.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from fcsim.apps.netperf_batches import Batches
 from fcsim.engine.simulation import Simulation
 from fcsim.fc4.ip import MTU
 from fcsim.host.host import Host
@@ -90,14 +91,9 @@ class Netperf:
         self.options = options
         self.steady = steady
         self._settled = settled
-        self._batches: list[float] = []
-        self._counted = 0.0  # the count at the end of the last batch
+        self._batches = None if steady is None else Batches(steady)
         self._settled_units = 0.0  # the count when the test settled
-        self._step = 0.0  # the count's resolution (streams: the most one receive delivered)
-        self._boundaries: list[float] = []  # TCP_RR: batch ends awaiting the next completion
-        self._done_at = 0.0  # TCP_RR: when the last transaction (or the connection) completed
         self.rate: float | None = None  # the steady rate once settled, units/s
-        self._found: Settled | None = None  # how the steady rule found it
         self.settled_at: float | None = None
         self.local_host, self.remote_host = local, remote
         number = SERVER_PORT + 1 + port
@@ -141,7 +137,9 @@ class Netperf:
                           self.remote_host.cpu.served_by_now()))
 
     def _connected(self) -> None:
-        self.began = self._done_at = self.sim.now
+        self.began = self.sim.now
+        if self._batches is not None:
+            self._batches.start(self.began)
         self.ends = self.began + self.options.length
         self._cpu_sample()
         self.sim.call_later(self.options.length, self._cpu_sample)
@@ -164,45 +162,27 @@ class Netperf:
         return self.transactions if self.options.test == "TCP_RR" else self.bytes
 
     def _batch(self, _event: object) -> None:
-        """The end of a batch: its count, then the steady rate if settled. A
-        TCP_RR batch is counted when the transaction in progress completes
-        (:meth:`_count_boundaries`)."""
+        """The end of a batch: its count, then the steady rate if settled (a
+        TCP_RR batch is counted when the transaction in progress completes)."""
         if self.settled_at is not None:
             return
         if self.sim.now + self.steady.batch < self.ends:  # type: ignore[union-attr]
             self.sim.call_later(self.steady.batch, self._batch)  # type: ignore[union-attr]
+        batches: Batches = self._batches  # type: ignore[assignment]
         if self.options.test == "TCP_RR":
-            self._boundaries.append(self.sim.now)
-            return
-        units = self._units()
-        self._batches.append(units - self._counted)
-        self._counted = units
-        self._judge()
+            batches.ended_in_transaction(self.sim.now)
+        else:
+            self._stop_if(batches.ended(self._units()))
 
-    def _count_boundaries(self, before: float) -> None:
-        """A transaction completed now, *before* having completed before it:
-        count the batches that ended during it, the transaction counted in
-        proportion to the part of its time before each end (so that a count of
-        few transactions per batch does not move in whole steps), then judge."""
-        now, began = self.sim.now, self._done_at
-        for end in self._boundaries:
-            counted = before + (end - began) / (now - began)
-            self._batches.append(counted - self._counted)
-            self._counted = counted
-        self._boundaries.clear()
-        self._judge()
-
-    def _judge(self) -> None:
-        """Stop with the steady rate if the batches so far settle it."""
-        if self.settled_at is not None:
+    def _stop_if(self, found: Settled | None) -> None:
+        """Stop with the steady rate if the batches have just settled it."""
+        if found is None:
             return
-        found = self.steady.settled(self._batches, self._step)  # type: ignore[union-attr]
-        if found is not None:
-            self.rate, self._found, self.settled_at = found.rate, found, self.sim.now
-            self._settled_units, self._settled_sends = self._units(), self.sends
-            self._cpu_sample()
-            if self._settled is not None:
-                self._settled()
+        self.rate, self.settled_at = found.rate, self.sim.now
+        self._settled_units, self._settled_sends = self._units(), self.sends
+        self._cpu_sample()
+        if self._settled is not None:
+            self._settled()
 
     # TCP_STREAM
     def _send(self) -> None:
@@ -222,8 +202,8 @@ class Netperf:
     def _received(self, n: int) -> None:
         if self._running():
             self.bytes += n
-            if n > self._step:
-                self._step = n
+            if self._batches is not None:
+                self._batches.received(n)
         if n:
             self._receive()
 
@@ -262,9 +242,8 @@ class Netperf:
             return
         if self._running():
             self.transactions += 1
-            if self._boundaries:
-                self._count_boundaries(self.transactions - 1)
-            self._done_at = self.sim.now
+            if self._batches is not None and self.settled_at is None:
+                self._stop_if(self._batches.completed(self.sim.now, self.transactions - 1))
         self._request()
 
     def results(self) -> dict[str, Any]:
@@ -282,14 +261,7 @@ class Netperf:
             if self.options.test == "TCP_RR":  # netperf counts whole transactions
                 more = math.floor(more)
             units = self._settled_units + more
-            found: Settled = self._found  # type: ignore[assignment]
-            out["steady_state"] = {"settled_after_s": measured,
-                                   "left_out_s": found.left_out * self.steady.batch,
-                                   "batch_s": found.width * self.steady.batch,
-                                   "batches": (len(self._batches) - found.left_out)
-                                   // found.width,
-                                   "confidence": self.steady.confidence,
-                                   "relative_half_width": found.half_width}
+            out["steady_state"] = self._batches.report(measured)  # type: ignore[union-attr]
         if self.options.test in ("TCP_STREAM", "UDP_STREAM"):
             out["throughput_mbit_s"] = 8 * units / length / 1e6
             out["bytes"] = units if settled else self.bytes
