@@ -157,6 +157,11 @@ class Netperf:
     def _running(self) -> bool:
         return self.sim.now < self.ends
 
+    def _measured(self) -> float:
+        """The time the test's figures cover, s: to the moment it settled, or its
+        whole length."""
+        return self.options.length if self.settled_at is None else self.settled_at - self.began
+
     def _units(self) -> float:
         """What the test counts so far: transactions (TCP_RR) or bytes received."""
         return self.transactions if self.options.test == "TCP_RR" else self.bytes
@@ -256,7 +261,7 @@ class Netperf:
                                "connected_at_s": self.began}
         units = float(self._units())
         if settled:
-            measured = self.settled_at - self.began
+            measured = self._measured()
             more = self.rate * (length - measured)
             if self.options.test == "TCP_RR":  # netperf counts whole transactions
                 more = math.floor(more)
@@ -269,8 +274,7 @@ class Netperf:
             # the sender's time per send() call (RD11's "overhead"): netperf
             # calls send() back to back, so the calls fill the measured time
             calls = self._settled_sends if settled else self.sends
-            measured = self.settled_at - self.began if settled else length
-            out["send_call_s"] = measured / calls if calls else None
+            out["send_call_s"] = self._measured() / calls if calls else None
         if self.options.test == "UDP_STREAM":
             out["sent_mbit_s"] = 8 * self.bytes_sent / length / 1e6
             out["datagrams_dropped"] = self.udp_remote.dropped
@@ -294,9 +298,8 @@ class Netperf:
             return {"local_cpu_utilisation": None, "remote_cpu_utilisation": None,
                     "local_service_demand_us": None, "remote_service_demand_us": None}
         (local0, remote0), (local1, remote1) = self._cpu[:2]
-        settled = self.settled_at is not None
-        length = self.settled_at - self.began if settled else self.options.length
-        counted = self._settled_units if settled else self._units()
+        length = self._measured()
+        counted = self._units() if self.settled_at is None else self._settled_units
         units = counted if self.options.test == "TCP_RR" else counted / 1024
         out: dict[str, float | None] = {}
         for side, used, host in (("local", local1 - local0, self.local_host),

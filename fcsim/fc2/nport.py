@@ -229,7 +229,7 @@ class NPort(Receiving, Connections):
         for _ in range(len(ready)):
             seq = ready[0]
             if ((d_id is not None and seq.d_id != d_id) or seq.next_cnt >= seq.fetched
-                    or (not seq.next_cnt and self._streams[seq.exchange][0] is not seq)):
+                    or (not seq.next_cnt and self._behind(seq))):
                 ready.rotate(-1)
                 continue
             if seq.cls == 3 and self.connection is None:  # the common case, inlined
@@ -270,8 +270,8 @@ class NPort(Receiving, Connections):
         """Whether *seq* may send its next frame now, and whether it needs BB credit."""
         if seq.next_cnt >= seq.fetched:
             return _BLOCKED  # its next frame's data are not on the card yet
-        if not seq.next_cnt and self._streams[seq.exchange][0] is not seq:
-            return _BLOCKED  # an earlier sequence of its exchange is still open
+        if not seq.next_cnt and self._behind(seq):
+            return _BLOCKED
         conn = self.connection
         peer = self.peers[seq.d_id]
         if seq.cls == 1:
@@ -379,6 +379,11 @@ class NPort(Receiving, Connections):
             self._closed(seq)
             if seq.cls != 3:
                 self._ready_classed -= 1
+
+    def _behind(self, seq: Sequence) -> bool:
+        """True if an earlier sequence of *seq*'s exchange is still open, so that
+        *seq* may not send its first frame."""
+        return self._streams[seq.exchange][0] is not seq
 
     def _closed(self, seq: Sequence) -> None:
         """*seq* has sent its last frame, or left the queue: the next sequence of

@@ -98,13 +98,13 @@ class Cpu(Server):
             self._busy = False
             return
         duration, done = queues[BACKGROUND].popleft()
-        now = self.sim.env._now
+        now = self._env._now
         self._busy = True
         self.busy_time += duration
         self.total_busy += duration
         self._job_end = now + duration
         self._background = (now + duration, self._token, done)
-        self.sim.call_later(duration, self._background_done, self._token)
+        self._later(duration, self._background_done, self._token)
 
     def _background_done(self, event: object) -> None:
         if event.value != self._token or self._background is None:  # type: ignore[attr-defined]
