@@ -50,8 +50,7 @@ class Server:
         self._job_end = self._env._now + duration
         self._later(duration, self._done, done)
 
-    def _done(self, event: object) -> None:
-        done = event.value  # type: ignore[attr-defined]
+    def _done(self, done: Callable[[], None] | None) -> None:
         if done is not None:
             done()
         self._next()

@@ -4,33 +4,26 @@
 event heap), one independent random stream per named component derived from
 the run's seed, and the list of trace sinks. Components never create their own
 environment or random generator and never read global state.
+
+Model components schedule plain callbacks with :meth:`Simulation.call_later`:
+an entry on SimPy's own heap that carries the callback and its argument, with
+no event object behind it. :meth:`Simulation.run` steps that heap as SimPy's
+``Environment.run`` does (same order: time, priority, then insertion), calling
+such an entry's callback directly and processing any SimPy event (an
+``env.event()``, a ``Timeout``, a condition, a process) exactly as
+``Environment.step`` would, so SimPy events and processes work beside them.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from heapq import heappush
+from heapq import heappop, heappush
 from typing import Any, Protocol
 
 import simpy
-from simpy.events import NORMAL
-
-
-class _Call:
-    """A scheduled callback, shaped as SimPy's ``Environment.step`` expects an event."""
-
-    __slots__ = ("callbacks", "_value", "_ok")
-
-    def __init__(self, callback: Callable[[Any], None], value: Any) -> None:
-        self.callbacks = [callback]
-        self._value = value
-        self._ok = True
-
-    @property
-    def value(self) -> Any:
-        """The value given to :meth:`Simulation.call_later`."""
-        return self._value
+from simpy.core import StopSimulation
+from simpy.events import NORMAL, URGENT, Event
 
 
 class TraceSink(Protocol):
@@ -69,22 +62,70 @@ class Simulation:
         return stream
 
     def call_later(self, delay: float, callback: Callable[[Any], None], value: Any = None) -> None:
-        """Call *callback(event)* after *delay* seconds; *event.value* is *value*.
+        """Call *callback(value)* after *delay* seconds.
 
-        The per-frame hot path: instead of a :class:`simpy.events.Timeout` it
-        pushes a :class:`_Call` (the two attributes SimPy's ``step`` reads)
-        straight onto the event heap, in the same order SimPy would.
+        The hot path of every model: one tuple pushed onto SimPy's event heap,
+        ordered with SimPy's own events (time, then :data:`simpy.events.NORMAL`
+        priority, then insertion), with no event object created.
         """
         env = self.env
-        heappush(env._queue, (env._now + delay, NORMAL, next(env._eid), _Call(callback, value)))
+        heappush(env._queue, (env._now + delay, NORMAL, next(env._eid), callback, value))
 
     def run(self, until: float, stop: simpy.Event | None = None) -> None:
         """Run the simulation up to simulated time *until*, s, or until the event
-        *stop* is triggered, whichever comes first."""
-        if stop is None:
-            self.env.run(until=until)
+        *stop* is processed, whichever comes first.
+
+        The end is marked as ``Environment.run`` marks it, so the run ends at
+        the same event as SimPy's would: a SimPy event at *until* of urgent
+        priority (processed before the model's callbacks due at that time),
+        or, with *stop*, the condition that either has happened.
+        """
+        env = self.env
+        if stop is not None:
+            end: Event = env.any_of([stop, env.timeout(until - env._now)])
         else:
-            self.env.run(until=self.env.any_of([stop, self.env.timeout(until - self.now)]))
+            if until <= env._now:
+                raise ValueError(f"until ({until}) must be greater than the current "
+                                 "simulation time")
+            end = Event(env)
+            end._ok = True
+            end._value = None
+            env.schedule(end, URGENT, until - env._now)
+        if end.callbacks is None:
+            return
+        end.callbacks.append(StopSimulation.callback)
+        try:
+            self._step_until_stopped()
+        except StopSimulation:
+            return
+
+    def _step_until_stopped(self) -> None:
+        """Take entries off the heap in order until SimPy's stop callback raises:
+        a :meth:`call_later` entry (five items) by calling its callback, a SimPy
+        event (four items) as ``Environment.step`` processes it."""
+        env = self.env
+        queue = env._queue
+        pop = heappop
+        while True:
+            item = pop(queue)
+            env._now = item[0]
+            if len(item) == 5:
+                item[3](item[4])
+                continue
+            event = item[3]
+            callbacks, event.callbacks = event.callbacks, None
+            for index, callback in enumerate(callbacks):
+                try:
+                    callback(event)
+                except StopSimulation:
+                    # as Environment.step: the rest run when the simulation resumes
+                    event.callbacks = callbacks[index + 1:]
+                    env.schedule(event, -1)  # type: ignore[arg-type]
+                    raise
+            if not event._ok and not hasattr(event, "_defused"):
+                exc = type(event._value)(*event._value.args)
+                exc.__cause__ = event._value
+                raise exc
 
 
 __all__ = ["Simulation", "TraceSink"]

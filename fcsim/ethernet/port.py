@@ -121,8 +121,7 @@ class EthernetPort:
         if not self._busy and self._env._now >= self.paused_until:
             self._send_next()
 
-    def _receive(self, event: object) -> None:
-        frame: EthernetFrame = event._value  # type: ignore[attr-defined]
+    def _receive(self, frame: EthernetFrame) -> None:
         stats = self.stats
         stats.frames_rx += 1
         if frame.corrupt:

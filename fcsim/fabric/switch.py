@@ -136,12 +136,9 @@ class Switch:
         ready += model.routing_latency
         held = Held(frame, inp, out, now)
         if ready > now:
-            self.sim.call_later(ready - now, self._queue_event, held)
+            self.sim.call_later(ready - now, self._queue, held)
         else:
             self._queue(held)
-
-    def _queue_event(self, event: object) -> None:
-        self._queue(event._value)  # type: ignore[attr-defined]
 
     def _queue(self, held: Held) -> None:
         now = held.queued = self.sim.env._now
@@ -232,8 +229,7 @@ class Switch:
         if uses_bb_credit(frame):
             inp.port.release_buffer()
 
-    def _hold_expired(self, event: object) -> None:
-        held: Held = event._value  # type: ignore[attr-defined]
+    def _hold_expired(self, held: Held) -> None:
         inp = held.inp
         if inp is None:
             return
@@ -303,8 +299,7 @@ class Switch:
             self.sim.call_later(blocked_until - now, self._wake, out)
         return None
 
-    def _wake(self, event: object) -> None:
-        out: SwitchPort = event._value  # type: ignore[attr-defined]
+    def _wake(self, out: SwitchPort) -> None:
         out._wake_pending = False
         out.port.kick()
 

@@ -66,14 +66,13 @@ class Connections:
         conn.last_activity = self.sim.env._now
         self.sim.call_later(self.params.e_d_tov, self._connection_idle, conn)
 
-    def _connection_idle(self, event: object) -> None:
+    def _connection_idle(self, conn: Connection) -> None:
         """Remove a connection idle for E_D_TOV with no request pending.
 
         Normal removal is by EOFdt; this recovers from a removal request or its
         answer lost to a transmission error (FC-PH would use Link Reset), and
         both ends apply it alike.
         """
-        conn: Connection = event._value  # type: ignore[attr-defined]
         if self.connection is not conn:
             return
         e_d_tov = self.params.e_d_tov

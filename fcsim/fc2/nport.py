@@ -332,14 +332,13 @@ class NPort(Receiving, Connections):
         if seq.on_complete is not None:
             seq.on_complete(seq)
 
-    def _watchdog(self, event: object) -> None:
+    def _watchdog(self, seq: Sequence) -> None:
         """E_D_TOV check: answers missing and no frame sent or answered for E_D_TOV
         means frames were lost.
 
         The credit of lost frames comes back; a sequence whose current attempt
         lost a frame is aborted.
         """
-        seq: Sequence = event._value  # type: ignore[attr-defined]
         seq.watchdog = False
         if not (seq.unanswered or seq.unanswered_old):
             return
@@ -361,8 +360,7 @@ class NPort(Receiving, Connections):
             self._request_answered(conn, refused=True)
         self.port.kick()
 
-    def _retry(self, event: object) -> None:
-        seq = event._value  # type: ignore[attr-defined]
+    def _retry(self, seq: Any) -> None:
         if seq.status == "open":
             self._ready_add(seq)
             self.port.kick()

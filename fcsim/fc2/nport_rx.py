@@ -55,12 +55,9 @@ class Receiving:
             now = self.sim.env._now
             done = max(now, self._rx_free_at) + self.params.rx_frame_time
             self._rx_free_at = done
-            self.sim.call_later(done - now, self._process, frame)
+            self.sim.call_later(done - now, self._handle, frame)
         else:
             self._handle(frame)
-
-    def _process(self, event: object) -> None:
-        self._handle(event._value)  # type: ignore[attr-defined]
 
     def _handle(self, frame: Frame) -> None:
         if frame.cls != 1 or frame.sof is osets.SOFc1:  # uses_bb_credit, inlined

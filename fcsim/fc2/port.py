@@ -222,8 +222,7 @@ class Port(LazyCredit):
 
     # -- receiver ---------------------------------------------------------------
 
-    def _receive(self, event: object) -> None:
-        frame: Frame = event._value  # type: ignore[attr-defined]
+    def _receive(self, frame: Frame) -> None:
         if frame.cls != 1 or frame.sof is SOFc1:
             self.buffers_used += 1
         self.stats.frames_rx += 1

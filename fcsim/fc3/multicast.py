@@ -162,8 +162,11 @@ class MulticastGroup(AliasGroup):
         self.sim.call_later(ready - now, self._send, (switch, fanout, copies))
         return None
 
-    def _send(self, event: object) -> None:
-        switch, fanout, copies = event._value  # type: ignore[attr-defined]
+    def _send(self, value: tuple[Switch, _Fanout, list[tuple[SwitchPort, Frame, int | None]]]
+              ) -> None:
+        """The copies of one frame leave their outputs: *value* is the switch, the
+        fan-out that frees the input buffer and each copy's output, frame and member."""
+        switch, fanout, copies = value
         for _, frame, member in copies:
             self._fanout[frame] = (fanout, member)
         for out, frame, _ in copies:

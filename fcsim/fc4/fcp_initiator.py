@@ -175,9 +175,9 @@ class FcpInitiator:
                                      - command.device_s, count + 1)
         command.done(command)
 
-    def _again(self, event: object) -> None:
+    def _again(self, command: Command) -> None:
         self.stats.retries += 1
-        self._issue(event._value)  # type: ignore[attr-defined]
+        self._issue(command)
 
     def _check(self, _event: object) -> None:
         """Abort each command whose attempt has gone unanswered for the timeout

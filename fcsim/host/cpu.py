@@ -106,8 +106,8 @@ class Cpu(Server):
         self._background = (now + duration, self._token, done)
         self._later(duration, self._background_done, self._token)
 
-    def _background_done(self, event: object) -> None:
-        if event.value != self._token or self._background is None:  # type: ignore[attr-defined]
+    def _background_done(self, token: int) -> None:
+        if token != self._token or self._background is None:
             return  # preempted
         done = self._background[2]
         self._background = None
@@ -128,8 +128,8 @@ class Cpu(Server):
         self._ends.append(end)
         self.sim.call_later(duration, self._other_done, (done, end))
 
-    def _other_done(self, event: object) -> None:
-        done, end = event.value  # type: ignore[attr-defined]
+    def _other_done(self, job: tuple[Callable[[], None] | None, float]) -> None:
+        done, end = job
         self._ends.remove(end)
         if done is not None:
             done()

@@ -165,10 +165,11 @@ class Host:
         far = next(i for i in peer.interfaces if i.network == interface.network)
         return interface, far.address
 
-    def _tick(self, event: object) -> None:
-        """The TCP timer routines' own processor time, every fast and slow tick."""
+    def _tick(self, period: float) -> None:
+        """The TCP timer routines' own processor time, every fast and slow tick
+        (*period* s apart)."""
         self.cpu.run(self.model.timer_tick, None, INTERRUPT)
-        self.sim.call_later(event.value, self._tick, event.value)  # type: ignore[attr-defined]
+        self.sim.call_later(period, self._tick, period)
 
     # -- sockets ------------------------------------------------------------------
 

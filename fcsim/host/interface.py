@@ -192,9 +192,9 @@ class NicInterface:
         else:
             moved()
 
-    def _timer(self, event: object) -> None:
-        """The moderation timer of the batch *event* began: signal it if still waiting."""
-        if self._batch and self._batch[0] is event._value:  # type: ignore[attr-defined]
+    def _timer(self, first: object) -> None:
+        """The moderation timer of the batch that began with *first*: signal it if still waiting."""
+        if self._batch and self._batch[0] is first:
             self._raise()
 
     def _raise(self) -> None:

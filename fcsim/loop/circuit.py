@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from fcsim.loop.ring import Ring
 
 if TYPE_CHECKING:
+    from fcsim.fc2.frame import Frame
     from fcsim.loop.lport import LPort
 
 INF = float("inf")
@@ -73,16 +74,16 @@ class Circuit:
             port.stats.credit_wait += now - port._stall_since
             port._stall_since = None
 
-    def deliver_to_opened(self, event: object) -> None:
+    def deliver_to_opened(self, frame: Frame) -> None:
         """A frame from the opener reaches the opened port (or is lost to a LIP)."""
         if self._env._now >= self.cut_opened:
-            self.opened.lose(event._value)  # type: ignore[attr-defined]
+            self.opened.lose(frame)
         else:
-            self.opened.receive(event._value, self.opener)  # type: ignore[attr-defined]
+            self.opened.receive(frame, self.opener)
 
-    def deliver_to_opener(self, event: object) -> None:
+    def deliver_to_opener(self, frame: Frame) -> None:
         """A frame from the opened port reaches the opener (or is lost to a LIP)."""
         if self._env._now >= self.cut_opener:
-            self.opener.lose(event._value)  # type: ignore[attr-defined]
+            self.opener.lose(frame)
         else:
-            self.opener.receive(event._value, self.opened)  # type: ignore[attr-defined]
+            self.opener.receive(frame, self.opened)

@@ -152,8 +152,8 @@ class Loop:
             index, at = found
             self._later(max(at - self._env._now, 0.0), self._win, (self._gen, index))
 
-    def _win(self, event: object) -> None:
-        gen, index = event._value  # type: ignore[attr-defined]
+    def _win(self, value: tuple[int, int]) -> None:
+        gen, index = value
         if gen != self._gen:
             return
         now = self._env._now
@@ -183,8 +183,7 @@ class Loop:
         if not port._busy:
             port._send_next()
 
-    def _opened(self, event: object) -> None:
-        circuit: Circuit = event._value  # type: ignore[attr-defined]
+    def _opened(self, circuit: Circuit) -> None:
         if not circuit.live:
             return
         dest = circuit.opened
@@ -207,8 +206,7 @@ class Loop:
         end = opener.send_ordered_set("CLS")
         self._later(end + circuit.to_opened - self._env._now, self._cls_at_opened, circuit)
 
-    def _cls_at_opened(self, event: object) -> None:
-        circuit: Circuit = event._value  # type: ignore[attr-defined]
+    def _cls_at_opened(self, circuit: Circuit) -> None:
         if not circuit.live:
             return
         now = self._env._now
@@ -221,8 +219,8 @@ class Loop:
         self._later(end - now, self._resumed, (self._epoch, dest))
         self._later(end + circuit.to_opener - now, self._cls_at_opener, (circuit, end))
 
-    def _cls_at_opener(self, event: object) -> None:
-        circuit, dest_resumed = event._value  # type: ignore[attr-defined]
+    def _cls_at_opener(self, value: tuple[Circuit, float]) -> None:
+        circuit, dest_resumed = value
         if not circuit.live:
             return
         now = self._env._now
@@ -236,16 +234,15 @@ class Loop:
         if not opener.try_arbitrate():
             self._resolve()
 
-    def _resumed(self, event: object) -> None:
-        epoch, port = event._value  # type: ignore[attr-defined]
+    def _resumed(self, value: tuple[int, LPort]) -> None:
+        epoch, port = value
         if epoch == self._epoch:
             port.try_arbitrate()
 
     # -- access fairness ------------------------------------------------------------
 
-    def _fill_back(self, event: object) -> None:
+    def _fill_back(self, circuit: Circuit) -> None:
         """The owner's first ARB(F0) is back: unchanged means no one arbitrates."""
-        circuit: Circuit = event._value  # type: ignore[attr-defined]
         if circuit is self.circuit and fill_returns_clean(
                 self.ring, circuit.opener.index, circuit.won_at, self.arbitrating):
             self._reset_window(circuit.opener.index, self._env._now)
@@ -262,8 +259,8 @@ class Loop:
                 delay = at + ring.path(origin, port.index) + ring.repeat[port.index] - now
                 self._later(delay, self._access, (self._epoch, port))
 
-    def _access(self, event: object) -> None:
-        epoch, port = event._value  # type: ignore[attr-defined]
+    def _access(self, value: tuple[int, LPort]) -> None:
+        epoch, port = value
         if epoch == self._epoch:
             port._access_pending = False
             port.access = True
@@ -297,8 +294,8 @@ class Loop:
         if self.sim.sinks:
             self._sink(self.ports[self._initiator], "LIP(F7,F7)")
 
-    def _monitor(self, event: object) -> None:
-        epoch, port = event._value  # type: ignore[attr-defined]
+    def _monitor(self, value: tuple[int, LPort]) -> None:
+        epoch, port = value
         if epoch == self._epoch:
             port.initialising = False
             port.try_arbitrate()

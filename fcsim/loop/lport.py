@@ -169,9 +169,9 @@ class LPort(LazyCredit):
 
     # -- transmitter ----------------------------------------------------------------
 
-    def arbitration_seen(self, event: object) -> None:
-        """Another port's ARB reached this opener: a fair one may now close."""
-        if self.circuit is event._value and not self._busy:  # type: ignore[attr-defined]
+    def arbitration_seen(self, circuit: Circuit) -> None:
+        """Another port's ARB reached the opener of *circuit*: a fair one may now close."""
+        if self.circuit is circuit and not self._busy:
             self._send_next()
 
     def _send_next(self, _event: object = None) -> None:

@@ -120,10 +120,10 @@ class MyrinetPort:
             for sink in self._sinks:
                 sink.primitive(now, self, "STOP" if stop else "GO", now)
 
-    def _symbol(self, event: Any) -> None:
-        """A STOP or GO from the peer has arrived."""
+    def _symbol(self, stop: bool) -> None:
+        """A STOP (*stop*) or GO from the peer has arrived."""
         now = self._env._now
-        if event._value:
+        if stop:
             if self.go:
                 self.go, self._stop_since = False, now
                 self.stats.stops_rx += 1

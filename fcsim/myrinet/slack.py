@@ -87,11 +87,11 @@ class Buffer:
 
     # -- messages from the transmitter feeding this buffer --------------------------------
 
-    def begin(self, event: Any) -> None:
-        """A packet's first character is arriving: *event.value* is (packet,
+    def begin(self, value: Any) -> None:
+        """A packet's first character is arriving: *value* is (packet,
         length, route bytes left)."""
         self._advance()
-        self.segments.append(Segment(*event._value))
+        self.segments.append(Segment(*value))
         self.inflow = True
         self._settle()
 
@@ -226,8 +226,8 @@ class Buffer:
             self._version += 1
             self._later(at - self._env._now, self._wake, self._version)
 
-    def _wake(self, event: Any) -> None:
-        if event._value == self._version:
+    def _wake(self, version: int) -> None:
+        if version == self._version:
             self._wake_at = None
             self._advance()
             self._settle()

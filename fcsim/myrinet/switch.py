@@ -112,8 +112,8 @@ class MyrinetSwitch:
         out = packet.route[len(packet.route) - segment.route_left]
         self.sim.call_later(self.model.latency, self._request, (self._index[buffer], out))
 
-    def _request(self, event: Any) -> None:
-        into, out = event._value
+    def _request(self, value: tuple[int, int]) -> None:
+        into, out = value
         if self.ports[out].source is None:
             self._grant(into, out)
         else:

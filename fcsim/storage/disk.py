@@ -189,8 +189,7 @@ class Disk:
         wait = ((angle - (at / turn) % 1.0) % 1.0) * turn
         return 0.0 if wait > turn - ROUNDING else wait
 
-    def _finished(self, event: object) -> None:
-        done = event._value  # type: ignore[attr-defined]
+    def _finished(self, done: Callable[[], None]) -> None:
         self._next()
         done()
 

@@ -47,8 +47,8 @@ class Timer:
         """Stop the timer; a pending event will find no deadline and do nothing."""
         self.deadline = None
 
-    def _fire(self, event: object) -> None:
-        if getattr(event, "value", None) != self._pending:
+    def _fire(self, deadline: float) -> None:
+        if deadline != self._pending:
             return
         self._pending = None
         if self.deadline is None:

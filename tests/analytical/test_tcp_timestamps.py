@@ -105,7 +105,7 @@ def _pair(client: bool, server: bool) -> tuple[Simulation, TcpEndpoint, TcpEndpo
 def test_the_option_is_used_only_when_both_syns_carry_it(client: bool, server: bool) -> None:
     sim, a, b, sent = _pair(client, server)
     a.write(20000, lambda: None)
-    sim.env.run(until=1.0)
+    sim.run(1.0)
     syn, syn_ack = sent[0], sent[1]
     assert (syn.tsval is not None) == client
     assert (syn_ack.tsval is not None) == (client and server)  # RFC 1323 section 3.2
@@ -138,7 +138,7 @@ def test_every_ack_of_new_data_is_an_rtt_sample_echoing_the_oldest_unacknowledge
     sim, a, b, sent = _pair(True, True)
     a.rtt = _Recording()
     a.write(60000, lambda: None)
-    sim.env.run(until=1.0)
+    sim.run(1.0)
     starts = {s.seq: s.tsval for s in sent if s.src == "a" and s.length}
     acks = [s for s in sent if s.src == "b" and not s.flags & SYN]
     expected, last = [], 1  # the SYN-ACK acknowledged the SYN

@@ -36,7 +36,7 @@ def _round_trip(length: int, min_fragment: int = 1408) -> float:
     server.handler = server.reply
     done: list[Call] = []
     client.call("s", READ, 0, length, done.append)
-    sim.env.run(until=0.01)
+    sim.run(0.01)
     (call,) = done
     assert call.reply_in == call.reply_parts == max(1, -(-length // PAYLOAD_MAX))
     return call.completed - call.issued  # type: ignore[operator]
@@ -81,10 +81,10 @@ def test_reading_from_server_memory_runs_at_the_client_bus_rate() -> None:
     sim, slice_, hosts = slice_network("read")
     slice_.servers["s1"].cache.capacity = 10**9
     slice_.servers["s1"].cache.insert(0, 512 * 2**20)
-    sim.env.run(until=0.05)
+    sim.run(0.05)
     slice_.reset_stats()
     hosts["c"].reset_stats()
-    sim.env.run(until=0.35)
+    sim.run(0.35)
     (figures,) = slice_.results(0.3)["jobs"].values()
     per_cluster = (16 * (CLIENT.bus_overhead + (PAYLOAD_MAX + CONTROL) / CLIENT.bus_bandwidth)
                    + CLIENT.bus_overhead + CONTROL / CLIENT.bus_bandwidth)
@@ -103,10 +103,10 @@ def test_the_client_processor_time_is_the_model_s_costs(direction: str) -> None:
     NetRPC costs, and an interrupt per drain of the receive ring (within one
     call's and a few messages' costs at the interval's edges)."""
     sim, slice_, hosts = slice_network(direction, servers=2)
-    sim.env.run(until=0.05)
+    sim.run(0.05)
     slice_.reset_stats()
     hosts["c"].reset_stats()
-    sim.env.run(until=0.25)
+    sim.run(0.25)
     (figures,) = slice_.results(0.2)["jobs"].values()
     card, rpc = slice_.cards["c"].stats, slice_.rpc["c"].results()
     data = 8 * CLIENT.page_remap if direction == "read" else 65536 * CLIENT.copy_per_byte

@@ -106,11 +106,11 @@ class WinRecorder(Loop):
         self.events: list[tuple[str, int]] = []
         super().__init__(*args, **kwargs)
 
-    def _win(self, event: Any) -> None:
-        gen, index = event._value
+    def _win(self, value: Any) -> None:
+        gen, index = value
         if gen == self._gen:
             self.events.append(("win", index))
-        super()._win(event)
+        super()._win(value)
 
     def _reset_window(self, origin: int, at: float) -> None:
         self.events.append(("reset", origin))

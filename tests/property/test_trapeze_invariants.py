@@ -60,7 +60,7 @@ def test_every_call_is_answered_once_with_its_bytes(calls: list[tuple[bool, int,
         at += gap
         sim.call_later(at, lambda _e, w=write, n=length: client.call(
             "s", WRITE if w else READ, 0, n, answered.append))
-    sim.env.run(until=at + 0.05)
+    sim.run(at + 0.05)
     assert sorted(c.xid for c in answered) == list(range(1, len(calls) + 1))  # each once
     assert sorted(c.xid for c in served) == list(range(1, len(calls) + 1))
     written = sum(n for w, n, _g in calls if w)
@@ -79,7 +79,7 @@ def test_every_call_is_answered_once_with_its_bytes(calls: list[tuple[bool, int,
 def test_a_dd_moves_its_bytes_and_the_servers_see_the_client_s_calls(
         direction: str, servers: int, count: int, readahead: int) -> None:
     sim, slice_, _hosts = slice_network(direction, servers, readahead, count)
-    sim.env.run(until=1.0)
+    sim.run(1.0)
     (figures,) = slice_.results(1.0)["jobs"].values()
     assert figures["finished"] and figures["bytes"] == count * 65536
     rpc = slice_.rpc["c"].results()
