@@ -31,9 +31,10 @@ class Server:
     def serve(self, duration: float, done: Callable[[], None] | None = None,
               level: int = 0) -> None:
         """Take *duration* seconds of service, then call *done*."""
-        self._queues[level].append((duration, done))
-        if not self._busy:
-            self._next()
+        if self._busy:
+            self._queues[level].append((duration, done))
+        else:  # an idle server has nothing waiting: this item is next
+            self._start(duration, done)
 
     def _next(self) -> None:
         for queue in self._queues:

@@ -66,8 +66,12 @@ class Cpu(Server):
         duration = cost / self.speed
         if background:
             self.background_time += duration
-            level = BACKGROUND
-        elif self._background is not None:
+            if self._busy:
+                self._queues[BACKGROUND].append((duration, callback))
+            else:
+                self._start_background(duration, callback)
+            return
+        if self._background is not None:
             self._preempt()
         self.serve(duration, callback, level)
         if level == PROCESS and self._idle:
@@ -97,7 +101,10 @@ class Cpu(Server):
         if not queues[BACKGROUND]:
             self._busy = False
             return
-        duration, done = queues[BACKGROUND].popleft()
+        self._start_background(*queues[BACKGROUND].popleft())
+
+    def _start_background(self, duration: float, done: Callable[[], None] | None) -> None:
+        """Serve a background item of *duration* s now, preemptible by all other work."""
         now = self._env._now
         self._busy = True
         self.busy_time += duration
