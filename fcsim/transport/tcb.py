@@ -41,6 +41,10 @@ class State(Enum):
     FIN_WAIT_2 = "FIN_WAIT_2"
     TIME_WAIT = "TIME_WAIT"
 
+    # Members are singletons: hashing by identity (in C) instead of Enum's hash of
+    # the name (in Python) keeps the per-segment state tests cheap.
+    __hash__ = object.__hash__
+
 
 SYNCHRONIZED = frozenset({State.ESTABLISHED, State.CLOSE_WAIT, State.FIN_WAIT_1, State.CLOSING,
                           State.LAST_ACK, State.FIN_WAIT_2, State.TIME_WAIT})
