@@ -67,7 +67,7 @@ def to_scenario(doc: Document, file: str) -> Scenario:
     config = RunConfig(run.duration, run.warmup, run.seed, run.repetitions, run.login,
                        None if steady is None else SteadyState(
                            steady.confidence, steady.precision, steady.batch, steady.batches,
-                           steady.views))
+                           steady.views, steady.cycles or 0))
     workloads = tuple(_workload(w, i) for i, w in enumerate(doc.workloads))
     name = doc.name or Path(file).stem
     if isinstance(doc, InternetworkScenario):

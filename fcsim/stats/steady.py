@@ -14,6 +14,17 @@ timer: a whole stall cycle). So the rule judges the same counts as several
 share of the error the confidence allows (Bonferroni), and takes the
 shortest view that is precise enough.
 
+A test may instead repeat a *cycle*: a stream that loses packets and
+recovers on a timer, say, whose counts rise and fall with a period of
+0.6 s that no power-of-two batch length divides, so every such view keeps
+seeing part of a cycle and the batches stay apart for the whole test. The
+steady state of such a test is a cycle parameter (Law and Kelton's
+steady-state cycle parameters: the means over whole cycles form a stationary
+sequence, to which the method of batch means applies). With :attr:`SteadyState.cycles` set, the
+rule also looks for a cycle in the counts, the lag at which their
+autocorrelation peaks (:func:`cycle_length`), and judges batches of one
+cycle as one more view, once that many whole cycles are counted.
+
 :class:`SteadyState` is the stopping rule. The first batch of the widest view
 after a test starts is left out (connection set-up and slow start), and
 after it whatever start-up transient the MSER rule finds (a stall in the
@@ -34,6 +45,15 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 from statistics import fmean, stdev
+
+import numpy as np
+
+CYCLE_CORRELATION = 0.5
+"""The autocorrelation a lag must reach to be taken as a cycle's length. For
+counts with no cycle the sample autocorrelation at any lag has a standard
+deviation of about 1/sqrt(n) (Bartlett), 0.16 or less once a cycle can be
+looked for at all (four of the shortest, 2 batches, after the first 0.2 s of
+0.05 s batches: n >= 8 ... in practice tens), so 0.5 is beyond three of them."""
 
 
 def central_t(t: float, df: int) -> float:
@@ -99,6 +119,26 @@ def mser_truncation(counts: list[float]) -> int:
     return best_d
 
 
+def cycle_length(counts: list[float], cycles: int) -> int | None:
+    """The length of the cycle the *counts* repeat, in batches: the lag (from
+    2 up to a *cycles*-th of the counts) at which their autocorrelation is
+    highest, if it reaches :data:`CYCLE_CORRELATION` and exceeds the
+    autocorrelation at lag 1 (a cycle, not a slow drift, whose
+    autocorrelation falls from lag 1 on); else None."""
+    longest = len(counts) // cycles
+    if longest < 2:
+        return None
+    x = np.asarray(counts, dtype=float)
+    x -= x.mean()
+    spread = float(np.dot(x, x))
+    if spread <= 0:
+        return None  # all alike: every view settles on them as they are
+    acf = np.correlate(x, x, "full")[len(x):len(x) + longest] / spread  # lags 1..longest
+    lag = int(np.argmax(acf[1:])) + 2
+    peak = acf[lag - 1]
+    return lag if peak >= CYCLE_CORRELATION and peak > acf[0] else None
+
+
 @dataclass(frozen=True)
 class Settled:
     """A settled rate: *rate* (units/s), the *half_width* of its interval
@@ -119,32 +159,42 @@ class SteadyState:
     at least *batches* batches of *batch* s, or of 2, 4, ... 2 ** (*views* - 1)
     times that (each view at an even share of the confidence's error), after
     the first widest batch and the start-up transient :func:`mser_truncation`
-    finds in each view."""
+    finds in each view. With *cycles* (0: off), batches one detected cycle
+    long (:func:`cycle_length`) are one more view, judged once at least
+    *cycles* of them are counted after their transient."""
 
     confidence: float = 0.99
     precision: float = 0.01
     batch: float = 0.2
     batches: int = 10
     views: int = 1
+    cycles: int = 0
 
     def __post_init__(self) -> None:
         if not (0 < self.confidence < 1 and 0 < self.precision < 1 and self.batch > 0
-                and self.batches >= 2 and self.views >= 1):
+                and self.batches >= 2 and self.views >= 1
+                and (self.cycles == 0 or self.cycles >= 3)):
             raise ValueError("steady state: confidence and precision in (0, 1), batch > 0 s, "
-                             "batches >= 2, views >= 1")
+                             "batches >= 2, views >= 1, cycles 0 or >= 3")
+
+    @property
+    def judged_views(self) -> int:
+        """The views the confidence's error is shared among: the batch lengths,
+        and the cycle if one is looked for."""
+        return self.views + (1 if self.cycles else 0)
 
     @property
     def skip(self) -> int:
         """Batches of *batch* s always left out at the start: one of the widest view."""
         return 2 ** (self.views - 1)
 
-    def interval(self, judged: list[float], step: float = 0.0,
-                 width: int = 1) -> tuple[float, float] | None:
+    def interval(self, judged: list[float], step: float = 0.0, width: int = 1,
+                 fewest: int | None = None) -> tuple[float, float] | None:
         """The steady rate (units/s) and its relative half-width from the units
         counted in each of the batches *judged*, each *width* x *batch* s long;
-        None before :attr:`batches` of them. The interval is at
-        ``1 - (1 - confidence) / views`` (Bonferroni: the views judged
-        together keep the stated confidence).
+        None before *fewest* (default :attr:`batches`) of them. The interval is
+        at ``1 - (1 - confidence) / judged_views`` (Bonferroni: the views
+        judged together keep the stated confidence).
 
         *step* is the count's resolution: the most one increment of it adds
         (for bytes, the most one receive delivered; 0 for a count that does not
@@ -154,7 +204,7 @@ class SteadyState:
         second) while the rate lies up to a step per span away, which no
         spread of the batches shows.
         """
-        if len(judged) < self.batches:
+        if len(judged) < (self.batches if fewest is None else fewest):
             return None
         length = self.batch * width
         rates = [n / length for n in judged]
@@ -163,7 +213,7 @@ class SteadyState:
             return mean, math.inf
         error = stdev(rates) / math.sqrt(len(rates))
         resolution = step / (mean * length * len(rates))
-        confidence = 1 - (1 - self.confidence) / self.views
+        confidence = 1 - (1 - self.confidence) / self.judged_views
         return mean, t_quantile(confidence, len(rates) - 1) * error / mean + resolution
 
     def settled(self, counts: list[float], step: float = 0.0) -> Settled | None:
@@ -172,16 +222,31 @@ class SteadyState:
         sums the counts after the first :attr:`skip` into batches of 1, 2, 4
         ... (an incomplete last one left out) and leaves out the transient
         :func:`mser_truncation` finds among them; the shortest view whose
-        half-width (:meth:`interval`) is within the precision gives the rate."""
+        half-width (:meth:`interval`) is within the precision gives the rate,
+        and failing them, with :attr:`cycles`, batches of one cycle."""
         after = counts[self.skip:]
         for view in range(self.views):
-            width = 2 ** view
-            wide = [sum(after[i:i + width]) for i in range(0, len(after) - width + 1, width)]
-            transient = mser_truncation(wide)
-            found = self.interval(wide[transient:], step, width)
-            if found is not None and found[1] <= self.precision:
-                return Settled(found[0], found[1], width, self.skip + transient * width)
+            found = self._view(after, 2 ** view, step, self.batches)
+            if found is not None:
+                return found
+        if self.cycles:
+            cycle = cycle_length(after, self.cycles)
+            if cycle is not None:
+                return self._view(after, cycle, step, self.cycles)
+        return None
+
+    def _view(self, after: list[float], width: int, step: float,
+              fewest: int) -> Settled | None:
+        """The rate from the counts *after* the first skipped ones, summed into
+        batches of *width*, if at least *fewest* of them after their transient
+        give it to the precision."""
+        wide = [sum(after[i:i + width]) for i in range(0, len(after) - width + 1, width)]
+        transient = mser_truncation(wide)
+        found = self.interval(wide[transient:], step, width, fewest)
+        if found is not None and found[1] <= self.precision:
+            return Settled(found[0], found[1], width, self.skip + transient * width)
         return None
 
 
-__all__ = ["Settled", "SteadyState", "central_t", "mser_truncation", "t_quantile"]
+__all__ = ["CYCLE_CORRELATION", "Settled", "SteadyState", "central_t", "cycle_length",
+           "mser_truncation", "t_quantile"]

@@ -11,7 +11,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fcsim.stats.steady import Settled, SteadyState, central_t, mser_truncation, t_quantile
+from fcsim.stats.steady import (
+    Settled,
+    SteadyState,
+    central_t,
+    cycle_length,
+    mser_truncation,
+    t_quantile,
+)
 from tests.unit.test_scenario_loader import error_of, write
 
 # Two-sided quantiles t such that P(|T| <= t) = confidence (NIST/SEMATECH
@@ -115,24 +122,64 @@ def test_each_view_takes_an_even_share_of_the_error() -> None:
 
 
 @given(st.lists(st.integers(0, 10_000), min_size=1, max_size=80), st.integers(1, 4),
-       st.floats(0.001, 0.5))
+       st.floats(0.001, 0.5), st.sampled_from([0, 3, 4]))
 def test_a_settled_rate_is_the_mean_of_the_whole_batches_it_judged(
-        counts: list[int], views: int, precision: float) -> None:
-    rule = SteadyState(precision=precision, batch=0.05, batches=2, views=views)
+        counts: list[int], views: int, precision: float, cycles: int) -> None:
+    rule = SteadyState(precision=precision, batch=0.05, batches=2, views=views, cycles=cycles)
     found = rule.settled(counts, step=1)
     if found is not None:
         judged = counts[found.left_out:]
         whole = len(judged) // found.width * found.width
         assert found.rate == pytest.approx(sum(judged[:whole]) / (whole * 0.05))
         assert found.half_width <= precision
-        assert found.width in (1, 2, 4, 8)[:views]
+        widths = (1, 2, 4, 8)[:views]
+        if found.width in widths:
+            assert whole // found.width >= rule.batches
+        else:  # a cycle's batches
+            assert cycles and found.width == cycle_length(counts[rule.skip:], cycles)
+            assert whole // found.width >= cycles
         assert rule.skip <= found.left_out <= rule.skip + (len(counts) - rule.skip) // 2
-        assert whole // found.width >= rule.batches
+
+
+# A stream that loses packets and recovers on a timer, counted in 0.05 s
+# batches: 12 batches a cycle (0.6 s, which no batch of 0.05 x 2^k s divides),
+# a burst in one batch, a smaller one half a cycle later
+CYCLE = [528, 528, 528, 528, 528, 634, 528, 528, 528, 528, 528, 558]
+
+
+def test_cycle_length_is_where_the_autocorrelation_peaks() -> None:
+    assert cycle_length(CYCLE * 5, 4) == 12
+    assert cycle_length(CYCLE * 3, 4) is None  # four cycles are needed to look
+    assert cycle_length([528] * 60, 4) is None  # nothing repeats: all alike
+    drift = [500 + k for k in range(60)]  # correlation falls from lag 1 on
+    assert cycle_length(drift, 4) is None
+    noise = [528 + (37 * k) % 11 for k in range(60)]  # lag 11 repeats, but weakly
+    assert cycle_length(noise, 4) in (None, 11)
+
+
+def test_batches_of_one_cycle_settle_what_no_power_of_two_batch_can() -> None:
+    plain = SteadyState(confidence=0.99, precision=0.001, batch=0.05, batches=10, views=3)
+    cyclic = SteadyState(confidence=0.99, precision=0.001, batch=0.05, batches=10, views=3,
+                         cycles=4)
+    assert cyclic.judged_views == 4
+    counts = [0, 0, 0, 0] + CYCLE * 6
+    assert plain.settled(counts) is None
+    found = cyclic.settled(counts)
+    assert found == Settled(pytest.approx(sum(CYCLE) / 0.6), 0.0, 12, 4)
+    assert cyclic.settled(counts[:4 + 12 * 4 - 1]) is None  # not yet four whole cycles
+
+
+def test_the_cycle_view_takes_its_share_of_the_error() -> None:
+    judged = [100, 104, 96, 100]
+    sd = stdev(judged) / 2
+    rule = SteadyState(confidence=0.95, precision=0.5, batch=1.0, batches=4, views=1,
+                       cycles=3)
+    assert rule.interval(judged) == (100.0, pytest.approx(t_quantile(0.975, 3) * sd / 100))
 
 
 def test_rule_refuses_meaningless_settings() -> None:
     for bad in ({"confidence": 1.0}, {"precision": 0.0}, {"batch": 0.0}, {"batches": 1},
-                {"views": 0}):
+                {"views": 0}, {"cycles": 2}):
         with pytest.raises(ValueError):
             SteadyState(**bad)
 

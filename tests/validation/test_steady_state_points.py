@@ -16,6 +16,10 @@ FIGS = "scenarios/ong-farrell/"
 STALLS_AT_START = Point(FIGS + "fig15-stream-j210-to-735.toml", 262143, 4096, length=3.0)
 """A stream that stalls for 0.1 s near its start: the rule leaves more than its
 first 0.2 s out, as start-up transient."""
+CYCLES = Point(FIGS + "fig10-stream-c180-to-c110.toml", 245760, 256, 1)
+"""256-byte messages from a C180 overrun the C110's IP input queue; the stream
+repeats a 0.6 s cycle of losses and recovery that no batch of 0.05 x 2^k s
+divides, and settles on batches of one cycle."""
 SAMPLE = [  # (point, whether it settles early)
     (Point(FIGS + "fig20-rr-c110-to-c110.toml", 32768, 1), True),  # TCP_RR, the full 10 s
     (Point(FIGS + "fig06-stream-c110-to-c110.toml", 32768, 4096), True),  # 10 s
@@ -28,6 +32,7 @@ SAMPLE = [  # (point, whether it settles early)
     # every 0.2 s batch agreed exactly while the rate was 2.5 % off; counted in
     # proportion to their time in each batch they settle on the right rate
     (Point(FIGS + "fig20-rr-c110-to-c110.toml", 65536, 262144, length=3.0, sized=True), True),
+    (CYCLES, True),  # the full 10 s
 ]
 
 
@@ -53,6 +58,8 @@ def test_settled_figure_is_within_precision_of_the_full_run(point: Point, settle
         assert left_out >= rule.skip * rule.batch
         if point == STALLS_AT_START:
             assert left_out > rule.skip * rule.batch
+        if point == CYCLES:
+            assert test["steady_state"]["batch_s"] == pytest.approx(0.6)
         assert _figure(early) == pytest.approx(_figure(full), rel=rule.precision)
     else:  # it ran its whole length: the very same simulation
         assert early["ended_s"] == pytest.approx(scenario.run.duration)

@@ -14,6 +14,7 @@ Confidence = fraction("a fraction in (0, 1) such as 0.99", above=True)
 Precision = fraction("a fraction in (0, 1) such as 0.01 (1 %)", above=True)
 Batches = integer(2, text="an integer >= 2 (batches)")
 Views = integer(1, text="an integer >= 1 (views)")
+Cycles = integer(3, text="an integer >= 3 (cycles)")
 
 
 class SteadyStateSection(Section):
@@ -23,7 +24,9 @@ class SteadyStateSection(Section):
     judged on batches of `batch`, 2 x `batch`, ... up to `views` lengths, after
     the first widest batch and any start-up transient), the run ends, and each
     test reports its full `length`'s figure as measured so far plus that rate
-    times the length left. A test that does not settle runs its whole length.
+    times the length left. With `cycles`, a test that repeats a cycle no batch
+    length divides is judged on batches of one cycle too. A test that does not
+    settle runs its whole length.
     Only for files whose workloads are all netperf TCP tests."""
 
     where = "in [run.steady_state]"
@@ -38,6 +41,10 @@ class SteadyStateSection(Section):
         1, "Batch lengths judged: `batch`, 2 x `batch`, ... 2^(views - 1) x `batch`, "
         "each at an even share of the confidence's error; the shortest precise enough "
         "is taken.", 3)
+    cycles: Cycles = key(
+        None, "Also look for a cycle the counts repeat (the lag at which their "
+        "autocorrelation peaks, 0.5 or more) and judge batches one cycle long as one more "
+        "view, once this many whole cycles are counted (default: no cycle view).", 4)
 
 
 Steady = table(SteadyStateSection, "a table, written [run.steady_state]")
