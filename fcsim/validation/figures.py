@@ -15,7 +15,8 @@ against the disks, one line per server count
 
 ``rd11``: the loaded-fabric figures of RD11, throughput or latency, the
 sender's processor use and its time per send() call against the message
-size, one line per load (:mod:`fcsim.validation.figures_rd11`).
+size, one line per load, and figure 16, the load's own figures while each
+test sweeps (:mod:`fcsim.validation.figures_rd11`).
 
 By default every point of the files' grids is simulated with the files' own
 repetitions and netperf length (10 s), all in one pool of processes. For
@@ -67,13 +68,16 @@ class Series:
 
 @dataclass(frozen=True)
 class FigurePlan:
-    """A figure to draw: PNG file *name*, *title*, *metric* (``"throughput"`` or
-    ``"latency"``) and its *series*."""
+    """A figure to draw: PNG file *name*, *title*, *metric* (``"throughput"``,
+    ``"latency"``, ``"cpu"`` or ``"overhead"``), its *series*, and what its x
+    axis is: ``"size"`` (the message size) or ``"duration"`` (the time since a
+    test sweep began, each of its message sizes run for its length in turn)."""
 
     name: str
     title: str
     metric: str
     series: tuple[Series, ...]
+    x: str = "size"
 
     @property
     def points(self) -> list[Point]:
@@ -189,7 +193,7 @@ class Grid:
         sockets = sockets or self.sockets_of(workload, path)
         sizes = sizes or _pick(self.sizes, workload.send_sizes, "message size", path)
         repetitions = self.repetitions or scenario.run.repetitions
-        name = _point_path(path)
+        name = point_path(path)
         return tuple(Point(name, socket, size, repetition, self.length, sized)
                      for socket in sockets for size in sizes for repetition in range(repetitions))
 
@@ -211,7 +215,7 @@ def _pick(given: Sequence[int] | None, grid: tuple[int, ...], what: str,
     return tuple(dict.fromkeys(given))
 
 
-def _point_path(path: Path) -> str:
+def point_path(path: Path) -> str:
     """*path* as a :class:`Point` scenario: relative to the project if inside it."""
     path = path.resolve()
     return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)

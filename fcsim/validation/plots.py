@@ -135,7 +135,8 @@ def _finish(ax: Axes, fig: Figure, title: str, xlabel: str, ylabel: str, xs: lis
     """Title, axis labels, grid, legend, the y axis from 0 and (for data on a log
     axis) the x scale."""
     ax.set_title(title)
-    ax.set_ylim(bottom=0)
+    top = ax.dataLim.y1 if ax.dataLim.height >= 0 else 0.0
+    ax.set_ylim(bottom=0, top=max(ax.get_ylim()[1], 1.1 * top) or 1.0)  # room above flat lines
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.grid(True, which="major", alpha=0.3)

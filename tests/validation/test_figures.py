@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from fcsim.scenario.loader import load_scenario
+from fcsim.validation import figures_rd11
 from fcsim.validation.figures import (
     PAPERS,
     figure_points,
@@ -172,9 +173,45 @@ def test_rd11_figures_written(tmp_path: Path) -> None:
     paths += write_figures("rd11", tmp_path, jobs=2, repetitions=1, length=0.2,
                            sizes=[64, 512], experiments=["send-small"])
     assert paths == [tmp_path / name for name in (
-        "mem-stream.png", "mem-stream-cpu.png", "send-small.png", "send-small-overhead.png",
-        "send-small-cpu.png")]
+        "mem-stream.png", "mem-stream-cpu.png", "load-small-1-throughput.png",
+        "load-small-1-overhead.png", "send-small.png", "send-small-overhead.png",
+        "send-small-cpu.png", "load-small-1-throughput.png", "load-small-1-overhead.png")]
     assert all(path.read_bytes().startswith(PNG) for path in paths)
+
+
+def test_rd11_figure_16_draws_the_load_during_each_test_sweep(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The small-message load's figures beside each experiment's sweep, on the
+    time since the sweep began (each message size run for the test's length),
+    with the load alone drawn flat."""
+    folder = _rd11_folder(tmp_path, {
+        "mem-rr-load-small-1.toml": "mem-rr-load-small-1.toml",
+        "mem-rr-load-none.toml": "mem-rr-load-none.toml",
+        "send-small-load-small-1.toml": "send-small-load-small-1.toml",
+        "load-small-1-alone.toml": "load-small-1-alone.toml"})
+    plans = plan_figures("rd11", folder=folder, sizes=[1, 64], repetitions=2)
+    load = [p for p in plans if p.x == "duration"]
+    assert [(p.name, p.metric) for p in load] == [
+        ("load-small-1-throughput.png", "throughput"), ("load-small-1-overhead.png", "overhead")]
+    assert [s.label for s in load[0].series] == [
+        "beside the latency test", "beside small-message writes", "no test beside it"]
+    assert {s.workload for s in load[0].series} == {"load1"}
+    assert [len(s.points) for s in load[0].series] == [2 * 2, 2 * 2, 2]
+    beside = load[0].series[0].points
+    assert beside == plans[0].series[1].points  # the very runs of the experiment's figure
+    results = {p: {"netperf": {"load1": {"throughput_mbit_s": 5.0 + (p.size or 0) / 64,
+                                         "send_call_s": 1e-4}}}
+               for p in {p for s in load[0].series for p in s.points}}
+    drawn: list[list[dict]] = []
+    monkeypatch.setattr(figures_rd11, "degradation_figure",
+                        lambda series, *args, **kwargs: drawn.append(series))
+    figures_rd11.draw_rd11(load[0], results, tmp_path / "x.png")
+    latency, writes, alone = drawn[0]
+    sizes = list(load_scenario(folder / "mem-rr-load-small-1.toml").workloads[0].send_sizes)
+    assert latency["x"] == [(sizes.index(1) + 1) * 1.0, (sizes.index(64) + 1) * 1.0]
+    assert latency["values"] == [[5 + 1 / 64] * 2, [6.0, 6.0]]
+    assert alone["x"] == [0.0, max(latency["x"] + writes["x"])]
+    assert alone["values"] == [[5.0, 5.0]] * 2
 
 
 def test_das2_plans_the_checked_grid() -> None:
