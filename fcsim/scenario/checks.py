@@ -12,6 +12,7 @@ from fcsim.fc4.fcp import BLOCK
 from fcsim.host.block import striped_capacity
 from fcsim.loop.al_pa import MAX_NL_PORTS
 from fcsim.scenario.ethernet_checks import ethernet_links
+from fcsim.scenario.fault_checks import fault_problems
 from fcsim.scenario.fc3_checks import fc3_problems
 from fcsim.scenario.internetwork import check_networks
 from fcsim.scenario.myrinet_checks import myrinet_links
@@ -53,7 +54,7 @@ def check(doc: Scenario, raw: dict[str, Any]) -> list[Problem]:
         return [*_run(doc, raw), *_nodes(doc, raw), *networks,
                 *([] if networks else _workloads(doc, raw))]
     return [*_run(doc, raw), *_nodes(doc, raw), *_links(doc, raw), *_workloads(doc, raw),
-            *fc3_problems(doc, raw)]
+            *fc3_problems(doc, raw), *fault_problems(doc, raw)]
 
 
 def _shape(doc: Scenario) -> Iterator[Problem]:

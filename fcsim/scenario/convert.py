@@ -10,6 +10,7 @@ from typing import Any
 from fcsim.apps.iperf import IperfOptions
 from fcsim.apps.netperf import NetperfOptions
 from fcsim.apps.transfer import TransferOptions
+from fcsim.faults.config import FaultConfig
 from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import Coding, Speed
 from fcsim.fc2.login import ServiceParameters
@@ -91,7 +92,16 @@ def to_scenario(doc: Document, file: str) -> Scenario:
                    for g in getattr(doc, "alias_groups", ()))
     return Scenario(name=name, topology=doc.topology, run=config, nodes=nodes, links=links,
                     workloads=workloads, source=file, description=doc.description,
-                    switches=switches, alias_groups=groups)
+                    switches=switches, alias_groups=groups, faults=_faults(doc, links))
+
+
+def _faults(doc: Document, links: tuple[LinkConfig | LoopConfig, ...]) -> tuple[FaultConfig, ...]:
+    """The fault schedule of *doc* in time order (equal times in file order), a
+    link given by its ends named by its name."""
+    by_ends = {frozenset(link.ends): link.name for link in links if isinstance(link, LinkConfig)}
+    return tuple(FaultConfig(f.at, f.kind, by_ends[frozenset(f.ends)] if f.ends else f.link,
+                             f.port, f.switch, f.duration, f.bit_error_rate, f.characters)
+                 for f in sorted(getattr(doc, "faults", ()), key=lambda f: f.at))
 
 
 def _networks(doc: InternetworkScenario, run: RunConfig,
