@@ -5,15 +5,18 @@ its N_Port ID), logs in with the name server (PLOGI to FFFFFC), asks it for
 the ports of the fabric (GID_FT), and logs in with each port it will send to
 (PLOGI, answered ACC by that N_Port). Its workloads start when the last ACC
 arrives. Every request and answer is a Class 3 sequence through the fabric.
-An N_Port also answers the PLOGIs it receives, at any time.
+An N_Port also answers the PLOGIs it receives, at any time. After its link
+failed and came back it logs in again the same way (:meth:`FabricLogin.restart`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from fcsim.fabric.addressing import FABRIC_LOGIN, NAME_SERVER
 from fcsim.fc2 import els
 from fcsim.fc2 import header as h
-from fcsim.fc2.els_payload import gid_ft_request, login_payload
+from fcsim.fc2.els_payload import gid_ft_request, login_of
 from fcsim.fc2.frame import MAX_DATA_FIELD
 from fcsim.fc2.login import PeerLogin
 from fcsim.fc2.nport import NPort
@@ -33,6 +36,7 @@ class FabricLogin:
         self._step: Exchange | None = None
         for address in (FABRIC_LOGIN, NAME_SERVER):
             nport.peers[address] = PeerLogin(address, MAX_DATA_FIELD, 1, SERVICE_CLASSES)
+        self._done: Callable[[], None] = nport.set_ready
         nport.port_id = 0
         nport.ready_at = None
         nport.receive_hook = self._received
@@ -41,11 +45,17 @@ class FabricLogin:
         """Send the FLOGI (call at time 0)."""
         self._request(FABRIC_LOGIN, self._login(els.ELS_FLOGI), h.R_CTL_ELS_REQUEST, h.TYPE_ELS)
 
+    def restart(self, done: Callable[[], None]) -> None:
+        """Log in again from FLOGI, as at start (a Link Failure or Link
+        Initialization logs an N_Port out of the fabric, FC-FS 7.8.2); *done*
+        once every ACC is back."""
+        self._done = done
+        self.nport.port_id = 0
+        self.start()
+
     def _login(self, command: int) -> bytes:
         """This N_Port's FLOGI, PLOGI or ACC payload, with its service parameters."""
-        p = self.nport.params
-        return login_payload(command, self.nport.name, p.bb_credit, p.rx_data_field,
-                             p.classes, p.concurrent_sequences, p.ee_credit, p.e_d_tov)
+        return login_of(command, self.nport.name, self.nport.params)
 
     def _request(self, d_id: int, payload: bytes, r_ctl: int, type_: int) -> Exchange:
         exchange = self.nport.open_exchange(d_id)
@@ -80,8 +90,8 @@ class FabricLogin:
                               h.TYPE_ELS)
             self._step = None
             if not self.pending:
-                nport.set_ready()
+                self._done()
         elif d_id in self.pending and seq.r_ctl == h.R_CTL_ELS_REPLY:
             self.pending.discard(d_id)
             if not self.pending:
-                nport.set_ready()
+                self._done()

@@ -29,6 +29,7 @@ import struct
 import zlib
 
 from fcsim.fc2 import els
+from fcsim.fc2.login import ServiceParameters
 
 CT_ACCEPT = 0x8002
 """CT response code: FS_ACC."""
@@ -68,6 +69,13 @@ def login_payload(command: int, node: str, bb_credit: int, rx_data_field: int,
                + struct.pack(">QQ", port_name(node), node_name(node)) + blocks + bytes(32))
     assert len(payload) == els.LOGIN_PAYLOAD
     return payload
+
+
+def login_of(command: int, node: str, params: ServiceParameters) -> bytes:
+    """FLOGI, PLOGI or LS_ACC (*command*) from the N_Port of *node* offering
+    its service parameters *params*."""
+    return login_payload(command, node, params.bb_credit, params.rx_data_field, params.classes,
+                         params.concurrent_sequences, params.ee_credit, params.e_d_tov)
 
 
 def ct_preamble(code: int, size_words: int) -> bytes:

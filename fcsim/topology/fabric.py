@@ -35,13 +35,15 @@ from fcsim.topology.network import Network
 
 
 class FabricNetwork(Network):
-    """A built fabric: N_Ports, links and switches by name."""
+    """A built fabric: N_Ports, links and switches by name, and the timed fabric
+    login of each N_Port (with ``run.login``)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.switches: dict[str, Switch] = {}
         self.addresses: dict[str, int] = {}
         self.aliases: AliasRouter | None = None
+        self.logins: dict[str, FabricLogin] = {}
 
     def address_of(self, node: str) -> int:
         """The N_Port ID the fabric gives *node* (domain / port / 00), or the
@@ -140,7 +142,8 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
     if scenario.run.login:
         for name, node in net.nodes.items():
             targets = sorted({net.addresses[d] for s, d in pairs if s == name})
-            FabricLogin(node, targets).start()
+            net.logins[name] = FabricLogin(node, targets)
+            net.logins[name].start()
     if scenario.alias_groups:
         net.aliases = install_aliases(sim, scenario, net)
     return net

@@ -100,7 +100,7 @@ def test_all_examples_are_there() -> None:
         "myrinet-slice-storage.toml", "myrinet-two-hosts.toml",
         "netperf-tcp-rr.toml", "netperf-tcp-stream-sweep.toml",
         "p2p-1gfc-class3.toml", "p2p-266-open-loop.toml", "p2p-class1-connections.toml",
-        "p2p-class2-bidirectional.toml", "p2p-long-link-credit.toml",
+        "p2p-class2-bidirectional.toml", "p2p-long-link-credit.toml", "p2p-pulled-cable.toml",
         "relay-gige-to-fc.toml", "san-array.toml",
         "san-fabric-disks.toml", "san-jbod-loop.toml", "san-ramdisk.toml",
         "san-striped-client.toml", "server-local-disks.toml", "vlan-trunk.toml"]

@@ -1,0 +1,188 @@
+"""Applies a scenario's fault schedule to its built network.
+
+:func:`install` does nothing for a scenario without faults, so such a run is
+the run it always was. With faults, every Fibre Channel port of a
+point-to-point link or fabric becomes a
+:class:`~fcsim.fc2.recovering_port.RecoveringPort`, every N_Port gets its
+recovery (:mod:`fcsim.faults.nport_recovery`), and each fault acts at its
+time:
+
+- ``link-down``: the cable is pulled out: light stops at both receivers now;
+  ``link-up``: it is put back: each receiver has light after the cable's
+  delay.
+- ``loss-of-sync``: the receivers (of the link, or of the port) lose word
+  synchronisation for the fault's duration.
+- ``bit-error-rate``: both directions of the link draw errors at this rate
+  from now on.
+- ``corrupted-characters``: a burst of that many corrupted characters
+  reaches the receivers now.
+- ``port-failure``: the port sends and hears nothing, for the duration (then
+  it powers on: Link Initialization) or to the end; ``switch-failure``:
+  every port of the switch alike, and the frames it holds are lost.
+- ``lip``: the loop port sends LIP; the loop initialises
+  (:mod:`fcsim.loop.initialisation`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fcsim.engine.simulation import Simulation
+from fcsim.fabric.services import E_D_TOV as FABRIC_E_D_TOV
+from fcsim.faults import config as k
+from fcsim.faults.config import FaultConfig
+from fcsim.faults.incidents import Incidents, Record
+from fcsim.faults.nport_recovery import NPortRecovery, Relogin
+from fcsim.fc2.link_recovery import LinkControl
+from fcsim.fc2.nport import NPort
+from fcsim.fc2.p2p_login import PointToPointLogin
+from fcsim.fc2.recovering_port import RecoveringPort
+from fcsim.scenario.model import Scenario
+from fcsim.topology.network import Network
+
+
+def install(sim: Simulation, scenario: Scenario, net: Network,
+            hosts: dict[str, Any] | None = None) -> FaultRun | None:
+    """Schedule *scenario*'s faults on *net* (built, with its *hosts* and
+    workloads); None if it has none."""
+    return FaultRun(sim, scenario, net, hosts or {}) if scenario.faults else None
+
+
+class FaultRun:
+    """The faults of one run on *net* and its *hosts*: the recovering ports by
+    name, the N_Port recoveries and the incident records."""
+
+    def __init__(self, sim: Simulation, scenario: Scenario, net: Network,
+                 hosts: dict[str, Any]) -> None:
+        self.sim, self.net, self.faults, self.hosts = sim, net, scenario.faults, hosts
+        self.loop = getattr(net, "loop", None)
+        self.ports: dict[str, RecoveringPort] = {}
+        self.recoveries: dict[str, NPortRecovery] = {}
+        self._offsets = [0.0] * 4
+        self.incidents = Incidents(sim, self._read)
+        if self.loop is None:
+            self._recovering(scenario)
+        for index, fault in enumerate(self.faults):
+            self.incidents.watch(self._record(index, fault))
+            sim.call_later(fault.at, self._apply, self.incidents.records[index])
+
+    def _recovering(self, scenario: Scenario) -> None:
+        """Every port recovers; every N_Port, and a fabric, too."""
+        for port in self.net.ports():
+            owner = port.owner
+            e_d_tov = owner.params.e_d_tov if isinstance(owner, NPort) else FABRIC_E_D_TOV
+            self.ports[port.name] = RecoveringPort.convert(port, e_d_tov)
+        relogin: Relogin | None = None
+        logins = getattr(self.net, "logins", {})
+        if scenario.topology == "point-to-point":
+            p2p = PointToPointLogin(*self.net.nodes.values())
+            relogin = p2p.start
+        elif logins:
+            def relogin(nport: NPort, done: Any) -> None:
+                logins[nport.name].restart(done)
+        self.recoveries = {name: NPortRecovery(node, relogin, self.incidents.logged_in)
+                           for name, node in self.net.nodes.items()}
+
+    def _record(self, index: int, fault: FaultConfig) -> Record:
+        """The record of *fault*, watching the ports it strikes and their peers."""
+        struck = self._struck(fault)
+        ports = list(dict.fromkeys(p for port in struck for p in (port, port.peer)))
+        logins = [self.recoveries[p.owner.name] for p in ports
+                  if isinstance(p.owner, NPort) and p.owner.name in self.recoveries]
+        return Record(index, fault, [p.lcf for p in ports], logins)
+
+    def _struck(self, fault: FaultConfig) -> list[RecoveringPort]:
+        """The ports *fault* strikes directly (none on a loop)."""
+        if self.loop is not None:
+            return []
+        if fault.link is not None:
+            return list(self.net.links[fault.link].ports)  # type: ignore[arg-type]
+        if fault.port is not None:
+            return [self.ports[fault.port]]
+        switch = self.net.switches[fault.switch]  # type: ignore[attr-defined]
+        return [sp.port for sp in switch.ports.values()]
+
+    # -- the faults --------------------------------------------------------------
+
+    def _apply(self, record: Record) -> None:
+        fault = record.fault
+        struck = [p.lcf for p in self._struck(fault)]
+        kind = fault.kind
+        self.incidents.begin(record, "cable put back" if kind == k.LINK_UP else
+                             "LIP" if kind == k.LIP else None)
+        if kind == k.LINK_DOWN:
+            for lcf in struck:
+                lcf.cable = False
+            for lcf in struck:
+                lcf.lose_signal()
+        elif kind == k.LINK_UP:
+            for lcf in struck:
+                lcf.cable = True
+            for lcf in struck:
+                if lcf.peer.powered:
+                    self.sim.call_later(lcf.port.delay, lcf.light_arrives, None)
+        elif kind == k.LOSS_OF_SYNC:
+            for lcf in struck:
+                lcf.lose_sync(fault.duration)  # type: ignore[arg-type]
+            self.sim.call_later(fault.duration, self._impairment_over, record)  # type: ignore[arg-type]
+        elif kind == k.CORRUPTED_CHARACTERS:
+            for lcf in struck:
+                lcf.corrupt(fault.characters)  # type: ignore[arg-type]
+        elif kind == k.BIT_ERROR_RATE:
+            for lcf in struck:
+                lcf.port.bit_error_rate = fault.bit_error_rate  # type: ignore[assignment]
+        elif kind in (k.PORT_FAILURE, k.SWITCH_FAILURE):
+            self._fail(struck, fault)
+        else:
+            self.loop.lip_from(self.loop.port_named(fault.port), record)  # type: ignore[union-attr]
+
+    def _fail(self, struck: list[LinkControl], fault: FaultConfig) -> None:
+        for lcf in struck:
+            lcf.power_off()
+        if fault.duration is not None:
+            self.sim.call_later(fault.duration, self._power_on, (struck, fault))
+
+    def _power_on(self, value: tuple[list[LinkControl], FaultConfig]) -> None:
+        struck, _fault = value
+        for lcf in struck:
+            lcf.power_on()
+
+    def _impairment_over(self, record: Record) -> None:
+        """A loss of synchronisation ended: recovered then if no port noticed."""
+        if record.detected is None:
+            self.incidents.end(record, "receiver synchronised again")
+
+    # -- results -----------------------------------------------------------------
+
+    def _raw(self) -> list[float]:
+        """The network-wide counters since the last reset (TCP's bytes sent again
+        since the start: its counters are never reset)."""
+        delivered = sum(node.stats.payload_rx for node in self.net.nodes.values())
+        frames = payload = 0
+        for port in self.ports.values():
+            frames += port.lcf.stats.frames_lost
+            payload += port.lcf.stats.payload_lost
+        if self.loop is not None:
+            frames += sum(p.loop_stats.lost for p in self.loop.ports)
+        resent = sum(endpoint.counters.retransmitted_bytes for host in self.hosts.values()
+                     for endpoint in host._endpoints.values())
+        return [delivered, frames, payload, resent]
+
+    def _read(self) -> tuple[float, ...]:
+        return tuple(o + v for o, v in zip(self._offsets, self._raw(), strict=True))
+
+    def reset_stats(self) -> None:
+        """Start the measurement interval (call before the network's own reset):
+        the incidents' counters keep counting from the start of the run."""
+        read = self._read()
+        self._offsets = [*read[:3], self._offsets[3]]
+        for port in self.ports.values():
+            port.lcf.reset_stats()
+
+    def results(self) -> dict[str, Any]:
+        """The fault records and each recovering port's figures, as JSON."""
+        ports = {}
+        for name, port in self.ports.items():
+            port.lcf.close_stats()
+            ports[name] = {"state": port.lcf.state, **port.lcf.stats.as_dict()}
+        return {"schedule": self.incidents.results(), "ports": ports}
