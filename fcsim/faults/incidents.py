@@ -6,8 +6,9 @@ Each fault watches the ports it strikes (a link's two ends; a port and its
 peer; every port of a switch and their peers) and the N_Ports behind them.
 It is *detected* when one of those ports leaves Active (the fault's own time
 for a failed port, a LIP or a cable put back) and *recovered* once every one
-is Active again and every N_Port among them has logged in again (a loop:
-when its initialisation ends). Counters of the whole network (payload
+is Active again (but one whose cable another fault pulled out) and every
+N_Port among them has logged in again (a loop: when its initialisation
+ends). Counters of the whole network (payload
 received by every N_Port, frames and payload lost, bytes sent again) are
 sampled at every fault, every recovery, the end of the warm-up and the end of
 the run, so that a fault's figures are differences between samples: *during*
@@ -21,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from fcsim.faults.config import LIP, FaultConfig
+from fcsim.faults.config import LINK_DOWN, LIP, FaultConfig
 from fcsim.fc2.link_recovery import LinkControl
 from fcsim.fc2.port_states import AC
 
@@ -43,6 +44,7 @@ class Record:
     ports: list[LinkControl]
     logins: list[Any]
     started: bool = False
+    applying: bool = False
     detected: float | None = None
     detection: str = ""
     recovered: float | None = None
@@ -76,12 +78,12 @@ class Incidents:
         return len(self.samples) - 1
 
     def begin(self, record: Record, detection: str | None = None) -> None:
-        """*record*'s fault happens now; with *detection*, it is noticed now too."""
-        record.started = True
+        """*record*'s fault happens now; with *detection*, it is noticed now too.
+        Call :meth:`check` once the fault has struck every port."""
+        record.started = record.applying = True
         record.at_sample = self.sample()
         if detection is not None:
             record.detected, record.detection = self.sim.env._now, detection
-        self.check(record)
 
     def end(self, record: Record, recovery: str) -> None:
         """*record*'s impairment ends now (a loss of synchronisation over, a loop
@@ -113,10 +115,28 @@ class Incidents:
                                              "again, sending")
                     self.check(record)
 
+    def note(self, text: str) -> None:
+        """Add *text* (a change of the whole network: routes, RSCNs) to the events
+        of every fault under way."""
+        now = self.sim.env._now
+        for record in self.records:
+            if record.started and record.recovered is None:
+                if len(record.events) < MAX_EVENTS:
+                    record.events.append(f"{now * 1e3:.6f} ms {text}")
+                else:
+                    record.hidden += 1
+
+    def applied(self, record: Record) -> None:
+        """*record*'s fault has struck every port it strikes."""
+        record.applying = False
+        self.check(record)
+
     def check(self, record: Record) -> None:
-        """Recovered if detected and every watched port is Active and logged in."""
-        if (record.detected is not None and record.recovered is None
-                and all(lcf.state == AC for lcf in record.ports)
+        """Recovered if detected and every watched port is Active and logged in
+        (but a port whose cable another fault pulled out: it cannot be)."""
+        pulled = record.fault.kind == LINK_DOWN
+        if (not record.applying and record.detected is not None and record.recovered is None
+                and all(lcf.state == AC or not (lcf.cable or pulled) for lcf in record.ports)
                 and all(not r.down and r.held is None for r in record.logins)):
             self._recovered(record, "every port Active" + (
                 ", every N_Port logged in again" if record.logins else ""))

@@ -4,8 +4,9 @@
 the run it always was. With faults, every Fibre Channel port of a
 point-to-point link or fabric becomes a
 :class:`~fcsim.fc2.recovering_port.RecoveringPort`, every N_Port gets its
-recovery (:mod:`fcsim.faults.nport_recovery`), and each fault acts at its
-time:
+recovery (:mod:`fcsim.faults.nport_recovery`), a fabric its own
+(:mod:`fcsim.faults.fabric_recovery`: FSPF, RSCN), and each fault acts at
+its time:
 
 - ``link-down``: the cable is pulled out: light stops at both receivers now;
   ``link-up``: it is put back: each receiver has light after the cable's
@@ -31,6 +32,7 @@ from fcsim.engine.simulation import Simulation
 from fcsim.fabric.services import E_D_TOV as FABRIC_E_D_TOV
 from fcsim.faults import config as k
 from fcsim.faults.config import FaultConfig
+from fcsim.faults.fabric_recovery import FabricRecovery
 from fcsim.faults.incidents import Incidents, Record
 from fcsim.faults.nport_recovery import NPortRecovery, Relogin
 from fcsim.fc2.link_recovery import LinkControl
@@ -50,7 +52,7 @@ def install(sim: Simulation, scenario: Scenario, net: Network,
 
 class FaultRun:
     """The faults of one run on *net* and its *hosts*: the recovering ports by
-    name, the N_Port recoveries and the incident records."""
+    name, the N_Port recoveries, a fabric's recovery and the incident records."""
 
     def __init__(self, sim: Simulation, scenario: Scenario, net: Network,
                  hosts: dict[str, Any]) -> None:
@@ -58,6 +60,7 @@ class FaultRun:
         self.loop = getattr(net, "loop", None)
         self.ports: dict[str, RecoveringPort] = {}
         self.recoveries: dict[str, NPortRecovery] = {}
+        self.fabric: FabricRecovery | None = None
         self._offsets = [0.0] * 4
         self.incidents = Incidents(sim, self._read)
         if self.loop is None:
@@ -80,8 +83,18 @@ class FaultRun:
         elif logins:
             def relogin(nport: NPort, done: Any) -> None:
                 logins[nport.name].restart(done)
-        self.recoveries = {name: NPortRecovery(node, relogin, self.incidents.logged_in)
+        if scenario.topology == "fabric":
+            self.fabric = FabricRecovery(self.sim, self.net, self.incidents.note)  # type: ignore[arg-type]
+            for login in logins.values():
+                login.register_changes()
+        self.recoveries = {name: NPortRecovery(node, relogin, self._logged_in)
                            for name, node in self.net.nodes.items()}
+
+    def _logged_in(self, nport: NPort, time: float) -> None:
+        """*nport* logged in again: the fabric's RSCN, and its records."""
+        if self.fabric is not None:
+            self.fabric.logged_in(nport.port_id, nport.name)
+        self.incidents.logged_in(nport, time)
 
     def _record(self, index: int, fault: FaultConfig) -> Record:
         """The record of *fault*, watching the ports it strikes and their peers."""
@@ -108,8 +121,8 @@ class FaultRun:
         fault = record.fault
         struck = [p.lcf for p in self._struck(fault)]
         kind = fault.kind
-        self.incidents.begin(record, "cable put back" if kind == k.LINK_UP else
-                             "LIP" if kind == k.LIP else None)
+        self.incidents.begin(record, {k.LINK_UP: "cable put back", k.LIP: "LIP",
+                                      k.SWITCH_FAILURE: f"switch {fault.switch} failed"}.get(kind))
         if kind == k.LINK_DOWN:
             for lcf in struck:
                 lcf.cable = False
@@ -135,6 +148,7 @@ class FaultRun:
             self._fail(struck, fault)
         else:
             self.loop.lip_from(self.loop.port_named(fault.port), record)  # type: ignore[union-attr]
+        self.incidents.applied(record)
 
     def _fail(self, struck: list[LinkControl], fault: FaultConfig) -> None:
         for lcf in struck:
@@ -162,6 +176,9 @@ class FaultRun:
         for port in self.ports.values():
             frames += port.lcf.stats.frames_lost
             payload += port.lcf.stats.payload_lost
+        if self.fabric is not None:
+            frames += self.fabric.stats.frames_lost
+            payload += self.fabric.stats.payload_lost
         if self.loop is not None:
             frames += sum(p.loop_stats.lost for p in self.loop.ports)
         resent = sum(endpoint.counters.retransmitted_bytes for host in self.hosts.values()
@@ -178,6 +195,8 @@ class FaultRun:
         self._offsets = [*read[:3], self._offsets[3]]
         for port in self.ports.values():
             port.lcf.reset_stats()
+        if self.fabric is not None:
+            self.fabric.stats.reset()
 
     def results(self) -> dict[str, Any]:
         """The fault records and each recovering port's figures, as JSON."""
@@ -185,4 +204,7 @@ class FaultRun:
         for name, port in self.ports.items():
             port.lcf.close_stats()
             ports[name] = {"state": port.lcf.state, **port.lcf.stats.as_dict()}
-        return {"schedule": self.incidents.results(), "ports": ports}
+        out: dict[str, Any] = {"schedule": self.incidents.results(), "ports": ports}
+        if self.fabric is not None:
+            out["fabric"] = self.fabric.results()
+        return out

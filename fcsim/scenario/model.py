@@ -319,7 +319,8 @@ class Scenario:
     topology, the ports of the nodes on it as nodes, links and switches; no
     workloads, but the *peers*, pairs of its ports the internetwork's
     workloads exchange over it, which log in with each other on a fabric).
-    *faults*: the fault schedule, in time order (equal times in file order)."""
+    *faults*: the fault schedule, in time order (equal times in file order).
+    *zones*: a fabric's zones, each (name, its N_Port names)."""
 
     name: str
     topology: str
@@ -334,6 +335,7 @@ class Scenario:
     peers: tuple[tuple[str, str], ...] = ()
     alias_groups: tuple[AliasGroupConfig, ...] = ()
     faults: tuple[FaultConfig, ...] = ()
+    zones: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 # -- arbitrated loop (topology = "loop") ----------------------------------------------
