@@ -134,6 +134,8 @@ class Incidents:
     def check(self, record: Record) -> None:
         """Recovered if detected and every watched port is Active and logged in
         (but a port whose cable another fault pulled out: it cannot be)."""
+        if record.fault.kind == LIP:
+            return  # over when the loop is initialised (:meth:`end`)
         pulled = record.fault.kind == LINK_DOWN
         if (not record.applying and record.detected is not None and record.recovered is None
                 and all(lcf.state == AC or not (lcf.cable or pulled) for lcf in record.ports)

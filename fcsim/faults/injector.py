@@ -39,6 +39,7 @@ from fcsim.fc2.link_recovery import LinkControl
 from fcsim.fc2.nport import NPort
 from fcsim.fc2.p2p_login import PointToPointLogin
 from fcsim.fc2.recovering_port import RecoveringPort
+from fcsim.loop.initialisation import InitTimeline
 from fcsim.scenario.model import Scenario
 from fcsim.topology.network import Network
 
@@ -63,11 +64,23 @@ class FaultRun:
         self.fabric: FabricRecovery | None = None
         self._offsets = [0.0] * 4
         self.incidents = Incidents(sim, self._read)
+        self._loop_payload_lost = 0
         if self.loop is None:
             self._recovering(scenario)
+        else:
+            for port in self.loop.ports:
+                port.lose = self._loses(port.lose)
         for index, fault in enumerate(self.faults):
             self.incidents.watch(self._record(index, fault))
             sim.call_later(fault.at, self._apply, self.incidents.records[index])
+
+    def _loses(self, lose: Any) -> Any:
+        """A loop port's loss of a frame to a LIP, its payload counted too."""
+        def counted(frame: Any) -> None:
+            if not frame.is_link_control:
+                self._loop_payload_lost += frame.payload_len
+            lose(frame)
+        return counted
 
     def _recovering(self, scenario: Scenario) -> None:
         """Every port recovers; every N_Port, and a fabric, too."""
@@ -147,7 +160,13 @@ class FaultRun:
         elif kind in (k.PORT_FAILURE, k.SWITCH_FAILURE):
             self._fail(struck, fault)
         else:
-            self.loop.lip_from(self.loop.port_named(fault.port), record)  # type: ignore[union-attr]
+            loop = self.loop
+            port = next(p for p in loop.ports if p.name == fault.port)  # type: ignore[union-attr]
+            plan = loop.lip(port)  # type: ignore[union-attr]
+            self.incidents.note(f"{port.name} sends LIP: the open tenancy is aborted and the "
+                                f"loop initialises (master "
+                                f"{loop.ports[plan.master].name})")  # type: ignore[union-attr]
+            self._initialised(plan)
         self.incidents.applied(record)
 
     def _fail(self, struck: list[LinkControl], fault: FaultConfig) -> None:
@@ -160,6 +179,22 @@ class FaultRun:
         struck, _fault = value
         for lcf in struck:
             lcf.power_on()
+
+    def _initialised(self, plan: InitTimeline) -> None:
+        """Watch for the end of the loop initialisation *plan* (or of the one that
+        cut it short): then every LIP fault under way is over."""
+        self.sim.call_later(plan.end - self.sim.env._now, self._loop_up, plan)
+
+    def _loop_up(self, plan: InitTimeline) -> None:
+        latest = self.loop.initialisations[-1]  # type: ignore[union-attr]
+        if latest is not plan and latest.end > plan.end:
+            self._initialised(latest)  # a later LIP cut it short: wait for that one
+            return
+        self.incidents.note(f"loop initialised in {plan.duration * 1e6:.3f} us "
+                            f"({' '.join(name for name, _ in plan.phases)})")
+        for record in self.incidents.records:
+            if record.fault.kind == k.LIP and record.started and record.recovered is None:
+                self.incidents.end(record, "loop initialised")
 
     def _impairment_over(self, record: Record) -> None:
         """A loss of synchronisation ended: recovered then if no port noticed."""
@@ -181,6 +216,7 @@ class FaultRun:
             payload += self.fabric.stats.payload_lost
         if self.loop is not None:
             frames += sum(p.loop_stats.lost for p in self.loop.ports)
+            payload += self._loop_payload_lost
         resent = sum(endpoint.counters.retransmitted_bytes for host in self.hosts.values()
                      for endpoint in host._endpoints.values())
         return [delivered, frames, payload, resent]
@@ -193,6 +229,7 @@ class FaultRun:
         the incidents' counters keep counting from the start of the run."""
         read = self._read()
         self._offsets = [*read[:3], self._offsets[3]]
+        self._loop_payload_lost = 0
         for port in self.ports.values():
             port.lcf.reset_stats()
         if self.fabric is not None:
