@@ -45,6 +45,7 @@ class Record:
     logins: list[Any]
     started: bool = False
     applying: bool = False
+    relogged: bool = False
     detected: float | None = None
     detection: str = ""
     recovered: float | None = None
@@ -110,6 +111,7 @@ class Incidents:
         for record in self.records:
             if record.started and record.recovered is None:
                 if any(r.nport is nport for r in record.logins):
+                    record.relogged = True
                     if len(record.events) < MAX_EVENTS:
                         record.events.append(f"{time * 1e3:.6f} ms {nport.name}: logged in "
                                              "again, sending")
@@ -141,7 +143,7 @@ class Incidents:
                 and all(lcf.state == AC or not (lcf.cable or pulled) for lcf in record.ports)
                 and all(not r.down and r.held is None for r in record.logins)):
             self._recovered(record, "every port Active" + (
-                ", every N_Port logged in again" if record.logins else ""))
+                ", every N_Port logged in again" if record.relogged else ""))
 
     def _recovered(self, record: Record, recovery: str) -> None:
         record.recovered, record.recovery = self.sim.env._now, recovery

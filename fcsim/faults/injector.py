@@ -4,7 +4,8 @@
 the run it always was. With faults, every Fibre Channel port of a
 point-to-point link or fabric becomes a
 :class:`~fcsim.fc2.recovering_port.RecoveringPort`, every N_Port gets its
-recovery (:mod:`fcsim.faults.nport_recovery`), a fabric its own
+recovery (:mod:`fcsim.faults.nport_recovery`) and its Class 1 and 2
+sequence recovery (:mod:`fcsim.fc2.sequence_recovery`), a fabric its own
 (:mod:`fcsim.faults.fabric_recovery`: FSPF, RSCN), and each fault acts at
 its time:
 
@@ -38,7 +39,9 @@ from fcsim.faults.nport_recovery import NPortRecovery, Relogin
 from fcsim.fc2.link_recovery import LinkControl
 from fcsim.fc2.nport import NPort
 from fcsim.fc2.p2p_login import PointToPointLogin
+from fcsim.fc2.port_states import SYNC_WORDS
 from fcsim.fc2.recovering_port import RecoveringPort
+from fcsim.fc2.sequence_recovery import SequenceRecovery
 from fcsim.loop.initialisation import InitTimeline
 from fcsim.scenario.model import Scenario
 from fcsim.topology.network import Network
@@ -70,6 +73,7 @@ class FaultRun:
         else:
             for port in self.loop.ports:
                 port.lose = self._loses(port.lose)
+        self.sequences = {name: SequenceRecovery(node) for name, node in net.nodes.items()}
         for index, fault in enumerate(self.faults):
             self.incidents.watch(self._record(index, fault))
             sim.call_later(fault.at, self._apply, self.incidents.records[index])
@@ -150,10 +154,15 @@ class FaultRun:
         elif kind == k.LOSS_OF_SYNC:
             for lcf in struck:
                 lcf.lose_sync(fault.duration)  # type: ignore[arg-type]
-            self.sim.call_later(fault.duration, self._impairment_over, record)  # type: ignore[arg-type]
+            self.sim.call_later(fault.duration, self._impairment_over,  # type: ignore[arg-type]
+                                (record, self._credit_losses(struck)))
         elif kind == k.CORRUPTED_CHARACTERS:
+            losses = self._credit_losses(struck)
             for lcf in struck:
                 lcf.corrupt(fault.characters)  # type: ignore[arg-type]
+            burst = max(fault.characters * lcf.port.char_time  # type: ignore[operator]
+                        + SYNC_WORDS * lcf.port.word_time for lcf in struck)
+            self.sim.call_later(burst, self._impairment_over, (record, losses))
         elif kind == k.BIT_ERROR_RATE:
             for lcf in struck:
                 lcf.port.bit_error_rate = fault.bit_error_rate  # type: ignore[assignment]
@@ -196,16 +205,30 @@ class FaultRun:
             if record.fault.kind == k.LIP and record.started and record.recovered is None:
                 self.incidents.end(record, "loop initialised")
 
-    def _impairment_over(self, record: Record) -> None:
-        """A loss of synchronisation ended: recovered then if no port noticed."""
-        if record.detected is None:
+    @staticmethod
+    def _credit_losses(struck: list[LinkControl]) -> int:
+        """Frames and R_RDYs lost so far at the receivers *struck*: each lost
+        one is a BB credit its sender does not get back."""
+        return sum(lcf.stats.frames_lost + lcf.stats.r_rdy_lost for lcf in struck)
+
+    def _impairment_over(self, value: tuple[Record, int]) -> None:
+        """A loss of synchronisation or a burst ended. If it cost no BB credit
+        (nothing lost), and no port noticed it, it is over; otherwise the
+        credit comes back only with a Link Reset, after the link timeout, and
+        the record stays open until the link is Active again after it."""
+        record, before = value
+        lost = self._credit_losses([p.lcf for p in self._struck(record.fault)]) - before
+        if lost > 0 and record.detected is None:
+            self.incidents.note(f"{lost} frames and R_RDYs lost with their BB credit: a Link "
+                                "Reset after the link timeout (E_D_TOV) restores it")
+        elif record.detected is None:
             self.incidents.end(record, "receiver synchronised again")
 
     # -- results -----------------------------------------------------------------
 
     def _raw(self) -> list[float]:
-        """The network-wide counters since the last reset (TCP's bytes sent again
-        since the start: its counters are never reset)."""
+        """The network-wide counters since the last reset (bytes sent again, by
+        TCP and by FC-2's sequence recovery, since the start)."""
         delivered = sum(node.stats.payload_rx for node in self.net.nodes.values())
         frames = payload = 0
         for port in self.ports.values():
@@ -219,6 +242,7 @@ class FaultRun:
             payload += self._loop_payload_lost
         resent = sum(endpoint.counters.retransmitted_bytes for host in self.hosts.values()
                      for endpoint in host._endpoints.values())
+        resent += sum(recovery.retransmitted_bytes for recovery in self.sequences.values())
         return [delivered, frames, payload, resent]
 
     def _read(self) -> tuple[float, ...]:
@@ -242,6 +266,8 @@ class FaultRun:
             port.lcf.close_stats()
             ports[name] = {"state": port.lcf.state, **port.lcf.stats.as_dict()}
         out: dict[str, Any] = {"schedule": self.incidents.results(), "ports": ports}
+        if self.sequences:
+            out["sequences"] = {name: r.results() for name, r in self.sequences.items()}
         if self.fabric is not None:
             out["fabric"] = self.fabric.results()
         return out

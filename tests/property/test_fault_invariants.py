@@ -1,6 +1,7 @@
 """Invariants under random fault schedules on a point-to-point link
 (hypothesis): every payload byte handed to FC-2 is delivered, dropped for an
-error, discarded, refused or lost and counted; no credit or buffer count
+error, discarded, refused or lost and counted, and every Class 2 sequence
+delivered or, after its retransmissions, aborted; no credit or buffer count
 leaves its bounds; the link ends Active; the same seed and faults give the
 same results byte for byte."""
 
@@ -116,8 +117,8 @@ def test_every_byte_is_accounted_for_and_credit_stays_in_bounds(streams, a, b, f
     bounds = Bounds()
     sim.sinks.append(bounds)
     net = build_point_to_point(sim, scenario.nodes, scenario.links)
-    build_workloads(sim, scenario, net)
-    install(sim, scenario, net)
+    workloads = build_workloads(sim, scenario, net)
+    run = install(sim, scenario, net)
     sim.run(scenario.run.duration)
     assert bounds.events > 0
     for sender, receiver in ((net.nodes["a"], net.nodes["b"]), (net.nodes["b"], net.nodes["a"])):
@@ -127,6 +128,19 @@ def test_every_byte_is_accounted_for_and_credit_stays_in_bounds(streams, a, b, f
                                 + r.refused_payload + lost)
         assert sender.port.lcf.state == AC
         assert sender.port.current_credit() <= sender.port.credit_login
+        for peer in sender.peers.values():
+            assert 0 <= peer.ee_credit <= peer.ee_credit_login
+    given_up = sum(r.given_up for r in run.sequences.values())
+    settled = (not any(r.recovering for r in run.sequences.values())
+               and all(r.held is None for r in run.recoveries.values())
+               and not any(f.kind == "bit-error-rate" for f in faults))
+    if settled:  # no ABTS or login unanswered; no noisy link (repeated busies back off
+        # exponentially, past the run)
+        for w in workloads:  # a Class 2 sequence is delivered, or aborted after its retries
+            assert w.stats.sent + w.stats.rejected + w.stats.aborted == w.offered == w.count
+            if w.cls == 2:
+                assert w.stats.sequences + w.stats.aborted == w.count
+        assert sum(w.stats.aborted for w in workloads if w.cls == 2) <= given_up
 
 
 @settings(max_examples=8, deadline=None, derandomize=True,
