@@ -51,6 +51,7 @@ def _incident(number: int, r: dict[str, Any]) -> list[str]:
                      "fault")
     lines.append(f"     lost {r['frames_lost']} frame(s), "
                  f"{format_size(r['payload_lost_bytes'])} of payload; "
+                 f"{r['frames_errored']} frame(s) dropped with errors; "
                  f"{format_size(r['bytes_retransmitted'])} sent again")
     rates = r["throughput_bytes_per_s"]
     lines.append("     throughput " + ", ".join(

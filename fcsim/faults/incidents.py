@@ -28,9 +28,10 @@ from fcsim.fc2.port_states import AC
 
 MAX_EVENTS = 24
 """State changes kept per fault for the report (the rest are counted)."""
-COUNTERS = ("delivered", "frames_lost", "payload_lost", "retransmitted")
+COUNTERS = ("delivered", "frames_lost", "payload_lost", "retransmitted", "errored")
 """The network-wide counters sampled: payload received by N_Ports, frames and
-payload lost, bytes sent again (bytes)."""
+payload lost, bytes sent again (bytes), frames received with a transmission
+error."""
 
 
 @dataclass
@@ -164,6 +165,7 @@ class Incidents:
             "recovered_s": r.recovered, "recovery": r.recovery or None,
             "time_to_recover_s": None if r.recovered is None else r.recovered - f.at,
             "frames_lost": int(delta[1]), "payload_lost_bytes": int(delta[2]),
+            "frames_errored": int(delta[4]),
             "bytes_retransmitted": int(delta[3]),
             "throughput_bytes_per_s": {
                 "before": self._rate(self._neighbour(r.at_sample, -1), r.at_sample),

@@ -65,7 +65,7 @@ class FaultRun:
         self.ports: dict[str, RecoveringPort] = {}
         self.recoveries: dict[str, NPortRecovery] = {}
         self.fabric: FabricRecovery | None = None
-        self._offsets = [0.0] * 4
+        self._offsets = [0.0] * 5
         self.incidents = Incidents(sim, self._read)
         self._loop_payload_lost = 0
         if self.loop is None:
@@ -227,8 +227,9 @@ class FaultRun:
     # -- results -----------------------------------------------------------------
 
     def _raw(self) -> list[float]:
-        """The network-wide counters since the last reset (bytes sent again, by
-        TCP and by FC-2's sequence recovery, since the start)."""
+        """The network-wide counters (:data:`fcsim.faults.incidents.COUNTERS`)
+        since the last reset (bytes sent again, by TCP and by FC-2's sequence
+        recovery, since the start)."""
         delivered = sum(node.stats.payload_rx for node in self.net.nodes.values())
         frames = payload = 0
         for port in self.ports.values():
@@ -243,7 +244,8 @@ class FaultRun:
         resent = sum(endpoint.counters.retransmitted_bytes for host in self.hosts.values()
                      for endpoint in host._endpoints.values())
         resent += sum(recovery.retransmitted_bytes for recovery in self.sequences.values())
-        return [delivered, frames, payload, resent]
+        errored = sum(port.stats.errors_rx for port in self.net.ports())
+        return [delivered, frames, payload, resent, errored]
 
     def _read(self) -> tuple[float, ...]:
         return tuple(o + v for o, v in zip(self._offsets, self._raw(), strict=True))
@@ -252,7 +254,7 @@ class FaultRun:
         """Start the measurement interval (call before the network's own reset):
         the incidents' counters keep counting from the start of the run."""
         read = self._read()
-        self._offsets = [*read[:3], self._offsets[3]]
+        self._offsets = [*read[:3], self._offsets[3], read[4]]
         self._loop_payload_lost = 0
         for port in self.ports.values():
             port.lcf.reset_stats()

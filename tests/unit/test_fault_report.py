@@ -22,7 +22,8 @@ def test_the_pulled_cable_summary_reads_as_an_incident_report() -> None:
         "     detected at 10.10 ms (+100.0 us): host: loss of signal",
         "     service restored at 30.15 ms (every port Active, every N_Port logged in again): "
         "20.15 ms after the fault",
-        "     lost 7 frame(s), 14.78 kB of payload; 0 B sent again",
+        "     lost 7 frame(s), 14.78 kB of payload; 0 frame(s) dropped with errors; 0 B sent "
+        "again",
         "     throughput before 103.1 MB/s, during 34.54 kB/s, after 103.2 MB/s"]
     assert "       30.125678 ms host: LR3 -> AC: IDLE recognised" in lines
     assert "       (state changes as under #1)" in lines

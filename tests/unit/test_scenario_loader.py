@@ -104,7 +104,8 @@ def test_all_examples_are_there() -> None:
         "p2p-class2-bidirectional.toml", "p2p-long-link-credit.toml", "p2p-pulled-cable.toml",
         "relay-gige-to-fc.toml", "san-array.toml",
         "san-fabric-disks.toml", "san-jbod-loop.toml", "san-ramdisk.toml",
-        "san-striped-client.toml", "server-local-disks.toml", "vlan-trunk.toml"]
+        "san-striped-client.toml", "server-local-disks.toml", "tcp-noisy-link.toml",
+        "vlan-trunk.toml"]
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
