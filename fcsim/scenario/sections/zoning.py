@@ -3,24 +3,11 @@ name server (docs/faults.md, "Zoning")."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from fcsim.schema.fields import Name, value_type
+from fcsim.schema.fields import Name, name_list
 from fcsim.schema.section import Section, key
 
-
-def _members(value: Any) -> tuple[str, ...]:
-    if not (isinstance(value, list) and value
-            and all(isinstance(m, str) and m.strip() for m in value)
-            and len(set(value)) == len(value)):
-        raise ValueError()
-    return tuple(value)
-
-
-ZoneMembers = value_type(tuple, _members, "a list of distinct N_Port names (node names, NAME.i) "
-                         "or port World Wide Names written '21:00:...'",
-                         {"type": "array", "items": {"type": "string", "minLength": 1},
-                          "minItems": 1, "uniqueItems": True})
+ZoneMembers = name_list(1, "a list of distinct N_Port names (node names, NAME.i) or port "
+                        "World Wide Names written '21:00:...'")
 
 
 class ZoneSection(Section):
