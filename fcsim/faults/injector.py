@@ -182,10 +182,9 @@ class FaultRun:
         for lcf in struck:
             lcf.power_off()
         if fault.duration is not None:
-            self.sim.call_later(fault.duration, self._power_on, (struck, fault))
+            self.sim.call_later(fault.duration, self._power_on, struck)
 
-    def _power_on(self, value: tuple[list[LinkControl], FaultConfig]) -> None:
-        struck, _fault = value
+    def _power_on(self, struck: list[LinkControl]) -> None:
         for lcf in struck:
             lcf.power_on()
 

@@ -22,15 +22,9 @@ this makes:
 - Link Initialization (FC-FS 7.8.2): a port powered on enters OL1 and sends
   OLS for at least :data:`OLS_MINIMUM` before it acts on what it receives.
 
-A port entering AC sends :data:`IDLES_ON_ENTRY` Idles before any frame
-(FC-FS-5, as fejkon's ``fc_state_rx.sv`` quotes it). Timers with their
-sources: R_T_TOV 100 ms (FC-PH default Receiver_Transmitter timeout); the
-primitive sequence protocols' timeout, named by FC-FS 7.8.3-7.8.4 with no
-value in the sources at hand, is taken as R_T_TOV (an assumption); LOS
-assert and deassert 100 us each (the most the SFP MSA INF-8074i allows,
-taken as the value: an assumption); word synchronisation lost after four
-invalid transmission words and regained after three good ordered sets
-(FC-PH 12.1.2).
+A port entering AC sends :data:`IDLES_ON_ENTRY` Idles before any frame.
+Every timer and count, with its source, is in :mod:`fcsim.fc2.port_states`
+(and docs/faults.md).
 """
 
 from __future__ import annotations
@@ -54,7 +48,6 @@ from fcsim.fc2.port_states import (
     R_T_TOV,
     RECOGNITION_WORDS,
     SENDS,
-    SOF_CHARACTERS,
     SYNC_WORDS,
     TIMED,
     next_state,
@@ -289,21 +282,6 @@ class LinkControl:
         if peer.powered:
             self._sim.call_later(RECOGNITION_WORDS * self.port.word_time, self.recognise,
                                  (SENDS[peer.state].name, now))
-
-    def fate(self, start: float, end: float) -> int:
-        """What became of a transmission that reached the receiver from *start*
-        to *end* (s): 0 received, 1 received corrupted, 2 lost (nothing heard,
-        its start-of-frame delimiter corrupted, or the port not Active)."""
-        if self.state != AC or not self.receiving or self.ok_since > start + 1e-15:
-            return 2
-        verdict = 0
-        sof_end = start + SOF_CHARACTERS * self.port.char_time
-        for first, last, lost in self.impairments:
-            if first < end and last > start:
-                if lost or first < sof_end:
-                    return 2
-                verdict = 1
-        return verdict
 
     # -- power and cable -----------------------------------------------------------
 

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from fcsim.fc2.frame import Frame
 from fcsim.fc2.link_recovery import LinkControl
 from fcsim.fc2.port import Port
-from fcsim.fc2.port_states import AC, IDLES_ON_ENTRY, LR1
+from fcsim.fc2.port_states import AC, IDLES_ON_ENTRY, LR1, SOF_CHARACTERS
 
 
 class RecoveringPort(Port):
@@ -97,7 +97,7 @@ class RecoveringPort(Port):
         super().send_r_rdy()
         peer: RecoveringPort = self.peer  # type: ignore[assignment]
         arrival = peer._r_rdys[-1]
-        if peer.lcf.fate(arrival - self.word_time, arrival):
+        if peer.fate(arrival - self.word_time, arrival):
             peer._r_rdys.pop()
             peer.lcf.stats.r_rdy_lost += 1
 
@@ -115,7 +115,7 @@ class RecoveringPort(Port):
         now = self._env._now
         duration = frame.chars * self.char_time
         start = now - duration if self.header_notice is None else now - self.header_notice
-        fate = self.lcf.fate(start, start + duration)
+        fate = self.fate(start, start + duration)
         if fate == 2:
             self.lose(frame)
             return
@@ -136,6 +136,22 @@ class RecoveringPort(Port):
             self._stale -= 1
             return
         super().release_buffer()
+
+    def fate(self, start: float, end: float) -> int:
+        """What became of a transmission that reached the receiver from *start*
+        to *end* (s): 0 received, 1 received corrupted, 2 lost (nothing heard,
+        its start-of-frame delimiter corrupted, or the port not Active)."""
+        lcf = self.lcf
+        if lcf.state != AC or not lcf.receiving or lcf.ok_since > start + 1e-15:
+            return 2
+        verdict = 0
+        sof_end = start + SOF_CHARACTERS * self.char_time
+        for first, last, lost in lcf.impairments:
+            if first < end and last > start:
+                if lost or first < sof_end:
+                    return 2
+                verdict = 1
+        return verdict
 
     # -- state -------------------------------------------------------------------
 

@@ -14,7 +14,6 @@ import pytest
 from fcsim.engine.simulation import Simulation
 from fcsim.faults.config import FaultConfig
 from fcsim.faults.injector import install
-from fcsim.fc2.link_recovery import LinkControl
 from fcsim.fc2.login import ServiceParameters
 from fcsim.fc2.port import Port
 from fcsim.fc2.port_states import (
@@ -143,12 +142,12 @@ def test_a_loss_of_sync_longer_than_r_t_tov_is_a_link_failure() -> None:
 
 def test_a_burst_over_a_start_of_frame_loses_the_frame_and_its_credit() -> None:
     sim, net, _, _ = built((), length=1.0)
-    lcf: LinkControl = RecoveringPort.convert(net.nodes["b"].port, 2.0).lcf
+    port = RecoveringPort.convert(net.nodes["b"].port, 2.0)
     RecoveringPort.convert(net.nodes["a"].port, 2.0)
-    lcf.impairments.append((1e-6, 1e-6 + 2 * net.nodes["b"].port.char_time, False))
-    assert lcf.fate(1e-6 - 1e-9, 5e-6) == 2  # the SOF is hit: not even seen
-    assert lcf.fate(0.5e-6, 5e-6) == 1  # hit further in: received with an error
-    assert lcf.fate(2e-6, 5e-6) == 0
+    port.lcf.impairments.append((1e-6, 1e-6 + 2 * port.char_time, False))
+    assert port.fate(1e-6 - 1e-9, 5e-6) == 2  # the SOF is hit: not even seen
+    assert port.fate(0.5e-6, 5e-6) == 1  # hit further in: received with an error
+    assert port.fate(2e-6, 5e-6) == 0
 
 
 def test_corrupted_characters_damage_frames_and_cost_sync_past_four_words() -> None:
