@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fcsim.fc3.results import fc3_lines
+from fcsim.report_faults import fault_lines
 from fcsim.report_networks import network_lines
 from fcsim.report_totals import link_groups, many, slowest_workloads
 from fcsim.units import format_bytes_rate, format_rate, format_size, format_time
@@ -273,7 +274,8 @@ def _fabric(figures: dict[str, Any]) -> str:
 def _details(results: dict[str, Any]) -> list[str]:
     """Netperf, block storage, workloads, links, switches, loops and ports of a run."""
     first = results["repetitions"][0]
-    lines = _netperf_lines(results) + _transfer_lines(results) + _storage_lines(results)
+    lines = (fault_lines(first) + _netperf_lines(results) + _transfer_lines(results)
+             + _storage_lines(results))
     names, note, totals = (slowest_workloads(results) if many(first["workloads"])
                            else (list(first["workloads"]), "", []))
     lines += ["workloads (mean over repetitions)" + note, *totals] if names else []

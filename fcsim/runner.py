@@ -12,6 +12,7 @@ from fcsim.apps.iperf import IperfMesh
 from fcsim.apps.netperf import Netperf
 from fcsim.apps.transfer import TRANSFER_PORT, Transfer
 from fcsim.engine.simulation import Simulation, TraceSink
+from fcsim.faults.injector import install as install_faults
 from fcsim.fc3.results import FC3_METRICS, striped_stream
 from fcsim.host.block import HostIo
 from fcsim.host.host import Host
@@ -194,11 +195,14 @@ def run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink] = (),
     storage = Storage(sim, scenario, net, hosts)
     netstore = build_slice(sim, scenario, net, hosts, storage)
     transfers = build_transfers(sim, scenario, hosts, storage)
+    faults = install_faults(sim, scenario, net, hosts)
     run = scenario.run
     if series is not None:
         series.attach(sim, net, workloads, run.duration, storage)
     if run.warmup > 0:
         sim.run(run.warmup)
+        if faults is not None:
+            faults.reset_stats()
         net.reset_stats()
         for w in workloads:
             w.reset_stats()
@@ -244,6 +248,8 @@ def run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink] = (),
         out["storage"] = _storage_results(storage, netstore, interval)
     if transfers:
         out["transfers"] = {t.name: t.results() for t in transfers}
+    if faults is not None:
+        out["faults"] = faults.results()
     return out
 
 

@@ -35,6 +35,9 @@ class TraceSink(Protocol):
     def primitive(self, time: float, port: Any, name: str, start: float) -> None:
         """Primitive signal *name* (R_RDY, ...) was transmitted by *port* at *start*, s."""
 
+    def state(self, time: float, port: Any, change: str) -> None:
+        """*port*'s link state changed at *time*, s (*change* says from, to and why)."""
+
 
 class Simulation:
     """Clock, random streams and trace sinks of one simulation run.

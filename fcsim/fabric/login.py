@@ -5,15 +5,29 @@ its N_Port ID), logs in with the name server (PLOGI to FFFFFC), asks it for
 the ports of the fabric (GID_FT), and logs in with each port it will send to
 (PLOGI, answered ACC by that N_Port). Its workloads start when the last ACC
 arrives. Every request and answer is a Class 3 sequence through the fabric.
-An N_Port also answers the PLOGIs it receives, at any time.
+An N_Port also answers the PLOGIs it receives, at any time. After its link
+failed and came back it logs in again the same way (:meth:`FabricLogin.restart`).
+In a run with faults it also registers for state changes (SCR to the fabric
+controller, after the name server's login) and, told by an RSCN that peers
+it sends to changed, asks the name server again (GID_FT) and logs in with
+those it lists (:mod:`fcsim.fabric.rscn`).
 """
 
 from __future__ import annotations
 
-from fcsim.fabric.addressing import FABRIC_LOGIN, NAME_SERVER
+from collections.abc import Callable
+
+from fcsim.fabric.addressing import FABRIC_CONTROLLER, FABRIC_LOGIN, NAME_SERVER
 from fcsim.fc2 import els
 from fcsim.fc2 import header as h
-from fcsim.fc2.els_payload import gid_ft_request, login_payload
+from fcsim.fc2.els_payload import (
+    gid_ft_ports,
+    gid_ft_request,
+    login_of,
+    ls_acc,
+    rscn_ports,
+    scr_request,
+)
 from fcsim.fc2.frame import MAX_DATA_FIELD
 from fcsim.fc2.login import PeerLogin
 from fcsim.fc2.nport import NPort
@@ -31,8 +45,12 @@ class FabricLogin:
         self.assigned = nport.port_id
         self.pending: set[int] = set()
         self._step: Exchange | None = None
+        self.scr = False  # registers for state changes (a run with faults)
+        self._query: Exchange | None = None  # a name-server query after an RSCN
+        self._looking: set[int] = set()  # peers an RSCN named, to log in with again
         for address in (FABRIC_LOGIN, NAME_SERVER):
             nport.peers[address] = PeerLogin(address, MAX_DATA_FIELD, 1, SERVICE_CLASSES)
+        self._done: Callable[[], None] = nport.set_ready
         nport.port_id = 0
         nport.ready_at = None
         nport.receive_hook = self._received
@@ -41,11 +59,17 @@ class FabricLogin:
         """Send the FLOGI (call at time 0)."""
         self._request(FABRIC_LOGIN, self._login(els.ELS_FLOGI), h.R_CTL_ELS_REQUEST, h.TYPE_ELS)
 
+    def restart(self, done: Callable[[], None]) -> None:
+        """Log in again from FLOGI, as at start (a Link Failure or Link
+        Initialization logs an N_Port out of the fabric, FC-FS 7.8.2); *done*
+        once every ACC is back."""
+        self._done = done
+        self.nport.port_id = 0
+        self.start()
+
     def _login(self, command: int) -> bytes:
         """This N_Port's FLOGI, PLOGI or ACC payload, with its service parameters."""
-        p = self.nport.params
-        return login_payload(command, self.nport.name, p.bb_credit, p.rx_data_field,
-                             p.classes, p.concurrent_sequences, p.ee_credit, p.e_d_tov)
+        return login_of(command, self.nport.name, self.nport.params)
 
     def _request(self, d_id: int, payload: bytes, r_ctl: int, type_: int) -> Exchange:
         exchange = self.nport.open_exchange(d_id)
@@ -53,12 +77,22 @@ class FabricLogin:
         self._step = exchange
         return exchange
 
+    def register_changes(self) -> None:
+        """Register with the fabric controller for state changes (SCR) after the
+        name server's login, and act on the RSCNs that come (a run with faults)."""
+        self.scr = True
+        self.nport.peers[FABRIC_CONTROLLER] = PeerLogin(FABRIC_CONTROLLER, MAX_DATA_FIELD, 1,
+                                                        SERVICE_CLASSES)
+
     def _received(self, seq: Sequence, time: float) -> None:
         nport = self.nport
-        if seq.r_ctl == h.R_CTL_ELS_REQUEST:  # a PLOGI from another N_Port
-            accept = self._login(els.ELS_ACC)
+        if seq.r_ctl == h.R_CTL_ELS_REQUEST:  # a PLOGI from another N_Port, or an RSCN
+            changed = isinstance(seq.ulp, bytes) and seq.ulp[0] == els.ELS_RSCN
+            accept = ls_acc() if changed else self._login(els.ELS_ACC)
             nport.send(seq.exchange, len(accept), 3, r_ctl=h.R_CTL_ELS_REPLY,
                        type_=h.TYPE_ELS, last=True, ulp=accept)
+            if changed:
+                self._changed(rscn_ports(seq.ulp))  # type: ignore[arg-type]
             return
         exchange = seq.exchange
         if exchange.originator is not nport:
@@ -68,11 +102,14 @@ class FabricLogin:
             nport.port_id = self.assigned
             self._request(NAME_SERVER, self._login(els.ELS_PLOGI), h.R_CTL_ELS_REQUEST,
                           h.TYPE_ELS)
-        elif d_id == NAME_SERVER and seq.type == h.TYPE_ELS and exchange is self._step:
+        elif ((d_id == NAME_SERVER and seq.type == h.TYPE_ELS and not self.scr)
+              or d_id == FABRIC_CONTROLLER) and exchange is self._step:
             # the name server answers with every logged-in N_Port; the query names
             # IP, the FC-4 of the hosts that use fabric login
             self._request(NAME_SERVER, gid_ft_request(h.TYPE_IP), h.R_CTL_UNSOLICITED_CONTROL,
                           h.TYPE_CT)
+        elif d_id == NAME_SERVER and seq.type == h.TYPE_ELS and exchange is self._step:
+            self._request(FABRIC_CONTROLLER, scr_request(), h.R_CTL_ELS_REQUEST, h.TYPE_ELS)
         elif d_id == NAME_SERVER and seq.type == h.TYPE_CT and exchange is self._step:
             self.pending = set(self.targets)
             for target in self.targets:
@@ -80,8 +117,26 @@ class FabricLogin:
                               h.TYPE_ELS)
             self._step = None
             if not self.pending:
-                nport.set_ready()
+                self._done()
+        elif d_id == NAME_SERVER and exchange is self._query:
+            listed = set(gid_ft_ports(seq.ulp))  # type: ignore[arg-type]
+            for target in sorted(self._looking & listed):
+                self._request(target, self._login(els.ELS_PLOGI), h.R_CTL_ELS_REQUEST,
+                              h.TYPE_ELS)
+            self._looking, self._query, self._step = set(), None, None
         elif d_id in self.pending and seq.r_ctl == h.R_CTL_ELS_REPLY:
             self.pending.discard(d_id)
             if not self.pending:
-                nport.set_ready()
+                self._done()
+
+    def _changed(self, ports: list[int]) -> None:
+        """An RSCN named *ports*: ask the name server which are there, to log in
+        again with those it sends to."""
+        wanted = set(ports) & set(self.targets)
+        if wanted and self._step is None and not self.pending:
+            self._looking |= wanted
+            exchange = self.nport.open_exchange(NAME_SERVER)
+            payload = gid_ft_request(h.TYPE_IP)
+            self.nport.send(exchange, len(payload), 3, r_ctl=h.R_CTL_UNSOLICITED_CONTROL,
+                            type_=h.TYPE_CT, ulp=payload)
+            self._query = exchange

@@ -5,7 +5,10 @@ enters, after the model's service time: FLOGI (to FFFFFE) with an ACC that
 carries the N_Port ID of the port (domain / port / 00), PLOGI to the name
 server (FFFFFC) with an ACC, and the name-server query GID_FT with the list of
 N_Port IDs that have logged in with the fabric; with FC-3 alias groups, the
-alias server's joins (FFFFF8, :mod:`fcsim.fc3.alias`). Answers are Class 3
+alias server's joins (FFFFF8, :mod:`fcsim.fc3.alias`); in a run with faults
+the fabric controller's State Change Registrations (FFFFFD,
+:mod:`fcsim.fabric.rscn`), and with zones a GID_FT lists only the ports that
+share a zone with the asker (:mod:`fcsim.fabric.zoning`). Answers are Class 3
 sequences sent back out of the port the request came in on: one frame, or
 for a GID_FT accept longer than a data field (more than 524 ports) several,
 with relative offsets.
@@ -15,13 +18,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from fcsim.fabric.addressing import ALIAS_SERVER, FABRIC_LOGIN, NAME_SERVER, port_id
+from fcsim.fabric.addressing import (
+    ALIAS_SERVER,
+    FABRIC_CONTROLLER,
+    FABRIC_LOGIN,
+    NAME_SERVER,
+    port_id,
+)
 from fcsim.fc1 import ordered_sets as osets
 from fcsim.fc2 import els
 from fcsim.fc2 import header as h
 from fcsim.fc2.els_payload import gid_ft_accept, login_payload
 from fcsim.fc2.frame import MAX_DATA_FIELD, Frame
-from fcsim.fc2.sequence import Sequence
+from fcsim.fc2.sequence import Exchange, Sequence
 
 if TYPE_CHECKING:
     from fcsim.fabric.switch import Switch
@@ -38,6 +47,8 @@ class FabricServices:
         self.switch = switch
         self.directory = directory
         self.aliases: Any = None  # the fabric's FC-3 alias server, if it has alias groups
+        self.controller: Any = None  # the fabric controller's registrations (a run with faults)
+        self.zoning: Any = None  # the fabric's zoning, if it has zones
 
     def request(self, inp: SwitchPort, frame: Frame) -> None:
         """Answer the service request *frame* that came in on *inp*."""
@@ -53,8 +64,13 @@ class FabricServices:
             self._answer(inp, frame, h.R_CTL_ELS_REPLY, h.TYPE_ELS,
                          self._accept(f"{self.switch.name} name server"), frame.s_id)
         elif frame.d_id == NAME_SERVER and frame.type == h.TYPE_CT:
+            ports = (sorted(self.directory) if self.zoning is None
+                     else self.zoning.visible(frame.s_id, self.directory))
             self._answer(inp, frame, h.R_CTL_SOLICITED_CONTROL, h.TYPE_CT,
-                         gid_ft_accept(sorted(self.directory)), frame.s_id)
+                         gid_ft_accept(ports), frame.s_id)
+        elif frame.d_id == FABRIC_CONTROLLER and frame.type == h.TYPE_ELS and self.controller:
+            self._answer(inp, frame, h.R_CTL_ELS_REPLY, h.TYPE_ELS,
+                         self.controller.register(frame), frame.s_id)
         elif frame.d_id == ALIAS_SERVER and frame.type == h.TYPE_CT and self.aliases:
             self._answer(inp, frame, h.R_CTL_SOLICITED_CONTROL, h.TYPE_CT,
                          self.aliases.request(frame.sequence.ulp), frame.s_id)
@@ -67,28 +83,34 @@ class FabricServices:
 
     def _answer(self, inp: SwitchPort, request: Frame, r_ctl: int, type_: int,
                 payload: bytes, d_id: int) -> None:
-        exchange = request.sequence.exchange  # type: ignore[union-attr]
+        self.send(inp, request.sequence.exchange, request.seq_id + 1 & 0xFF,  # type: ignore[union-attr]
+                  r_ctl, type_, payload, d_id, request.d_id,
+                  h.F_CTL_EXCHANGE_CONTEXT | h.F_CTL_SEQUENCE_CONTEXT | h.F_CTL_RELATIVE_OFFSET)
+
+    def send(self, out: SwitchPort, exchange: Exchange, seq_id: int, r_ctl: int, type_: int,
+             payload: bytes, d_id: int, s_id: int, f_ctl: int) -> None:
+        """Send *payload* from the service at *s_id* to *d_id* out of port *out*,
+        after the model's service time: a Class 3 sequence *seq_id* of
+        *exchange* with the F_CTL bits *f_ctl*, in as many frames as it needs."""
         sim = self.switch.sim
         size = len(payload)
-        reply = Sequence(exchange, d_id, request.seq_id + 1 & 0xFF, size, 3, MAX_DATA_FIELD,
-                         sim.now, r_ctl, type_)
+        reply = Sequence(exchange, d_id, seq_id, size, 3, MAX_DATA_FIELD, sim.now, r_ctl, type_)
         reply.ulp = payload
-        reply.f_ctl = (h.F_CTL_EXCHANGE_CONTEXT | h.F_CTL_SEQUENCE_CONTEXT
-                       | h.F_CTL_RELATIVE_OFFSET)
+        reply.f_ctl = f_ctl
         self.switch.stats.service_payload_out += size
         frames = []
         for cnt in range(reply.n_frames):  # a long accept (GID_FT of many ports) spans frames
             offset = cnt * MAX_DATA_FIELD
             last = cnt == reply.n_frames - 1
-            f_ctl = reply.f_ctl | (h.F_CTL_LAST_SEQUENCE | h.F_CTL_END_SEQUENCE if last else 0)
+            bits = reply.f_ctl | (h.F_CTL_LAST_SEQUENCE | h.F_CTL_END_SEQUENCE if last else 0)
             frames.append(Frame(
                 osets.SOFi3 if cnt == 0 else osets.SOFn3, osets.EOFt if last else osets.EOFn,
-                r_ctl, d_id, request.d_id, type_, f_ctl, reply.seq_id, cnt, request.ox_id, 0,
+                r_ctl, d_id, s_id, type_, bits, reply.seq_id, cnt, exchange.ox_id, 0,
                 min(MAX_DATA_FIELD, size - offset), 3, None, offset, 0, 0, reply))
 
         def send(_event: object = None) -> None:
             for frame in frames:
-                self.switch.send_from(inp, frame)
+                self.switch.send_from(out, frame)
 
         delay = self.switch.model.service_time
         if delay > 0:

@@ -2,8 +2,8 @@
 
 Sources: Linux ``fc_els.h`` and ``fc_ns.h`` (ELS command codes; FLOGI/PLOGI
 payload of 116 bytes: command, common service parameters, port and node
-names, three class parameter blocks, vendor version), FC-GS (CT_IU preamble
-of 16 bytes; GID_FT request and accept).
+names, three class parameter blocks, vendor version; SCR of 8 bytes and RSCN
+pages of 4), FC-GS (CT_IU preamble of 16 bytes; GID_FT request and accept).
 """
 
 from __future__ import annotations
@@ -11,9 +11,15 @@ from __future__ import annotations
 ELS_ACC = 0x02
 ELS_PLOGI = 0x03
 ELS_FLOGI = 0x04
+ELS_RSCN = 0x61
+"""Registered State Change Notification (FC-LS), from the fabric controller."""
+ELS_SCR = 0x62
+"""State Change Registration (FC-LS), to the fabric controller."""
 
 LOGIN_PAYLOAD = 116
 """FLOGI, PLOGI and their ACC: service parameter payload, bytes."""
+SCR_FULL = 3
+"""SCR registration function: every state change (fabric-detected and N_Port-detected)."""
 
 CT_PREAMBLE = 16
 """Common Transport IU preamble (revision, GS type, command code, size), bytes."""

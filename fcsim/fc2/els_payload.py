@@ -17,6 +17,9 @@ decodes as the exchange that took place.
   service, GS_SUBTYPE 0x02 name server, command/response code, maximum or
   residual size in words), then GID_FT's FC-4 type word, or the accept's port
   list: one word per port, the last flagged 0x80 (Linux ``fc_ns.h``).
+- SCR (8 bytes: command and registration function), RSCN (a 4-byte header,
+  then one 4-byte page per N_Port ID) and the bare LS_ACC that answers them
+  (Linux ``fc_els.h``).
 
 Names: fcsim ports have no burnt-in World Wide Names; :func:`port_name` and
 :func:`node_name` derive stable ones from the node name (NAA 2 with a
@@ -29,6 +32,7 @@ import struct
 import zlib
 
 from fcsim.fc2 import els
+from fcsim.fc2.login import ServiceParameters
 
 CT_ACCEPT = 0x8002
 """CT response code: FS_ACC."""
@@ -42,6 +46,12 @@ _CLASS_VALID = 0x8000
 def port_name(node: str) -> int:
     """The 64-bit N_Port_Name of *node* (NAA 2, port 1, CRC-32 of the name)."""
     return 0x2100_0000_0000_0000 | zlib.crc32(node.encode())
+
+
+def port_wwn(node: str) -> str:
+    """The port World Wide Name of *node* as administrators write it:
+    ``21:00:00:00:9e:eb:a5:e1``."""
+    return ":".join(f"{byte:02x}" for byte in port_name(node).to_bytes(8, "big"))
 
 
 def node_name(node: str) -> int:
@@ -70,6 +80,13 @@ def login_payload(command: int, node: str, bb_credit: int, rx_data_field: int,
     return payload
 
 
+def login_of(command: int, node: str, params: ServiceParameters) -> bytes:
+    """FLOGI, PLOGI or LS_ACC (*command*) from the N_Port of *node* offering
+    its service parameters *params*."""
+    return login_payload(command, node, params.bb_credit, params.rx_data_field, params.classes,
+                         params.concurrent_sequences, params.ee_credit, params.e_d_tov)
+
+
 def ct_preamble(code: int, size_words: int) -> bytes:
     """A name-server CT_IU preamble with command/response *code*."""
     return struct.pack(">B3sBBBBHHxBBB", 1, b"\0\0\0", 0xFC, 0x02, 0, 0, code,
@@ -86,3 +103,29 @@ def gid_ft_accept(port_ids: list[int]) -> bytes:
     entries = b"".join(struct.pack(">I", (0x80 << 24 if i == len(port_ids) - 1 else 0) | pid)
                        for i, pid in enumerate(port_ids))
     return ct_preamble(CT_ACCEPT, 0) + entries
+
+
+def gid_ft_ports(accept: bytes) -> list[int]:
+    """The N_Port IDs a GID_FT accept (:func:`gid_ft_accept`) lists."""
+    return [int.from_bytes(accept[i + 1:i + 4], "big") for i in range(16, len(accept), 4)]
+
+
+def scr_request() -> bytes:
+    """SCR asking for every state change (8 bytes: command, reserved, function)."""
+    return struct.pack(">B3xI", els.ELS_SCR, els.SCR_FULL)
+
+
+def ls_acc() -> bytes:
+    """A bare LS_ACC (4 bytes), the answer to an SCR or an RSCN."""
+    return struct.pack(">B3x", els.ELS_ACC)
+
+
+def rscn(port_ids: list[int]) -> bytes:
+    """RSCN naming *port_ids*, one 4-byte page each (port address format)."""
+    return struct.pack(">BBH", els.ELS_RSCN, 4, 4 + 4 * len(port_ids)) + b"".join(
+        struct.pack(">I", pid) for pid in port_ids)
+
+
+def rscn_ports(payload: bytes) -> list[int]:
+    """The N_Port IDs the pages of an RSCN (:func:`rscn`) name."""
+    return [int.from_bytes(payload[i + 1:i + 4], "big") for i in range(4, len(payload), 4)]

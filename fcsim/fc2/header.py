@@ -27,6 +27,12 @@ R_CTL_P_RJT = 0xC2
 R_CTL_F_RJT = 0xC3
 R_CTL_P_BSY = 0xC4
 R_CTL_F_BSY = 0xC5
+R_CTL_ABTS = 0x81
+"""Basic link service ABTS (abort sequence) R_CTL."""
+R_CTL_BA_ACC = 0x84
+"""Basic link service BA_ACC R_CTL."""
+BA_ACC_SIZE = 12
+"""BA_ACC payload: SEQ_ID validity and SEQ_ID, OX_ID, RX_ID, SEQ_CNT range, bytes."""
 
 LINK_CONTROL_NAMES: dict[int, str] = {
     R_CTL_ACK_1: "ACK_1",
@@ -57,6 +63,9 @@ F_CTL_END_SEQUENCE = 1 << 19
 F_CTL_END_CONNECTION = 1 << 18
 F_CTL_SEQ_INITIATIVE = 1 << 16
 F_CTL_ACK_1 = 1 << 12
+F_CTL_ABORT_SEQUENCE = 1 << 4
+"""Abort Sequence Condition 01 in an ACK (F_CTL bits 5-4): the recipient asks
+the initiator to abort the sequence with ABTS (FC-FS)."""
 F_CTL_RELATIVE_OFFSET = 1 << 3
 
 # DF_CTL: optional headers present in the data field.

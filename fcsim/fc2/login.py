@@ -11,6 +11,12 @@ from dataclasses import dataclass, field
 
 from fcsim.fc2.frame import MAX_DATA_FIELD
 
+R_A_TOV = 10.0
+"""Resource_Allocation timeout, s: FC-PH's default, 10 s."""
+ELS_TIMEOUT = 2 * R_A_TOV
+"""How long an N_Port waits for the reply to a login before it asks again, s:
+2 x R_A_TOV, the ELS timeout of FC-LS that Linux lpfc uses."""
+
 
 @dataclass(frozen=True, slots=True)
 class ServiceParameters:

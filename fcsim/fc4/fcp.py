@@ -39,12 +39,6 @@ FCP_RSP_SIZE = 24
 PRLI_SIZE = 20
 """PRLI request (and its LS_ACC) with one service parameter page, bytes."""
 
-R_CTL_ABTS = 0x81
-"""Basic link service ABTS (abort sequence) R_CTL."""
-R_CTL_BA_ACC = 0x84
-"""Basic link service BA_ACC R_CTL."""
-BA_ACC_SIZE = 12
-"""BA_ACC payload: SEQ_ID validity and SEQ_ID, OX_ID, RX_ID, SEQ_CNT range, bytes."""
 
 GOOD = 0x00
 """SCSI status GOOD."""

@@ -15,8 +15,6 @@ from fcsim.fc4.fcp import (
     GOOD,
     PRLI_SIZE,
     QUEUE_FULL_DELAY,
-    R_CTL_ABTS,
-    R_CTL_BA_ACC,
     TASK_SET_FULL,
     Command,
     Response,
@@ -140,7 +138,7 @@ class FcpInitiator:
             command.moved += seq.size
         elif seq.r_ctl == h.R_CTL_COMMAND_STATUS:
             self._responded(command, seq.ulp)  # type: ignore[arg-type]
-        elif seq.r_ctl == R_CTL_BA_ACC:
+        elif seq.r_ctl == h.R_CTL_BA_ACC:
             self._end_attempt(command)
             self.stats.retries += 1
             self._issue(command)
@@ -200,5 +198,5 @@ class FcpInitiator:
             self.stats.timeouts += 1
             self._pending[tag] = (now + self.timeout, command, attempt, True)
             self.nport.send(command.exchange, 0, self.cls,  # type: ignore[arg-type]
-                            r_ctl=R_CTL_ABTS, type_=h.TYPE_BLS)
+                            r_ctl=h.R_CTL_ABTS, type_=h.TYPE_BLS)
         self._watch = False

@@ -12,13 +12,10 @@ from fcsim.fc2 import header as h
 from fcsim.fc2.nport import NPort
 from fcsim.fc2.sequence import Exchange, Sequence
 from fcsim.fc4.fcp import (
-    BA_ACC_SIZE,
     FCP_RSP_SIZE,
     FCP_XFER_RDY_SIZE,
     GOOD,
     PRLI_SIZE,
-    R_CTL_ABTS,
-    R_CTL_BA_ACC,
     TASK_SET_FULL,
     Command,
     Response,
@@ -97,12 +94,12 @@ class FcpTarget:
             return
         task = self._tasks.get(seq.exchange)
         if task is None:
-            if seq.r_ctl == R_CTL_ABTS and seq.exchange.originator is not self.nport:
+            if seq.r_ctl == h.R_CTL_ABTS and seq.exchange.originator is not self.nport:
                 self._accept_abort(seq)  # a command already answered
             elif self._other is not None:  # an initiator's on this port, say
                 self._other(seq, time)
             return
-        if seq.r_ctl == R_CTL_ABTS:
+        if seq.r_ctl == h.R_CTL_ABTS:
             self._track()
             task.aborted = True
             del self._tasks[seq.exchange]
@@ -116,7 +113,7 @@ class FcpTarget:
                 self._device(task, True, self._respond)
 
     def _accept_abort(self, abts: Sequence) -> None:
-        self.nport.send(abts.exchange, BA_ACC_SIZE, abts.cls, r_ctl=R_CTL_BA_ACC,
+        self.nport.send(abts.exchange, h.BA_ACC_SIZE, abts.cls, r_ctl=h.R_CTL_BA_ACC,
                         type_=h.TYPE_BLS, last=True)
 
     def _command(self, seq: Sequence) -> None:

@@ -268,10 +268,18 @@ class Loop:
 
     # -- initialisation -------------------------------------------------------------
 
-    def _lip(self, _event: object) -> None:
+    def lip(self, initiator: LPort) -> InitTimeline:
+        """*initiator* sends LIP now (a scheduled fault): the loop initialises
+        again as at a ``lip_at`` time; returns the initialisation's timeline."""
+        self._lip(initiator.index)
+        return self.initialisations[-1]
+
+    def _lip(self, initiator: int | None) -> None:
+        """A LIP now from port *initiator* (None: the loop's own initiator)."""
         now = self._env._now
         self._epoch += 1
-        plan = timeline(self.ring, self.word_time, self.speed.char_time, now, self._initiator,
+        start = self._initiator if initiator is None else initiator
+        plan = timeline(self.ring, self.word_time, self.speed.char_time, now, start,
                         self.master, self.position_map)
         self.initialisations.append(plan)
         circuit = self.circuit
@@ -292,7 +300,7 @@ class Loop:
             self._later(at - now, self._monitor, (self._epoch, port))
         self.gates = ((self.master, plan.end),)
         if self.sim.sinks:
-            self._sink(self.ports[self._initiator], "LIP(F7,F7)")
+            self._sink(self.ports[start], "LIP(F7,F7)")
 
     def _monitor(self, value: tuple[int, LPort]) -> None:
         epoch, port = value

@@ -10,9 +10,11 @@ from typing import Any
 from fcsim.apps.iperf import IperfOptions
 from fcsim.apps.netperf import NetperfOptions
 from fcsim.apps.transfer import TransferOptions
+from fcsim.faults.config import FaultConfig
 from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import Coding, Speed
 from fcsim.fc2.login import ServiceParameters
+from fcsim.fc3.ports import ports_of
 from fcsim.host.block import striped_capacity
 from fcsim.scenario.internetwork import members, networks_of, peers, port_name
 from fcsim.scenario.model import (
@@ -50,6 +52,7 @@ from fcsim.scenario.sections.storage import DdSection, FioSection
 from fcsim.scenario.sections.transfer import TransferSection
 from fcsim.scenario.sections.trapeze import FaultSection, SliceDdSection
 from fcsim.scenario.sections.workloads import StreamSection
+from fcsim.scenario.zone_checks import member_ports
 from fcsim.stats.steady import SteadyState
 from fcsim.storage.local import BlockConfig, ChannelConfig, LocalTarget
 from fcsim.trapeze.config import BlockServerConfig, SliceJobConfig
@@ -91,7 +94,24 @@ def to_scenario(doc: Document, file: str) -> Scenario:
                    for g in getattr(doc, "alias_groups", ()))
     return Scenario(name=name, topology=doc.topology, run=config, nodes=nodes, links=links,
                     workloads=workloads, source=file, description=doc.description,
-                    switches=switches, alias_groups=groups)
+                    switches=switches, alias_groups=groups, faults=_faults(doc, links),
+                    zones=_zones(doc))
+
+
+def _zones(doc: Document) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The zones of *doc*, each member named by its N_Port's name."""
+    ports = list(ports_of(doc.nodes))
+    return tuple((z.name, tuple(member_ports(z.members, ports)))  # type: ignore[arg-type]
+                 for z in getattr(doc, "zones", ()))
+
+
+def _faults(doc: Document, links: tuple[LinkConfig | LoopConfig, ...]) -> tuple[FaultConfig, ...]:
+    """The fault schedule of *doc* in time order (equal times in file order), a
+    link given by its ends named by its name."""
+    by_ends = {frozenset(link.ends): link.name for link in links if isinstance(link, LinkConfig)}
+    return tuple(FaultConfig(f.at, f.kind, by_ends[frozenset(f.ends)] if f.ends else f.link,
+                             f.port, f.switch, f.duration, f.bit_error_rate, f.characters)
+                 for f in sorted(getattr(doc, "faults", ()), key=lambda f: f.at))
 
 
 def _networks(doc: InternetworkScenario, run: RunConfig,

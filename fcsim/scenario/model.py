@@ -14,6 +14,7 @@ from fcsim.apps.netperf import NetperfOptions
 from fcsim.apps.transfer import TransferOptions
 from fcsim.ethernet.switch import EthernetSwitchModel
 from fcsim.fabric.switch_model import SwitchModel
+from fcsim.faults.config import FaultConfig
 from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import Speed
 from fcsim.fc2.login import ServiceParameters
@@ -317,7 +318,9 @@ class Scenario:
     An internetwork's *networks* are each a scenario of one network (its name,
     topology, the ports of the nodes on it as nodes, links and switches; no
     workloads, but the *peers*, pairs of its ports the internetwork's
-    workloads exchange over it, which log in with each other on a fabric)."""
+    workloads exchange over it, which log in with each other on a fabric).
+    *faults*: the fault schedule, in time order (equal times in file order).
+    *zones*: a fabric's zones, each (name, its N_Port names)."""
 
     name: str
     topology: str
@@ -331,6 +334,8 @@ class Scenario:
     networks: tuple[Scenario, ...] = ()
     peers: tuple[tuple[str, str], ...] = ()
     alias_groups: tuple[AliasGroupConfig, ...] = ()
+    faults: tuple[FaultConfig, ...] = ()
+    zones: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 # -- arbitrated loop (topology = "loop") ----------------------------------------------

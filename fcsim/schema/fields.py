@@ -225,6 +225,18 @@ def distinct_list(item: Callable[[Any], bool], text: str, length: int | None = N
     return value_type(tuple, read, text, schema)
 
 
+def name_list(at_least: int, text: str) -> Any:
+    """A list of at least *at_least* distinct non-empty names, as a tuple."""
+    def read(value: Any) -> tuple[str, ...]:
+        _test(isinstance(value, list) and len(value) >= at_least
+              and all(isinstance(m, str) and m.strip() for m in value)
+              and len(set(value)) == len(value))
+        return tuple(value)
+    return value_type(tuple, read, text, {"type": "array",
+                                          "items": {"type": "string", "minLength": 1},
+                                          "minItems": at_least, "uniqueItems": True})
+
+
 def one_or_list(one: Callable[[Any], Any], text: str) -> Any:
     """One value or a non-empty list of them, each read by *one*, as a tuple."""
     def read(value: Any) -> tuple[Any, ...]:

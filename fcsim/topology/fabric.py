@@ -23,6 +23,7 @@ from fcsim.fabric.routing import fspf_cost, next_hops, pick
 from fcsim.fabric.services import FabricServices
 from fcsim.fabric.switch import Switch
 from fcsim.fabric.switch_port import SwitchPort
+from fcsim.fabric.zoning import Zoning
 from fcsim.fc2.frame import Frame
 from fcsim.fc2.nport import NPort
 from fcsim.fc2.port import Port
@@ -35,13 +36,20 @@ from fcsim.topology.network import Network
 
 
 class FabricNetwork(Network):
-    """A built fabric: N_Ports, links and switches by name."""
+    """A built fabric: N_Ports, links and switches by name, the timed fabric
+    login of each N_Port (with ``run.login``), and the ISLs, each as (switch,
+    switch, link name, FSPF cost) with its switch port at each end by switch
+    name (:attr:`isl_ends`); its *zones*, each (name, N_Port names)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.switches: dict[str, Switch] = {}
         self.addresses: dict[str, int] = {}
         self.aliases: AliasRouter | None = None
+        self.logins: dict[str, FabricLogin] = {}
+        self.isls: list[tuple[str, str, str, float]] = []
+        self.isl_ends: dict[str, dict[str, SwitchPort]] = {}
+        self.zones: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def address_of(self, node: str) -> int:
         """The N_Port ID the fabric gives *node* (domain / port / 00), or the
@@ -81,7 +89,16 @@ class FabricNetwork(Network):
             for name, sw in self.switches.items()}
         if self.aliases is not None:
             out["fc3"] = self.aliases.results(interval)
+        if self.zones:
+            out["zoning"] = self._zoning()
         return out
+
+    def _zoning(self) -> dict[str, Any]:
+        """The zones and, per N_Port, the others its name server shows it."""
+        sharing = {name: {m for _, members in self.zones if name in members for m in members}
+                   for name in self.nodes}
+        return {"zones": {name: list(members) for name, members in self.zones},
+                "visible": {name: sorted(others - {name}) for name, others in sharing.items()}}
 
 
 def split_end(end: str) -> tuple[str, int | None]:
@@ -124,10 +141,15 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
     unattached = set(port_configs) - set(net.nodes)
     if unattached:
         raise ValueError(f"nodes not linked to a switch: {', '.join(sorted(unattached))}")
-    _route(net, isls, ends_of)
+    net.isls, net.isl_ends = isls, ends_of
+    route(net, isls)
     directory: set[int] = set()
+    zoning = Zoning({name: frozenset(net.nodes[member].port_id for member in members)
+                     for name, members in scenario.zones}) if scenario.zones else None
     for switch in net.switches.values():
         switch.services = FabricServices(switch, directory)
+        switch.services.zoning = zoning
+    net.zones = scenario.zones
     # N_Ports log in with the peers they exchange with (both ways): the work of
     # a fabric of thousands of N_Ports grows with its traffic, not its size squared;
     # an alias group is logged in with implicitly (fcsim.fc3.fabric)
@@ -140,7 +162,8 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
     if scenario.run.login:
         for name, node in net.nodes.items():
             targets = sorted({net.addresses[d] for s, d in pairs if s == name})
-            FabricLogin(node, targets).start()
+            net.logins[name] = FabricLogin(node, targets)
+            net.logins[name].start()
     if scenario.alias_groups:
         net.aliases = install_aliases(sim, scenario, net)
     return net
@@ -161,8 +184,10 @@ def _attach_node(sim: Simulation, net: FabricNetwork, name: str, config: Any, sw
     switch.local[index] = switch.add_port(index, f_port)
 
 
-def _route(net: FabricNetwork, isls: list[tuple[str, str, str, float]],
-           ends_of: dict[str, dict[str, SwitchPort]]) -> None:
+def route(net: FabricNetwork, isls: list[tuple[str, str, str, float]]) -> None:
+    """Give every switch of *net* its FSPF routes over *isls* (those of
+    :attr:`FabricNetwork.isls` in use)."""
+    ends_of = net.isl_ends
     table = next_hops(net.switches, isls)
     domains = {name: sw.domain for name, sw in net.switches.items()}
 

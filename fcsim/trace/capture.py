@@ -53,3 +53,6 @@ class PcapSink:
 
     def primitive(self, time: float, port: Any, name: str, start: float) -> None:
         """Primitive signals have no libpcap form; they are left out."""
+
+    def state(self, time: float, port: Any, change: str) -> None:
+        """Link state changes have no libpcap form; they are left out."""

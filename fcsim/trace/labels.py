@@ -9,7 +9,7 @@ from typing import Any
 
 from fcsim.ethernet.frame import EthernetFrame
 from fcsim.fc2 import header as h
-from fcsim.fc4.fcp import BLOCK, R_CTL_ABTS, R_CTL_BA_ACC, Command, Response, TransferReady
+from fcsim.fc4.fcp import BLOCK, Command, Response, TransferReady
 from fcsim.fc4.fcp_initiator import PRLI
 from fcsim.myrinet.packet import MyrinetPacket
 from fcsim.transport.segment import Segment
@@ -35,9 +35,9 @@ def upper_layer(frame: Any) -> str:
     if seq is None:
         return ""
     r_ctl = seq.r_ctl
-    if r_ctl == R_CTL_ABTS:
+    if r_ctl == h.R_CTL_ABTS:
         return "ABTS"
-    if r_ctl == R_CTL_BA_ACC:
+    if r_ctl == h.R_CTL_BA_ACC:
         return "BA_ACC"
     if ulp == PRLI:
         return "PRLI" if r_ctl == h.R_CTL_ELS_REQUEST else "LS_ACC (PRLI)"

@@ -92,6 +92,10 @@ class Ladder:
                         port.credit, False))
 
 
+    def state(self, time: float, port: Any, change: str) -> None:
+        """Link state changes are not rungs; the ladder leaves them out."""
+
+
 def ladder_text(rungs: list[Rung], out: IO[str]) -> None:
     """Write *rungs* as one line each, in the order they left their senders."""
     out.write(f"{'start':>12}  {'sender':>14}      {'receiver':<14} {'arrives':>12} "

@@ -9,8 +9,11 @@ carries for the upper layers (a TCP segment, an FCP information unit; see
 of its MACs and its payload; a Myrinet packet shows MYRI, its source and
 destination addresses and its payload, written once its GAP has gone (it
 may stop and go on the way), and the STOP and GO symbols show as primitive
-lines. Meant for teaching and debugging short runs: a saturated 1GFC link makes ~50,000 lines per
-simulated second.
+lines. With faults, the primitive sequences a port sends (NOS, OLS, LR, LRR,
+IDLE) show as primitive lines from the word they begin, and each change of a
+port's link state as a ``state`` line (``AC -> LF2: loss of signal``). Meant
+for teaching and debugging short runs: a saturated 1GFC link makes ~50,000
+lines per simulated second.
 """
 
 from __future__ import annotations
@@ -63,6 +66,11 @@ class Timeline:
         """Write one primitive-signal line (R_RDY)."""
         self.out.write(f"{start * 1e6:14.3f}  {_direction(port):<16} {name:<6}"
                        f"{'':<73}{port.credit}\n")
+
+
+    def state(self, time: float, port: Port, change: str) -> None:
+        """Write one line for a change of *port*'s link state (fault recovery)."""
+        self.out.write(f"{time * 1e6:14.3f}  {port.name:<16} state  {change}\n")
 
 
 def _direction(port: Port) -> str:

@@ -94,16 +94,18 @@ def error_of(path: Path) -> str:
 def test_all_examples_are_there() -> None:
     assert [p.name for p in EXAMPLES] == [
         "das2-vlan-loopback.toml", "fabric-16-port-switch.toml", "fabric-239-domains.toml",
-        "fabric-core-edge-isls.toml",
+        "fabric-core-edge-isls.toml", "fabric-isl-failure.toml",
         "fc3-hunt-group.toml", "fc3-multicast.toml", "fc3-striping.toml",
         "gige-mtu-1500.toml", "gige-mtu-9000.toml", "loop-32-ports.toml", "loop-fairness.toml",
+        "loop-lip-busy.toml",
         "myrinet-slice-storage.toml", "myrinet-two-hosts.toml",
         "netperf-tcp-rr.toml", "netperf-tcp-stream-sweep.toml",
         "p2p-1gfc-class3.toml", "p2p-266-open-loop.toml", "p2p-class1-connections.toml",
-        "p2p-class2-bidirectional.toml", "p2p-long-link-credit.toml",
+        "p2p-class2-bidirectional.toml", "p2p-long-link-credit.toml", "p2p-pulled-cable.toml",
         "relay-gige-to-fc.toml", "san-array.toml",
         "san-fabric-disks.toml", "san-jbod-loop.toml", "san-ramdisk.toml",
-        "san-striped-client.toml", "server-local-disks.toml", "vlan-trunk.toml"]
+        "san-striped-client.toml", "server-local-disks.toml", "tcp-noisy-link.toml",
+        "vlan-trunk.toml"]
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)

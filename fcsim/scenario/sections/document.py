@@ -14,6 +14,7 @@ from fcsim.scenario.sections.ethernet import (
     EthernetSwitchSection,
 )
 from fcsim.scenario.sections.fabric import FabricSection
+from fcsim.scenario.sections.faults import ScheduledFaultSection
 from fcsim.scenario.sections.fc3 import AliasGroup
 from fcsim.scenario.sections.internetwork import InternetworkNodeSection, Network
 from fcsim.scenario.sections.links import LinkSection, SwitchSection
@@ -28,6 +29,7 @@ from fcsim.scenario.sections.run import RunSection
 from fcsim.scenario.sections.transfer import TransferSection
 from fcsim.scenario.sections.trapeze import FaultSection, SliceDdSection
 from fcsim.scenario.sections.workloads import Workload
+from fcsim.scenario.sections.zoning import ZoneSection
 from fcsim.schema.fields import Expects, Name, Text, table, tables
 from fcsim.schema.section import Section, key
 
@@ -64,6 +66,13 @@ _NO_ALIASES = ("no [[alias_groups]] outside topology = 'fabric': hunt groups and
 _NO_FABRIC = "no [fabric] outside topology = 'fabric': it generates switches of a fabric"
 Generated = table(FabricSection, "a table, written [fabric]")
 AliasGroups = tables(AliasGroup, "an array of tables, written [[alias_groups]]")
+Faults = tables(ScheduledFaultSection, "an array of tables, written [[faults]]")
+Zones = tables(ZoneSection, "an array of tables, written [[zones]]")
+_NO_ZONES = "no [[zones]] outside topology = 'fabric': the name server zones N_Ports"
+_FAULTS_HELP = "The fault schedule (default: none; docs/faults.md)."
+_FAULTS_EXAMPLE = {"at": "5 ms", "kind": "link-down", "link": "fibre"}
+_NO_FAULTS = ("no [[faults]] outside topology = 'point-to-point', 'fabric' or 'loop': link "
+              "recovery is modelled for Fibre Channel links and loops")
 
 
 class _Scenario(Section):
@@ -84,12 +93,13 @@ class PointToPointScenario(_Scenario):
     """Two nodes joined by one link."""
 
     elsewhere = {"switches": _NO_SWITCHES, "loop": _NO_LOOP, "alias_groups": _NO_ALIASES,
-                 "fabric": _NO_FABRIC}
+                 "fabric": _NO_FABRIC, "zones": _NO_ZONES}
 
     topology: Literal["point-to-point"] = key(help="Exactly 2 nodes and 1 link joining them.")
     nodes: Nodes = key(
         help="The two nodes.")
     links: Links = key(help="The one link.")
+    faults: Faults = key([], _FAULTS_HELP, [_FAULTS_EXAMPLE])
 
 
 class FabricScenario(_Scenario):
@@ -114,6 +124,11 @@ class FabricScenario(_Scenario):
                             "out).", {"kind": "core-edge", "switches": 12, "cores": 2,
                                       "model": "generic-nonblocking",
                                       "nodes_per_switch": 8, "speed": "4GFC"})
+    faults: Faults = key([], _FAULTS_HELP, [{"at": "5 ms", "kind": "switch-failure",
+                                             "switch": "core", "duration": "20 ms"}])
+    zones: Zones = key([], "Zones of N_Ports that see each other in the name server "
+                       "(default: none, every N_Port sees every other).",
+                       [{"name": "backup", "members": ["host", "tape"]}])
 
 
 class LoopScenario(_Scenario):
@@ -122,12 +137,14 @@ class LoopScenario(_Scenario):
 
     elsewhere = {"links": "no [[links]] on a loop: the [loop] table describes the ring",
                  "switches": _NO_SWITCHES, "alias_groups": _NO_ALIASES,
-                 "fabric": _NO_FABRIC}
+                 "fabric": _NO_FABRIC, "zones": _NO_ZONES}
 
     topology: Literal["loop"] = key(help="An arbitrated loop of 2 to 126 NL_Ports.")
     loop: Loop = key(help="The ring.")
     nodes: LoopNodes = key(
         help="The NL_Ports, 2 to 126.")
+    faults: Faults = key([], "The fault schedule: LIPs (default: none; docs/faults.md).",
+                         [{"at": "5 ms", "kind": "lip", "port": "d1"}])
 
 
 class EthernetScenario(_Scenario):
@@ -136,7 +153,7 @@ class EthernetScenario(_Scenario):
     (FC-2 and SCSI workloads need Fibre Channel)."""
 
     elsewhere = {"loop": _NO_LOOP, "alias_groups": _NO_ALIASES,
-                 "fabric": _NO_FABRIC}
+                 "fabric": _NO_FABRIC, "faults": _NO_FAULTS, "zones": _NO_ZONES}
 
     topology: Literal["ethernet"] = key(help="An Ethernet network.")
     switches: EthernetSwitches = key([], "The Ethernet switches (default: none, hosts "
@@ -155,7 +172,7 @@ class MyrinetScenario(_Scenario):
     workloads need Fibre Channel."""
 
     elsewhere = {"loop": _NO_LOOP, "alias_groups": _NO_ALIASES,
-                 "fabric": _NO_FABRIC}
+                 "fabric": _NO_FABRIC, "faults": _NO_FAULTS, "zones": _NO_ZONES}
 
     topology: Literal["myrinet"] = key(help="A Myrinet network.")
     switches: MyrinetSwitches = key([], "The Myrinet switches (default: none, two hosts "
@@ -179,7 +196,7 @@ class InternetworkScenario(_Scenario):
                  "own", "switches": "no [[switches]] in an internetwork: each [[networks]] "
                  "table has its own", "loop": "no [loop] in an internetwork: a [[networks]] "
                  "table with topology = 'loop' has it", "alias_groups": _NO_ALIASES,
-                 "fabric": _NO_FABRIC}
+                 "fabric": _NO_FABRIC, "faults": _NO_FAULTS, "zones": _NO_ZONES}
 
     topology: Literal["internetwork"] = key(help="Several networks joined by the hosts on "
                                             "more than one.")

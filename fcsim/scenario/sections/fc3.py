@@ -3,28 +3,18 @@ groups, each a set of N_Ports answering one alias address."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
-from fcsim.schema.fields import Count, Name, choice, value_type
+from fcsim.schema.fields import Count, Name, choice, name_list
 from fcsim.schema.section import Section, key
 
 Registration = choice({"alias-server": "alias-server", "static": "static"})
 
 
-def _members(value: Any) -> tuple[str, ...]:
-    if not (isinstance(value, list) and len(value) >= 2
-            and all(isinstance(m, str) and m.strip() for m in value)
-            and len(set(value)) == len(value)):
-        raise ValueError()
-    return tuple(value)
-
-
-Members = value_type(tuple, _members, "a list of at least two distinct N_Port names (node "
-                     "names, or NAME.i for the other N_Ports of a node with ports > 1)",
-                     {"type": "array", "items": {"type": "string", "minLength": 1},
-                      "minItems": 2, "uniqueItems": True})
+Members = name_list(2, "a list of at least two distinct N_Port names (node names, or NAME.i "
+                    "for the other N_Ports of a node with ports > 1)")
 
 
 class _AliasGroup(Section):

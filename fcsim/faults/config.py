@@ -1,0 +1,57 @@
+"""A scenario's fault schedule as typed values in SI units: what the loader
+makes of each ``[[faults]]`` table and what :mod:`fcsim.faults.injector`
+applies to the built network."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+LINK_DOWN = "link-down"
+LINK_UP = "link-up"
+LOSS_OF_SYNC = "loss-of-sync"
+BIT_ERROR_RATE = "bit-error-rate"
+PORT_FAILURE = "port-failure"
+SWITCH_FAILURE = "switch-failure"
+LIP = "lip"
+CORRUPTED_CHARACTERS = "corrupted-characters"
+KINDS = (LINK_DOWN, LINK_UP, LOSS_OF_SYNC, BIT_ERROR_RATE, PORT_FAILURE, SWITCH_FAILURE, LIP,
+         CORRUPTED_CHARACTERS)
+"""Every kind of fault, as a scenario names it."""
+
+
+@dataclass(frozen=True)
+class FaultConfig:
+    """One fault: *kind* (one of :data:`KINDS`) at time *at*, s.
+
+    Its target is one of *link* (a link's name: its cable, both directions),
+    *port* (a link-level port's name: a node's N_Port, ``switch:port``, or on
+    a loop the NL_Port of a node) and *switch* (a switch's name).
+    *duration*: how long a loss of synchronisation lasts, or a port or
+    switch stays failed (None: to the end of the run), s. *bit_error_rate*:
+    the probability of a line bit in error from *at* on (bit-error-rate).
+    *characters*: the length of a burst of corrupted transmission characters
+    (corrupted-characters).
+    """
+
+    at: float
+    kind: str
+    link: str | None = None
+    port: str | None = None
+    switch: str | None = None
+    duration: float | None = None
+    bit_error_rate: float | None = None
+    characters: int | None = None
+
+    @property
+    def target(self) -> str:
+        """The target in words: ``link fibre``, ``port host``, ``switch core``."""
+        if self.link is not None:
+            return f"link {self.link}"
+        if self.port is not None:
+            return f"port {self.port}"
+        return f"switch {self.switch}"
+
+    @property
+    def label(self) -> str:
+        """The fault in words: ``link-down of link fibre``."""
+        return f"{self.kind} of {self.target}"

@@ -1,0 +1,197 @@
+"""The record of each fault of a run, as an incident report gives it: when the
+ports noticed, what they did, when service was back, what was lost and sent
+again, and the throughput before, during and after.
+
+Each fault watches the ports it strikes (a link's two ends; a port and its
+peer; every port of a switch and their peers) and the N_Ports behind them.
+It is *detected* when one of those ports leaves Active (the fault's own time
+for a failed port, a LIP or a cable put back) and *recovered* once every one
+is Active again (but one whose cable another fault pulled out) and every
+N_Port among them has logged in again (a loop: when its initialisation
+ends). Counters of the whole network (payload
+received by every N_Port, frames and payload lost, bytes sent again) are
+sampled at every fault, every recovery, the end of the warm-up and the end of
+the run, so that a fault's figures are differences between samples: *during*
+runs from the fault to its recovery (or the end), *before* from the sample
+before the fault, *after* from the recovery to the next sample.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from fcsim.faults.config import LINK_DOWN, LIP, FaultConfig
+from fcsim.fc2.link_recovery import LinkControl
+from fcsim.fc2.port_states import AC
+
+MAX_EVENTS = 24
+"""State changes kept per fault for the report (the rest are counted)."""
+COUNTERS = ("delivered", "frames_lost", "payload_lost", "retransmitted", "errored")
+"""The network-wide counters sampled: payload received by N_Ports, frames and
+payload lost, bytes sent again (bytes), frames received with a transmission
+error."""
+
+
+@dataclass
+class Record:
+    """What happened to one *fault* (the *index*-th of the schedule): the
+    link controls of the *ports* it watches and the N_Port recoveries
+    *logins* (each with ``down`` and ``held``)."""
+
+    index: int
+    fault: FaultConfig
+    ports: list[LinkControl]
+    logins: list[Any]
+    started: bool = False
+    applying: bool = False
+    relogged: bool = False
+    detected: float | None = None
+    detection: str = ""
+    recovered: float | None = None
+    recovery: str = ""
+    events: list[str] = field(default_factory=list)
+    hidden: int = 0
+    at_sample: int = 0
+    recovered_sample: int | None = None
+
+
+class Incidents:
+    """The records of a run's faults; *read()* gives the network-wide
+    counters (:data:`COUNTERS`, cumulative since the start of the run)."""
+
+    def __init__(self, sim: Any, read: Callable[[], tuple[float, ...]]) -> None:
+        self.sim = sim
+        self.read = read
+        self.records: list[Record] = []
+        self.samples: list[tuple[float, tuple[float, ...]]] = [(0.0, (0.0,) * len(COUNTERS))]
+
+    def watch(self, record: Record) -> None:
+        """Add *record* and listen to its ports."""
+        self.records.append(record)
+        for lcf in record.ports:
+            if self._changed not in lcf.listeners:
+                lcf.listeners.append(self._changed)
+
+    def sample(self) -> int:
+        """Read the counters now; the sample's index."""
+        self.samples.append((self.sim.env._now, self.read()))
+        return len(self.samples) - 1
+
+    def begin(self, record: Record, detection: str | None = None) -> None:
+        """*record*'s fault happens now; with *detection*, it is noticed now too.
+        Call :meth:`check` once the fault has struck every port."""
+        record.started = record.applying = True
+        record.at_sample = self.sample()
+        if detection is not None:
+            record.detected, record.detection = self.sim.env._now, detection
+
+    def end(self, record: Record, recovery: str) -> None:
+        """*record*'s impairment ends now (a loss of synchronisation over, a loop
+        initialised): recovered now, by *recovery*, unless a port noticed it
+        and has yet to recover."""
+        if record.detected is None or record.fault.kind == LIP:
+            self._recovered(record, recovery)
+
+    def _changed(self, lcf: LinkControl, old: str, new: str, reason: str) -> None:
+        now = self.sim.env._now
+        for record in self.records:
+            if record.started and record.recovered is None and lcf in record.ports:
+                if len(record.events) < MAX_EVENTS:
+                    record.events.append(f"{now * 1e3:.6f} ms {lcf.port.name}: {old} -> {new}: "
+                                         f"{reason}")
+                else:
+                    record.hidden += 1
+                if record.detected is None and new != AC:
+                    record.detected, record.detection = now, f"{lcf.port.name}: {reason}"
+                self.check(record)
+
+    def logged_in(self, nport: Any, time: float) -> None:
+        """An N_Port is logged in again and sending (an N_Port recovery's callback)."""
+        for record in self.records:
+            if record.started and record.recovered is None:
+                if any(r.nport is nport for r in record.logins):
+                    record.relogged = True
+                    if len(record.events) < MAX_EVENTS:
+                        record.events.append(f"{time * 1e3:.6f} ms {nport.name}: logged in "
+                                             "again, sending")
+                    self.check(record)
+
+    def note(self, text: str) -> None:
+        """Add *text* (a change of the whole network: routes, RSCNs) to the events
+        of every fault under way."""
+        now = self.sim.env._now
+        for record in self.records:
+            if record.started and record.recovered is None:
+                if len(record.events) < MAX_EVENTS:
+                    record.events.append(f"{now * 1e3:.6f} ms {text}")
+                else:
+                    record.hidden += 1
+
+    def applied(self, record: Record) -> None:
+        """*record*'s fault has struck every port it strikes."""
+        record.applying = False
+        self.check(record)
+
+    def check(self, record: Record) -> None:
+        """Recovered if detected and every watched port is Active and logged in
+        (but a port whose cable another fault pulled out: it cannot be)."""
+        if record.fault.kind == LIP:
+            return  # over when the loop is initialised (:meth:`end`)
+        pulled = record.fault.kind == LINK_DOWN
+        if (not record.applying and record.detected is not None and record.recovered is None
+                and all(lcf.state == AC or not (lcf.cable or pulled) for lcf in record.ports)
+                and all(not r.down and r.held is None for r in record.logins)):
+            self._recovered(record, "every port Active" + (
+                ", every N_Port logged in again" if record.relogged else ""))
+
+    def _recovered(self, record: Record, recovery: str) -> None:
+        record.recovered, record.recovery = self.sim.env._now, recovery
+        record.recovered_sample = self.sample()
+
+    def results(self) -> list[dict[str, Any]]:
+        """Each fault's record as JSON (call at the end of the run)."""
+        end = self.sample()
+        return [self._record(r, end) for r in self.records]
+
+    def _record(self, r: Record, end: int) -> dict[str, Any]:
+        f = r.fault
+        stop = r.recovered_sample if r.recovered_sample is not None else end
+        delta = _difference(self.samples[r.at_sample][1], self.samples[stop][1])
+        return {
+            "at_s": f.at, "kind": f.kind, "target": f.target,
+            "detected_s": r.detected, "detection": r.detection or None,
+            "recovered_s": r.recovered, "recovery": r.recovery or None,
+            "time_to_recover_s": None if r.recovered is None else r.recovered - f.at,
+            "frames_lost": int(delta[1]), "payload_lost_bytes": int(delta[2]),
+            "frames_errored": int(delta[4]),
+            "bytes_retransmitted": int(delta[3]),
+            "throughput_bytes_per_s": {
+                "before": self._rate(self._neighbour(r.at_sample, -1), r.at_sample),
+                "during": self._rate(r.at_sample, stop),
+                "after": None if r.recovered_sample is None else self._rate(
+                    r.recovered_sample, self._neighbour(r.recovered_sample, 1))},
+            "events": r.events + ([f"... and {r.hidden} more"] if r.hidden else []),
+        }
+
+    def _neighbour(self, index: int, step: int) -> int:
+        """The sample nearest in time before (*step* -1) or after (+1) sample
+        *index* taken at another time (the first or last if none)."""
+        when = self.samples[index][0]
+        order = sorted(range(len(self.samples)), key=lambda i: (self.samples[i][0], i))
+        others = [i for i in order if (self.samples[i][0] - when) * step > 0]
+        if not others:
+            return index
+        return others[-1] if step < 0 else others[0]
+
+    def _rate(self, first: int, last: int) -> float | None:
+        """Payload received per second between two samples (None: no time between)."""
+        (t0, c0), (t1, c1) = self.samples[first], self.samples[last]
+        if t1 <= t0:
+            return None
+        return (c1[0] - c0[0]) / (t1 - t0)
+
+
+def _difference(first: Sequence[float], last: Sequence[float]) -> list[float]:
+    return [b - a for a, b in zip(first, last, strict=True)]

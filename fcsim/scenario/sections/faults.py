@@ -1,0 +1,52 @@
+"""The ``[[faults]]`` tables: the fault schedule of a point-to-point link, a
+fabric or a loop (docs/faults.md)."""
+
+from __future__ import annotations
+
+from fcsim.faults.config import KINDS
+from fcsim.scenario.sections.links import BitErrorRate
+from fcsim.schema.fields import Ends, Name, PositiveTime, Time, choice, integer
+from fcsim.schema.section import Section, key
+
+Kind = choice({kind: kind for kind in KINDS})
+Characters = integer(1, 10**9, "an integer 1..1000000000 (transmission characters)")
+
+
+class ScheduledFaultSection(Section):
+    """One fault of the run: at a time, a kind, and one target key (`link`,
+    `ends`, `port` or `switch`) that the kind accepts. Kinds and their targets:
+    `link-down` and `link-up` (a cable pulled out and put back: `link` or
+    `ends`); `loss-of-sync` (the receivers of a link, or one port's receiver,
+    lose word synchronisation for `duration`); `bit-error-rate` (a link's bit
+    error rate from then on, `bit_error_rate`); `port-failure` (a node's N_Port
+    or a switch port stops, for `duration` or to the end); `switch-failure`
+    (every port of a switch, and what it holds, for `duration` or to the end);
+    `corrupted-characters` (a burst of `characters` corrupted transmission
+    characters on a link's receivers or one port's receiver); `lip` (on a
+    loop: the NL_Port of `port` sends LIP and the loop initialises). Faults
+    act in time order (equal times in file order); docs/faults.md says what
+    each does and how the ports recover."""
+
+    where = "in [[faults]]"
+
+    at: Time = key(help="When the fault happens, s from the start of the run (before "
+                   "run.duration).", example="5 ms")
+    kind: Kind = key(help="What happens (see above).", example="link-down")
+    link: Name = key(None, "Target: a link, by name (in a fabric a node's link or an "
+                     "inter-switch link).", "fibre")
+    ends: Ends = key(None, "Target: a link, by its two ends as its [[links]] table lists "
+                     "them (in either order).", ["host", "disk"])
+    port: Name = key(None, "Target: a port, by its node's name (its N_Port; on a loop, its "
+                     "NL_Port) or as a switch port 'switch:port'.", "host")
+    switch: Name = key(None, "Target: a switch of a fabric, by name.", "core")
+    duration: PositiveTime = key(
+        None, "How long the loss of synchronisation lasts (required for loss-of-sync), or "
+        "the port or switch stays failed (port-failure, switch-failure; default: to the "
+        "end of the run), s.", "150 ms")
+    bit_error_rate: BitErrorRate = key(
+        None, "The link's bit error rate from `at` on, both directions (required for "
+        "bit-error-rate, and only there).", 1e-9)
+    characters: Characters = key(
+        None, "The length of the burst of corrupted transmission characters (required for "
+        "corrupted-characters, and only there); a burst of 16 or more (four words) also "
+        "costs the receiver its word synchronisation.", 40)
