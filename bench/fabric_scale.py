@@ -19,8 +19,8 @@ import argparse
 import resource
 import time
 
+from fcsim.build import build_workloads
 from fcsim.engine.simulation import Simulation
-from fcsim.runner import build_workloads
 from fcsim.scenario.loader import scenario_from_document
 from fcsim.scenario.model import Scenario
 from fcsim.topology.fabric import build_fabric

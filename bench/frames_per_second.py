@@ -16,13 +16,14 @@ import time
 
 import simpy
 
+from fcsim.build import build_workloads
 from fcsim.engine.simulation import Simulation
 from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import speed_named
 from fcsim.fc2.frame import MAX_DATA_FIELD
 from fcsim.fc2.login import ServiceParameters
-from fcsim.runner import build_workloads
-from fcsim.scenario.model import LinkConfig, NodeConfig, RunConfig, Scenario, StreamConfig
+from fcsim.scenario.model import LinkConfig, NodeConfig, RunConfig, Scenario
+from fcsim.scenario.workload_model import StreamConfig
 from fcsim.topology.point_to_point import build_point_to_point
 
 

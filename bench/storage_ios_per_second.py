@@ -16,11 +16,12 @@ from __future__ import annotations
 import argparse
 import time
 
+from fcsim.build import BUILDERS
 from fcsim.engine.simulation import Simulation
 from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import speed_named
-from fcsim.runner import BUILDERS
-from fcsim.scenario.model import FioConfig, LinkConfig, NodeConfig, RunConfig, Scenario
+from fcsim.scenario.model import LinkConfig, NodeConfig, RunConfig, Scenario
+from fcsim.scenario.workload_model import FioConfig
 from fcsim.storage.device_model import ArrayModel, Device, load_device_model
 from fcsim.storage.san import Storage
 from fcsim.workload.fio import FioOptions

@@ -7,7 +7,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from fcsim.scenario.model import IperfConfig, NetperfConfig, Scenario
+from fcsim.scenario.model import Scenario
+from fcsim.scenario.workload_model import IperfConfig, NetperfConfig
 from fcsim.units import format_rate
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from fcsim.build import build_hosts
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.switch_model import SwitchModel, load_switch_model
 from fcsim.fc0.cable import Cable
@@ -17,7 +18,6 @@ from fcsim.fc2.login import ServiceParameters
 from fcsim.host.host import Host
 from fcsim.host.host_model import load_host_model
 from fcsim.myrinet.switch import load_myrinet_switch_model
-from fcsim.runner import build_hosts
 from fcsim.scenario.loader import ScenarioError, load_scenario
 from fcsim.scenario.model import (
     AliasGroupConfig,
@@ -28,8 +28,8 @@ from fcsim.scenario.model import (
     RunConfig,
     Scenario,
     SwitchConfig,
-    WorkloadConfig,
 )
+from fcsim.scenario.workload_model import WorkloadConfig
 from fcsim.storage.channel_model import load_channel_model
 from fcsim.storage.device_model import load_disk_model
 from fcsim.storage.local import ChannelConfig

@@ -8,7 +8,7 @@ from typing import Any
 from fcsim.engine.simulation import Simulation
 from fcsim.fc3.ports import port_names
 from fcsim.fc3.striping import StripedStream
-from fcsim.scenario.model import StreamConfig
+from fcsim.scenario.workload_model import StreamConfig
 from fcsim.topology.network import Network
 from fcsim.units import format_bytes_rate, format_size
 

@@ -1,6 +1,6 @@
 """Arbitrated-loop topology: NL_Ports on one ring, and the results of a loop network.
 
-:func:`build_loop` is the ``"loop"`` entry of :data:`fcsim.runner.BUILDERS`.
+:func:`build_loop` is the ``"loop"`` entry of :data:`fcsim.build.BUILDERS`.
 It makes one :class:`~fcsim.loop.lport.LPort` and one
 :class:`~fcsim.fc2.nport.NPort` per node, in the ring order of the scenario's
 :class:`~fcsim.scenario.model.LoopConfig`, assigns AL_PAs as loop

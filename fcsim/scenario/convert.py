@@ -19,20 +19,13 @@ from fcsim.host.block import striped_capacity
 from fcsim.scenario.internetwork import members, networks_of, peers, port_name
 from fcsim.scenario.model import (
     AliasGroupConfig,
-    FioConfig,
-    GeneratorConfig,
-    IperfConfig,
     LinkConfig,
     LoopConfig,
     LoopPortConfig,
-    NetperfConfig,
     NodeConfig,
     RunConfig,
     Scenario,
-    StreamConfig,
     SwitchConfig,
-    TransferConfig,
-    WorkloadConfig,
 )
 from fcsim.scenario.sections.apps import IperfSection, NetperfSection
 from fcsim.scenario.sections.document import (
@@ -52,6 +45,15 @@ from fcsim.scenario.sections.storage import DdSection, FioSection
 from fcsim.scenario.sections.transfer import TransferSection
 from fcsim.scenario.sections.trapeze import FaultSection, SliceDdSection
 from fcsim.scenario.sections.workloads import StreamSection
+from fcsim.scenario.workload_model import (
+    FioConfig,
+    GeneratorConfig,
+    IperfConfig,
+    NetperfConfig,
+    StreamConfig,
+    TransferConfig,
+    WorkloadConfig,
+)
 from fcsim.scenario.zone_checks import member_ports
 from fcsim.stats.steady import SteadyState
 from fcsim.storage.local import BlockConfig, ChannelConfig, LocalTarget

@@ -15,17 +15,17 @@ from typing import Any
 from pydantic import ValidationError
 
 from fcsim.host.routes import network_between
-from fcsim.scenario.model import (
+from fcsim.scenario.sections.document import TOPOLOGIES, InternetworkScenario
+from fcsim.scenario.sections.ethernet import EthernetNodeSection
+from fcsim.scenario.sections.myrinet import MyrinetNodeSection
+from fcsim.scenario.sections.nodes import FabricNodeSection, LoopNodeSection, NodeSection
+from fcsim.scenario.workload_model import (
     IperfConfig,
     NetperfConfig,
     TransferConfig,
     WorkloadConfig,
     exchanging_pairs,
 )
-from fcsim.scenario.sections.document import TOPOLOGIES, InternetworkScenario
-from fcsim.scenario.sections.ethernet import EthernetNodeSection
-from fcsim.scenario.sections.myrinet import MyrinetNodeSection
-from fcsim.scenario.sections.nodes import FabricNodeSection, LoopNodeSection, NodeSection
 from fcsim.schema.errors import Problem, given, problems_of, show
 
 NODE_KEYS = {"point-to-point": NodeSection, "fabric": FabricNodeSection,

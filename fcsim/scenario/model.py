@@ -1,17 +1,14 @@
 """A scenario as typed values in SI units, after loading and checking.
 
 :mod:`fcsim.scenario.loader` turns a TOML file into these; the topology
-builders and :mod:`fcsim.runner` consume them. Nothing here parses text.
+builders and :mod:`fcsim.runner` consume them. Nothing here parses text. The
+workloads' types are :mod:`fcsim.scenario.workload_model`'s.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from itertools import pairwise
+from dataclasses import dataclass, field
 
-from fcsim.apps.iperf import IperfOptions
-from fcsim.apps.netperf import NetperfOptions
-from fcsim.apps.transfer import TransferOptions
 from fcsim.ethernet.switch import EthernetSwitchModel
 from fcsim.fabric.switch_model import SwitchModel
 from fcsim.faults.config import FaultConfig
@@ -21,12 +18,11 @@ from fcsim.fc2.login import ServiceParameters
 from fcsim.host.host_model import HostModel
 from fcsim.loop.ring import DEFAULT_REPEAT_WORDS
 from fcsim.myrinet.switch import MyrinetSwitchModel
+from fcsim.scenario.workload_model import WorkloadConfig
 from fcsim.stats.steady import SteadyState
 from fcsim.storage.device_model import ArrayModel, DiskModel, RamDiskModel
 from fcsim.storage.local import BlockConfig, ChannelConfig, LocalTarget
-from fcsim.trapeze.config import BlockServerConfig, SliceJobConfig
-from fcsim.workload.distributions import Distribution
-from fcsim.workload.fio import FioOptions
+from fcsim.trapeze.config import BlockServerConfig
 
 
 @dataclass(frozen=True)
@@ -122,179 +118,6 @@ class SwitchConfig:
     model: SwitchModel | EthernetSwitchModel | MyrinetSwitchModel
     domain: int | None = None
     pause: bool = False
-
-
-@dataclass(frozen=True)
-class StreamConfig:
-    """A saturating stream (see :class:`fcsim.workload.Stream`); sizes in bytes.
-    With *stripe_ports* > 1 its sequences are striped by FC-3 over that many
-    N_Port pairs of the two nodes in units of *stripe_unit* bytes
-    (:class:`fcsim.fc3.striping.StripedStream`)."""
-
-    name: str
-    source: str
-    destination: str
-    size: int
-    cls: int = 3
-    max_data_field: int | None = None
-    outstanding: int = 1
-    start: float = 0.0
-    count: int | None = None
-    stripe_ports: int = 1
-    stripe_unit: int | None = None
-
-
-@dataclass(frozen=True)
-class GeneratorConfig:
-    """An open-loop generator (see :class:`fcsim.workload.Generator`)."""
-
-    name: str
-    source: str
-    destination: str
-    interarrival: Distribution
-    size: Distribution
-    cls: int = 3
-    max_data_field: int | None = None
-    start: float = 0.0
-    count: int | None = None
-
-
-@dataclass(frozen=True)
-class NetperfConfig:
-    """A netperf test from *source* to *destination* (both hosts) run with
-    *options* from *start* s. *send_sizes* and *sockets* (bytes; -s and -S
-    alike) with more than one value make a sweep: one run per combination, as
-    successive netperf invocations; the options' own sizes are ignored then.
-    *sized_transactions*: a TCP_RR whose send sizes are its request and
-    response sizes (netperf -r m,m), so that latency sweeps message sizes;
-    otherwise a TCP_RR ignores its send sizes (netperf -m), as netperf 2.x's
-    TCP_RR does, and runs the options' request and response sizes."""
-
-    name: str
-    source: str
-    destination: str
-    options: NetperfOptions = field(default_factory=NetperfOptions)
-    send_sizes: tuple[int, ...] = (65536,)
-    sockets: tuple[int, ...] = (65536,)
-    start: float = 0.0
-    sized_transactions: bool = False
-
-    @property
-    def sweeps(self) -> bool:
-        """True if more than one (socket, send size) combination is asked for."""
-        return len(self.send_sizes) * len(self.sockets) > 1
-
-    def point(self, socket: int, send_size: int) -> NetperfOptions:
-        """The netperf options of one point of the sweep."""
-        one = replace(self.options, send_size=send_size, local_socket=socket,
-                      remote_socket=socket)
-        if self.sized_transactions:
-            return replace(one, request=send_size, response=send_size)
-        return one
-
-
-@dataclass(frozen=True)
-class IperfConfig:
-    """An iperf client on *source* and server on *destination* (both hosts),
-    run with *options* from *start* s. *mesh_clients* and *mesh_servers*:
-    every client sends to every server (empty: *source*, *destination*).
-    *windows* (-w, bytes) and *bandwidths* (-b, bit/s) with more than one
-    value make a sweep: one run per combination, as successive iperf
-    invocations (empty: the options' own value)."""
-
-    name: str
-    source: str
-    destination: str
-    options: IperfOptions = field(default_factory=IperfOptions)
-    start: float = 0.0
-    mesh_clients: tuple[str, ...] = ()
-    mesh_servers: tuple[str, ...] = ()
-    windows: tuple[int, ...] = ()
-    bandwidths: tuple[float, ...] = ()
-
-    @property
-    def clients(self) -> tuple[str, ...]:
-        """The nodes running an iperf client."""
-        return self.mesh_clients or (self.source,)
-
-    @property
-    def servers(self) -> tuple[str, ...]:
-        """The nodes running an iperf server."""
-        return self.mesh_servers or (self.destination,)
-
-    @property
-    def sweeps(self) -> bool:
-        """True if more than one (window, bandwidth) combination is asked for."""
-        return len(self.windows) > 1 or len(self.bandwidths) > 1
-
-    def points(self) -> list[tuple[int, float]]:
-        """Every (window, bandwidth) combination of the sweep, in order."""
-        return [(w, b) for w in self.windows or (self.options.window,)
-                for b in self.bandwidths or (self.options.bandwidth,)]
-
-    def point(self, window: int, bandwidth: float) -> IperfConfig:
-        """This workload at one *window* and *bandwidth*."""
-        return replace(self, options=replace(self.options, window=window, bandwidth=bandwidth),
-                       windows=(window,), bandwidths=(bandwidth,))
-
-    @property
-    def targets(self) -> tuple[str, ...]:
-        """The nodes the workload sends to."""
-        return self.servers
-
-
-@dataclass(frozen=True)
-class FioConfig:
-    """An fio job from *source* against *destination*: an FCP target node or a
-    disk on *source*'s own channels (then no FC is involved),
-    with *options*, in Class *cls*; commands time out after *timeout* s; it
-    starts at *start* s. A dd is a job of this kind (:attr:`dd`: report it as
-    dd does). *stripe_over*: the targets of a volume striped in grains of
-    *stripe* bytes (the first is *destination*; empty: one target)."""
-
-    name: str
-    source: str
-    destination: str
-    options: FioOptions
-    cls: int = 3
-    timeout: float = 30.0
-    start: float = 0.0
-    dd: bool = False
-    stripe_over: tuple[str, ...] = ()
-    stripe: int | None = None
-
-    @property
-    def targets(self) -> tuple[str, ...]:
-        """Every target the job addresses, in stripe order."""
-        return self.stripe_over or (self.destination,)
-
-
-@dataclass(frozen=True)
-class TransferConfig:
-    """A transfer relayed along the nodes of *path* (hosts, and FCP targets at
-    either end) with *options*, from *start* s (see :mod:`fcsim.apps.transfer`)."""
-
-    name: str
-    path: tuple[str, ...]
-    options: TransferOptions
-    start: float = 0.0
-
-
-WorkloadConfig = (StreamConfig | GeneratorConfig | NetperfConfig | IperfConfig | FioConfig
-                  | TransferConfig | SliceJobConfig)
-
-
-def exchanging_pairs(w: WorkloadConfig) -> list[tuple[str, str]]:
-    """The (sender, receiver) node pairs workload *w* exchanges frames between:
-    each hop of a transfer, each client with each server of an iperf mesh, the
-    source with each target of a striped block job, else source and
-    destination. Names that are not nodes (a node's own disks, an FC-3 alias
-    group) are left for the caller to skip."""
-    if isinstance(w, TransferConfig):
-        return list(pairwise(w.path))
-    if isinstance(w, IperfConfig):
-        return [(a, b) for a in w.clients for b in w.servers]
-    return [(w.source, b) for b in getattr(w, "targets", (w.destination,))]
 
 
 @dataclass(frozen=True)

@@ -35,11 +35,11 @@ from dataclasses import dataclass
 
 from fcsim.fc2.frame import FRAMING_BYTES, MAX_DATA_FIELD
 from fcsim.fc2.port import MIN_FILL_WORDS
-from fcsim.scenario.model import (
+from fcsim.scenario.model import Scenario
+from fcsim.scenario.workload_model import (
     GeneratorConfig,
     IperfConfig,
     NetperfConfig,
-    Scenario,
     StreamConfig,
     TransferConfig,
 )

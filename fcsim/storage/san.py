@@ -17,7 +17,8 @@ from fcsim.host.block import FcpLun, HostIo, Volume, striped_capacity
 from fcsim.host.cpu import INTERRUPT
 from fcsim.host.host import Host
 from fcsim.host.request_queue import RequestQueue
-from fcsim.scenario.model import FioConfig, Scenario
+from fcsim.scenario.model import Scenario
+from fcsim.scenario.workload_model import FioConfig
 from fcsim.storage.array import DiskArray
 from fcsim.storage.device_model import ArrayModel, DiskModel, RamDiskModel
 from fcsim.storage.disk import Disk

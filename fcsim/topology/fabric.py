@@ -31,7 +31,8 @@ from fcsim.fc3.fabric import AliasRouter, install_aliases
 from fcsim.fc3.ports import ports_of
 from fcsim.fc3.striping import stripe_pairs
 from fcsim.link.link import Link
-from fcsim.scenario.model import LinkConfig, Scenario, exchanging_pairs
+from fcsim.scenario.model import LinkConfig, Scenario
+from fcsim.scenario.workload_model import exchanging_pairs
 from fcsim.topology.network import Network
 
 

@@ -42,7 +42,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fcsim.scenario.model import NetperfConfig, Scenario
+from fcsim.scenario.model import Scenario
+from fcsim.scenario.workload_model import NetperfConfig
 from fcsim.validation.figures_hpss import plan_hpss
 from fcsim.validation.figures_slice import plan_slice
 from fcsim.validation.points import ROOT, Point, run_points

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from fcsim.progress import Progress
 from fcsim.resources import SOURCE_ROOT
-from fcsim.scenario.model import NetperfConfig
+from fcsim.scenario.workload_model import NetperfConfig
 from fcsim.validation.points import Point, scenario_file, simulate, swept_workload
 from fcsim.validation.report import update_readme
 from fcsim.workers import default_jobs, run_unordered

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 from fcsim.resources import DATA_ROOT
 from fcsim.runner import run_once
 from fcsim.scenario.loader import load_scenario
-from fcsim.scenario.model import IperfConfig, NetperfConfig, Scenario
+from fcsim.scenario.model import Scenario
+from fcsim.scenario.workload_model import IperfConfig, NetperfConfig
 from fcsim.sweep import iperf_narrowed, narrowed
 from fcsim.workers import default_jobs, run_unordered
 

@@ -9,7 +9,7 @@ import pytest
 
 from fcsim.engine.simulation import Simulation
 from fcsim.runner import run_scenario
-from fcsim.scenario.model import FioConfig
+from fcsim.scenario.workload_model import FioConfig
 from fcsim.storage.array import DiskArray
 from fcsim.storage.device_model import ArrayModel, load_disk_model
 from fcsim.workload.fio import FioOptions

@@ -11,7 +11,7 @@ import pytest
 
 from fcsim.engine.simulation import Simulation
 from fcsim.runner import run_scenario
-from fcsim.scenario.model import FioConfig
+from fcsim.scenario.workload_model import FioConfig
 from fcsim.storage.channel import Channel, priority
 from fcsim.storage.channel_model import load_channel_model
 from fcsim.storage.device_model import load_disk_model

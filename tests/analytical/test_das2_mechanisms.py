@@ -17,14 +17,8 @@ from fcsim.fc0.speed import speed_named
 from fcsim.host.cpu import INTERRUPT, PROCESS, Cpu
 from fcsim.host.host_model import load_host_model
 from fcsim.runner import run_scenario
-from fcsim.scenario.model import (
-    IperfConfig,
-    LinkConfig,
-    NetperfConfig,
-    NodeConfig,
-    RunConfig,
-    Scenario,
-)
+from fcsim.scenario.model import LinkConfig, NodeConfig, RunConfig, Scenario
+from fcsim.scenario.workload_model import IperfConfig, NetperfConfig
 
 GIGE = speed_named("1000BASE-X")
 IDEAL = load_host_model("ideal")

@@ -16,15 +16,8 @@ from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import speed_named
 from fcsim.host.host_model import load_host_model
 from fcsim.runner import run_scenario
-from fcsim.scenario.model import (
-    IperfConfig,
-    LinkConfig,
-    NetperfConfig,
-    NodeConfig,
-    RunConfig,
-    Scenario,
-    SwitchConfig,
-)
+from fcsim.scenario.model import LinkConfig, NodeConfig, RunConfig, Scenario, SwitchConfig
+from fcsim.scenario.workload_model import IperfConfig, NetperfConfig
 from fcsim.transport.tcp_config import TcpConfig
 
 GIGE = speed_named("1000BASE-X")

@@ -11,7 +11,7 @@ from fcsim.fabric.switch_port import HEADER_CHARS
 from fcsim.fc0.speed import speed_named
 from fcsim.fc2.frame import FRAMING_BYTES, MAX_DATA_FIELD, frame_chars
 from fcsim.runner import run_scenario
-from fcsim.scenario.model import StreamConfig
+from fcsim.scenario.workload_model import StreamConfig
 from tests.builders import fabric
 
 SPEED = speed_named("1GFC")

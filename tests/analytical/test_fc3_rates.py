@@ -14,7 +14,8 @@ from fcsim.fc0.speed import speed_named
 from fcsim.fc2.frame import MAX_DATA_FIELD, frame_chars
 from fcsim.fc2.port import MIN_FILL_WORDS
 from fcsim.runner import run_once
-from fcsim.scenario.model import AliasGroupConfig, GeneratorConfig, StreamConfig
+from fcsim.scenario.model import AliasGroupConfig
+from fcsim.scenario.workload_model import GeneratorConfig, StreamConfig
 from fcsim.workload.distributions import Constant
 from tests.builders import fabric
 

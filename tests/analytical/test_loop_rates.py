@@ -11,7 +11,8 @@ from fcsim.fc2.frame import FRAMING_BYTES, MAX_DATA_FIELD, frame_chars
 from fcsim.fc2.login import ServiceParameters
 from fcsim.fc2.port import MIN_FILL_WORDS
 from fcsim.runner import run_scenario
-from fcsim.scenario.model import LoopPortConfig, StreamConfig
+from fcsim.scenario.model import LoopPortConfig
+from fcsim.scenario.workload_model import StreamConfig
 from tests.builders import loop
 
 GAP_CHARS = 4 * MIN_FILL_WORDS

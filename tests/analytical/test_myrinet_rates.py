@@ -20,15 +20,8 @@ from fcsim.myrinet.nic import MyrinetNic
 from fcsim.myrinet.packet import packet_chars
 from fcsim.myrinet.switch import MyrinetSwitch, MyrinetSwitchModel, load_myrinet_switch_model
 from fcsim.runner import run_scenario
-from fcsim.scenario.model import (
-    IperfConfig,
-    LinkConfig,
-    NetperfConfig,
-    NodeConfig,
-    RunConfig,
-    Scenario,
-    SwitchConfig,
-)
+from fcsim.scenario.model import LinkConfig, NodeConfig, RunConfig, Scenario, SwitchConfig
+from fcsim.scenario.workload_model import IperfConfig, NetperfConfig
 from fcsim.transport.tcp_config import TcpConfig
 
 M1280 = speed_named("Myrinet-1280")

@@ -15,7 +15,7 @@ from fcsim.fc0.speed import speed_named
 from fcsim.fc2.frame import frame_chars
 from fcsim.fc2.port_states import IDLES_ON_ENTRY, LOS_DEASSERT, RECOGNITION_WORDS, SYNC_WORDS
 from fcsim.runner import run_once
-from fcsim.scenario.model import StreamConfig
+from fcsim.scenario.workload_model import StreamConfig
 from tests.builders import p2p
 
 STEPS = 5

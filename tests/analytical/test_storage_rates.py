@@ -9,7 +9,8 @@ import pytest
 
 from fcsim.fc0.speed import speed_named
 from fcsim.runner import run_scenario
-from fcsim.scenario.model import FioConfig, NodeConfig, Scenario
+from fcsim.scenario.model import NodeConfig, Scenario
+from fcsim.scenario.workload_model import FioConfig
 from fcsim.storage.device_model import DiskModel, RamDiskModel, load_disk_model
 from fcsim.workload.fio import FioOptions
 from tests.builders import p2p

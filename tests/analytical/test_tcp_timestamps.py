@@ -17,7 +17,8 @@ from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import speed_named
 from fcsim.host.host_model import load_host_model
 from fcsim.runner import run_once
-from fcsim.scenario.model import LinkConfig, NetperfConfig, NodeConfig, RunConfig, Scenario
+from fcsim.scenario.model import LinkConfig, NodeConfig, RunConfig, Scenario
+from fcsim.scenario.workload_model import NetperfConfig
 from fcsim.transport.rtt import RttEstimator
 from fcsim.transport.segment import HEADER_BYTES, SYN, TIMESTAMP_OPTION_BYTES, Segment
 from fcsim.transport.tcp import TcpEndpoint

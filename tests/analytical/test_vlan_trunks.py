@@ -20,15 +20,8 @@ from fcsim.fc0.speed import speed_named
 from fcsim.host.host_model import load_host_model
 from fcsim.runner import run_once, run_scenario
 from fcsim.scenario.loader import load_scenario
-from fcsim.scenario.model import (
-    IperfConfig,
-    LinkConfig,
-    NetperfConfig,
-    NodeConfig,
-    RunConfig,
-    Scenario,
-    SwitchConfig,
-)
+from fcsim.scenario.model import LinkConfig, NodeConfig, RunConfig, Scenario, SwitchConfig
+from fcsim.scenario.workload_model import IperfConfig, NetperfConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 GIGE = speed_named("1000BASE-X")

@@ -15,7 +15,8 @@ from fcsim.fc0.speed import speed_named
 from fcsim.host.copies import PAGE, copy_time, socket_copy_time
 from fcsim.host.host_model import load_host_model
 from fcsim.runner import run_once
-from fcsim.scenario.model import LinkConfig, NetperfConfig, NodeConfig, RunConfig, Scenario
+from fcsim.scenario.model import LinkConfig, NodeConfig, RunConfig, Scenario
+from fcsim.scenario.workload_model import NetperfConfig
 
 GIGE = speed_named("1000BASE-X")
 IDEAL = load_host_model("ideal")

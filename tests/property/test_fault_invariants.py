@@ -14,13 +14,14 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fcsim.build import build_workloads
 from fcsim.engine.simulation import Simulation
 from fcsim.faults.config import FaultConfig
 from fcsim.faults.injector import install
 from fcsim.fc2.login import ServiceParameters
 from fcsim.fc2.port_states import AC
-from fcsim.runner import build_workloads, run_once
-from fcsim.scenario.model import StreamConfig
+from fcsim.runner import run_once
+from fcsim.scenario.workload_model import StreamConfig
 from fcsim.topology.point_to_point import build_point_to_point
 from tests.builders import p2p
 

@@ -8,12 +8,13 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fcsim.build import build_workloads
 from fcsim.engine.simulation import Simulation
 from fcsim.fc2.frame import MAX_DATA_FIELD
 from fcsim.fc2.login import ServiceParameters
 from fcsim.fc2.nport import NPort
-from fcsim.runner import build_workloads, run_scenario
-from fcsim.scenario.model import StreamConfig
+from fcsim.runner import run_scenario
+from fcsim.scenario.workload_model import StreamConfig
 from fcsim.topology.point_to_point import build_point_to_point
 from tests.builders import frames_sent, p2p
 

@@ -8,12 +8,13 @@ from unittest.mock import patch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fcsim.build import build_workloads
 from fcsim.engine.simulation import Simulation
 from fcsim.fc2.login import ServiceParameters
 from fcsim.loop.builder import build_loop
 from fcsim.loop.loop import Loop
-from fcsim.runner import build_workloads
-from fcsim.scenario.model import LoopPortConfig, StreamConfig
+from fcsim.scenario.model import LoopPortConfig
+from fcsim.scenario.workload_model import StreamConfig
 from tests.builders import loop
 
 

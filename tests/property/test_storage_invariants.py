@@ -9,10 +9,10 @@ import dataclasses
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fcsim.build import BUILDERS
 from fcsim.engine.simulation import Simulation
 from fcsim.fc4.fcp import GOOD, Command
-from fcsim.runner import BUILDERS
-from fcsim.scenario.model import FioConfig
+from fcsim.scenario.workload_model import FioConfig
 from fcsim.storage.device_model import ArrayModel, RamDiskModel, load_disk_model
 from fcsim.storage.san import Storage
 from fcsim.workload.fio import RW_MODES, FioOptions

@@ -9,7 +9,7 @@ from fcsim.fc0.speed import CATALOG
 from fcsim.fc2.frame import FRAMING_BYTES, MAX_DATA_FIELD
 from fcsim.fc2.port import MIN_FILL_WORDS
 from fcsim.runner import run_scenario
-from fcsim.scenario.model import StreamConfig
+from fcsim.scenario.workload_model import StreamConfig
 from tests.builders import p2p
 
 

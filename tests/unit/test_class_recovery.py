@@ -12,7 +12,7 @@ from fcsim.faults.config import FaultConfig
 from fcsim.fc2.login import ServiceParameters
 from fcsim.runner import run_once
 from fcsim.scenario.loader import scenario_from_document
-from fcsim.scenario.model import StreamConfig
+from fcsim.scenario.workload_model import StreamConfig
 from tests.builders import p2p
 
 

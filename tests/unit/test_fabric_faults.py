@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from fcsim.build import build_workloads
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.addressing import NAME_SERVER
 from fcsim.faults.config import FaultConfig
@@ -18,9 +19,9 @@ from fcsim.faults.injector import install
 from fcsim.fc2 import els
 from fcsim.fc2 import header as h
 from fcsim.fc2.els_payload import gid_ft_ports, port_wwn
-from fcsim.runner import build_workloads, run_once
+from fcsim.runner import run_once
 from fcsim.scenario.loader import ScenarioError, scenario_from_document
-from fcsim.scenario.model import StreamConfig
+from fcsim.scenario.workload_model import StreamConfig
 from fcsim.topology.fabric import build_fabric
 from tests.builders import fabric
 

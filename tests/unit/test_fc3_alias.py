@@ -21,7 +21,8 @@ from fcsim.fc3.alias import (
 )
 from fcsim.fc3.ports import port_names, ports_of
 from fcsim.runner import run_once
-from fcsim.scenario.model import AliasGroupConfig, NodeConfig, StreamConfig
+from fcsim.scenario.model import AliasGroupConfig, NodeConfig
+from fcsim.scenario.workload_model import StreamConfig
 from fcsim.topology.fabric import build_fabric
 from tests.builders import fabric
 

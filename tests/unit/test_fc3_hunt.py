@@ -7,7 +7,8 @@ from __future__ import annotations
 from fcsim.fc2 import header as h
 from fcsim.fc3.alias import FIRST_ALIAS_ID
 from fcsim.runner import run_once
-from fcsim.scenario.model import AliasGroupConfig, GeneratorConfig, StreamConfig
+from fcsim.scenario.model import AliasGroupConfig
+from fcsim.scenario.workload_model import GeneratorConfig, StreamConfig
 from fcsim.workload.distributions import Constant
 from tests.builders import fabric
 from tests.unit.test_fc3_alias import Frames

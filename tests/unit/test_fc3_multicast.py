@@ -6,7 +6,8 @@ from __future__ import annotations
 from fcsim.engine.simulation import Simulation
 from fcsim.fc3.alias import FIRST_ALIAS_ID
 from fcsim.runner import run_once
-from fcsim.scenario.model import AliasGroupConfig, StreamConfig
+from fcsim.scenario.model import AliasGroupConfig
+from fcsim.scenario.workload_model import StreamConfig
 from fcsim.topology.fabric import build_fabric
 from tests.builders import fabric
 

@@ -8,7 +8,7 @@ import io
 import re
 
 from fcsim.runner import run_once
-from fcsim.scenario.model import FioConfig
+from fcsim.scenario.workload_model import FioConfig
 from fcsim.storage.device_model import RamDiskModel
 from fcsim.trace.timeline import Timeline
 from fcsim.workload.fio import FioOptions

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from fcsim.build import build_workloads
 from fcsim.engine.simulation import Simulation
 from fcsim.fc2.frame import MAX_DATA_FIELD
 from fcsim.host.adapter import AdapterModel, HostAdapter
 from fcsim.host.bus import BUS_TYPES, IoBus
 from fcsim.host.cpu import INTERRUPT, PROCESS, BackgroundLoad, Cpu
-from fcsim.runner import build_workloads
-from fcsim.scenario.model import StreamConfig
+from fcsim.scenario.workload_model import StreamConfig
 from fcsim.topology.point_to_point import build_point_to_point
 from tests.builders import p2p
 

@@ -11,6 +11,7 @@ import json
 
 import pytest
 
+from fcsim.build import build_workloads
 from fcsim.engine.simulation import Simulation
 from fcsim.faults.config import FaultConfig
 from fcsim.faults.injector import install
@@ -32,8 +33,8 @@ from fcsim.fc2.port_states import (
     next_state,
 )
 from fcsim.fc2.recovering_port import RecoveringPort
-from fcsim.runner import build_workloads, run_once
-from fcsim.scenario.model import StreamConfig
+from fcsim.runner import run_once
+from fcsim.scenario.workload_model import StreamConfig
 from fcsim.topology.point_to_point import build_point_to_point
 from fcsim.trace.timeline import Timeline
 from tests.builders import p2p

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fcsim.build import build_hosts
 from fcsim.engine.simulation import Simulation
 from fcsim.host.host_model import HostModel
-from fcsim.runner import build_hosts
 from fcsim.scenario.loader import load_scenario
 from fcsim.topology.ethernet import build_ethernet
 from fcsim.transport.linux import (

@@ -11,7 +11,7 @@ import pytest
 
 from fcsim.faults.config import FaultConfig
 from fcsim.runner import run_once
-from fcsim.scenario.model import StreamConfig
+from fcsim.scenario.workload_model import StreamConfig
 from fcsim.trace.timeline import Timeline
 from tests.builders import loop
 

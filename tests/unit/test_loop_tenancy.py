@@ -19,7 +19,8 @@ from fcsim.loop.loop import Loop
 from fcsim.loop.lport import LPort
 from fcsim.loop.ring import Ring
 from fcsim.runner import run_scenario
-from fcsim.scenario.model import LoopPortConfig, StreamConfig
+from fcsim.scenario.model import LoopPortConfig
+from fcsim.scenario.workload_model import StreamConfig
 from fcsim.trace.timeline import Timeline
 from fcsim.workload.stream import Stream
 from tests.builders import loop

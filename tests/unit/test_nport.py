@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from fcsim.build import build_workloads
 from fcsim.engine.simulation import Simulation
 from fcsim.fc2.login import ServiceParameters
-from fcsim.runner import build_workloads
-from fcsim.scenario.model import StreamConfig
+from fcsim.scenario.workload_model import StreamConfig
 from fcsim.topology.point_to_point import build_point_to_point
 from tests.builders import frames_sent, p2p
 

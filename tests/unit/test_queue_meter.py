@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from fcsim.runner import run_scenario
-from fcsim.scenario.model import StreamConfig
+from fcsim.scenario.workload_model import StreamConfig
 from fcsim.stats.queue import QueueMeter
 from tests.builders import fabric
 

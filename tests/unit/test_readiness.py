@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fcsim.report import summary_text
 from fcsim.runner import run_scenario
-from fcsim.scenario.model import StreamConfig
+from fcsim.scenario.workload_model import StreamConfig
 from tests.builders import fabric, loop
 
 

@@ -8,12 +8,15 @@ from pathlib import Path
 
 import pytest
 
+from fcsim.build import BUILDERS
 from fcsim.fc0.cable import DEFAULT_PROPAGATION
 from fcsim.fc0.speed import CODING_8B10B, CODING_64B66B
 from fcsim.fc2.login import ServiceParameters
-from fcsim.runner import BUILDERS, run_scenario
+from fcsim.runner import run_scenario
 from fcsim.scenario.loader import ScenarioError, load_scenario
-from fcsim.scenario.model import (
+from fcsim.scenario.sections.document import TOPOLOGIES
+from fcsim.scenario.sections.nodes import NodeSection
+from fcsim.scenario.workload_model import (
     FioConfig,
     GeneratorConfig,
     IperfConfig,
@@ -21,8 +24,6 @@ from fcsim.scenario.model import (
     StreamConfig,
     TransferConfig,
 )
-from fcsim.scenario.sections.document import TOPOLOGIES
-from fcsim.scenario.sections.nodes import NodeSection
 from fcsim.trapeze.config import SliceJobConfig
 from fcsim.workload.distributions import Constant, Exponential, Uniform
 

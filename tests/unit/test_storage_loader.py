@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from fcsim.scenario.loader import ScenarioError, load_scenario
-from fcsim.scenario.model import FioConfig
+from fcsim.scenario.workload_model import FioConfig
 from fcsim.storage.device_model import DiskModel, RamDiskModel
 from tests.builders import assert_refused
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from fcsim.scenario.model import IperfConfig
+from fcsim.scenario.workload_model import IperfConfig
 from fcsim.validation.checks import CHECKS, das2
 from fcsim.validation.checks.common import NoFigure
 from fcsim.validation.points import ROOT, narrow, scenario_file

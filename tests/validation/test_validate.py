@@ -61,7 +61,7 @@ def test_cli_rejects_unknown_claims_and_readme_with_quick(
 
 
 def test_a_point_narrows_the_sweep_and_its_length() -> None:
-    from fcsim.scenario.model import NetperfConfig
+    from fcsim.scenario.workload_model import NetperfConfig
     from fcsim.validation.points import Point, narrow
 
     point = Point("scenarios/ong-farrell/fig20-rr-c110-to-c110.toml", 65536, 4096, 2, 0.5)
@@ -110,7 +110,7 @@ def test_a_run_without_its_figure_fails_the_claim_instead_of_stopping_the_run() 
 
 def test_every_experiment_file_loads_and_every_check_names_existing_points() -> None:
     from fcsim.scenario.loader import load_scenario
-    from fcsim.scenario.model import NetperfConfig
+    from fcsim.scenario.workload_model import NetperfConfig
     from fcsim.validation.checks import CHECKS
     from fcsim.validation.points import ROOT, scenario_file
 

@@ -10,7 +10,7 @@ from statistics import fmean
 from fcsim.fc0.speed import speed_named
 from fcsim.fc2.frame import FRAMING_BYTES, MAX_DATA_FIELD
 from fcsim.fc2.port import MIN_FILL_WORDS
-from fcsim.scenario.model import NetperfConfig
+from fcsim.scenario.workload_model import NetperfConfig
 from fcsim.validation.checks.common import (
     Check,
     Results,

@@ -1,0 +1,151 @@
+"""Build a scenario's parts on a simulation: its network (by topology), the
+hosts around its nodes, and its workloads and applications (FC-2 streams and
+generators, netperf, iperf, relayed transfers, Slice block I/O).
+:mod:`fcsim.runner` drives what is built here."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from fcsim.apps.iperf import IperfMesh
+from fcsim.apps.netperf import Netperf
+from fcsim.apps.transfer import TRANSFER_PORT, Transfer
+from fcsim.engine.simulation import Simulation
+from fcsim.fc3.results import striped_stream
+from fcsim.host.block import HostIo
+from fcsim.host.host import Host
+from fcsim.host.host_model import HostModel
+from fcsim.loop.builder import build_loop
+from fcsim.scenario.model import NodeConfig, Scenario
+from fcsim.scenario.workload_model import (
+    GeneratorConfig,
+    IperfConfig,
+    NetperfConfig,
+    StreamConfig,
+    TransferConfig,
+)
+from fcsim.storage.san import Storage
+from fcsim.topology.ethernet import build_ethernet
+from fcsim.topology.fabric import build_fabric
+from fcsim.topology.internetwork import build_internetwork
+from fcsim.topology.myrinet import build_myrinet
+from fcsim.topology.network import Network
+from fcsim.topology.point_to_point import build_point_to_point
+from fcsim.trapeze.config import SliceJobConfig
+from fcsim.trapeze.storage import SliceStorage
+from fcsim.workload import Generator, Stream, Workload
+
+if TYPE_CHECKING:
+    import simpy
+
+BUILDERS: dict[str, Callable[[Simulation, Scenario], Network]] = {
+    "point-to-point": lambda sim, sc: build_point_to_point(sim, sc.nodes, sc.links),
+    "fabric": build_fabric,
+    "loop": lambda sim, sc: build_loop(sim, sc.nodes, sc.links),
+    "ethernet": build_ethernet,
+    "myrinet": build_myrinet,
+}
+"""Topology builders by the scenario's ``topology`` value: (simulation, scenario) -> network."""
+BUILDERS["internetwork"] = lambda sim, sc: build_internetwork(sim, sc, BUILDERS)
+
+def build_workloads(sim: Simulation, scenario: Scenario, net: Network) -> list[Workload]:
+    """Create the scenario's workloads on the built network."""
+    workloads: list[Workload] = []
+    groups = net.aliases.by_name if getattr(net, "aliases", None) else {}
+    for w in scenario.workloads:
+        if not isinstance(w, StreamConfig | GeneratorConfig):
+            continue
+        source, d_id = net.route(w.source, w.destination, fibre_channel=True)
+        if isinstance(w, StreamConfig) and w.stripe_ports > 1:
+            workloads.append(striped_stream(sim, w, net))
+        elif isinstance(w, StreamConfig):
+            workloads.append(Stream(sim, w.name, source, d_id, w.size, w.cls, w.max_data_field,
+                                    w.outstanding, w.start, w.count))
+        else:
+            workloads.append(Generator(sim, w.name, source, d_id, w.interarrival, w.size, w.cls,
+                                       w.max_data_field, w.start, w.count))
+        if w.destination in groups:  # an alias group: sending starts once it is joined
+            workloads[-1].waits.append(groups[w.destination].when_ready)
+    return workloads
+
+
+def build_hosts(sim: Simulation, scenario: Scenario, net: Network) -> dict[str, Host]:
+    """A host around the link ports of every node that names a host model
+    (one interface per network it is on, each card on the bus the node puts
+    it on), loaded by the node's own background load and with its own TCP
+    timestamps setting where it gives them, and with the node's static
+    routes."""
+    hosts = {}
+    for n in scenario.nodes:
+        if n.host is not None:
+            host = hosts[n.name] = Host(sim, n.name, _node_host(n), net.attachments(n.name),
+                                        n.ip_class, dict(n.buses))
+            host.routes.update(n.routes)
+    return hosts
+
+
+def _node_host(node: NodeConfig) -> HostModel:
+    """*node*'s host model with the node's own settings in place of the model's."""
+    model: HostModel = node.host  # type: ignore[assignment]
+    if node.background_load is not None:
+        model = replace(model, background_utilisation=node.background_load)
+    if node.tcp_timestamps is not None:
+        model = replace(model, tcp_timestamps=node.tcp_timestamps)
+    return model
+
+
+def build_netperf(sim: Simulation, scenario: Scenario, hosts: dict[str, Host],
+                  settled: simpy.Event | None = None) -> list[Netperf]:
+    """The scenario's netperf runs (each already narrowed to one socket and send
+    size); with the run's steady-state rule, *settled* succeeds when every one
+    of them has settled."""
+    configs = [w for w in scenario.workloads if isinstance(w, NetperfConfig)]
+    steady = scenario.run.steady_state
+    waiting = len(configs)
+
+    def one_settled() -> None:
+        nonlocal waiting
+        waiting -= 1
+        if waiting == 0 and settled is not None:
+            settled.succeed()
+    return [Netperf(sim, w.name, hosts[w.source], hosts[w.destination],
+                    w.point(w.sockets[0], w.send_sizes[0]), w.start, port=index,
+                    steady=steady, settled=one_settled)
+            for index, w in enumerate(configs)]
+
+
+def build_iperf(sim: Simulation, scenario: Scenario,
+                hosts: dict[str, Host]) -> list[IperfMesh]:
+    """The scenario's iperf runs (each a mesh of its clients and servers), every
+    client-server pair numbered apart so that their ports differ."""
+    meshes, first = [], 0
+    for w in (w for w in scenario.workloads if isinstance(w, IperfConfig)):
+        meshes.append(IperfMesh(sim, w.name, [hosts[c] for c in w.clients],
+                                [hosts[s] for s in w.servers], w.options, w.start, first))
+        first += len(w.clients) * len(w.servers)
+    return meshes
+
+
+def build_transfers(sim: Simulation, scenario: Scenario, hosts: dict[str, Host],
+                    storage: Storage) -> list[Transfer]:
+    """The scenario's relayed transfers, their TCP connections numbered apart;
+    a host's block path to a target at an end through *storage*'s initiators."""
+    def volume(host: str, target: str) -> HostIo:
+        return HostIo(hosts[host], storage.volume(host, (target,), None))
+    transfers, port = [], TRANSFER_PORT
+    for w in (w for w in scenario.workloads if isinstance(w, TransferConfig)):
+        transfers.append(Transfer(sim, w.name, w.path, hosts, volume, w.options, w.start, port))
+        port += len(w.path)
+    return transfers
+
+
+def build_slice(sim: Simulation, scenario: Scenario, net: Network, hosts: dict[str, Host],
+                storage: Storage) -> SliceStorage | None:
+    """The Slice block I/O service over Trapeze of a scenario with block servers
+    or jobs against them (None otherwise), on the disks *storage* made."""
+    if not (any(n.block_server for n in scenario.nodes)
+            or any(isinstance(w, SliceJobConfig) for w in scenario.workloads)):
+        return None
+    return SliceStorage(sim, scenario, net, hosts, storage.local)
