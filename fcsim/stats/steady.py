@@ -20,10 +20,11 @@ recovers on a timer, say, whose counts rise and fall with a period of
 seeing part of a cycle and the batches stay apart for the whole test. The
 steady state of such a test is a cycle parameter (Law and Kelton's
 steady-state cycle parameters: the means over whole cycles form a stationary
-sequence, to which the method of batch means applies). With :attr:`SteadyState.cycles` set, the
-rule also looks for a cycle in the counts, the lag at which their
-autocorrelation peaks (:func:`cycle_length`), and judges batches of one
-cycle as one more view, once that many whole cycles are counted.
+sequence, to which the method of batch means applies). With
+:attr:`SteadyState.cycles` set, the rule also looks for a cycle in the
+counts, the lag at which their autocorrelation peaks (:func:`cycle_length`),
+and judges batches of one cycle as one more view, once that many whole
+cycles are counted.
 
 :class:`SteadyState` is the stopping rule. The first batch of the widest view
 after a test starts is left out (connection set-up and slow start), and
@@ -50,10 +51,12 @@ import numpy as np
 
 CYCLE_CORRELATION = 0.5
 """The autocorrelation a lag must reach to be taken as a cycle's length. For
-counts with no cycle the sample autocorrelation at any lag has a standard
-deviation of about 1/sqrt(n) (Bartlett), 0.16 or less once a cycle can be
-looked for at all (four of the shortest, 2 batches, after the first 0.2 s of
-0.05 s batches: n >= 8 ... in practice tens), so 0.5 is beyond three of them."""
+counts with no cycle the sample autocorrelation at a lag has a standard
+deviation of about 1/sqrt(n) for n counts (Bartlett): 0.5 is three of them
+from 36 counts on (1.8 s of 0.05 s batches), fewer before. A lag taken by
+chance is still judged as a view like the others, on whole batches of its
+length with Student's t at its share of the error, and a test without a
+cycle seldom gives such batches a narrow interval."""
 
 
 def central_t(t: float, df: int) -> float:
