@@ -205,10 +205,17 @@ def test_a_capture_on_one_cable_has_each_frame_once(tmp_path: Path) -> None:
 
 
 def _short(example: Path):
-    """*example* cut to a few milliseconds, one repetition, one sweep point."""
+    """*example* cut to a few milliseconds, one repetition, one sweep point; its
+    faults, if any, at the same fractions of the shorter run."""
     from fcsim.api import Study
+    from fcsim.units import parse_time
 
     study = Study(example)
+    scale = 4e-3 / parse_time(study.document["run"]["duration"])
+    for i, fault in enumerate(study.document.get("faults", [])):
+        for key in ("at", "duration"):
+            if key in fault:
+                study.set(f"faults[{i}].{key}", f"{parse_time(fault[key]) * scale!r} s")
     study.set("run.warmup", "0 s").set("run.repetitions", 1)
     for i, workload in enumerate(study.document.get("workloads", [])):
         if workload.get("type") == "iperf":
