@@ -4,6 +4,7 @@ rule on known series, and the scenario key's errors."""
 from __future__ import annotations
 
 import math
+import random
 from pathlib import Path
 from statistics import stdev
 
@@ -153,8 +154,11 @@ def test_cycle_length_is_where_the_autocorrelation_peaks() -> None:
     assert cycle_length([528] * 60, 4) is None  # nothing repeats: all alike
     drift = [500 + k for k in range(60)]  # correlation falls from lag 1 on
     assert cycle_length(drift, 4) is None
-    noise = [528 + (37 * k) % 11 for k in range(60)]  # lag 11 repeats, but weakly
-    assert cycle_length(noise, 4) in (None, 11)
+    sawtooth = [528 + (37 * k) % 11 for k in range(60)]  # an 11-batch cycle, not 2 or 5
+    assert cycle_length(sawtooth, 4) == 11
+    rng = random.Random(3)
+    for _ in range(10):  # independent counts: no lag reaches the threshold
+        assert cycle_length([528 + rng.gauss(0, 5) for _ in range(80)], 4) is None
 
 
 def test_batches_of_one_cycle_settle_what_no_power_of_two_batch_can() -> None:
