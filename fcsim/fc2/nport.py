@@ -128,6 +128,9 @@ class NPort(Transmitting, Receiving, Connections):
         self._next_ox_id = 0
         self._next_seq_id = 0
         self._rx_free_at = 0.0
+        self.ack_f_ctl = 0
+        """F_CTL bits set in every ACK_1 this port sends now (a recovery's Abort
+        Sequence Condition, :mod:`fcsim.fc2.sequence_recovery`; 0 otherwise)."""
         self._rng = sim.rng(f"nport/{name}")
 
     # -- login and upper-layer interface ---------------------------------------

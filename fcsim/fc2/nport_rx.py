@@ -193,8 +193,11 @@ class Receiving:
         stats = self.stats
         eof = osets.EOFn
         cls = frame.cls
+        f_ctl = h.F_CTL_EXCHANGE_CONTEXT | h.F_CTL_SEQUENCE_CONTEXT | (
+            frame.f_ctl & h.F_CTL_END_SEQUENCE)
         if r_ctl == h.R_CTL_ACK_1:
             stats.acks_tx += 1
+            f_ctl |= self.ack_f_ctl
             if frame.f_ctl & h.F_CTL_END_SEQUENCE:
                 eof = osets.EOFt
             if frame.f_ctl & h.F_CTL_END_CONNECTION and not self._class1_pending(frame.s_id):
@@ -210,9 +213,7 @@ class Receiving:
             if cls == 1 and (conn is None or conn.peer_id != frame.s_id or conn.state == PENDING):
                 cls = 2  # the answer to a refused connect travels outside any connection
         self._control.append(Frame(
-            SOF_NEXT[cls], eof, r_ctl, frame.s_id, frame.d_id, h.TYPE_BLS,
-            h.F_CTL_EXCHANGE_CONTEXT | h.F_CTL_SEQUENCE_CONTEXT
-            | (frame.f_ctl & h.F_CTL_END_SEQUENCE),
+            SOF_NEXT[cls], eof, r_ctl, frame.s_id, frame.d_id, h.TYPE_BLS, f_ctl,
             frame.seq_id, frame.seq_cnt, frame.ox_id, self._rx_id(frame), 0, cls,
             parameter=parameter, answers=frame,
         ))

@@ -99,15 +99,14 @@ class SequenceRecovery:
                 and frame.seq_cnt > inbound.frames):
             self._data_received(frame)
             return
-        port = nport.port
-        busy, port._busy = port._busy, True  # the ACK waits to be marked
-        self._data_received(frame)
-        port._busy = busy
-        for answer in nport._control:
-            if answer.answers is frame and answer.r_ctl == h.R_CTL_ACK_1:
-                self.gaps += 1
-                answer.f_ctl |= h.F_CTL_ABORT_SEQUENCE
-        port.kick()
+        acks = nport.stats.acks_tx
+        nport.ack_f_ctl = h.F_CTL_ABORT_SEQUENCE
+        try:
+            self._data_received(frame)
+        finally:
+            nport.ack_f_ctl = 0
+        if nport.stats.acks_tx > acks:  # answered with an ACK, not refused
+            self.gaps += 1
 
     def _received(self, seq: Sequence, time: float) -> None:
         """A whole sequence: an ABTS or BA_ACC of this recovery, or the upper
