@@ -56,6 +56,13 @@ from fcsim.fc2.port_states import (
 if TYPE_CHECKING:
     from fcsim.fc2.recovering_port import RecoveringPort
 
+IMPAIRMENT_MEMORY = 1.0
+"""How long a receiver's window of loss or corruption is kept after it closed,
+s: longer than any frame or primitive takes to arrive (a 2148-byte frame at
+132.8125 Mbaud takes 0.17 ms), so no transmission still arriving overlaps a
+window forgotten."""
+
+
 class RecoveryStats:
     """What one port's recovery counted over the measured interval: *failures*
     (Link Failures it detected), *resets* (Link Resets it began), *timeouts*
@@ -77,7 +84,7 @@ class RecoveryStats:
         self.frames_lost = self.payload_lost = self.r_rdy_lost = 0
         self.down_time = 0.0
 
-    def as_dict(self) -> dict[str, int]:
+    def as_dict(self) -> dict[str, float]:
         """The counters by name."""
         return {name: getattr(self, name) for name in self.__slots__}
 
@@ -277,7 +284,7 @@ class LinkControl:
         self.ok_since = now
         self.heard = None
         self.impairments = [(s, now if e == float("inf") else e, lost)
-                            for s, e, lost in self.impairments if e > now - 1.0]
+                            for s, e, lost in self.impairments if e > now - IMPAIRMENT_MEMORY]
         peer = self.peer
         if peer.powered:
             self._sim.call_later(RECOGNITION_WORDS * self.port.word_time, self.recognise,

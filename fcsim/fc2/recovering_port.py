@@ -32,6 +32,10 @@ from fcsim.fc2.link_recovery import LinkControl
 from fcsim.fc2.port import Port
 from fcsim.fc2.port_states import AC, IDLES_ON_ENTRY, LR1, SOF_CHARACTERS
 
+RECEIVED, CORRUPTED, LOST = 0, 1, 2
+"""What became of a transmission at a recovering port's receiver
+(:meth:`RecoveringPort.fate`)."""
+
 
 class RecoveringPort(Port):
     """A :class:`Port` with a Link Control Facility :attr:`lcf`; *e_d_tov* is
@@ -97,7 +101,7 @@ class RecoveringPort(Port):
         super().send_r_rdy()
         peer: RecoveringPort = self.peer  # type: ignore[assignment]
         arrival = peer._r_rdys[-1]
-        if peer.fate(arrival - self.word_time, arrival):
+        if peer.fate(arrival - self.word_time, arrival) != RECEIVED:
             peer._r_rdys.pop()
             peer.lcf.stats.r_rdy_lost += 1
 
@@ -116,10 +120,10 @@ class RecoveringPort(Port):
         duration = frame.chars * self.char_time
         start = now - duration if self.header_notice is None else now - self.header_notice
         fate = self.fate(start, start + duration)
-        if fate == 2:
+        if fate == LOST:
             self.lose(frame)
             return
-        if fate == 1:
+        if fate == CORRUPTED:
             frame.corrupt = True
         super()._receive(frame)
 
@@ -139,18 +143,19 @@ class RecoveringPort(Port):
 
     def fate(self, start: float, end: float) -> int:
         """What became of a transmission that reached the receiver from *start*
-        to *end* (s): 0 received, 1 received corrupted, 2 lost (nothing heard,
-        its start-of-frame delimiter corrupted, or the port not Active)."""
+        to *end* (s): :data:`RECEIVED`, :data:`CORRUPTED`, or :data:`LOST`
+        (nothing heard, its start-of-frame delimiter corrupted, or the port not
+        Active)."""
         lcf = self.lcf
         if lcf.state != AC or not lcf.receiving or lcf.ok_since > start + 1e-15:
-            return 2
-        verdict = 0
+            return LOST
+        verdict = RECEIVED
         sof_end = start + SOF_CHARACTERS * self.char_time
         for first, last, lost in lcf.impairments:
             if first < end and last > start:
                 if lost or first < sof_end:
-                    return 2
-                verdict = 1
+                    return LOST
+                verdict = CORRUPTED
         return verdict
 
     # -- state -------------------------------------------------------------------

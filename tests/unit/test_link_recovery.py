@@ -32,7 +32,7 @@ from fcsim.fc2.port_states import (
     R_T_TOV,
     next_state,
 )
-from fcsim.fc2.recovering_port import RecoveringPort
+from fcsim.fc2.recovering_port import CORRUPTED, LOST, RECEIVED, RecoveringPort
 from fcsim.runner import run_once
 from fcsim.scenario.workload_model import StreamConfig
 from fcsim.topology.point_to_point import build_point_to_point
@@ -146,9 +146,9 @@ def test_a_burst_over_a_start_of_frame_loses_the_frame_and_its_credit() -> None:
     port = RecoveringPort.convert(net.nodes["b"].port, 2.0)
     RecoveringPort.convert(net.nodes["a"].port, 2.0)
     port.lcf.impairments.append((1e-6, 1e-6 + 2 * port.char_time, False))
-    assert port.fate(1e-6 - 1e-9, 5e-6) == 2  # the SOF is hit: not even seen
-    assert port.fate(0.5e-6, 5e-6) == 1  # hit further in: received with an error
-    assert port.fate(2e-6, 5e-6) == 0
+    assert port.fate(1e-6 - 1e-9, 5e-6) == LOST  # the SOF is hit: not even seen
+    assert port.fate(0.5e-6, 5e-6) == CORRUPTED  # hit further in: received with an error
+    assert port.fate(2e-6, 5e-6) == RECEIVED
 
 
 def test_corrupted_characters_damage_frames_and_cost_sync_past_four_words() -> None:
