@@ -34,7 +34,7 @@ from fcsim.fabric.services import E_D_TOV as FABRIC_E_D_TOV
 from fcsim.faults import config as k
 from fcsim.faults.config import FaultConfig
 from fcsim.faults.fabric_recovery import FabricRecovery
-from fcsim.faults.incidents import Incidents, Record
+from fcsim.faults.incidents import COUNTERS, Incidents, Record
 from fcsim.faults.nport_recovery import NPortRecovery, Relogin
 from fcsim.fc2.link_recovery import LinkControl
 from fcsim.fc2.nport import NPort
@@ -65,7 +65,7 @@ class FaultRun:
         self.ports: dict[str, RecoveringPort] = {}
         self.recoveries: dict[str, NPortRecovery] = {}
         self.fabric: FabricRecovery | None = None
-        self._offsets = [0.0] * 5
+        self._offsets = [0.0] * len(COUNTERS)
         self.incidents = Incidents(sim, self._read)
         self._loop_payload_lost = 0
         if self.loop is None:
@@ -253,7 +253,8 @@ class FaultRun:
         """Start the measurement interval (call before the network's own reset):
         the incidents' counters keep counting from the start of the run."""
         read = self._read()
-        self._offsets = [*read[:3], self._offsets[3], read[4]]
+        kept = COUNTERS.index("retransmitted")  # counted since the start of the run
+        self._offsets = [self._offsets[i] if i == kept else v for i, v in enumerate(read)]
         self._loop_payload_lost = 0
         for port in self.ports.values():
             port.lcf.reset_stats()
