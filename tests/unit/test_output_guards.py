@@ -20,7 +20,7 @@ from fcsim.output import Capped, OutputError, check_folder
 from fcsim.progress import Progress, end_progress_line
 from fcsim.runner import port_names
 from fcsim.scenario.loader import load_scenario
-from tests.unit.test_outputs import ROOT, _scenario, _Terminal
+from tests.unit.test_outputs import ROOT, _scenario, _Terminal, terminal_signals
 
 
 def _one_error_line(err: str, *parts: str) -> None:
@@ -134,21 +134,13 @@ def test_an_interrupted_progress_line_is_ended() -> None:
     assert shown.rstrip().endswith("first") and shown.endswith(" \n") and shown.count("\n") == 1
 
 
-def _terminal_signals() -> None:
-    """In the child: SIGINT and SIGTERM as a terminal's foreground job has them, even
-    when the tests themselves run in the background (where a shell ignores SIGINT,
-    which fcsim then rightly leaves ignored)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-
-
 def _stopped(tmp_path: Path, args: list[str], signum: int, times: int) -> None:
     """Start fcsim with *args*, send *signum* to its process group *times*, 20 ms
     apart, once its two workers run, as a terminal sends Ctrl-C; check it stops."""
     process = subprocess.Popen(
         [sys.executable, "-m", "fcsim.cli", *args, "--jobs", "2"], stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True, start_new_session=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)}, preexec_fn=_terminal_signals)
+        env={**os.environ, "PYTHONPATH": str(ROOT)}, preexec_fn=terminal_signals)
     workers: list[str] = []
     deadline = time.monotonic() + 30
     while len(workers) < 2 and time.monotonic() < deadline:

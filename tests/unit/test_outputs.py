@@ -48,10 +48,19 @@ def _scenario(tmp_path: Path, duration: str = "100 us", outstanding: int = 1) ->
     return path
 
 
+def terminal_signals() -> None:
+    """In the child: SIGINT and SIGTERM as a terminal's foreground job has them, even
+    when the tests themselves run in the background (where a shell ignores SIGINT,
+    which fcsim then rightly leaves ignored)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def _fcsim(*args: str, **kwargs) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "fcsim.cli", *args], cwd=kwargs.get("cwd"),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+                            env={**os.environ, "PYTHONPATH": str(ROOT)},
+                            preexec_fn=terminal_signals)
 
 
 def _until(ready, timeout: float = 60.0) -> None:
