@@ -8,7 +8,12 @@ for about the same number of frames. Only the event loop is timed. The cost
 per frame should not grow with the switch: the target is 32 pairs within
 15 % of 1 pair.
 
-Usage: python bench/switch_frames_per_second.py [--pairs 1 8 32 128] [--repeat N]
+With --per-hop, each 1-pair run is paired with the same stream between two
+N_Ports on one link (the run after it), and the median of the paired ratios
+of their frame rates is printed: the cost of a frame through the switch
+against one link, whose target is at most 2.
+
+Usage: python bench/switch_frames_per_second.py [--pairs 1 8 32 128] [--repeat N] [--per-hop]
 """
 
 from __future__ import annotations
@@ -25,9 +30,15 @@ from fcsim.fc0.speed import speed_named
 from fcsim.scenario.model import LinkConfig, NodeConfig, RunConfig, Scenario, SwitchConfig
 from fcsim.scenario.workload_model import StreamConfig
 from fcsim.topology.fabric import build_fabric
+from fcsim.topology.point_to_point import build_point_to_point
 
 FRAMES_PER_RUN = 160_000
 """About how many frames each run forwards (1GFC carries ~49,000 full frames/s a pair)."""
+
+
+def _stream(i: int) -> StreamConfig:
+    """Pair *i*'s saturating stream: 16 KiB Class 3 sequences, four outstanding."""
+    return StreamConfig(f"w{i}", f"n{2 * i}", f"n{2 * i + 1}", 8 * 2048, outstanding=4)
 
 
 def run(pairs: int) -> tuple[int, float]:
@@ -35,8 +46,7 @@ def run(pairs: int) -> tuple[int, float]:
     model = dataclasses.replace(load_switch_model("generic-nonblocking"),
                                 ports=max(64, 2 * pairs))
     names = [f"n{i}" for i in range(2 * pairs)]
-    loads = tuple(StreamConfig(f"w{i}", f"n{2 * i}", f"n{2 * i + 1}", 8 * 2048, outstanding=4)
-                  for i in range(pairs))
+    loads = tuple(_stream(i) for i in range(pairs))
     duration = FRAMES_PER_RUN / 49_000 / pairs
     scenario = Scenario(
         name="switch bench", topology="fabric", run=RunConfig(duration, login=False),
@@ -53,11 +63,44 @@ def run(pairs: int) -> tuple[int, float]:
     return net.switches["sw"].stats.forwarded, wall
 
 
+def run_link() -> tuple[int, float]:
+    """The 1-pair stream between two N_Ports on one link: frames delivered and
+    wall time of the event loop."""
+    duration = FRAMES_PER_RUN / 49_000
+    scenario = Scenario(
+        name="link bench", topology="point-to-point", run=RunConfig(duration, login=False),
+        nodes=(NodeConfig("n0"), NodeConfig("n1")),
+        links=(LinkConfig("l", ("n0", "n1"), speed_named("1GFC")),), workloads=(_stream(0),))
+    sim = Simulation(1)
+    net = build_point_to_point(sim, scenario.nodes, scenario.links)
+    build_workloads(sim, scenario, net)
+    started = time.perf_counter()
+    sim.run(duration)
+    wall = time.perf_counter() - started
+    return net.nodes["n1"].stats.data_frames_rx, wall
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, nargs="+", default=[1, 8, 32, 128])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--per-hop", action="store_true",
+                        help="also the cost of a frame through the switch against one link")
     args = parser.parse_args()
+    if args.per_hop:
+        ratios, links, switched = [], [], []
+        for _ in range(args.repeat):
+            frames, wall = run(1)
+            switched.append(frames / wall)
+            frames, wall = run_link()
+            links.append(frames / wall)
+            ratios.append(links[-1] / switched[-1])
+        print(f"one link: {statistics.median(links):10,.0f} frames per wall-second; "
+              f"through the switch (1 pair): {statistics.median(switched):10,.0f} "
+              f"(medians of {args.repeat})")
+        print(f"cost of a frame through the switch against one link: "
+              f"{statistics.median(ratios):.2f} (median of the paired ratios; "
+              f"runs {min(ratios):.2f}-{max(ratios):.2f})")
     rates = {}
     for pairs in args.pairs:
         runs = [run(pairs) for _ in range(args.repeat)]
