@@ -12,6 +12,13 @@ no event object behind it. :meth:`Simulation.run` steps that heap as SimPy's
 such an entry's callback directly and processing any SimPy event (an
 ``env.event()``, a ``Timeout``, a condition, a process) exactly as
 ``Environment.step`` would, so SimPy events and processes work beside them.
+
+A component that may not need a callback it would schedule can instead
+:meth:`Simulation.reserve` its place in that order (its time and insertion
+number), and later either :meth:`Simulation.take_up` the place, or learn that
+it has :meth:`Simulation.passed`: what then runs, runs where the entry would
+have run. A transmitter with nothing more to send uses this for the end of
+its last gap (:mod:`fcsim.fc2.port`).
 """
 
 from __future__ import annotations
@@ -51,6 +58,7 @@ class Simulation:
         self.seed = seed
         self.sinks: list[TraceSink] = []
         self._streams: dict[str, random.Random] = {}
+        self._current: tuple[Any, ...] | None = None  # the heap entry being (or last) processed
 
     @property
     def now(self) -> float:
@@ -73,6 +81,30 @@ class Simulation:
         """
         env = self.env
         heappush(env._queue, (env._now + delay, NORMAL, next(env._eid), callback, value))
+
+    def reserve(self, delay: float) -> tuple[float, int]:
+        """The place in the event order that an entry of :meth:`call_later`
+        made now with *delay*, s, would take (its time computed as that of the
+        entry), without the entry: pass it to :meth:`take_up` to schedule a
+        callback there, or to :meth:`passed`."""
+        env = self.env
+        return (env._now + delay, next(env._eid))
+
+    def take_up(self, place: tuple[float, int], callback: Callable[[Any], None],
+                value: Any = None) -> None:
+        """Schedule *callback(value)* at the reserved *place* (not yet passed):
+        it runs exactly where the :meth:`call_later` entry would have run."""
+        heappush(self.env._queue, (place[0], NORMAL, place[1], callback, value))
+
+    def passed(self, place: tuple[float, int]) -> bool:
+        """True if the reserved *place* is behind the entry being processed: an
+        entry there would have been taken off the heap already."""
+        at = place[0]
+        now = self.env._now
+        if at != now:
+            return at < now
+        current = self._current  # at the same time: NORMAL entries go in insertion order
+        return current is not None and current[1] == NORMAL and place[1] < current[2]
 
     def run(self, until: float, stop: simpy.Event | None = None) -> None:
         """Run the simulation up to simulated time *until*, s, or until the event
@@ -110,7 +142,7 @@ class Simulation:
         queue = env._queue
         pop = heappop
         while True:
-            item = pop(queue)
+            self._current = item = pop(queue)
             env._now = item[0]
             if len(item) == 5:
                 item[3](item[4])

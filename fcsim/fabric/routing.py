@@ -66,5 +66,5 @@ def pick(hops: list[Hashable], s_id: int, d_id: int, ox_id: int) -> Hashable:
     """
     if len(hops) == 1:
         return hops[0]
-    low, high = sorted((s_id, d_id))
+    low, high = (s_id, d_id) if s_id <= d_id else (d_id, s_id)
     return hops[(low * 31 + high * 17 + ox_id) % len(hops)]

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from fcsim.engine.simulation import Simulation
-from fcsim.fabric.addressing import area_of, domain_of, is_well_known
+from fcsim.fabric.addressing import WELL_KNOWN_LOW, area_of, domain_of
 from fcsim.fabric.services import FabricServices
 from fcsim.fabric.switch_model import SwitchModel
 from fcsim.fabric.switch_port import HEADER_CHARS, Held, SwitchPort, SwitchStats
@@ -63,6 +63,7 @@ class Switch:
         self._internal: deque[Held] = deque()
         self._inputs: list[SwitchPort] = []
         self._router_free = 0.0
+        self._env = sim.env
         self._pick: Callable[[list[SwitchPort], Frame], SwitchPort] = lambda hops, f: hops[0]
 
     def add_port(self, index: int, port: Port) -> SwitchPort:
@@ -101,17 +102,21 @@ class Switch:
             self._free_input(inp, frame)
 
     def _arrive(self, inp: SwitchPort, frame: Frame) -> None:
-        now = self.sim.env._now
-        if is_well_known(frame.d_id):
+        now = self._env._now
+        d_id = frame.d_id
+        if d_id >= WELL_KNOWN_LOW:
             self._free_input(inp, frame)
             if self.services is None:
                 self._discard(frame)
             else:
                 self.services.request(inp, frame)
             return
-        if (inp.reserved_to is not None and frame.sof is not osets.SOFc1
-                and inp.reserved == frozenset((frame.s_id, frame.d_id))):
+        sof = frame.sof
+        if (inp.reserved_to is not None and sof is not osets.SOFc1
+                and inp.reserved == frozenset((frame.s_id, d_id))):
             out = inp.reserved_to  # within a Class 1 connection: its dedicated path
+        elif d_id >> 16 == self.domain:  # output_for's local case, inline (once a frame)
+            out = self.local.get(d_id >> 8 & 0xFF)
         else:
             out = self.output_for(frame)
         if out is None and self.aliases is not None:  # an alias: FC-3 routes or replicates it
@@ -121,15 +126,18 @@ class Switch:
         if out is None:
             self.refuse(inp, frame, h.R_CTL_F_RJT, F_RJT_INVALID_D_ID)
             return
-        refusal = self._class1_check(inp, out, frame)
-        if refusal is not None:
-            self.refuse(inp, frame, h.R_CTL_F_BSY, refusal)
-            return
+        if sof is osets.SOFc1 or (frame.cls != 1 and out.reserved is not None):
+            refusal = self._class1_check(inp, out, frame)
+            if refusal is not None:
+                self.refuse(inp, frame, h.R_CTL_F_BSY, refusal)
+                return
         model = self.model
         ready = now
-        if model.cut_through:
+        if model.cut_through:  # once the frame can leave without catching up its own EOF
             eof_in = now + (frame.chars - HEADER_CHARS) * inp.port.char_time
-            ready = max(now, eof_in - frame.chars * out.port.char_time)
+            ready = eof_in - frame.chars * out.port.char_time
+            if ready < now:
+                ready = now
         if model.routing_rate is not None:
             ready = max(ready, self._router_free) + 1.0 / model.routing_rate
             self._router_free = ready
@@ -141,25 +149,29 @@ class Switch:
             self._queue(held)
 
     def _queue(self, held: Held) -> None:
-        now = held.queued = self.sim.env._now
-        held.out.queue.enter(now)
+        now = held.queued = self._env._now
+        out = held.out
+        out.queue.enter(now)
         inp = held.inp
         if inp is None:
             self._internal.append(held)
         else:
-            if self.model.hold_time is not None and held.frame.cls != 1:
-                self.sim.call_later(self.model.hold_time, self._hold_expired, held)
-            if self.model.virtual_output_queues:
-                queue = inp.voq.setdefault(held.out.index, deque())
+            model = self.model
+            if model.hold_time is not None and held.frame.cls != 1:
+                self.sim.call_later(model.hold_time, self._hold_expired, held)
+            if model.virtual_output_queues:
+                queue = inp.voq.get(out.index)
+                if queue is None:
+                    queue = inp.voq[out.index] = deque()
                 if not queue:
-                    insort(held.out.waiting, inp.pos)
+                    insort(out.waiting, inp.pos)
                 queue.append(held)
             else:
                 inp.fifo.append(held)
                 if len(inp.fifo) > 1:
                     return  # not at the head: its output is asked when it gets there
-                insort(held.out.waiting, inp.pos)
-        held.out.port.kick()
+                insort(out.waiting, inp.pos)
+        out.port.kick()
 
     def _class1_check(self, inp: SwitchPort, out: SwitchPort, frame: Frame) -> int | None:
         """Reserve for a Class 1 connect; the F_BSY reason if *frame* must be busied.
@@ -261,38 +273,51 @@ class Switch:
 
     def _pull(self, out: SwitchPort, credit: bool) -> Frame | None:
         internal = self._internal
-        for held in internal:
-            if held.out is out and (credit or not uses_bb_credit(held.frame)):
-                internal.remove(held)
-                return self._cross(held)
+        if internal:
+            for held in internal:
+                if held.out is out and (credit or not uses_bb_credit(held.frame)):
+                    internal.remove(held)
+                    out.port.drained = False
+                    return self._cross(held)
         waiting = out.waiting
         if not waiting:
             return None
-        now = self.sim.env._now
+        now = self._env._now
         inputs = self._inputs
-        start = out.next_input
+        voq = self.model.virtual_output_queues
         blocked_until = None
-        first = bisect_left(waiting, start)  # inputs in turn from next_input, cyclically
-        for pos in waiting[first:] + waiting[:first]:
+        if len(waiting) == 1:
+            turn = waiting
+        else:  # inputs in turn from next_input, cyclically
+            first = bisect_left(waiting, out.next_input)
+            turn = waiting[first:] + waiting[:first]
+        for pos in turn:
             inp = inputs[pos]
-            queue = inp.voq[out.index] if self.model.virtual_output_queues else inp.fifo
-            if inp.read_free > now:
-                blocked_until = inp.read_free if blocked_until is None else min(
-                    blocked_until, inp.read_free)
+            read_free = inp.read_free
+            if read_free > now:
+                if blocked_until is None or read_free < blocked_until:
+                    blocked_until = read_free
                 continue
+            queue = inp.voq[out.index] if voq else inp.fifo
             held = queue[0]
-            if not credit and uses_bb_credit(held.frame):
+            frame = held.frame
+            bb = frame.cls != 1 or frame.sof is osets.SOFc1  # uses_bb_credit, inline
+            if bb and not credit:
                 continue
             queue.popleft()
-            self._new_head(inp, out, queue)
+            if not voq:
+                self._new_head(inp, out, queue)
+            elif not queue:  # _new_head's virtual-output-queue case, inline
+                waiting.remove(pos)
             out.next_input = (pos + 1) % len(inputs)
-            inp.read_free = (now + held.frame.chars * inp.port.char_time
-                             / self.model.crossbar_speedup)
-            self._free_input(inp, held.frame)
-            if not self.model.virtual_output_queues and inp.fifo:
+            inp.read_free = now + frame.chars * inp.port.char_time / self.model.crossbar_speedup
+            if bb:  # _free_input, inline
+                inp.port.release_buffer()
+            if not voq and inp.fifo:
                 nxt = inp.fifo[0].out
                 if nxt is not out:
                     nxt.port.kick()
+            out.port.drained = not waiting and not internal  # nothing more to send yet
             return self._cross(held)
         if blocked_until is not None and not out._wake_pending:
             out._wake_pending = True
@@ -305,7 +330,7 @@ class Switch:
 
     def _cross(self, held: Held) -> Frame:
         frame = held.frame
-        now = self.sim.env._now
+        now = self._env._now
         held.out.queue.leave(now, now - held.queued)
         self.stats.forwarded += 1
         if frame.is_link_control:

@@ -5,6 +5,8 @@ a :class:`Held` frame is one inside the switch between its input and output."""
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING
 
 from fcsim.fc2.frame import Frame
@@ -71,23 +73,20 @@ class SwitchPort:
         self.waiting: list[int] = []
         self._wake_pending = False
         self.queue = QueueMeter(switch.sim.env._now)
+        self.frame_received: Callable[[Frame], None] = partial(switch._arrive, self)
+        """A frame (or, cut-through, its header) has arrived."""
+        self.frame_dropped: Callable[[Frame], None] = partial(switch._arrive_damaged, self)
+        """A frame with a transmission error arrived."""
+        self.next_frame: Callable[[bool], Frame | None] = partial(switch._pull, self)
+        """The next frame for this output, taking inputs in turn (BB credit or not)."""
         port.owner = self
         if switch.model.cut_through:
             port.header_notice = HEADER_CHARS * port.char_time if port.char_time else None
 
-    # receive side (the Port hands frames in)
-    def frame_received(self, frame: Frame) -> None:
-        """A frame (or, cut-through, its header) has arrived."""
-        self.switch._arrive(self, frame)
-
-    def frame_dropped(self, frame: Frame) -> None:
-        """A frame with a transmission error arrived."""
-        self.switch._arrive_damaged(self, frame)
-
-    # transmit side (the Port pulls frames out)
-    def next_frame(self, credit: bool) -> Frame | None:
-        """The next frame for this output, taking inputs in turn."""
-        return self.switch._pull(self, credit)
+    # The Port hands frames in with frame_received and frame_dropped and pulls
+    # them out with next_frame: the switch's own methods, bound to this port in
+    # __init__ (one call a frame fewer on the switch's hot path than a method
+    # here that calls them).
 
     def waits_for_credit(self) -> bool:
         """True if a frame for this output is ready but needs BB credit."""

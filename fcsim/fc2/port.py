@@ -20,6 +20,16 @@ at a third fewer events per frame.
 
 Class 1 frames after the connect frame (SOFc1) use no BB credit (FC-PH 26.4:
 BB flow control applies to Class 1 only for the connect-request frame).
+
+The transmitter becomes free at the end of the gap after each frame, where
+it asks its owner for the next. An owner that knows it has nothing more
+sets :attr:`Port.drained` when it hands out a frame: then no event marks
+that end, only its place in the event order is reserved
+(:meth:`~fcsim.engine.simulation.Simulation.reserve`). A :meth:`Port.kick`
+before that place puts the event there after all; one after it finds the
+transmitter free, as the event would have left it. The order and times of
+everything else are those of the event-per-frame path
+(``tests/property/test_port_free_end.py``).
 """
 
 from __future__ import annotations
@@ -125,7 +135,9 @@ class Port(LazyCredit):
     is handed each frame when its header has arrived rather than at its EOF:
     the cut-through switch port's view. The link (:class:`fcsim.link.link.Link`) sets
     :attr:`peer`, :attr:`char_time`, :attr:`word_time`, :attr:`gap_time` (the
-    :data:`GAP_WORDS` fill words after each frame) and :attr:`delay`.
+    :data:`GAP_WORDS` fill words after each frame) and :attr:`delay`. The
+    owner may set :attr:`drained` when it hands out a frame after which it has
+    nothing to send (see the module's docstring); it stays false otherwise.
     """
 
     GAP_WORDS = MIN_FILL_WORDS
@@ -154,6 +166,8 @@ class Port(LazyCredit):
         self._stall_since: float | None = None
         self._r_rdys: deque[float] = deque()
         self._wake_pending = False
+        self.drained = False
+        self._free_at: tuple[float, int] | None = None  # the reserved end of the last gap
         self._rng = sim.rng(f"port/{name}")
         self._env = sim.env
         self._sinks = sim.sinks
@@ -178,6 +192,33 @@ class Port(LazyCredit):
         """Tell the transmitter that the owner may have a frame to send."""
         if not self._busy:
             self._send_next()
+            return
+        place = self._free_at
+        if place is None:  # while the owner is asked, or a frame is on its way out:
+            self.drained = False  # keep the event at the end of this gap
+            return
+        self._free_at = None
+        if self.sim.passed(place):  # _free(), inline: the end has passed
+            self._busy = False
+            self._send_next()
+        else:  # before the reserved end: it needs its event
+            self.sim.take_up(place, self._send_next)
+
+    def _free(self) -> bool:
+        """True if the transmitter is free now, counting a reserved end of the
+        gap that has passed (it leaves the transmitter free, as its event would)."""
+        if not self._busy:
+            return True
+        if self._free_at is None or not self.sim.passed(self._free_at):
+            return False
+        self._free_at = None
+        self._busy = False
+        return True
+
+    def _wake(self, _value: object) -> None:
+        self._wake_pending = False
+        if self._free():
+            self._send_next()
 
     def _send_next(self, _event: object = None) -> None:
         now = self._env._now
@@ -201,7 +242,10 @@ class Port(LazyCredit):
         peer: Port = self.peer  # type: ignore[assignment]
         arrival = end if peer.header_notice is None else start + peer.header_notice
         self._later(arrival + self.delay - now, peer._receive, frame)
-        self._later(gap_end - now, self._send_next)
+        if self.drained:
+            self._free_at = self.sim.reserve(gap_end - now)
+        else:
+            self._later(gap_end - now, self._send_next)
 
     def send_r_rdy(self) -> None:
         """Send one R_RDY in the next free fill word."""
@@ -217,7 +261,7 @@ class Port(LazyCredit):
                 sink.primitive(now, self, "R_RDY", start)
         peer: Port = self.peer  # type: ignore[assignment]
         peer._r_rdys.append(end + self.delay)
-        if peer._stall_since is not None and not peer._busy:
+        if peer._stall_since is not None and peer._free():
             peer._wake_for_credit()
 
     # -- receiver ---------------------------------------------------------------

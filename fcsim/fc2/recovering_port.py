@@ -70,6 +70,11 @@ class RecoveringPort(Port):
             self._busy = False
             return
         super()._send_next(_event)
+        if self._free_at is not None:
+            # an event at the end of every gap after all: the R_RDYs it counts
+            # in may be cleared or lost by the link's recovery later
+            self.sim.take_up(self._free_at, self._send_next)
+            self._free_at = None
         if self._stall_since is not None and not self._timing:
             self._timing = True
             self.sim.call_later(self.e_d_tov, self._link_timeout, None)

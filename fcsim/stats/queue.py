@@ -43,15 +43,21 @@ class QueueMeter:
 
     def enter(self, now: float) -> None:
         """A frame joins the queue at *now* (s)."""
-        self._advance(now)
-        self.length += 1
-        if self.length > self._max:
-            self._max = self.length
+        length = self.length
+        time_at = self._time_at  # _advance, inline: once a frame
+        time_at[length] = time_at.get(length, 0.0) + now - self._since
+        self._since = now
+        self.length = length = length + 1
+        if length > self._max:
+            self._max = length
 
     def leave(self, now: float, waited: float) -> None:
         """A frame leaves at *now* (s) after waiting *waited* s."""
-        self._advance(now)
-        self.length -= 1
+        length = self.length
+        time_at = self._time_at
+        time_at[length] = time_at.get(length, 0.0) + now - self._since
+        self._since = now
+        self.length = length - 1
         self.wait.add(waited)
 
     def results(self, now: float) -> dict[str, Any]:
