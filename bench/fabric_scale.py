@@ -8,9 +8,10 @@ edge switch (239 domains: 3,995 N_Ports); every N_Port logs in frame by frame
 Class 3 stream of 16 KiB sequences from each edge switch to the next (traffic
 = "ring"). Timed: reading the table into a checked scenario, building the
 fabric, simulating until the last N_Port has logged in, and simulating 1 ms
-of traffic after it.
+of traffic after it (--traffic: another length; peak memory should not grow
+with it).
 
-Usage: python bench/fabric_scale.py [--domains 16 64 239]
+Usage: python bench/fabric_scale.py [--domains 16 64 239] [--traffic MS]
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from fcsim.topology.fabric import build_fabric
 CORES = 4
 PER_EDGE = 17
 TRAFFIC = 1e-3
-"""Simulated traffic after the last login, s."""
+"""Simulated traffic after the last login, s (unless --traffic)."""
 
 
 def core_edge(domains: int) -> Scenario:
@@ -42,8 +43,8 @@ def core_edge(domains: int) -> Scenario:
                    "stream_size": "16 KiB", "outstanding": 2}}, "bench/fabric_scale.py")
 
 
-def measure(domains: int) -> None:
-    """Print the figures of one fabric size."""
+def measure(domains: int, traffic: float = TRAFFIC) -> None:
+    """Print the figures of one fabric size with *traffic* s of traffic after login."""
     started = time.perf_counter()
     scenario = core_edge(domains)
     read = time.perf_counter()
@@ -55,25 +56,30 @@ def measure(domains: int) -> None:
         sim.run(sim.now + 10e-6)
     logged_in = time.perf_counter()
     before = sum(s.stats.forwarded for s in net.switches.values())
-    sim.run(sim.now + TRAFFIC)
+    sim.run(sim.now + traffic)
     frames = sum(s.stats.forwarded for s in net.switches.values()) - before
     ran = time.perf_counter()
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"{domains:4d} domains, {len(net.nodes):5d} N_Ports: read {read - started:4.1f} s, "
           f"build {built - read:5.1f} s, "
-          f"login {logged_in - built:5.1f} s (done at {sim.now * 1e6 - TRAFFIC * 1e6:.0f} us "
-          f"simulated), {frames / (ran - logged_in):9,.0f} frames forwarded per wall-second, "
+          f"login {logged_in - built:5.1f} s (done at {(sim.now - traffic) * 1e6:.0f} us "
+          f"simulated), {traffic * 1e3:g} ms of traffic: "
+          f"{frames / (ran - logged_in):9,.0f} frames forwarded per wall-second, "
           f"peak memory {rss:.0f} MB")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--domains", type=int, nargs="+", default=[16, 64, 239])
+    parser.add_argument("--traffic", type=float, default=TRAFFIC * 1e3,
+                        help="simulated traffic after the last login, ms (default 1)")
     args = parser.parse_args()
+    if not args.traffic > 0:
+        parser.error(f"--traffic: {args.traffic}; a length of traffic in ms, above 0")
     for domains in args.domains:
         if not CORES < domains <= 239:
             parser.error(f"--domains: {domains}; a fabric has {CORES + 1}..239 domains here")
-        measure(domains)
+        measure(domains, args.traffic / 1e3)
 
 
 if __name__ == "__main__":

@@ -318,7 +318,11 @@ class Switch:
                 if nxt is not out:
                     nxt.port.kick()
             out.port.drained = not waiting and not internal  # nothing more to send yet
-            return self._cross(held)
+            out.queue.leave(now, now - held.queued)  # _cross, inline: from an input
+            self.stats.forwarded += 1
+            if frame.is_link_control:
+                self._release_class1(frame, held)
+            return frame
         if blocked_until is not None and not out._wake_pending:
             out._wake_pending = True
             self.sim.call_later(blocked_until - now, self._wake, out)
@@ -329,13 +333,13 @@ class Switch:
         out.port.kick()
 
     def _cross(self, held: Held) -> Frame:
+        """A frame the switch itself sends (a refusal, a service's answer, an FC-3
+        copy) crosses to its output; one from an input crosses in :meth:`_pull`."""
         frame = held.frame
         now = self._env._now
         held.out.queue.leave(now, now - held.queued)
         self.stats.forwarded += 1
-        if frame.is_link_control:
-            self._release_class1(frame, held)
-        elif held.inp is None and self.aliases is not None:
+        if not frame.is_link_control and self.aliases is not None:
             self.aliases.crossed(frame)
         return frame
 
