@@ -40,7 +40,9 @@ class Transmitting:
         control = self._control
         if control and (credit or not uses_bb_credit(control[0])) and (
                 d_id is None or control[0].d_id == d_id):
-            return control.popleft()
+            frame = control.popleft()
+            self.port.drained = not control and not self._ready  # nothing more queued
+            return frame
         ready = self._ready
         if not credit and not self._ready_classed and self.connection is None:
             return None  # only Class 3 sequences, each needing a credit
@@ -65,6 +67,7 @@ class Transmitting:
                         self._ready_classed -= 1
                 else:
                     ready.rotate(-1)
+                self.port.drained = not ready and not control  # nothing more queued
                 return frame
             ready.rotate(-1)
         return None
