@@ -103,6 +103,7 @@ class LPort(LazyCredit):
         self.loop_stats = LoopPortStats()
         self._peer_id = self._hops = self._granted = self._received = 0
         self._cls_sent = self._access_pending = self._busy = False
+        self.drained = False  # an N_Port's mark (fcsim.fc2.port); a loop port does not use it
         self._waiting = self._wake_pending = False
         self._delay = self._line_free = self._gap_end = self._arb_mark = self._hold_mark = 0.0
         self._deliver: Callable[[object], None] | None = None
