@@ -241,7 +241,7 @@ class FaultRun:
             frames += sum(p.loop_stats.lost for p in self.loop.ports)
             payload += self._loop_payload_lost
         resent = sum(endpoint.counters.retransmitted_bytes for host in self.hosts.values()
-                     for endpoint in host._endpoints.values())
+                     for endpoint in host.tcp_endpoints)
         resent += sum(recovery.retransmitted_bytes for recovery in self.sequences.values())
         errored = sum(port.stats.errors_rx for port in self.net.ports())
         return [delivered, frames, payload, resent, errored]

@@ -194,6 +194,11 @@ class Host:
         self._endpoints[address] = endpoint
         return Socket(self, endpoint)
 
+    @property
+    def tcp_endpoints(self) -> list[TcpEndpoint]:
+        """The TCP endpoints bound on this host, in the order they were bound."""
+        return list(self._endpoints.values())
+
     def udp_socket(self, port: int, sndbuf: int, rcvbuf: int) -> UdpSocket:
         """A UDP socket bound to *port* with send and receive buffers, bytes."""
         address = f"{self.name}:{port}"
