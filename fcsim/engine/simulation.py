@@ -97,8 +97,9 @@ class Simulation:
         heappush(self.env._queue, (place[0], NORMAL, place[1], callback, value))
 
     def passed(self, place: tuple[float, int]) -> bool:
-        """True if the reserved *place* is behind the entry being processed: an
-        entry there would have been taken off the heap already."""
+        """True if the reserved *place* is behind the entry being processed (between
+        runs, the last one processed): an entry there would have been taken off
+        the heap already."""
         at = place[0]
         now = self.env._now
         if at != now:
