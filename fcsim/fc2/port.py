@@ -190,19 +190,13 @@ class Port(LazyCredit):
 
     def kick(self) -> None:
         """Tell the transmitter that the owner may have a frame to send."""
-        if not self._busy:
+        if self._free():
             self._send_next()
-            return
-        place = self._free_at
-        if place is None:  # while the owner is asked, or a frame is on its way out:
+        elif self._free_at is not None:  # before the reserved end: it needs its event
+            self.sim.take_up(self._free_at, self._send_next)
+            self._free_at = None
+        else:  # while the owner is asked, or a frame is on its way out:
             self.drained = False  # keep the event at the end of this gap
-            return
-        self._free_at = None
-        if self.sim.passed(place):  # _free(), inline: the end has passed
-            self._busy = False
-            self._send_next()
-        else:  # before the reserved end: it needs its event
-            self.sim.take_up(place, self._send_next)
 
     def _free(self) -> bool:
         """True if the transmitter is free now, counting a reserved end of the

@@ -65,16 +65,22 @@ class RecoveringPort(Port):
 
     # -- transmitter -------------------------------------------------------------
 
+    @property
+    def drained(self) -> bool:
+        """Always false: a recovering port keeps an event at the end of every
+        gap, because the R_RDYs that event counts in may later be cleared or
+        lost by the link's recovery (see :mod:`fcsim.fc2.port`)."""
+        return False
+
+    @drained.setter
+    def drained(self, _value: bool) -> None:
+        """The owner's mark is not used."""
+
     def _send_next(self, _event: object = None) -> None:
         if self.lcf.state != AC:
             self._busy = False
             return
         super()._send_next(_event)
-        if self._free_at is not None:
-            # an event at the end of every gap after all: the R_RDYs it counts
-            # in may be cleared or lost by the link's recovery later
-            self.sim.take_up(self._free_at, self._send_next)
-            self._free_at = None
         if self._stall_since is not None and not self._timing:
             self._timing = True
             self.sim.call_later(self.e_d_tov, self._link_timeout, None)
