@@ -98,11 +98,7 @@ class Incidents:
         now = self.sim.env._now
         for record in self.records:
             if record.started and record.recovered is None and lcf in record.ports:
-                if len(record.events) < MAX_EVENTS:
-                    record.events.append(f"{now * 1e3:.6f} ms {lcf.port.name}: {old} -> {new}: "
-                                         f"{reason}")
-                else:
-                    record.hidden += 1
+                _event(record, now, f"{lcf.port.name}: {old} -> {new}: {reason}")
                 if record.detected is None and new != AC:
                     record.detected, record.detection = now, f"{lcf.port.name}: {reason}"
                 self.check(record)
@@ -113,9 +109,7 @@ class Incidents:
             if record.started and record.recovered is None:
                 if any(r.nport is nport for r in record.logins):
                     record.relogged = True
-                    if len(record.events) < MAX_EVENTS:
-                        record.events.append(f"{time * 1e3:.6f} ms {nport.name}: logged in "
-                                             "again, sending")
+                    _event(record, time, f"{nport.name}: logged in again, sending")
                     self.check(record)
 
     def note(self, text: str) -> None:
@@ -124,10 +118,7 @@ class Incidents:
         now = self.sim.env._now
         for record in self.records:
             if record.started and record.recovered is None:
-                if len(record.events) < MAX_EVENTS:
-                    record.events.append(f"{now * 1e3:.6f} ms {text}")
-                else:
-                    record.hidden += 1
+                _event(record, now, text)
 
     def applied(self, record: Record) -> None:
         """*record*'s fault has struck every port it strikes."""
@@ -195,3 +186,12 @@ class Incidents:
 
 def _difference(first: Sequence[float], last: Sequence[float]) -> list[float]:
     return [b - a for a, b in zip(first, last, strict=True)]
+
+
+def _event(record: Record, time: float, text: str) -> None:
+    """Log *text* at *time* (s) among *record*'s events, or count it as hidden
+    once :data:`MAX_EVENTS` are logged."""
+    if len(record.events) < MAX_EVENTS:
+        record.events.append(f"{time * 1e3:.6f} ms {text}")
+    else:
+        record.hidden += 1

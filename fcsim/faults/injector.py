@@ -152,10 +152,11 @@ class FaultRun:
                 if lcf.peer.powered:
                     self.sim.call_later(lcf.port.delay, lcf.light_arrives, None)
         elif kind == k.LOSS_OF_SYNC:
+            losses = self._credit_losses(struck)  # before: losing sync loses R_RDYs in flight
             for lcf in struck:
                 lcf.lose_sync(fault.duration)  # type: ignore[arg-type]
             self.sim.call_later(fault.duration, self._impairment_over,  # type: ignore[arg-type]
-                                (record, self._credit_losses(struck)))
+                                (record, losses))
         elif kind == k.CORRUPTED_CHARACTERS:
             losses = self._credit_losses(struck)
             for lcf in struck:

@@ -184,3 +184,19 @@ def test_the_same_seed_and_faults_give_the_same_results() -> None:
     first, second = run_once(scenario, 3), run_once(scenario, 3)
     assert json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True)
     assert first["faults"]["schedule"][1]["recovered_s"] is not None
+
+
+def test_a_loss_of_sync_that_loses_an_r_rdy_in_flight_leaves_the_credit_lost() -> None:
+    """The R_RDY on its way to the port that loses synchronisation is lost with
+    the port's sync: its BB credit comes back only with a Link Reset, so the
+    fault is not over when the port is synchronised again."""
+    params = ServiceParameters(bb_credit=2)
+    scenario = dataclasses.replace(
+        p2p((StreamConfig("w", "a", "b", 21120, outstanding=2),), 0.01, length=2000.0,
+            a=params, b=params),
+        faults=(FaultConfig(0.002, "loss-of-sync", port="a", duration=3e-6),))
+    result = run_once(scenario, 1)
+    record = result["faults"]["schedule"][0]
+    assert result["faults"]["ports"]["a"]["r_rdy_lost"] == 1
+    assert record["recovery"] is None and record["recovered_s"] is None  # E_D_TOV is 2 s
+    assert "lost with their BB credit" in record["events"][0]
