@@ -36,7 +36,3 @@ def area_of(n_port_id: int) -> int:
     """The area (switch port) of an N_Port ID."""
     return n_port_id >> 8 & 0xFF
 
-
-def is_well_known(n_port_id: int) -> bool:
-    """True for the fabric's well-known service addresses."""
-    return n_port_id >= WELL_KNOWN_LOW

@@ -33,7 +33,7 @@ from fcsim.fabric.switch import Switch
 from fcsim.fabric.switch_port import Held, SwitchPort
 from fcsim.fc2.link_recovery import LinkControl
 from fcsim.fc2.port import uses_bb_credit
-from fcsim.fc2.port_states import AC, FAILED, OFF
+from fcsim.fc2.port_states import AC, DOWN
 from fcsim.topology.fabric import FabricNetwork, route
 
 
@@ -87,7 +87,7 @@ class FabricRecovery:
 
     def _listener(self, switch: Switch, sp: SwitchPort) -> Callable[..., None]:
         def changed(lcf: LinkControl, old: str, new: str, reason: str) -> None:
-            if (new in FAILED or new == OFF) and sp not in self._down:
+            if new in DOWN and sp not in self._down:
                 self._down.add(sp)
                 self._failed(switch, sp, reason)
             elif new == AC and sp in self._down:

@@ -36,11 +36,10 @@ error."""
 
 @dataclass
 class Record:
-    """What happened to one *fault* (the *index*-th of the schedule): the
-    link controls of the *ports* it watches and the N_Port recoveries
-    *logins* (each with ``down`` and ``held``)."""
+    """What happened to one *fault* of the schedule: the link controls of the
+    *ports* it watches and the N_Port recoveries *logins* (each with ``down``
+    and ``held``)."""
 
-    index: int
     fault: FaultConfig
     ports: list[LinkControl]
     logins: list[Any]

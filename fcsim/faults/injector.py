@@ -75,7 +75,7 @@ class FaultRun:
                 port.lose = self._loses(port.lose)
         self.sequences = {name: SequenceRecovery(node) for name, node in net.nodes.items()}
         for index, fault in enumerate(self.faults):
-            self.incidents.watch(self._record(index, fault))
+            self.incidents.watch(self._record(fault))
             sim.call_later(fault.at, self._apply, self.incidents.records[index])
 
     def _loses(self, lose: Any) -> Any:
@@ -113,13 +113,13 @@ class FaultRun:
             self.fabric.logged_in(nport.port_id, nport.name)
         self.incidents.logged_in(nport, time)
 
-    def _record(self, index: int, fault: FaultConfig) -> Record:
+    def _record(self, fault: FaultConfig) -> Record:
         """The record of *fault*, watching the ports it strikes and their peers."""
         struck = self._struck(fault)
         ports = list(dict.fromkeys(p for port in struck for p in (port, port.peer)))
         logins = [self.recoveries[p.owner.name] for p in ports
                   if isinstance(p.owner, NPort) and p.owner.name in self.recoveries]
-        return Record(index, fault, [p.lcf for p in ports], logins)
+        return Record(fault, [p.lcf for p in ports], logins)
 
     def _struck(self, fault: FaultConfig) -> list[RecoveringPort]:
         """The ports *fault* strikes directly (none on a loop)."""
@@ -150,7 +150,7 @@ class FaultRun:
                 lcf.cable = True
             for lcf in struck:
                 if lcf.peer.powered:
-                    self.sim.call_later(lcf.port.delay, lcf.light_arrives, None)
+                    self.sim.call_later(lcf.port.delay, lcf.light_returns, None)
         elif kind == k.LOSS_OF_SYNC:
             losses = self._credit_losses(struck)  # before: losing sync loses R_RDYs in flight
             for lcf in struck:

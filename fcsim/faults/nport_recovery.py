@@ -22,7 +22,7 @@ from fcsim.fc2 import header as h
 from fcsim.fc2.link_recovery import LinkControl
 from fcsim.fc2.login import ELS_TIMEOUT
 from fcsim.fc2.nport import NPort
-from fcsim.fc2.port_states import AC, FAILED, OFF
+from fcsim.fc2.port_states import AC, DOWN
 from fcsim.fc2.sequence import Sequence
 
 Relogin = Callable[[NPort, Callable[[], None]], None]
@@ -48,7 +48,7 @@ class NPortRecovery:
         lcf.listeners.append(self._changed)
 
     def _changed(self, lcf: LinkControl, old: str, new: str, reason: str) -> None:
-        if new in FAILED or new == OFF:
+        if new in DOWN:
             if not self.down:
                 self.down = True
                 self._link_lost(lcf)

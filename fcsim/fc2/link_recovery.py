@@ -41,13 +41,12 @@ from fcsim.fc2.port_states import (
     LR1,
     OFF,
     OL1,
-    OL2,
-    OL3,
     OLS_MINIMUM,
     PROTOCOL_TIMEOUT,
     R_T_TOV,
     RECOGNITION_WORDS,
     SENDS,
+    SETTLED_DOWN,
     SYNC_WORDS,
     TIMED,
     next_state,
@@ -227,12 +226,12 @@ class LinkControl:
             self._sim.call_later(LOS_ASSERT, self._no_signal, None)
 
     def _no_signal(self, _value: object) -> None:
-        if not self.signal and self.powered and self.state not in (LF2, OL1, OL2, OL3):
+        if not self.signal and self.powered and self.state not in SETTLED_DOWN:
             self.enter(LF2, "loss of signal")
 
-    def light_returns(self) -> None:
-        """Light reaches the receiver again now: signal after the LOS deassert
-        time, then synchronisation."""
+    def light_returns(self, _value: object = None) -> None:
+        """Light reaches the receiver again now (called, or scheduled as a
+        callback): signal after the LOS deassert time, then synchronisation."""
         word = self.port.word_time
         self._sim.call_later(LOS_DEASSERT + SYNC_WORDS * word, self._signal_back, None)
 
@@ -250,7 +249,7 @@ class LinkControl:
         self._sim.call_later(duration, self._sync_back, None)
 
     def _sync_timeout(self, _value: object) -> None:
-        if not self.sync and self.powered and self.state not in (LF2, OL1, OL2, OL3):
+        if not self.sync and self.powered and self.state not in SETTLED_DOWN:
             self.enter(LF2, f"loss of synchronisation for R_T_TOV ({R_T_TOV * 1e3:g} ms)")
 
     def _sync_back(self, _value: object) -> None:
@@ -307,8 +306,4 @@ class LinkControl:
         if self.lit():
             self.light_returns()
         if self.cable:
-            self._sim.call_later(self.port.delay, self.peer.light_arrives, None)
-
-    def light_arrives(self, _value: object) -> None:
-        """The peer's light reaches this port (a callback of the simulation)."""
-        self.light_returns()
+            self._sim.call_later(self.port.delay, self.peer.light_returns, None)

@@ -53,6 +53,11 @@ TIMED = (LR1, LR2, LR3, LF1)
 :data:`PROTOCOL_TIMEOUT`."""
 FAILED = (LF1, LF2, OL1, OL2, OL3)
 """States of a link that has failed or is initialising: its logins are gone."""
+DOWN = (*FAILED, OFF)
+"""A failed link's states, or a failed port."""
+SETTLED_DOWN = (LF2, OL1, OL2, OL3)
+"""States a loss of signal or synchronisation does not move to LF2: LF2
+itself and the offline states."""
 
 
 def next_state(state: str, received: str) -> str:

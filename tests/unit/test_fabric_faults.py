@@ -19,6 +19,7 @@ from fcsim.faults.injector import install
 from fcsim.fc2 import els
 from fcsim.fc2 import header as h
 from fcsim.fc2.els_payload import gid_ft_ports, port_wwn
+from fcsim.fc2.port_states import LOS_ASSERT
 from fcsim.runner import run_once
 from fcsim.scenario.loader import ScenarioError, scenario_from_document
 from fcsim.scenario.workload_model import StreamConfig
@@ -48,7 +49,7 @@ def test_a_failed_isl_makes_fspf_route_around_it() -> None:
     result = run_once(scenario((FaultConfig(0.005, "link-down", link="isl0"),)), 1)
     fabric_faults = result["faults"]["fabric"]
     reroute = fabric_faults["reroutes"][0]
-    assert reroute["at_s"] == pytest.approx(0.005 + 100e-6)
+    assert reroute["at_s"] == pytest.approx(0.005 + LOS_ASSERT)  # loss of signal asserted
     assert reroute["isls_in_use"] == 3
     record = result["faults"]["schedule"][0]
     assert record["detection"] == "e1:10: loss of signal"
