@@ -64,8 +64,7 @@ class FabricRecovery:
         self._causes: list[str] = []
         self._down: set[SwitchPort] = set()
         self._isl_ports = {sp for ends in net.isl_ends.values() for sp in ends.values()}
-        self._f_ports = {sp: (switch, index) for switch in net.switches.values()
-                         for index, sp in switch.local.items()}
+        self._f_ports = {sp for switch in net.switches.values() for sp in switch.local.values()}
         for switch in net.switches.values():
             switch.services.controller = self.controller  # type: ignore[union-attr]
             switch._queue = self._queuer(switch, switch._queue)  # type: ignore[method-assign]
@@ -105,18 +104,16 @@ class FabricRecovery:
         if sp in self._isl_ports:
             self._reroute(f"{switch.name}:{sp.index} {reason}")
         elif sp in self._f_ports:
-            lost, index = self._f_ports[sp]
-            del lost.local[index]
-            address = port_id(lost.domain, index)
-            lost.services.directory.discard(address)  # type: ignore[union-attr]
-            self._notify(address, f"{lost.name}:{index} left the fabric")
+            del switch.local[sp.index]
+            address = port_id(switch.domain, sp.index)
+            switch.services.directory.discard(address)  # type: ignore[union-attr]
+            self._notify(address, f"{switch.name}:{sp.index} left the fabric")
 
     def _back(self, switch: Switch, sp: SwitchPort) -> None:
         if sp in self._isl_ports:
             self._reroute(f"{switch.name}:{sp.index} Active again")
         elif sp in self._f_ports:
-            again, index = self._f_ports[sp]
-            again.local[index] = sp
+            switch.local[sp.index] = sp
 
     def logged_in(self, address: int, name: str) -> None:
         """N_Port *name* at *address* has logged in again: tell the others."""

@@ -87,8 +87,13 @@ class RecoveringPort(Port):
 
     def _absorb(self, now: float) -> None:
         arrivals = self._r_rdys
-        if arrivals and arrivals[0] <= now:
-            self._credit_seen = max(a for a in arrivals if a <= now)
+        if arrivals and arrivals[0] <= now:  # they arrive in order: the last one by now
+            seen = arrivals[0]
+            for arrived in arrivals:
+                if arrived > now:
+                    break
+                seen = arrived
+            self._credit_seen = seen
         super()._absorb(now)
 
     def _link_timeout(self, _value: object) -> None:
