@@ -10,8 +10,8 @@ is Active again (but one whose cable another fault pulled out) and every
 N_Port among them has logged in again (a loop: when its initialisation
 ends). Counters of the whole network (payload
 received by every N_Port, frames and payload lost, bytes sent again) are
-sampled at every fault, every recovery, the end of the warm-up and the end of
-the run, so that a fault's figures are differences between samples: *during*
+sampled at the start of the run, every fault, every recovery and the end of
+the run (in time order), so that a fault's figures are differences between samples: *during*
 runs from the fault to its recovery (or the end), *before* from the sample
 before the fault, *after* from the recovery to the next sample.
 """
@@ -169,8 +169,7 @@ class Incidents:
         """The sample nearest in time before (*step* -1) or after (+1) sample
         *index* taken at another time (the first or last if none)."""
         when = self.samples[index][0]
-        order = sorted(range(len(self.samples)), key=lambda i: (self.samples[i][0], i))
-        others = [i for i in order if (self.samples[i][0] - when) * step > 0]
+        others = [i for i, (time, _) in enumerate(self.samples) if (time - when) * step > 0]
         if not others:
             return index
         return others[-1] if step < 0 else others[0]

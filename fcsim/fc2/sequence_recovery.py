@@ -94,8 +94,8 @@ class SequenceRecovery:
         """A data frame arrived: a Class 1 or 2 frame past a gap in the sequence's
         count has its ACK ask for ABTS."""
         nport = self.nport
-        inbound = nport._inbound.get(frame.sequence)  # type: ignore[arg-type]
-        if not (frame.cls != 3 and inbound is not None and inbound.attempt == frame.attempt
+        inbound = None if frame.cls == 3 else nport._inbound.get(frame.sequence)  # type: ignore[arg-type]
+        if not (inbound is not None and inbound.attempt == frame.attempt
                 and frame.seq_cnt > inbound.frames):
             self._data_received(frame)
             return
