@@ -35,7 +35,9 @@ def mixed_fabrics(draw):
 
 
 class Recorder:
-    """Every frame and primitive signal sent, with its port and times."""
+    """Every frame and primitive signal sent, with its port and times as exact
+    floats (:mod:`fcsim.trace.timeline` rounds them to the nanosecond, and the
+    two paths may differ in the last bit of a time)."""
 
     def __init__(self) -> None:
         self.sent: list[tuple[Any, ...]] = []
