@@ -52,6 +52,14 @@ DELIVERED_KEPT = 16
 """Sequences of an exchange a recipient remembers having delivered, to tell
 an ABTS for one of them (its ACKs lost) from one for a sequence it lacks."""
 
+KEPT_FOR_R_A_TOVS = 2
+"""A delivered sequence is remembered for E_D_TOV plus this many R_A_TOV:
+the latest an ABTS for it can come. Its initiator's ACK timeout fires at
+most E_D_TOV after the last answer it had (the ABTS then leaves), it gives
+the sequence up R_A_TOV after that first ABTS, and a frame spends at most
+R_A_TOV in the fabric (FC-FS: R_A_TOV is E_D_TOV plus twice the fabric's
+delay), so the last ABTS arrives within E_D_TOV + 2 R_A_TOV of the delivery."""
+
 
 class SequenceAbort:
     """What an ABTS or BA_ACC of this recovery carries: the aborted *sequence*,
@@ -79,6 +87,9 @@ class SequenceRecovery:
         self._aborting: dict[Sequence, int] = {}
         self._retries: dict[Sequence, int] = {}
         self._delivered: dict[Any, deque[Sequence]] = {}
+        # every delivery remembered, in time order: (time, exchange, sequence)
+        self._deliveries: deque[tuple[float, Any, Sequence]] = deque()
+        self._kept_for = nport.params.e_d_tov + KEPT_FOR_R_A_TOVS * R_A_TOV
         self._complete = nport._complete
         self._data_received = nport._data_received
         self._answer_received = nport._answer_received
@@ -126,9 +137,31 @@ class SequenceRecovery:
             self._accepted(abort)
         else:
             if seq.cls != 3:
-                self._delivered.setdefault(seq.exchange, deque(maxlen=DELIVERED_KEPT)).append(seq)
+                self._remember(seq)
             if self._hook is not None:
                 self._hook(seq, time)
+
+    def _remember(self, seq: Sequence) -> None:
+        """Remember *seq* as delivered (at most :data:`DELIVERED_KEPT` of its
+        exchange), and forget the deliveries no ABTS can ask about any more
+        (:data:`KEPT_FOR_R_A_TOVS`), with their exchanges once none is left."""
+        now = self.nport.sim.env._now
+        deliveries = self._deliveries
+        cutoff = now - self._kept_for
+        while deliveries and deliveries[0][0] < cutoff:
+            _, exchange, old = deliveries.popleft()
+            kept = self._delivered.get(exchange)
+            if kept and kept[0] is old:  # else pushed out by later ones of its exchange
+                kept.popleft()
+                if not kept:
+                    del self._delivered[exchange]
+        self._delivered.setdefault(seq.exchange, deque(maxlen=DELIVERED_KEPT)).append(seq)
+        deliveries.append((now, seq.exchange, seq))
+
+    @property
+    def remembered(self) -> int:
+        """Delivered sequences remembered now, to answer an ABTS for one of them."""
+        return sum(len(kept) for kept in self._delivered.values())
 
     # -- as initiator ------------------------------------------------------------
 

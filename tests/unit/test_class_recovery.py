@@ -8,11 +8,16 @@ from __future__ import annotations
 import dataclasses
 import tomllib
 
+from fcsim.build import BUILDERS, build_workloads
+from fcsim.engine.simulation import Simulation
 from fcsim.faults.config import FaultConfig
-from fcsim.fc2.login import ServiceParameters
+from fcsim.faults.injector import install as install_faults
+from fcsim.fc2.login import R_A_TOV, ServiceParameters
+from fcsim.fc2.sequence_recovery import KEPT_FOR_R_A_TOVS
 from fcsim.runner import run_once
 from fcsim.scenario.loader import scenario_from_document
-from fcsim.scenario.workload_model import StreamConfig
+from fcsim.scenario.workload_model import GeneratorConfig, StreamConfig
+from fcsim.workload.distributions import Constant
 from tests.builders import p2p
 
 
@@ -140,3 +145,24 @@ def test_scsi_times_out_aborts_and_retries_across_a_pulled_cable() -> None:
     assert job["errors"] == 0
     assert result["faults"]["schedule"][1]["recovered_s"] is not None
     assert result["faults"]["schedule"][0]["throughput_bytes_per_s"]["after"] > 0
+
+
+def test_a_recipient_forgets_deliveries_no_abts_can_ask_about() -> None:
+    """Each Class 2 sequence of a generator is its own exchange: a recipient
+    remembers its deliveries for E_D_TOV + 2 R_A_TOV (22 s), not for ever."""
+    every = 0.05
+    load = (GeneratorConfig("g", "a", "b", Constant(every), Constant(2048.0), cls=2),)
+    scenario = dataclasses.replace(
+        p2p(load, 40.0), faults=(FaultConfig(39.0, "loss-of-sync", port="b", duration=30e-6),))
+    sim = Simulation(1)
+    net = BUILDERS[scenario.topology](sim, scenario)
+    workloads = build_workloads(sim, scenario, net)
+    faults = install_faults(sim, scenario, net, {})
+    recipient = faults.sequences["b"]
+    kept_for = ServiceParameters().e_d_tov + KEPT_FOR_R_A_TOVS * R_A_TOV
+    sim.run(kept_for - 1.0)  # nothing forgotten yet
+    assert recipient.remembered == workloads[0].stats.sequences > 400
+    sim.run(scenario.run.duration)
+    delivered = workloads[0].stats.sequences
+    assert delivered > 790
+    assert abs(recipient.remembered - kept_for / every) <= 2  # only the last 22 s
