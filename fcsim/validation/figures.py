@@ -23,11 +23,12 @@ repetitions and netperf length (10 s), all in one pool of processes. For
 ``ong-farrell`` that is 28 files x 9 sockets x 16 message sizes x 5 repetitions =
 20,160 points, and the 14 TCP_RR files' command as printed, one 1-byte run per
 socket and repetition (630 more). Measured processor time per point with the
-files' steady-state rule: about 11 s for a stream of 1-64 B messages (its
-receiver is in receive livelock, so it never settles and runs its 10 s),
-0.1-0.9 s for the other stream points and 0.3-0.5 s for an RR point, so the
-full grid takes about 9 processor hours, three quarters of them in the
-1-64 B streams: under 5 hours on 2 idle cores, about 1 on 8. ``rd11`` has 510
+files' steady-state rule (``bench/figures_grid.py``): 7.5-8.9 s for a stream
+of 1-64 B messages (its receiver is in receive livelock or reads rarely, so
+it never settles and runs its 10 s), 0.15-0.4 s for the other stream points
+(2 s at 256 B) and 0.06-0.33 s for an RR point, so the full grid takes about
+7 processor hours, four fifths of them in the 1-64 B streams: under 4 hours
+on 2 idle cores, about 1 on 8. ``rd11`` has 510
 points (4 experiments x 5 loads x 6 or 11 message sizes x 3 repetitions of
 1 s runs, as its files say) of 0.3-3.5 s of processor time each (the loads
 are simulated too): about 6 minutes on 2 cores. The keyword arguments narrow the grid
