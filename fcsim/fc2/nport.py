@@ -128,9 +128,11 @@ class NPort(Transmitting, Receiving, Connections):
         self._next_ox_id = 0
         self._next_seq_id = 0
         self._rx_free_at = 0.0
-        self.ack_f_ctl = 0
-        """F_CTL bits set in every ACK_1 this port sends now (a recovery's Abort
-        Sequence Condition, :mod:`fcsim.fc2.sequence_recovery`; 0 otherwise)."""
+        self.gap_hook: Callable[[Frame], None] | None = None
+        """Set by a Class 1/2 sequence recovery (:mod:`fcsim.fc2.sequence_recovery`):
+        a data frame that arrives past a gap in its sequence's count is answered
+        with an ACK asking for ABTS (Abort Sequence Condition 01) and handed to
+        it. None: no gap is looked for (no recovery)."""
         self._rng = sim.rng(f"nport/{name}")
 
     # -- login and upper-layer interface ---------------------------------------

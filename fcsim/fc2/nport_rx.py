@@ -96,6 +96,7 @@ class Receiving:
         seq: Sequence = frame.sequence  # type: ignore[assignment]
         now = self.sim.env._now
         inbound = self._inbound.get(seq)
+        gap = False
         if inbound is None or inbound.attempt != frame.attempt:
             if inbound is not None:
                 _unmeter(seq, inbound)
@@ -103,6 +104,8 @@ class Receiving:
             if not self._inbound_check:
                 self._inbound_check = True
                 self.sim.call_later(self.params.e_d_tov, self._inbound_timeout)
+        elif self.gap_hook is not None and frame.cls != 3:
+            gap = frame.seq_cnt > inbound.frames  # a frame before this one was lost
         inbound.last = now
         inbound.frames += 1
         inbound.payload += frame.payload_len
@@ -112,7 +115,10 @@ class Receiving:
         if meter is not None:
             meter.frames += 1
             meter.payload += frame.payload_len
-        if frame.cls != 3:
+        if gap:
+            self._answer(frame, h.R_CTL_ACK_1, 1, h.F_CTL_ABORT_SEQUENCE)
+            self.gap_hook(frame)  # type: ignore[misc]
+        elif frame.cls != 3:
             self._answer(frame, h.R_CTL_ACK_1, 1)
         if frame.f_ctl & h.F_CTL_END_SEQUENCE:
             del self._inbound[seq]
@@ -188,8 +194,9 @@ class Receiving:
             self._watch_connection(self.connection)
         return None
 
-    def _answer(self, frame: Frame, r_ctl: int, parameter: int) -> None:
-        """Queue the link-control frame *r_ctl* answering *frame*, from its D_ID (an alias too)."""
+    def _answer(self, frame: Frame, r_ctl: int, parameter: int, abort: int = 0) -> None:
+        """Queue the link-control frame *r_ctl* answering *frame*, from its D_ID (an
+        alias too); an ACK_1 carries the Abort Sequence Condition bits *abort*."""
         stats = self.stats
         eof = osets.EOFn
         cls = frame.cls
@@ -197,7 +204,7 @@ class Receiving:
             frame.f_ctl & h.F_CTL_END_SEQUENCE)
         if r_ctl == h.R_CTL_ACK_1:
             stats.acks_tx += 1
-            f_ctl |= self.ack_f_ctl
+            f_ctl |= abort
             if frame.f_ctl & h.F_CTL_END_SEQUENCE:
                 eof = osets.EOFt
             if frame.f_ctl & h.F_CTL_END_CONNECTION and not self._class1_pending(frame.s_id):

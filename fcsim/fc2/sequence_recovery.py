@@ -9,9 +9,10 @@ assumption; FC-FS leaves retransmission to the upper level):
 - Detection. The recipient of a Class 1 or 2 sequence finds a gap in its
   SEQ_CNTs (a frame lost before the one that arrived) and answers that
   frame's ACK with the Abort Sequence Condition set to 01, "abort the
-  sequence, perform ABTS" (FC-FS F_CTL bits 5-4); a frame lost at the end
-  of a sequence, or every ACK after it, is found by the initiator's
-  ACK timeout: E_D_TOV without an answer (:meth:`NPort._watchdog`).
+  sequence, perform ABTS" (FC-FS F_CTL bits 5-4): the N_Port's receive path
+  looks for the gap once this recovery has set its ``gap_hook``. A frame
+  lost at the end of a sequence, or every ACK after it, is found by the
+  initiator's ACK timeout: E_D_TOV without an answer (:meth:`NPort._watchdog`).
 - ABTS. The initiator stops sending the sequence and sends ABTS (a basic
   link service, R_CTL 0x81) in the same exchange; the recipient discards
   what it holds of the sequence (counted incomplete) and answers BA_ACC.
@@ -91,33 +92,19 @@ class SequenceRecovery:
         self._deliveries: deque[tuple[float, Any, Sequence]] = deque()
         self._kept_for = nport.params.e_d_tov + KEPT_FOR_R_A_TOVS * R_A_TOV
         self._complete = nport._complete
-        self._data_received = nport._data_received
         self._answer_received = nport._answer_received
         self._hook = nport.receive_hook
+        nport.gap_hook = self._gap
         nport._complete = self._completed  # type: ignore[method-assign]
-        nport._data_received = self._data  # type: ignore[method-assign]
         nport._answer_received = self._answer  # type: ignore[method-assign]
         nport.receive_hook = self._received
 
     # -- as recipient ------------------------------------------------------------
 
-    def _data(self, frame: Frame) -> None:
-        """A data frame arrived: a Class 1 or 2 frame past a gap in the sequence's
-        count has its ACK ask for ABTS."""
-        nport = self.nport
-        inbound = None if frame.cls == 3 else nport._inbound.get(frame.sequence)  # type: ignore[arg-type]
-        if not (inbound is not None and inbound.attempt == frame.attempt
-                and frame.seq_cnt > inbound.frames):
-            self._data_received(frame)
-            return
-        acks = nport.stats.acks_tx
-        nport.ack_f_ctl = h.F_CTL_ABORT_SEQUENCE
-        try:
-            self._data_received(frame)
-        finally:
-            nport.ack_f_ctl = 0
-        if nport.stats.acks_tx > acks:  # answered with an ACK, not refused
-            self.gaps += 1
+    def _gap(self, _frame: Frame) -> None:
+        """The N_Port answered a data frame past a gap in its sequence's count
+        with an ACK asking for ABTS."""
+        self.gaps += 1
 
     def _received(self, seq: Sequence, time: float) -> None:
         """A whole sequence: an ABTS or BA_ACC of this recovery, or the upper
