@@ -31,24 +31,10 @@ from fcsim.fabric.addressing import port_id
 from fcsim.fabric.rscn import FabricController
 from fcsim.fabric.switch import Switch
 from fcsim.fabric.switch_port import Held, SwitchPort
-from fcsim.fc2.link_recovery import LinkControl
+from fcsim.fc2.link_recovery import FrameLosses, LinkControl
 from fcsim.fc2.port import uses_bb_credit
 from fcsim.fc2.port_states import AC, DOWN
 from fcsim.topology.fabric import FabricNetwork, route
-
-
-class FabricLosses:
-    """Frames the switches lost in a fault (since the last reset): *frames* and
-    their *payload* (bytes)."""
-
-    __slots__ = ("frames_lost", "payload_lost")
-
-    def __init__(self) -> None:
-        self.reset()
-
-    def reset(self) -> None:
-        """Zero the counters."""
-        self.frames_lost = self.payload_lost = 0
 
 
 class FabricRecovery:
@@ -57,7 +43,7 @@ class FabricRecovery:
 
     def __init__(self, sim: Simulation, net: FabricNetwork, note: Callable[[str], None]) -> None:
         self.sim, self.net, self.note = sim, net, note
-        self.stats = FabricLosses()
+        self.stats = FrameLosses()  # the frames the switches lost
         self.controller = FabricController(list(net.switches.values()))
         self.reroutes: list[dict[str, Any]] = []
         self._pending = False
@@ -151,16 +137,11 @@ class FabricRecovery:
 
     def _drop(self, held: Held, now: float) -> None:
         held.out.queue.leave(now, now - held.queued)
-        self._count(held)
-
-    def _count(self, held: Held) -> None:
-        self.stats.frames_lost += 1
-        if not held.frame.is_link_control:
-            self.stats.payload_lost += held.frame.payload_len
+        self.stats.lose(held.frame)
 
     def _drop_unqueued(self, switch: Switch, held: Held) -> None:
         """Lose a frame that never joined a queue, freeing its input buffer."""
-        self._count(held)
+        self.stats.lose(held.frame)
         if held.inp is not None:
             switch._free_input(held.inp, held.frame)
 

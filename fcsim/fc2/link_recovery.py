@@ -53,6 +53,7 @@ from fcsim.fc2.port_states import (
 )
 
 if TYPE_CHECKING:
+    from fcsim.fc2.frame import Frame
     from fcsim.fc2.recovering_port import RecoveringPort
 
 IMPAIRMENT_MEMORY = 1.0
@@ -62,7 +63,27 @@ s: longer than any frame or primitive takes to arrive (a 2148-byte frame at
 window forgotten."""
 
 
-class RecoveryStats:
+class FrameLosses:
+    """Frames lost in faults since the last reset: *frames_lost*, and their
+    *payload_lost*, bytes (link-control frames carry none)."""
+
+    __slots__ = ("frames_lost", "payload_lost")
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        """Zero the counters."""
+        self.frames_lost = self.payload_lost = 0
+
+    def lose(self, frame: Frame) -> None:
+        """Count *frame* as lost."""
+        self.frames_lost += 1
+        if not frame.is_link_control:
+            self.payload_lost += frame.payload_len
+
+
+class RecoveryStats(FrameLosses):
     """What one port's recovery counted over the measured interval: *failures*
     (Link Failures it detected), *resets* (Link Resets it began), *timeouts*
     (primitive sequence protocols that timed out), *frames_lost* and
@@ -71,21 +92,20 @@ class RecoveryStats:
     link failed; payload bytes), *r_rdy_lost* (R_RDYs to it lost), *down_time*
     (time not Active, s)."""
 
-    __slots__ = ("failures", "resets", "timeouts", "frames_lost", "payload_lost", "r_rdy_lost",
-                 "down_time")
-
-    def __init__(self) -> None:
-        self.reset()
+    __slots__ = ("failures", "resets", "timeouts", "r_rdy_lost", "down_time")
+    NAMES = ("failures", "resets", "timeouts", "frames_lost", "payload_lost", "r_rdy_lost",
+             "down_time")
+    """The counters, in the order of :meth:`as_dict`."""
 
     def reset(self) -> None:
         """Zero every counter."""
-        self.failures = self.resets = self.timeouts = 0
-        self.frames_lost = self.payload_lost = self.r_rdy_lost = 0
+        super().reset()
+        self.failures = self.resets = self.timeouts = self.r_rdy_lost = 0
         self.down_time = 0.0
 
     def as_dict(self) -> dict[str, float]:
         """The counters by name."""
-        return {name: getattr(self, name) for name in self.__slots__}
+        return {name: getattr(self, name) for name in self.NAMES}
 
 
 Listener = Callable[["LinkControl", str, str, str], None]

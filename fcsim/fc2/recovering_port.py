@@ -145,10 +145,7 @@ class RecoveringPort(Port):
 
     def lose(self, frame: Frame) -> None:
         """Count *frame* as lost on its way to (or in the buffers of) this port."""
-        stats = self.lcf.stats
-        stats.frames_lost += 1
-        if not frame.is_link_control:
-            stats.payload_lost += frame.payload_len
+        self.lcf.stats.lose(frame)
 
     def release_buffer(self) -> None:
         """Free a receive buffer; one emptied by a reset was freed already."""
