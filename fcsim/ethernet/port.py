@@ -14,7 +14,7 @@ once), and is not handed to the owner.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Protocol
 
 from fcsim.engine.simulation import Simulation
 from fcsim.ethernet.frame import (
@@ -69,8 +69,9 @@ class EthernetPort:
     GAP_WORDS = GAP // 4
     credit = 0  # no link-level credit (trace sinks show it)
 
-    def __init__(self, sim: Simulation, name: str, owner: Any = None) -> None:
-        self.sim, self.name, self.owner = sim, name, owner
+    def __init__(self, sim: Simulation, name: str, owner: EthernetOwner) -> None:
+        self.sim, self.name = sim, name
+        self.owner: EthernetOwner = owner
         self.peer: EthernetPort | None = None
         self.char_time = self.word_time = self.gap_time = self.delay = 0.0
         self.cut_through = False

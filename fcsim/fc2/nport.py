@@ -204,7 +204,6 @@ class NPort(Transmitting, Receiving, Connections):
             max_data_field, peer.max_data_field)
         seq = Sequence(exchange, d_id, self._next_seq_id, size, cls, data_field, self.sim.now,
                        r_ctl, type_, on_complete, on_delivered, meter)
-        seq.last_of_exchange = last
         seq.df_ctl = df_ctl
         seq.ulp = ulp
         seq.f_ctl = (h.F_CTL_RELATIVE_OFFSET

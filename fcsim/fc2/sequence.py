@@ -72,7 +72,7 @@ class Sequence:
     __slots__ = (
         "exchange", "d_id", "seq_id", "size", "cls", "data_field", "created", "n_frames",
         "r_ctl", "type", "next_cnt", "acked", "unanswered", "unanswered_old", "last_activity",
-        "watchdog", "attempt", "status", "first_of_exchange", "last_of_exchange", "f_ctl",
+        "watchdog", "attempt", "status", "first_of_exchange", "f_ctl",
         "df_ctl", "end_f_ctl", "ulp", "on_complete", "on_delivered", "meter", "fetched",
     )
 
@@ -112,7 +112,6 @@ class Sequence:
         self.status = "open"
         self.first_of_exchange = exchange.sequences_sent == 0
         exchange.sequences_sent += 1
-        self.last_of_exchange = False
         self.f_ctl = 0
         self.end_f_ctl = END_SEQUENCE
         self.df_ctl = 0
