@@ -20,6 +20,7 @@ def summary_text(results: dict[str, Any]) -> str:
         f"simulated {format_time(run['duration_s'])} with {format_time(run['warmup_s'])} "
         f"warm-up, seed {run['seed']}, {run['repetitions']} repetition(s)",
         *_ended(results),
+        *_identical(results),
         "",
     ]
     warnings = run_warnings(results)
@@ -57,6 +58,17 @@ def _ended(results: dict[str, Any]) -> list[str]:
         return []
     return [f"steady-state stopping: {len(early)} of {len(reps)} repetition(s) ended early, "
             f"at {format_time(min(early))} to {format_time(max(early))}"]
+
+
+def _identical(results: dict[str, Any]) -> list[str]:
+    """A line saying when repetitions were not simulated, being the first's."""
+    points = results.get("points", [results])
+    same = sum(1 for point in points if point.get("identical_repetitions"))
+    if not same:
+        return []
+    which = f" ({same} of {len(points)} points)" if "points" in results else ""
+    return [f"repetitions 2-{results['run']['repetitions']} not simulated{which}: the run "
+            "draws no random number, so every seed gives the results of repetition 1"]
 
 
 def netperf_table(results: dict[str, Any]) -> list[str]:

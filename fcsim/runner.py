@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from contextlib import closing
+from copy import deepcopy
 from typing import Any
 
 from fcsim import __version__
@@ -56,6 +57,14 @@ def run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink] = (),
     """One repetition with *seed*; *sinks* receive every link event;
     *progress(simulated_time)* is called at :data:`SLICES` points of the run;
     *series* samples the network over time."""
+    return _run_once(scenario, seed, sinks, progress, series)[0]
+
+
+def _run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink],
+              progress: Callable[[float], None] | None,
+              series: TimeSeries | None) -> tuple[dict[str, Any], bool]:
+    """:func:`run_once`'s results, and whether the run drew a random number
+    (:meth:`Simulation.drew_random`)."""
     sim = Simulation(seed)
     sim.sinks.extend(sinks)
     net = BUILDERS[scenario.topology](sim, scenario)
@@ -122,7 +131,7 @@ def run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink] = (),
         out["transfers"] = {t.name: t.results() for t in transfers}
     if faults is not None:
         out["faults"] = faults.results()
-    return out
+    return out, sim.drew_random()
 
 
 def _readiness(net: Network, warmup: float, interval_figures: bool) -> dict[str, Any]:
@@ -187,18 +196,34 @@ def _repeat(scenario: Scenario, sinks: Sequence[TraceSink],
             progress: Callable[[int, str], None] | None = None,
             series: TimeSeries | None = None) -> dict[str, Any]:
     """Every repetition of *scenario*; *progress(done, label)* in steps of
-    :data:`SLICES` per repetition; *series* samples the first."""
+    :data:`SLICES` per repetition; *series* samples the first.
+
+    A first repetition that drew no random number is what every seed gives
+    (every random input of a run comes from its seeded streams): the others
+    are then its results under their own seeds, not simulated again, and
+    ``identical_repetitions`` says so.
+    """
     run = scenario.run
-    reps = []
+    reps: list[dict[str, Any]] = []
+    drew = True
     for i in range(run.repetitions):
         def step(now: float, i: int = i) -> None:
             done = i * SLICES + round(now / run.duration * SLICES)
             progress(done, f"repetition {i + 1}, {format_time(now)} of "  # type: ignore[misc]
                      f"{format_time(run.duration)} simulated")
-        reps.append(run_once(scenario, run.seed + i, sinks if i == 0 else (),
-                             step if progress is not None else None,
-                             series if i == 0 else None))
-    return {"summary": summarise(reps), "repetitions": reps}
+        if not drew:  # the first drew no random number: every seed gives its results
+            reps.append({**deepcopy(reps[0]), "seed": run.seed + i})
+            if progress is not None:
+                progress((i + 1) * SLICES, f"repetition {i + 1}: the same as repetition 1")
+            continue
+        rep, drew_now = _run_once(scenario, run.seed + i, sinks if i == 0 else (),
+                                  step if progress is not None else None,
+                                  series if i == 0 else None)
+        reps.append(rep)
+        if i == 0:
+            drew = drew_now
+    out = {"summary": summarise(reps), "repetitions": reps}
+    return out if drew or run.repetitions == 1 else {**out, "identical_repetitions": True}
 
 
 def run_scenario(

@@ -72,6 +72,13 @@ class Simulation:
             stream = self._streams[name] = random.Random(f"{self.seed}/{name}")
         return stream
 
+    def drew_random(self) -> bool:
+        """True if a number has been drawn from any stream of :meth:`rng`: the
+        only way the seed enters a run, so a run that drew none gives the same
+        results under every seed."""
+        return any(stream.getstate() != random.Random(f"{self.seed}/{name}").getstate()
+                   for name, stream in self._streams.items())
+
     def call_later(self, delay: float, callback: Callable[[Any], None], value: Any = None) -> None:
         """Call *callback(value)* after *delay* seconds.
 
