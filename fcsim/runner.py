@@ -62,9 +62,8 @@ def run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink] = (),
 
 def _run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink],
               progress: Callable[[float], None] | None,
-              series: TimeSeries | None) -> tuple[dict[str, Any], bool]:
-    """:func:`run_once`'s results, and whether the run drew a random number
-    (:meth:`Simulation.drew_random`)."""
+              series: TimeSeries | None) -> tuple[dict[str, Any], Simulation]:
+    """:func:`run_once`'s results, and the simulation that gave them."""
     sim = Simulation(seed)
     sim.sinks.extend(sinks)
     net = BUILDERS[scenario.topology](sim, scenario)
@@ -131,7 +130,7 @@ def _run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink],
         out["transfers"] = {t.name: t.results() for t in transfers}
     if faults is not None:
         out["faults"] = faults.results()
-    return out, sim.drew_random()
+    return out, sim
 
 
 def _readiness(net: Network, warmup: float, interval_figures: bool) -> dict[str, Any]:
@@ -216,12 +215,12 @@ def _repeat(scenario: Scenario, sinks: Sequence[TraceSink],
             if progress is not None:
                 progress((i + 1) * SLICES, f"repetition {i + 1}: the same as repetition 1")
             continue
-        rep, drew_now = _run_once(scenario, run.seed + i, sinks if i == 0 else (),
-                                  step if progress is not None else None,
-                                  series if i == 0 else None)
+        rep, sim = _run_once(scenario, run.seed + i, sinks if i == 0 else (),
+                             step if progress is not None else None,
+                             series if i == 0 else None)
         reps.append(rep)
-        if i == 0:
-            drew = drew_now
+        if i == 0 and run.repetitions > 1:
+            drew = sim.drew_random()
     out = {"summary": summarise(reps), "repetitions": reps}
     return out if drew or run.repetitions == 1 else {**out, "identical_repetitions": True}
 
