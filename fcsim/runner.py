@@ -222,7 +222,7 @@ def _repeat(scenario: Scenario, sinks: Sequence[TraceSink],
         if i == 0 and run.repetitions > 1:
             drew = sim.drew_random()
     out = {"summary": summarise(reps), "repetitions": reps}
-    return out if drew or run.repetitions == 1 else {**out, "identical_repetitions": True}
+    return out if drew else {**out, "identical_repetitions": True}
 
 
 def run_scenario(
