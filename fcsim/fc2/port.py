@@ -102,10 +102,12 @@ class LazyCredit:
         self._absorb(self._env._now)
         return self.credit
 
-    def _absorb(self, now: float) -> None:
-        """Count in the R_RDYs that have arrived by *now*."""
+    def _absorb(self, now: float) -> float | None:
+        """Count in the R_RDYs that have arrived by *now*; when the last of them
+        arrived, s (None if none had)."""
         arrivals = self._r_rdys
         stats = self.stats
+        arrived = None
         while arrivals and arrivals[0] <= now:
             arrived = arrivals.popleft()
             self.credit += 1
@@ -113,10 +115,15 @@ class LazyCredit:
             if self._stall_since is not None:
                 stats.credit_wait += arrived - self._stall_since
                 self._stall_since = None
+        return arrived
+
+    def _free(self) -> bool:
+        """True if the transmitter is free now."""
+        return not self._busy
 
     def _wake(self, _event: object) -> None:
         self._wake_pending = False
-        if not self._busy:
+        if self._free():
             self._send_next()
 
     def _wake_for_credit(self) -> None:
@@ -208,11 +215,6 @@ class Port(LazyCredit):
         self._free_at = None
         self._busy = False
         return True
-
-    def _wake(self, _value: object) -> None:
-        self._wake_pending = False
-        if self._free():
-            self._send_next()
 
     def _send_next(self, _event: object = None) -> None:
         now = self._env._now

@@ -85,16 +85,11 @@ class RecoveringPort(Port):
             self._timing = True
             self.sim.call_later(self.e_d_tov, self._link_timeout, None)
 
-    def _absorb(self, now: float) -> None:
-        arrivals = self._r_rdys
-        if arrivals and arrivals[0] <= now:  # they arrive in order: the last one by now
-            seen = arrivals[0]
-            for arrived in arrivals:
-                if arrived > now:
-                    break
-                seen = arrived
-            self._credit_seen = seen
-        super()._absorb(now)
+    def _absorb(self, now: float) -> float | None:
+        arrived = super()._absorb(now)
+        if arrived is not None:
+            self._credit_seen = arrived
+        return arrived
 
     def _link_timeout(self, _value: object) -> None:
         """E_D_TOV after a credit stall began: a Link Reset if no credit came."""
