@@ -8,6 +8,7 @@ import dataclasses
 import pytest
 
 from fcsim.fc0.speed import speed_named
+from fcsim.report import summary_text
 from fcsim.runner import run_scenario
 from fcsim.scenario.model import NodeConfig, Scenario
 from fcsim.scenario.workload_model import FioConfig
@@ -125,3 +126,31 @@ def test_a_drive_that_reorders_its_queue_gains_from_depth() -> None:
                dataclasses.replace(DISK, reorder=False), 3.0, 0.5)["iops"]
     assert deep > 2.0 * one
     assert fifo == pytest.approx(one, rel=0.05)
+
+
+def test_task_set_full_refuses_only_the_commands_beyond_the_depth() -> None:
+    """fio keeps numjobs x iodepth commands outstanding, more than the disk's
+    task set holds: the first burst fills the task set and the rest are
+    refused once; each waits at the initiator, with the commands issued after
+    it, and is sent again when one of the initiator's own commands completes,
+    one per completion, which frees exactly the slot it takes. So the
+    refusals are numjobs x iodepth - queue_depth however long the run, and
+    the resends as many once that many commands have completed (before, one
+    per completion)."""
+    options = FioOptions("randread", 8192, iodepth=DISK.queue_depth, numjobs=2)
+    excess = options.iodepth * options.numjobs - DISK.queue_depth
+    for duration in (0.05, 0.25):
+        results = run_scenario(san(DISK, options, duration))
+        storage = results["repetitions"][0]["storage"]
+        assert storage["initiators"]["a"]["queue_full"] == excess
+        completed = storage["jobs"]["job"]["ios"]
+        assert storage["initiators"]["a"]["retries"] == min(excess, completed)
+        assert storage["targets"]["b"]["task_set_full"] == excess
+        assert storage["targets"]["b"]["max_queue_depth"] == DISK.queue_depth
+    assert results["repetitions"][0]["warnings"] == [
+        f"target b: its jobs keep up to {2 * DISK.queue_depth} commands outstanding "
+        f"(iodepth x numjobs), more than its queue depth of {DISK.queue_depth}: the other "
+        f"{excess} wait at the initiators after TASK SET FULL"]
+    assert "WARNING: target b: its jobs keep up to" in summary_text(results)
+    within = FioOptions("randread", 8192, iodepth=DISK.queue_depth // 2, numjobs=2)
+    assert run_scenario(san(DISK, within, 0.01))["repetitions"][0]["warnings"] == []
