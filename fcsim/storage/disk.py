@@ -79,10 +79,14 @@ class Breakdown:
 
 
 class Disk:
-    """The drive *model* as a simulated device named *name*."""
+    """The drive *model* as a simulated device named *name*, its platter at
+    angle *phase* (a fraction of a turn, 0..1) at time 0. :attr:`max_queued`:
+    the most commands it has held at once (waiting or in service) since the
+    measured interval began."""
 
-    def __init__(self, sim: Simulation, name: str, model: DiskModel) -> None:
-        self.sim, self.name, self.model = sim, name, model
+    def __init__(self, sim: Simulation, name: str, model: DiskModel,
+                 phase: float = 0.0) -> None:
+        self.sim, self.name, self.model, self.phase = sim, name, model, phase
         n = model.zones
         self._rates = [model.outer_rate - (model.outer_rate - model.inner_rate) * i
                        / max(n - 1, 1) for i in range(n)]
@@ -101,6 +105,7 @@ class Disk:
         self._ahead_since = 0.0
         self._dirty_until = 0.0  # the write cache is on the media by then
         self.stats = Breakdown()
+        self.max_queued = 0
 
     # -- geometry ---------------------------------------------------------------------------
 
@@ -137,6 +142,7 @@ class Disk:
     def reset_stats(self) -> None:
         """Start a new measured interval."""
         self.stats = Breakdown()
+        self.max_queued = self.queued
 
     # -- commands -----------------------------------------------------------------------------
 
@@ -146,6 +152,7 @@ class Disk:
         self._queue.append((write, offset, length, done))
         if not self._busy:
             self._next()
+        self.max_queued = max(self.max_queued, len(self._queue) + self._busy)
 
     @property
     def queued(self) -> int:
@@ -181,12 +188,13 @@ class Disk:
         return at - now + self.rotation(angle, at)
 
     def rotation(self, angle: float, at: float) -> float:
-        """Time from *at* until the sector at *angle* (0..1) is under the head, s.
+        """Time from *at* until the sector at *angle* (0..1) is under the head, s
+        (the platter is at angle *at* / revolution + :attr:`phase`).
         A sector due at *at* to within :data:`ROUNDING` is not a whole turn
         away: the angles of a sequential transfer's next sector and of the
         platter when the last one ended are equal but for float rounding."""
         turn = self.model.revolution
-        wait = ((angle - (at / turn) % 1.0) % 1.0) * turn
+        wait = ((angle - (at / turn) % 1.0 - self.phase) % 1.0) * turn
         return 0.0 if wait > turn - ROUNDING else wait
 
     def _finished(self, done: Callable[[], None]) -> None:
