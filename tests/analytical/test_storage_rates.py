@@ -154,3 +154,21 @@ def test_task_set_full_refuses_only_the_commands_beyond_the_depth() -> None:
     assert "WARNING: target b: its jobs keep up to" in summary_text(results)
     within = FioOptions("randread", 8192, iodepth=DISK.queue_depth // 2, numjobs=2)
     assert run_scenario(san(DISK, within, 0.01))["repetitions"][0]["warnings"] == []
+
+
+@pytest.mark.parametrize("mib", [4, 16])
+def test_dd_of_blocks_larger_than_the_buffer_streams_at_the_media_rate(mib: int) -> None:
+    """A read larger than the drive's buffer cannot wait in it whole: the drive
+    sends each segment as it is read and reads on, and the read-ahead covers
+    the next command's arrival, so dd of 4 and 16 MiB blocks from the
+    outermost zone runs at that zone's media rate (the first positioning and
+    the last segment's trip over the link are under 1 % of the run)."""
+    bs = mib * 2**20
+    assert bs > DISK.buffer
+    job_ = FioConfig("dd", "a", "b", FioOptions("read", bs, count=128 // mib), dd=True)
+    base = p2p((job_,), 5.0)
+    a, b = base.nodes
+    result = run_scenario(dataclasses.replace(base, nodes=(a, dataclasses.replace(
+        b, target=DISK))))["repetitions"][0]["storage"]["jobs"]["dd"]
+    assert result["finished"] and result["bytes"] == 128 * 2**20
+    assert result["bytes_per_s"] == pytest.approx(DISK.outer_rate, rel=0.01)
