@@ -4,17 +4,19 @@ disk's latency, the extra round trip of a write."""
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import pytest
 
 from fcsim.fc0.speed import speed_named
+from fcsim.fc4.fcp import QUEUE_FULL_DELAY
 from fcsim.report import summary_text
 from fcsim.runner import run_scenario
 from fcsim.scenario.model import NodeConfig, Scenario
 from fcsim.scenario.workload_model import FioConfig
 from fcsim.storage.device_model import DiskModel, RamDiskModel, load_disk_model
 from fcsim.workload.fio import FioOptions
-from tests.builders import p2p
+from tests.builders import fabric, p2p
 
 DISK = load_disk_model("fc-disk-10k")
 ONE_ZONE = dataclasses.replace(DISK, zones=1, inner_rate=DISK.outer_rate)
@@ -172,3 +174,28 @@ def test_dd_of_blocks_larger_than_the_buffer_streams_at_the_media_rate(mib: int)
         b, target=DISK))))["repetitions"][0]["storage"]["jobs"]["dd"]
     assert result["finished"] and result["bytes"] == 128 * 2**20
     assert result["bytes_per_s"] == pytest.approx(DISK.outer_rate, rel=0.01)
+
+
+def test_a_refused_command_with_nothing_outstanding_is_sent_again_every_3_ms() -> None:
+    """Host "a" holds the only slot of a RAM disk for 10 ms; host "c"'s command,
+    0.5 ms later, is refused, and with none of its own outstanding to wake it
+    the initiator sends it again after QUEUE_FULL_DELAY each time: refused at
+    about 0.5, 3.5, 6.5 and 9.5 ms - every attempt before the slot frees at
+    a's completion, floor((10 - 0.5) / 3) + 1 = 4 of them - then accepted,
+    its latency the four delays and the disk's 10 ms."""
+    latency, start = 10e-3, 0.5e-3
+    ram = RamDiskModel("slow", 2**30, latency, 1e12, queue_depth=1)
+    jobs = (FioConfig("first", "a", "t", FioOptions("randread", 4096, count=1)),
+            FioConfig("second", "c", "t", FioOptions("randread", 4096, count=1), start=start))
+    base = fabric({"a": "sw:0", "c": "sw:1", "t": "sw:2"}, jobs, 0.05, login=False)
+    nodes = tuple(dataclasses.replace(n, target=ram) if n.name == "t" else n
+                  for n in base.nodes)
+    storage = run_scenario(dataclasses.replace(base, nodes=nodes))["repetitions"][0]["storage"]
+    refusals = math.floor((latency - start) / QUEUE_FULL_DELAY) + 1
+    assert storage["initiators"]["c"]["queue_full"] == refusals
+    assert storage["initiators"]["c"]["retries"] == refusals
+    assert storage["initiators"]["a"]["queue_full"] == 0
+    second = storage["jobs"]["second"]
+    assert second["ios"] == 1
+    assert second["latency_s"]["mean"] == pytest.approx(
+        refusals * QUEUE_FULL_DELAY + latency, rel=0.01)
