@@ -152,10 +152,7 @@ class Disk:
     def submit(self, write: bool, offset: int, length: int, done: Callable[[], None]) -> None:
         """Read or write *length* bytes at *offset*; *done()* when the drive is
         through (a cached write: once buffered)."""
-        self._queue.append((write, offset, length, done, None))
-        if not self._busy:
-            self._next()
-        self.max_queued = max(self.max_queued, len(self._queue) + self._busy)
+        self._enqueue(write, offset, length, done, None)
 
     def stream_read(self, offset: int, length: int, arrived: Callable[[int], None],
                     done: Callable[[], None]) -> None:
@@ -164,7 +161,11 @@ class Disk:
         :meth:`segment` of it is in the buffer (the drive sends it while it
         reads on), and *done()* once the rest is; a smaller read calls *done()*
         alone, once all of it is read."""
-        self._queue.append((False, offset, length, done, arrived))
+        self._enqueue(False, offset, length, done, arrived)
+
+    def _enqueue(self, write: bool, offset: int, length: int, done: Callable[[], None],
+                 arrived: Callable[[int], None] | None) -> None:
+        self._queue.append((write, offset, length, done, arrived))
         if not self._busy:
             self._next()
         self.max_queued = max(self.max_queued, len(self._queue) + self._busy)
