@@ -86,27 +86,68 @@ def test_a_partial_unit_write_reads_only_the_rows_it_covers() -> None:
     assert sum(m.stats.written for m in array.members) == UNIT + 4096 + UNIT
 
 
+def _cycle(model: ArrayModel, bs: int) -> tuple[int, int, int]:
+    """Writes of *bs* bytes (whole stripe units) at every position of the cycle
+    after which their alignment to the stripes repeats: the writes, and the
+    member reads and writes they cost (:func:`_cost` per stripe touched)."""
+    data, unit = model.data_disks, model.stripe_unit
+    cycle = math.lcm(bs, data * unit) // bs
+    reads = writes = 0
+    for k in range(cycle):
+        first, last = k * bs // unit, (k * bs + bs) // unit - 1
+        for stripe in range(first // data, last // data + 1):
+            whole = min(last, stripe * data + data - 1) - max(first, stripe * data) + 1
+            r, w = _cost(whole, data)
+            reads, writes = reads + r, writes + w
+    return cycle, reads, writes
+
+
 def test_aligned_writes_cost_their_mean_over_the_stripe_positions() -> None:
     """128 KiB writes on the 9 + 1 array of 64 KiB units at each 128 KiB
     position of the 1152 KiB cycle: two units of one stripe (read-modify-write,
     3 reads and 3 writes), or one unit in each of two stripes (4 commands
     each), 56 / 9 = 6.22 commands a write on average."""
-    model = load_array_model("stk-9176-class")
-    data, unit, bs = model.data_disks, model.stripe_unit, 2 * UNIT
-    cycle = math.lcm(bs, data * unit) // bs
-    expected = 0
-    for k in range(cycle):
-        first, last = k * bs // unit, (k * bs + bs) // unit - 1
-        for stripe in range(first // data, last // data + 1):
-            whole = min(last, stripe * data + data - 1) - max(first, stripe * data) + 1
-            expected += sum(_cost(whole, data))
+    model = dataclasses.replace(load_array_model("stk-9176-class"), cache=0)
+    bs = 2 * UNIT
+    cycle, reads, writes = _cycle(model, bs)
     sim = Simulation(1)
-    array = DiskArray(sim, "a", dataclasses.replace(model, cache=0))
+    array = DiskArray(sim, "a", model)
     for k in range(cycle):
         array.submit(True, k * bs, bs, lambda: None)
     sim.run(5.0)
-    assert array.member_commands == expected
-    assert expected / cycle == pytest.approx(56 / 9)
+    assert array.member_commands == reads + writes
+    assert (reads + writes) / cycle == pytest.approx(56 / 9)
+
+
+def test_sequential_writes_through_a_full_cache_run_at_the_channels_rate() -> None:
+    """512 KiB writes in sequence into a 4 MiB cache on the 9 + 1 array: once
+    the cache is full they go at the rate the back-end channel carries their
+    data, their parity and the reads of their parity updates (8 units of a
+    stripe, or the end of one and the start of the next; a whole unit crosses
+    per member command), the channel busy all the time."""
+    model = dataclasses.replace(load_array_model("stk-9176-class"), cache=4 * 2**20)
+    bs = 8 * UNIT
+    cycle, reads, writes = _cycle(model, bs)
+    rate = model.channel_rate * cycle * bs / ((reads + writes) * model.stripe_unit)
+    sim = Simulation(1)
+    array = DiskArray(sim, "a", model)
+    done, sent = [0], [0]
+
+    def issue() -> None:
+        array.submit(True, sent[0] * bs, bs, finished)
+        sent[0] += 1
+
+    def finished() -> None:
+        done[0] += 1
+        issue()
+    for _ in range(4):
+        issue()
+    sim.run(1.0)
+    array.reset_stats()
+    start = done[0]
+    sim.run(4.0)
+    assert (done[0] - start) * bs / 3.0 == pytest.approx(rate, rel=0.01)
+    assert array.utilisations(3.0)["back-end channel"] == pytest.approx(1.0, rel=1e-3)
 
 
 def test_a_write_back_cache_answers_before_the_disks() -> None:
