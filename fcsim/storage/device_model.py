@@ -172,6 +172,8 @@ class RamDiskFile(ModelFile):
 
 
 Raid = sourced(integer(0, 5, "0 or 5 (RAID level)"), "Raid")
+CacheBytes = sourced(integer(0, text="an integer >= 0 (bytes; 0: write-through)"),
+                     "CacheBytes")
 DiskName = sourced(Name, "Name")
 
 
@@ -189,8 +191,8 @@ class ArrayFile(ModelFile):
     stripe_unit: Bytes = _entry("Bytes per drive per stripe, whole 512-byte blocks.", 65536,
                                 True)
     controller_overhead: Delay = _entry("Controller time per host command, s.", "0.1 ms")
-    cache: Bytes = _entry("Write-back cache for writes not yet on the drives, bytes "
-                          "(0: write-through).", 268435456)
+    cache: CacheBytes = _entry("Write-back cache for writes not yet on the drives, bytes "
+                               "(0: write-through).", 268435456)
     channel_rate: Rate = _entry("Back-end channel between controller and drives, bytes/s.",
                                 100e6)
     queue_depth: Commands = _entry("Host commands accepted at once.", 256)

@@ -113,6 +113,28 @@ def test_a_raid5_of_one_disk_is_refused(tmp_path: Path) -> None:
     assert "RAID 5 needs at least 3 disks, got 1" in message
 
 
+@pytest.mark.parametrize(("cache", "accepted"), [(0, True), (-1, False)])
+def test_a_write_through_array_loads(tmp_path: Path, cache: int, accepted: bool) -> None:
+    """`cache = 0`: writes go through to the drives; a negative cache is refused."""
+    (tmp_path / "arrays").mkdir()
+    (tmp_path / "arrays" / "through.toml").write_text(
+        'disk = { value = "fc-disk-10k", source = "t" }\n'
+        'disks = { value = 4, source = "t" }\nraid = { value = 5, source = "t" }\n'
+        'stripe_unit = { value = 65536, source = "t" }\n'
+        f'cache = {{ value = {cache}, source = "t" }}\n', encoding="utf-8")
+    path = tmp_path / "case.toml"
+    path.write_text(BASE.replace('"fc-disk-10k"', '"arrays/through.toml"'), encoding="utf-8")
+    if accepted:
+        (target,) = [n.target for n in load_scenario(path).nodes if n.target]
+        assert target.cache == 0
+        return
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(path)
+    message = str(info.value)
+    assert "\n" not in message and "cache" in message
+    assert "an integer >= 0 (bytes; 0: write-through)" in message
+
+
 def test_a_volume_over_several_targets_needs_a_stripe(tmp_path: Path) -> None:
     text = BASE.replace("[[links]]", '[[nodes]]\nname = "disk2"\ntarget = "tms-ramsan"\n'
                         "[[links]]").replace('to = "disk"', 'to = ["disk", "disk2"]')
