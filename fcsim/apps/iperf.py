@@ -7,7 +7,8 @@ with ``-w`` as its window (SO_SNDBUF and SO_RCVBUF), ``-l`` bytes per write
 TCP_NODELAY, ``-u`` UDP with ``-b`` the offered rate in bits/s (iperf paces
 its datagrams evenly, one sendto() after the other: a sender that falls
 behind, its processor or send buffer full, sends at once until it catches up,
-never two at a time). Results: the aggregate throughput the receiving
+never two at a time; each wait for a due time ends up to the client host's
+*timer_jitter* late, :mod:`fcsim.host.timer_jitter`). Results: the aggregate throughput the receiving
 application got in 10^6 bits/s, per flow for TCP; for UDP also the datagrams
 lost (sent but not read). A mesh (:class:`IperfMesh`) runs one such iperf
 from each client to each server at once, as a script starting them together
@@ -78,8 +79,10 @@ class _UdpFlow:
         self._send(None)
 
     def _send(self, _event: object) -> None:
-        """One sendto(); the next when this one has returned, at its due time or
-        at once if behind (iperf 2's sending thread and its delay loop)."""
+        """One sendto(); the next when this one has returned, at its due time
+        (the wait ending up to the host's timer jitter late) or at once if
+        behind (iperf 2's sending thread and its delay loop). The due times
+        stay a fixed gap apart, so a late wait does not slow the rate down."""
         iperf = self.iperf
         if not iperf.running():
             return
@@ -88,9 +91,10 @@ class _UdpFlow:
         self.out.send(iperf.options.write_size, self._sent)
 
     def _sent(self) -> None:
-        wait = self._due - self.iperf.sim.now
-        if wait > 0:
-            self.iperf.sim.call_later(wait, self._send)
+        iperf = self.iperf
+        wait = self._due - iperf.sim.now
+        if wait > 0:  # the wait ends late by the client host's timer jitter
+            iperf.sim.call_later(wait + iperf.client.timer_jitter.lateness(), self._send)
         else:
             self._send(None)
 
