@@ -317,7 +317,15 @@ def _application(w: NetperfSection | IperfSection, raw: dict[str, Any], path: st
                               given(name), "a node with a host model (key 'host' in [[nodes]])")
     key, length = (("length", w.length) if isinstance(w, NetperfSection)
                    else ("duration", w.duration))
-    if w.start + length >= duration:
+    later = (len(w.source) * len(w.destination) - 1 if isinstance(w, IperfSection) else 0)
+    if isinstance(w, IperfSection) and w.stagger > 0 and later == 0:
+        yield Problem(f"{path}.stagger", given(raw["stagger"]),
+                      "a mesh of more than one client-server pair (or no stagger)")
+    elif later and w.stagger > 0 and w.start + later * w.stagger + length >= duration:
+        yield Problem(f"{path}.stagger", given(raw["stagger"]),
+                      f"a test that ends before run.duration ({show(duration)} s); "
+                      f"set start + {later} x stagger + {key} below it")
+    elif w.start + length >= duration:
         yield Problem(f"{path}.{key}", given(raw.get(key, "10 s")),
                       f"a test that ends before run.duration ({show(duration)} s); "
                       f"set start + {key} below it")

@@ -262,7 +262,7 @@ def _workload(w: Any, index: int) -> WorkloadConfig:
         mesh = len(w.source) * len(w.destination) > 1
         return IperfConfig(name, w.source[0], w.destination[0], options, w.start,
                            w.source if mesh else (), w.destination if mesh else (),
-                           w.window, w.bandwidth)
+                           w.window, w.bandwidth, w.stagger)
     common = dict(name=name, source=w.source, destination=w.destination, cls=w.cls,
                   max_data_field=w.max_payload, start=w.start, count=w.count)
     if isinstance(w, StreamSection):
