@@ -291,6 +291,7 @@ def _block(w: FioSection | DdSection, raw: dict[str, Any], path: str,
         yield Problem(f"{path}.stripe", given(raw["stripe"]),
                       f"a whole number of {BLOCK}-byte blocks")
     if isinstance(w, DdSection):
+        yield from _dd(w, raw, path, devices)
         return
     depth = min((d.queue_depth for d in remote), default=w.iodepth)
     if w.iodepth > depth:
@@ -304,6 +305,23 @@ def _block(w: FioSection | DdSection, raw: dict[str, Any], path: str,
         yield Problem(f"{path}.{key}", given(raw.get(key, 0)),
                       f"a region of at least bs that fits the device's {capacity} "
                       f"bytes ({', '.join(d.name for d in devices)})")
+
+
+def _dd(w: DdSection, raw: dict[str, Any], path: str, devices: list[Any]) -> Iterator[Problem]:
+    """skip goes with reading the device (dd's input), seek with writing it
+    (dd's output), and every block dd moves lies on the device."""
+    key, wrong = ("seek", "skip") if w.direction == "write" else ("skip", "seek")
+    if wrong in raw:
+        yield Problem(f"{path}.{wrong}", given(raw[wrong]),
+                      f"no {wrong} with direction = '{w.direction}': the device is dd's "
+                      f"{'output' if w.direction == 'write' else 'input'}, offset by {key}")
+        return
+    capacity = striped_capacity([d.capacity for d in devices], w.stripe or BLOCK)
+    if w.offset + w.count * w.bs > capacity:
+        where = key if key in raw else "count"
+        yield Problem(f"{path}.{where}", given(raw[where]),
+                      f"a dd that ends on the device: ({key} + count) x bs <= its "
+                      f"{capacity} bytes ({', '.join(d.name for d in devices)})")
 
 
 def _application(w: NetperfSection | IperfSection, raw: dict[str, Any], path: str,

@@ -55,6 +55,18 @@ count = 10
     assert isinstance(fio, FioConfig) and (fio.options.rw, fio.options.bs,
                                            fio.options.iodepth) == ("randread", 4096, 1)
     assert dd.dd and (dd.options.rw, dd.options.bs, dd.options.count) == ("write", 65536, 10)
+    assert dd.options.offset == 0
+    _, scenario = load(tmp_path, BASE + """
+[[workloads]]
+type = "dd"
+from = "host"
+to = "disk"
+direction = "write"
+bs = "64 KiB"
+count = 10
+seek = 3
+""")
+    assert scenario.workloads[1].options.offset == 3 * 65536  # dd seek=3 bs=64k
     _, scenario = load(tmp_path, BASE)
     assert isinstance(scenario.nodes[1].target, DiskModel)
 
@@ -88,6 +100,39 @@ CASES = {
 @pytest.mark.parametrize("case", CASES)
 def test_bad_storage_input_is_one_precise_line(tmp_path: Path, case: str) -> None:
     assert_refused(tmp_path, BASE, *CASES[case])
+
+
+DD_BASE = BASE.replace('type = "fio"', 'type = "dd"').replace(
+    'rw = "randread"', 'direction = "read"\nbs = "1 MiB"\ncount = 10')
+
+DD_CASES = {
+    "skip when writing": (('direction = "read"', 'direction = "write"\nskip = 5'),
+                          "workloads[0].skip", "given 5",
+                          "no skip with direction = 'write': the device is dd's output, "
+                          "offset by seek"),
+    "seek when reading": (('direction = "read"', 'direction = "read"\nseek = 5'),
+                          "workloads[0].seek", "given 5",
+                          "no seek with direction = 'read': the device is dd's input, "
+                          "offset by skip"),
+    "past the end": (('count = 10', 'count = 10\nskip = 17348'), "workloads[0].skip",
+                     "given 17348", "a dd that ends on the device: (skip + count) x bs <= "
+                     "its 18200000000 bytes (fc-disk-10k)"),
+    "count past the end": (('count = 10', 'count = 17400'), "workloads[0].count",
+                           "given 17400", "(skip + count) x bs <= its 18200000000 bytes"),
+    "skip negative": (('count = 10', 'count = 10\nskip = -1'), "workloads[0].skip",
+                      "given -1", "an integer >= 0 (blocks of bs)"),
+}
+
+
+@pytest.mark.parametrize("case", DD_CASES)
+def test_bad_dd_input_is_one_precise_line(tmp_path: Path, case: str) -> None:
+    assert_refused(tmp_path, DD_BASE, *DD_CASES[case])
+
+
+def test_dd_just_fits_the_device(tmp_path: Path) -> None:
+    last = 18200000000 // 2**20 - 10  # the last whole MiB blocks before the end
+    _, scenario = load(tmp_path, DD_BASE.replace("count = 10", f"count = 10\nskip = {last}"))
+    assert scenario.workloads[0].options.offset == last * 2**20
 
 
 def test_a_job_needs_a_target(tmp_path: Path) -> None:
