@@ -90,3 +90,24 @@ def test_a_timed_wait_ends_late_by_at_most_the_jitter(jitter: float, seed: int) 
     assert all(0.0 <= x <= jitter for x in late)
     if jitter == 0.0:
         assert not sim.drew_random()  # a jitter-free host draws nothing: runs stay identical
+
+
+@pytest.mark.parametrize("jitter", [0.0, 10e-6, 50e-6])
+def test_the_jitter_moves_datagrams_not_the_rate(jitter: float) -> None:
+    """Due times stay a gap apart, however late each wait ends: a sender paced
+    at r for T s has datagrams due at k x gap (gap = 8 x 1470 / r) and sends
+    each one due before T, but for one due within the jitter of the end (its
+    wait may end after T); with no queue they all arrive. Were the lateness
+    to add up, it would send about T / (gap + jitter / 2)."""
+    host = dataclasses.replace(load_host_model("ideal"), timer_jitter=jitter)
+    nodes = tuple(NodeConfig(f"h{i}", host=host, mtu=1500) for i in (1, 2))
+    link = LinkConfig("l", ("h1", "h2"), GIGE, Cable(5.0))
+    rate = 300e6
+    udp = IperfConfig("udp", "h1", "h2", IperfOptions(True, bandwidth=rate, duration=TEST))
+    scenario = Scenario("pair", "ethernet", RunConfig(TEST + 0.01, 0.0), nodes, (link,), (udp,))
+    run = run_scenario(scenario)["repetitions"][0]["iperf"]["udp"]
+    gap = 8 * DATAGRAM / rate
+    due = math.floor(TEST / gap * (1 + 1e-12)) + 1  # k x gap < T
+    surely = math.ceil((TEST - jitter) / gap * (1 - 1e-12))  # k x gap + jitter < T
+    assert surely <= run["datagrams_sent"] <= due
+    assert run["datagrams_lost"] <= 1  # one still on its way when the test ends
