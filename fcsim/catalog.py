@@ -41,8 +41,8 @@ _SINGULAR = {"switches": "switch", "hosts": "host", "adapters": "adapter", "disk
              "ethernet-switches": "Ethernet switch", "myrinet-switches": "Myrinet switch"}
 
 MODEL_TYPES = {"switches": "switch", "hosts": "host", "adapters": "adapter", "disks": "disk",
-         "ramdisks": "ramdisk", "arrays": "array", "disk-channels": "disk-channel",
-         "ethernet-switches": "ethernet-switch", "myrinet-switches": "myrinet-switch"}
+               "ramdisks": "ramdisk", "arrays": "array", "disk-channels": "disk-channel",
+               "ethernet-switches": "ethernet-switch", "myrinet-switches": "myrinet-switch"}
 """Each catalog folder and the ``type`` its files may declare."""
 
 

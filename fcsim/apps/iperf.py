@@ -10,11 +10,12 @@ behind, its processor or send buffer full, sends at once until it catches up,
 never two at a time; each wait for a due time ends up to the client host's
 *timer_jitter* late, :mod:`fcsim.host.timer_jitter`). Results: the aggregate
 throughput the receiving application got in 10^6 bits/s, per flow for TCP;
-for UDP also the datagrams lost (sent but not read). A mesh (:class:`IperfMesh`) runs one such iperf
-from each client to each server at once, as a script starting them together
-would (or *stagger* apart, as a script starting them one after another),
-and reports their sum; with ``-i`` it also reports the sum over each
-interval and the median of those interval reports.
+for UDP also the datagrams lost (sent but not read). A mesh
+(:class:`IperfMesh`) runs one such iperf from each client to each server at
+once, as a script starting them together would (or *stagger* apart, as a
+script starting them one after another), and reports their sum; with ``-i``
+it also reports the sum over each interval and the median of those interval
+reports.
 """
 
 from __future__ import annotations
