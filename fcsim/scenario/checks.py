@@ -291,6 +291,7 @@ def _block(w: FioSection | DdSection, raw: dict[str, Any], path: str,
         yield Problem(f"{path}.stripe", given(raw["stripe"]),
                       f"a whole number of {BLOCK}-byte blocks")
     if isinstance(w, DdSection):
+        yield from _dd(w, raw, path, devices)
         return
     depth = min((d.queue_depth for d in remote), default=w.iodepth)
     if w.iodepth > depth:
@@ -306,6 +307,23 @@ def _block(w: FioSection | DdSection, raw: dict[str, Any], path: str,
                       f"bytes ({', '.join(d.name for d in devices)})")
 
 
+def _dd(w: DdSection, raw: dict[str, Any], path: str, devices: list[Any]) -> Iterator[Problem]:
+    """skip goes with reading the device (dd's input), seek with writing it
+    (dd's output), and every block dd moves lies on the device."""
+    key, wrong = ("seek", "skip") if w.direction == "write" else ("skip", "seek")
+    if wrong in raw:
+        yield Problem(f"{path}.{wrong}", given(raw[wrong]),
+                      f"no {wrong} with direction = '{w.direction}': the device is dd's "
+                      f"{'output' if w.direction == 'write' else 'input'}, offset by {key}")
+        return
+    capacity = striped_capacity([d.capacity for d in devices], w.stripe or BLOCK)
+    if w.offset + w.count * w.bs > capacity:
+        where = key if key in raw else "count"
+        yield Problem(f"{path}.{where}", given(raw[where]),
+                      f"a dd that ends on the device: ({key} + count) x bs <= its "
+                      f"{capacity} bytes ({', '.join(d.name for d in devices)})")
+
+
 def _application(w: NetperfSection | IperfSection, raw: dict[str, Any], path: str,
                  hosts: set[str], duration: float) -> Iterator[Problem]:
     """An application runs between hosts and ends before the run does."""
@@ -317,7 +335,15 @@ def _application(w: NetperfSection | IperfSection, raw: dict[str, Any], path: st
                               given(name), "a node with a host model (key 'host' in [[nodes]])")
     key, length = (("length", w.length) if isinstance(w, NetperfSection)
                    else ("duration", w.duration))
-    if w.start + length >= duration:
+    later = (len(w.source) * len(w.destination) - 1 if isinstance(w, IperfSection) else 0)
+    if isinstance(w, IperfSection) and w.stagger > 0 and later == 0:
+        yield Problem(f"{path}.stagger", given(raw["stagger"]),
+                      "a mesh of more than one client-server pair (or no stagger)")
+    elif later and w.stagger > 0 and w.start + later * w.stagger + length >= duration:
+        yield Problem(f"{path}.stagger", given(raw["stagger"]),
+                      f"a test that ends before run.duration ({show(duration)} s); "
+                      f"set start + {later} x stagger + {key} below it")
+    elif w.start + length >= duration:
         yield Problem(f"{path}.{key}", given(raw.get(key, "10 s")),
                       f"a test that ends before run.duration ({show(duration)} s); "
                       f"set start + {key} below it")

@@ -248,8 +248,9 @@ def _workload(w: Any, index: int) -> WorkloadConfig:
                              w.start, w.rr_sizes)
     if isinstance(w, FioSection | DdSection):
         dd = isinstance(w, DdSection)
-        options = (FioOptions(w.direction, w.bs, count=w.count) if dd else FioOptions(
-            w.rw, w.bs, w.iodepth, w.numjobs, w.rwmixread, w.offset, w.size, w.count))
+        options = (FioOptions(w.direction, w.bs, offset=w.offset, count=w.count) if dd
+                   else FioOptions(w.rw, w.bs, w.iodepth, w.numjobs, w.rwmixread, w.offset,
+                                   w.size, w.count))
         striped = w.destination if len(w.destination) > 1 else ()
         return FioConfig(name, w.source, w.destination[0], options, w.cls, w.timeout, w.start,
                          dd, striped, w.stripe)
@@ -262,7 +263,7 @@ def _workload(w: Any, index: int) -> WorkloadConfig:
         mesh = len(w.source) * len(w.destination) > 1
         return IperfConfig(name, w.source[0], w.destination[0], options, w.start,
                            w.source if mesh else (), w.destination if mesh else (),
-                           w.window, w.bandwidth)
+                           w.window, w.bandwidth, w.stagger)
     common = dict(name=name, source=w.source, destination=w.destination, cls=w.cls,
                   max_data_field=w.max_payload, start=w.start, count=w.count)
     if isinstance(w, StreamSection):

@@ -129,6 +129,29 @@ def test_an_iperf_mesh_reports_its_sum_per_interval_and_the_median() -> None:
     assert mesh["throughput_mbit_s"] < crossing
 
 
+def test_a_staggered_mesh_reports_a_staircase() -> None:
+    """2 x 2 UDP runs at r each, run k starting k x stagger after the first;
+    with interval = stagger the mesh's reports climb r, 2r, ... and fall
+    back as the runs end after their duration: interval i holds the runs
+    started by its start and not yet ended."""
+    rate, stagger, duration = 100e6, 0.05, 0.1
+    switch = SwitchConfig("sw", load_ethernet_switch_model("force10-e-series-class"))
+    udp = IperfConfig("udp", "h1", "h3", IperfOptions(True, bandwidth=rate, duration=duration,
+                                                      interval=stagger),
+                      mesh_clients=("h1", "h2"), mesh_servers=("h3", "h4"), stagger=stagger)
+    mesh = _run(_hosts(4), _star(4), (udp,), 0.3, 0.0, (switch,))["iperf"]["udp"]
+    runs = 4
+    spans = round((duration + (runs - 1) * stagger) / stagger)
+    expected = [rate / 1e6 * sum(1 for k in range(runs)
+                                 if k * stagger <= i * stagger < k * stagger + duration)
+                for i in range(spans)]
+    assert expected == [100, 200, 200, 200, 100]
+    assert mesh["intervals_mbit_s"] == pytest.approx(expected, rel=0.01)
+    for run in mesh["runs"].values():  # each run reports on its own clock, from its start
+        assert run["intervals_mbit_s"] == pytest.approx([rate / 1e6] * 2, rel=0.01)
+        assert run["throughput_mbit_s"] == pytest.approx(rate / 1e6, rel=0.01)
+
+
 def test_a_udp_sender_that_falls_behind_sends_one_datagram_at_a_time() -> None:
     """iperf 2's one sending thread: a sender whose sendto() takes longer than
     the pacing gap sends as fast as its processor lets it, and nothing is lost

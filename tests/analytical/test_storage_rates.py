@@ -12,6 +12,7 @@ from fcsim.fc0.speed import speed_named
 from fcsim.fc4.fcp import QUEUE_FULL_DELAY
 from fcsim.report import summary_text
 from fcsim.runner import run_scenario
+from fcsim.scenario.loader import load_scenario
 from fcsim.scenario.model import NodeConfig, Scenario
 from fcsim.scenario.workload_model import FioConfig
 from fcsim.storage.device_model import DiskModel, RamDiskModel, load_disk_model
@@ -199,3 +200,85 @@ def test_a_refused_command_with_nothing_outstanding_is_sent_again_every_3_ms() -
     assert second["ios"] == 1
     assert second["latency_s"]["mean"] == pytest.approx(
         refusals * QUEUE_FULL_DELAY + latency, rel=0.01)
+
+
+DD = """\
+topology = "point-to-point"
+
+[run]
+duration = "{duration} s"
+
+[[nodes]]
+name = "a"
+
+[[nodes]]
+name = "b"
+target = "fc-disk-10k"
+
+[[links]]
+ends = ["a", "b"]
+speed = "1GFC"
+
+[[workloads]]
+name = "dd"
+type = "dd"
+from = "a"
+to = "b"
+direction = "{direction}"
+bs = "{bs} B"
+count = {count}
+{offset}
+"""
+
+
+def zones(model: DiskModel) -> list[tuple[int, float, float]]:
+    """Each zone's first byte, bytes and media rate (bytes/s), from the rule the
+    model states: zones of equal width, rates falling evenly from the outer to
+    the inner, each zone holding data in proportion to its rate."""
+    n = model.zones
+    rates = [model.outer_rate - (model.outer_rate - model.inner_rate) * i / max(n - 1, 1)
+             for i in range(n)]
+    sizes = [model.capacity * r / sum(rates) for r in rates]
+    return [(round(sum(sizes[:i])), sizes[i], rates[i]) for i in range(n)]
+
+
+def dd(tmp_path, direction: str, bs: int, count: int, offset: str, duration: float) -> dict:
+    path = tmp_path / "dd.toml"
+    path.write_text(DD.format(direction=direction, bs=bs, count=count, offset=offset,
+                              duration=duration), encoding="utf-8")
+    result = run_scenario(load_scenario(path))["repetitions"][0]["storage"]
+    return result["jobs"]["dd"]
+
+
+@pytest.mark.parametrize("zone", [0, 7, 15])
+def test_dd_skip_reads_the_zone_it_lands_in_at_that_zones_rate(tmp_path, zone: int) -> None:
+    """dd if=/dev/sdX skip=N bs=BS: the reads start N x BS into the device, so
+    they run at the media rate of the zone there (read-ahead streaming), less
+    the first access's seek and rotation (at most a full stroke and a turn)."""
+    bs, count = 65536, 300
+    start, size, rate = zones(DISK)[zone]
+    skip = -(-start // bs)
+    assert (skip + count) * bs <= start + size  # within the zone
+    job_ = dd(tmp_path, "read", bs, count, f"skip = {skip}", 1.0)
+    moved = count * bs
+    assert job_["bytes"] == moved
+    first = DISK.command_overhead + DISK.full_stroke + DISK.revolution
+    assert 0.0 <= job_["elapsed_s"] - moved / rate <= first  # never above the media rate
+
+
+@pytest.mark.parametrize("zone", [0, 15])
+def test_dd_seek_writes_in_the_zone_it_lands_in(tmp_path, zone: int) -> None:
+    """dd if=/dev/zero of=/dev/sdX seek=N bs=BS: the writes start N x BS into
+    the device. With the drive's write cache off, each write reaches the drive
+    after its sector has passed under the head, so it waits for the turn:
+    from one write's end to the next's is one revolution plus the transfer at
+    the zone's rate."""
+    assert not DISK.write_cache
+    bs, count = 65536, 100
+    start, size, rate = zones(DISK)[zone]
+    seek = -(-start // bs)
+    assert (seek + count) * bs <= start + size
+    job_ = dd(tmp_path, "write", bs, count, f"seek = {seek}", 2.0)
+    assert job_["bytes"] == count * bs
+    first = DISK.command_overhead + DISK.full_stroke + DISK.revolution
+    assert job_["elapsed_s"] == pytest.approx(count * (DISK.revolution + bs / rate), abs=first)
