@@ -3,8 +3,8 @@
 Link ends name a node or a switch port as ``"switch:port"``. Each switch gets
 a domain (given, or 1, 2, ... in order); an N_Port on switch port p gets the
 N_Port ID domain / p / 00. Routes between switches come from
-:func:`fcsim.fabric.routing.next_hops`; an exchange keeps one of several
-equal-cost ISLs. Each N_Port's BB credit towards its F_Port is the switch
+:func:`fcsim.fabric.routing.next_hops`; each switch chooses among equal-cost
+ISLs by its routing policy (:func:`fcsim.fabric.routing.chooser`). Each N_Port's BB credit towards its F_Port is the switch
 model's, the switch's towards the N_Port is the node's. With ``run.login``
 each N_Port logs in frame by frame at start (:mod:`fcsim.fabric.login`) and
 its workloads wait for that; otherwise logins take no time. A node with
@@ -19,12 +19,11 @@ from typing import Any
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.addressing import port_id
 from fcsim.fabric.login import FabricLogin
-from fcsim.fabric.routing import fspf_cost, next_hops, pick
+from fcsim.fabric.routing import chooser, fspf_cost, next_hops, switch_seed
 from fcsim.fabric.services import FabricServices
 from fcsim.fabric.switch import Switch
 from fcsim.fabric.switch_port import SwitchPort
 from fcsim.fabric.zoning import Zoning
-from fcsim.fc2.frame import Frame
 from fcsim.fc2.nport import NPort
 from fcsim.fc2.port import Port
 from fcsim.fc3.fabric import AliasRouter, install_aliases
@@ -115,7 +114,8 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
     free = (d for d in range(1, 240) if d not in used)
     for config in scenario.switches:
         domain = config.domain if config.domain is not None else next(free)
-        net.switches[config.name] = Switch(sim, config.name, domain, config.model)
+        net.switches[config.name] = Switch(sim, config.name, domain, config.model,
+                                           config.routing)
     node_configs = {n.name: n for n in scenario.nodes}
     port_configs = {port: node_configs[node] for port, node in ports_of(scenario.nodes).items()}
     isls: list[tuple[str, str, str, float]] = []
@@ -191,11 +191,7 @@ def route(net: FabricNetwork, isls: list[tuple[str, str, str, float]]) -> None:
     ends_of = net.isl_ends
     table = next_hops(net.switches, isls)
     domains = {name: sw.domain for name, sw in net.switches.items()}
-
-    def choose(hops: list[SwitchPort], frame: Frame) -> SwitchPort:
-        return pick(hops, frame.s_id, frame.d_id, frame.ox_id)  # type: ignore[return-value]
-
     for name, switch in net.switches.items():
         routes = {domains[target]: [ends_of[key][name] for key in keys]  # type: ignore[index]
                   for target, keys in table[name].items()}
-        switch.set_routing(routes, choose)
+        switch.set_routing(routes, chooser(switch.routing, switch_seed(switch.domain)))
