@@ -177,3 +177,17 @@ def chooser(policy: str, seed: int) -> Choose:
             hop = chosen[word] = hops[mix64(word ^ seed) % len(hops)]
         return hop
     return by_hash
+
+
+def balance(loads: list[float]) -> dict[str, float]:
+    """How evenly *loads* (one per member of an equal-cost group, e.g. the
+    utilisation of each ISL direction) fall: min, mean, max, ``max_over_mean``
+    (1 when even; the group carries what its busiest member allows only
+    then) and ``cv``, the coefficient of variation (standard deviation over
+    mean, population form; 0 when even). An idle group gives 1 and 0."""
+    mean = sum(loads) / len(loads)
+    if mean <= 0:
+        return {"min": 0.0, "mean": 0.0, "max": 0.0, "max_over_mean": 1.0, "cv": 0.0}
+    spread = (sum((x - mean) ** 2 for x in loads) / len(loads)) ** 0.5
+    return {"min": min(loads), "mean": mean, "max": max(loads),
+            "max_over_mean": max(loads) / mean, "cv": spread / mean}

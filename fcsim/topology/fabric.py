@@ -19,7 +19,7 @@ from typing import Any
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.addressing import port_id
 from fcsim.fabric.login import FabricLogin
-from fcsim.fabric.routing import chooser, fspf_cost, next_hops, switch_seed
+from fcsim.fabric.routing import balance, chooser, fspf_cost, next_hops, switch_seed
 from fcsim.fabric.services import FabricServices
 from fcsim.fabric.switch import Switch
 from fcsim.fabric.switch_port import SwitchPort
@@ -91,7 +91,38 @@ class FabricNetwork(Network):
             out["fc3"] = self.aliases.results(interval)
         if self.zones:
             out["zoning"] = self._zoning()
+        out["routing"] = self._routing(out["links"])
         return out
+
+    def _routing(self, links: dict[str, Any]) -> dict[str, Any]:
+        """Each switch's routing policy and its equal-cost groups: per switch,
+        each set of two or more next hops some destination domains share, with
+        the load of each ISL direction leaving by it (utilisation, frames,
+        share of the group's mean) and how evenly it falls (:func:`balance`)."""
+        isl_of = {(switch, sp.index): name for name, ends in self.isl_ends.items()
+                  for switch, sp in ends.items()}
+        groups = []
+        for name, switch in self.switches.items():
+            domains_of: dict[tuple[int, ...], list[int]] = {}
+            for domain, hops in sorted(switch.routes.items()):
+                if len(hops) > 1:
+                    domains_of.setdefault(tuple(sp.index for sp in hops), []).append(domain)
+            for indices, domains in domains_of.items():
+                members = []
+                for index in indices:
+                    link = isl_of[(name, index)]
+                    direction = next(d for key, d in links[link]["directions"].items()
+                                     if key.startswith(f"{switch.ports[index].port.name}->"))
+                    members.append({"isl": link, "port": index,
+                                    "utilisation": direction["utilisation"],
+                                    "frames": direction["frames"]})
+                even = balance([m["utilisation"] for m in members])
+                for m in members:
+                    m["share"] = m["utilisation"] / even["mean"] if even["mean"] > 0 else 0.0
+                groups.append({"switch": name, "policy": switch.routing, "domains": domains,
+                               "isls": members, "balance": even})
+        return {"policies": {name: sw.routing for name, sw in self.switches.items()},
+                "groups": groups}
 
     def _zoning(self) -> dict[str, Any]:
         """The zones and, per N_Port, the others its name server shows it."""
