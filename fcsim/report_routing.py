@@ -40,11 +40,10 @@ def routing_lines(first: dict[str, Any]) -> list[str]:
                      f"{max(ratios):.2f}")
     for g in shown:
         b, domains = g["balance"], g["domains"]
-        towards = (", ".join(map(str, domains)) if len(domains) <= DOMAINS_NAMED
-                   else f"{len(domains)} domains")
+        towards = ((f"domain{'s' if len(domains) > 1 else ''} " + ", ".join(map(str, domains)))
+                   if len(domains) <= DOMAINS_NAMED else f"{len(domains)} domains")
         lines.append(
-            f"  {g['switch']} ({g['policy']}) to domain{'s' if len(domains) > 1 else ''} "
-            f"{towards} over {len(g['isls'])} ISLs: utilisation min {100 * b['min']:.1f} %, "
+            f"  {g['switch']} ({g['policy']}) to {towards} over {len(g['isls'])} ISLs: utilisation min {100 * b['min']:.1f} %, "
             f"mean {100 * b['mean']:.1f} %, max {100 * b['max']:.1f} %; max/mean "
             f"{b['max_over_mean']:.2f}, cv {b['cv']:.2f}")
         if len(g["isls"]) <= ISLS_NAMED:
