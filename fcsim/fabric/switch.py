@@ -3,7 +3,8 @@
 Each switch port owns a link-level :class:`~fcsim.fc2.port.Port`, whose
 receive buffers are the BB credit the switch offers. A frame that arrives is
 routed (by D_ID: to a local F_Port in the switch's own domain, else to an
-E_Port towards the destination domain), waits the routing latency (from its
+E_Port towards the destination domain, one of several of equal cost chosen
+by the switch's routing policy, :mod:`fcsim.fabric.routing`), waits the routing latency (from its
 header with cut-through, from its EOF with store-and-forward) and the shared
 central router if the model has one, and then queues at its input: in one
 FIFO per input (head-of-line blocking: a head frame waiting for a busy output
