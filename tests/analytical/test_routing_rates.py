@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+import dataclasses
+
 import pytest
 
 from fcsim.fabric.routing import fspf_cost, next_hops, pick, switch_seed
@@ -16,6 +18,8 @@ from fcsim.fc2.frame import FRAMING_BYTES, MAX_DATA_FIELD
 from fcsim.runner import run_scenario
 from fcsim.scenario.loader import load_scenario
 from fcsim.scenario.model import Scenario
+from fcsim.scenario.workload_model import StreamConfig
+from tests.builders import fabric
 
 IDLES = 24
 """Characters between frames (six idle words), as the other rate tests count them."""
@@ -180,3 +184,35 @@ def test_the_isls_in_use_are_those_the_policy_chooses(
     busy = {name for link in isl_names
             for name, d in result["links"][link]["directions"].items() if d["frames"] > 0}
     assert busy == _predicted_paths(scenario, policy)
+
+
+@pytest.mark.parametrize(("policy", "outstanding"), [("device-based", 2),
+                                                     ("exchange-based", 1),
+                                                     ("port-based", 2)])
+def test_each_policy_over_parallel_isls_shares_each_isl(
+        policy: str, outstanding: int) -> None:
+    """Eight streams between two switches joined by four ISLs, each stream on
+    one ISL (device-based: one path per N_Port pair; exchange-based with one
+    exchange per stream; port-based: one per input port): the closed form
+    from the policy's choice. Stream i (N_Port on port i) goes by the ISL
+    pick gives at s1 (seeded by its domain, 1) for its S_ID, D_ID and OX_ID 0,
+    and the n streams on an ISL share it, R/n each (the destination switch
+    feeds each to an N_Port link of its own, which does not hold it back).
+    The hash puts three streams on one ISL and one alone on another; port-based
+    routing puts two on each."""
+    nodes = {f"h{i}": f"s1:{i}" for i in range(8)} | {f"d{i}": f"s2:{i}" for i in range(8)}
+    streams = tuple(StreamConfig(f"w{i}", f"h{i}", f"d{i}", 16 * MAX_DATA_FIELD,
+                                 outstanding=outstanding) for i in range(8))
+    model = dataclasses.replace(load_switch_model("generic-nonblocking"), routing=policy)
+    isls = tuple((f"s1:{20 + i}", f"s2:{20 + i}") for i in range(4))
+    result = run_scenario(fabric(nodes, streams, duration=0.02, warmup=0.002,
+                                 switches={"s1": model, "s2": model}, isls=isls, login=False))
+    hops = [f"isl{i}" for i in range(4)]
+    chosen = {i: pick(policy, hops, 1 << 16 | i << 8, 2 << 16 | i << 8, 0, switch_seed(1), i)
+              for i in range(8)}
+    sharing = Counter(chosen.values())
+    assert max(sharing.values()) > 1  # streams share an ISL somewhere
+    rate = _payload_rate("1GFC")
+    for i in range(8):
+        got = result["repetitions"][0]["workloads"][f"w{i}"]["throughput_bytes_per_s"]
+        assert got == pytest.approx(rate / sharing[chosen[i]], rel=0.01), i
