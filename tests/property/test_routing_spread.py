@@ -90,6 +90,27 @@ def test_two_switches_in_series_choose_jointly_uniformly(
     _within_binomial(counts, first * second, trials)
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32), st.lists(st.integers(1, 239), min_size=2, max_size=2,
+                                       unique=True),
+       st.sampled_from(HOPS), st.sampled_from(HOPS))
+def test_device_based_switches_in_series_choose_jointly_uniformly(
+        ids_seed: int, domains: list[int], first: int, second: int) -> None:
+    """The same over 4,800 distinct N_Port pairs, device-based."""
+    draw = random.Random(ids_seed)
+    pairs: set[tuple[int, int]] = set()
+    while len(pairs) < 4800:
+        s, d = (draw.randint(1, 239) << 16 | draw.randint(0, 255) << 8 for _ in range(2))
+        if s != d:
+            pairs.add((s, d))
+    seeds = [switch_seed(domain) for domain in domains]
+    counts = Counter(
+        pick("device-based", list(range(first)), s, d, 0, seeds[0], None) * second
+        + pick("device-based", list(range(second)), s, d, 0, seeds[1], None)
+        for s, d in pairs)
+    _within_binomial(counts, first * second, len(pairs))
+
+
 def test_the_same_hash_everywhere_would_polarise() -> None:
     """The check above can fail: two switches with the same seed choose the
     same hop for every exchange, so only the diagonal of the joint choice
