@@ -48,7 +48,8 @@ F_RJT_INVALID_D_ID = 0x01  # F_RJT reason: no port at the D_ID (FC-FS reason cod
 
 
 class Switch:
-    """Switch *name* of *domain* (1..239) built as *model*."""
+    """Switch *name* of *domain* (1..239) built as *model*, choosing among
+    equal-cost next hops by *routing* (None: the model's policy)."""
 
     def __init__(self, sim: Simulation, name: str, domain: int, model: SwitchModel,
                  routing: str | None = None) -> None:

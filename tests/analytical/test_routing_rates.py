@@ -56,7 +56,7 @@ routing = "{routing}"
 
 
 def _core_edge(routing: str, ports: list[int]) -> str:
-    """The issue's fabric: N_Port m of each edge e streams to N_Port m of edge
+    """The two-core fabric: N_Port m of each edge e streams to N_Port m of edge
     e + 1 (the last to the first), for each m in *ports*; 64 KiB Class 3
     sequences, two outstanding."""
     lines = [CORE_EDGE.format(routing=routing)]
