@@ -4,8 +4,9 @@ Link ends name a node or a switch port as ``"switch:port"``. Each switch gets
 a domain (given, or 1, 2, ... in order); an N_Port on switch port p gets the
 N_Port ID domain / p / 00. Routes between switches come from
 :func:`fcsim.fabric.routing.next_hops`; each switch chooses among equal-cost
-ISLs by its routing policy (:func:`fcsim.fabric.routing.chooser`). Each N_Port's BB credit towards its F_Port is the switch
-model's, the switch's towards the N_Port is the node's. With ``run.login``
+ISLs by its routing policy (:func:`fcsim.fabric.routing.chooser`). Each
+N_Port's BB credit towards its F_Port is the switch model's, the switch's
+towards the N_Port is the node's. With ``run.login``
 each N_Port logs in frame by frame at start (:mod:`fcsim.fabric.login`) and
 its workloads wait for that; otherwise logins take no time. A node with
 several N_Ports (``ports``) is cabled once per N_Port (:mod:`fcsim.fc3.ports`);
