@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fcsim.report_routing import routing_lines
 from fcsim.report_totals import FEW, SHOWN, busiest, many, port_totals, switch_totals
 from fcsim.units import format_bytes_rate, format_size, format_time
 
@@ -41,6 +42,7 @@ def network_lines(first: dict[str, Any]) -> list[str]:
         if len(used) > len(outputs):
             lines.append(f"    ({len(used) - len(outputs)} more outputs with shorter waits "
                          "in --json)")
+    lines += routing_lines(first)
     ports, note = busiest(first["nodes"], lambda n: n["data_frames_tx"] + n["data_frames_rx"],
                           FEW if many(first["nodes"]) else SHOWN)
     lines += ["", "ports (first repetition)" + note]

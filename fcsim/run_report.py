@@ -20,6 +20,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from fcsim.report import summary_text
+from fcsim.report_routing import least_even
 from fcsim.scenario.model import Scenario
 from fcsim.topology.drawing import draw_topology
 from fcsim.trace.timeseries import TimeSeries
@@ -39,6 +40,10 @@ pre { background: #f6f6f6; padding: 1em; overflow-x: auto; font-size: 85%; }
 figure.plot { cursor: zoom-in; display: inline-block; width: 48%; margin: 0.5%; }
 figure.plot.zoomed { cursor: zoom-out; width: 98%; }
 figure svg { width: 100%; height: auto; }
+table.groups { border-collapse: collapse; font-size: 90%; }
+table.groups td, table.groups th { border: 1px solid #ccc; padding: 0.2em 0.5em;
+  text-align: right; }
+table.groups td:first-child, table.groups th:first-child { text-align: left; }
 """
 
 
@@ -84,6 +89,29 @@ def _latency(results: dict[str, Any]) -> str:
     return _svg(fig)
 
 
+def _groups(results: dict[str, Any]) -> str:
+    """A table of the equal-cost groups of the first repetition, each ISL's
+    utilisation leaving the switch and how evenly the group's load falls (the
+    least even when there are many); empty when the run has none."""
+    first = results["repetitions"][0] if "repetitions" in results else {}
+    groups = first.get("routing", {}).get("groups", [])
+    if not groups:
+        return ""
+    shown, note = least_even(groups)
+    rows = []
+    for g in shown:
+        b = g["balance"]
+        isls = ", ".join(f"{m['isl']} {100 * m['utilisation']:.1f} %" for m in g["isls"])
+        rows.append(f"<tr><td>{html.escape(g['switch'])}</td><td>{html.escape(g['policy'])}"
+                    f"</td><td>{len(g['domains'])}</td><td>{html.escape(isls)}</td>"
+                    f"<td>{100 * b['mean']:.1f} %</td><td>{b['max_over_mean']:.2f}</td>"
+                    f"<td>{b['cv']:.2f}</td></tr>")
+    return (f"<h2>Equal-cost groups{html.escape(note)}</h2>\n<table class=\"groups\">"
+            "<tr><th>switch</th><th>policy</th><th>domains</th><th>ISLs: utilisation "
+            "leaving the switch</th><th>mean</th><th>max/mean</th><th>cv</th></tr>"
+            + "".join(rows) + "</table>\n")
+
+
 def run_page(scenario: Scenario, results: dict[str, Any], series: TimeSeries) -> str:
     """The report page of *scenario*'s *results* with its sampled *series*."""
     topology = BytesIO()
@@ -108,6 +136,7 @@ def run_page(scenario: Scenario, results: dict[str, Any], series: TimeSeries) ->
             f"<h1>{html.escape(scenario.name)}</h1>\n"
             f"<p>{html.escape(scenario.description)}</p>\n"
             f"<h2>Summary</h2>\n<pre>{html.escape(summary_text(results))}</pre>\n"
+            f"{_groups(results)}"
             f"<h2>Topology</h2>\n<figure>{drawing[drawing.index('<svg'):]}</figure>\n"
             f"<h2>Over time (first repetition)</h2>\n{figures}\n"
             f"<script>{SCRIPT}</script>\n</body></html>\n")

@@ -26,10 +26,13 @@ take the lowest domains.
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 
 KINDS = ("core-edge", "full-mesh", "fat-tree")
 """The kinds of fabric a scenario file may generate."""
+PATTERNS = ("ring", "permutation", "random-pairs", "fan-in")
+"""The traffic patterns a generated fabric may carry (one stream per pair)."""
 
 
 @dataclass(frozen=True)
@@ -108,3 +111,34 @@ def ring(shape: Shape, per_switch: int) -> list[tuple[str, str]]:
     edges = shape.edges
     return [(f"{edge}n0", f"{edges[(e + 1) % len(edges)]}n{1 % per_switch}")
             for e, edge in enumerate(edges)]
+
+
+def permutation(shape: Shape) -> list[tuple[str, str]]:
+    """Every N_Port i of the N (in generated order) to N_Port (i + ⌊N/2⌋) mod
+    N: the stride permutation of Al-Fares et al. (SIGCOMM 2008, "stride(i)"
+    with i = N/2), each N_Port sending one stream and receiving one; with an
+    even N, every stream crosses between the two halves of the fabric."""
+    names = [name for name, _, _ in shape.nodes]
+    shift = len(names) // 2
+    return [(name, names[(i + shift) % len(names)]) for i, name in enumerate(names)]
+
+
+def random_pairs(shape: Shape, seed: int) -> list[tuple[str, str]]:
+    """Every N_Port to another drawn uniformly at random (Python's
+    ``random.Random(seed)``, Mersenne Twister), several possibly to the same
+    one (Al-Fares et al.'s "random" pattern)."""
+    names = [name for name, _, _ in shape.nodes]
+    draw = random.Random(seed)
+    pairs = []
+    for i, name in enumerate(names):
+        other = draw.randrange(len(names) - 1)
+        pairs.append((name, names[other + (other >= i)]))
+    return pairs
+
+
+def fan_in(shape: Shape, targets: int) -> list[tuple[str, str]]:
+    """The last *targets* N_Ports (in generated order) are targets; every
+    other N_Port j (j = 0, 1, ...) sends to target j mod *targets*."""
+    names = [name for name, _, _ in shape.nodes]
+    initiators, chosen = names[:-targets], names[-targets:]
+    return [(name, chosen[j % targets]) for j, name in enumerate(initiators)]

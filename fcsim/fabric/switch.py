@@ -3,7 +3,8 @@
 Each switch port owns a link-level :class:`~fcsim.fc2.port.Port`, whose
 receive buffers are the BB credit the switch offers. A frame that arrives is
 routed (by D_ID: to a local F_Port in the switch's own domain, else to an
-E_Port towards the destination domain), waits the routing latency (from its
+E_Port towards the destination domain, one of several of equal cost chosen
+by the switch's routing policy, :mod:`fcsim.fabric.routing`), waits the routing latency (from its
 header with cut-through, from its EOF with store-and-forward) and the shared
 central router if the model has one, and then queues at its input: in one
 FIFO per input (head-of-line blocking: a head frame waiting for a busy output
@@ -27,11 +28,11 @@ from __future__ import annotations
 
 from bisect import bisect_left, insort
 from collections import deque
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.addressing import WELL_KNOWN_LOW, area_of, domain_of
+from fcsim.fabric.routing import Choose
 from fcsim.fabric.services import FabricServices
 from fcsim.fabric.switch_model import SwitchModel
 from fcsim.fabric.switch_port import HEADER_CHARS, Held, SwitchPort, SwitchStats
@@ -47,13 +48,17 @@ F_RJT_INVALID_D_ID = 0x01  # F_RJT reason: no port at the D_ID (FC-FS reason cod
 
 
 class Switch:
-    """Switch *name* of *domain* (1..239) built as *model*."""
+    """Switch *name* of *domain* (1..239) built as *model*, choosing among
+    equal-cost next hops by *routing* (None: the model's policy)."""
 
-    def __init__(self, sim: Simulation, name: str, domain: int, model: SwitchModel) -> None:
+    def __init__(self, sim: Simulation, name: str, domain: int, model: SwitchModel,
+                 routing: str | None = None) -> None:
         self.sim = sim
         self.name = name
         self.domain = domain
         self.model = model
+        self.routing = model.routing if routing is None else routing
+        """How it chooses among equal-cost next hops (:data:`fcsim.fabric.routing.POLICIES`)."""
         self.ports: dict[int, SwitchPort] = {}
         self.local: dict[int, SwitchPort] = {}
         self.routes: dict[int, list[SwitchPort]] = {}
@@ -64,7 +69,7 @@ class Switch:
         self._inputs: list[SwitchPort] = []
         self._router_free = 0.0
         self._env = sim.env
-        self._pick: Callable[[list[SwitchPort], Frame], SwitchPort] = lambda hops, f: hops[0]
+        self._pick: Choose = lambda hops, frame, d_id, inp: hops[0]
 
     def add_port(self, index: int, port: Port) -> SwitchPort:
         """Attach link-level *port*, already linked, as switch port *index* (0-based)."""
@@ -77,21 +82,23 @@ class Switch:
         sp.pos = len(self._inputs) - 1
         return sp
 
-    def set_routing(self, routes: dict[int, list[SwitchPort]],
-                    pick: Callable[[list[SwitchPort], Frame], SwitchPort]) -> None:
-        """Set the E_Ports towards each other domain and how to choose among them."""
+    def set_routing(self, routes: dict[int, list[SwitchPort]], pick: Choose) -> None:
+        """Set the E_Ports towards each other domain and how to choose among them
+        (*pick*: equal-cost hops, frame, D_ID routed to, ingress port or None -> hop)."""
         self.routes = routes
         self._pick = pick
 
     # -- arrival and routing ----------------------------------------------------
 
-    def output_for(self, frame: Frame, d_id: int | None = None) -> SwitchPort | None:
-        """The port *frame* leaves by towards its D_ID, or towards *d_id* if given."""
+    def output_for(self, frame: Frame, d_id: int | None = None,
+                   inp: SwitchPort | None = None) -> SwitchPort | None:
+        """The port *frame*, come in on *inp* (None: sent by the switch), leaves
+        by towards its D_ID, or towards *d_id* if given."""
         d_id = frame.d_id if d_id is None else d_id
         if domain_of(d_id) == self.domain:
             return self.local.get(area_of(d_id))
         hops = self.routes.get(domain_of(d_id))
-        return self._pick(hops, frame) if hops else None
+        return self._pick(hops, frame, d_id, inp) if hops else None
 
     def _arrive_damaged(self, inp: SwitchPort, frame: Frame) -> None:
         self.stats.errors += 1
@@ -118,7 +125,7 @@ class Switch:
         elif d_id >> 16 == self.domain:  # output_for's local case, inline (once a frame)
             out = self.local.get(d_id >> 8 & 0xFF)
         else:
-            out = self.output_for(frame)
+            out = self.output_for(frame, d_id, inp)
         if out is None and self.aliases is not None:  # an alias: FC-3 routes or replicates it
             out = self.aliases.route(self, inp, frame)
             if out is None:

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from fcsim.catalog import ModelFile, read_model, sourced
-from fcsim.schema.fields import Count, Flag, PositiveTime, Time, integer, number
+from fcsim.fabric.routing import POLICIES
+from fcsim.schema.fields import Count, Flag, PositiveTime, Time, choice, integer, number
 from fcsim.schema.section import REQUIRED, key
 
 
@@ -33,7 +34,8 @@ class SwitchModel:
     Class 2/3 frame that has waited this long in the switch is answered F_BSY
     (Class 2) or discarded (Class 3), s (None: never). *service_time*: how
     long the switch's fabric services take to answer a login or name-server
-    request, s. *sources*: provenance per parameter.
+    request, s. *routing*: how it chooses among equal-cost next hops, one of
+    :data:`fcsim.fabric.routing.POLICIES`. *sources*: provenance per parameter.
     """
 
     name: str
@@ -46,6 +48,7 @@ class SwitchModel:
     routing_rate: float | None = None
     hold_time: float | None = None
     service_time: float = 0.0
+    routing: str = "exchange-based"
     sources: dict[str, str] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
@@ -59,6 +62,8 @@ class SwitchModel:
             raise ValueError(f"{self.name}: hold_time must be > 0 s")
         if self.service_time < 0:
             raise ValueError(f"{self.name}: service_time must be >= 0 s")
+        if self.routing not in POLICIES:
+            raise ValueError(f"{self.name}: routing must be one of {', '.join(POLICIES)}")
 
 
 def _entry(help: str, value: Any, source: str, required: bool = False) -> Any:
@@ -72,6 +77,7 @@ Timeout = sourced(PositiveTime, "PositiveTime")
 Yes = sourced(Flag, "Flag")
 Speedup = sourced(number("a number >= 1", 1.0), "Speedup")
 PerSecond = sourced(number("a number > 0 (per second)", above=True), "PerSecond")
+Policy = sourced(choice(dict(zip(POLICIES, POLICIES, strict=True))), "RoutingPolicy")
 
 
 class SwitchFile(ModelFile):
@@ -101,6 +107,11 @@ class SwitchFile(ModelFile):
                                 "500 ms", "standard")
     service_time: Delay = _entry("How long the fabric services take to answer a login or "
                                  "name-server request, s.", "100 us", "assumption")
+    routing: Policy = _entry("How the switch chooses among equal-cost next hops: "
+                             "'port-based' (by ingress port), 'device-based' (a hash of "
+                             "S_ID and D_ID) or 'exchange-based' (a hash of S_ID, D_ID and "
+                             "OX_ID); see docs/fabrics.md.", "exchange-based",
+                             "vendor guide")
 
 
 def load_switch_model(name: str, directory: Path | None = None) -> SwitchModel:

@@ -117,7 +117,7 @@ class HuntGroup(AliasGroup):
             self.exchanges[member] += 1
             self._watch()
         pin.last = now
-        out = switch.output_for(frame, pin.member)
+        out = switch.output_for(frame, pin.member, inp)
         if out is None:  # the member cannot be reached from here
             switch.refuse(inp, frame, h.R_CTL_F_RJT, F_RJT_INVALID_D_ID)
             return None

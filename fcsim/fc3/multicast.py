@@ -142,7 +142,7 @@ class MulticastGroup(AliasGroup):
                 if out is not None:
                     copies.append((out, self._copy(frame, member), member))
             elif domain in domains:
-                out = switch.output_for(frame, member)
+                out = switch.output_for(frame, member, inp)
                 if out is not None:
                     hops.setdefault(out, set()).add(domain)
         for out, towards in hops.items():

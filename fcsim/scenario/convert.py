@@ -89,7 +89,8 @@ def to_scenario(doc: Document, file: str) -> Scenario:
     else:
         links = tuple(_link(link, i) for i, link in enumerate(doc.links))
     switches = (tuple(SwitchConfig(s.name, s.model, getattr(s, "domain", None),
-                                   getattr(s, "pause", False)) for s in doc.switches)
+                                   getattr(s, "pause", False), getattr(s, "routing", None))
+                      for s in doc.switches)
                 if isinstance(doc, FabricScenario | EthernetScenario | MyrinetScenario) else ())
     groups = tuple(AliasGroupConfig(g.name, g.type, g.members, g.registration,
                                     getattr(g, "exchanges_per_member", 1))
@@ -139,7 +140,7 @@ def _networks(doc: InternetworkScenario, run: RunConfig,
                                   ends=tuple(map(rename, link.ends)))
                           for i, link in enumerate(network.links))
         switches = tuple(SwitchConfig(s.name, s.model, getattr(s, "domain", None),
-                                      getattr(s, "pause", False))
+                                      getattr(s, "pause", False), getattr(s, "routing", None))
                          for s in getattr(network, "switches", ()))
         out.append(Scenario(name=network.name, topology=network.topology, run=run,
                             nodes=chosen, links=links, workloads=(), switches=switches,

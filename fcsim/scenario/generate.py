@@ -1,5 +1,5 @@
 """A generated fabric written out: the ``[fabric]`` table of a scenario file
-becomes ``[[switches]]``, ``[[nodes]]``, ``[[links]]`` (and ring
+becomes ``[[switches]]``, ``[[nodes]]``, ``[[links]]`` (and traffic
 ``[[workloads]]``) tables, appended after the listed ones, before the file is
 read. A generated fabric is thus checked, converted and built exactly as the
 same fabric written out by hand. Problems of the table itself (keys that do
@@ -13,7 +13,16 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from fcsim.fabric.shapes import Shape, core_edge, fat_tree, full_mesh, ring
+from fcsim.fabric.shapes import (
+    Shape,
+    core_edge,
+    fan_in,
+    fat_tree,
+    full_mesh,
+    permutation,
+    random_pairs,
+    ring,
+)
 from fcsim.scenario.sections.document import Generated
 from fcsim.scenario.sections.fabric import FabricSection
 from fcsim.schema.errors import Problem, ScenarioError, given, problems_of
@@ -24,6 +33,10 @@ MAX_DOMAINS = 239
 _ALLOWED = {"core-edge": ("switches", "cores"), "full-mesh": ("switches",),
             "fat-tree": ("pods",)}
 """The count keys each kind takes; the first is required."""
+_NAMED = {"ring": "ring", "permutation": "perm", "random-pairs": "pair", "fan-in": "fanin"}
+"""The name of each traffic pattern's workloads, before their number."""
+_TAKES = {"targets": "fan-in", "traffic_seed": "random-pairs"}
+"""The traffic keys that go with one pattern only."""
 
 
 class _FabricOnly(Section):
@@ -90,15 +103,32 @@ def tables(fabric: FabricSection, raw: dict[str, Any], shape: Shape,
         name = f"{a}-{b}" + (f"-{i % fabric.isls}" if several else "")
         links.append({"name": name, "ends": [f"{a}:{pa}", f"{b}:{pb}"], "speed": isl_speed,
                       "length": isl_length})
-    workloads = [] if fabric.traffic == "none" else [
-        {"name": f"ring{e}", "type": "stream", "from": source, "to": destination, "class": 3,
-         "size": _written(raw, "stream_size"), "outstanding": _written(raw, "outstanding")}
-        for e, (source, destination) in enumerate(ring(shape, fabric.nodes_per_switch))]
+    workloads = [
+        {"name": f"{_NAMED[fabric.traffic]}{e}", "type": "stream", "from": source,
+         "to": destination, "class": 3, "size": _written(raw, "stream_size"),
+         "outstanding": _written(raw, "outstanding")}
+        for e, (source, destination) in enumerate(traffic_pairs(fabric, shape))]
+    routing = {"routing": raw["routing"]} if "routing" in raw else {}
     return {"switches": [*data.get("switches", []),
-                         *({"name": name, "model": models[role]} for name, role in shape.switches)],
+                         *({"name": name, "model": models[role], **routing}
+                           for name, role in shape.switches)],
             "nodes": [*data.get("nodes", []), *({"name": node} for node, _, _ in shape.nodes)],
             "links": [*data.get("links", []), *links],
             "workloads": [*data.get("workloads", []), *workloads]}
+
+
+def traffic_pairs(fabric: FabricSection, shape: Shape) -> list[tuple[str, str]]:
+    """The (source, destination) N_Ports of the streams *fabric*'s traffic
+    pattern generates on *shape*."""
+    if fabric.traffic == "ring":
+        return ring(shape, fabric.nodes_per_switch)
+    if fabric.traffic == "permutation":
+        return permutation(shape)
+    if fabric.traffic == "random-pairs":
+        return random_pairs(shape, fabric.traffic_seed)
+    if fabric.traffic == "fan-in":
+        return fan_in(shape, fabric.targets)
+    return []
 
 
 def _combination(fabric: FabricSection, raw: dict[str, Any]) -> Iterator[Problem]:
@@ -119,12 +149,17 @@ def _combination(fabric: FabricSection, raw: dict[str, Any]) -> Iterator[Problem
                       f"fewer than switches ({fabric.switches}): at least one edge switch")
     if fabric.kind == "fat-tree" and fabric.pods is not None and fabric.pods % 2:
         yield Problem("fabric.pods", given(raw["pods"]), FabricSection.expects("pods"))
+    for name, pattern in _TAKES.items():
+        if name in raw and fabric.traffic != pattern:
+            yield Problem(f"fabric.{name}", given(raw[name]),
+                          f"only with traffic = {pattern!r} (traffic is {fabric.traffic!r})")
 
 
 def _room(fabric: FabricSection, raw: dict[str, Any], shape: Shape,
           listed: int) -> Iterator[Problem]:
     """Domains left for the generated switches; ports of each switch model for
-    the ports each switch uses; two N_Ports for a ring."""
+    the ports each switch uses; two N_Ports for generated traffic, fewer fan-in
+    targets than N_Ports."""
     count = _ALLOWED[fabric.kind][0]
     if listed + len(shape.switches) > MAX_DOMAINS:
         yield Problem(f"fabric.{count}", given(raw[count]),
@@ -138,9 +173,13 @@ def _room(fabric: FabricSection, raw: dict[str, Any], shape: Shape,
         if name is not None and used[name] > model.ports:
             yield _too_many_ports(fabric, raw, name, role, used[name], model.ports,
                                   model.name)
-    if fabric.traffic == "ring" and len(shape.nodes) < 2:
+    if fabric.traffic != "none" and len(shape.nodes) < 2:
         yield Problem("fabric.traffic", given(raw["traffic"]),
-                      "'none' with a single N_Port: a ring needs two N_Ports or more")
+                      f"'none' with a single N_Port: {fabric.traffic} needs two N_Ports or more")
+    elif fabric.traffic == "fan-in" and fabric.targets >= len(shape.nodes):
+        yield Problem("fabric.targets", given(raw.get("targets", fabric.targets)),
+                      f"at most {len(shape.nodes) - 1}: fewer than the {len(shape.nodes)} "
+                      "N_Ports, so that one at least sends")
 
 
 def _too_many_ports(fabric: FabricSection, raw: dict[str, Any], name: str, role: str,

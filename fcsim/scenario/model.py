@@ -112,12 +112,14 @@ class LinkConfig:
 class SwitchConfig:
     """A switch *name* built as *model* (a Fibre Channel, Ethernet or Myrinet
     switch), with fabric *domain* (None: assigned; Fibre Channel only);
-    *pause*: an Ethernet switch sends 802.3x PAUSE."""
+    *pause*: an Ethernet switch sends 802.3x PAUSE; *routing*: how a Fibre
+    Channel switch chooses among equal-cost next hops (None: its model's)."""
 
     name: str
     model: SwitchModel | EthernetSwitchModel | MyrinetSwitchModel
     domain: int | None = None
     pause: bool = False
+    routing: str | None = None
 
 
 @dataclass(frozen=True)

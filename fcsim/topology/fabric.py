@@ -3,9 +3,10 @@
 Link ends name a node or a switch port as ``"switch:port"``. Each switch gets
 a domain (given, or 1, 2, ... in order); an N_Port on switch port p gets the
 N_Port ID domain / p / 00. Routes between switches come from
-:func:`fcsim.fabric.routing.next_hops`; an exchange keeps one of several
-equal-cost ISLs. Each N_Port's BB credit towards its F_Port is the switch
-model's, the switch's towards the N_Port is the node's. With ``run.login``
+:func:`fcsim.fabric.routing.next_hops`; each switch chooses among equal-cost
+ISLs by its routing policy (:func:`fcsim.fabric.routing.chooser`). Each
+N_Port's BB credit towards its F_Port is the switch model's, the switch's
+towards the N_Port is the node's. With ``run.login``
 each N_Port logs in frame by frame at start (:mod:`fcsim.fabric.login`) and
 its workloads wait for that; otherwise logins take no time. A node with
 several N_Ports (``ports``) is cabled once per N_Port (:mod:`fcsim.fc3.ports`);
@@ -19,12 +20,11 @@ from typing import Any
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.addressing import port_id
 from fcsim.fabric.login import FabricLogin
-from fcsim.fabric.routing import fspf_cost, next_hops, pick
+from fcsim.fabric.routing import balance, chooser, fspf_cost, next_hops, switch_seed
 from fcsim.fabric.services import FabricServices
 from fcsim.fabric.switch import Switch
 from fcsim.fabric.switch_port import SwitchPort
 from fcsim.fabric.zoning import Zoning
-from fcsim.fc2.frame import Frame
 from fcsim.fc2.nport import NPort
 from fcsim.fc2.port import Port
 from fcsim.fc3.fabric import AliasRouter, install_aliases
@@ -92,7 +92,38 @@ class FabricNetwork(Network):
             out["fc3"] = self.aliases.results(interval)
         if self.zones:
             out["zoning"] = self._zoning()
+        out["routing"] = self._routing(out["links"])
         return out
+
+    def _routing(self, links: dict[str, Any]) -> dict[str, Any]:
+        """Each switch's routing policy and its equal-cost groups: per switch,
+        each set of two or more next hops some destination domains share, with
+        the load of each ISL direction leaving by it (utilisation, frames,
+        share of the group's mean) and how evenly it falls (:func:`balance`)."""
+        isl_of = {(switch, sp.index): name for name, ends in self.isl_ends.items()
+                  for switch, sp in ends.items()}
+        groups = []
+        for name, switch in self.switches.items():
+            domains_of: dict[tuple[int, ...], list[int]] = {}
+            for domain, hops in sorted(switch.routes.items()):
+                if len(hops) > 1:
+                    domains_of.setdefault(tuple(sp.index for sp in hops), []).append(domain)
+            for indices, domains in domains_of.items():
+                members = []
+                for index in indices:
+                    link = isl_of[(name, index)]
+                    direction = next(d for key, d in links[link]["directions"].items()
+                                     if key.startswith(f"{switch.ports[index].port.name}->"))
+                    members.append({"isl": link, "port": index,
+                                    "utilisation": direction["utilisation"],
+                                    "frames": direction["frames"]})
+                even = balance([m["utilisation"] for m in members])
+                for m in members:
+                    m["share"] = m["utilisation"] / even["mean"] if even["mean"] > 0 else 0.0
+                groups.append({"switch": name, "policy": switch.routing, "domains": domains,
+                               "isls": members, "balance": even})
+        return {"policies": {name: sw.routing for name, sw in self.switches.items()},
+                "groups": groups}
 
     def _zoning(self) -> dict[str, Any]:
         """The zones and, per N_Port, the others its name server shows it."""
@@ -115,7 +146,8 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
     free = (d for d in range(1, 240) if d not in used)
     for config in scenario.switches:
         domain = config.domain if config.domain is not None else next(free)
-        net.switches[config.name] = Switch(sim, config.name, domain, config.model)
+        net.switches[config.name] = Switch(sim, config.name, domain, config.model,
+                                           config.routing)
     node_configs = {n.name: n for n in scenario.nodes}
     port_configs = {port: node_configs[node] for port, node in ports_of(scenario.nodes).items()}
     isls: list[tuple[str, str, str, float]] = []
@@ -191,11 +223,7 @@ def route(net: FabricNetwork, isls: list[tuple[str, str, str, float]]) -> None:
     ends_of = net.isl_ends
     table = next_hops(net.switches, isls)
     domains = {name: sw.domain for name, sw in net.switches.items()}
-
-    def choose(hops: list[SwitchPort], frame: Frame) -> SwitchPort:
-        return pick(hops, frame.s_id, frame.d_id, frame.ox_id)  # type: ignore[return-value]
-
     for name, switch in net.switches.items():
         routes = {domains[target]: [ends_of[key][name] for key in keys]  # type: ignore[index]
                   for target, keys in table[name].items()}
-        switch.set_routing(routes, choose)
+        switch.set_routing(routes, chooser(switch.routing, switch_seed(switch.domain)))

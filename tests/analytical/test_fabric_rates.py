@@ -89,7 +89,33 @@ def test_cut_through_saves_one_frame_time_less_the_header() -> None:
     assert latencies[False] - latencies[True] == pytest.approx(saved, rel=1e-3)
 
 
+def test_parallel_isls_under_port_based_routing() -> None:
+    """Port-based routing gives input port i the i-th of the two parallel ISLs
+    in turn: h0 and h2 (ports 0 and 2) share ISL 0, h1 and h3 ISL 1; each ISL
+    carries two streams at half its rate, so the four carry two links' worth."""
+    nodes = {f"h{i}": f"s1:{i}" for i in range(4)} | {f"d{i}": f"s2:{i}" for i in range(4)}
+    streams = tuple(StreamConfig(f"w{i}", f"h{i}", f"d{i}", MAX_DATA_FIELD, outstanding=2)
+                    for i in range(4))
+    model = dataclasses.replace(NONBLOCKING, routing="port-based")
+    scenario = fabric(nodes, streams, duration=0.02, warmup=0.002,
+                      switches={"s1": model, "s2": model},
+                      isls=(("s1:20", "s2:20"), ("s1:21", "s2:21")))
+    result = run_scenario(scenario)
+    rates = _rates(result)
+    for rate in rates.values():
+        assert rate == pytest.approx(FULL_RATE / 2, rel=0.01)
+    links = result["repetitions"][0]["links"]
+    for isl in ("isl0", "isl1"):
+        forward = next(d for name, d in links[isl]["directions"].items()
+                       if name.startswith("s1"))
+        assert forward["utilisation"] > 0.98
+
+
 def test_parallel_isls_spread_exchanges() -> None:
+    """Exchange-based routing hashes each exchange (here one frame each) to one
+    of the two ISLs: both carry frames, and together more than one link's
+    worth, but less than two (a hash sends two exchanges to one ISL while the
+    other idles; the round-robin bound 2 is port-based routing's above)."""
     nodes = {f"h{i}": f"s1:{i}" for i in range(4)} | {f"d{i}": f"s2:{i}" for i in range(4)}
     streams = tuple(StreamConfig(f"w{i}", f"h{i}", f"d{i}", MAX_DATA_FIELD, outstanding=2)
                     for i in range(4))
@@ -97,10 +123,10 @@ def test_parallel_isls_spread_exchanges() -> None:
                       switches={"s1": NONBLOCKING, "s2": NONBLOCKING},
                       isls=(("s1:20", "s2:20"), ("s1:21", "s2:21")))
     result = run_scenario(scenario)
-    rates = _rates(result)
-    assert sum(rates.values()) == pytest.approx(2 * FULL_RATE, rel=0.01)
+    total = sum(_rates(result).values())
+    assert FULL_RATE * 1.5 < total < 2 * FULL_RATE * 0.99
     links = result["repetitions"][0]["links"]
     for isl in ("isl0", "isl1"):
         forward = next(d for name, d in links[isl]["directions"].items()
                        if name.startswith("s1"))
-        assert forward["utilisation"] > 0.9
+        assert forward["utilisation"] > 0.75

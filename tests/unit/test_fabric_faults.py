@@ -14,6 +14,7 @@ import pytest
 from fcsim.build import build_workloads
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.addressing import NAME_SERVER
+from fcsim.fabric.switch_model import load_switch_model
 from fcsim.faults.config import FaultConfig
 from fcsim.faults.injector import install
 from fcsim.fc2 import els
@@ -29,8 +30,9 @@ from tests.builders import fabric
 NODES = {"h0": "e1:0", "h1": "e1:1", "d0": "e2:0", "d1": "e2:1"}
 STREAMS = (StreamConfig("w0", "h0", "d0", 16384, outstanding=2),
            StreamConfig("w1", "h1", "d1", 16384, outstanding=2))
-SWITCHES = {"e1": "generic-nonblocking", "e2": "generic-nonblocking",
-            "c1": "generic-nonblocking", "c2": "generic-nonblocking"}
+PORT_BASED = dataclasses.replace(load_switch_model("generic-nonblocking"), routing="port-based")
+"""Port-based routing sends h0 (port 0) by c1 and h1 (port 1) by c2: a core each."""
+SWITCHES = {"e1": PORT_BASED, "e2": PORT_BASED, "c1": PORT_BASED, "c2": PORT_BASED}
 ISLS = (("e1:10", "c1:0"), ("c1:1", "e2:10"), ("e1:11", "c2:0"), ("c2:1", "e2:11"))
 
 

@@ -13,7 +13,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fcsim.fabric.shapes import Shape, core_edge, fat_tree, full_mesh, ring
+from fcsim.fabric.shapes import (
+    Shape,
+    core_edge,
+    fan_in,
+    fat_tree,
+    full_mesh,
+    permutation,
+    random_pairs,
+    ring,
+)
 from fcsim.runner import run_scenario
 from fcsim.scenario.loader import load_scenario
 from tests.builders import assert_refused
@@ -71,6 +80,56 @@ def test_fat_tree_counts(k: int, isls: int) -> None:
     used = shape.ports_used()
     assert used["p0e0"] == n + k // 2 * isls and used["p0a0"] == used["c0"] == k * isls
     _ports_once(shape)
+
+
+def test_permutation_random_pairs_and_fan_in() -> None:
+    shape = core_edge(4, 2, 3, 1)  # e0n0 e0n1 e0n2 e1n0 e1n1 e1n2
+    names = [name for name, _, _ in shape.nodes]
+    assert permutation(shape) == [(names[i], names[(i + 3) % 6]) for i in range(6)]
+    odd = permutation(full_mesh(3, 1, 1))  # N = 3: i to i + 1
+    assert odd == [("s0n0", "s1n0"), ("s1n0", "s2n0"), ("s2n0", "s0n0")]
+    pairs = random_pairs(shape, 7)
+    assert [s for s, _ in pairs] == names and all(s != d for s, d in pairs)
+    assert pairs == random_pairs(shape, 7) and set(d for _, d in pairs) <= set(names)
+    assert random_pairs(shape, 7) != random_pairs(shape, 8)
+    assert fan_in(shape, 2) == [("e0n0", "e1n1"), ("e0n1", "e1n2"), ("e0n2", "e1n1"),
+                                ("e1n0", "e1n2")]
+
+
+def test_random_pairs_are_uniform_over_the_others() -> None:
+    """Each N_Port's partner is uniform over the other N - 1: over many seeds
+    each of the 5 others of N_Port 0 is drawn within 5 binomial deviations."""
+    shape = core_edge(4, 2, 3, 1)
+    draws = [random_pairs(shape, seed)[0][1] for seed in range(3000)]
+    mean, sigma = 3000 / 5, (3000 * 0.2 * 0.8) ** 0.5
+    for other in ("e0n1", "e0n2", "e1n0", "e1n1", "e1n2"):
+        assert abs(draws.count(other) - mean) < 5 * sigma
+
+
+@pytest.mark.parametrize(("traffic", "names"), [
+    ('traffic = "permutation"', ["perm0", "perm1", "perm2", "perm3"]),
+    ('traffic = "random-pairs"\ntraffic_seed = 5', ["pair0", "pair1", "pair2", "pair3"]),
+    ('traffic = "fan-in"\ntargets = 1', ["fanin0", "fanin1", "fanin2"]),
+])
+def test_each_traffic_pattern_generates_its_streams(
+        tmp_path: Path, traffic: str, names: list[str]) -> None:
+    path = tmp_path / "traffic.toml"
+    path.write_text(GENERATED.replace('traffic = "ring"', traffic)
+                    .replace('duration = "2 ms"', 'duration = "0.5 ms"'), encoding="utf-8")
+    scenario = load_scenario(path)
+    assert [w.name for w in scenario.workloads] == names
+    assert all(w.outstanding == 2 and w.size == 8192 for w in scenario.workloads)
+    first = run_scenario(scenario)["repetitions"][0]
+    assert all(w["payload_bytes"] > 0 for w in first["workloads"].values())
+
+
+def test_the_fabric_routing_key_sets_every_generated_switch(tmp_path: Path) -> None:
+    path = tmp_path / "routing.toml"
+    path.write_text(GENERATED.replace("isls = 2", 'isls = 2\nrouting = "device-based"'),
+                    encoding="utf-8")
+    assert {s.routing for s in load_scenario(path).switches} == {"device-based"}
+    path.write_text(GENERATED, encoding="utf-8")
+    assert {s.routing for s in load_scenario(path).switches} == {None}  # the model's
 
 
 def test_ring_goes_from_each_edge_to_the_next() -> None:
@@ -167,6 +226,17 @@ _FAT_TREE = ('kind = "fat-tree"\npods = 12\nmodel = "generic-nonblocking"\n'
     (("switches = 4", "switches = 36"), "fabric.switches", "given 36",
      "at most 34: core switch c0 takes isls (2) ports per edge switch and its model "
      "generic-nonblocking has 64 ports"),
+    (('traffic = "ring"', 'traffic = "ring"\ntargets = 2'), "fabric.targets", "given 2",
+     "only with traffic = 'fan-in' (traffic is 'ring')"),
+    (('traffic = "ring"', 'traffic = "permutation"\ntraffic_seed = 3'),
+     "fabric.traffic_seed", "given 3",
+     "only with traffic = 'random-pairs' (traffic is 'permutation')"),
+    (('traffic = "ring"', 'traffic = "fan-in"\ntargets = 4'), "fabric.targets", "given 4",
+     "at most 3: fewer than the 4 N_Ports, so that one at least sends"),
+    (('traffic = "ring"', 'traffic = "star"'), "fabric.traffic", "given 'star'",
+     "one of 'none', 'ring', 'permutation', 'random-pairs', 'fan-in'"),
+    (('isls = 2', 'isls = 2\nrouting = "random"'), "fabric.routing", "given 'random'",
+     "one of 'port-based', 'device-based', 'exchange-based'"),
 ])
 def test_a_bad_fabric_table_is_refused_in_one_line(
         tmp_path: Path, edit: tuple[str, str], key: str, value: str, allowed: str) -> None:

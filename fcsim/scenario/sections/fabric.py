@@ -3,8 +3,14 @@ listed switch by switch (see :mod:`fcsim.fabric.shapes` and :mod:`fcsim.scenario
 
 from __future__ import annotations
 
-from fcsim.fabric.shapes import KINDS
-from fcsim.scenario.sections.links import SPEED_HELP, CableLength, SwitchModelName
+from fcsim.fabric.shapes import KINDS, PATTERNS
+from fcsim.scenario.sections.links import (
+    ROUTING_HELP,
+    SPEED_HELP,
+    CableLength,
+    RoutingPolicy,
+    SwitchModelName,
+)
 from fcsim.schema.fields import Count, Speed, choice, integer, size
 from fcsim.schema.section import Section, key
 
@@ -14,7 +20,9 @@ Cores = integer(1, 238, "an integer 1..238 (core switches, fewer than switches)"
 Pods = integer(2, 12, "an even integer 2..12 (k of a k-ary fat tree: 5k²/4 switches, at "
                "most 239 domains)")
 NPorts = integer(1, 255, "an integer 1..255 (N_Ports on each edge switch)")
-Traffic = choice({"none": "none", "ring": "ring"})
+Traffic = choice({"none": "none"} | dict(zip(PATTERNS, PATTERNS, strict=True)))
+Targets = integer(1, 65535, "an integer >= 1 (target N_Ports, fewer than the N_Ports)")
+Seed = integer(0, 2**63 - 1, "an integer 0..2^63-1")
 StreamSize = size(1, text="a size with a unit such as '16 KiB', >= 1 B")
 
 
@@ -52,6 +60,8 @@ class FabricSection(Section):
     nodes_per_switch: NPorts = key(help="N_Ports on each edge switch (every switch of a full "
                                    "mesh), on its ports 0, 1, ...; each is a node with the "
                                    "[[nodes]] defaults.", example=17)
+    routing: RoutingPolicy = key(None, "Every generated switch: " + ROUTING_HELP,
+                                 "exchange-based")
     isls: Count = key(1, "Inter-switch links joining each pair of joined switches.", 2)
     speed: Speed = key(help="Line speed of the links from N_Ports to their switch. "
                        + SPEED_HELP, example="4GFC")
@@ -61,10 +71,20 @@ class FabricSection(Section):
                            "8GFC")
     isl_length: CableLength = key("0 m", "Cable length of each inter-switch link, m.",
                                   "500 m")
-    traffic: Traffic = key("none", "Generated workloads: 'none', or 'ring': a saturating "
-                           "Class 3 stream from N_Port 0 of each edge switch to N_Port 1 "
+    traffic: Traffic = key("none", "Generated workloads, each a saturating Class 3 stream: "
+                           "'none'; 'ring': from N_Port 0 of each edge switch to N_Port 1 "
                            "(N_Port 0 if it has one) of the next edge switch, the last to "
-                           "the first, named ring0, ring1, ....", "ring")
-    stream_size: StreamSize = key("16 KiB", "ring only: bytes per sequence of each stream.",
-                                  "64 KiB")
-    outstanding: Count = key(2, "ring only: sequences each stream keeps in flight.", 4)
+                           "the first, named ring0, ring1, ...; 'permutation': N_Port i of "
+                           "the N generated ones (in order) to N_Port (i + N/2) mod N, "
+                           "named perm0, ...; 'random-pairs': every N_Port to another drawn "
+                           "at random (traffic_seed), named pair0, ...; 'fan-in': every "
+                           "N_Port but the last `targets` to one of those in turn, named "
+                           "fanin0, .... See docs/fabrics.md.", "ring")
+    targets: Targets = key(1, "fan-in only: how many N_Ports (the last ones generated) "
+                           "receive.", 4)
+    traffic_seed: Seed = key(1, "random-pairs only: the seed of the draw (the same seed, "
+                             "the same pairs).", 7)
+    stream_size: StreamSize = key("16 KiB", "Generated traffic: bytes per sequence of each "
+                                  "stream.", "64 KiB")
+    outstanding: Count = key(2, "Generated traffic: sequences each stream keeps in flight.",
+                             4)

@@ -3,6 +3,7 @@ switches of a fabric."""
 
 from __future__ import annotations
 
+from fcsim.fabric.routing import POLICIES
 from fcsim.fabric.switch_model import load_switch_model
 from fcsim.fc0.speed import CODING_8B10B, CODING_64B66B
 from fcsim.scenario.sections.nodes import model_name
@@ -37,6 +38,11 @@ CableLength = length()
 Cost = number("a number > 0 (FSPF cost of an inter-switch link)", above=True)
 SwitchModelName = model_name(load_switch_model, "switch", "models/switches/")
 Domain = integer(1, 239, "a domain ID 1..239 (default: 1, 2, ... in order)")
+RoutingPolicy = choice(dict(zip(POLICIES, POLICIES, strict=True)))
+ROUTING_HELP = ("How the switch chooses among equal-cost next hops: 'port-based' (a static "
+                "route per ingress port), 'device-based' (a hash of S_ID and D_ID) or "
+                "'exchange-based' (a hash of S_ID, D_ID and OX_ID; Brocade DPS, Cisco "
+                "src-dst-ox-id). Default: the switch model's.")
 
 
 class LinkSection(Section):
@@ -82,4 +88,5 @@ class SwitchSection(Section):
         example="ancor-fcs-266-16")
     domain: Domain = key(
         None, "The switch's fabric domain ID, unique (default: 1, 2, ... in file order).", 5)
+    routing: RoutingPolicy = key(None, ROUTING_HELP, "device-based")
 
