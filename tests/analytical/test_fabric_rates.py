@@ -8,6 +8,7 @@ import pytest
 
 from fcsim.fabric.switch_model import load_switch_model
 from fcsim.fabric.switch_port import HEADER_CHARS
+from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import speed_named
 from fcsim.fc2.frame import FRAMING_BYTES, MAX_DATA_FIELD, frame_chars
 from fcsim.runner import run_scenario
@@ -104,3 +105,26 @@ def test_parallel_isls_spread_exchanges() -> None:
         forward = next(d for name, d in links[isl]["directions"].items()
                        if name.startswith("s1"))
         assert forward["utilisation"] > 0.9
+
+
+@pytest.mark.parametrize("cut_through", [True, False])
+def test_credit_limited_isl_returns_each_credit_after_the_frame_is_in(cut_through: bool) -> None:
+    """A long 4GFC ISL with 16 credits between two switches: each credit comes
+    back one round trip, one frame time (its EOF must be in), the routing
+    latency (the frame's last word leaves the input buffer that long after it
+    arrived) and the R_RDY's own word after the frame started, so the ISL
+    carries credits x payload per that cycle, cut-through or not."""
+    speed = speed_named("4GFC")
+    model = dataclasses.replace(NONBLOCKING, cut_through=cut_through)
+    length = 8500.0
+    nodes = {"h": "a:0", "d": "b:0"}
+    stream = (StreamConfig("s", "h", "d", 32 * MAX_DATA_FIELD, outstanding=2),)
+    scenario = fabric(nodes, stream, duration=0.006, warmup=0.001, speed=speed,
+                      switches={"a": model, "b": model}, isls=(("a:20", "b:20"),),
+                      isl_length=length, login=False)
+    rate = _rates(run_scenario(scenario))["s"]
+    frame_time = frame_chars(MAX_DATA_FIELD) * speed.char_time
+    cycle = (2 * Cable(length).delay + frame_time + model.routing_latency
+             + speed.word_time)
+    assert model.bb_credit * (frame_time + 24 * speed.char_time) < cycle  # credit-limited
+    assert rate == pytest.approx(model.bb_credit * MAX_DATA_FIELD / cycle, rel=0.005)
