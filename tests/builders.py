@@ -85,11 +85,13 @@ def fabric(
     speeds: dict[str, Speed | str] | None = None,
     bit_error_rate: float = 0.0,
     isl_length: float | None = None,
+    isl_bb_credit: int | None = None,
 ) -> Scenario:
     """A fabric scenario: *nodes* maps N_Port name -> "switch:port"; *ports* gives
     nodes several N_Ports (their others, NAME.1 ..., are in *nodes* too);
     *speeds* sets the speed of some N_Ports' links; ISLs are *isl_length* m
-    long (default: *length*)."""
+    long (default: *length*), their switch ports with *isl_bb_credit* buffers
+    (default: the switch model's)."""
     speed = speed_named(speed) if isinstance(speed, str) else speed
     switches = switches or {"sw": "generic-nonblocking"}
     speeds = {n: speed_named(v) if isinstance(v, str) else v for n, v in (speeds or {}).items()}
@@ -98,7 +100,8 @@ def fabric(
     ports = ports or {}
     extra = {f"{n}.{i}" for n, k in ports.items() for i in range(1, k)}
     isl_cable = Cable(length if isl_length is None else isl_length)
-    links += [LinkConfig(f"isl{i}", (a, b), speed, isl_cable) for i, (a, b) in enumerate(isls)]
+    links += [LinkConfig(f"isl{i}", (a, b), speed, isl_cable, bb_credit=isl_bb_credit)
+              for i, (a, b) in enumerate(isls)]
     return Scenario(
         name="test-fabric", topology="fabric",
         run=RunConfig(duration, warmup, seed, 1, login=login),
