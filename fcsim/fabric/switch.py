@@ -16,8 +16,9 @@ crossbar, and never before its EOF is in: a cut-through switch reads each word
 out of the input buffer the routing latency after it arrived, as it did the
 header, so the buffer frees no earlier than the routing latency after the
 EOF arrived (store-and-forward, the crossing itself starts that late). A frame
-the switch refuses, discards or answers itself frees its buffer once it is
-whole (at once with store-and-forward, at its EOF with cut-through).
+the switch refuses, discards or answers itself on arrival frees its buffer
+once it is whole (at once with store-and-forward, at its EOF with
+cut-through); one refused after waiting its hold time, as if it had crossed.
 
 Classes: Class 3 waits on credit (discarded only past the model's hold
 time). Class 2 is answered F_BSY when its destination port is in a Class 1
