@@ -123,6 +123,9 @@ class CreditReturnChecker:
         if name == "R_RDY":
             self.r_rdys.setdefault(port, []).append(start)
 
+    def state(self, time, port, change) -> None:
+        pass
+
     def early(self) -> list[tuple[object, int, float, float]]:
         """(port, k, k-th R_RDY, k-th EOF) wherever a port's k-th R_RDY began
         before the k-th EOF of a frame that used one of its buffers arrived."""
