@@ -150,11 +150,21 @@ def _links(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
     yield from unique(raws, "links", "name",
                       [link.name or f"link{i}" for i, link in enumerate(doc.links)])
     if isinstance(doc, FabricScenario):
+        yield from _port_credit(raws)
         yield from _fabric_ends(doc, raws, names)
     if isinstance(doc, EthernetScenario):
         yield from ethernet_links(doc, raws, names)
     if isinstance(doc, MyrinetScenario):
         yield from myrinet_links(doc, raws, names, raw.get("workloads", []))
+
+
+def _port_credit(raws: list[dict[str, Any]]) -> Iterator[Problem]:
+    """A fabric link's switch ports get bb_credit buffers or long_distance's, not both."""
+    for i, raw in enumerate(raws):
+        if "bb_credit" in raw and "long_distance" in raw:
+            yield Problem(f"links[{i}].long_distance", given(raw["long_distance"]),
+                          "not with bb_credit: give the buffers or the distance they are "
+                          "reserved for, not both")
 
 
 def _fabric_ends(doc: FabricScenario, raws: list[dict[str, Any]],

@@ -162,12 +162,12 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
             _attach_node(sim, net, node, port_configs[node], net.switches[sw_name], index, link)
         else:
             a, b = net.switches[a_name], net.switches[b_name]
-            pa = Port(sim, f"{a_name}:{a_port}", a.model.bb_credit)
-            pb = Port(sim, f"{b_name}:{b_port}", b.model.bb_credit)
+            pa = Port(sim, f"{a_name}:{a_port}", link.bb_credit or a.model.bb_credit)
+            pb = Port(sim, f"{b_name}:{b_port}", link.bb_credit or b.model.bb_credit)
             net.links[link.name] = Link(link.name, pa, pb, link.speed, link.cable,
                                         link.bit_error_rate)
-            pa.login(b.model.bb_credit)
-            pb.login(a.model.bb_credit)
+            pa.login(pb.rx_buffers)
+            pb.login(pa.rx_buffers)
             ends_of[link.name] = {a_name: a.add_port(a_port, pa), b_name: b.add_port(b_port, pb)}
             cost = link.cost if link.cost is not None else fspf_cost(link.speed.baud)
             isls.append((a_name, b_name, link.name, cost))
@@ -209,10 +209,10 @@ def _attach_node(sim: Simulation, net: FabricNetwork, name: str, config: Any, sw
         raise ValueError(f"N_Port {name} has more than one link; one link per N_Port")
     node = NPort(sim, name, port_id(switch.domain, index), config.params)
     net.nodes[name] = node
-    f_port = Port(sim, f"{switch.name}:{index}", switch.model.bb_credit)
+    f_port = Port(sim, f"{switch.name}:{index}", link.bb_credit or switch.model.bb_credit)
     net.links[link.name] = Link(link.name, node.port, f_port, link.speed, link.cable,
                                 link.bit_error_rate)
-    node.port.login(switch.model.bb_credit)
+    node.port.login(f_port.rx_buffers)
     f_port.login(config.params.bb_credit)
     switch.local[index] = switch.add_port(index, f_port)
 
