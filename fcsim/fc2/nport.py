@@ -123,6 +123,9 @@ class NPort(Transmitting, Receiving, Connections):
         self._ready_classed = 0  # sequences in _ready of Class 1 or 2
         self._inbound: dict[Sequence, Inbound] = {}
         self._inbound_check = False
+        # per exchange, its Class 3 sequence being received here: a later sequence of
+        # the exchange ends it (see Receiving._data_received)
+        self._inbound_of_exchange: dict[Exchange, Sequence] = {}
         self._rx_ids: dict[tuple[int, int], int] = {}
         self._next_rx_id = 0
         self._next_ox_id = 0
