@@ -145,6 +145,14 @@ class NPort(Transmitting, Receiving, Connections):
         p = peer.params
         self.peers[peer.port_id] = PeerLogin(peer.port_id, p.rx_data_field, p.ee_credit, p.classes)
 
+    def reset_stats(self) -> None:
+        """Start a new measurement interval: zero the counters; the frames of
+        sequences being received stay counted in the interval before (one
+        abandoned later takes back only what this interval counted)."""
+        self.stats.reset()
+        for inbound in self._inbound.values():
+            inbound.new_interval()
+
     def when_ready(self, callback: Callable[[], None]) -> None:
         """Call *callback* once the port has logged in (at once if it has)."""
         if self.ready_at is not None:

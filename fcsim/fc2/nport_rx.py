@@ -20,22 +20,33 @@ from fcsim.fc2.sequence import Sequence
 
 
 class Inbound:
-    """Reassembly state of one sequence being received (*last*: last frame time, s)."""
+    """Reassembly state of one sequence being received (*last*: last frame time,
+    s). *frames* counts the frames received, *earlier* those of them counted in
+    an earlier measurement interval, *payload* the payload of the others
+    (bytes): what abandoning the sequence takes back from its meter."""
 
-    __slots__ = ("attempt", "frames", "payload", "last")
+    __slots__ = ("attempt", "frames", "earlier", "payload", "last")
 
     def __init__(self, attempt: int, now: float) -> None:
         self.attempt = attempt
         self.frames = 0
+        self.earlier = 0
         self.payload = 0
         self.last = now
 
+    def new_interval(self) -> None:
+        """A new measurement interval starts: what was counted so far stays in
+        the interval before."""
+        self.earlier = self.frames
+        self.payload = 0
+
 
 def _unmeter(seq: Sequence, inbound: Inbound) -> None:
-    """Take back from *seq*'s meter the frames of an attempt that was abandoned."""
+    """Take back from *seq*'s meter the frames of an attempt that was abandoned
+    that its meter counted in this measurement interval."""
     meter = seq.meter
     if meter is not None:
-        meter.frames -= inbound.frames
+        meter.frames -= inbound.frames - inbound.earlier
         meter.payload -= inbound.payload
 
 
