@@ -48,6 +48,7 @@ def _unmeter(seq: Sequence, inbound: Inbound) -> None:
     if meter is not None:
         meter.frames -= inbound.frames - inbound.earlier
         meter.payload -= inbound.payload
+        meter.taken_back += inbound.payload
 
 
 class Receiving:
