@@ -24,6 +24,7 @@ fault before (a loss after recovery is a late consequence of it).
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -156,23 +157,31 @@ class Incidents:
     def _shares(self) -> list[list[float]]:
         """Each record's share of the counters' growth: between consecutive
         samples it goes to the latest-begun record still under way, or with
-        none, to the latest begun (before the first fault: to none)."""
+        none, to the latest begun (before the first fault: to none). One pass
+        over the samples, the records under way in a heap (latest first)."""
         shares = [[0.0] * len(COUNTERS) for _ in self.records]
-        begun = sorted((r.at_sample, i) for i, r in enumerate(self.records) if r.started)
+        begins: dict[int, list[int]] = {}
+        for i, r in enumerate(self.records):
+            if r.started:
+                begins.setdefault(r.at_sample, []).append(i)
+        under_way: list[tuple[int, int]] = []  # (-at_sample, -index)
+        latest = None
         for k in range(len(self.samples) - 1):
-            owner = latest = None
-            for at, i in begun:
-                if at > k:
-                    break
+            for i in begins.get(k, ()):
+                heapq.heappush(under_way, (-k, -i))
                 latest = i
-                stop = self.records[i].recovered_sample
-                if stop is None or stop > k:
-                    owner = i
-            owner = latest if owner is None else owner
+            while under_way and not self._under_way(-under_way[0][1], k):
+                heapq.heappop(under_way)  # recovered: for good
+            owner = -under_way[0][1] if under_way else latest
             if owner is not None:
                 growth = _difference(self.samples[k][1], self.samples[k + 1][1])
                 shares[owner] = [a + b for a, b in zip(shares[owner], growth, strict=True)]
         return shares
+
+    def _under_way(self, index: int, sample: int) -> bool:
+        """Whether record *index* is still under way after sample *sample*."""
+        stop = self.records[index].recovered_sample
+        return stop is None or stop > sample
 
     def _record(self, r: Record, end: int, delta: list[float]) -> dict[str, Any]:
         """*r* as JSON, with *delta* its share of the counters."""
