@@ -8,9 +8,9 @@ direction's utilisation (time sending frames / interval) and its transmitter's
 BB credit; each switch output's queue length (frames); each workload's
 throughput (bytes/s): the payload its recipient accepted in the interval,
 frames of a sequence abandoned later included (the run's figure takes them
-back, but they crossed the network in that interval); the queue depth of block storage: each FCP
-target's task set and each block-layer request queue (requests waiting or at
-the device), as the sample finds them.
+back, but they crossed the network in that interval); the queue depth of
+block storage: each FCP target's task set and each block-layer request queue
+(requests waiting or at the device), as the sample finds them.
 """
 
 from __future__ import annotations
