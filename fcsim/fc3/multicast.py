@@ -87,6 +87,16 @@ class _MemberMeter:
             self.outer.payload += value - self.stats.payload
         self.stats.payload = value
 
+    @property
+    def taken_back(self) -> int:
+        """Payload taken back so far, bytes (the workload's: a member keeps no count)."""
+        return self.outer.taken_back if self.outer is not None else 0
+
+    @taken_back.setter
+    def taken_back(self, value: int) -> None:
+        if self.outer is not None:
+            self.outer.taken_back = value
+
 
 class _Fanout:
     """One multicast frame in one switch: the input that holds its buffer and

@@ -219,3 +219,32 @@ def test_checksum_offload_takes_the_checksum_off_the_processor(offload: bool) ->
     datagrams = rep["nodes"]["h2"]["frames_rx"]
     assert busy == pytest.approx(0.0 if offload else datagrams * (1470 + 8) * 1e-9, rel=0.01,
                                  abs=1e-9)
+
+
+def test_a_nic_drops_and_counts_frames_longer_than_its_mtu_takes() -> None:
+    """8000-byte UDP datagrams from a 9000-MTU host to a 1500-MTU host on one
+    cable: each 8046-byte frame is longer than the 1518 bytes the receiver
+    takes (MTU + MAC header + FCS), so it drops every one and counts it as a
+    length error (Linux rx_length_errors); nothing is delivered."""
+    nodes = (NodeConfig("h1", host=IDEAL, mtu=9000), NodeConfig("h2", host=IDEAL, mtu=1500))
+    link = LinkConfig("l", ("h1", "h2"), GIGE, Cable(10.0))
+    test = IperfConfig("udp", "h1", "h2", IperfOptions(True, length=8000, bandwidth=100e6,
+                                                        duration=0.05))
+    rep = _run(nodes, (link,), (test,), 0.06, 0.0)
+    sent = rep["links"]["l"]["directions"]["h1->h2"]["frames"]
+    assert sent > 0 and frame_chars(8000 + 28) - 8 > 1500 + 14 + 4
+    assert rep["nodes"]["h2"]["length_errors"] == sent
+    assert rep["nodes"]["h2"]["frames_rx"] == 0
+    assert rep["iperf"]["udp"]["throughput_mbit_s"] == 0.0
+
+
+def test_a_nic_takes_frames_up_to_its_mtu() -> None:
+    """Datagrams that just fill a 1500-byte MTU (1472 + 8 UDP + 20 IP) arrive
+    from a 9000-MTU sender: the longest frame the receiver takes, none dropped."""
+    nodes = (NodeConfig("h1", host=IDEAL, mtu=9000), NodeConfig("h2", host=IDEAL, mtu=1500))
+    link = LinkConfig("l", ("h1", "h2"), GIGE, Cable(10.0))
+    test = IperfConfig("udp", "h1", "h2", IperfOptions(True, length=1472, bandwidth=100e6,
+                                                        duration=0.05))
+    rep = _run(nodes, (link,), (test,), 0.06, 0.0)
+    assert rep["nodes"]["h2"]["length_errors"] == 0
+    assert rep["nodes"]["h2"]["frames_rx"] == rep["links"]["l"]["directions"]["h1->h2"]["frames"]
