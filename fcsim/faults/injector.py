@@ -101,7 +101,8 @@ class FaultRun:
             def relogin(nport: NPort, done: Any) -> None:
                 logins[nport.name].restart(done)
         if scenario.topology == "fabric":
-            self.fabric = FabricRecovery(self.sim, self.net, self.incidents.note)  # type: ignore[arg-type]
+            self.fabric = FabricRecovery(
+                self.sim, self.net, self.incidents.note, scenario.fspf)  # type: ignore[arg-type]
             for login in logins.values():
                 login.register_changes()
         self.recoveries = {name: NPortRecovery(node, relogin, self._logged_in)
@@ -180,12 +181,18 @@ class FaultRun:
         self.incidents.applied(record)
 
     def _fail(self, struck: list[LinkControl], fault: FaultConfig) -> None:
+        if fault.switch is not None:
+            self.fabric.fspf.failed(fault.switch)  # type: ignore[union-attr]
         for lcf in struck:
             lcf.power_off()
         if fault.duration is not None:
-            self.sim.call_later(fault.duration, self._power_on, struck)
+            self.sim.call_later(fault.duration, self._power_on, (struck, fault.switch))
 
-    def _power_on(self, struck: list[LinkControl]) -> None:
+    def _power_on(self, value: tuple[list[LinkControl], str | None]) -> None:
+        """The failed ports power on; a failed switch restarts its FSPF first."""
+        struck, switch = value
+        if switch is not None:
+            self.fabric.fspf.restarted(switch)  # type: ignore[union-attr]
         for lcf in struck:
             lcf.power_on()
 

@@ -10,6 +10,7 @@ from typing import Any
 from fcsim.apps.iperf import IperfOptions
 from fcsim.apps.netperf import NetperfOptions
 from fcsim.apps.transfer import TransferOptions
+from fcsim.fabric.fspf import FspfTimers
 from fcsim.faults.config import FaultConfig
 from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import Coding, Speed
@@ -97,7 +98,16 @@ def to_scenario(doc: Document, file: str) -> Scenario:
     return Scenario(name=name, topology=doc.topology, run=config, nodes=nodes, links=links,
                     workloads=workloads, source=file, description=doc.description,
                     switches=switches, alias_groups=groups, faults=_faults(doc, links),
-                    zones=_zones(doc))
+                    zones=_zones(doc), fspf=_fspf(doc))
+
+
+def _fspf(doc: Document) -> FspfTimers:
+    """The FSPF timers of *doc* (FC-SW's defaults without an [fspf] table)."""
+    section = getattr(doc, "fspf", None)
+    if section is None:
+        return FspfTimers()
+    return FspfTimers(section.min_ls_interval, section.min_ls_arrival, section.rxmt_interval,
+                      section.spf_hold_time)
 
 
 def _zones(doc: Document) -> tuple[tuple[str, tuple[str, ...]], ...]:

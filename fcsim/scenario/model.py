@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from fcsim.ethernet.switch import EthernetSwitchModel
 from fcsim.fabric.switch_model import SwitchModel
+from fcsim.fabric.fspf import FspfTimers
 from fcsim.faults.config import FaultConfig
 from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import Speed
@@ -143,7 +144,8 @@ class Scenario:
     workloads, but the *peers*, pairs of its ports the internetwork's
     workloads exchange over it, which log in with each other on a fabric).
     *faults*: the fault schedule, in time order (equal times in file order).
-    *zones*: a fabric's zones, each (name, its N_Port names)."""
+    *zones*: a fabric's zones, each (name, its N_Port names). *fspf*: a
+    fabric's FSPF timers."""
 
     name: str
     topology: str
@@ -159,6 +161,7 @@ class Scenario:
     alias_groups: tuple[AliasGroupConfig, ...] = ()
     faults: tuple[FaultConfig, ...] = ()
     zones: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    fspf: FspfTimers = FspfTimers()
 
 
 # -- arbitrated loop (topology = "loop") ----------------------------------------------

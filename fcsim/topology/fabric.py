@@ -185,9 +185,10 @@ def _attach_node(sim: Simulation, net: FabricNetwork, name: str, config: Any, sw
     switch.local[index] = switch.add_port(index, f_port)
 
 
-def route(net: FabricNetwork, isls: list[tuple[str, str, str, float]]) -> None:
-    """Give every switch of *net* its FSPF routes over *isls* (those of
-    :attr:`FabricNetwork.isls` in use)."""
+def route(net: FabricNetwork, isls: list[tuple[str, str, str, float]],
+          switches: list[str] | None = None) -> None:
+    """Give every switch of *net* (or those named in *switches*) its FSPF
+    routes over *isls* (those of :attr:`FabricNetwork.isls` in use)."""
     ends_of = net.isl_ends
     table = next_hops(net.switches, isls)
     domains = {name: sw.domain for name, sw in net.switches.items()}
@@ -195,7 +196,8 @@ def route(net: FabricNetwork, isls: list[tuple[str, str, str, float]]) -> None:
     def choose(hops: list[SwitchPort], frame: Frame) -> SwitchPort:
         return pick(hops, frame.s_id, frame.d_id, frame.ox_id)  # type: ignore[return-value]
 
-    for name, switch in net.switches.items():
+    for name in net.switches if switches is None else switches:
+        switch = net.switches[name]
         routes = {domains[target]: [ends_of[key][name] for key in keys]  # type: ignore[index]
                   for target, keys in table[name].items()}
         switch.set_routing(routes, choose)

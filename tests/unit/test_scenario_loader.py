@@ -95,7 +95,7 @@ def error_of(path: Path) -> str:
 def test_all_examples_are_there() -> None:
     assert [p.name for p in EXAMPLES] == [
         "das2-vlan-loopback.toml", "fabric-16-port-switch.toml", "fabric-239-domains.toml",
-        "fabric-core-edge-isls.toml", "fabric-isl-failure.toml",
+        "fabric-core-edge-isls.toml", "fabric-fspf-flap.toml", "fabric-isl-failure.toml",
         "fc3-hunt-group.toml", "fc3-multicast.toml", "fc3-striping.toml",
         "gige-mtu-1500.toml", "gige-mtu-9000.toml", "loop-32-ports.toml", "loop-fairness.toml",
         "loop-lip-busy.toml",
