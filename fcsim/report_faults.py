@@ -27,6 +27,9 @@ def fault_lines(first: dict[str, Any]) -> list[str]:
         else:
             lines += [f"       {event}" for event in record["events"]]
     lines += _ports(faults["ports"])
+    lines += [f"  repeating fault #{p['fault'] + 1} ({p['label']}): {p['occurrences']} "
+              f"occurrence(s), {p['skipped']} skipped while the previous lasted"
+              for p in faults.get("processes", ())]
     lines += _sequences(faults.get("sequences", {}))
     fabric = faults.get("fabric")
     if fabric:

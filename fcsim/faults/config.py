@@ -26,11 +26,17 @@ class FaultConfig:
     Its target is one of *link* (a link's name: its cable, both directions),
     *port* (a link-level port's name: a node's N_Port, ``switch:port``, or on
     a loop the NL_Port of a node) and *switch* (a switch's name).
-    *duration*: how long a loss of synchronisation lasts, or a port or
-    switch stays failed (None: to the end of the run), s. *bit_error_rate*:
+    *duration*: how long a loss of synchronisation lasts, a port or switch
+    stays failed, a cable stays out (link-down) or a bit error rate lasts
+    (None: to the end of the run, or until a link-up), s. *bit_error_rate*:
     the probability of a line bit in error from *at* on (bit-error-rate).
     *characters*: the length of a burst of corrupted transmission characters
     (corrupted-characters).
+
+    A fault that repeats happens first at *at* and again every *every* s, or
+    at random, a Poisson process of mean interval *mean_interval* s (its
+    first occurrence a random interval after *at*), until *until* (None: the
+    end of the run).
     """
 
     at: float
@@ -41,6 +47,14 @@ class FaultConfig:
     duration: float | None = None
     bit_error_rate: float | None = None
     characters: int | None = None
+    every: float | None = None
+    mean_interval: float | None = None
+    until: float | None = None
+
+    @property
+    def repeats(self) -> bool:
+        """Whether the fault happens more than once (periodic or random)."""
+        return self.every is not None or self.mean_interval is not None
 
     @property
     def target(self) -> str:

@@ -9,13 +9,13 @@ sequence recovery (:mod:`fcsim.fc2.sequence_recovery`), a fabric its own
 (:mod:`fcsim.faults.fabric_recovery`: FSPF, RSCN), and each fault acts at
 its time:
 
-- ``link-down``: the cable is pulled out: light stops at both receivers now;
-  ``link-up``: it is put back: each receiver has light after the cable's
-  delay.
+- ``link-down``: the cable is pulled out: light stops at both receivers now
+  (with a duration, it is put back after it); ``link-up``: it is put back:
+  each receiver has light after the cable's delay.
 - ``loss-of-sync``: the receivers (of the link, or of the port) lose word
   synchronisation for the fault's duration.
 - ``bit-error-rate``: both directions of the link draw errors at this rate
-  from now on.
+  from now on (with a duration, until then: the rate it had comes back).
 - ``corrupted-characters``: a burst of that many corrupted characters
   reaches the receivers now.
 - ``port-failure``: the port sends and hears nothing, for the duration (then
@@ -23,10 +23,16 @@ its time:
   every port of the switch alike, and the frames it holds are lost.
 - ``lip``: the loop port sends LIP; the loop initialises
   (:mod:`fcsim.loop.initialisation`).
+
+A fault that repeats (``every``, ``mean_interval``) happens at each of its
+times as a fault of its own, with its own record; a random one draws its
+intervals from the run's random stream ``faults/<index>``, and skips an
+occurrence that comes while the previous one lasts.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from fcsim.engine.simulation import Simulation
@@ -74,9 +80,47 @@ class FaultRun:
             for port in self.loop.ports:
                 port.lose = self._loses(port.lose)
         self.sequences = {name: SequenceRecovery(node) for name, node in net.nodes.items()}
+        self.end = scenario.run.duration
+        self.processes: list[dict[str, Any]] = []
         for index, fault in enumerate(self.faults):
-            self.incidents.watch(self._record(fault))
-            sim.call_later(fault.at, self._apply, self.incidents.records[index])
+            if fault.repeats:
+                self._repeat(index, fault)
+            else:
+                record = self._record(fault)
+                self.incidents.watch(record)
+                sim.call_later(fault.at, self._apply, record)
+
+    # -- faults that repeat --------------------------------------------------------
+
+    def _repeat(self, index: int, fault: FaultConfig) -> None:
+        """Schedule the first occurrence of repeating *fault* (the *index*-th)."""
+        process = {"fault": index, "label": fault.label, "occurrences": 0, "skipped": 0,
+                   "busy_until": float("-inf")}
+        self.processes.append(process)
+        rng = self.sim.rng(f"faults/{index}") if fault.mean_interval is not None else None
+        first = fault.at if rng is None else fault.at + rng.expovariate(
+            1.0 / fault.mean_interval)  # type: ignore[operator]
+        if first < (fault.until or self.end):
+            self.sim.call_later(first, self._occur, (fault, process, rng))
+
+    def _occur(self, value: tuple[FaultConfig, dict[str, Any], Any]) -> None:
+        """One occurrence of a repeating fault (skipped while the previous lasts),
+        and the next scheduled."""
+        fault, process, rng = value
+        now = self.sim.env._now
+        if now < process["busy_until"]:
+            process["skipped"] += 1
+        else:
+            process["occurrences"] += 1
+            process["busy_until"] = now + (fault.duration or 0.0)
+            once = dataclasses.replace(fault, at=now, every=None, mean_interval=None, until=None)
+            record = self._record(once)
+            self.incidents.watch(record)
+            self._apply(record)
+        step = fault.every if rng is None else rng.expovariate(
+            1.0 / fault.mean_interval)  # type: ignore[operator]
+        if now + step < (fault.until or self.end):  # type: ignore[operator]
+            self.sim.call_later(step, self._occur, value)
 
     def _loses(self, lose: Any) -> Any:
         """A loop port's loss of a frame to a LIP, its payload counted too."""
@@ -146,12 +190,10 @@ class FaultRun:
                 lcf.cable = False
             for lcf in struck:
                 lcf.lose_signal()
+            if fault.duration is not None:
+                self.sim.call_later(fault.duration, self._put_back, struck)
         elif kind == k.LINK_UP:
-            for lcf in struck:
-                lcf.cable = True
-            for lcf in struck:
-                if lcf.peer.powered:
-                    self.sim.call_later(lcf.port.delay, lcf.light_returns, None)
+            self._put_back(struck)
         elif kind == k.LOSS_OF_SYNC:
             losses = self._credit_losses(struck)  # before: losing sync loses R_RDYs in flight
             for lcf in struck:
@@ -166,8 +208,11 @@ class FaultRun:
                         + SYNC_WORDS * lcf.port.word_time for lcf in struck)
             self.sim.call_later(burst, self._impairment_over, (record, losses))
         elif kind == k.BIT_ERROR_RATE:
+            before = [(lcf.port, lcf.port.bit_error_rate) for lcf in struck]
             for lcf in struck:
                 lcf.port.bit_error_rate = fault.bit_error_rate  # type: ignore[assignment]
+            if fault.duration is not None:
+                self.sim.call_later(fault.duration, self._error_rates, before)
         elif kind in (k.PORT_FAILURE, k.SWITCH_FAILURE):
             self._fail(struck, fault)
         else:
@@ -179,6 +224,21 @@ class FaultRun:
                                 f"{loop.ports[plan.master].name})")  # type: ignore[union-attr]
             self._initialised(plan)
         self.incidents.applied(record)
+
+    def _put_back(self, struck: list[LinkControl]) -> None:
+        """The cable of the link of *struck* is put back: each receiver has light
+        after the cable's delay."""
+        for lcf in struck:
+            lcf.cable = True
+        for lcf in struck:
+            if lcf.peer.powered:
+                self.sim.call_later(lcf.port.delay, lcf.light_returns, None)
+
+    @staticmethod
+    def _error_rates(rates: list[tuple[Any, float]]) -> None:
+        """A burst of bit errors is over: each port's rate as it was."""
+        for port, rate in rates:
+            port.bit_error_rate = rate
 
     def _fail(self, struck: list[LinkControl], fault: FaultConfig) -> None:
         if fault.switch is not None:
@@ -280,4 +340,7 @@ class FaultRun:
             out["sequences"] = {name: r.results() for name, r in self.sequences.items()}
         if self.fabric is not None:
             out["fabric"] = self.fabric.results()
+        if self.processes:
+            out["processes"] = [{key: value for key, value in p.items() if key != "busy_until"}
+                                for p in self.processes]
         return out

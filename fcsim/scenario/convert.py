@@ -122,7 +122,8 @@ def _faults(doc: Document, links: tuple[LinkConfig | LoopConfig, ...]) -> tuple[
     link given by its ends named by its name."""
     by_ends = {frozenset(link.ends): link.name for link in links if isinstance(link, LinkConfig)}
     return tuple(FaultConfig(f.at, f.kind, by_ends[frozenset(f.ends)] if f.ends else f.link,
-                             f.port, f.switch, f.duration, f.bit_error_rate, f.characters)
+                             f.port, f.switch, f.duration, f.bit_error_rate, f.characters,
+                             f.every, f.mean_interval, f.until)
                  for f in sorted(getattr(doc, "faults", ()), key=lambda f: f.at))
 
 
