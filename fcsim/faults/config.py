@@ -29,7 +29,9 @@ class FaultConfig:
     *duration*: how long a loss of synchronisation lasts, a port or switch
     stays failed, a cable stays out (link-down) or a bit error rate lasts
     (None: to the end of the run, or until a link-up), s. *bit_error_rate*:
-    the probability of a line bit in error from *at* on (bit-error-rate).
+    the probability of a line bit in error from *at* on (bit-error-rate), in
+    the frames *sender* (an end of the link, by name) sends, or (None) both
+    directions.
     *characters*: the length of a burst of corrupted transmission characters
     (corrupted-characters).
 
@@ -50,6 +52,7 @@ class FaultConfig:
     every: float | None = None
     mean_interval: float | None = None
     until: float | None = None
+    sender: str | None = None
 
     @property
     def repeats(self) -> bool:

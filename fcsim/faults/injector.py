@@ -14,8 +14,9 @@ its time:
   each receiver has light after the cable's delay.
 - ``loss-of-sync``: the receivers (of the link, or of the port) lose word
   synchronisation for the fault's duration.
-- ``bit-error-rate``: both directions of the link draw errors at this rate
-  from now on (with a duration, until then: the rate it had comes back).
+- ``bit-error-rate``: both directions of the link (or the one its ``from``
+  end sends) draw errors at this rate from now on (with a duration, until
+  then: the rate it had comes back).
 - ``corrupted-characters``: a burst of that many corrupted characters
   reaches the receivers now.
 - ``port-failure``: the port sends and hears nothing, for the duration (then
@@ -208,8 +209,10 @@ class FaultRun:
                         + SYNC_WORDS * lcf.port.word_time for lcf in struck)
             self.sim.call_later(burst, self._impairment_over, (record, losses))
         elif kind == k.BIT_ERROR_RATE:
-            before = [(lcf.port, lcf.port.bit_error_rate) for lcf in struck]
-            for lcf in struck:
+            senders = [lcf for lcf in struck
+                       if fault.sender is None or lcf.port.name == fault.sender]
+            before = [(lcf.port, lcf.port.bit_error_rate) for lcf in senders]
+            for lcf in senders:
                 lcf.port.bit_error_rate = fault.bit_error_rate  # type: ignore[assignment]
             if fault.duration is not None:
                 self.sim.call_later(fault.duration, self._error_rates, before)

@@ -123,7 +123,7 @@ def _faults(doc: Document, links: tuple[LinkConfig | LoopConfig, ...]) -> tuple[
     by_ends = {frozenset(link.ends): link.name for link in links if isinstance(link, LinkConfig)}
     return tuple(FaultConfig(f.at, f.kind, by_ends[frozenset(f.ends)] if f.ends else f.link,
                              f.port, f.switch, f.duration, f.bit_error_rate, f.characters,
-                             f.every, f.mean_interval, f.until)
+                             f.every, f.mean_interval, f.until, f.sender)
                  for f in sorted(getattr(doc, "faults", ()), key=lambda f: f.at))
 
 
@@ -225,7 +225,15 @@ def _link(link: LinkSection | EthernetLinkSection | MyrinetLinkSection,
                       _speed(link.speed, getattr(link, "coding", None)),
                       Cable(link.length, link.propagation), getattr(link, "bit_error_rate", 0.0),
                       getattr(link, "cost", None), getattr(link, "vlan", None) or (),
-                      getattr(link, "trunk", None) or (), getattr(link, "native_vlan", None))
+                      getattr(link, "trunk", None) or (), getattr(link, "native_vlan", None),
+                      _error_rates(link))
+
+
+def _error_rates(link: LinkSection | EthernetLinkSection | MyrinetLinkSection
+                 ) -> tuple[tuple[str, float], ...]:
+    """Each end's bit error rate from `bit_error_rates` (empty without it)."""
+    rates = getattr(link, "bit_error_rates", None)
+    return () if rates is None else tuple(zip(link.ends, rates, strict=True))
 
 
 def _loop(loop: LoopSection, names: list[str]) -> LoopConfig:

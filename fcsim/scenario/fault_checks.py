@@ -34,6 +34,7 @@ NEEDS = {LOSS_OF_SYNC: "duration", BIT_ERROR_RATE: "bit_error_rate",
 """The key each kind must have."""
 TAKES = {"duration": (LOSS_OF_SYNC, PORT_FAILURE, SWITCH_FAILURE, LINK_DOWN, BIT_ERROR_RATE),
          "bit_error_rate": (BIT_ERROR_RATE,), "characters": (CORRUPTED_CHARACTERS,),
+         "from": (BIT_ERROR_RATE,),
          "every": tuple(k for k in KINDS if k != LINK_UP),
          "mean_interval": tuple(k for k in KINDS if k != LINK_UP)}
 """The kinds each kind-specific key belongs to."""
@@ -84,6 +85,10 @@ def fault_problems(doc: Any, raw: dict[str, Any]) -> Iterator[Problem]:
                           f", for kind {fault.kind!r}")
         yield from _target(fault, given_keys, path, links, ports, switches)
         yield from _repeats(fault, given_keys, path, raw["run"]["duration"], doc.run.duration)
+        link = _link_of(fault, links)
+        if fault.sender is not None and link is not None and fault.sender not in links[link]:
+            yield Problem(f"{path}.from", given(fault.sender), "an end of link "
+                          f"{link!r}: " + " or ".join(map(repr, links[link])))
         yield from cables.get(i, [])
 
 

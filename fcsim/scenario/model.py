@@ -95,7 +95,8 @@ class LinkConfig:
     inter-switch link (None: from its speed). *vlans*: on Ethernet, the VLAN
     of each end that is a switch port, in order (empty: VLAN 1). *trunk*: an
     802.1Q trunk carrying these VLANs tagged (empty: access ports), with
-    *native_vlan* untagged (None: none).
+    *native_vlan* untagged (None: none). *error_rates*: (end, rate) for an
+    end whose frames have a bit error rate other than *bit_error_rate*.
     """
 
     name: str
@@ -107,6 +108,7 @@ class LinkConfig:
     vlans: tuple[int, ...] = ()
     trunk: tuple[int, ...] = ()
     native_vlan: int | None = None
+    error_rates: tuple[tuple[str, float], ...] = ()
 
 
 @dataclass(frozen=True)

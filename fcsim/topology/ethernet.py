@@ -57,7 +57,7 @@ def build_ethernet(sim: Simulation, scenario: Scenario) -> EthernetNetwork:
     for link in scenario.links:
         a, b = (_port(net, end) for end in link.ends)
         net.links[link.name] = Link(link.name, a, b, link.speed, link.cable,
-                                    link.bit_error_rate)
+                                    link.bit_error_rate, link.error_rates)
     _check_no_loop(scenario)
     return net
 

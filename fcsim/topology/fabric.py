@@ -133,7 +133,7 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
             pa = Port(sim, f"{a_name}:{a_port}", a.model.bb_credit)
             pb = Port(sim, f"{b_name}:{b_port}", b.model.bb_credit)
             net.links[link.name] = Link(link.name, pa, pb, link.speed, link.cable,
-                                        link.bit_error_rate)
+                                        link.bit_error_rate, link.error_rates)
             pa.login(b.model.bb_credit)
             pb.login(a.model.bb_credit)
             ends_of[link.name] = {a_name: a.add_port(a_port, pa), b_name: b.add_port(b_port, pb)}
@@ -179,7 +179,7 @@ def _attach_node(sim: Simulation, net: FabricNetwork, name: str, config: Any, sw
     net.nodes[name] = node
     f_port = Port(sim, f"{switch.name}:{index}", switch.model.bb_credit)
     net.links[link.name] = Link(link.name, node.port, f_port, link.speed, link.cable,
-                                link.bit_error_rate)
+                                link.bit_error_rate, link.error_rates)
     node.port.login(switch.model.bb_credit)
     f_port.login(config.params.bb_credit)
     switch.local[index] = switch.add_port(index, f_port)

@@ -117,6 +117,23 @@ def test_a_repeating_fault_is_read_with_its_period_or_mean_interval() -> None:
     assert [f.repeats for f in scenario.faults] == [True, True, False]
 
 
+def test_a_bit_error_rate_for_one_direction() -> None:
+    scenario = load(P2P, [{"at": "1 ms", "kind": "bit-error-rate", "link": "fibre",
+                           "bit_error_rate": 1e-9, "from": "disk"}])
+    assert scenario.faults == (FaultConfig(1e-3, "bit-error-rate", link="fibre",
+                                           bit_error_rate=1e-9, sender="disk"),)
+    document = tomllib.loads(P2P)
+    document["links"][0]["bit_error_rates"] = [1e-9, 0]
+    link = scenario_from_document(document, "case.toml").links[0]
+    assert (link.bit_error_rate, link.error_rates) == (0.0, (("host", 1e-9), ("disk", 0.0)))
+    document["links"][0]["bit_error_rate"] = 1e-12
+    with pytest.raises(ScenarioError) as info:
+        scenario_from_document(document, "case.toml")
+    assert str(info.value) == ("case.toml: links[0].bit_error_rates: given [1e-09, 0]; no "
+                               "bit_error_rates with bit_error_rate: one rate for both "
+                               "directions or one for each")
+
+
 def test_fabric_and_loop_targets() -> None:
     fabric = load(FABRIC, [{"at": "1 ms", "kind": "switch-failure", "switch": "sw2",
                             "duration": "5 ms"},
@@ -172,7 +189,14 @@ def test_fabric_and_loop_targets() -> None:
      "(e.g. '5 us')"),
     (P2P, {"at": "1 ms", "kind": "link-down", "link": "fibre", "colour": "red"},
      "case.toml: faults[0].colour: unknown key; allowed keys in [[faults]]: at, kind, link, "
-     "ends, port, switch, duration, bit_error_rate, characters, every, mean_interval, until"),
+     "ends, port, switch, duration, bit_error_rate, from, characters, every, mean_interval, "
+     "until"),
+    (P2P, {"at": "1 ms", "kind": "bit-error-rate", "link": "fibre", "bit_error_rate": 1e-9,
+           "from": "tape"},
+     "case.toml: faults[0].from: given 'tape'; an end of link 'fibre': 'host' or 'disk'"),
+    (P2P, {"at": "1 ms", "kind": "link-down", "link": "fibre", "from": "host"},
+     "case.toml: faults[0].from: given 'host'; no from with kind 'link-down' (only with "
+     "'bit-error-rate')"),
     (P2P, {"at": "1 ms", "kind": "port-failure", "port": "host", "every": "2 ms"},
      "case.toml: faults[0].duration: missing; a time with a unit such as '10 ms', > 0 s, for "
      "a 'port-failure' that repeats"),

@@ -50,8 +50,11 @@ class ScheduledFaultSection(Section):
         "Required when the fault repeats (but for lip and corrupted-characters), and "
         "shorter than `every`.", "150 ms")
     bit_error_rate: BitErrorRate = key(
-        None, "The link's bit error rate from `at` on, both directions (required for "
-        "bit-error-rate, and only there).", 1e-9)
+        None, "The link's bit error rate from `at` on, both directions unless `from` is "
+        "given (required for bit-error-rate, and only there).", 1e-9)
+    sender: Name = key(None, "bit-error-rate only: the rate is that of the frames this end "
+                       "of the link sends (one direction; default: both).", "host",
+                       alias="from")
     characters: Characters = key(
         None, "The length of the burst of corrupted transmission characters (required for "
         "corrupted-characters, and only there); a burst of 16 or more (four words) also "
