@@ -19,6 +19,20 @@ KINDS = (LINK_DOWN, LINK_UP, LOSS_OF_SYNC, BIT_ERROR_RATE, PORT_FAILURE, SWITCH_
 """Every kind of fault, as a scenario names it."""
 
 
+HOLD = "hold"
+DROP = "drop"
+BY_PROTOCOL = "by-protocol"
+LINK_DOWN_POLICIES = (BY_PROTOCOL, HOLD, DROP)
+"""What an N_Port's host does with upper-layer sequences while its link is
+down: hold them until it has logged in again (as Linux's FC transport blocks
+a remote port's SCSI I/O), drop them (as a Linux network device without
+carrier drops IP packets), or each by its protocol: IP dropped, the others
+(FCP, FC-2 workloads) held."""
+DEV_LOSS_TMO = 60.0
+"""How long held sequences wait before they are failed, s: Linux
+scsi_transport_fc's dev_loss_tmo default (lpfc sets 30 s)."""
+
+
 @dataclass(frozen=True)
 class FaultConfig:
     """One fault: *kind* (one of :data:`KINDS`) at time *at*, s.

@@ -150,8 +150,12 @@ class FaultRun:
                 self.sim, self.net, self.incidents.note, scenario.fspf)  # type: ignore[arg-type]
             for login in logins.values():
                 login.register_changes()
-        self.recoveries = {name: NPortRecovery(node, relogin, self._logged_in)
-                           for name, node in self.net.nodes.items()}
+        configs = {node.name: node for node in scenario.nodes}
+        self.recoveries = {}
+        for name, node in self.net.nodes.items():
+            config = configs.get(name) or configs[name.rpartition(".")[0]]  # NAME.i: NAME's
+            self.recoveries[name] = NPortRecovery(node, relogin, self._logged_in,
+                                                  config.link_down, config.dev_loss_tmo)
 
     def _logged_in(self, nport: NPort, time: float) -> None:
         """*nport* logged in again: the fabric's RSCN, and its records."""
@@ -343,6 +347,10 @@ class FaultRun:
             out["sequences"] = {name: r.results() for name, r in self.sequences.items()}
         if self.fabric is not None:
             out["fabric"] = self.fabric.results()
+        dropped = {name: {"sequences": r.dropped, "bytes": r.dropped_bytes}
+                   for name, r in self.recoveries.items() if r.dropped}
+        if dropped:
+            out["dropped_while_down"] = dropped
         if self.processes:
             out["processes"] = [{key: value for key, value in p.items() if key != "busy_until"}
                                 for p in self.processes]

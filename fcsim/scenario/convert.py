@@ -11,7 +11,7 @@ from fcsim.apps.iperf import IperfOptions
 from fcsim.apps.netperf import NetperfOptions
 from fcsim.apps.transfer import TransferOptions
 from fcsim.fabric.fspf import FspfTimers
-from fcsim.faults.config import FaultConfig
+from fcsim.faults.config import BY_PROTOCOL, DEV_LOSS_TMO, FaultConfig
 from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import Coding, Speed
 from fcsim.fc2.login import ServiceParameters
@@ -198,7 +198,9 @@ def _node(n: NodeKeys) -> NodeConfig:
                       n.background_load, target, n.max_burst, getattr(n, "mtu", 1500),
                       getattr(n, "routes", None) or (), channels, block, n.tcp_timestamps,
                       getattr(n, "vlan", None), getattr(n, "ports", 1),
-                      getattr(n, "buses", None) or ())
+                      getattr(n, "buses", None) or (),
+                      link_down=getattr(n, "link_down", BY_PROTOCOL),
+                      dev_loss_tmo=getattr(n, "dev_loss_tmo", DEV_LOSS_TMO))
 
 
 def channels_of(n: NodeKeys) -> list[ChannelConfig]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from fcsim.ethernet.switch import EthernetSwitchModel
 from fcsim.fabric.switch_model import SwitchModel
 from fcsim.fabric.fspf import FspfTimers
-from fcsim.faults.config import FaultConfig
+from fcsim.faults.config import BY_PROTOCOL, DEV_LOSS_TMO, FaultConfig
 from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import Speed
 from fcsim.fc2.login import ServiceParameters
@@ -64,6 +64,9 @@ class NodeConfig:
     Slice block I/O service it runs over Trapeze (None: none).
     *buses*: (network name, bus index) pairs placing the node's card on each
     network on one of its host's I/O buses (internetworks; default bus 0).
+    *link_down*: what its N_Port does with upper-layer sequences while its
+    link is down (:data:`fcsim.faults.config.LINK_DOWN_POLICIES`), holding
+    them at most *dev_loss_tmo* s.
     """
 
     name: str
@@ -84,6 +87,8 @@ class NodeConfig:
     ports: int = 1
     buses: tuple[tuple[str, int], ...] = ()
     block_server: BlockServerConfig | None = None
+    link_down: str = BY_PROTOCOL
+    dev_loss_tmo: float = DEV_LOSS_TMO
 
 
 @dataclass(frozen=True)
