@@ -42,6 +42,7 @@ from fcsim.faults import config as k
 from fcsim.faults.config import FaultConfig
 from fcsim.faults.fabric_recovery import FabricRecovery
 from fcsim.faults.incidents import COUNTERS, Incidents, Record
+from fcsim.faults.lan import LanFaultRun
 from fcsim.faults.nport_recovery import NPortRecovery, Relogin
 from fcsim.fc2.link_recovery import LinkControl
 from fcsim.fc2.nport import NPort
@@ -55,10 +56,15 @@ from fcsim.topology.network import Network
 
 
 def install(sim: Simulation, scenario: Scenario, net: Network,
-            hosts: dict[str, Any] | None = None) -> FaultRun | None:
+            hosts: dict[str, Any] | None = None) -> FaultRun | LanFaultRun | None:
     """Schedule *scenario*'s faults on *net* (built, with its *hosts* and
-    workloads); None if it has none."""
-    return FaultRun(sim, scenario, net, hosts or {}) if scenario.faults else None
+    workloads); None if it has none. An Ethernet network's are
+    :class:`fcsim.faults.lan.LanFaultRun`'s."""
+    if not scenario.faults:
+        return None
+    if scenario.topology == "ethernet":
+        return LanFaultRun(sim, scenario, net, hosts or {})
+    return FaultRun(sim, scenario, net, hosts or {})
 
 
 class FaultRun:

@@ -30,7 +30,9 @@ class EthernetNetwork(LanNetwork):
 
     def results(self, interval: float) -> dict[str, Any]:
         """Links, NICs and switches over *interval* s."""
-        nodes = {name: {"mac": f"{nic.mac:012x}", "mtu": nic.mtu, **nic.stats.as_dict()}
+        nodes = {name: {"mac": f"{nic.mac:012x}", "mtu": nic.mtu, **nic.stats.as_dict(),
+                        **({"link_down_drops": nic.link_down_drops} if nic.link_down_drops
+                           else {})}
                  for name, nic in self.nodes.items()}
         return {"links": link_results(self.links, interval), "nodes": nodes,
                 "switches": {name: sw.results() for name, sw in self.switches.items()}}

@@ -238,13 +238,13 @@ def test_a_cable_is_pulled_and_put_back_in_time_order() -> None:
                      "time: link 'fibre' has no link-down before at = '5 ms'"]
 
 
-def test_faults_are_refused_outside_fibre_channel() -> None:
-    document = {"topology": "ethernet", "run": {"duration": "1 ms"}, "nodes": [],
-                "links": [], "faults": []}
+def test_faults_are_refused_where_no_recovery_is_modelled() -> None:
+    document = {"topology": "internetwork", "run": {"duration": "1 ms"}, "nodes": [],
+                "networks": [], "faults": []}
     with pytest.raises(ScenarioError) as info:
         scenario_from_document(document, "case.toml")
     assert "case.toml: faults: given []; no [[faults]] outside topology = " \
-           "'point-to-point', 'fabric' or 'loop'" in str(info.value)
+           "'point-to-point', 'fabric', 'loop' or 'ethernet'" in str(info.value)
 
 
 def test_every_key_has_help_and_its_example_is_valid() -> None:

@@ -74,8 +74,9 @@ Fspf = table(FspfSection, "a table, written [fspf]")
 _NO_FSPF = "no [fspf] outside topology = 'fabric': FSPF routes between a fabric's switches"
 _FAULTS_HELP = "The fault schedule (default: none; docs/faults.md)."
 _FAULTS_EXAMPLE = {"at": "5 ms", "kind": "link-down", "link": "fibre"}
-_NO_FAULTS = ("no [[faults]] outside topology = 'point-to-point', 'fabric' or 'loop': link "
-              "recovery is modelled for Fibre Channel links and loops")
+_NO_FAULTS = ("no [[faults]] outside topology = 'point-to-point', 'fabric', 'loop' or "
+              "'ethernet': link recovery is modelled for Fibre Channel links and loops and "
+              "Ethernet links")
 
 
 class _Scenario(Section):
@@ -158,7 +159,7 @@ class EthernetScenario(_Scenario):
     (FC-2 and SCSI workloads need Fibre Channel)."""
 
     elsewhere = {"loop": _NO_LOOP, "alias_groups": _NO_ALIASES,
-                 "fabric": _NO_FABRIC, "faults": _NO_FAULTS, "zones": _NO_ZONES, "fspf": _NO_FSPF}
+                 "fabric": _NO_FABRIC, "zones": _NO_ZONES, "fspf": _NO_FSPF}
 
     topology: Literal["ethernet"] = key(help="An Ethernet network.")
     switches: EthernetSwitches = key([], "The Ethernet switches (default: none, hosts "
@@ -167,6 +168,10 @@ class EthernetScenario(_Scenario):
     links: EthernetLinks = key(help="The cables.")
     workloads: HostWorkloads = key([], "The traffic: netperf, iperf and transfers "
                                    "(default: none).")
+    faults: Faults = key([], "The fault schedule: cables pulled out and put back, switches "
+                         "failed (default: none; docs/faults.md).",
+                         [{"at": "5 ms", "kind": "link-down", "link": "cable",
+                           "duration": "10 ms"}])
 
 
 class MyrinetScenario(_Scenario):
