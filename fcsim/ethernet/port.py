@@ -114,6 +114,10 @@ class EthernetPort:
         self._control.append(pause_frame(src, quanta))
         self.kick()
 
+    def set_light(self, on: bool) -> None:
+        """Light reaches the receiver again (*on*) or no more."""
+        self.light = on
+
     def carrier(self, up: bool) -> None:
         """The PHY reports the link down or up: the port stops or resumes sending,
         and its owner is told."""

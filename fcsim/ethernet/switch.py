@@ -255,8 +255,14 @@ class EthernetSwitch:
         for key in [key for key, at in self._table.items() if at == out]:
             del self._table[key]
 
-    def restart(self) -> None:
-        """The switch powers on again: its filtering database is empty."""
+    def power_off(self) -> None:
+        """The switch fails: the frames queued in it are lost and its filtering
+        database is empty when it powers on again."""
+        for out, queue in enumerate(self._queues):
+            self.link_down_drops += len(queue)
+            queue.clear()
+            self._queued[out] = 0
+        self._paused.clear()
         self._table.clear()
 
     def next_frame(self, port: EthernetPort) -> EthernetFrame | None:

@@ -58,11 +58,11 @@ from fcsim.topology.network import Network
 def install(sim: Simulation, scenario: Scenario, net: Network,
             hosts: dict[str, Any] | None = None) -> FaultRun | LanFaultRun | None:
     """Schedule *scenario*'s faults on *net* (built, with its *hosts* and
-    workloads); None if it has none. An Ethernet network's are
+    workloads); None if it has none. An Ethernet or Myrinet network's are
     :class:`fcsim.faults.lan.LanFaultRun`'s."""
     if not scenario.faults:
         return None
-    if scenario.topology == "ethernet":
+    if scenario.topology in ("ethernet", "myrinet"):
         return LanFaultRun(sim, scenario, net, hosts or {})
     return FaultRun(sim, scenario, net, hosts or {})
 

@@ -1,8 +1,7 @@
-"""Faults on an Ethernet network: a cable pulled out and put back, a switch
-that fails and powers on again.
+"""Faults on an Ethernet or Myrinet network: a cable pulled out and put
+back, a switch that fails and powers on again.
 
-Each Ethernet port gets a :class:`LanLink`, its physical link as the PHY
-sees it:
+Each port gets a :class:`LanLink`, its physical link as the PHY sees it:
 
 - light stops reaching a receiver when its cable is pulled out or the port
   at the other end powers off: frames arriving then are lost; the PHY
@@ -13,12 +12,17 @@ sees it:
   it);
 - light returns a cable delay after the cable is put back or the other end
   powers on; the link is up again after Loss of Signal deasserts
-  (``LOS_DEASSERT``, 100 us) and auto-negotiation completes
+  (``LOS_DEASSERT``, 100 us) and, on Ethernet, auto-negotiation completes
   (:data:`fcsim.ethernet.port.AUTONEGOTIATION`, two 10 ms link_timers of
-  IEEE 802.3 clause 37);
+  IEEE 802.3 clause 37; Myrinet has none: an assumption that its link is
+  usable as soon as the signal is back);
 - a failed switch's ports send and hear nothing; the frames it holds are
-  lost; powered on, it has forgotten every address it had learnt, and
-  floods until it learns them again.
+  lost; powered on, an Ethernet switch has forgotten every address it had
+  learnt, and floods until it learns them again.
+
+On Myrinet a cut cable also cuts the packet crossing it: what had arrived
+ends there, fails its CRC at the NIC and is dropped, and the transmitter,
+no longer held by STOP, sends the rest into the void (:mod:`fcsim.myrinet`).
 
 There is no spanning tree: traffic has no other path. The records are those
 of Fibre Channel faults (:mod:`fcsim.faults.incidents`): a fault is detected
@@ -32,7 +36,7 @@ from collections.abc import Callable
 from typing import Any
 
 from fcsim.engine.simulation import Simulation
-from fcsim.ethernet.port import AUTONEGOTIATION, EthernetPort
+from fcsim.ethernet.port import AUTONEGOTIATION
 from fcsim.faults import config as k
 from fcsim.faults.config import FaultConfig
 from fcsim.faults.incidents import COUNTERS, Incidents, Record
@@ -44,11 +48,12 @@ DOWN = "down"
 
 
 class LanLink:
-    """The physical link of Ethernet *port* as its PHY sees it: *listeners*
-    ``(link, old, new, reason)`` are told of each change of :attr:`state`."""
+    """The physical link of *port* (Ethernet or Myrinet) as its PHY sees it,
+    up again *relink* s after light returns: *listeners* ``(link, old, new,
+    reason)`` are told of each change of :attr:`state`."""
 
-    def __init__(self, sim: Simulation, port: EthernetPort) -> None:
-        self.sim, self.port = sim, port
+    def __init__(self, sim: Simulation, port: Any, relink: float) -> None:
+        self.sim, self.port, self.relink = sim, port, relink
         self.peer: LanLink | None = None
         self.state = AC
         self.cable = self.powered = True
@@ -73,7 +78,7 @@ class LanLink:
     def dark(self) -> None:
         """No light reaches this receiver any more: the link goes down once
         Loss of Signal asserts."""
-        self.port.light = False
+        self.port.set_light(False)
         self._epoch += 1
         self.sim.call_later(LOS_ASSERT, self._loss_of_signal, self._epoch)
 
@@ -86,9 +91,9 @@ class LanLink:
         and auto-negotiation."""
         if not self.powered:
             return
-        self.port.light = True
+        self.port.set_light(True)
         self._epoch += 1
-        self.sim.call_later(LOS_DEASSERT + AUTONEGOTIATION, self._link_up, self._epoch)
+        self.sim.call_later(self.relink, self._link_up, self._epoch)
 
     def _link_up(self, epoch: int) -> None:
         if epoch == self._epoch and self.state == DOWN and self.port.light:
@@ -97,7 +102,7 @@ class LanLink:
     def power_off(self) -> None:
         """The port fails: it sends and hears nothing; the other end goes dark."""
         self.powered = False
-        self.port.light = False
+        self.port.set_light(False)
         self._epoch += 1
         if self.state == AC:
             self._set(DOWN, "powered off")
@@ -119,14 +124,16 @@ class LanLink:
 
 
 class LanFaultRun:
-    """The faults of one run on the Ethernet network *net* and its *hosts*."""
+    """The faults of one run on the Ethernet or Myrinet network *net* and its
+    *hosts*."""
 
     def __init__(self, sim: Simulation, scenario: Scenario, net: Any,
                  hosts: dict[str, Any]) -> None:
         self.sim, self.net, self.hosts = sim, net, hosts
         self.links: dict[str, LanLink] = {}
+        relink = LOS_DEASSERT + (AUTONEGOTIATION if scenario.topology == "ethernet" else 0.0)
         for link in net.links.values():
-            a, b = LanLink(sim, link.a), LanLink(sim, link.b)
+            a, b = LanLink(sim, link.a, relink), LanLink(sim, link.b, relink)
             a.peer, b.peer = b, a
             self.links[link.a.name], self.links[link.b.name] = a, b
         self._offsets = [0.0] * len(COUNTERS)
@@ -165,8 +172,9 @@ class LanFaultRun:
         else:
             for link in struck:
                 link.power_off()
+            self.net.switches[fault.switch].power_off()
             if fault.duration is not None:
-                self.sim.call_later(fault.duration, self._power_on, (fault.switch, struck))
+                self.sim.call_later(fault.duration, self._power_on, struck)
         self.incidents.applied(record)
 
     def _put_back(self, struck: list[LanLink]) -> None:
@@ -176,9 +184,7 @@ class LanFaultRun:
             if link.powered and link.peer is not None and link.peer.powered:
                 self.sim.call_later(link.port.delay, link.light_returns, None)
 
-    def _power_on(self, value: tuple[str, list[LanLink]]) -> None:
-        name, struck = value
-        self.net.switches[name].restart()
+    def _power_on(self, struck: list[LanLink]) -> None:
         for link in struck:
             link.power_on()
 

@@ -42,7 +42,8 @@ LASTING = (LOSS_OF_SYNC, PORT_FAILURE, SWITCH_FAILURE, LINK_DOWN, BIT_ERROR_RATE
 """The kinds that need a duration to repeat (the others are over by themselves)."""
 KINDS_OF = {"point-to-point": tuple(k for k in KINDS if k not in (LIP, SWITCH_FAILURE)),
             "fabric": tuple(k for k in KINDS if k != LIP), "loop": (LIP,),
-            "ethernet": (LINK_DOWN, LINK_UP, SWITCH_FAILURE)}
+            "ethernet": (LINK_DOWN, LINK_UP, SWITCH_FAILURE),
+            "myrinet": (LINK_DOWN, LINK_UP, SWITCH_FAILURE)}
 """The kinds of fault each topology models."""
 
 
@@ -85,12 +86,12 @@ def fault_problems(doc: Any, raw: dict[str, Any]) -> Iterator[Problem]:
             yield Problem(f"{path}.{needed}", "missing", f"{ScheduledFaultSection.expects(needed)}"
                           f", for kind {fault.kind!r}")
         yield from _target(fault, given_keys, path, links, ports, switches)
-        if doc.topology == "ethernet":
+        if doc.topology in ("ethernet", "myrinet"):
             for name in ("every", "mean_interval"):
                 if name in given_keys:
                     yield Problem(f"{path}.{name}", given(given_keys[name]),
-                                  "no repeating faults on Ethernet (only on Fibre Channel "
-                                  "links, fabrics and loops)")
+                                  "no repeating faults on Ethernet or Myrinet (only on Fibre "
+                                  "Channel links, fabrics and loops)")
         yield from _repeats(fault, given_keys, path, raw["run"]["duration"], doc.run.duration)
         link = _link_of(fault, links)
         if fault.sender is not None and link is not None and fault.sender not in links[link]:

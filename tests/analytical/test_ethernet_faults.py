@@ -98,8 +98,8 @@ def test_a_failed_switch_forgets_the_addresses_it_had_learnt() -> None:
      "lan.toml: faults[0].kind: given 'port-failure'; a kind of fault topology 'ethernet' "
      "models: 'link-down', 'link-up' or 'switch-failure'"),
     ({"at": "1 ms", "kind": "link-down", "link": "to-h2", "duration": "1 ms", "every": "2 ms"},
-     "lan.toml: faults[0].every: given '2 ms'; no repeating faults on Ethernet (only on "
-     "Fibre Channel links, fabrics and loops)"),
+     "lan.toml: faults[0].every: given '2 ms'; no repeating faults on Ethernet or Myrinet "
+     "(only on Fibre Channel links, fabrics and loops)"),
 ])
 def test_faults_ethernet_does_not_model_are_refused(fault: dict[str, Any], line: str) -> None:
     document = tomllib.loads(LAN)

@@ -244,7 +244,7 @@ def test_faults_are_refused_where_no_recovery_is_modelled() -> None:
     with pytest.raises(ScenarioError) as info:
         scenario_from_document(document, "case.toml")
     assert "case.toml: faults: given []; no [[faults]] outside topology = " \
-           "'point-to-point', 'fabric', 'loop' or 'ethernet'" in str(info.value)
+           "'point-to-point', 'fabric', 'loop', 'ethernet' or 'myrinet'" in str(info.value)
 
 
 def test_every_key_has_help_and_its_example_is_valid() -> None:

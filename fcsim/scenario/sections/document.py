@@ -74,9 +74,8 @@ Fspf = table(FspfSection, "a table, written [fspf]")
 _NO_FSPF = "no [fspf] outside topology = 'fabric': FSPF routes between a fabric's switches"
 _FAULTS_HELP = "The fault schedule (default: none; docs/faults.md)."
 _FAULTS_EXAMPLE = {"at": "5 ms", "kind": "link-down", "link": "fibre"}
-_NO_FAULTS = ("no [[faults]] outside topology = 'point-to-point', 'fabric', 'loop' or "
-              "'ethernet': link recovery is modelled for Fibre Channel links and loops and "
-              "Ethernet links")
+_NO_FAULTS = ("no [[faults]] outside topology = 'point-to-point', 'fabric', 'loop', "
+              "'ethernet' or 'myrinet': faults are modelled within one network")
 
 
 class _Scenario(Section):
@@ -182,7 +181,7 @@ class MyrinetScenario(_Scenario):
     workloads need Fibre Channel."""
 
     elsewhere = {"loop": _NO_LOOP, "alias_groups": _NO_ALIASES,
-                 "fabric": _NO_FABRIC, "faults": _NO_FAULTS, "zones": _NO_ZONES, "fspf": _NO_FSPF}
+                 "fabric": _NO_FABRIC, "zones": _NO_ZONES, "fspf": _NO_FSPF}
 
     topology: Literal["myrinet"] = key(help="A Myrinet network.")
     switches: MyrinetSwitches = key([], "The Myrinet switches (default: none, two hosts "
@@ -192,6 +191,10 @@ class MyrinetScenario(_Scenario):
     workloads: MyrinetWorkloads = key([], "The traffic: netperf, iperf, transfers, and dd "
                                       "and page faults on Slice block servers (default: "
                                       "none).")
+    faults: Faults = key([], "The fault schedule: cables pulled out and put back, switches "
+                         "failed (default: none; docs/faults.md).",
+                         [{"at": "5 ms", "kind": "switch-failure", "switch": "sw",
+                           "duration": "10 ms"}])
 
 
 class InternetworkScenario(_Scenario):
