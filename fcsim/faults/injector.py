@@ -26,14 +26,12 @@ its time:
   (:mod:`fcsim.loop.initialisation`).
 
 A fault that repeats (``every``, ``mean_interval``) happens at each of its
-times as a fault of its own, with its own record; a random one draws its
-intervals from the run's random stream ``faults/<index>``, and skips an
-occurrence that comes while the previous one lasts.
+times (:mod:`fcsim.faults.repeats`) as a fault of its own, with its own
+record.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from fcsim.engine.simulation import Simulation
@@ -43,6 +41,7 @@ from fcsim.faults.config import FaultConfig
 from fcsim.faults.fabric_recovery import FabricRecovery
 from fcsim.faults.incidents import COUNTERS, Incidents, Record
 from fcsim.faults.lan import LanFaultRun
+from fcsim.faults.repeats import Repeats
 from fcsim.faults.nport_recovery import NPortRecovery, Relogin
 from fcsim.fc2.link_recovery import LinkControl
 from fcsim.fc2.nport import NPort
@@ -87,47 +86,20 @@ class FaultRun:
             for port in self.loop.ports:
                 port.lose = self._loses(port.lose)
         self.sequences = {name: SequenceRecovery(node) for name, node in net.nodes.items()}
-        self.end = scenario.run.duration
-        self.processes: list[dict[str, Any]] = []
+        self.repeats = Repeats(sim, scenario.run.duration, self._occurrence)
         for index, fault in enumerate(self.faults):
             if fault.repeats:
-                self._repeat(index, fault)
+                self.repeats.schedule(index, fault)
             else:
                 record = self._record(fault)
                 self.incidents.watch(record)
                 sim.call_later(fault.at, self._apply, record)
 
-    # -- faults that repeat --------------------------------------------------------
-
-    def _repeat(self, index: int, fault: FaultConfig) -> None:
-        """Schedule the first occurrence of repeating *fault* (the *index*-th)."""
-        process = {"fault": index, "label": fault.label, "occurrences": 0, "skipped": 0,
-                   "busy_until": float("-inf")}
-        self.processes.append(process)
-        rng = self.sim.rng(f"faults/{index}") if fault.mean_interval is not None else None
-        first = fault.at if rng is None else fault.at + rng.expovariate(
-            1.0 / fault.mean_interval)  # type: ignore[operator]
-        if first < (fault.until or self.end):
-            self.sim.call_later(first, self._occur, (fault, process, rng))
-
-    def _occur(self, value: tuple[FaultConfig, dict[str, Any], Any]) -> None:
-        """One occurrence of a repeating fault (skipped while the previous lasts),
-        and the next scheduled."""
-        fault, process, rng = value
-        now = self.sim.env._now
-        if now < process["busy_until"]:
-            process["skipped"] += 1
-        else:
-            process["occurrences"] += 1
-            process["busy_until"] = now + (fault.duration or 0.0)
-            once = dataclasses.replace(fault, at=now, every=None, mean_interval=None, until=None)
-            record = self._record(once)
-            self.incidents.watch(record)
-            self._apply(record)
-        step = fault.every if rng is None else rng.expovariate(
-            1.0 / fault.mean_interval)  # type: ignore[operator]
-        if now + step < (fault.until or self.end):  # type: ignore[operator]
-            self.sim.call_later(step, self._occur, value)
+    def _occurrence(self, fault: FaultConfig) -> None:
+        """One occurrence of a repeating fault, now: a record of its own."""
+        record = self._record(fault)
+        self.incidents.watch(record)
+        self._apply(record)
 
     def _loses(self, lose: Any) -> Any:
         """A loop port's loss of a frame to a LIP, its payload counted too."""
@@ -357,7 +329,6 @@ class FaultRun:
                    for name, r in self.recoveries.items() if r.dropped}
         if dropped:
             out["dropped_while_down"] = dropped
-        if self.processes:
-            out["processes"] = [{key: value for key, value in p.items() if key != "busy_until"}
-                                for p in self.processes]
+        if self.repeats.processes:
+            out["processes"] = self.repeats.processes
         return out

@@ -40,6 +40,7 @@ from fcsim.ethernet.port import AUTONEGOTIATION
 from fcsim.faults import config as k
 from fcsim.faults.config import FaultConfig
 from fcsim.faults.incidents import COUNTERS, Incidents, Record
+from fcsim.faults.repeats import Repeats
 from fcsim.fc2.port_states import AC, LOS_ASSERT, LOS_DEASSERT
 from fcsim.scenario.model import Scenario
 
@@ -138,10 +139,20 @@ class LanFaultRun:
             self.links[link.a.name], self.links[link.b.name] = a, b
         self._offsets = [0.0] * len(COUNTERS)
         self.incidents = Incidents(sim, self._read)
-        for fault in scenario.faults:
-            record = Record(fault, self._watched(fault), [])
-            self.incidents.watch(record)
-            sim.call_later(fault.at, self._apply, record)
+        self.repeats = Repeats(sim, scenario.run.duration, self._occurrence)
+        for index, fault in enumerate(scenario.faults):
+            if fault.repeats:
+                self.repeats.schedule(index, fault)
+            else:
+                record = Record(fault, self._watched(fault), [])
+                self.incidents.watch(record)
+                sim.call_later(fault.at, self._apply, record)
+
+    def _occurrence(self, fault: FaultConfig) -> None:
+        """One occurrence of a repeating fault, now: a record of its own."""
+        record = Record(fault, self._watched(fault), [])
+        self.incidents.watch(record)
+        self._apply(record)
 
     def _struck(self, fault: FaultConfig) -> list[LanLink]:
         if fault.link is not None:
@@ -210,5 +221,9 @@ class LanFaultRun:
 
     def results(self) -> dict[str, Any]:
         """The fault records and each port's link figures, as JSON."""
-        return {"schedule": self.incidents.results(),
-                "ports": {name: link.results() for name, link in self.links.items()}}
+        out: dict[str, Any] = {
+            "schedule": self.incidents.results(),
+            "ports": {name: link.results() for name, link in self.links.items()}}
+        if self.repeats.processes:
+            out["processes"] = self.repeats.processes
+        return out

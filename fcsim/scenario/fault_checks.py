@@ -86,12 +86,6 @@ def fault_problems(doc: Any, raw: dict[str, Any]) -> Iterator[Problem]:
             yield Problem(f"{path}.{needed}", "missing", f"{ScheduledFaultSection.expects(needed)}"
                           f", for kind {fault.kind!r}")
         yield from _target(fault, given_keys, path, links, ports, switches)
-        if doc.topology in ("ethernet", "myrinet"):
-            for name in ("every", "mean_interval"):
-                if name in given_keys:
-                    yield Problem(f"{path}.{name}", given(given_keys[name]),
-                                  "no repeating faults on Ethernet or Myrinet (only on Fibre "
-                                  "Channel links, fabrics and loops)")
         yield from _repeats(fault, given_keys, path, raw["run"]["duration"], doc.run.duration)
         link = _link_of(fault, links)
         if fault.sender is not None and link is not None and fault.sender not in links[link]:

@@ -93,13 +93,27 @@ def test_a_failed_switch_forgets_the_addresses_it_had_learnt() -> None:
     assert result["faults"]["ports"]["h1"]["failures"] == 1
 
 
+def test_a_flapping_cable_recovers_each_time_as_one_pull() -> None:
+    """Out 10 ms every 60 ms from 20 ms until 250 ms: four pulls, each up again
+    10 ms, a cable delay, LOS deassert and auto-negotiation after it."""
+    result = run([{"at": "20 ms", "kind": "link-down", "link": "to-h2", "duration": "10 ms",
+                   "every": "60 ms", "until": "250 ms"}])
+    records = result["faults"]["schedule"]
+    assert len(records) == 4 == result["faults"]["processes"][0]["occurrences"]
+    for k, record in enumerate(records):
+        at = 0.02 + 0.06 * k
+        assert record["at_s"] == pytest.approx(at, abs=1e-12)
+        assert record["recovered_s"] == pytest.approx(
+            at + 0.01 + DELAY + LOS_DEASSERT + AUTONEGOTIATION, abs=1e-12)
+
+
 @pytest.mark.parametrize(("fault", "line"), [
     ({"at": "1 ms", "kind": "port-failure", "port": "h1"},
      "lan.toml: faults[0].kind: given 'port-failure'; a kind of fault topology 'ethernet' "
      "models: 'link-down', 'link-up' or 'switch-failure'"),
-    ({"at": "1 ms", "kind": "link-down", "link": "to-h2", "duration": "1 ms", "every": "2 ms"},
-     "lan.toml: faults[0].every: given '2 ms'; no repeating faults on Ethernet or Myrinet "
-     "(only on Fibre Channel links, fabrics and loops)"),
+    ({"at": "1 ms", "kind": "bit-error-rate", "link": "to-h2", "bit_error_rate": 1e-9},
+     "lan.toml: faults[0].kind: given 'bit-error-rate'; a kind of fault topology 'ethernet' "
+     "models: 'link-down', 'link-up' or 'switch-failure'"),
 ])
 def test_faults_ethernet_does_not_model_are_refused(fault: dict[str, Any], line: str) -> None:
     document = tomllib.loads(LAN)
