@@ -11,15 +11,20 @@ import math
 import pytest
 
 from fcsim.build import build_workloads
+from fcsim.ethernet.frame import EthernetFrame
 from fcsim.engine.simulation import Simulation
 from fcsim.faults.config import FaultConfig
 from fcsim.faults.injector import install
 from fcsim.fc2.frame import frame_chars
+from fcsim.runner import run_once
+from fcsim.scenario.loader import scenario_from_document
 from fcsim.scenario.workload_model import StreamConfig
 from fcsim.topology.point_to_point import build_point_to_point
 from tests.builders import p2p
 
 PAYLOAD = 2112
+UDP_PACKET = 1470 + 8 + 20
+"""iperf's 1470-byte datagram with its UDP and IP headers: an Ethernet frame's payload."""
 STREAMS = (StreamConfig("ab", "a", "b", 10 * PAYLOAD, outstanding=2),
            StreamConfig("ba", "b", "a", 10 * PAYLOAD, outstanding=2))
 
@@ -63,3 +68,27 @@ def test_a_fault_raises_the_rate_of_one_direction() -> None:
     a, b = run(scenario)
     expect_hits(b, a, p)
     assert b.stats.errors_rx == 0
+
+
+
+@pytest.mark.parametrize("noisy_first", [True, False])
+def test_an_ethernet_cable_with_a_rate_for_each_direction(noisy_first: bool) -> None:
+    """UDP from h1 to h2 over a cable noisy one way: from h1, h2's NIC counts
+    FCS errors at the closed form's rate; from h2 only, none."""
+    p = 1e-6
+    document = {
+        "topology": "ethernet", "name": "noisy", "run": {"duration": "50 ms"},
+        "nodes": [{"name": "h1", "host": "ideal"}, {"name": "h2", "host": "ideal"}],
+        "links": [{"ends": ["h1", "h2"], "speed": "1000BASE-X", "length": "10 m",
+                   "bit_error_rates": [p, 0.0] if noisy_first else [0.0, p]}],
+        "workloads": [{"name": "udp", "type": "iperf", "protocol": "udp", "from": "h1",
+                       "to": "h2", "bandwidth": "500 Mbit/s", "duration": "45 ms"}]}
+    nodes = run_once(scenario_from_document(document, "noisy.toml"), 1)["nodes"]
+    if not noisy_first:
+        assert nodes["h2"]["fcs_errors"] == 0
+        return
+    n = nodes["h1"]["frames_tx"]
+    chars = EthernetFrame(0, 0, UDP_PACKET, None).chars
+    q = 1.0 - (1.0 - p) ** (10 * chars)
+    assert n > 1000
+    assert abs(nodes["h2"]["fcs_errors"] - n * q) < 5 * math.sqrt(n * q)
