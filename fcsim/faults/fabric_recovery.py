@@ -27,6 +27,7 @@ from typing import Any
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.addressing import port_id
 from fcsim.fabric.fspf import Fspf, FspfTimers, lsu_bytes
+from fcsim.fabric.routing import next_hops
 from fcsim.fabric.rscn import FabricController
 from fcsim.fabric.switch import Switch
 from fcsim.fabric.switch_port import Held, SwitchPort
@@ -49,6 +50,7 @@ class FabricRecovery:
         self._down: set[SwitchPort] = set()
         self._isl_of = {sp: key for key, ends in net.isl_ends.items() for sp in ends.values()}
         self._isl_ports = set(self._isl_of)
+        self._tables: dict[frozenset[str], dict[Any, Any]] = {}
         self.fspf = Fspf(sim, list(net.switches), net.isls, timers, self._active, self._hop,
                          self._install, note)
         self._f_ports = {sp for switch in net.switches.values() for sp in switch.local.values()}
@@ -128,7 +130,13 @@ class FabricRecovery:
         return lsu_bytes(links) * port.char_time + port.delay
 
     def _install(self, name: str, isls: list[tuple[str, str, str, float]]) -> None:
-        route(self.net, isls, [name])
+        """Routes for switch *name* over *isls*: the switches that see the same
+        ISLs share one computation of the paths."""
+        view = frozenset(isl[2] for isl in isls)
+        table = self._tables.get(view)
+        if table is None:
+            table = self._tables[view] = next_hops(self.net.switches, isls)
+        route(self.net, isls, [name], table)
         for sp in self.net.switches[name].ports.values():
             sp.port.kick()
 

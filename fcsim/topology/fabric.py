@@ -186,11 +186,14 @@ def _attach_node(sim: Simulation, net: FabricNetwork, name: str, config: Any, sw
 
 
 def route(net: FabricNetwork, isls: list[tuple[str, str, str, float]],
-          switches: list[str] | None = None) -> None:
+          switches: list[str] | None = None, table: dict[Any, Any] | None = None) -> None:
     """Give every switch of *net* (or those named in *switches*) its FSPF
-    routes over *isls* (those of :attr:`FabricNetwork.isls` in use)."""
+    routes over *isls* (those of :attr:`FabricNetwork.isls` in use); *table*:
+    their next hops (:func:`fcsim.fabric.routing.next_hops`), if already
+    computed."""
     ends_of = net.isl_ends
-    table = next_hops(net.switches, isls)
+    if table is None:
+        table = next_hops(net.switches, isls)
     domains = {name: sw.domain for name, sw in net.switches.items()}
 
     def choose(hops: list[SwitchPort], frame: Frame) -> SwitchPort:
