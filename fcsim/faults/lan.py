@@ -27,7 +27,8 @@ no longer held by STOP, sends the rest into the void (:mod:`fcsim.myrinet`).
 There is no spanning tree: traffic has no other path. The records are those
 of Fibre Channel faults (:mod:`fcsim.faults.incidents`): a fault is detected
 when a port's link goes down and recovered when every port it struck is up
-again; the throughput counted is the data TCP had acknowledged.
+again; the throughput counted is the data TCP had acknowledged and UDP
+received.
 """
 
 from __future__ import annotations
@@ -50,11 +51,11 @@ DOWN = "down"
 
 class LanLink:
     """The physical link of *port* (Ethernet or Myrinet) as its PHY sees it,
-    up again *relink* s after light returns: *listeners* ``(link, old, new,
-    reason)`` are told of each change of :attr:`state`."""
+    up again *relink* s after light returns (*relinked* says how): *listeners*
+    ``(link, old, new, reason)`` are told of each change of :attr:`state`."""
 
-    def __init__(self, sim: Simulation, port: Any, relink: float) -> None:
-        self.sim, self.port, self.relink = sim, port, relink
+    def __init__(self, sim: Simulation, port: Any, relink: float, relinked: str) -> None:
+        self.sim, self.port, self.relink, self.relinked = sim, port, relink, relinked
         self.peer: LanLink | None = None
         self.state = AC
         self.cable = self.powered = True
@@ -98,7 +99,7 @@ class LanLink:
 
     def _link_up(self, epoch: int) -> None:
         if epoch == self._epoch and self.state == DOWN and self.port.light:
-            self._set(AC, "auto-negotiation complete")
+            self._set(AC, self.relinked)
 
     def power_off(self) -> None:
         """The port fails: it sends and hears nothing; the other end goes dark."""
@@ -132,9 +133,11 @@ class LanFaultRun:
                  hosts: dict[str, Any]) -> None:
         self.sim, self.net, self.hosts = sim, net, hosts
         self.links: dict[str, LanLink] = {}
-        relink = LOS_DEASSERT + (AUTONEGOTIATION if scenario.topology == "ethernet" else 0.0)
+        ethernet = scenario.topology == "ethernet"
+        relink = LOS_DEASSERT + (AUTONEGOTIATION if ethernet else 0.0)
+        how = "auto-negotiation complete" if ethernet else "signal back"
         for link in net.links.values():
-            a, b = LanLink(sim, link.a, relink), LanLink(sim, link.b, relink)
+            a, b = LanLink(sim, link.a, relink, how), LanLink(sim, link.b, relink, how)
             a.peer, b.peer = b, a
             self.links[link.a.name], self.links[link.b.name] = a, b
         self._offsets = [0.0] * len(COUNTERS)
@@ -203,7 +206,8 @@ class LanFaultRun:
 
     def _raw(self) -> list[float]:
         endpoints = [e for host in self.hosts.values() for e in host.tcp_endpoints]
-        delivered = sum(e.counters.bytes_acked for e in endpoints)
+        delivered = sum(e.counters.bytes_acked for e in endpoints) + sum(
+            s.endpoint.bytes_received for host in self.hosts.values() for s in host.udp_sockets)
         lost = sum(link.port.frames_lost for link in self.links.values())
         lost += sum(nic.link_down_drops for nic in self.net.nodes.values())
         lost += sum(s.link_down_drops for s in self.net.switches.values())
