@@ -6,7 +6,10 @@ Every switch holds a link state database: one Link State Record (LSR) per
 switch, listing the ISLs that switch reports (its E_Ports that are Active).
 When an E_Port of switch X leaves or enters Active:
 
-- X knows it at once: its own routes use its own E_Ports as they are now.
+- X knows it at once: its own routes use its own E_Ports as they are now
+  (an assumption: in FC-SW a switch's database holds its own new LSR only
+  once it is originated; switches take a failed port out of their
+  forwarding at once).
 - X originates a new instance of its LSR, but not sooner than
   ``min_ls_interval`` after its previous one (FC-SW Min_LS_Interval; the
   fabric was built, and every LSR originated, longer ago than that before
