@@ -252,8 +252,8 @@ class EthernetSwitch:
         self._queued[out] = 0
         if self._paused:
             self._release(out)
-        for key in [key for key, at in self._table.items() if at == out]:
-            del self._table[key]
+        for entry in [entry for entry, at in self._table.items() if at == out]:
+            del self._table[entry]
 
     def power_off(self) -> None:
         """The switch fails: the frames queued in it are lost and its filtering

@@ -84,6 +84,10 @@ class FspfTimers:
     spf_hold_time: float = SPF_HOLD_TIME
 
 
+DEFAULT_TIMERS = FspfTimers()
+"""FC-SW's timers and Cisco MDS's SPF hold time."""
+
+
 class Isl(NamedTuple):
     """An inter-switch link: its switches *a* and *b*, *key* (its name), FSPF *cost*."""
 
@@ -147,7 +151,7 @@ class Fspf:
         isl = self.by_key[key]
         peer = isl.b if isl.a == switch else isl.a
         if key in self._active(switch) and key in self._active(peer):
-            for one, other in ((switch, peer), (peer, switch)):  # database exchange
+            for one in (switch, peer):  # database exchange: each sends its LSRs
                 for origin in self.lsdb[one]:
                     self._send(one, key, origin)
 

@@ -26,7 +26,7 @@ from typing import Any
 
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.addressing import port_id
-from fcsim.fabric.fspf import Fspf, FspfTimers, lsu_bytes
+from fcsim.fabric.fspf import DEFAULT_TIMERS, Fspf, FspfTimers, lsu_bytes
 from fcsim.fabric.routing import next_hops
 from fcsim.fabric.rscn import FabricController
 from fcsim.fabric.switch import Switch
@@ -43,7 +43,7 @@ class FabricRecovery:
     incident records."""
 
     def __init__(self, sim: Simulation, net: FabricNetwork, note: Callable[[str], None],
-                 timers: FspfTimers = FspfTimers()) -> None:
+                 timers: FspfTimers = DEFAULT_TIMERS) -> None:
         self.sim, self.net, self.note = sim, net, note
         self.stats = FrameLosses()  # the frames the switches lost
         self.controller = FabricController(list(net.switches.values()))

@@ -41,8 +41,8 @@ from fcsim.faults.config import FaultConfig
 from fcsim.faults.fabric_recovery import FabricRecovery
 from fcsim.faults.incidents import COUNTERS, Incidents, Record
 from fcsim.faults.lan import LanFaultRun
-from fcsim.faults.repeats import Repeats
 from fcsim.faults.nport_recovery import NPortRecovery, Relogin
+from fcsim.faults.repeats import Repeats
 from fcsim.fc2.link_recovery import LinkControl
 from fcsim.fc2.nport import NPort
 from fcsim.fc2.p2p_login import PointToPointLogin

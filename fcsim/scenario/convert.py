@@ -10,7 +10,7 @@ from typing import Any
 from fcsim.apps.iperf import IperfOptions
 from fcsim.apps.netperf import NetperfOptions
 from fcsim.apps.transfer import TransferOptions
-from fcsim.fabric.fspf import FspfTimers
+from fcsim.fabric.fspf import DEFAULT_TIMERS, FspfTimers
 from fcsim.faults.config import BY_PROTOCOL, DEV_LOSS_TMO, FaultConfig
 from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import Coding, Speed
@@ -105,7 +105,7 @@ def _fspf(doc: Document) -> FspfTimers:
     """The FSPF timers of *doc* (FC-SW's defaults without an [fspf] table)."""
     section = getattr(doc, "fspf", None)
     if section is None:
-        return FspfTimers()
+        return DEFAULT_TIMERS
     return FspfTimers(section.min_ls_interval, section.min_ls_arrival, section.rxmt_interval,
                       section.spf_hold_time)
 

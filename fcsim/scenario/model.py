@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fcsim.ethernet.switch import EthernetSwitchModel
+from fcsim.fabric.fspf import DEFAULT_TIMERS, FspfTimers
 from fcsim.fabric.switch_model import SwitchModel
-from fcsim.fabric.fspf import FspfTimers
 from fcsim.faults.config import BY_PROTOCOL, DEV_LOSS_TMO, FaultConfig
 from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import Speed
@@ -168,7 +168,7 @@ class Scenario:
     alias_groups: tuple[AliasGroupConfig, ...] = ()
     faults: tuple[FaultConfig, ...] = ()
     zones: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    fspf: FspfTimers = FspfTimers()
+    fspf: FspfTimers = DEFAULT_TIMERS
 
 
 # -- arbitrated loop (topology = "loop") ----------------------------------------------

@@ -11,8 +11,8 @@ import math
 import pytest
 
 from fcsim.build import build_workloads
-from fcsim.ethernet.frame import EthernetFrame
 from fcsim.engine.simulation import Simulation
+from fcsim.ethernet.frame import EthernetFrame
 from fcsim.faults.config import FaultConfig
 from fcsim.faults.injector import install
 from fcsim.fc2.frame import frame_chars

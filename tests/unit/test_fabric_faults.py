@@ -14,7 +14,7 @@ import pytest
 from fcsim.build import build_workloads
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.addressing import NAME_SERVER
-from fcsim.fabric.fspf import FspfTimers
+from fcsim.fabric.fspf import DEFAULT_TIMERS, FspfTimers
 from fcsim.faults.config import FaultConfig
 from fcsim.faults.injector import install
 from fcsim.fc2 import els
@@ -36,7 +36,7 @@ ISLS = (("e1:10", "c1:0"), ("c1:1", "e2:10"), ("e1:11", "c2:0"), ("c2:1", "e2:11
 
 
 def scenario(faults: tuple[FaultConfig, ...], duration: float = 0.03,
-             fspf: FspfTimers = FspfTimers()):
+             fspf: FspfTimers = DEFAULT_TIMERS):
     """Two edge switches joined through two cores, two streams across."""
     base = fabric(NODES, STREAMS, duration, switches=SWITCHES, isls=ISLS, speed="2GFC",
                   length=100.0)

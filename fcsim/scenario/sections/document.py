@@ -15,8 +15,8 @@ from fcsim.scenario.sections.ethernet import (
 )
 from fcsim.scenario.sections.fabric import FabricSection
 from fcsim.scenario.sections.faults import ScheduledFaultSection
-from fcsim.scenario.sections.fspf import FspfSection
 from fcsim.scenario.sections.fc3 import AliasGroup
+from fcsim.scenario.sections.fspf import FspfSection
 from fcsim.scenario.sections.internetwork import InternetworkNodeSection, Network
 from fcsim.scenario.sections.links import LinkSection, SwitchSection
 from fcsim.scenario.sections.loop import LoopSection

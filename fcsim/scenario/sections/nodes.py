@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from fcsim.fc2.frame import MAX_DATA_FIELD
 from fcsim.faults.config import BY_PROTOCOL, LINK_DOWN_POLICIES
+from fcsim.fc2.frame import MAX_DATA_FIELD
 from fcsim.fc2.login import ServiceParameters
 from fcsim.host.host_model import load_host_model
 from fcsim.loop.al_pa import is_nl_al_pa
