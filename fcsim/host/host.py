@@ -205,6 +205,11 @@ class Host:
         """The TCP endpoints bound on this host, in the order they were bound."""
         return list(self._endpoints.values())
 
+    @property
+    def udp_sockets(self) -> list[UdpSocket]:
+        """The UDP sockets bound on this host, in the order they were bound."""
+        return list(self._udp.values())
+
     def udp_socket(self, port: int, sndbuf: int, rcvbuf: int) -> UdpSocket:
         """A UDP socket bound to *port* with send and receive buffers, bytes."""
         address = f"{self.name}:{port}"

@@ -149,6 +149,11 @@ def _links(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
                               f"a node name or a switch port written 'switch:port' ({have})")
     yield from unique(raws, "links", "name",
                       [link.name or f"link{i}" for i, link in enumerate(doc.links)])
+    for i, given_keys in enumerate(raws):
+        if "bit_error_rates" in given_keys and "bit_error_rate" in given_keys:
+            yield Problem(f"links[{i}].bit_error_rates", given(given_keys["bit_error_rates"]),
+                          "no bit_error_rates with bit_error_rate: one rate for both directions "
+                          "or one for each")
     if isinstance(doc, FabricScenario):
         yield from _port_credit(raws)
         yield from _fabric_ends(doc, raws, names)
