@@ -46,9 +46,14 @@ class _Task:
 class FcpTarget:
     """FCP target on *nport* with one logical unit served by *device*. At most
     *queue_depth* commands are in its task set; one more is answered TASK SET
-    FULL. Write data is asked for in bursts of at most *max_burst* bytes (the
-    FCP_XFER_RDY burst length; None: no limit). Every answer goes in the class
-    of the sequence it answers."""
+    FULL. Data moves in bursts of at most *max_burst* bytes (the maximum burst
+    size of the disconnect-reconnect mode page; None: no limit, the whole
+    command): write data is asked for in FCP_XFER_RDYs of that burst length,
+    read data is sent in FCP_DATA sequences (IUs) of that size ("the maximum
+    size of FCP_DATA IU that the device server shall transfer to the initiator
+    or request from the initiator", Oracle StorageTek SL150 interface reference,
+    Mode Sense page 02h). Every answer goes in the class of the sequence it
+    answers."""
 
     def __init__(self, sim: Simulation, nport: NPort, device: Device, queue_depth: int,
                  max_burst: int | None = None) -> None:
@@ -153,8 +158,15 @@ class FcpTarget:
     def _read_done(self, task: _Task) -> None:
         if task.aborted:
             return
-        self.nport.send(task.exchange, task.command.length, task.cls,
-                        r_ctl=h.R_CTL_SOLICITED_DATA, type_=h.TYPE_FCP,
+        length = task.command.length
+        burst = self.max_burst or length
+        bursts = max(1, -(-length // burst)) if burst else 1
+        for k in range(bursts - 1):  # every burst but the last
+            self.nport.send(task.exchange, burst, task.cls, r_ctl=h.R_CTL_SOLICITED_DATA,
+                            type_=h.TYPE_FCP, ulp=TransferReady(k * burst, burst))
+        last = (bursts - 1) * burst
+        self.nport.send(task.exchange, length - last, task.cls, r_ctl=h.R_CTL_SOLICITED_DATA,
+                        type_=h.TYPE_FCP, ulp=TransferReady(last, length - last),
                         on_complete=lambda sent: self._respond(task))
 
     def _respond(self, task: _Task) -> None:

@@ -26,8 +26,9 @@ is reset, which happens when the loop carries IDLEs, i.e. no port arbitrates:
 either the owner's first ARB(F0) fill word comes back unchanged after one
 circuit, or a tenancy ends with no port arbitrating; the IDLEs then reach each
 port after its path from the owner. A fair owner closes once another port's
-ARB has reached it (:func:`fcsim.loop.arbitration.seen_by_owner`). Unfair ports
-ignore the window and re-arbitrate at once.
+ARB has reached it (:func:`fcsim.loop.arbitration.seen_by_owner`) and the
+sequence it is sending, its burst, is through (:mod:`fcsim.loop.lport`). Unfair
+ports ignore the window and re-arbitrate at once.
 
 LIP (at start and at the times given) aborts the tenancy and every
 arbitration; frames still in flight when the LIP reaches their receiver are

@@ -157,3 +157,41 @@ def test_lip_aborts_the_tenancy_and_loses_frames_in_flight() -> None:
     assert target["lost_frames"] > 0 and target["dropped_frames"] == target["lost_frames"]
     sent = sum(rep["nodes"][f"p{i}"]["payload_tx"] for i in range(2))
     assert sent >= target["payload_rx"] + target["dropped_payload"]
+
+
+@pytest.mark.parametrize(("n", "burst"), [(5, 8 * MAX_DATA_FIELD), (17, 64 * 1024),
+                                          (33, 64 * 1024)])
+def test_busy_ports_each_send_a_burst_per_tenancy(n: int, burst: int) -> None:
+    """N - 1 fair ports, each with one B-byte sequence (its burst) outstanding for
+    p0 at all times: every tenancy carries one whole burst, so the loop carries
+    B / (T_arb + T_open + T_burst + T_cls) with T_open = T_cls = 2 words plus a
+    trip opener -> opened -> opener (each a loop round trip less both repeat
+    delays) and 0 <= T_arb <= one round trip; an access window adds at most two
+    round trips (IDLEs round, then ARBs round) over its N - 1 tenancies."""
+    speed = CATALOG["1GFC"]
+    hop, words = 2.0, 12
+    senders = tuple(StreamConfig(f"s{i}", f"p{i}", "p0", burst, outstanding=1)
+                    for i in range(1, n))
+    measured = 8 * (n - 1) * burst / 1e8  # about 8 access windows
+    rep = _run(loop(n, senders, duration=0.005 + measured, warmup=0.005, hop_length=hop,
+                    repeat_delay=words))
+    w = speed.word_time
+    t_loop = n * (words * w + hop * 5e-9)
+    both_ways = t_loop - 2 * words * w
+    full, rest = divmod(burst, MAX_DATA_FIELD)
+    chars = full * (frame_chars(MAX_DATA_FIELD) + GAP_CHARS) + (
+        frame_chars(rest) + GAP_CHARS if rest else 0)
+    t_burst = chars * speed.char_time
+    held = (w + both_ways + w) + t_burst + (w + both_ways + w)
+    fastest = burst / held
+    slowest = burst / (held + t_loop + 2 * t_loop / (n - 1))
+    per_port = [_rate(rep, s.name) for s in senders]
+    total = sum(per_port)
+    assert slowest * (1 - 0.01) <= total <= fastest * (1 + 0.01)
+    for rate in per_port:  # each port a burst per window, give or take one
+        assert rate == pytest.approx(total / (n - 1), abs=burst / measured)
+    for s in senders:  # one tenancy per burst
+        node = rep["nodes"][s.source]
+        assert node["tenancies"] == pytest.approx(node["payload_tx"] / burst, abs=2)
+        # the interval's edges cut at most one tenancy short or long
+        assert node["hold_time_s"] == pytest.approx(node["tenancies"] * held, abs=held)

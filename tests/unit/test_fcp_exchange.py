@@ -47,3 +47,15 @@ def test_a_read_needs_no_transfer_ready() -> None:
     assert not any(text.startswith("FCP_XFER_RDY") for text in labels)
     assert labels[3:] == [f"FCP_DATA offset {o}" for o in range(0, 16384, 2112)] + [
         "FCP_RSP GOOD"]
+
+
+def test_a_read_goes_in_sequences_of_the_targets_maximum_burst() -> None:
+    """The maximum burst size bounds an FCP_DATA IU either way: a 16 KiB read
+    from a target whose maximum is 8 KiB comes as two sequences (frames of the
+    second restart their count, each at its offset in the command)."""
+    labels = _labels("read", 8192)
+    assert not any(text.startswith("FCP_XFER_RDY") for text in labels)
+    data = [text for text in labels if text.startswith("FCP_DATA")]
+    assert data == [f"FCP_DATA offset {o}" for o in (0, 2112, 4224, 6336, 8192, 10304,
+                                                      12416, 14528)]
+    assert labels[-1] == "FCP_RSP GOOD" and labels.count("FCP_RSP GOOD") == 1

@@ -132,9 +132,12 @@ class NodeKeys(Section):
                              "models/ramdisks/ or models/arrays/, or a model file path "
                              "ending in .toml.",
                              "ibm-deskstar-22gxp")
-    max_burst: Burst = key(None, "FCP target only: the most write data it asks for in one "
-                           "FCP_XFER_RDY, bytes (default: no limit, the whole command, as SCSI's "
-                           "maximum burst size 0 means).", "64 KiB")
+    max_burst: Burst = key(None, "FCP target only: its maximum burst size (SCSI "
+                           "disconnect-reconnect mode page), bytes: the most write data it asks "
+                           "for in one FCP_XFER_RDY and the most read data it sends in one "
+                           "FCP_DATA sequence; on a loop a fair target holds the loop for one "
+                           "such burst once another port arbitrates (default: no limit, the "
+                           "whole command, as SCSI's maximum burst size 0 means).", "64 KiB")
     channels: Channels = key([], "Disk channels on this node (SCSI buses, ATA channels) and "
                              "their disks, read by the node's own block layer: a job from "
                              "this node addresses them by name, and target_disks serves them "
