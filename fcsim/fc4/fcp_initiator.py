@@ -111,7 +111,7 @@ class FcpInitiator:
             self._watch = True
             self.sim.call_later(self.timeout, self._check)
         self.nport.send(exchange, FCP_CMND_SIZE, self.cls, r_ctl=h.R_CTL_UNSOLICITED_COMMAND,
-                        type_=h.TYPE_FCP, ulp=command, initiative=True)
+                        type_=h.TYPE_FCP, ulp=command, initiative=True, from_host=True)
 
     def _received(self, seq: Sequence, time: float) -> None:
         if seq.r_ctl == h.R_CTL_ELS_REPLY and seq.ulp == PRLI:
