@@ -158,15 +158,15 @@ class FcpTarget:
     def _read_done(self, task: _Task) -> None:
         if task.aborted:
             return
-        length = task.command.length
+        length, meter = task.command.length, task.command.meter
         burst = self.max_burst or length
         bursts = max(1, -(-length // burst)) if burst else 1
         for k in range(bursts - 1):  # every burst but the last
             self.nport.send(task.exchange, burst, task.cls, r_ctl=h.R_CTL_SOLICITED_DATA,
-                            type_=h.TYPE_FCP, ulp=TransferReady(k * burst, burst))
+                            type_=h.TYPE_FCP, ulp=TransferReady(k * burst, burst), meter=meter)
         last = (bursts - 1) * burst
         self.nport.send(task.exchange, length - last, task.cls, r_ctl=h.R_CTL_SOLICITED_DATA,
-                        type_=h.TYPE_FCP, ulp=TransferReady(last, length - last),
+                        type_=h.TYPE_FCP, ulp=TransferReady(last, length - last), meter=meter,
                         on_complete=lambda sent: self._respond(task))
 
     def _respond(self, task: _Task) -> None:

@@ -7,11 +7,12 @@ import dataclasses
 import io
 import re
 
+from fcsim.host.request_queue import SplitMeter
 from fcsim.runner import run_once
 from fcsim.scenario.workload_model import FioConfig
 from fcsim.storage.device_model import RamDiskModel
 from fcsim.trace.timeline import Timeline
-from fcsim.workload.fio import FioOptions
+from fcsim.workload.fio import DataMeter, FioOptions
 from tests.builders import p2p
 
 RAM = RamDiskModel("ram", 2**30, 10e-6, 1e9)
@@ -59,3 +60,16 @@ def test_a_read_goes_in_sequences_of_the_targets_maximum_burst() -> None:
     assert data == [f"FCP_DATA offset {o}" for o in (0, 2112, 4224, 6336, 8192, 10304,
                                                       12416, 14528)]
     assert labels[-1] == "FCP_RSP GOOD" and labels.count("FCP_RSP GOOD") == 1
+
+
+def test_a_merged_commands_data_is_shared_out_in_offset_order() -> None:
+    """A command serving three merged requests gives each the payload of its
+    range as frames arrive (in increasing relative offset), and takes it back
+    in reverse when an abandoned attempt's frames are taken back."""
+    first, third = DataMeter(), DataMeter()
+    split = SplitMeter([(3000, first), (1000, None), (2000, third)])
+    for payload in (2112, 2112, 1776):
+        split.payload += payload
+    assert (first.payload, third.payload) == (3000, 2000)
+    split.payload -= 3000
+    assert (first.payload, third.payload) == (3000, 0)
