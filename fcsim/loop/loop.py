@@ -60,7 +60,8 @@ if TYPE_CHECKING:
 
 
 class Loop:
-    """The loop *name*: *ports* in ring order at *speed*, each hop over *cable*.
+    """The loop *name*: *ports* in ring order at *speed*, each hop over *cable*,
+    or hop *i* (from port *i* to the next) over ``cables[i]`` when given.
 
     Each port's AL_PA, port ID and Port_Name must be set; an NL_Port's ID is
     the loop's domain and area (:attr:`area`, 0 on a private loop) and its
@@ -71,12 +72,15 @@ class Loop:
 
     def __init__(self, sim: Simulation, name: str, ports: Sequence[LPort], speed: Speed,
                  cable: Cable, bit_error_rate: float = 0.0, position_map: bool = True,
-                 lip_at: Sequence[float] = (), initiator: int = 0) -> None:
+                 lip_at: Sequence[float] = (), initiator: int = 0,
+                 cables: Sequence[Cable] = ()) -> None:
         self.sim = sim
         self.name = name
         self.ports = list(ports)
         self.speed = speed
-        self.cable = cable
+        self.cables = tuple(cables) or (cable,) * len(ports)
+        if len(self.cables) != len(self.ports):
+            raise ValueError(f"{name}: {len(self.cables)} hop cables for {len(self.ports)} ports")
         self.position_map = position_map
         self.word_time = speed.word_time
         for index, port in enumerate(self.ports):
@@ -85,7 +89,7 @@ class Loop:
             port.gap_time = MIN_FILL_WORDS * speed.word_time
             port.bit_error_rate = bit_error_rate
         self.ring = Ring([p.repeat_words * speed.word_time for p in self.ports],
-                         [cable.delay] * len(self.ports))
+                         [c.delay for c in self.cables])
         self.priority = [p.al_pa for p in self.ports]
         self.by_al_pa = {p.al_pa: p for p in self.ports}
         if len(self.by_al_pa) != len(self.ports):

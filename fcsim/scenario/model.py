@@ -182,7 +182,9 @@ class LoopConfig:
     element of :attr:`Scenario.links`.
 
     *order*: node names in ring order (each sends to the next, the last to the
-    first); *speed*; *cable* of every hop; *bit_error_rate* per hop;
+    first); *speed*; *cable* of every hop, or *cables*, one per hop in ring
+    order (hop *i* from ``order[i]`` to the next; empty: *cable* for all);
+    *bit_error_rate* per hop;
     *repeat_delay*: default repeat delay of a port, transmission words;
     *lip_at*: times of loop initialisations after the one at start, s;
     *position_map*: initialisation includes LIRP and LILP.
@@ -196,3 +198,8 @@ class LoopConfig:
     repeat_delay: int = DEFAULT_REPEAT_WORDS
     lip_at: tuple[float, ...] = ()
     position_map: bool = True
+    cables: tuple[Cable, ...] = ()
+
+    def hop_cables(self) -> tuple[Cable, ...]:
+        """The cable of each hop, in ring order."""
+        return self.cables or (self.cable,) * len(self.order)

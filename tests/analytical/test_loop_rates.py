@@ -119,6 +119,31 @@ def test_one_tenancy_matches_the_closed_form() -> None:
     assert 0.85 < efficiency < 1
 
 
+@pytest.mark.parametrize("span", [0, 2, 5])
+def test_one_tenancy_across_one_long_span(span: int) -> None:
+    """Hops of their own lengths (one 10 km span between two sites, hop *span*):
+    the round trip is every repeat delay plus every hop's cable, arbitration
+    takes it less the winner's repeat delay, and OPN->R_RDY and CLS each the
+    trip opener -> opened -> opener (the round trip less both repeat delays),
+    wherever the long span lies."""
+    n, frames, words = 6, 4, 12
+    hops = tuple(10e3 if i == span else 2.0 for i in range(n))
+    speed = CATALOG["1GFC"]
+    seq = StreamConfig("seq", "p1", "p4", frames * MAX_DATA_FIELD, count=1, start=2e-3)
+    rep = _run(loop(n, (seq,), duration=4e-3, hop_lengths=hops, repeat_delay=words))
+    assert rep["loop"]["initialisations"][0]["duration_s"] < 2e-3  # over before it starts
+    w = speed.word_time
+    repeat = words * w
+    t_loop = n * repeat + sum(hops) * 5e-9
+    assert rep["loop"]["round_trip_s"] == pytest.approx(t_loop, rel=1e-12)
+    assert rep["loop"]["hop_lengths_m"] == list(hops) and rep["loop"]["hop_length_m"] is None
+    both_ways = t_loop - 2 * repeat
+    t_frames = frames * (frame_chars(MAX_DATA_FIELD) + GAP_CHARS) * speed.char_time
+    opener = rep["nodes"]["p1"]
+    assert opener["arbitration_wait_s"] == pytest.approx(t_loop - repeat, rel=1e-9)
+    assert opener["hold_time_s"] == pytest.approx(2 * (w + both_ways + w) + t_frames, rel=1e-9)
+
+
 def test_login_credit_lets_frames_follow_the_opn() -> None:
     """With the opened port's login credit > 0 the first frame goes right after OPN."""
     one = StreamConfig("one", "p0", "p2", 512, count=1, start=START)
