@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -10,12 +11,17 @@ from fcsim.fc0.speed import CATALOG
 from fcsim.fc2.frame import FRAMING_BYTES, MAX_DATA_FIELD, frame_chars
 from fcsim.fc2.login import ServiceParameters
 from fcsim.fc2.port import MIN_FILL_WORDS
+from fcsim.fc4.fcp import FCP_CMND_SIZE, FCP_RSP_SIZE
 from fcsim.runner import run_scenario
 from fcsim.scenario.model import LoopPortConfig
-from fcsim.scenario.workload_model import StreamConfig
+from fcsim.scenario.workload_model import FioConfig, StreamConfig
+from fcsim.storage.device_model import RamDiskModel
+from fcsim.workload.fio import FioOptions
 from tests.builders import loop
 
 GAP_CHARS = 4 * MIN_FILL_WORDS
+INSTANT = RamDiskModel("instant", 10**12, 1e-12, 1e15)
+"""A RAM disk that takes no time."""
 START = 1e-3
 """Workloads start after the loop's first initialisation (which takes < 1 ms)."""
 
@@ -220,3 +226,49 @@ def test_busy_ports_each_send_a_burst_per_tenancy(n: int, burst: int) -> None:
         assert node["tenancies"] == pytest.approx(node["payload_tx"] / burst, abs=2)
         # the interval's edges cut at most one tenancy short or long
         assert node["hold_time_s"] == pytest.approx(node["tenancies"] * held, abs=held)
+
+
+@pytest.mark.parametrize(("disks", "burst", "bursts"), [(4, 16384, 4), (8, 65536, 1)])
+def test_busy_disks_each_send_a_burst_per_tenancy(disks: int, burst: int, bursts: int) -> None:
+    """A host (unfair, highest priority: it sends each FCP_CMND as soon as the
+    loop is free; a fair host would open one disk per access window, which
+    would bind instead) reads k = *bursts* bursts of B bytes from each of N RAM disks
+    that take no time, one command outstanding per disk; a disk's maximum
+    burst size is B. Every access window each disk holds the loop once, for a
+    burst or, after its last, its FCP_RSP; the host opens each disk once per
+    command. So per k + 1 windows the loop carries N k B bytes in N (k H_B +
+    H_RSP + H_CMND) of tenancies, H_x = T_OPN + T_x + T_CLS (frames and fill
+    words), plus for each tenancy an arbitration of at most a round trip and
+    for each window at most two more (IDLEs round, ARBs round)."""
+    speed = CATALOG["1GFC"]
+    n, hop, words = disks + 1, 2.0, 12
+    size = bursts * burst
+    jobs = tuple(FioConfig(f"r{i}", "p0", f"p{i}", FioOptions("read", size))
+                 for i in range(1, n))
+    measured = 30e-3
+    base = loop(n, jobs, duration=5e-3 + measured, warmup=5e-3, hop_length=hop,
+                repeat_delay=words, ports={"p0": LoopPortConfig(al_pa=0x01, fairness=False)})
+    nodes = tuple(node if node.name == "p0" else
+                  dataclasses.replace(node, target=INSTANT, max_burst=burst)
+                  for node in base.nodes)
+    rep = _run(dataclasses.replace(base, nodes=nodes))
+    w = speed.word_time
+    t_loop = n * (words * w + hop * 5e-9)
+    both_ways = t_loop - 2 * words * w
+
+    def held(payload: int) -> float:  # OPN, R_RDY back, the frames, CLS and its answer back
+        full, rest = divmod(payload, MAX_DATA_FIELD)
+        chars = full * (frame_chars(MAX_DATA_FIELD) + GAP_CHARS) + (
+            frame_chars(rest) + GAP_CHARS if rest or not payload else 0)
+        return 2 * (w + both_ways + w) + chars * speed.char_time
+
+    per_command = bursts * held(burst) + held(FCP_RSP_SIZE) + held(FCP_CMND_SIZE)
+    tenancies = bursts + 2
+    fastest = size / per_command  # the disks' tenancies one after the other
+    slowest = size / (per_command + tenancies * t_loop + (bursts + 1) * 2 * t_loop / disks)
+    total = sum(rep["storage"]["jobs"][j.name]["throughput_bytes_per_s"] for j in jobs)
+    assert slowest * (1 - 0.01) <= total <= fastest * (1 + 0.01)
+    for i in range(1, n):  # a burst per tenancy: the disk's tenancies are its bursts and RSPs
+        node = rep["nodes"][f"p{i}"]
+        commands = rep["storage"]["jobs"][f"r{i}"]["ios"]
+        assert node["tenancies"] == pytest.approx(commands * (bursts + 1), abs=bursts + 1)
