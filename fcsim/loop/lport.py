@@ -224,7 +224,7 @@ class LPort(LazyCredit):
         if opener:
             circuit.sent += 1
             seq = frame.sequence
-            if seq is not None:  # a data frame: its sequence is part of the burst till its end
+            if seq is not None and self.fair:  # a data frame: part of the burst till its end
                 if frame.f_ctl & F_CTL_END_SEQUENCE:
                     self._begun.discard(seq)
                 else:
