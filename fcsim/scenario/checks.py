@@ -119,6 +119,13 @@ def _nodes(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
 
 def _order(doc: LoopScenario, raw: dict[str, Any]) -> Iterator[Problem]:
     names = [n.name for n in doc.nodes]
+    hops = doc.loop.hop_lengths
+    if hops is not None and "hop_length" in raw["loop"]:
+        yield Problem("loop.hop_lengths", given(raw["loop"]["hop_lengths"]),
+                      "hop_length or hop_lengths, not both")
+    elif hops is not None and len(hops) != len(names):
+        yield Problem("loop.hop_lengths", given(raw["loop"]["hop_lengths"]),
+                      f"a list of {len(names)} lengths, one per hop (as many as nodes)")
     if doc.loop.order is None:
         return
     for i, name in enumerate(doc.loop.order):

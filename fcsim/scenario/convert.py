@@ -244,9 +244,10 @@ def _error_rates(link: LinkSection | EthernetLinkSection | MyrinetLinkSection
 
 
 def _loop(loop: LoopSection, names: list[str]) -> LoopConfig:
+    hops = tuple(Cable(length, loop.propagation) for length in loop.hop_lengths or ())
     return LoopConfig(loop.name, loop.order or tuple(names), _speed(loop.speed, loop.coding),
                       Cable(loop.hop_length, loop.propagation), loop.bit_error_rate,
-                      loop.repeat_delay, tuple(loop.lip_at), loop.position_map)
+                      loop.repeat_delay, tuple(loop.lip_at), loop.position_map, hops)
 
 
 def _distribution(table: Any) -> Distribution:

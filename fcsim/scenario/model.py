@@ -51,8 +51,8 @@ class NodeConfig:
     the fraction of the host's processor other processes keep busy in this
     scenario (None: the host model's own value). *target*: the storage device
     behind the node's FCP target, or its own disks it serves (None: not a
-    target); *max_burst*: the most write data the target asks for at once,
-    bytes (None: no limit). *mtu*: the IP MTU of its Ethernet or Myrinet NIC,
+    target); *max_burst*: the target's maximum burst size, the most data it
+    moves in one FCP_DATA sequence either way, bytes (None: no limit). *mtu*: the IP MTU of its Ethernet or Myrinet NIC,
     bytes (those topologies). *routes*: its static host routes, (peer node,
     network name) pairs (internetworks). *channels*: its disk channels and
     their disks; *block*: its block layer (None: the defaults).
@@ -197,7 +197,9 @@ class LoopConfig:
     element of :attr:`Scenario.links`.
 
     *order*: node names in ring order (each sends to the next, the last to the
-    first); *speed*; *cable* of every hop; *bit_error_rate* per hop;
+    first); *speed*; *cable* of every hop, or *cables*, one per hop in ring
+    order (hop *i* from ``order[i]`` to the next; empty: *cable* for all);
+    *bit_error_rate* per hop;
     *repeat_delay*: default repeat delay of a port, transmission words;
     *lip_at*: times of loop initialisations after the one at start, s;
     *position_map*: initialisation includes LIRP and LILP.
@@ -211,3 +213,8 @@ class LoopConfig:
     repeat_delay: int = DEFAULT_REPEAT_WORDS
     lip_at: tuple[float, ...] = ()
     position_map: bool = True
+    cables: tuple[Cable, ...] = ()
+
+    def hop_cables(self) -> tuple[Cable, ...]:
+        """The cable of each hop, in ring order."""
+        return self.cables or (self.cable,) * len(self.order)

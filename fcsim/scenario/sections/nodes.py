@@ -128,15 +128,25 @@ class NodeKeys(Section):
     host: HostName = key(None, "The host behind the N_Port (processor, bus and adapter "
                          "costs): a model in models/hosts/ or a model file path ending in "
                          ".toml, relative to the scenario file. Left out: a bare N_Port "
-                         "driven by FC-2 workloads.", "ideal")
+                         "driven by FC-2 workloads, whose block jobs cost nothing per "
+                         "command or byte. The catalog's 'ideal' host leaves out the same: "
+                         "every processor cost (system calls, copies, checksums, protocol "
+                         "processing, interrupts), the adapter's time per frame and per "
+                         "SCSI command and the bus's per-transfer overhead; only its 533 MB/s "
+                         "bus remains. A real host's per-command costs (the adapter's "
+                         "adapter_command_time, the completion interrupt) bound its I/O "
+                         "per second.", "ideal")
     target: DeviceName = key(None, "Makes the node an FCP target (SCSI over FC) with one "
                              "logical unit served by this device: a model in models/disks/, "
                              "models/ramdisks/ or models/arrays/, or a model file path "
                              "ending in .toml.",
                              "ibm-deskstar-22gxp")
-    max_burst: Burst = key(None, "FCP target only: the most write data it asks for in one "
-                           "FCP_XFER_RDY, bytes (default: no limit, the whole command, as SCSI's "
-                           "maximum burst size 0 means).", "64 KiB")
+    max_burst: Burst = key(None, "FCP target only: its maximum burst size (SCSI "
+                           "disconnect-reconnect mode page), bytes: the most write data it asks "
+                           "for in one FCP_XFER_RDY and the most read data it sends in one "
+                           "FCP_DATA sequence; on a loop a fair target holds the loop for one "
+                           "such burst once another port arbitrates (default: no limit, the "
+                           "whole command, as SCSI's maximum burst size 0 means).", "64 KiB")
     channels: Channels = key([], "Disk channels on this node (SCSI buses, ATA channels) and "
                              "their disks, read by the node's own block layer: a job from "
                              "this node addresses them by name, and target_disks serves them "
