@@ -9,9 +9,10 @@ the measured claims of ``validation/claims.toml`` and writes a report;
 ``fcsim figures PAPER`` draws a paper's figures from simulation.
 
 Exit status: 0 on success, 2 for a bad scenario, bad arguments, an output
-path that cannot be written or a run past a work limit (one message on
-stderr, checked before any simulation, nothing written); ``validate`` exits
-1 when a claim recorded as passing fails; 130 when interrupted (Ctrl-C or
+path that cannot be written, a closed standard output or a run past a work
+limit (one message on stderr, checked before any simulation, nothing
+written); 1 when an output fails while it is written (a full disk: one line,
+no partial file left) and when ``validate``'s claim recorded as passing fails; 130 when interrupted (Ctrl-C or
 SIGTERM: one line, worker processes stopped, no partial or temporary file
 left). Output files are written by :mod:`fcsim.output`; docs/cli.md.
 """
@@ -32,8 +33,10 @@ from fcsim.arguments import build_parser
 from fcsim.output import (
     Capped,
     OutputError,
+    WriteError,
     check_file,
     check_folder,
+    guarded_stdout,
     is_stdout,
     open_output,
     same_file,
@@ -83,10 +86,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             signal.signal(signum, _stop)
     interrupted = False
     try:
-        return _main(argv)
+        if sys.stdout is None:  # started with standard output closed ('>&-')
+            print("fcsim: error: standard output is closed; redirect it to a file or "
+                  "/dev/null instead", file=sys.stderr)
+            return 2
+        with guarded_stdout():
+            return _main(argv)
     except OutputError as error:
         print(f"fcsim: error: {error}", file=sys.stderr)
         return 2
+    except WriteError as error:
+        end_progress_line()
+        print(f"fcsim: error: {error}", file=sys.stderr)
+        return 1
     except (KeyboardInterrupt, Interrupted):
         interrupted = True  # a second Ctrl-C stays ignored while the process exits
         end_progress_line()
@@ -155,7 +167,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         writer = None
         capped: Capped | None = None
         if pcap is not None:
-            handle = stack.enter_context(open_output(pcap, "wb"))
+            handle = stack.enter_context(open_output(pcap, "wb", "--pcap"))
             writer = (PcapngWriter(handle, args.pcap_limit) if pcap.suffix == ".pcapng" else
                       stack.enter_context(PcapWriter(handle, limit=args.pcap_limit,
                                                      linktype=min(linktypes(scenario)))))
@@ -163,7 +175,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         if args.trace == "-":
             sinks.append(Timeline(sys.stdout))
         elif trace is not None:
-            capped = Capped(stack.enter_context(open_output(trace, "w")), args.trace_limit)
+            capped = Capped(stack.enter_context(open_output(trace, "w", "--trace")), args.trace_limit)
             sinks.append(Timeline(capped))
         steps = len(sweep_points(scenario)) or scenario.run.repetitions * SLICES
         progress = Progress(steps) if sys.stderr.isatty() else None
@@ -178,7 +190,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
               f"{capped.left_out} later lines not written", file=sys.stderr)
     if report is not None and series is not None:
         report.mkdir(parents=True, exist_ok=True)
-        write_output(report / "index.html", run_page(scenario, results, series))
+        write_output(report / "index.html", run_page(scenario, results, series), "--report")
         print(f"fcsim: run report {report / 'index.html'}", file=sys.stderr)
     out = sys.stderr if on_stdout else sys.stdout
     if args.json:
@@ -218,7 +230,7 @@ def _explain(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if target is None:
         ladder_text(ladder.rungs, sys.stdout)
         return 0
-    with open_output(target, "wb") as handle:
+    with open_output(target, "wb", "--output") as handle:
         draw_ladder(ladder.rungs, handle, target.suffix.lower(),
                     f"{scenario.name}: the first {len(ladder.rungs)} events")
     print(f"wrote {output}")
@@ -244,7 +256,7 @@ def _topology(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     scenario = _load(args.scenario)
     if scenario is None:
         return 2
-    with open_output(target, "wb") as handle:
+    with open_output(target, "wb", "--output") as handle:
         draw_topology(scenario, handle, output.suffix.lower())
     print(f"wrote {output}")
     return 0

@@ -162,7 +162,10 @@ class PcapWriter:
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
-        self.close()
+        """Close; after a failure, a file object of the caller's is not flushed
+        (the caller discards it) and a file of the writer's is closed as it is."""
+        if exc_type is None or self._owned:
+            self.close()
 
 
 def captured(frame: Any) -> bool:

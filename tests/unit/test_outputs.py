@@ -185,6 +185,76 @@ def test_interrupting_validate_stops_its_workers(tmp_path: Path) -> None:
     assert [p.name for p in (tmp_path / "report").iterdir()] == ["results.sqlite"]
 
 
+# -- 3b. an output that fails while it is written -------------------------------------
+
+def _fcsim_run(args: list[str], stdout: object = subprocess.DEVNULL,
+               preexec=None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "fcsim.cli", *args], stdout=stdout,
+                          stderr=subprocess.PIPE, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, preexec_fn=preexec)
+
+
+def _one_error_line(err: str, *words: str) -> None:
+    assert err.count("\n") == 1 and err.startswith("fcsim: error: "), err
+    assert "Traceback" not in err and all(word in err for word in words), err
+
+
+@pytest.mark.parametrize("args, to_full", [
+    (["--pcap", "/dev/full"], False), (["--pcap", "/dev/full.pcapng"], False),
+    (["--trace", "/dev/full"], False), ([], True), (["--json"], True),
+    (["--trace"], True)])
+def test_a_full_device_is_one_line_and_a_non_zero_status(tmp_path: Path, args: list[str],
+                                                         to_full: bool) -> None:
+    if args[-1:] == ["/dev/full.pcapng"]:  # a pcapng capture written into /dev/full
+        (tmp_path / "full.pcapng").symlink_to("/dev/full")
+        args = ["--pcap", str(tmp_path / "full.pcapng")]
+    with open("/dev/full", "w") as full:
+        done = _fcsim_run(["run", str(_scenario(tmp_path)), *args],
+                          stdout=full if to_full else subprocess.DEVNULL)
+    assert done.returncode == 1
+    _one_error_line(done.stderr, "cannot write", "No space left on device",
+                    "standard output" if to_full else f"{args[0]}: cannot write ")
+
+
+def test_explain_and_schema_into_a_full_device_are_one_line(tmp_path: Path) -> None:
+    with open("/dev/full", "w") as full:
+        for args in (["explain", str(_scenario(tmp_path))], ["schema"]):
+            done = _fcsim_run(args, stdout=full)
+            assert done.returncode == 1
+            _one_error_line(done.stderr, "standard output", "No space left on device")
+
+
+def _small_files() -> None:
+    """In the child: files may grow to 4 KiB only (as a full disk stops them), and
+    passing it is an error (EFBIG) rather than the signal that would end the process."""
+    import resource  # noqa: PLC0415 (POSIX only)
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+
+
+@pytest.mark.parametrize("option", ["--pcap", "--trace", "--report"])
+def test_a_file_that_cannot_grow_is_not_left_behind(tmp_path: Path, option: str) -> None:
+    scenario = _scenario(tmp_path, duration="1 ms")
+    out = tmp_path / ("out" if option == "--report" else "out.pcap")
+    done = _fcsim_run(["run", str(scenario), option, str(out)], preexec=_small_files)
+    assert done.returncode == 1
+    _one_error_line(done.stderr, "cannot write", "too large")
+    left = sorted(p.name for p in tmp_path.rglob("*"))
+    assert left == (["out", "s.toml"] if option == "--report" else ["s.toml"])
+
+
+@pytest.mark.parametrize("command", [["run", "S"], ["run", "S", "--json"], ["explain", "S"],
+                                     ["schema"], ["topology", "S", "-o", "T"]])
+def test_a_closed_standard_output_is_one_line_before_any_work(tmp_path: Path,
+                                                              command: list[str]) -> None:
+    scenario = _scenario(tmp_path, duration="1 s")  # would take long: the check comes first
+    args = [{"S": str(scenario), "T": str(tmp_path / "t.png")}.get(a, a) for a in command]
+    done = _fcsim_run(args, preexec=lambda: os.close(1))
+    assert done.returncode == 2
+    _one_error_line(done.stderr, "standard output is closed")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.toml"]
+
+
 # -- 4. runs that would never end ------------------------------------------------------
 
 def test_an_endless_run_is_refused_with_the_option_to_allow_it(tmp_path: Path, capsys) -> None:
