@@ -22,6 +22,12 @@ SCHEDULER_HELP = ("run the simulations on the Dask cluster whose scheduler is at
 """Help of ``--scheduler``."""
 
 
+class UsageError(Exception):
+    """Arguments that parse but cannot be used (together, or with the scenario):
+    ``str()`` is one line naming the option, what was given and what is allowed;
+    the command exits with status 2 before any work, as for a bad scenario."""
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser of the command line, each command's own parser kept as its
     ``subparser`` default (errors show that command's usage)."""

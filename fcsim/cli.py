@@ -29,7 +29,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from fcsim.arguments import build_parser
+from fcsim.arguments import UsageError, build_parser
 from fcsim.output import (
     Capped,
     OutputError,
@@ -92,7 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         with guarded_stdout():
             return _main(argv)
-    except OutputError as error:
+    except (OutputError, UsageError) as error:
         print(f"fcsim: error: {error}", file=sys.stderr)
         return 2
     except WriteError as error:
@@ -118,48 +118,47 @@ def _main(argv: Sequence[str] | None) -> int:
     args = parser.parse_args(argv)
     command = args.subparser
     if args.command == "topology":
-        return _topology(command, args)
+        return _topology(args)
     if args.command == "validate":
         return validate_command(command, args)
     if args.command == "figures":
         return figures_command(command, args)
     if args.command == "explain":
-        return _explain(command, args)
+        return _explain(args)
     if args.command == "schema":
         sys.stdout.write(schema_text(SCHEMAS[args.kind]()))
         return 0
-    return _run(command, args)
+    return _run(args)
 
 
-def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace) -> int:
     if args.json and args.trace == "-":
-        parser.error("--trace to standard output would mix with --json; give --trace FILE")
-    pcap = check_file("--pcap", args.pcap) if args.pcap else None
-    trace = check_file("--trace", args.trace) if args.trace not in (None, "-") else None
+        raise UsageError("--trace: given no file with --json, and the timeline on standard "
+                         "output would mix with the JSON; give --trace FILE")
+    if args.pcap_ports and not args.pcap:
+        raise UsageError("--pcap-ports: given without --pcap; give --pcap FILE too")
+    pcap = _output("--pcap", args.pcap, args.scenario) if args.pcap else None
+    trace = (_output("--trace", args.trace, args.scenario) if args.trace not in (None, "-")
+             else None)
     report = (check_folder("--report", args.report, ("index.html",)) if args.report
               else None)
-    if args.pcap_ports and pcap is None:
-        parser.error("--pcap-ports: give --pcap FILE too")
     if pcap is not None and trace is not None and same_file(pcap, trace):
-        parser.error(f"--pcap and --trace name the same file {args.pcap!r}; give two files")
-    on_stdout = []  # files that are standard output: the results go to standard error
-    for option, path in (("--pcap", pcap), ("--trace", trace)):
-        if path is not None and same_file(path, args.scenario):
-            parser.error(f"{option} names the scenario file {args.scenario!r}; give another file")
-        if path is not None and is_stdout(path):
-            on_stdout.append(option)
+        raise OutputError("--trace", args.trace, "--pcap writes the same file; give two files")
+    on_stdout = [option for option, path in (("--pcap", pcap), ("--trace", trace))
+                 if path is not None and is_stdout(path)]  # the results go to stderr
     if on_stdout and args.trace == "-":
-        parser.error(f"{on_stdout[0]} and --trace both go to standard output; give --trace FILE")
+        raise UsageError(f"{on_stdout[0]} and --trace both go to standard output; give "
+                         "--trace FILE")
     scenario = _load(args.scenario)
     if scenario is None:
         return 2
     wrong = unknown_ports(scenario, "--pcap-ports", tuple(args.pcap_ports))
     if wrong is not None:
-        parser.error(wrong)
+        raise UsageError(wrong)
     if pcap is not None and pcap.suffix != ".pcapng" and len(linktypes(scenario)) > 1:
-        parser.error(f"--pcap: given {args.pcap!r}; a file ending in .pcapng for a scenario "
-                     "whose networks carry frames of several link types (a libpcap file "
-                     "holds one)")
+        raise UsageError(f"--pcap: given {args.pcap!r}; a file ending in .pcapng for a "
+                         "scenario whose networks carry frames of several link types (a "
+                         "libpcap file holds one)")
     if not affordable(scenario, args):
         return 2
     with ExitStack() as stack:
@@ -201,18 +200,15 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     return 0
 
 
-def _explain(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+def _explain(args: argparse.Namespace) -> int:
     output = Path(args.output) if args.output else None
-    if output is not None and output.suffix.lower() not in FORMATS:
-        parser.error(f"--output: given {str(output)!r}; an image file ending in "
-                     f"{' or '.join(FORMATS)}")
-    target = check_file("--output", output) if output is not None else None
+    target = _image("--output", output, args.scenario) if output is not None else None
     scenario = _load(args.scenario)
     if scenario is None:
         return 2
     wrong = unknown_ports(scenario, "--ports", tuple(args.ports))
     if wrong is not None:
-        parser.error(wrong)
+        raise UsageError(wrong)
     points = sweep_points(scenario)
     until = args.until if args.until is not None else float("inf")
     first = points[0][1] if points else scenario
@@ -247,12 +243,28 @@ def _load(path: str) -> Scenario | None:
         return None
 
 
-def _topology(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    output = Path(args.output) if args.output else Path(Path(args.scenario).stem + ".png")
+def _output(option: str, path: str | Path, scenario: str) -> Path:
+    """Where the output file *path* given with *option* is written
+    (:func:`check_file`); :class:`OutputError` if it is the *scenario* file."""
+    if same_file(path, scenario):
+        raise OutputError(option, path, "it is the scenario file being read; give another "
+                                        "file")
+    return check_file(option, path)
+
+
+def _image(option: str, output: Path, scenario: str) -> Path:
+    """Where the image *output* given with *option* is written (:func:`_output`);
+    :class:`UsageError` unless its name ends in an image format's suffix."""
+    target = _output(option, output, scenario)
     if output.suffix.lower() not in FORMATS:
-        parser.error(f"--output: given {str(output)!r}; an image file ending in "
-                     f"{' or '.join(FORMATS)}")
-    target = check_file("--output", output)
+        raise UsageError(f"{option}: given {str(output)!r}; an image file ending in "
+                         f"{' or '.join(FORMATS)}")
+    return target
+
+
+def _topology(args: argparse.Namespace) -> int:
+    output = Path(args.output) if args.output else Path(Path(args.scenario).stem + ".png")
+    target = _image("--output", output, args.scenario)
     scenario = _load(args.scenario)
     if scenario is None:
         return 2
