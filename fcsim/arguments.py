@@ -9,7 +9,12 @@ from fcsim import __version__
 from fcsim.preflight import add_limit_options
 from fcsim.scenario.reference import SCHEMAS
 from fcsim.units import UnitError, parse_size, parse_time
-from fcsim.validation.commands import PARTIAL_REPORT_DIR, REPORT_DIR, STORE_FILE
+from fcsim.validation.commands import (
+    LATEST_REPORT_DIR,
+    PARTIAL_REPORT_DIR,
+    REPORT_DIR,
+    STORE_FILE,
+)
 from fcsim.validation.figures import PAPERS
 
 DEFAULT_PCAP_LIMIT = 1 << 30
@@ -75,10 +80,12 @@ def build_parser() -> argparse.ArgumentParser:
                        help="processes to run simulations on (default: every core)")
     check.add_argument("--scheduler", metavar="ADDRESS", default=None, help=SCHEDULER_HELP)
     check.add_argument("--report", metavar="DIR", default=None,
-                       help=f"report folder (default: {REPORT_DIR} for a full run, "
+                       help=f"report folder (default: {REPORT_DIR} for a full run with "
+                            f"--record, {LATEST_REPORT_DIR} for one without, "
                             f"{PARTIAL_REPORT_DIR} otherwise)")
     check.add_argument("--record", action="store_true",
-                       help="record this run's statuses in validation/claims.toml")
+                       help="record this run's statuses in validation/claims.toml and, for "
+                            f"a full run, its report in {REPORT_DIR}")
     check.add_argument("--readme", action="store_true",
                        help="refresh the README's validation table (full runs only)")
     check.add_argument("--no-store", action="store_true",
