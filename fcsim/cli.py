@@ -54,8 +54,8 @@ from fcsim.sweep import sweep_points
 from fcsim.topology.drawing import FORMATS, draw_topology
 from fcsim.trace.capture import PcapSink, linktypes
 from fcsim.trace.ladder import Enough, Ladder, draw_ladder, ladder_text
-from fcsim.trace.pcap import PcapWriter
-from fcsim.trace.pcapng import PcapngWriter
+from fcsim.trace.pcap import FILE_HEADER_SIZE, PcapWriter
+from fcsim.trace.pcapng import SECTION_HEADER_SIZE, PcapngWriter
 from fcsim.trace.timeline import Timeline
 from fcsim.trace.timeseries import TimeSeries
 from fcsim.units import format_size
@@ -159,6 +159,12 @@ def _run(args: argparse.Namespace) -> int:
         raise UsageError(f"--pcap: given {args.pcap!r}; a file ending in .pcapng for a "
                          "scenario whose networks carry frames of several link types (a "
                          "libpcap file holds one)")
+    if pcap is not None:
+        header = SECTION_HEADER_SIZE if pcap.suffix == ".pcapng" else FILE_HEADER_SIZE
+        if args.pcap_limit < header:
+            raise UsageError(f"--pcap-limit: given {args.pcap_limit} B; at least {header} B, "
+                             f"the header of a {pcap.suffix[1:]} file of no frame (more to "
+                             "hold frames)")
     if not affordable(scenario, args):
         return 2
     with ExitStack() as stack:

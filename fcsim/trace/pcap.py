@@ -66,6 +66,8 @@ PCAP_VERSION = (2, 4)
 SNAPLEN = 65535
 
 _FILE_HEADER = struct.Struct("<IHHiIII")
+FILE_HEADER_SIZE = _FILE_HEADER.size
+"""Bytes of a libpcap file's header (24): the least a file, of no frame, holds."""
 _RECORD_HEADER = struct.Struct("<IIII")
 _NS = 1_000_000_000
 

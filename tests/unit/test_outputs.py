@@ -340,3 +340,66 @@ def test_a_long_run_shows_its_simulated_time_on_a_terminal(tmp_path: Path, monke
     assert capsys.readouterr().out == piped.out  # the results do not depend on it
     shown = terminal.getvalue()
     assert "repetition 1, 2.000 ms of 2.000 ms simulated" in shown and "100%" in shown
+
+
+def test_a_short_run_past_a_low_limit_says_its_time_in_seconds(capsys) -> None:
+    from fcsim.scenario.work import FRAMES_PER_SECOND, wall_time
+
+    assert main(["run", str(ROOT / "scenarios" / "p2p-1gfc-class3.toml"),
+                 "--max-frames", "10"]) == 2
+    err = capsys.readouterr().err
+    assert "0 minutes" not in err and "(under a second at" in err
+    assert wall_time(FRAMES_PER_SECOND * 12.4) == "about 12 seconds"
+    assert wall_time(FRAMES_PER_SECOND * 600) == "about 10 minutes"
+    assert wall_time(FRAMES_PER_SECOND * 60) == "about 1 minute"
+    assert wall_time(FRAMES_PER_SECOND * 7200) == "about 2 hours"
+
+
+@pytest.mark.parametrize("name, header", [("x.pcap", 24), ("x.pcapng", 32)])
+def test_a_pcap_limit_below_the_files_header_is_refused(tmp_path: Path, capsys, name: str,
+                                                        header: int) -> None:
+    scenario = str(_scenario(tmp_path))
+    for limit in ("0", str(header - 1)):
+        assert main(["run", scenario, "--pcap", str(tmp_path / name), "--pcap-limit",
+                     limit]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and f"--pcap-limit: given {limit} B" in err
+        assert f"at least {header} B" in err
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["s.toml"]
+    assert main(["run", scenario, "--pcap", str(tmp_path / name), "--pcap-limit",
+                 str(header)]) == 0
+    assert (tmp_path / name).stat().st_size == header  # the header of a capture of nothing
+
+
+def test_a_pcapng_file_keeps_to_its_limit_with_its_interface_blocks(tmp_path: Path) -> None:
+    """The limit counts every block: an interface's description written before its first
+    frame too. The frames of a run are written again with each limit that ends just
+    short of a block boundary of the whole capture."""
+    from fcsim.runner import run_once
+    from fcsim.scenario.loader import load_scenario
+    from fcsim.trace.pcapng import PcapngWriter
+
+    class Recorded(PcapngWriter):
+        def __init__(self) -> None:
+            super().__init__(io.BytesIO())
+            self.calls: list[tuple] = []
+
+        def write(self, *call) -> None:
+            self.calls.append(call)
+            super().write(*call)
+
+    from fcsim.trace.capture import PcapSink
+
+    recorded = Recorded()
+    run_once(load_scenario(_scenario(tmp_path)), 1, [PcapSink(recorded, frozenset())])
+    whole = recorded._file.getvalue()
+    ends, at = [], 0
+    while at < len(whole):
+        at += int.from_bytes(whole[at + 4:at + 8], "little")
+        ends.append(at)
+    assert len(ends) > 4
+    for limit in [end - 1 for end in ends[1:]]:
+        writer = PcapngWriter(io.BytesIO(), limit)
+        for call in recorded.calls:
+            writer.write(*call)
+        assert writer.size == len(writer._file.getvalue()) <= limit and writer.left_out
