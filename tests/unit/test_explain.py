@@ -54,3 +54,16 @@ def test_explain_filters_ports_and_time(capsys) -> None:
     assert lines and all("host_b" in line for line in lines)
     assert main(["explain", str(scenario), "--ports", "host_b", "--until", "1 ns"]) == 1
     assert "no event matched" in capsys.readouterr().err
+
+
+def test_explain_names_the_login_and_name_server_frames(capsys) -> None:
+    """A fabric's first frames are the logins, named as an analyzer names them, not
+    as plain data: FLOGI to FFFFFE and its LS_ACC, PLOGI to the name server FFFFFC
+    and its LS_ACC (of login parameters), then the name server's GID_FT query."""
+    assert main(["explain", str(ROOT / "scenarios" / "fabric-16-port-switch.toml"),
+                 "--ports", "h0", "--events", "12"]) == 0
+    rows = [row for row in capsys.readouterr().out.splitlines() if " SOF" in row]
+    labels = [row.split("|", 1)[1].strip() if "|" in row else "" for row in rows]
+    assert labels[:4] == ["FLOGI", "LS_ACC (FLOGI)", "PLOGI", "LS_ACC (login)"], rows
+    assert "->FFFFFE" in rows[0] and "->FFFFFC" in rows[2] and "FFFFFC->" in rows[3]
+    assert labels[4] == "GID_FT" and "->FFFFFC" in rows[4], rows
