@@ -12,6 +12,7 @@ from fcsim.units import UnitError, parse_size, parse_time
 from fcsim.validation.commands import (
     LATEST_REPORT_DIR,
     PARTIAL_REPORT_DIR,
+    QUICK_TIME,
     REPORT_DIR,
     STORE_FILE,
 )
@@ -73,7 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     check = commands.add_parser(
         "validate", help="run the measured claims and report how close the simulation is")
     check.add_argument("--quick", action="store_true",
-                       help="only the claims marked quick (about 30 s on two cores)")
+                       help=f"only the claims marked quick ({QUICK_TIME})")
     check.add_argument("--claims", metavar="ID", nargs="+", default=(),
                        help="only these claims")
     check.add_argument("--jobs", metavar="N", type=_positive, default=None,

@@ -20,6 +20,10 @@ from fcsim.validation.store import FILE_NAME as STORE_FILE
 from fcsim.validation.store import ResultStore
 from fcsim.validation.validate import finish, select, validate
 
+QUICK_TIME = "about 20 s on two idle cores"
+"""How long ``fcsim validate --quick`` takes (18 s measured on an idle 2-core
+Intel Xeon, docs/performance.md); quoted by ``--help``, the README,
+docs/validation.md and the CI script."""
 REPORTS = SOURCE_ROOT / "validation" if IN_SOURCE_TREE else Path("validation-report")
 """Where ``fcsim validate`` reports by default: ``validation/`` in a source
 checkout, ``validation-report/`` in the current folder for an installed fcsim."""
