@@ -45,7 +45,7 @@ from fcsim.output import (
 from fcsim.preflight import affordable, first_run, unknown_ports
 from fcsim.progress import Progress, end_progress_line
 from fcsim.report import summary_text
-from fcsim.run_report import run_page
+from fcsim.run_report import run_page, topology_svg
 from fcsim.runner import SLICES, run_once, run_scenario
 from fcsim.scenario.loader import ScenarioError, load_scenario
 from fcsim.scenario.model import Scenario
@@ -167,6 +167,7 @@ def _run(args: argparse.Namespace) -> int:
                              "hold frames)")
     if not affordable(scenario, args):
         return 2
+    drawing = topology_svg(scenario) if report is not None else None  # before the run
     with ExitStack() as stack:
         sinks: list[Any] = []
         writer = None
@@ -193,9 +194,10 @@ def _run(args: argparse.Namespace) -> int:
     if capped is not None and capped.left_out:
         print(f"fcsim: --trace: stopped at {format_size(args.trace_limit)} (--trace-limit); "
               f"{capped.left_out} later lines not written", file=sys.stderr)
-    if report is not None and series is not None:
+    if report is not None and series is not None and drawing is not None:
+        page = run_page(scenario, results, series, drawing)  # then the folder
         report.mkdir(parents=True, exist_ok=True)
-        write_output(report / "index.html", run_page(scenario, results, series), "--report")
+        write_output(report / "index.html", page, "--report")
         print(f"fcsim: run report {report / 'index.html'}", file=sys.stderr)
     out = sys.stderr if on_stdout else sys.stdout
     if args.json:
