@@ -8,14 +8,13 @@ import math
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from fcsim.cli import main
 from fcsim.scenario.loader import load_scenario
 from fcsim.topology.drawing import DETAILED_VERTICES, topology_graph
 from fcsim.topology.overview import overview, overview_figure, positions
+from tests.text_overlap import overlapping_labels
 
 ROOT = Path(__file__).resolve().parents[2]
 BIG = ROOT / "scenarios" / "fabric-239-domains.toml"
@@ -79,51 +78,10 @@ def test_a_fat_tree_has_three_tiers_with_each_pod_together(tmp_path: Path) -> No
             assert off < math.pi / 4
 
 
-def _corners(text, renderer) -> np.ndarray:
-    """The four corners (display units) of *text* as drawn: its unrotated box turned
-    about its anchor by its rotation (rotation_mode 'anchor')."""
-    rotation = text.get_rotation()
-    text.set_rotation(0)
-    box = text.get_window_extent(renderer)
-    text.set_rotation(rotation)
-    anchor = np.array(text.get_transform().transform(text.get_position()))
-    corners = np.array([[box.x0, box.y0], [box.x1, box.y0], [box.x1, box.y1],
-                        [box.x0, box.y1]]) - anchor
-    turn = math.radians(rotation)
-    rotate = np.array([[math.cos(turn), -math.sin(turn)], [math.sin(turn), math.cos(turn)]])
-    centre = corners.mean(axis=0)
-    shrunk = centre + (corners - centre) * 0.97  # touching is not overlapping
-    return shrunk @ rotate.T + anchor
-
-
-def _overlap(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether two convex quadrilaterals overlap (separating axis theorem)."""
-    for quad in (a, b):
-        for i in range(4):
-            edge = quad[(i + 1) % 4] - quad[i]
-            axis = np.array([-edge[1], edge[0]])
-            pa, pb = a @ axis, b @ axis
-            if pa.max() <= pb.min() or pb.max() <= pa.min():
-                return False
-    return True
-
-
 def test_no_two_labels_of_the_overview_overlap(big_graph) -> None:
     figure = overview_figure(big_graph, "239 domains")
-    canvas = FigureCanvasAgg(figure)
-    canvas.draw()
-    renderer = canvas.get_renderer()
-    texts = [t for ax in figure.axes for t in ax.texts] + list(figure.texts)
-    assert len(texts) > 2 * 235  # every switch named, every count shown
-    quads = [_corners(t, renderer) for t in texts if t.get_text()]
-    low = np.array([q.min(axis=0) for q in quads])
-    high = np.array([q.max(axis=0) for q in quads])
-    near = ((low[:, None, 0] < high[None, :, 0]) & (low[None, :, 0] < high[:, None, 0])
-            & (low[:, None, 1] < high[None, :, 1]) & (low[None, :, 1] < high[:, None, 1]))
-    clashes = [(texts[i].get_text(), texts[j].get_text())
-               for i, j in zip(*np.nonzero(np.triu(near, 1)), strict=True)
-               if _overlap(quads[i], quads[j])]
-    assert clashes == []
+    assert sum(len(ax.texts) for ax in figure.axes) > 2 * 235  # every name, every count
+    assert overlapping_labels(figure) == []
 
 
 def test_a_report_of_the_239_domain_example(tmp_path: Path, monkeypatch) -> None:
