@@ -217,12 +217,16 @@ def guarded_stdout() -> Iterator[None]:
     flush at exit does not fail again). A replaced ``sys.stdout`` (a test's
     capture) is left as it is."""
     original = sys.stdout
-    if original is None or original is not sys.__stdout__:
+    try:
+        number = original.fileno() if original is sys.__stdout__ else None
+    except (AttributeError, OSError, ValueError):  # not a file (an embedding's stream)
+        number = None
+    if original is None or number is None:
         yield
         return
     original.flush()
     guarded = io.TextIOWrapper(
-        io.BufferedWriter(_Guarded(original.fileno(), "cannot write standard output", closefd=False)),
+        io.BufferedWriter(_Guarded(number, "cannot write standard output", closefd=False)),
         encoding=original.encoding, errors=original.errors,
         line_buffering=original.line_buffering)
     sys.stdout = guarded
@@ -234,7 +238,7 @@ def guarded_stdout() -> Iterator[None]:
             guarded.flush()
         except (WriteError, OSError):
             null = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(null, original.fileno())
+            os.dup2(null, number)
             os.close(null)
         raise
     finally:
