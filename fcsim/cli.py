@@ -196,8 +196,14 @@ def _run(args: argparse.Namespace) -> int:
               f"{capped.left_out} later lines not written", file=sys.stderr)
     if report is not None and series is not None and drawing is not None:
         page = run_page(scenario, results, series, drawing)  # then the folder
+        made = not report.exists()
         report.mkdir(parents=True, exist_ok=True)
-        write_output(report / "index.html", page, "--report")
+        try:
+            write_output(report / "index.html", page, "--report")
+        except BaseException:
+            if made:  # no empty report folder left behind
+                report.rmdir()
+            raise
         print(f"fcsim: run report {report / 'index.html'}", file=sys.stderr)
     out = sys.stderr if on_stdout else sys.stdout
     if args.json:
