@@ -12,9 +12,10 @@ Exit status: 0 on success, 2 for a bad scenario, bad arguments, an output
 path that cannot be written, a closed standard output or a run past a work
 limit (one message on stderr, checked before any simulation, nothing
 written); 1 when an output fails while it is written (a full disk: one line,
-no partial file left) and when ``validate``'s claim recorded as passing fails; 130 when interrupted (Ctrl-C or
-SIGTERM: one line, worker processes stopped, no partial or temporary file
-left). Output files are written by :mod:`fcsim.output`; docs/cli.md.
+no partial file left) and when ``validate`` finds that a claim recorded as
+passing fails; 130 when interrupted (Ctrl-C or SIGTERM: one line, worker
+processes stopped, no partial or temporary file left). Output files are
+written by :mod:`fcsim.output`; docs/cli.md.
 """
 
 from __future__ import annotations
@@ -149,6 +150,12 @@ def _run(args: argparse.Namespace) -> int:
     if on_stdout and args.trace == "-":
         raise UsageError(f"{on_stdout[0]} and --trace both go to standard output; give "
                          "--trace FILE")
+    if pcap is not None:
+        kind, header = (("pcapng", SECTION_HEADER_SIZE) if pcap.suffix == ".pcapng" else
+                        ("libpcap", FILE_HEADER_SIZE))
+        if args.pcap_limit < header:
+            raise UsageError(f"--pcap-limit: given {args.pcap_limit} B; at least {header} B, "
+                             f"the header of a {kind} file of no frame (more to hold frames)")
     scenario = _load(args.scenario)
     if scenario is None:
         return 2
@@ -159,12 +166,6 @@ def _run(args: argparse.Namespace) -> int:
         raise UsageError(f"--pcap: given {args.pcap!r}; a file ending in .pcapng for a "
                          "scenario whose networks carry frames of several link types (a "
                          "libpcap file holds one)")
-    if pcap is not None:
-        header = SECTION_HEADER_SIZE if pcap.suffix == ".pcapng" else FILE_HEADER_SIZE
-        if args.pcap_limit < header:
-            raise UsageError(f"--pcap-limit: given {args.pcap_limit} B; at least {header} B, "
-                             f"the header of a {pcap.suffix[1:]} file of no frame (more to "
-                             "hold frames)")
     if not affordable(scenario, args):
         return 2
     drawing = topology_svg(scenario) if report is not None else None  # before the run
@@ -181,7 +182,8 @@ def _run(args: argparse.Namespace) -> int:
         if args.trace == "-":
             sinks.append(Timeline(sys.stdout))
         elif trace is not None:
-            capped = Capped(stack.enter_context(open_output(trace, "w", "--trace")), args.trace_limit)
+            capped = Capped(stack.enter_context(open_output(trace, "w", "--trace")),
+                            args.trace_limit)
             sinks.append(Timeline(capped))
         steps = len(sweep_points(scenario)) or scenario.run.repetitions * SLICES
         progress = Progress(steps) if sys.stderr.isatty() else None

@@ -35,8 +35,6 @@ from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from fcsim.scenario.model import Scenario
-
 SWITCH_COLOUR = "#f4b942"
 """Switches, as in the detailed drawing."""
 NPORT_COLOUR = "#7fb3d5"

@@ -193,7 +193,7 @@ def test_only_a_recorded_full_run_writes_the_tracked_report(monkeypatch) -> None
     for argv in (["validate"], ["validate", "--quick"], ["validate", "--claims", "ONG-LINE"],
                  ["validate", "--claims", "ONG-LINE", "--record"], ["validate", "--record"]):
         assert main([*argv, "--no-store"]) == 0
-    for report, record in written[:-1]:
+    for report, _record in written[:-1]:
         ignored = subprocess.run([git, "check-ignore", "-q", str(report / "index.html")],
                                  cwd=SOURCE_ROOT).returncode == 0
         assert ignored and report != SOURCE_ROOT / "validation" / "report", report
