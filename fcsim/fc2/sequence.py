@@ -44,10 +44,11 @@ class Sequence:
     sender when FC-2 is done with the sequence (Class 3: last frame sent;
     Class 1/2: every ACK back, or aborted); *on_delivered(seq, time)* when the
     whole sequence reaches the recipient. *meter*, if given, is any object
-    with ``frames`` and ``payload`` counters: the recipient adds each frame of
-    the sequence it accepts, and takes back the frames of an attempt it
-    abandons (incomplete, timed out, or replaced by a retry), so the meter
-    holds delivered payload frame by frame.
+    with ``frames``, ``payload`` and ``taken_back`` counters: the recipient
+    adds each frame of the sequence it accepts, and takes back the frames of
+    an attempt it abandons (incomplete, timed out, or replaced by a retry),
+    adding their payload to ``taken_back``, so the meter holds delivered
+    payload frame by frame.
 
     *f_ctl* holds the F_CTL bits common to all its frames (set by the sender),
     *end_f_ctl* those its last frame adds (End_Sequence, and Sequence
