@@ -139,3 +139,17 @@ def test_fcp_commands_free_their_exchanges() -> None:
     sim.run(0.05)
     assert storage.results(0.05)["jobs"]["job"]["ios"] == 400
     assert net.nodes["a"].exchange_ids.held == 1
+
+
+@given(st.integers(1, 4), st.integers(1, 120), st.sampled_from([2, 3]),
+       st.integers(1, 3 * 2112))
+@settings(max_examples=15, deadline=None)
+def test_per_sequence_streams_end_every_exchange_they_open(
+        outstanding: int, count: int, cls: int, size: int) -> None:
+    """Whatever the class, size and sequences open at once: every sequence
+    is delivered in an exchange of its own (no OX_ID twice among fewer than
+    65,535), and once all are done no OX_ID is held."""
+    a, b, w, seen = _run(StreamConfig("s", "a", "b", size, cls=cls, outstanding=outstanding,
+                                      count=count, exchanges="per-sequence"), duration=0.05)
+    assert w.stats.sequences == count and len(set(seen)) == count
+    assert a.exchange_ids.held == 0 and not a._streams and not b._inbound
