@@ -13,8 +13,8 @@ the run and sends its sequences in it one after another (as IP over FC
 sends all its packets to a destination in one exchange, RFC 2625, or a
 long-lived FC-4 stream does); ``per-sequence``, each sequence opens an
 exchange of its own, the last sequence of it, which closes when FC-2 is done
-with the sequence (as FCP opens an exchange for each command, FC-4's
-"each SCSI command is an exchange")."""
+with the sequence (as FCP opens an exchange for each command: all the
+information units of one SCSI command share one exchange, FCP-4)."""
 
 
 class Stream(Workload):
