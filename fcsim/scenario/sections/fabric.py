@@ -129,5 +129,6 @@ class FabricSection(Section):
                                   "stream.", "64 KiB")
     outstanding: Count = key(2, "Generated traffic: sequences each stream keeps in flight.",
                              4)
-    exchanges: ExchangeUse = key("per-slot", "Generated traffic: " + EXCHANGES_HELP,
+    exchanges: ExchangeUse = key("per-slot", "Generated traffic: " + EXCHANGES_HELP[0].lower()
+                                 + EXCHANGES_HELP[1:],
                                  "per-sequence")

@@ -84,7 +84,7 @@ EXCHANGES_HELP = ("How a stream uses exchanges: 'per-slot', each of its outstand
                   "FC-4 stream does; 'per-sequence', each sequence opens an exchange of its "
                   "own (a fresh OX_ID from the N_Port's pool) and ends it when the sequence "
                   "is done, as FCP does for each command. Exchange-based routing chooses a "
-                  "path per exchange, so per exchange or per sequence. See docs/fabrics.md.")
+                  "path per exchange: once per slot, or per sequence. See docs/fabrics.md.")
 
 
 class _Sequences(Section):
