@@ -47,6 +47,7 @@ from typing import Any
 from fcsim.engine.simulation import Simulation
 from fcsim.fc2 import header as h
 from fcsim.fc2.connection import Connection, Connections
+from fcsim.fc2.exchange_ids import ExchangeIds
 from fcsim.fc2.frame import Frame
 from fcsim.fc2.login import PeerLogin, ServiceParameters
 from fcsim.fc2.nport_rx import Inbound, Receiving
@@ -128,7 +129,8 @@ class NPort(Transmitting, Receiving, Connections):
         self._inbound_of_exchange: dict[Exchange, Sequence] = {}
         self._rx_ids: dict[tuple[int, int], int] = {}
         self._next_rx_id = 0
-        self._next_ox_id = 0
+        self.exchange_ids = ExchangeIds()
+        """The OX_IDs of the exchanges this port originates (held while open)."""
         self._next_seq_id = 0
         self._rx_free_at = 0.0
         self.gap_hook: Callable[[Frame], None] | None = None
@@ -168,12 +170,25 @@ class NPort(Transmitting, Receiving, Connections):
             callback()
 
     def open_exchange(self, d_id: int) -> Exchange:
-        """Start a new exchange with logged-in N_Port *d_id*; assigns an OX_ID."""
+        """Start a new exchange with logged-in N_Port *d_id*; it holds the next
+        free OX_ID (:class:`~fcsim.fc2.exchange_ids.ExchangeIds`) until
+        :meth:`close_exchange`."""
         if d_id not in self.peers:
             raise ValueError(f"{self.name}: not logged in with N_Port {d_id:06x}")
-        ox_id = self._next_ox_id
-        self._next_ox_id = (ox_id + 1) % h.UNASSIGNED_ID
+        try:
+            ox_id = self.exchange_ids.take()
+        except RuntimeError as error:
+            raise RuntimeError(f"{self.name}: {error}") from None
         return Exchange(ox_id, self, d_id)
+
+    def close_exchange(self, exchange: Exchange, hold: float = 0.0) -> None:
+        """*exchange*, which this port originated, has ended: its OX_ID is free
+        for a later exchange, at once or, after an abnormal end, *hold* s later
+        (R_A_TOV: :mod:`fcsim.fc2.exchange_ids`)."""
+        if hold > 0:
+            self.sim.call_later(hold, lambda _event: self.exchange_ids.give_back(exchange.ox_id))
+        else:
+            self.exchange_ids.give_back(exchange.ox_id)
 
     def send(
         self,

@@ -114,7 +114,7 @@ def tables(fabric: FabricSection, raw: dict[str, Any], shape: Shape,
     workloads = [
         {"name": f"{_NAMED[fabric.traffic]}{e}", "type": "stream", "from": source,
          "to": destination, "class": 3, "size": _written(raw, "stream_size"),
-         "outstanding": _written(raw, "outstanding")}
+         "outstanding": _written(raw, "outstanding"), "exchanges": _written(raw, "exchanges")}
         for e, (source, destination) in enumerate(traffic_pairs(fabric, shape))]
     routing = {"routing": raw["routing"]} if "routing" in raw else {}
     return {"switches": [*data.get("switches", []),

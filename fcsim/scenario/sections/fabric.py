@@ -18,6 +18,7 @@ from fcsim.scenario.sections.links import (
     SwitchModelName,
 )
 from fcsim.scenario.sections.nodes import NodeKeys
+from fcsim.scenario.sections.workloads import EXCHANGES_HELP, ExchangeUse
 from fcsim.schema.fields import Count, Speed, choice, integer, size, table
 from fcsim.schema.section import Section, key
 
@@ -128,3 +129,6 @@ class FabricSection(Section):
                                   "stream.", "64 KiB")
     outstanding: Count = key(2, "Generated traffic: sequences each stream keeps in flight.",
                              4)
+    exchanges: ExchangeUse = key("per-slot", "Generated traffic: " + EXCHANGES_HELP[0].lower()
+                                 + EXCHANGES_HELP[1:],
+                                 "per-sequence")
