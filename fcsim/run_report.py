@@ -16,9 +16,11 @@ import html
 from io import BytesIO, StringIO
 from typing import Any
 
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from fcsim.plot_layout import COLOURS, fit_tick_labels, fit_title, legend_below, plain_numbers
 from fcsim.report import summary_text
 from fcsim.report_routing import least_even
 from fcsim.scenario.model import Scenario
@@ -60,15 +62,24 @@ def _plot(title: str, ylabel: str, time: list[float], lines: dict[str, list[floa
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     busiest = sorted(lines.items(), key=lambda item: max(item[1], default=0), reverse=True)
-    for name, values in busiest[:LINES]:
-        ax.plot([t * 1e3 for t in time], values, label=name, linewidth=1)
+    for k, (name, values) in enumerate(busiest[:LINES]):  # colours repeat after ten
+        ax.plot([t * 1e3 for t in time], values, label=name, linewidth=1,
+                linestyle="-" if k < COLOURS else "--")
     ax.set_title(title + (f" ({LINES} of {len(lines)} shown)" if len(lines) > LINES else ""))
     ax.set_xlabel("simulated time (ms)")
     ax.set_ylabel(ylabel)
     ax.grid(True, alpha=0.3)
-    if busiest:
-        ax.legend(fontsize="x-small", ncol=2)
+    _readable(fig, ax, "x-small")
     return _svg(fig)
+
+
+def _readable(fig: Figure, ax: Axes, fontsize: str) -> None:
+    """Numbers in full, the title within the figure, the legend below the
+    axes (never on the lines), x tick labels that do not overlap."""
+    plain_numbers(ax)
+    fit_title(fig, ax)
+    legend_below(fig, ax, fontsize)
+    fit_tick_labels(fig, ax.xaxis)
 
 
 def _latency(results: dict[str, Any]) -> str:
@@ -84,8 +95,7 @@ def _latency(results: dict[str, Any]) -> str:
     ax.set_xticks([i + 0.3 for i in range(len(names))], names, fontsize="small")
     ax.set_ylabel("latency (µs)")
     ax.set_title("Sequence latency, hand-over to FC-2 to last frame at the recipient")
-    if names:
-        ax.legend(fontsize="small")
+    _readable(fig, ax, "small")
     return _svg(fig)
 
 
@@ -123,7 +133,8 @@ def run_page(scenario: Scenario, results: dict[str, Any], series: TimeSeries) ->
                    {k: [float(v) for v in vs] for k, vs in series.credit.items()}),
              _plot("Switch output queue length", "frames", series.time,
                    {k: [float(v) for v in vs] for k, vs in series.queue.items()}),
-             _plot("Workload throughput", "bytes/s", series.time, series.throughput)]
+             _plot("Workload throughput", "throughput (MB/s)", series.time,
+                   {k: [v / 1e6 for v in vs] for k, vs in series.throughput.items()})]
     if series.depth:
         plots.append(_plot("Storage queue depth: target task sets, block request queues",
                            "commands", series.time,
