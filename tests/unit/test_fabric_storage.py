@@ -4,11 +4,22 @@ refused table in one line."""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from fcsim.fabric.shapes import core_edge, fan_out, full_mesh, place_targets, to_targets
+from fcsim.fabric.shapes import (
+    core_edge,
+    fan_out,
+    fat_tree,
+    full_mesh,
+    place_targets,
+    tier,
+    to_targets,
+)
 from fcsim.scenario.loader import load_scenario
 from tests.builders import assert_refused
 
@@ -41,6 +52,34 @@ def test_targets_go_round_robin_on_the_next_free_ports() -> None:
     targets = place_targets(shape, 2, ("c0", "c1"))
     assert to_targets(shape, targets) == [("e0n0", "t0"), ("e0n1", "t1"), ("e0n2", "t0"),
                                           ("e1n0", "t1"), ("e1n1", "t0"), ("e1n2", "t1")]
+
+
+@given(st.sampled_from(["core-edge", "fat-tree"]), st.integers(1, 6), st.integers(1, 4),
+       st.integers(1, 40), st.sampled_from(["core", "edge"]))
+@settings(max_examples=40, deadline=None)
+def test_targets_take_each_port_once_and_spread_evenly(kind: str, size: int, n: int,
+                                                       count: int, role: str) -> None:
+    """Over core-edge fabrics and fat trees: with the targets, every switch port
+    is used once and each switch's ports run from 0 without gaps; the
+    switches of the tier hold ⌊count/S⌋ or ⌈count/S⌉ targets each; every
+    generated N_Port reads from one target and each target serves
+    ⌊N/count⌋ or ⌈N/count⌉ of them."""
+    shape = core_edge(size + 2, 2, n, 1) if kind == "core-edge" else fat_tree(2 * (size % 3 + 1),
+                                                                               n, 1)
+    switches = tier(shape, role)
+    targets = place_targets(shape, count, switches)
+    used = Counter([(s, p) for _, s, p in shape.nodes] + [end for isl in shape.isls for end in isl]
+                   + [(s, p) for _, s, p in targets])
+    assert max(used.values()) == 1
+    for name in switches:
+        ports = sorted(p for s, p in used if s == name)
+        assert ports == list(range(len(ports)))
+    held = Counter(s for _, s, _ in targets)
+    assert {held[name] for name in switches} <= {count // len(switches),
+                                                 -(-count // len(switches))}
+    served = Counter(t for _, t in to_targets(shape, targets))
+    assert sum(served.values()) == len(shape.nodes)
+    assert set(served.values()) <= {len(shape.nodes) // count, -(-len(shape.nodes) // count)}
 
 
 def test_fan_out_sends_from_the_first_n_ports_to_every_other() -> None:
