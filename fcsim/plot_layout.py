@@ -29,43 +29,54 @@ MIN_OVERLAP = 0.5
 """Pixels two boxes must share on each side to overlap (less is touching)."""
 
 
-def legend_below(fig: Figure, ax: Axes, fontsize: str = "small") -> Legend | None:
-    """A legend of *ax*'s labelled artists below the axes of *fig* (constrained
-    layout's "outside lower center"), in as many columns as fit the figure's
-    width with no two entries overlapping; the figure grows by the legend's
-    height so the axes keep theirs. None when nothing is labelled."""
+def make_readable(fig: Figure, ax: Axes, fontsize: str = "small") -> bool:
+    """Lay out *fig*'s one axes *ax* for a reader: tick values in full
+    (:func:`plain_numbers`), the legend below the axes in as many columns as
+    fit the figure's width (the figure grows by its height, so the axes keep
+    theirs), the title broken into lines (at word boundaries, 100 characters
+    or fewer) while it runs off the figure (it is centred on the axes, which
+    labels may push aside), and the x tick labels turned 45° then 90°, then
+    every second, third, ... kept, until none overlaps another. Whether a
+    legend was placed (nothing labelled: none)."""
+    plain_numbers(ax)
+    placed = _legend_below(fig, ax, fontsize)
+    title = " ".join(ax.get_title().split())
+    chars = 100
+    steps = _tick_steps(ax.xaxis)
+    while True:
+        fig.draw_without_rendering()
+        if chars >= 20 and not _inside(ax.title.get_window_extent(), fig.bbox):
+            ax.set_title("\n".join(textwrap.wrap(title, chars)))
+            chars -= 5
+        elif not (_pairs(_boxes(_tick_labels(ax.xaxis)))
+                  and next(steps, _DONE) is not _DONE):
+            return placed
+
+
+_DONE = object()
+"""The end of :func:`_tick_steps`."""
+
+
+def _legend_below(fig: Figure, ax: Axes, fontsize: str) -> bool:
+    """The legend of :func:`make_readable`, sized with the renderer alone (a
+    legend's columns never overlap each other)."""
     handles, labels = ax.get_legend_handles_labels()
     if not handles:
-        return None
+        return False
+    renderer = fig.canvas.get_renderer()
     width, height = fig.get_size_inches()
     legend = fig.legend(handles, labels, loc="outside lower center", ncols=1,
                         fontsize=fontsize, frameon=False)
-    fig.draw_without_rendering()
-    column = legend.get_window_extent().width  # one column: the widest entry
-    fits = max(1, min(len(labels), int(fig.bbox.width // max(column, 1.0))))
-    for ncols in range(fits, 0, -1):
+    column = legend.get_window_extent(renderer).width  # one column: the widest entry
+    for ncols in range(max(1, min(len(labels), int(fig.bbox.width // max(column, 1.0)))), 0,
+                       -1):
         legend.remove()
         legend = fig.legend(handles, labels, loc="outside lower center", ncols=ncols,
                             fontsize=fontsize, frameon=False)
-        fig.draw_without_rendering()
-        box = legend.get_window_extent()
-        if box.width <= fig.bbox.width and not _pairs(_boxes(legend.get_texts())):
+        if legend.get_window_extent(renderer).width <= fig.bbox.width:
             break
-    grow = legend.get_window_extent().height / fig.dpi
-    fig.set_size_inches(width, height + grow)
-    return legend
-
-
-def fit_title(fig: Figure, ax: Axes, width: int = 100) -> None:
-    """*ax*'s title broken into lines (at word boundaries, each of at most
-    *width* characters, fewer until it fits) when it runs off *fig* (it is
-    centred on the axes, which labels may push to one side)."""
-    text = " ".join(ax.get_title().split())
-    for chars in range(width, 19, -5):
-        fig.draw_without_rendering()
-        if _inside(ax.title.get_window_extent(), fig.bbox):
-            return
-        ax.set_title("\n".join(textwrap.wrap(text, chars)))
+    fig.set_size_inches(width, height + legend.get_window_extent(renderer).height / fig.dpi)
+    return True
 
 
 def plain_numbers(ax: Axes) -> None:
@@ -78,27 +89,27 @@ def plain_numbers(ax: Axes) -> None:
             formatter.set_scientific(False)
 
 
-def fit_tick_labels(fig: Figure, axis: Axis) -> None:
-    """Make *axis*'s tick labels readable: level if they fit, else turned 45°
-    then 90°, else every second, third, ... label kept (90°) until none
-    overlaps another."""
-    for rotation in (0, 45, 90):
-        for label in axis.get_ticklabels():
-            label.set_rotation(rotation)
-            label.set_horizontalalignment("right" if rotation == 45 else "center")
-            label.set_rotation_mode("anchor" if rotation == 45 else "default")
-        if not _pairs(_boxes(_tick_labels(fig, axis))):
-            return
+def _tick_steps(axis: Axis) -> Iterator[None]:
+    """Each step of making *axis*'s tick labels fit, taken as it is asked
+    for: turned 45°, turned 90°, then every second, third, ... label kept."""
+    for rotation in (45, 90):
+        _turn(axis, rotation)
+        yield
     locations = list(axis.get_majorticklocs())
     texts = [label.get_text() for label in axis.get_ticklabels()]
     for step in range(2, len(locations) + 1):
         axis.set_major_locator(FixedLocator(locations[::step]))
         if len(texts) == len(locations) and any(texts):
             axis.set_ticklabels(texts[::step])
-        for label in axis.get_ticklabels():
-            label.set_rotation(90)
-        if not _pairs(_boxes(_tick_labels(fig, axis))):
-            return
+        _turn(axis, 90)
+        yield
+
+
+def _turn(axis: Axis, rotation: int) -> None:
+    for label in axis.get_ticklabels():
+        label.set_rotation(rotation)
+        label.set_horizontalalignment("right" if rotation == 45 else "center")
+        label.set_rotation_mode("anchor" if rotation == 45 else "default")
 
 
 def overlaps(fig: Figure) -> list[str]:
@@ -135,15 +146,13 @@ def _texts(fig: Figure) -> Iterator[Text]:
             found += ax.texts
             continue
         found += [ax.title, ax.xaxis.label, ax.yaxis.label,
-                  *ax.texts, *_tick_labels(fig, ax.xaxis, draw=False),
-                  *_tick_labels(fig, ax.yaxis, draw=False)]
+                  *ax.texts, *_tick_labels(ax.xaxis), *_tick_labels(ax.yaxis)]
     return (t for t in found if t.get_visible() and t.get_text().strip())
 
 
-def _tick_labels(fig: Figure, axis: Axis, draw: bool = True) -> list[Text]:
-    """The tick labels *axis* draws: visible, non-empty, within its view."""
-    if draw:
-        fig.draw_without_rendering()
+def _tick_labels(axis: Axis) -> list[Text]:
+    """The tick labels *axis* draws (its figure laid out): visible, non-empty,
+    within its view."""
     low, high = sorted(axis.get_view_interval())
     slack = (high - low) * 1e-9
     index = 0 if axis.axis_name == "x" else 1

@@ -16,11 +16,10 @@ import html
 from io import BytesIO, StringIO
 from typing import Any
 
-from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from fcsim.plot_layout import COLOURS, fit_tick_labels, fit_title, legend_below, plain_numbers
+from fcsim.plot_layout import COLOURS, make_readable
 from fcsim.report import summary_text
 from fcsim.report_routing import least_even
 from fcsim.scenario.model import Scenario
@@ -69,17 +68,8 @@ def _plot(title: str, ylabel: str, time: list[float], lines: dict[str, list[floa
     ax.set_xlabel("simulated time (ms)")
     ax.set_ylabel(ylabel)
     ax.grid(True, alpha=0.3)
-    _readable(fig, ax, "x-small")
+    make_readable(fig, ax, "x-small")
     return _svg(fig)
-
-
-def _readable(fig: Figure, ax: Axes, fontsize: str) -> None:
-    """Numbers in full, the title within the figure, the legend below the
-    axes (never on the lines), x tick labels that do not overlap."""
-    plain_numbers(ax)
-    fit_title(fig, ax)
-    legend_below(fig, ax, fontsize)
-    fit_tick_labels(fig, ax.xaxis)
 
 
 def _latency(results: dict[str, Any]) -> str:
@@ -95,7 +85,7 @@ def _latency(results: dict[str, Any]) -> str:
     ax.set_xticks([i + 0.3 for i in range(len(names))], names, fontsize="small")
     ax.set_ylabel("latency (µs)")
     ax.set_title("Sequence latency, hand-over to FC-2 to last frame at the recipient")
-    _readable(fig, ax, "small")
+    make_readable(fig, ax)
     return _svg(fig)
 
 

@@ -25,7 +25,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, NullLocator
 
 from fcsim.output import write_output
-from fcsim.plot_layout import COLOURS, fit_tick_labels, fit_title, legend_below, plain_numbers
+from fcsim.plot_layout import COLOURS, make_readable
 
 METRICS = {"throughput": ("Throughput (Mbit/s)", 1.0), "latency": ("Latency (µs)", 1e6),
            "cpu": ("Sender CPU (%)", 100.0), "overhead": ("Time per send() call (µs)", 1e6)}
@@ -145,11 +145,9 @@ def _finish(ax: Axes, fig: Figure, title: str, xlabel: str, ylabel: str, xs: lis
     ax.grid(True, which="major", alpha=0.3)
     if xs and xlog:
         log_x_axis(ax, xs, label)
-    plain_numbers(ax)
-    fit_title(fig, ax)
-    if not legend_below(fig, ax):
+    if not ax.get_legend_handles_labels()[0]:
         ax.text(0.5, 0.5, "no data", transform=ax.transAxes, ha="center", va="center")
-    fit_tick_labels(fig, ax.xaxis)
+    make_readable(fig, ax)
 
 
 def _number_label(value: float) -> str:
@@ -193,8 +191,5 @@ def grouped_bars_figure(groups: Sequence[str], series: Sequence[dict], title: st
     ax.set_ylabel(ylabel)
     ax.set_ylim(bottom=0)
     ax.grid(True, axis="y", alpha=0.3)
-    plain_numbers(ax)
-    fit_title(fig, ax)
-    legend_below(fig, ax)
-    fit_tick_labels(fig, ax.xaxis)
+    make_readable(fig, ax)
     save_png(fig, out)

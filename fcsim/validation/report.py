@@ -20,7 +20,7 @@ from pathlib import Path
 from matplotlib.axes import Axes
 
 from fcsim.output import write_output
-from fcsim.plot_layout import fit_tick_labels, fit_title, legend_below, plain_numbers
+from fcsim.plot_layout import make_readable
 from fcsim.validation.claims import STATUSES
 from fcsim.validation.plots import (
     draw_line,
@@ -151,10 +151,7 @@ def render_plot(plot: dict) -> bytes:
         span = ax.axvspan if across else ax.axhspan
         span(low, high, color="tab:green", alpha=0.15, label="acceptance band", zorder=0)
     ax.grid(True, axis="x" if across else "y", alpha=0.3)
-    plain_numbers(ax)
-    fit_title(fig, ax)
-    legend_below(fig, ax)
-    fit_tick_labels(fig, ax.xaxis)
+    make_readable(fig, ax)
     return png_bytes(fig)
 
 
