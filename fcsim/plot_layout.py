@@ -29,17 +29,17 @@ MIN_OVERLAP = 0.5
 """Pixels two boxes must share on each side to overlap (less is touching)."""
 
 
-def make_readable(fig: Figure, ax: Axes, fontsize: str = "small") -> bool:
+def make_readable(fig: Figure, ax: Axes, fontsize: str = "small") -> None:
     """Lay out *fig*'s one axes *ax* for a reader: tick values in full
-    (:func:`plain_numbers`), the legend below the axes in as many columns as
+    (:func:`_plain_numbers`), the legend below the axes in as many columns as
     fit the figure's width (the figure grows by its height, so the axes keep
     theirs), the title broken into lines (at word boundaries, 100 characters
     or fewer) while it runs off the figure (it is centred on the axes, which
     labels may push aside), and the x tick labels turned 45° then 90°, then
-    every second, third, ... kept, until none overlaps another. Whether a
-    legend was placed (nothing labelled: none)."""
-    plain_numbers(ax)
-    placed = _legend_below(fig, ax, fontsize)
+    every second, third, ... kept, until none overlaps another (nothing
+    labelled: no legend)."""
+    _plain_numbers(ax)
+    _legend_below(fig, ax, fontsize)
     title = " ".join(ax.get_title().split())
     chars = 100
     steps = _tick_steps(ax.xaxis)
@@ -50,19 +50,19 @@ def make_readable(fig: Figure, ax: Axes, fontsize: str = "small") -> bool:
             chars -= 5
         elif not (_pairs(_boxes(_tick_labels(ax.xaxis)))
                   and next(steps, _DONE) is not _DONE):
-            return placed
+            return
 
 
 _DONE = object()
 """The end of :func:`_tick_steps`."""
 
 
-def _legend_below(fig: Figure, ax: Axes, fontsize: str) -> bool:
+def _legend_below(fig: Figure, ax: Axes, fontsize: str) -> None:
     """The legend of :func:`make_readable`, sized with the renderer alone (a
     legend's columns never overlap each other)."""
     handles, labels = ax.get_legend_handles_labels()
     if not handles:
-        return False
+        return
     renderer = fig.canvas.get_renderer()
     width, height = fig.get_size_inches()
     legend = fig.legend(handles, labels, loc="outside lower center", ncols=1,
@@ -76,10 +76,9 @@ def _legend_below(fig: Figure, ax: Axes, fontsize: str) -> bool:
         if legend.get_window_extent(renderer).width <= fig.bbox.width:
             break
     fig.set_size_inches(width, height + legend.get_window_extent(renderer).height / fig.dpi)
-    return True
 
 
-def plain_numbers(ax: Axes) -> None:
+def _plain_numbers(ax: Axes) -> None:
     """Tick labels of *ax*'s linear axes written in full, never as an offset
     or a power of ten beside the axis (the unit is in the axis label)."""
     for axis in (ax.xaxis, ax.yaxis):
