@@ -13,9 +13,17 @@ or below for 99 % of the interval.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from fcsim.stats.histogram import LogHistogram
+
+CLOCK_ROUNDING_ULPS = 16
+"""A wait within this many units in the last place of the clock is none: the
+time a frame joins a queue (an arrival plus delays) and the time it leaves
+(a transmitter's free time plus frames' times) can be one instant reached by
+two sums of floats, a few units apart (1.7e-18 s each at 10 ms of simulated
+time); no physical wait is that short (a bit at 128GFC lasts 7.5e-12 s)."""
 
 
 class QueueMeter:
@@ -58,7 +66,7 @@ class QueueMeter:
         time_at[length] = time_at.get(length, 0.0) + now - self._since
         self._since = now
         self.length = length - 1
-        self.wait.add(waited)
+        self.wait.add(waited if waited > CLOCK_ROUNDING_ULPS * math.ulp(now) else 0.0)
 
     def results(self, now: float) -> dict[str, Any]:
         """Wait (s) and length (frames) figures of the interval up to *now* (s)."""
