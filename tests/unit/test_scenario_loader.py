@@ -98,7 +98,7 @@ def test_all_examples_are_there() -> None:
         "fabric-core-edge-isls.toml", "fabric-fat-tree-permutation.toml",
         "fabric-fspf-flap.toml", "fabric-isl-failure.toml", "fabric-long-distance-isl.toml",
         "fc3-hunt-group.toml", "fc3-multicast.toml", "fc3-striping.toml",
-        "fcp-read-and-write.toml", "gige-mtu-1500.toml",
+        "fcp-abts-after-loss.toml", "fcp-read-and-write.toml", "gige-mtu-1500.toml",
         "gige-mtu-9000.toml", "gige-pulled-cable.toml", "gige-udp-phase-effects.toml",
         "loop-32-ports.toml", "loop-fairness.toml", "loop-lip-busy.toml", "loop-two-sites.toml",
         "myrinet-slice-storage.toml", "myrinet-switch-failure.toml", "myrinet-two-hosts.toml",
