@@ -4,13 +4,13 @@ In a run with faults each N_Port registers with the fabric controller
 (FFFFFD) during its fabric login: a State Change Registration (SCR) for
 every kind of change, answered LS_ACC. When an N_Port leaves the fabric (its
 link failed) or joins it again (logged in once more), the controller sends
-every other registered N_Port zoned with it (all of them without zones: the
-ones whose name-server view it is in; notifications do not cross zone
-boundaries) a Registered State Change Notification (RSCN) naming its N_Port
-ID, from the switch that N_Port is on, after that switch's service time; the N_Port answers LS_ACC and looks again (GID_FT, then PLOGI
-to the peers it sends to that are back: :mod:`fcsim.fabric.login`). The
-switches' exchange of SW_RSCN between them is not modelled: every switch
-learns of the change at once.
+every other registered N_Port that may see it (with zones, those sharing a
+zone with it: notifications do not cross zone boundaries) a Registered
+State Change Notification (RSCN) naming its N_Port ID, from the switch
+that N_Port is on, after that switch's service time; the N_Port answers
+LS_ACC and looks again (GID_FT, then PLOGI to the peers it sends to that
+are back: :mod:`fcsim.fabric.login`). The switches' exchange of SW_RSCN
+between them is not modelled: every switch learns of the change at once.
 """
 
 from __future__ import annotations
