@@ -96,10 +96,10 @@ class Ladder:
         delay = getattr(port, "delay", 0.0) or getattr(port, "_delay", 0.0)
         receiver = _receiver(port)
         if name == "R_RDY":
-            credit = getattr(port.peer, "credit", None)
+            credit_now = getattr(port.peer, "credit_now", None)
             self._keep(Rung(start, start + port.word_time, delay, port.name, receiver,
                             f"R_RDY: a credit back to {receiver}", None, False,
-                            credit if isinstance(credit, int) else None))
+                            credit_now() if callable(credit_now) else None))
             return
         self._keep(Rung(start, start + port.word_time, delay, port.name, receiver, name,
                         port.credit, False))
@@ -112,27 +112,38 @@ class Ladder:
 def returned_credit(rungs: list[Rung]) -> list[int | None]:
     """The credit each rung leaves at the port it changes: a frame's *credit*;
     for an R_RDY, its receiver's credit once the R_RDY's last character is in,
-    before any frame that credit lets go: the receiver's credit when the R_RDY
-    was sent, plus the R_RDYs reaching it by then, less the frames it began
-    meanwhile (within half a word of the arrival a frame is taken as let go by
-    it). None when unknown: no receiver credit, or an arrival after the last
-    event kept (what the port sent after that is not in the ladder)."""
+    before any frame that credit lets go (a frame beginning within half a word
+    of the arrival is taken as let go by it). Counted from the receiver's last
+    frame before the arrival (its credit after that frame, read from the port
+    itself) or, with none, from its credit when the R_RDY left; plus the
+    R_RDYs reaching it since, less the frames it began since. None when
+    unknown: no receiver credit, an arrival after the last event kept (what
+    the port sent after that is not in the ladder), or a loop's ordered set
+    (ARB, OPN, CLS ...) of the receiver's in between, as a loop port's credit
+    does not outlive its tenancy."""
     last = max((r.start for r in rungs), default=0.0)
     result: list[int | None] = []
     for r in rungs:
         if r.receiver_credit is None:
             result.append(r.credit)
             continue
-        arrived = r.end + r.delay
+        port, arrived, half_word = r.receiver, r.end + r.delay, (r.end - r.start) / 2
         if arrived > last:
             result.append(None)
             continue
-        half_word = (r.end - r.start) / 2
-        back = sum(1 for o in rungs if o.receiver_credit is not None
-                   and o.receiver == r.receiver and r.start < o.end + o.delay <= arrived)
-        spent = sum(1 for o in rungs if o.frame and o.sender == r.receiver
-                    and r.start < o.start < arrived - half_word)
-        result.append(r.receiver_credit + back - spent)
+        before = [o for o in rungs if o.frame and o.sender == port
+                  and o.start < arrived - half_word]
+        anchor = max(before, key=lambda o: o.start, default=None)
+        since, credit = (r.start, r.receiver_credit) if anchor is None else \
+            (anchor.start + half_word, anchor.credit)
+        if credit is None or any(not o.frame and o.credit is not None and port in (o.sender,
+                                                                                 o.receiver)
+                                 and since < o.start < arrived for o in rungs):
+            result.append(None)
+            continue
+        back = sum(1 for o in rungs if o.receiver_credit is not None and o.receiver == port
+                   and since < o.end + o.delay <= arrived)
+        result.append(credit + back)
     return result
 
 

@@ -95,6 +95,21 @@ def test_an_r_rdy_row_shows_the_credit_it_returns(capsys) -> None:
     assert known and all(0 <= int(r[4]) <= 8 for r in known)
 
 
+def test_r_rdy_rows_on_a_loop_count_the_opened_port_s_credit_up(capsys) -> None:
+    """On the loop the array answers host_a's OPN with 32 R_RDYs (its buffers):
+    host_a spends the first on a frame at once, and each R_RDY row after that
+    frame shows its credit one higher, up to 31 (32 less the frame); the next
+    frame leaves it 30."""
+    assert main(["explain", str(ROOT / "scenarios" / "loop-fairness.toml"), "--events", "40",
+                 "--ports", "host_a"]) == 0
+    rows = _rows(capsys.readouterr().out)
+    first = next(i for i, r in enumerate(rows) if r[5].startswith("SOF"))
+    second = next(i for i, r in enumerate(rows) if i > first and r[5].startswith("SOF"))
+    after = [int(r[4]) for r in rows[first + 1:second] if r[5].startswith("R_RDY")]
+    assert after == list(range(32 - len(after), 32)), after   # one more each, up to 31
+    assert rows[second][4] == "30"
+
+
 @pytest.mark.parametrize("example, events", [("p2p-long-link-credit", 12),
                                              ("p2p-long-link-credit", 40),
                                              ("fabric-16-port-switch", 40),
