@@ -104,6 +104,13 @@ class LazyCredit:
         self._absorb(self._env._now)
         return self.credit
 
+    def credit_now(self) -> int:
+        """BB credit now, counting every R_RDY that has arrived, without taking
+        them in: for observers (a ladder diagram), which must leave the port's
+        own accounting as it is."""
+        now = self._env._now
+        return self.credit + sum(1 for arrival in self._r_rdys if arrival <= now)
+
     def _absorb(self, now: float) -> float | None:
         """Count in the R_RDYs that have arrived by *now*; when the last of them
         arrived, s (None if none had)."""

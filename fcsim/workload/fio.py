@@ -67,9 +67,9 @@ class BlockDevice(Protocol):
 
 class DataMeter:
     """Data a job has moved, counted as it arrives: *frames* and *payload*
-    (bytes), the counters a :class:`~fcsim.fc2.sequence.Sequence` meter has,
-    and *taken_back*, the payload of abandoned attempts taken back in the
-    interval (bytes)."""
+    (bytes), and *taken_back*, the payload of abandoned attempts taken back out
+    of them (bytes): the counters a :class:`~fcsim.fc2.sequence.Sequence`
+    meter has."""
 
     __slots__ = ("frames", "payload", "taken_back")
 
