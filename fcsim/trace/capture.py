@@ -3,7 +3,8 @@ file, and the link types a scenario's frames need."""
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
+from typing import Any, BinaryIO
 
 from fcsim.scenario.model import Scenario
 from fcsim.trace.pcap import (
@@ -56,3 +57,131 @@ class PcapSink:
 
     def state(self, time: float, port: Any, change: str) -> None:
         """Link state changes have no libpcap form; they are left out."""
+
+
+OPEN_FILES = 64
+"""Cable files a :class:`CableCaptures` keeps open at once (a fabric may have
+thousands of cables; the least recently written is closed and opened again
+for appending when it next gets a frame)."""
+
+
+class CableFile:
+    """One cable's capture file, opened by its *pool* only while it is written."""
+
+    def __init__(self, path: Path, pool: CableCaptures) -> None:
+        self.path = path
+        self.pool = pool
+        self.handle: BinaryIO | None = None
+        self.created = False
+
+    def write(self, data: bytes) -> int:
+        """Append *data* (bytes), opening the file if it was closed."""
+        if self.handle is None:
+            self.pool.opened(self)
+            self.handle = open(self.path, "ab" if self.created else "wb")  # noqa: SIM115
+            self.created = True
+        return self.handle.write(data)
+
+    def flush(self) -> None:
+        """Flush what is written so far."""
+        if self.handle is not None:
+            self.handle.flush()
+
+    def close(self) -> None:
+        """Close the file (it opens again on the next write)."""
+        if self.handle is not None:
+            self.handle.close()
+            self.handle = None
+
+
+class CableCaptures:
+    """Trace sink that writes each cable's frames to a file of its own, as one
+    analyzer on each cable records one trace.
+
+    Wireshark reassembles a multi-frame FC sequence by its addresses, OX_ID
+    and SEQ_ID, whatever interface it was captured on, so a file holding a
+    frame once per cable it crossed reassembles it several times ("New
+    fragment overlaps old data"). A cable is both directions of a link (an
+    arbitrated loop is one cable); its file is *path*'s name with the cable's
+    ports before the suffix (``fab.c110--ancor-0.pcapng``), and if the run
+    captured one cable only, *path* itself. *pcapng* (else libpcap of
+    *linktype*), *limit* and *ports* are as for :class:`PcapSink`, the limit
+    per file.
+    """
+
+    def __init__(self, path: Path, pcapng: bool, linktype: int, limit: int | None,
+                 ports: frozenset[str] = frozenset()) -> None:
+        self.path = path
+        self.pcapng = pcapng
+        self.linktype = linktype
+        self.limit = limit
+        self.ports = ports
+        self.writers: dict[str, PcapWriter | PcapngWriter] = {}
+        self.files: dict[str, CableFile] = {}
+        self._sinks: dict[Any, PcapSink | None] = {}  # per sending port: its cable's sink
+        self._open: dict[CableFile, None] = {}  # open files, least recently opened first
+        self.closed = False
+
+    def opened(self, file: CableFile) -> None:
+        """*file* is opening: close the longest-open files past :data:`OPEN_FILES`."""
+        while len(self._open) >= OPEN_FILES:
+            oldest = next(iter(self._open))
+            del self._open[oldest]
+            oldest.close()
+        self._open[file] = None
+
+    def _sink(self, port: Any) -> PcapSink | None:
+        peer = port.peer.name if port.peer is not None else None
+        if self.ports and port.name not in self.ports and peer not in self.ports:
+            self._sinks[port] = None  # a cable with no analyzer
+            return None
+        cable = "loop" if peer is None else "--".join(sorted((port.name, peer)))
+        writer = self.writers.get(cable)
+        if writer is None:
+            name = "".join(c if c.isalnum() or c in "._-" else "-" for c in cable)
+            file = self.files[cable] = CableFile(
+                self.path.with_name(f"{self.path.stem}.{name}{self.path.suffix}"), self)
+            writer = self.writers[cable] = (
+                PcapngWriter(file, self.limit) if self.pcapng  # type: ignore[arg-type]
+                else PcapWriter(file, self.linktype, self.limit))  # type: ignore[arg-type]
+        sink = self._sinks[port] = PcapSink(writer)
+        return sink
+
+    def frame(self, time: float, port: Any, frame: Any, start: float, end: float) -> None:
+        try:
+            sink = self._sinks[port]
+        except KeyError:
+            sink = self._sink(port)
+        if sink is not None:
+            sink.frame(time, port, frame, start, end)
+
+    def primitive(self, time: float, port: Any, name: str, start: float) -> None:
+        """Primitive signals have no libpcap form; they are left out."""
+
+    def state(self, time: float, port: Any, change: str) -> None:
+        """Link state changes have no libpcap form; they are left out."""
+
+    @property
+    def left_out(self) -> int:
+        """Frames past the limit of their file, not written."""
+        return sum(writer.left_out for writer in self.writers.values())
+
+    def close(self) -> list[Path]:
+        """Close every file; the files written (*path* itself if one cable had
+        frames)."""
+        for writer in self.writers.values():
+            writer.close()
+        for file in self.files.values():
+            file.close()
+        self.closed = True
+        written = [file.path for file in self.files.values()]
+        if len(written) == 1:
+            written[0].replace(self.path)
+            return [self.path]
+        return written
+
+    def discard(self) -> None:
+        """Close and remove every file (the run failed: no partial capture)."""
+        for file in self.files.values():
+            file.close()
+            file.path.unlink(missing_ok=True)
