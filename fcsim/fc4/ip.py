@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 from fcsim.fc2 import header as h
 from fcsim.fc2.nport import NPort
-from fcsim.fc2.sequence import Exchange, Sequence
+from fcsim.fc2.sequence import Sequence
 
 MTU = 65280
 """Largest IP packet, bytes (RFC 2625 section 5)."""

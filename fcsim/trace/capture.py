@@ -119,6 +119,7 @@ class CableCaptures:
         self.writers: dict[str, PcapWriter | PcapngWriter] = {}
         self.files: dict[str, CableFile] = {}
         self._sinks: dict[Any, PcapSink | None] = {}  # per sending port: its cable's sink
+        self._paths: dict[Any, Path] = {}  # per sending port: its cable's file
         self._open: dict[CableFile, None] = {}  # open files, least recently opened first
         self.closed = False
 
@@ -145,7 +146,13 @@ class CableCaptures:
                 PcapngWriter(file, self.limit) if self.pcapng  # type: ignore[arg-type]
                 else PcapWriter(file, self.linktype, self.limit))  # type: ignore[arg-type]
         sink = self._sinks[port] = PcapSink(writer)
+        self._paths[port] = self.files[cable].path
         return sink
+
+    def path_of(self, port: Any) -> Path | None:
+        """The file of the cable *port* sends on (None: not captured, or no
+        frame sent on it yet)."""
+        return self._paths.get(port)
 
     def frame(self, time: float, port: Any, frame: Any, start: float, end: float) -> None:
         try:
