@@ -3,6 +3,8 @@ file, and the link types a scenario's frames need."""
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -66,20 +68,24 @@ for appending when it next gets a frame)."""
 
 
 class CableFile:
-    """One cable's capture file, opened by its *pool* only while it is written."""
+    """One cable's capture file *path*, written as a temporary file in the same
+    folder (``.NAME.CABLE.XXXX.tmp``, as :func:`fcsim.output.open_output`
+    writes) that :meth:`finish` renames to *path*; opened by its *pool* only
+    while it is written."""
 
-    def __init__(self, path: Path, pool: CableCaptures) -> None:
+    def __init__(self, path: Path, temporary_prefix: str, pool: CableCaptures) -> None:
         self.path = path
         self.pool = pool
+        handle, name = tempfile.mkstemp(dir=path.parent, prefix=temporary_prefix, suffix=".tmp")
+        os.close(handle)
+        self.temporary = Path(name)
         self.handle: BinaryIO | None = None
-        self.created = False
 
     def write(self, data: bytes) -> int:
         """Append *data* (bytes), opening the file if it was closed."""
         if self.handle is None:
             self.pool.opened(self)
-            self.handle = open(self.path, "ab" if self.created else "wb")  # noqa: SIM115
-            self.created = True
+            self.handle = open(self.temporary, "ab")  # noqa: SIM115 (closed by close())
         return self.handle.write(data)
 
     def flush(self) -> None:
@@ -93,6 +99,19 @@ class CableFile:
             self.handle.close()
             self.handle = None
 
+    def finish(self, path: Path) -> None:
+        """Close the file and put it at *path*, readable as a new file would be."""
+        self.close()
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(self.temporary, 0o644 & ~mask)
+        os.replace(self.temporary, path)
+
+    def discard(self) -> None:
+        """Close and remove the temporary file."""
+        self.close()
+        self.temporary.unlink(missing_ok=True)
+
 
 class CableCaptures:
     """Trace sink that writes each cable's frames to a file of its own, as one
@@ -104,7 +123,8 @@ class CableCaptures:
     fragment overlaps old data"). A cable is both directions of a link (an
     arbitrated loop is one cable); its file is *path*'s name with the cable's
     ports before the suffix (``fab.c110--ancor-0.pcapng``), and if the run
-    captured one cable only, *path* itself. *pcapng* (else libpcap of
+    captured one cable only, *path* itself; each is written as a temporary file
+    until :meth:`close` (:meth:`discard` removes them). *pcapng* (else libpcap of
     *linktype*), *limit* and *ports* are as for :class:`PcapSink`, the limit
     per file.
     """
@@ -141,7 +161,8 @@ class CableCaptures:
         if writer is None:
             name = "".join(c if c.isalnum() or c in "._-" else "-" for c in cable)
             file = self.files[cable] = CableFile(
-                self.path.with_name(f"{self.path.stem}.{name}{self.path.suffix}"), self)
+                self.path.with_name(f"{self.path.stem}.{name}{self.path.suffix}"),
+                f".{self.path.name}.{name}.", self)
             writer = self.writers[cable] = (
                 PcapngWriter(file, self.limit) if self.pcapng  # type: ignore[arg-type]
                 else PcapWriter(file, self.linktype, self.limit))  # type: ignore[arg-type]
@@ -178,17 +199,16 @@ class CableCaptures:
         frames)."""
         for writer in self.writers.values():
             writer.close()
-        for file in self.files.values():
-            file.close()
         self.closed = True
-        written = [file.path for file in self.files.values()]
-        if len(written) == 1:
-            written[0].replace(self.path)
+        files = list(self.files.values())
+        if len(files) == 1:
+            files[0].finish(self.path)
             return [self.path]
-        return written
+        for file in files:
+            file.finish(file.path)
+        return [file.path for file in files]
 
     def discard(self) -> None:
         """Close and remove every file (the run failed: no partial capture)."""
         for file in self.files.values():
-            file.close()
-            file.path.unlink(missing_ok=True)
+            file.discard()

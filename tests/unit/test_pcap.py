@@ -165,6 +165,7 @@ def test_one_file_per_cable_more_cables_than_open_files(tmp_path: Path):
     files = capture.close()
     assert len(files) == cables and not (tmp_path / "fab.pcap").exists()
     assert (tmp_path / "fab.h3--sw-3.pcap") in files
+    assert not list(tmp_path.glob(".*.tmp"))  # the temporary files became the cable files
     for path in files:
         _, records = read_pcap(path.read_bytes())
         assert [r[4] for r in records] == [f.to_bytes() for f in frames for _ in (0, 1)]
