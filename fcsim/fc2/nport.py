@@ -7,9 +7,10 @@ reject) first. Within one exchange only one sequence is open at a time: the
 next one (a streamed sequence) starts once the last frame of the one before
 has been sent (FC-PH sequence management: a sequence initiator completes the
 data frames of a sequence before it sends another in the same exchange; ports
-multiplex by sending sequences of different exchanges concurrently). IP over
-FC sends all its packets to a destination in one exchange (RFC 2625), so they
-leave in the order IP gave them. Inbound
+multiplex by sending sequences of different exchanges concurrently). Several
+exchanges may share one such ordered stream: IP over FC sends each packet in
+an exchange of its own, and its packets to a destination leave one at a
+time in the order IP gave them (:mod:`fcsim.fc4.ip`). Inbound
 (:mod:`fcsim.fc2.nport_rx`) it admits or refuses frames, reassembles
 sequences and answers Class 1 and 2 frames.
 
@@ -119,8 +120,9 @@ class NPort(Transmitting, Receiving, Connections):
         self.stats = NPortStats()
         self._control: deque[Frame] = deque()
         self._ready: deque[Sequence] = deque()
-        # per exchange, its sequences queued here in order; only the first may open
-        self._streams: dict[Exchange, deque[Sequence]] = {}
+        # per stream (an exchange, or exchanges sharing one), its sequences queued
+        # here in order; only the first may open
+        self._streams: dict[object, deque[Sequence]] = {}
         self._ready_classed = 0  # sequences in _ready of Class 1 or 2
         self._inbound: dict[Sequence, Inbound] = {}
         self._inbound_check = False
@@ -169,17 +171,18 @@ class NPort(Transmitting, Receiving, Connections):
         for callback in waiters:
             callback()
 
-    def open_exchange(self, d_id: int) -> Exchange:
+    def open_exchange(self, d_id: int, stream: object = None) -> Exchange:
         """Start a new exchange with logged-in N_Port *d_id*; it holds the next
         free OX_ID (:class:`~fcsim.fc2.exchange_ids.ExchangeIds`) until
-        :meth:`close_exchange`."""
+        :meth:`close_exchange`. *stream*: the stream its sequences join (None:
+        its own; see :class:`~fcsim.fc2.sequence.Exchange`)."""
         if d_id not in self.peers:
             raise ValueError(f"{self.name}: not logged in with N_Port {d_id:06x}")
         try:
             ox_id = self.exchange_ids.take()
         except RuntimeError as error:
             raise RuntimeError(f"{self.name}: {error}") from None
-        return Exchange(ox_id, self, d_id)
+        return Exchange(ox_id, self, d_id, stream)
 
     def close_exchange(self, exchange: Exchange, hold: float = 0.0) -> None:
         """*exchange*, which this port originated, has ended: its OX_ID is free

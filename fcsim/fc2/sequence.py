@@ -23,16 +23,25 @@ if TYPE_CHECKING:
 
 
 class Exchange:
-    """Exchange *ox_id* from *originator* to the N_Port with ID *responder_id*."""
+    """Exchange *ox_id* from *originator* to the N_Port with ID *responder_id*.
 
-    __slots__ = ("ox_id", "rx_id", "originator", "responder_id", "sequences_sent")
+    *stream* is the queue its sequences join at the sender: the sequences of
+    one stream are sent one at a time, in the order they were queued. By
+    default an exchange is its own stream; several exchanges may share one
+    (an IP interface's exchanges to one destination, as a card that sends its
+    outbound sequences in queue order does).
+    """
 
-    def __init__(self, ox_id: int, originator: NPort, responder_id: int) -> None:
+    __slots__ = ("ox_id", "rx_id", "originator", "responder_id", "sequences_sent", "stream")
+
+    def __init__(self, ox_id: int, originator: NPort, responder_id: int,
+                 stream: object = None) -> None:
         self.ox_id = ox_id
         self.rx_id = UNASSIGNED_ID
         self.originator = originator
         self.responder_id = responder_id
         self.sequences_sent = 0
+        self.stream: object = self if stream is None else stream
 
 
 class Sequence:
