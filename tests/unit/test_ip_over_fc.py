@@ -90,3 +90,23 @@ def test_each_packet_is_an_exchange_of_its_own_sent_in_order() -> None:
     assert all(f.f_ctl & exchange_bits == exchange_bits for f in frames)
     runs = [f.ox_id for i, f in enumerate(frames) if i == 0 or f.ox_id != frames[i - 1].ox_id]
     assert len(runs) == count  # one unbroken run of frames per packet
+
+
+def test_each_packet_ends_its_exchange_and_frees_its_ox_id() -> None:
+    """Every packet is an exchange of its own, ended with its one sequence: more
+    packets than there are OX_IDs (65,535) go through, each exchange freeing its
+    OX_ID once FC-2 is done with the packet, so none is held at the end and the
+    OX_IDs come round again."""
+    sim, net, a, got, sink = _pair("8GFC")
+    sim.sinks.remove(sink)
+    d_id = net.nodes["b"].port_id
+    count, left = 70_000, [70_000]
+
+    def next_packet(_seq: object = None) -> None:  # one packet queued at a time
+        if left[0]:
+            left[0] -= 1
+            a.send(d_id, 100, None, sent=next_packet)
+    next_packet()
+    sim.run(1.0)
+    assert len(got) == count
+    assert net.nodes["a"].exchange_ids.held == 0
