@@ -166,7 +166,15 @@ def caveats(result: FlowResult) -> dict[str, list[str]]:
     - *input FIFO*: an input of a switch without virtual output queues
       carries frames for more than one output (head-of-line blocking);
     - *central router*: a sender stopped by a switch's router (served in
-      arrival order, not in turn).
+      arrival order, not in turn);
+    - *R_RDY behind frames*: a link direction whose credit would bind if each
+      R_RDY waited for a whole frame the other way (an R_RDY goes between
+      frames), on a link carrying frames both ways;
+    - *credit-tight pipeline*: a stream whose sequences end in a shorter
+      frame crosses a link direction into a store-and-forward switch whose
+      credits are not twice what the hop keeps in flight (a short frame then
+      waits behind the long one ahead of it at every hop and takes a long
+      frame's slot).
     """
     fabric = result.fabric
     index = {name: i for i, name in enumerate(result.senders)}
@@ -220,7 +228,40 @@ def caveats(result: FlowResult) -> dict[str, list[str]]:
     for s, (kind, _) in stopped.items():
         if kind == "router":
             found[s].add("central router")
+    longest = _longest_frames(fabric)
+    tight = {r.owner for i, r in enumerate(result.resources) if r.kind == "credit"
+             and result.load[i] > r.capacity / 2}
+    for st in fabric.streams:
+        if len(set(st.frame_payloads)) > 1 and any(
+                name in tight and fabric.directions[name].switch is not None
+                and not fabric.models[fabric.directions[name].switch].cut_through  # type: ignore[index]
+                for e in st.exchanges for name in e.path):
+            found[st.source].add("credit-tight pipeline")
+    for i, r in enumerate(result.resources):
+        if r.kind != "credit":
+            continue
+        d = fabric.directions[r.owner]
+        back = next((n for n, e in fabric.directions.items() if e.link == d.link
+                     and n != r.owner), None)
+        wait = longest.get(back, 0.0) if back is not None else 0.0
+        frames = sum(on[r.owner][g][s] for g in on[r.owner] for s in on[r.owner][g])
+        if wait and result.load[i] + frames * wait > r.capacity * (1 - CLOSE):
+            for g in on[r.owner]:
+                for s in on[r.owner][g]:
+                    found[s].add("R_RDY behind frames")
     return {s: sorted(found.get(s, ())) for s in result.senders}
+
+
+def _longest_frames(fabric: FlowFabric) -> dict[str, float]:
+    """The longest frame time on each direction that carries frames, s."""
+    longest: dict[str, float] = {}
+    for s in fabric.streams:
+        chars = frame_chars(max(s.frame_payloads))
+        for exchange in s.exchanges:
+            for name in exchange.path:
+                time = chars * fabric.directions[name].speed.char_time
+                longest[name] = max(longest.get(name, 0.0), time)
+    return longest
 
 
 def _origins(fabric: FlowFabric, names: set[str]) -> set[str | None]:
