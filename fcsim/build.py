@@ -123,7 +123,8 @@ def build_iperf(sim: Simulation, scenario: Scenario,
     meshes, first = [], 0
     for w in (w for w in scenario.workloads if isinstance(w, IperfConfig)):
         meshes.append(IperfMesh(sim, w.name, [hosts[c] for c in w.clients],
-                                [hosts[s] for s in w.servers], w.options, w.start, first))
+                                [hosts[s] for s in w.servers], w.options, w.start, first,
+                                w.stagger))
         first += len(w.clients) * len(w.servers)
     return meshes
 

@@ -9,7 +9,9 @@ naming where the value comes from (data sheet, standard, assumption, or
 A model is named by its catalog name (the file's stem, no folder) or, for a
 model of one's own, by the path of its file ending in ``.toml`` (relative
 paths from :data:`MODEL_FOLDER`: the scenario file's folder while a scenario
-loads).
+loads). A file may say what it models with ``type`` (:data:`MODEL_TYPES`);
+where several types may be named (a target: a disk, RAM disk or array),
+:func:`model_type` tells which a file is.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from pydantic import ValidationError, create_model
 
 from fcsim.resources import DATA_ROOT
 from fcsim.schema.errors import problems_of
-from fcsim.schema.fields import Name, Text, table
+from fcsim.schema.fields import Name, Text, choice, table
 from fcsim.schema.section import Section, key
 
 MODELS_DIR = DATA_ROOT / "models"
@@ -37,6 +39,11 @@ _CATALOG_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _SINGULAR = {"switches": "switch", "hosts": "host", "adapters": "adapter", "disks": "disk",
              "ramdisks": "RAM disk", "arrays": "array", "disk-channels": "disk channel",
              "ethernet-switches": "Ethernet switch", "myrinet-switches": "Myrinet switch"}
+
+MODEL_TYPES = {"switches": "switch", "hosts": "host", "adapters": "adapter", "disks": "disk",
+               "ramdisks": "ramdisk", "arrays": "array", "disk-channels": "disk-channel",
+               "ethernet-switches": "ethernet-switch", "myrinet-switches": "myrinet-switch"}
+"""Each catalog folder and the ``type`` its files may declare."""
 
 
 def model_file(kind: str, name: str, directory: Path | None = None) -> Path:
@@ -59,6 +66,9 @@ def model_file(kind: str, name: str, directory: Path | None = None) -> Path:
     return path
 
 
+ModelType = choice({name: name for name in MODEL_TYPES.values()})
+
+
 class ModelFile(Section):
     """A device model file: a description, then one ``{ value, source }`` table
     per parameter the file sets (the others keep their defaults)."""
@@ -66,6 +76,10 @@ class ModelFile(Section):
     where = "in a model file"
 
     description: Text = key("", "What the model is, in a sentence.", "HP 9000 C110")
+    type: ModelType = key(None, "What the file models, where the folder it is in does not "
+                          "say: a target's file is read as the type it gives ('disk', "
+                          "'ramdisk' or 'array'), else as the type its keys belong to; "
+                          "any other file must give the type it is read as.", "array")
 
 
 _SOURCE_HELP = ("Where the value comes from: a data sheet, a standard, an assumption (and "
@@ -94,10 +108,7 @@ def read_model(kind: str, name: str, schema: type[ModelFile],
     naming the file, the key and the value on bad content (the first problem,
     and how many more there are)."""
     path = model_file(kind, name, directory)
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8-sig"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise ValueError(f"{path}: not a valid TOML model file ({error})") from None
+    raw = _read_toml(path)
     try:
         model = schema.model_validate(raw)
     except ValidationError as error:
@@ -105,6 +116,53 @@ def read_model(kind: str, name: str, schema: type[ModelFile],
         more = len(problems) - 1
         raise ValueError(problems[0].line(str(path)) + (
             f" (and {more} more problem{'s' if more > 1 else ''})" if more else "")) from None
-    given = [name for name in raw if name != "description"]  # in the file's order
+    if model.type is not None and model.type != MODEL_TYPES.get(kind, kind):
+        raise ValueError(f"{path}: type: given {model.type!r}; "
+                         f"{MODEL_TYPES.get(kind, kind)!r} (read as "
+                         f"{_a(_SINGULAR.get(kind, kind))} model here)")
+    given = [name for name in raw if name not in ("description", "type")]  # the file's order
     return ({name: getattr(model, name).value for name in given},
             {name: getattr(model, name).source for name in given})
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    """The TOML model file *path*; ValueError of one line if it is not TOML."""
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8-sig"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise ValueError(f"{path}: not a valid TOML model file ({error})") from None
+
+
+def _a(noun: str) -> str:
+    """*noun* with its indefinite article."""
+    return f"{'an' if noun[0] in 'aeiouAEIOU' else 'a'} {noun}"
+
+
+def model_type(name: str, schemas: dict[str, type[ModelFile]]) -> str:
+    """Which of the catalog folders *schemas* (folder: its files' schema) the
+    model file *name* (a path ending in .toml) belongs to: the ``type`` it
+    declares; else the one whose schema knows most of its keys; on a tie, the
+    folder it is in if that is one of them. ValueError of one line naming the
+    file, the key ``type``, what it has and the types allowed, otherwise."""
+    what = " or ".join(_SINGULAR.get(folder, folder) for folder in schemas)
+    path = MODEL_FOLDER.get() / name
+    if not path.is_file():
+        raise ValueError(f"no {what} model file {str(path)!r}")
+    raw = _read_toml(path)
+    allowed = "one of " + ", ".join(repr(MODEL_TYPES[folder]) for folder in schemas)
+    declared = raw.get("type")
+    if declared is not None:
+        folder = next((f for f in schemas if MODEL_TYPES[f] == declared), None)
+        if folder is None:
+            raise ValueError(f"{path}: type: given {declared!r}; {allowed}")
+        return folder
+    known = {folder: sum(key in schema.model_fields for key in raw if key != "description")
+             for folder, schema in schemas.items()}
+    best = [folder for folder, n in known.items() if n == max(known.values())]
+    if len(best) == 1:
+        return best[0]
+    if path.parent.name in best:
+        return path.parent.name
+    names = [_a(_SINGULAR.get(folder, folder)) for folder in best]
+    alike = ", ".join(names[:-1]) + " and " + names[-1]
+    raise ValueError(f"{path}: type: missing; {allowed}: its keys fit {alike} alike")

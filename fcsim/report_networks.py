@@ -76,7 +76,8 @@ def _ethernet_lines(first: dict[str, Any]) -> list[str]:
     for name, n in nics:
         lines.append(f"  {name} ({n['mac']}, MTU {n['mtu']}): {n['frames_tx']} frames tx / "
                      f"{n['frames_rx']} rx, {n['ring_drops']} dropped at a full ring, "
-                     f"{n['fcs_errors']} bad FCS")
+                     f"{n['fcs_errors']} bad FCS"
+                     + (f", {n['length_errors']} too long" if n['length_errors'] else ""))
     return lines
 
 

@@ -40,12 +40,13 @@ def routing_lines(first: dict[str, Any]) -> list[str]:
                      f"{max(ratios):.2f}")
     for g in shown:
         b, domains = g["balance"], g["domains"]
-        towards = ((f"domain{'s' if len(domains) > 1 else ''} " + ", ".join(map(str, domains)))
+        plural = "s" if len(domains) > 1 else ""
+        towards = (f"domain{plural} " + ", ".join(map(str, domains))
                    if len(domains) <= DOMAINS_NAMED else f"{len(domains)} domains")
         lines.append(
-            f"  {g['switch']} ({g['policy']}) to {towards} over {len(g['isls'])} ISLs: utilisation min {100 * b['min']:.1f} %, "
-            f"mean {100 * b['mean']:.1f} %, max {100 * b['max']:.1f} %; max/mean "
-            f"{b['max_over_mean']:.2f}, cv {b['cv']:.2f}")
+            f"  {g['switch']} ({g['policy']}) to {towards} over {len(g['isls'])} ISLs: "
+            f"utilisation min {100 * b['min']:.1f} %, mean {100 * b['mean']:.1f} %, "
+            f"max {100 * b['max']:.1f} %; max/mean {b['max_over_mean']:.2f}, cv {b['cv']:.2f}")
         if len(g["isls"]) <= ISLS_NAMED:
             lines.append("    " + ", ".join(f"{m['isl']} {100 * m['utilisation']:.1f} % "
                                            f"({m['share']:.2f} of mean)" for m in g["isls"]))

@@ -41,7 +41,8 @@ figure.plot { cursor: zoom-in; display: inline-block; width: 48%; margin: 0.5%; 
 figure.plot.zoomed { cursor: zoom-out; width: 98%; }
 figure svg { width: 100%; height: auto; }
 table.groups { border-collapse: collapse; font-size: 90%; }
-table.groups td, table.groups th { border: 1px solid #ccc; padding: 0.2em 0.5em; text-align: right; }
+table.groups td, table.groups th { border: 1px solid #ccc; padding: 0.2em 0.5em;
+  text-align: right; }
 table.groups td:first-child, table.groups th:first-child { text-align: left; }
 """
 

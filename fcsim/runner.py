@@ -126,6 +126,7 @@ def _run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink],
         out["iperf"] = {i.name: i.results() for i in iperfs}
     if storage or netstore:
         out["storage"] = _storage_results(storage, netstore, interval)
+        out["warnings"] += storage.warnings()
     if transfers:
         out["transfers"] = {t.name: t.results() for t in transfers}
     if faults is not None:

@@ -84,10 +84,14 @@ def fabric(
     alias_groups: tuple[AliasGroupConfig, ...] = (),
     speeds: dict[str, Speed | str] | None = None,
     bit_error_rate: float = 0.0,
+    isl_length: float | None = None,
+    isl_bb_credit: int | None = None,
 ) -> Scenario:
     """A fabric scenario: *nodes* maps N_Port name -> "switch:port"; *ports* gives
     nodes several N_Ports (their others, NAME.1 ..., are in *nodes* too);
-    *speeds* sets the speed of some N_Ports' links."""
+    *speeds* sets the speed of some N_Ports' links; ISLs are *isl_length* m
+    long (default: *length*), their switch ports with *isl_bb_credit* buffers
+    (default: the switch model's)."""
     speed = speed_named(speed) if isinstance(speed, str) else speed
     switches = switches or {"sw": "generic-nonblocking"}
     speeds = {n: speed_named(v) if isinstance(v, str) else v for n, v in (speeds or {}).items()}
@@ -95,7 +99,9 @@ def fabric(
                         bit_error_rate) for name, end in nodes.items()]
     ports = ports or {}
     extra = {f"{n}.{i}" for n, k in ports.items() for i in range(1, k)}
-    links += [LinkConfig(f"isl{i}", (a, b), speed, Cable(length)) for i, (a, b) in enumerate(isls)]
+    isl_cable = Cable(length if isl_length is None else isl_length)
+    links += [LinkConfig(f"isl{i}", (a, b), speed, isl_cable, bb_credit=isl_bb_credit)
+              for i, (a, b) in enumerate(isls)]
     return Scenario(
         name="test-fabric", topology="fabric",
         run=RunConfig(duration, warmup, seed, 1, login=login),

@@ -7,12 +7,15 @@ with ``-w`` as its window (SO_SNDBUF and SO_RCVBUF), ``-l`` bytes per write
 TCP_NODELAY, ``-u`` UDP with ``-b`` the offered rate in bits/s (iperf paces
 its datagrams evenly, one sendto() after the other: a sender that falls
 behind, its processor or send buffer full, sends at once until it catches up,
-never two at a time). Results: the aggregate throughput the receiving
-application got in 10^6 bits/s, per flow for TCP; for UDP also the datagrams
-lost (sent but not read). A mesh (:class:`IperfMesh`) runs one such iperf
-from each client to each server at once, as a script starting them together
-would, and reports their sum; with ``-i`` it also reports the sum over each
-interval and the median of those interval reports.
+never two at a time; each wait for a due time ends up to the client host's
+*timer_jitter* late, :mod:`fcsim.host.timer_jitter`). Results: the aggregate
+throughput the receiving application got in 10^6 bits/s, per flow for TCP;
+for UDP also the datagrams lost (sent but not read). A mesh
+(:class:`IperfMesh`) runs one such iperf from each client to each server at
+once, as a script starting them together would (or *stagger* apart, as a
+script starting them one after another), and reports their sum; with ``-i``
+it also reports the sum over each interval and the median of those interval
+reports.
 """
 
 from __future__ import annotations
@@ -78,8 +81,10 @@ class _UdpFlow:
         self._send(None)
 
     def _send(self, _event: object) -> None:
-        """One sendto(); the next when this one has returned, at its due time or
-        at once if behind (iperf 2's sending thread and its delay loop)."""
+        """One sendto(); the next when this one has returned, at its due time
+        (the wait ending up to the host's timer jitter late) or at once if
+        behind (iperf 2's sending thread and its delay loop). The due times
+        stay a fixed gap apart, so a late wait does not slow the rate down."""
         iperf = self.iperf
         if not iperf.running():
             return
@@ -88,9 +93,10 @@ class _UdpFlow:
         self.out.send(iperf.options.write_size, self._sent)
 
     def _sent(self) -> None:
-        wait = self._due - self.iperf.sim.now
-        if wait > 0:
-            self.iperf.sim.call_later(wait, self._send)
+        iperf = self.iperf
+        wait = self._due - iperf.sim.now
+        if wait > 0:  # the wait ends late by the client host's timer jitter
+            iperf.sim.call_later(wait + iperf.client.timer_jitter.lateness(), self._send)
         else:
             self._send(None)
 
@@ -172,41 +178,57 @@ class Iperf:
 
 class IperfMesh:
     """An iperf from each of *clients* to each of *servers* (hosts by name),
-    started together at *start* s, reported as one: the sum of their
-    throughputs and, with ``-i``, the sum in each interval and its median,
-    each run's interval reports and median, and the sum of those medians (the
-    figure seed 003 reports: per-flow medians of 4 s reports, summed).
-    *port* numbers its first client-server pair among the scenario's iperf
-    runs; the others follow."""
+    started together at *start* s, or *stagger* s apart (each client's runs
+    to every server in turn, then the next client's), reported as one: the
+    sum of their throughputs and, with ``-i``, the sum over the mesh in each
+    interval from *start* until the last run ends and its median, each run's
+    interval reports (on its own clock, from its own start, as iperf -i
+    reports) and median, and the sum of those medians (the figure seed 003
+    reports: per-flow medians of 4 s reports, summed). *port* numbers its
+    first client-server pair among the scenario's iperf runs; the others
+    follow."""
 
     def __init__(self, sim: Simulation, name: str, clients: list[Host], servers: list[Host],
-                 options: IperfOptions, start: float = 0.0, port: int = 0) -> None:
+                 options: IperfOptions, start: float = 0.0, port: int = 0,
+                 stagger: float = 0.0) -> None:
         self.sim, self.name, self.options = sim, name, options
         pairs = [(c, s) for c in clients for s in servers]
         single = len(pairs) == 1
+        starts = [start + i * stagger for i in range(len(pairs))]
         self.runs = [Iperf(sim, name if single else f"{name}/{c.name}->{s.name}", c, s,
-                           options, start, port=port + i)
+                           options, starts[i], port=port + i)
                      for i, (c, s) in enumerate(pairs)]
         self.intervals: list[float] = []  # bits/s of each whole interval
         self.run_intervals: list[list[float]] = [[] for _ in self.runs]  # the same, per run
         self._last = 0
         self._run_last = [0] * len(self.runs)
-        self._end = start + options.duration
+        self._ends = [at + options.duration for at in starts]  # each run's, s
         if options.interval is not None:
             sim.call_later(start + options.interval, self._report)
+            for i, at in enumerate(starts):  # each run's own clock, from its start
+                sim.call_later(at + options.interval, self._run_report, i)
+
+    def _again(self, callback: Any, end: float, value: Any = None) -> None:
+        """Call *callback* one interval on, if that interval ends by *end* s."""
+        interval: float = self.options.interval  # type: ignore[assignment]
+        if self.sim.now + interval <= end * (1 + 1e-12):
+            self.sim.call_later(interval, callback, value)
 
     def _report(self, _event: object) -> None:
-        """One interim report: what arrived in the interval just ended."""
+        """One interim report of the mesh: what arrived in the interval just ended."""
         interval: float = self.options.interval  # type: ignore[assignment]
-        delivered = [run.delivered() for run in self.runs]
-        for i, now in enumerate(delivered):
-            self.run_intervals[i].append(8 * (now - self._run_last[i]) / interval)
-            self._run_last[i] = now
-        total = sum(delivered)
+        total = sum(run.delivered() for run in self.runs)
         self.intervals.append(8 * (total - self._last) / interval)
         self._last = total
-        if self.sim.now + interval <= self._end * (1 + 1e-12):
-            self.sim.call_later(interval, self._report)
+        self._again(self._report, self._ends[-1])
+
+    def _run_report(self, index: int) -> None:
+        """One interim report of run *index*: what it delivered in its interval just ended."""
+        interval: float = self.options.interval  # type: ignore[assignment]
+        now = self.runs[index].delivered()
+        self.run_intervals[index].append(8 * (now - self._run_last[index]) / interval)
+        self._run_last[index] = now
+        self._again(self._run_report, self._ends[index], index)
 
     def results(self) -> dict[str, Any]:
         """The runs' summed throughput (10^6 bits/s), each run's, and the

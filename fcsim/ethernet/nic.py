@@ -4,7 +4,13 @@
 The NIC owns the host's Ethernet port: the frames the host hands it wait in
 its transmit ring, sent one after the other; a frame received good is handed
 to the interface, which moves it to host memory by DMA and raises the
-receive interrupt. A frame with a bad FCS is dropped and counted. Addresses
+receive interrupt. A frame with a bad FCS is dropped and counted, and so
+is one longer than the NIC takes: its MTU plus the MAC header and FCS (plus
+an 802.1Q tag on a tagged frame), the limit a driver sets from the MTU
+(Linux e1000: ``max_frame = mtu + ENET_HEADER_SIZE + ETHERNET_FCS_SIZE``);
+such a frame is a frameTooLong error of IEEE 802.3 (aFrameTooLongErrors,
+30.3.1.1.25), which Linux counts in ``rx_length_errors`` (e1000: the
+Receive Oversize Count, of frames that passed address filtering). Addresses
 are MACs; the topology gives each NIC one. Each IP packet is one frame:
 TCP's MSS is the MTU less 40 bytes of IP and TCP headers, so no packet
 exceeds the MTU. The transmit ring holds *ring* frames; a packet that
@@ -18,7 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from fcsim.engine.simulation import Simulation
-from fcsim.ethernet.frame import EthernetFrame
+from fcsim.ethernet.frame import FCS, HEADER, VLAN_TAG, EthernetFrame
 from fcsim.ethernet.port import EthernetPort
 
 DEFAULT_RING = 256
@@ -27,9 +33,10 @@ descriptor rings, e.g. 256 in FreeBSD's if_ti for the Tigon)."""
 
 
 class NicStats:
-    """Frames sent, received, dropped for a full ring, and received with a bad FCS."""
+    """Frames sent, received, dropped for a full ring, received with a bad FCS,
+    and received longer than the NIC takes (length errors)."""
 
-    __slots__ = ("frames_tx", "frames_rx", "ring_drops", "fcs_errors")
+    __slots__ = ("frames_tx", "frames_rx", "ring_drops", "fcs_errors", "length_errors")
 
     def __init__(self) -> None:
         self.reset()
@@ -37,6 +44,7 @@ class NicStats:
     def reset(self) -> None:
         """Zero every counter."""
         self.frames_tx = self.frames_rx = self.ring_drops = self.fcs_errors = 0
+        self.length_errors = 0
 
     def as_dict(self) -> dict[str, int]:
         """The counters by name."""
@@ -47,12 +55,15 @@ class Nic:
     """The NIC of node *name* with MAC *mac*, its IP MTU *mtu* bytes. Without
     *vlan* its frames are untagged (in its switch port's VLAN); a VLAN-aware
     NIC (802.1Q, as a FreeBSD vlan(4) interface) tags every frame it sends
-    with *vlan* and takes only frames tagged with it, on a trunk."""
+    with *vlan* and takes only frames tagged with it, on a trunk. It takes
+    frames of up to :attr:`max_frame` bytes, MAC header to FCS (a tagged one 4
+    more)."""
 
     def __init__(self, sim: Simulation, name: str, mac: int, mtu: int = 1500,
                  ring: int = DEFAULT_RING, vlan: int | None = None) -> None:
         self.sim, self.name, self.mac, self.mtu, self.ring = sim, name, mac, mtu, ring
         self.vlan = vlan
+        self.max_frame = mtu + HEADER + FCS
         self.port = EthernetPort(sim, name, self)
         self.stats = NicStats()
         self.deliver: Callable[[EthernetFrame], None] | None = None
@@ -83,12 +94,16 @@ class Nic:
         return self._queue.popleft()
 
     def frame_received(self, port: EthernetPort, frame: EthernetFrame) -> None:
-        """Hand a good frame for this MAC up; drop one with a bad FCS."""
+        """Hand a good frame for this MAC up; drop one with a bad FCS or longer
+        than the NIC takes."""
         if frame.corrupt:
             self.stats.fcs_errors += 1
             return
         if frame.dst != self.mac:
             return  # flooded to us, not for us
+        if frame.size > self.max_frame + (VLAN_TAG if frame.tagged else 0):
+            self.stats.length_errors += 1
+            return
         if frame.tagged != (self.vlan is not None) or frame.tagged and frame.vlan != self.vlan:
             return  # a VLAN this interface is not on
         self.stats.frames_rx += 1

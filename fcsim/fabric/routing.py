@@ -27,18 +27,19 @@ its ``aptPolicy`` settings (Fabric OS Command Reference, aptPolicy):
 
 The hash is the SplitMix64 finaliser (Steele, Lea and Flood, "Fast splittable
 pseudorandom number generators", OOPSLA 2014; the output mixer of Java's
-``SplittableRandom``) of the 64-bit word S_ID·2⁴⁰ + D_ID·2¹⁶ + OX_ID (24, 24
-and 16 bits: every bit of the three fields) XOR a per-switch seed. Its two
-multiply-xorshift rounds avalanche (each output bit flips with probability
-about 1/2 when any input bit flips), so the low bits that choose among 2, 4
-or 8 hops depend on all of the IDs, not only on OX_ID (N_Port IDs assigned
-by a fabric are multiples of 256). It is not linear: a CRC, which switch
-ASICs also use, is affine over GF(2) in its initial value, so two switches
-seeded differently would choose the same hop index, or its complement, for
-every frame (hash polarisation). Each switch's seed is the SplitMix64 output
-of its domain ID (an assumption: switches seed their hash per switch,
-e.g. Dell OS9 ``hash-algorithm seed``, from a value the manuals do not
-give), so switches in series choose independently.
+``SplittableRandom``; constants and shifts as in Vigna's reference
+``splitmix64.c``, prng.di.unimi.it) of the 64-bit word S_ID·2⁴⁰ + D_ID·2¹⁶ +
+OX_ID (24, 24 and 16 bits: every bit of the three fields) XOR a per-switch
+seed. Its two multiply-xorshift rounds avalanche (each output bit flips with
+probability about 1/2 when any input bit flips), so the low bits that choose
+among 2, 4 or 8 hops depend on all of the IDs, not only on OX_ID (N_Port IDs
+assigned by a fabric are multiples of 256). It is not linear: a CRC, which
+switch ASICs also use, is affine over GF(2) in its initial value, so two
+switches seeded differently would choose the same hop index, or its
+complement, for every frame (hash polarisation). Each switch's seed is
+SplitMix64's domain-th output (:func:`switch_seed`; an assumption: switches
+seed their hash per switch, e.g. Dell OS9 ``hash-algorithm seed``, from a
+value the manuals do not give), so switches in series choose independently.
 
 Both directions of an exchange keep one path each: every frame one way has
 the same S_ID, D_ID and OX_ID (the responder's frames, Class 2 ACKs
@@ -126,7 +127,9 @@ def mix64(word: int) -> int:
 
 
 def switch_seed(domain: int) -> int:
-    """The hash seed of the switch of *domain*: SplitMix64's output for it."""
+    """The hash seed of the switch of *domain*: the domain-th output of
+    SplitMix64 started from 0 (state domain x the golden-ratio increment, then
+    :func:`mix64`)."""
     return mix64(domain * _GOLDEN & _MASK)
 
 

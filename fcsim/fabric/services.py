@@ -59,10 +59,12 @@ class FabricServices:
             assigned = port_id(self.switch.domain, inp.index)
             self.directory.add(assigned)
             self._answer(inp, frame, h.R_CTL_ELS_REPLY, h.TYPE_ELS,
-                         self._accept(f"{self.switch.name}:{inp.index}"), assigned)
+                         self._accept(f"{self.switch.name}:{inp.index}", inp.port.rx_buffers),
+                         assigned)
         elif frame.d_id == NAME_SERVER and frame.type == h.TYPE_ELS:
             self._answer(inp, frame, h.R_CTL_ELS_REPLY, h.TYPE_ELS,
-                         self._accept(f"{self.switch.name} name server"), frame.s_id)
+                         self._accept(f"{self.switch.name} name server",
+                                      self.switch.model.bb_credit), frame.s_id)
         elif frame.d_id == NAME_SERVER and frame.type == h.TYPE_CT:
             ports = (sorted(self.directory) if self.zoning is None
                      else self.zoning.visible(frame.s_id, self.directory))
@@ -75,10 +77,11 @@ class FabricServices:
             self._answer(inp, frame, h.R_CTL_SOLICITED_CONTROL, h.TYPE_CT,
                          self.aliases.request(frame.sequence.ulp), frame.s_id)
 
-    def _accept(self, name: str) -> bytes:
-        """The LS_ACC of a login with the fabric port *name*: the switch model's
-        BB credit, full data fields, Classes 2 and 3 (no end-to-end credit)."""
-        return login_payload(els.ELS_ACC, name, self.switch.model.bb_credit, MAX_DATA_FIELD,
+    def _accept(self, name: str, bb_credit: int) -> bytes:
+        """The LS_ACC of a login with the fabric port *name*: its *bb_credit*
+        (an F_Port's receive buffers), full data fields, Classes 2 and 3 (no
+        end-to-end credit)."""
+        return login_payload(els.ELS_ACC, name, bb_credit, MAX_DATA_FIELD,
                              frozenset({2, 3}), 255, 0, E_D_TOV)
 
     def _answer(self, inp: SwitchPort, request: Frame, r_ctl: int, type_: int,

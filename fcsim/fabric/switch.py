@@ -12,7 +12,14 @@ holds up the frames behind it) or in one queue per output (virtual output
 queues). An output transmitter that is free and has credit pulls the next
 frame, taking inputs in turn; an input feeds the crossbar one frame at a time
 at its link speed (times the model's crossbar speedup). The input buffer, and
-with it one BB credit, is freed when the frame crosses the crossbar.
+with it one BB credit (an R_RDY upstream), is freed when the frame crosses the
+crossbar, and never before its EOF is in: a cut-through switch reads each word
+out of the input buffer the routing latency after it arrived, as it did the
+header, so the buffer frees no earlier than the routing latency after the
+EOF arrived (store-and-forward, the crossing itself starts that late). A frame
+the switch refuses, discards or answers itself on arrival frees its buffer
+once it is whole (at once with store-and-forward, at its EOF with
+cut-through); one refused after waiting its hold time, as if it had crossed.
 
 Classes: Class 3 waits on credit (discarded only past the model's hold
 time). Class 2 is answered F_BSY when its destination port is in a Class 1
@@ -106,13 +113,18 @@ class Switch:
             self._arrive(inp, frame)
         else:
             self._discard(frame)
-            self._free_input(inp, frame)
+            self.free_input(inp, frame)
 
     def _arrive(self, inp: SwitchPort, frame: Frame) -> None:
         now = self._env._now
+        model = self.model
+        if model.cut_through:  # handed in at its header: the rest is still arriving
+            eof = inp.eof_in = now + (frame.chars - HEADER_CHARS) * inp.port.char_time
+        else:
+            eof = inp.eof_in = now
         d_id = frame.d_id
         if d_id >= WELL_KNOWN_LOW:
-            self._free_input(inp, frame)
+            self.free_input(inp, frame, eof)
             if self.services is None:
                 self._discard(frame)
             else:
@@ -138,18 +150,18 @@ class Switch:
             if refusal is not None:
                 self.refuse(inp, frame, h.R_CTL_F_BSY, refusal)
                 return
-        model = self.model
         ready = now
+        free_at = 0.0  # store-and-forward: the crossing starts after EOF + latency
         if model.cut_through:  # once the frame can leave without catching up its own EOF
-            eof_in = now + (frame.chars - HEADER_CHARS) * inp.port.char_time
-            ready = eof_in - frame.chars * out.port.char_time
+            ready = eof - frame.chars * out.port.char_time
             if ready < now:
                 ready = now
+            free_at = eof + model.routing_latency  # its last word leaves the input buffer
         if model.routing_rate is not None:
             ready = max(ready, self._router_free) + 1.0 / model.routing_rate
             self._router_free = ready
         ready += model.routing_latency
-        held = Held(frame, inp, out, now)
+        held = Held(frame, inp, out, now, free_at)
         if ready > now:
             self.sim.call_later(ready - now, self._queue, held)
         else:
@@ -211,9 +223,12 @@ class Switch:
 
     # -- refusals and frames the switch sends itself -----------------------------
 
-    def refuse(self, inp: SwitchPort, frame: Frame, r_ctl: int, reason: int) -> None:
-        """Answer *frame* with F_BSY/F_RJT (Class 1/2) or discard it (Class 3)."""
-        self._free_input(inp, frame)
+    def refuse(self, inp: SwitchPort, frame: Frame, r_ctl: int, reason: int,
+               free_at: float | None = None) -> None:
+        """Answer *frame* with F_BSY/F_RJT (Class 1/2) or discard it (Class 3),
+        freeing its input buffer at *free_at* (s; default: once the frame that
+        input just handed in is whole, :attr:`SwitchPort.eof_in`)."""
+        self.free_input(inp, frame, inp.eof_in if free_at is None else free_at)
         if frame.cls == 3 or frame.is_link_control:
             self._discard(frame)
             return
@@ -244,9 +259,11 @@ class Switch:
         """Send a frame the switch originates out of port *out*."""
         self._queue(Held(frame, None, out, self.sim.env._now))
 
-    def _free_input(self, inp: SwitchPort, frame: Frame) -> None:
+    def free_input(self, inp: SwitchPort, frame: Frame, at: float = 0.0) -> None:
+        """Free the buffer *frame* holds at input *inp* (and send its R_RDY), now
+        or at *at* (s) if later."""
         if uses_bb_credit(frame):
-            inp.port.release_buffer()
+            inp.port.release_buffer(at)
 
     def _hold_expired(self, held: Held) -> None:
         inp = held.inp
@@ -261,7 +278,7 @@ class Switch:
             self._new_head(inp, held.out, queue)
         now = self.sim.env._now
         held.out.queue.leave(now, now - held.queued)
-        self.refuse(inp, held.frame, h.R_CTL_F_BSY, h.P_BSY_NO_RESOURCES)
+        self.refuse(inp, held.frame, h.R_CTL_F_BSY, h.P_BSY_NO_RESOURCES, held.free_at)
         if head and not self.model.virtual_output_queues and inp.fifo:
             inp.fifo[0].out.port.kick()
 
@@ -318,8 +335,8 @@ class Switch:
                 waiting.remove(pos)
             out.next_input = (pos + 1) % len(inputs)
             inp.read_free = now + frame.chars * inp.port.char_time / self.model.crossbar_speedup
-            if bb:  # _free_input, inline
-                inp.port.release_buffer()
+            if bb:  # free_input, inline
+                inp.port.release_buffer(held.free_at)
             if not voq and inp.fifo:
                 nxt = inp.fifo[0].out
                 if nxt is not out:

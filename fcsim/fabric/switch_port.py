@@ -22,16 +22,19 @@ HEADER_CHARS = 4 + 24
 
 class Held:
     """A frame inside the switch: where it came in and goes out, since when it
-    arrived and since when it queues for its output (s)."""
+    arrived, since when it queues for its output and the earliest time its
+    input buffer may be freed (s; 0: when it crosses)."""
 
-    __slots__ = ("frame", "inp", "out", "since", "queued")
+    __slots__ = ("frame", "inp", "out", "since", "queued", "free_at")
 
-    def __init__(self, frame: Frame, inp: SwitchPort | None, out: SwitchPort, since: float):
+    def __init__(self, frame: Frame, inp: SwitchPort | None, out: SwitchPort, since: float,
+                 free_at: float = 0.0):
         self.frame = frame
         self.inp = inp
         self.out = out
         self.since = since
         self.queued = since
+        self.free_at = free_at
 
 
 class SwitchStats:
@@ -57,6 +60,8 @@ class SwitchPort:
     *pos* is its place in the switch's input order; *waiting*, the sorted
     places of the inputs whose next frame in line (FIFO head, or head of the
     virtual output queue) is for this output: an output looks only at those.
+    *eof_in* is when the EOF of the frame this input handed in last is (or
+    was) in, s: its arrival with store-and-forward, later with cut-through.
     """
 
     def __init__(self, switch: Switch, index: int, port: Port) -> None:
@@ -66,6 +71,7 @@ class SwitchPort:
         self.fifo: deque[Held] = deque()
         self.voq: dict[int, deque[Held]] = {}
         self.read_free = 0.0
+        self.eof_in = 0.0
         self.reserved: frozenset[int] | None = None
         self.reserved_to: SwitchPort | None = None
         self.next_input = 0

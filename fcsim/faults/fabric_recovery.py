@@ -143,7 +143,7 @@ class FabricRecovery:
         """Lose a frame that never joined a queue, freeing its input buffer."""
         self.stats.lose(held.frame)
         if held.inp is not None:
-            switch._free_input(held.inp, held.frame)
+            switch.free_input(held.inp, held.frame, held.free_at)
 
     def _flush_input(self, switch: Switch, sp: SwitchPort) -> int:
         """Lose the frames queued from input *sp*; how many buffers they held."""
@@ -172,7 +172,7 @@ class FabricRecovery:
                 inp.fifo = kept
             for held in gone:
                 self._drop(held, now)
-                switch._free_input(inp, held.frame)
+                switch.free_input(inp, held.frame, held.free_at)
         internal = switch._internal
         for held in [held for held in internal if held.out is sp]:
             internal.remove(held)

@@ -11,13 +11,20 @@ N_Port among them has logged in again (a loop: when its initialisation
 ends). Counters of the whole network (payload
 received by every N_Port, frames and payload lost, bytes sent again) are
 sampled at the start of the run, every fault, every recovery and the end of
-the run (in time order), so that a fault's figures are differences between samples: *during*
-runs from the fault to its recovery (or the end), *before* from the sample
-before the fault, *after* from the recovery to the next sample.
+the run (in time order). A fault's throughputs are differences between
+samples: *during* runs from the fault to its recovery (or the end), *before*
+from the sample before the fault, *after* from the recovery to the next
+sample. What was lost, dropped with errors and sent again is shared out
+instead, so that each lost frame counts in exactly one incident and the
+incidents' losses add up to the run's: between two samples it goes to the
+latest fault still under way then (faults that overlap in time: the later
+one, whose impairment is the newer), or, with none under way, to the latest
+fault before (a loss after recovery is a late consequence of it).
 """
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -143,12 +150,43 @@ class Incidents:
     def results(self) -> list[dict[str, Any]]:
         """Each fault's record as JSON (call at the end of the run)."""
         end = self.sample()
-        return [self._record(r, end) for r in self.records]
+        shares = self._shares()
+        return [self._record(r, end, share) for r, share in zip(self.records, shares,
+                                                                 strict=True)]
 
-    def _record(self, r: Record, end: int) -> dict[str, Any]:
+    def _shares(self) -> list[list[float]]:
+        """Each record's share of the counters' growth: between consecutive
+        samples it goes to the latest-begun record still under way, or with
+        none, to the latest begun (before the first fault: to none). One pass
+        over the samples, the records under way in a heap (latest first)."""
+        shares = [[0.0] * len(COUNTERS) for _ in self.records]
+        begins: dict[int, list[int]] = {}
+        for i, r in enumerate(self.records):
+            if r.started:
+                begins.setdefault(r.at_sample, []).append(i)
+        under_way: list[tuple[int, int]] = []  # (-at_sample, -index)
+        latest = None
+        for k in range(len(self.samples) - 1):
+            for i in begins.get(k, ()):
+                heapq.heappush(under_way, (-k, -i))
+                latest = i
+            while under_way and not self._under_way(-under_way[0][1], k):
+                heapq.heappop(under_way)  # recovered: for good
+            owner = -under_way[0][1] if under_way else latest
+            if owner is not None:
+                growth = _difference(self.samples[k][1], self.samples[k + 1][1])
+                shares[owner] = [a + b for a, b in zip(shares[owner], growth, strict=True)]
+        return shares
+
+    def _under_way(self, index: int, sample: int) -> bool:
+        """Whether record *index* is still under way after sample *sample*."""
+        stop = self.records[index].recovered_sample
+        return stop is None or stop > sample
+
+    def _record(self, r: Record, end: int, delta: list[float]) -> dict[str, Any]:
+        """*r* as JSON, with *delta* its share of the counters."""
         f = r.fault
         stop = r.recovered_sample if r.recovered_sample is not None else end
-        delta = _difference(self.samples[r.at_sample][1], self.samples[stop][1])
         return {
             "at_s": f.at, "kind": f.kind, "target": f.target,
             "detected_s": r.detected, "detection": r.detection or None,

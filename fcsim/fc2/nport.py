@@ -123,6 +123,9 @@ class NPort(Transmitting, Receiving, Connections):
         self._ready_classed = 0  # sequences in _ready of Class 1 or 2
         self._inbound: dict[Sequence, Inbound] = {}
         self._inbound_check = False
+        # per exchange, its Class 3 sequence being received here: a later sequence of
+        # the exchange ends it (see Receiving._data_received)
+        self._inbound_of_exchange: dict[Exchange, Sequence] = {}
         self._rx_ids: dict[tuple[int, int], int] = {}
         self._next_rx_id = 0
         self._next_ox_id = 0
@@ -141,6 +144,14 @@ class NPort(Transmitting, Receiving, Connections):
         """PLOGI with *peer*: learn its receive limits, classes and EE credit."""
         p = peer.params
         self.peers[peer.port_id] = PeerLogin(peer.port_id, p.rx_data_field, p.ee_credit, p.classes)
+
+    def reset_stats(self) -> None:
+        """Start a new measurement interval: zero the counters; the frames of
+        sequences being received stay counted in the interval before (one
+        abandoned later takes back only what this interval counted)."""
+        self.stats.reset()
+        for inbound in self._inbound.values():
+            inbound.new_interval()
 
     def when_ready(self, callback: Callable[[], None]) -> None:
         """Call *callback* once the port has logged in (at once if it has)."""

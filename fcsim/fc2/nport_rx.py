@@ -20,23 +20,35 @@ from fcsim.fc2.sequence import Sequence
 
 
 class Inbound:
-    """Reassembly state of one sequence being received (*last*: last frame time, s)."""
+    """Reassembly state of one sequence being received (*last*: last frame time,
+    s). *frames* counts the frames received, *earlier* those of them counted in
+    an earlier measurement interval, *payload* the payload of the others
+    (bytes): what abandoning the sequence takes back from its meter."""
 
-    __slots__ = ("attempt", "frames", "payload", "last")
+    __slots__ = ("attempt", "frames", "earlier", "payload", "last")
 
     def __init__(self, attempt: int, now: float) -> None:
         self.attempt = attempt
         self.frames = 0
+        self.earlier = 0
         self.payload = 0
         self.last = now
 
+    def new_interval(self) -> None:
+        """A new measurement interval starts: what was counted so far stays in
+        the interval before."""
+        self.earlier = self.frames
+        self.payload = 0
+
 
 def _unmeter(seq: Sequence, inbound: Inbound) -> None:
-    """Take back from *seq*'s meter the frames of an attempt that was abandoned."""
+    """Take back from *seq*'s meter the frames of an attempt that was abandoned
+    that its meter counted in this measurement interval."""
     meter = seq.meter
     if meter is not None:
-        meter.frames -= inbound.frames
+        meter.frames -= inbound.frames - inbound.earlier
         meter.payload -= inbound.payload
+        meter.taken_back += inbound.payload
 
 
 class Receiving:
@@ -100,6 +112,8 @@ class Receiving:
         if inbound is None or inbound.attempt != frame.attempt:
             if inbound is not None:
                 _unmeter(seq, inbound)
+            elif frame.cls == 3:
+                self._end_earlier_sequence(seq)
             inbound = self._inbound[seq] = Inbound(frame.attempt, now)
             if not self._inbound_check:
                 self._inbound_check = True
@@ -122,6 +136,8 @@ class Receiving:
             self._answer(frame, h.R_CTL_ACK_1, 1)
         if frame.f_ctl & h.F_CTL_END_SEQUENCE:
             del self._inbound[seq]
+            if frame.cls == 3 and self._inbound_of_exchange.get(seq.exchange) is seq:
+                del self._inbound_of_exchange[seq.exchange]
             if frame.f_ctl & h.F_CTL_LAST_SEQUENCE:
                 self._rx_ids.pop((frame.s_id, frame.ox_id), None)
             if inbound.frames == seq.n_frames:
@@ -133,6 +149,26 @@ class Receiving:
             else:
                 stats.sequences_incomplete += 1
                 _unmeter(seq, inbound)
+
+    def _end_earlier_sequence(self, seq: Sequence) -> None:
+        """The first frame of Class 3 sequence *seq* arrived: an earlier sequence
+        of its exchange still being received here will never be completed (its
+        missing frames would have come before this one, frames of an exchange
+        being delivered in order), so it ends now, incomplete, instead of holding
+        one of the port's concurrent sequences for E_D_TOV. This is how the
+        responder's FCP_RSP ends a read's FCP_DATA that lost its last frame, and
+        an ABTS the write data of the exchange it aborts. Linux libfc does the
+        same: it holds one receive sequence per exchange (``struct fc_exch``'s
+        ``seq``) and starts the next in its place (``fc_exch.c``)."""
+        open_of = self._inbound_of_exchange
+        earlier = open_of.get(seq.exchange)
+        open_of[seq.exchange] = seq
+        if earlier is None:
+            return
+        inbound = self._inbound.pop(earlier, None)
+        if inbound is not None:
+            self.stats.sequences_incomplete += 1
+            _unmeter(earlier, inbound)
 
     def _inbound_timeout(self, _event: object) -> None:
         """Abandon each sequence being received that has had no frame for E_D_TOV.
@@ -150,6 +186,8 @@ class Receiving:
             deadline = inbound.last + e_d_tov
             if now - inbound.last >= e_d_tov * (1 - 1e-9):
                 del inbound_of[seq]
+                if self._inbound_of_exchange.get(seq.exchange) is seq:
+                    del self._inbound_of_exchange[seq.exchange]
                 self.stats.sequences_incomplete += 1
                 _unmeter(seq, inbound)
             elif earliest is None or deadline < earliest:

@@ -64,7 +64,9 @@ class PortOwner(Protocol):
         """True if a frame is ready but needs a BB credit."""
 
     def frame_received(self, frame: Frame) -> None:
-        """A good frame arrived; call :meth:`Port.release_buffer` when its buffer is free."""
+        """A good frame arrived (with :attr:`Port.header_notice`, its header):
+        call :meth:`Port.release_buffer` when its buffer is free, never before
+        its EOF is in."""
 
     def frame_dropped(self, frame: Frame) -> None:
         """A frame arrived with a transmission error; free its buffer as for a good one."""
@@ -272,10 +274,19 @@ class Port(LazyCredit):
             return
         self.owner.frame_received(frame)  # type: ignore[union-attr]
 
-    def release_buffer(self) -> None:
-        """Free one receive buffer and return its credit to the peer with an R_RDY."""
+    def release_buffer(self, at: float = 0.0) -> None:
+        """Free one receive buffer and return its credit to the peer with an
+        R_RDY: now, or at *at* (s) if that is later (a cut-through switch's
+        input holds a frame until after its EOF is in)."""
+        now = self._env._now
+        if at > now:
+            self._later(at - now, self._release_now)
+            return
         self.buffers_used -= 1
         self.send_r_rdy()
+
+    def _release_now(self, _value: object) -> None:
+        self.release_buffer()
 
     def reset_stats(self) -> None:
         """Start a new measurement interval now (an open credit stall restarts now)."""

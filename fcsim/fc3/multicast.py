@@ -34,7 +34,7 @@ from typing import Any
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.addressing import area_of, domain_of
 from fcsim.fabric.switch import Switch
-from fcsim.fabric.switch_port import HEADER_CHARS, SwitchPort
+from fcsim.fabric.switch_port import SwitchPort
 from fcsim.fc2 import header as h
 from fcsim.fc2.frame import Frame
 from fcsim.fc2.nport import NPort
@@ -86,6 +86,16 @@ class _MemberMeter:
         if self.outer is not None:
             self.outer.payload += value - self.stats.payload
         self.stats.payload = value
+
+    @property
+    def taken_back(self) -> int:
+        """Payload taken back so far, bytes (the workload's: a member keeps no count)."""
+        return self.outer.taken_back if self.outer is not None else 0
+
+    @taken_back.setter
+    def taken_back(self, value: int) -> None:
+        if self.outer is not None:
+            self.outer.taken_back = value
 
 
 class _Fanout:
@@ -153,12 +163,10 @@ class MulticastGroup(AliasGroup):
         self.copies += len(copies) - len(hops)
         self.onward += len(hops)
         if not copies:
-            inp.port.release_buffer()
+            switch.free_input(inp, frame, inp.eof_in)
             return None
         now = self.sim.env._now
-        ready = now + switch.model.routing_latency
-        if switch.model.cut_through:  # copies are read from the buffer once it holds the frame
-            ready += (frame.chars - HEADER_CHARS) * inp.port.char_time
+        ready = inp.eof_in + switch.model.routing_latency  # read once the buffer holds it
         self.sim.call_later(ready - now, self._send, (switch, fanout, copies))
         return None
 

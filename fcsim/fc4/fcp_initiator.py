@@ -3,6 +3,7 @@ and recovery of commands lost in Class 3 (see :mod:`fcsim.fc4.fcp`)."""
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -43,7 +44,13 @@ DEFAULT_TIMEOUT = 30.0
 
 class FcpInitiator:
     """FCP initiator on *nport*, sending in Class *cls*; a command not answered
-    within *timeout* s is aborted and sent again. :attr:`fabric` sums, per
+    within *timeout* s is aborted and sent again. A command answered TASK SET
+    FULL waits, with every command submitted to that target after it, and
+    the oldest waiting is sent when one of the initiator's own commands to
+    that target completes, or after :data:`QUEUE_FULL_DELAY` when none is
+    outstanding (Linux requeues it at the head of the device's queue and runs
+    the queue again at a completion, or after SCSI_QUEUE_DELAY when the
+    device has none). :attr:`fabric` sums, per
     target N_Port, the time its completed commands spent outside the device: from
     the FCP_CMND's sending to the FCP_RSP's arrival, less the device's time
     (s), and counts them."""
@@ -60,7 +67,8 @@ class FcpInitiator:
         self._watch = False
         self._logged_in: dict[int, list[Callable[[], None]] | None] = {}
         self._outstanding: dict[int, int] = {}
-        self._waiting_room: dict[int, list[Command]] = {}
+        self._waiting_room: dict[int, deque[Command]] = {}
+        self._delayed: set[int] = set()  # targets whose waiting room a timer will wake
         self._next_tag = 0
         self._other = nport.receive_hook
         nport.receive_hook = self._received
@@ -90,10 +98,15 @@ class FcpInitiator:
     def submit(self, d_id: int, write: bool, offset: int, length: int,
                done: Callable[[Command], None]) -> Command:
         """Send READ(10) or WRITE(10) of *length* bytes at byte *offset* to the
-        target at N_Port *d_id*; *done(command)* when it completes."""
+        target at N_Port *d_id*; *done(command)* when it completes. While
+        commands to *d_id* wait after TASK SET FULL, it waits behind them."""
         command = Command(self._next_tag, write, offset, length, self.sim.now, done, d_id)
         self._next_tag += 1
-        self._issue(command)
+        waiting = self._waiting_room.get(d_id)
+        if waiting:
+            waiting.append(command)
+        else:
+            self._issue(command)
         return command
 
     def _issue(self, command: Command) -> None:
@@ -146,19 +159,11 @@ class FcpInitiator:
     def _end_attempt(self, command: Command) -> None:
         del self._by_exchange[command.exchange]  # type: ignore[arg-type]
         self._outstanding[command.d_id] -= 1
-        for waiting in self._waiting_room.pop(command.d_id, []):
-            self.stats.retries += 1
-            self._issue(waiting)
 
     def _responded(self, command: Command, response: Response) -> None:
         self._end_attempt(command)
         if response.status == TASK_SET_FULL:
-            self.stats.queue_full += 1
-            self._pending.pop(command.tag, None)
-            if self._outstanding[command.d_id]:
-                self._waiting_room.setdefault(command.d_id, []).append(command)
-            else:
-                self.sim.call_later(QUEUE_FULL_DELAY, self._again, command)
+            self._refused(command)
             return
         if response.status == GOOD and not command.write and command.moved < command.length:
             self.stats.short_data += 1
@@ -166,6 +171,7 @@ class FcpInitiator:
             self._issue(command)
             return
         self._pending.pop(command.tag, None)
+        self._send_waiting(command.d_id)
         command.status = response.status
         command.completed = self.sim.now
         total, count = self.fabric.get(command.d_id, (0.0, 0))
@@ -173,9 +179,30 @@ class FcpInitiator:
                                      - command.device_s, count + 1)
         command.done(command)
 
-    def _again(self, command: Command) -> None:
-        self.stats.retries += 1
-        self._issue(command)
+    def _refused(self, command: Command) -> None:
+        """*command* was answered TASK SET FULL: it waits for a completion, or
+        for the delay when nothing to its target is outstanding."""
+        d_id = command.d_id
+        self.stats.queue_full += 1
+        self._pending.pop(command.tag, None)
+        self._waiting_room.setdefault(d_id, deque()).append(command)
+        if not self._outstanding[d_id] and d_id not in self._delayed:
+            self._delayed.add(d_id)
+            self.sim.call_later(QUEUE_FULL_DELAY, self._delay_over, d_id)
+
+    def _send_waiting(self, d_id: int) -> None:
+        """Send the oldest command waiting for *d_id*, if any (a resend when it
+        was refused before)."""
+        waiting = self._waiting_room.get(d_id)
+        if waiting:
+            command = waiting.popleft()
+            self.stats.retries += command.attempts > 0
+            self._issue(command)
+
+    def _delay_over(self, d_id: int) -> None:
+        self._delayed.discard(d_id)
+        if not self._outstanding[d_id]:
+            self._send_waiting(d_id)
 
     def _check(self, _event: object) -> None:
         """Abort each command whose attempt has gone unanswered for the timeout

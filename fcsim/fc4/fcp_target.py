@@ -5,7 +5,7 @@ most *queue_depth* commands, and the device that serves them (see
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from fcsim.engine.simulation import Simulation
 from fcsim.fc2 import header as h
@@ -31,9 +31,20 @@ class Device(Protocol):
         """Read or write; *done()* when through."""
 
 
+@runtime_checkable
+class StreamingDevice(Device, Protocol):
+    """A device that hands a read's data over as it reads it (a disk reading
+    more than its buffer holds)."""
+
+    def stream_read(self, offset: int, length: int, arrived: Callable[[int], None],
+                    done: Callable[[], None]) -> None:
+        """Read; *arrived(bytes)* for each piece ready before the end, *done()*
+        when the rest is."""
+
+
 class _Task:
     """A command in the task set: its *exchange* and class of service *cls*, the
-    write data received so far, whether it was aborted."""
+    write data received (or read data sent) so far, whether it was aborted."""
 
     __slots__ = ("command", "exchange", "cls", "received", "aborted")
 
@@ -47,14 +58,17 @@ class FcpTarget:
     """FCP target on *nport* with one logical unit served by *device*. At most
     *queue_depth* commands are in its task set; one more is answered TASK SET
     FULL. Write data is asked for in bursts of at most *max_burst* bytes (the
-    FCP_XFER_RDY burst length; None: no limit). Every answer goes in the class
-    of the sequence it answers."""
+    FCP_XFER_RDY burst length; None: no limit). Read data goes in one FCP_DATA
+    sequence once the device has it, or, from a :class:`StreamingDevice`, in
+    one sequence per piece as the device hands it over. Every answer goes in
+    the class of the sequence it answers."""
 
     def __init__(self, sim: Simulation, nport: NPort, device: Device, queue_depth: int,
                  max_burst: int | None = None) -> None:
         self.sim, self.nport, self.device = sim, nport, device
         self.queue_depth, self.max_burst = queue_depth, max_burst
         self._tasks: dict[Exchange, _Task] = {}
+        self._stream = device.stream_read if isinstance(device, StreamingDevice) else None
         self.queue_full = self.aborts = 0
         self.depth_time = 0.0  # integral of the task set's size over time
         self._depth_since = 0.0
@@ -141,7 +155,11 @@ class FcpTarget:
         def through() -> None:
             command.device_s = self.sim.env._now - began
             then(task)
-        self.device.submit(write, command.offset, command.length, through)
+        if write or self._stream is None:
+            self.device.submit(write, command.offset, command.length, through)
+        else:
+            self._stream(command.offset, command.length,
+                         lambda size: self._send_data(task, size), through)
 
     def _ready(self, task: _Task) -> None:
         left = task.command.length - task.received
@@ -150,10 +168,17 @@ class FcpTarget:
                         r_ctl=h.R_CTL_DATA_DESCRIPTOR, type_=h.TYPE_FCP,
                         ulp=TransferReady(task.received, burst), initiative=True)
 
+    def _send_data(self, task: _Task, size: int) -> None:
+        """Send *size* bytes of the task's read data, the next piece."""
+        if not task.aborted:
+            task.received += size
+            self.nport.send(task.exchange, size, task.cls, r_ctl=h.R_CTL_SOLICITED_DATA,
+                            type_=h.TYPE_FCP)
+
     def _read_done(self, task: _Task) -> None:
         if task.aborted:
             return
-        self.nport.send(task.exchange, task.command.length, task.cls,
+        self.nport.send(task.exchange, task.command.length - task.received, task.cls,
                         r_ctl=h.R_CTL_SOLICITED_DATA, type_=h.TYPE_FCP,
                         on_complete=lambda sent: self._respond(task))
 

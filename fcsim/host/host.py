@@ -27,7 +27,10 @@ host puts the costs of its model around it, each on the processor:
 - recv(): a system call, then the copy out of the socket buffer (page
   renaming instead with zero-copy receive);
 - a process that blocked in send() or recv() costs a context switch to wake;
-- the TCP timer routines cost their time on every 200 ms and 500 ms tick.
+- the TCP timer routines cost their time on every 200 ms and 500 ms tick;
+- a process's timed wait (iperf pacing its datagrams) ends a random time
+  after it was due, within the model's *timer_jitter*
+  (:mod:`fcsim.host.timer_jitter`).
 
 Receive interrupts run first, then IP/TCP input at the software-interrupt
 level, then system calls and copies at process level: a receiver whose
@@ -60,6 +63,7 @@ from fcsim.host.host_model import HostModel
 from fcsim.host.interface import Deliver, FcInterface, Interface, NicInterface
 from fcsim.host.routes import network_between
 from fcsim.host.sockets import Socket, UdpSocket
+from fcsim.host.timer_jitter import TimerJitter
 from fcsim.transport.linux import LINUX_2_4, linux_2_4, rx_truesize
 from fcsim.transport.segment import Segment
 from fcsim.transport.tcp import TcpEndpoint
@@ -120,6 +124,8 @@ class Host:
         self.background = BackgroundLoad(sim, self.cpu, model.background_utilisation,
                                          model.background_job, f"host/{name}/background")
         self.tick_phase = sim.rng(f"host/{name}/clock").uniform(0.0, 0.2)
+        self.timer_jitter = TimerJitter(sim, name, model.timer_jitter)
+        """How late this host's processes' timed waits end (the model's *timer_jitter*)."""
         self._endpoints: dict[str, TcpEndpoint] = {}
         self._udp: dict[str, UdpSocket] = {}
         self._routes: dict[str, tuple[Interface, int]] = {}

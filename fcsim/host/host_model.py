@@ -92,7 +92,10 @@ class HostModel:
     arriving when it is full is dropped (:mod:`fcsim.host.host`).
     *background_utilisation* / *background_job*: the load of other processes
     (fraction of the processor, mean job length in s), user-mode work that
-    kernel work and woken processes preempt (:class:`~fcsim.host.cpu.Cpu`). *adapter*: the catalog
+    kernel work and woken processes preempt (:class:`~fcsim.host.cpu.Cpu`).
+    *timer_jitter*: the most a process's timed wait (iperf's pacing) ends
+    after it was due, s; each ends uniformly late within it
+    (:mod:`fcsim.host.timer_jitter`). *adapter*: the catalog
     adapter (``models/adapters/``) that supplied the bus and adapter values, if
     any. *sources*: provenance.
     """
@@ -138,6 +141,7 @@ class HostModel:
     receive_checksum_offload: bool = False
     background_utilisation: float = 0.0
     background_job: float = 1e-3
+    timer_jitter: float = 10e-6
     adapter: str | None = None
     sources: dict[str, str] = field(default_factory=dict, compare=False)
 
@@ -146,7 +150,7 @@ class HostModel:
                  "tcp_output_per_packet", "tcp_input_per_packet", "interrupt",
                  "driver_per_frame", "context_switch", "timer_tick", "page_remap", "cow_fault",
                  "message_send", "message_receive", "bus_overhead", "adapter_frame_time",
-                 "rx_interrupt_interval")
+                 "rx_interrupt_interval", "timer_jitter")
         for name in costs:
             value = getattr(self, name)
             if value is not None and value < 0:
@@ -317,6 +321,14 @@ class HostFile(AdapterFile):
     background_utilisation: Share = _entry("Share of the processor other processes keep busy.",
                                            0.2)
     background_job: JobLength = _entry("Mean length of a background job, s.", "1 ms")
+    timer_jitter: Cost = _entry("The most a process's timed wait (iperf's pacing of its "
+                                "datagrams) ends after it was due, s; each ends a uniformly "
+                                "random time late within it, never early. Default 10 us: "
+                                "iperf 2's busy-wait delay_loop, 'good to within about 10 "
+                                "usecs' (src/delay.cpp); a Linux nanosleep() may end up to "
+                                "the timer slack late, 50 us by default (prctl(2) "
+                                "PR_SET_TIMERSLACK).", "50 us",
+                                "prctl(2) PR_SET_TIMERSLACK: default timer slack 50 us")
     adapter: ModelName = _entry("The card's model in models/adapters/.", "eisa-fc-266",
                                 "paper")
 

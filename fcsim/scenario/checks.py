@@ -150,11 +150,21 @@ def _links(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
     yield from unique(raws, "links", "name",
                       [link.name or f"link{i}" for i, link in enumerate(doc.links)])
     if isinstance(doc, FabricScenario):
+        yield from _port_credit(raws)
         yield from _fabric_ends(doc, raws, names)
     if isinstance(doc, EthernetScenario):
         yield from ethernet_links(doc, raws, names)
     if isinstance(doc, MyrinetScenario):
         yield from myrinet_links(doc, raws, names, raw.get("workloads", []))
+
+
+def _port_credit(raws: list[dict[str, Any]]) -> Iterator[Problem]:
+    """A fabric link's switch ports get bb_credit buffers or long_distance's, not both."""
+    for i, raw in enumerate(raws):
+        if "bb_credit" in raw and "long_distance" in raw:
+            yield Problem(f"links[{i}].long_distance", given(raw["long_distance"]),
+                          "not with bb_credit: give the buffers or the distance they are "
+                          "reserved for, not both")
 
 
 def _fabric_ends(doc: FabricScenario, raws: list[dict[str, Any]],
@@ -291,6 +301,7 @@ def _block(w: FioSection | DdSection, raw: dict[str, Any], path: str,
         yield Problem(f"{path}.stripe", given(raw["stripe"]),
                       f"a whole number of {BLOCK}-byte blocks")
     if isinstance(w, DdSection):
+        yield from _dd(w, raw, path, devices)
         return
     depth = min((d.queue_depth for d in remote), default=w.iodepth)
     if w.iodepth > depth:
@@ -306,6 +317,23 @@ def _block(w: FioSection | DdSection, raw: dict[str, Any], path: str,
                       f"bytes ({', '.join(d.name for d in devices)})")
 
 
+def _dd(w: DdSection, raw: dict[str, Any], path: str, devices: list[Any]) -> Iterator[Problem]:
+    """skip goes with reading the device (dd's input), seek with writing it
+    (dd's output), and every block dd moves lies on the device."""
+    key, wrong = ("seek", "skip") if w.direction == "write" else ("skip", "seek")
+    if wrong in raw:
+        yield Problem(f"{path}.{wrong}", given(raw[wrong]),
+                      f"no {wrong} with direction = '{w.direction}': the device is dd's "
+                      f"{'output' if w.direction == 'write' else 'input'}, offset by {key}")
+        return
+    capacity = striped_capacity([d.capacity for d in devices], w.stripe or BLOCK)
+    if w.offset + w.count * w.bs > capacity:
+        where = key if key in raw else "count"
+        yield Problem(f"{path}.{where}", given(raw[where]),
+                      f"a dd that ends on the device: ({key} + count) x bs <= its "
+                      f"{capacity} bytes ({', '.join(d.name for d in devices)})")
+
+
 def _application(w: NetperfSection | IperfSection, raw: dict[str, Any], path: str,
                  hosts: set[str], duration: float) -> Iterator[Problem]:
     """An application runs between hosts and ends before the run does."""
@@ -317,7 +345,15 @@ def _application(w: NetperfSection | IperfSection, raw: dict[str, Any], path: st
                               given(name), "a node with a host model (key 'host' in [[nodes]])")
     key, length = (("length", w.length) if isinstance(w, NetperfSection)
                    else ("duration", w.duration))
-    if w.start + length >= duration:
+    later = (len(w.source) * len(w.destination) - 1 if isinstance(w, IperfSection) else 0)
+    if isinstance(w, IperfSection) and w.stagger > 0 and later == 0:
+        yield Problem(f"{path}.stagger", given(raw["stagger"]),
+                      "a mesh of more than one client-server pair (or no stagger)")
+    elif later and w.stagger > 0 and w.start + later * w.stagger + length >= duration:
+        yield Problem(f"{path}.stagger", given(raw["stagger"]),
+                      f"a test that ends before run.duration ({show(duration)} s); "
+                      f"set start + {later} x stagger + {key} below it")
+    elif w.start + length >= duration:
         yield Problem(f"{path}.{key}", given(raw.get(key, "10 s")),
                       f"a test that ends before run.duration ({show(duration)} s); "
                       f"set start + {key} below it")

@@ -10,6 +10,7 @@ from typing import Any
 from fcsim.apps.iperf import IperfOptions
 from fcsim.apps.netperf import NetperfOptions
 from fcsim.apps.transfer import TransferOptions
+from fcsim.fabric.long_distance import long_distance_buffers
 from fcsim.faults.config import FaultConfig
 from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import Coding, Speed
@@ -211,11 +212,15 @@ def _speed(speed: Speed, coding: Coding | None) -> Speed:
 
 def _link(link: LinkSection | EthernetLinkSection | MyrinetLinkSection,
           index: int) -> LinkConfig:
-    return LinkConfig(link.name or f"link{index}", link.ends,
-                      _speed(link.speed, getattr(link, "coding", None)),
+    speed = _speed(link.speed, getattr(link, "coding", None))
+    buffers, distance = getattr(link, "bb_credit", None), getattr(link, "long_distance", None)
+    if distance is not None:
+        buffers = long_distance_buffers(distance, speed)
+    return LinkConfig(link.name or f"link{index}", link.ends, speed,
                       Cable(link.length, link.propagation), getattr(link, "bit_error_rate", 0.0),
                       getattr(link, "cost", None), getattr(link, "vlan", None) or (),
-                      getattr(link, "trunk", None) or (), getattr(link, "native_vlan", None))
+                      getattr(link, "trunk", None) or (), getattr(link, "native_vlan", None),
+                      buffers)
 
 
 def _loop(loop: LoopSection, names: list[str]) -> LoopConfig:
@@ -249,8 +254,9 @@ def _workload(w: Any, index: int) -> WorkloadConfig:
                              w.start, w.rr_sizes)
     if isinstance(w, FioSection | DdSection):
         dd = isinstance(w, DdSection)
-        options = (FioOptions(w.direction, w.bs, count=w.count) if dd else FioOptions(
-            w.rw, w.bs, w.iodepth, w.numjobs, w.rwmixread, w.offset, w.size, w.count))
+        options = (FioOptions(w.direction, w.bs, offset=w.offset, count=w.count) if dd
+                   else FioOptions(w.rw, w.bs, w.iodepth, w.numjobs, w.rwmixread, w.offset,
+                                   w.size, w.count))
         striped = w.destination if len(w.destination) > 1 else ()
         return FioConfig(name, w.source, w.destination[0], options, w.cls, w.timeout, w.start,
                          dd, striped, w.stripe)
@@ -263,7 +269,7 @@ def _workload(w: Any, index: int) -> WorkloadConfig:
         mesh = len(w.source) * len(w.destination) > 1
         return IperfConfig(name, w.source[0], w.destination[0], options, w.start,
                            w.source if mesh else (), w.destination if mesh else (),
-                           w.window, w.bandwidth)
+                           w.window, w.bandwidth, w.stagger)
     common = dict(name=name, source=w.source, destination=w.destination, cls=w.cls,
                   max_data_field=w.max_payload, start=w.start, count=w.count)
     if isinstance(w, StreamSection):

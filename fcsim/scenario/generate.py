@@ -95,14 +95,22 @@ def tables(fabric: FabricSection, raw: dict[str, Any], shape: Shape,
     models = {"edge": model, "core": raw.get("core_model", model),
               "aggregation": raw.get("core_model", model)}
     speed, isl_speed = raw["speed"], raw.get("isl_speed", raw["speed"])
+    core_isl_speed = raw.get("core_isl_speed", isl_speed)
     length, isl_length = _written(raw, "length"), _written(raw, "isl_length")
     links = [{"name": node, "ends": [node, f"{switch}:{port}"], "speed": speed,
               "length": length} for node, switch, port in shape.nodes]
     several = fabric.isls > 1
+    roles = dict(shape.switches)
+    credit = {link_key: raw[key_name] for key_name, link_key in
+              (("isl_bb_credit", "bb_credit"), ("isl_long_distance", "long_distance"))
+              if key_name in raw}
     for i, ((a, pa), (b, pb)) in enumerate(shape.isls):
         name = f"{a}-{b}" + (f"-{i % fabric.isls}" if several else "")
-        links.append({"name": name, "ends": [f"{a}:{pa}", f"{b}:{pb}"], "speed": isl_speed,
-                      "length": isl_length})
+        upper = roles[a] == "aggregation" and roles[b] == "core"  # a fat tree's upper tier
+        links.append({"name": name, "ends": [f"{a}:{pa}", f"{b}:{pb}"],
+                      "speed": core_isl_speed if upper else isl_speed, "length": isl_length,
+                      **credit})
+    node_keys = raw.get("node", {})
     workloads = [
         {"name": f"{_NAMED[fabric.traffic]}{e}", "type": "stream", "from": source,
          "to": destination, "class": 3, "size": _written(raw, "stream_size"),
@@ -112,7 +120,8 @@ def tables(fabric: FabricSection, raw: dict[str, Any], shape: Shape,
     return {"switches": [*data.get("switches", []),
                          *({"name": name, "model": models[role], **routing}
                            for name, role in shape.switches)],
-            "nodes": [*data.get("nodes", []), *({"name": node} for node, _, _ in shape.nodes)],
+            "nodes": [*data.get("nodes", []),
+                      *({"name": node, **node_keys} for node, _, _ in shape.nodes)],
             "links": [*data.get("links", []), *links],
             "workloads": [*data.get("workloads", []), *workloads]}
 
@@ -153,6 +162,14 @@ def _combination(fabric: FabricSection, raw: dict[str, Any]) -> Iterator[Problem
         if name in raw and fabric.traffic != pattern:
             yield Problem(f"fabric.{name}", given(raw[name]),
                           f"only with traffic = {pattern!r} (traffic is {fabric.traffic!r})")
+    if "core_isl_speed" in raw and fabric.kind != "fat-tree":
+        yield Problem("fabric.core_isl_speed", given(raw["core_isl_speed"]),
+                      f"not with kind = {fabric.kind!r}: its inter-switch links are one tier, "
+                      "set by isl_speed")
+    if "isl_bb_credit" in raw and "isl_long_distance" in raw:
+        yield Problem("fabric.isl_long_distance", given(raw["isl_long_distance"]),
+                      "not with isl_bb_credit: give the buffers or the distance they are "
+                      "reserved for, not both")
 
 
 def _room(fabric: FabricSection, raw: dict[str, Any], shape: Shape,

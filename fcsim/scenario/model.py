@@ -94,7 +94,9 @@ class LinkConfig:
     inter-switch link (None: from its speed). *vlans*: on Ethernet, the VLAN
     of each end that is a switch port, in order (empty: VLAN 1). *trunk*: an
     802.1Q trunk carrying these VLANs tagged (empty: access ports), with
-    *native_vlan* untagged (None: none).
+    *native_vlan* untagged (None: none). *bb_credit*: in a fabric, the receive
+    buffers of each switch port at an end of the link (None: the switch
+    model's).
     """
 
     name: str
@@ -106,6 +108,7 @@ class LinkConfig:
     vlans: tuple[int, ...] = ()
     trunk: tuple[int, ...] = ()
     native_vlan: int | None = None
+    bb_credit: int | None = None
 
 
 @dataclass(frozen=True)

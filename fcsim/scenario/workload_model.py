@@ -93,7 +93,8 @@ class IperfConfig:
     every client sends to every server (empty: *source*, *destination*).
     *windows* (-w, bytes) and *bandwidths* (-b, bit/s) with more than one
     value make a sweep: one run per combination, as successive iperf
-    invocations (empty: the options' own value)."""
+    invocations (empty: the options' own value). *stagger*: s between the
+    starts of successive client-server runs of the mesh (:meth:`start_of`)."""
 
     name: str
     source: str
@@ -104,6 +105,12 @@ class IperfConfig:
     mesh_servers: tuple[str, ...] = ()
     windows: tuple[int, ...] = ()
     bandwidths: tuple[float, ...] = ()
+    stagger: float = 0.0
+
+    def start_of(self, run: int) -> float:
+        """When client-server run *run* of the mesh starts (each client's runs
+        to every server in turn, then the next client's), s."""
+        return self.start + run * self.stagger
 
     @property
     def clients(self) -> tuple[str, ...]:

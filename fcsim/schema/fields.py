@@ -100,9 +100,9 @@ def size(low: int = 0, high: float = float("inf"), text: str = "") -> Any:
                     low, high)
 
 
-def length(text: str = "a length with a unit such as '1 km', >= 0 m") -> Any:
-    """A length in m, >= 0."""
-    return quantity(parse_length, text)
+def length(text: str = "a length with a unit such as '1 km', >= 0 m", above: bool = False) -> Any:
+    """A length in m, >= 0 (> 0 with *above*)."""
+    return quantity(parse_length, text, above=above)
 
 
 def rate(note: str = "") -> Any:

@@ -5,14 +5,25 @@ data of a stripe starts on the disk after its parity).
 Every host command costs the controller its overhead (one command at a
 time). A read asks each member disk holding a piece of it for that piece;
 each piece then crosses the shared back-end channel to the controller; the
-command is done when every piece is. A write (write-through) sends each piece
-over the channel to its disk. RAID 5 adds parity: a write covering whole
-stripes writes their data and a parity unit per stripe (no reads); a smaller
-write reads the old data and the old parity of the range it covers, then
-writes both (four disk commands per piece: the small-write penalty). With a
-write-back cache the controller acknowledges a write once its data is in the
-cache and writes it to the disks behind, as above; a write that finds the
-cache full waits until enough has been written out.
+command is done when every piece is. A write sends each piece over the
+channel to its disk. RAID 5 updates each stripe's parity once per write,
+over the rows of the stripe the write covers, by the cheaper of two methods
+(fewer member reads; reconstruct-write on a tie), as Linux md's
+``handle_stripe_dirtying`` (drivers/md/raid5.c) chooses: read-modify-write
+reads the old data of the pieces written and the old parity;
+reconstruct-write reads the rest of those rows from the other data disks. A
+write covering whole stripes therefore reads nothing. The reads cross the
+channel to the controller, then the new data and parity cross back to the
+disks. With a write-back cache the controller acknowledges a write once its
+data is in the cache and writes it to the disks behind, as above; a write
+that finds the cache full waits until enough has been written out.
+
+The controller keeps at most the member drive's ``queue_depth`` commands at
+each member (reads and destaging writes alike); the rest wait at the
+controller, writes (which complete an update whose reads are done) before
+reads, each in arrival order. Each member's platter starts at its own angle,
+drawn from the run's random stream of the array (independent spindles, not
+synchronised).
 """
 
 from __future__ import annotations
@@ -28,6 +39,10 @@ from fcsim.storage.disk import Breakdown, Disk
 
 Piece = tuple[int, int, int, int]
 """(stripe, member disk, offset on the disk, bytes) of a command's range."""
+Held = tuple[bool, int, int, Callable[[], None]]
+"""A member command waiting at the controller: write, offset, bytes, done."""
+Access = tuple[int, int, int]
+"""(member disk, offset on the disk, bytes) of a member command."""
 
 
 class DiskArray:
@@ -35,7 +50,12 @@ class DiskArray:
 
     def __init__(self, sim: Simulation, name: str, model: ArrayModel) -> None:
         self.sim, self.name, self.model = sim, name, model
-        self.members = [Disk(sim, f"{name}/disk{i}", model.disk) for i in range(model.disks)]
+        spindles = sim.rng(f"{name}/spindles")
+        self.members = [Disk(sim, f"{name}/disk{i}", model.disk, spindles.random())
+                        for i in range(model.disks)]
+        # member commands waiting at the controller, per member: writes, reads
+        self._held: list[tuple[deque[Held], deque[Held]]] = [
+            (deque(), deque()) for _ in range(model.disks)]
         self._controller = Server(sim, f"{name}/controller")
         self._channel = Server(sim, f"{name}/channel")
         self._dirty = 0
@@ -71,8 +91,32 @@ class DiskArray:
             offset += size
         return out
 
-    # -- commands -----------------------------------------------------------------------------
+    def stripe_write(self, stripe: int, parts: list[Piece]) -> tuple[list[Access], list[Access]]:
+        """The member reads and writes of a RAID 5 write of *parts* (pieces of
+        *stripe*): the parity is written once, over the rows *lo* .. *hi* that
+        the parts span within their units. Read-modify-write reads each part's
+        old data and the old parity of those rows; reconstruct-write reads
+        what the write does not supply of those rows from every data disk.
+        The fewer reads win, reconstruct-write on a tie (Linux md's
+        ``handle_stripe_dirtying``, which compares the blocks each would read
+        and takes read-modify-write only when strictly fewer)."""
+        lo = min(at for _, _, at, _ in parts)
+        hi = max(at + size for _, _, at, size in parts)
+        parity = self.parity_disk(stripe)
+        writes = [(disk, at, size) for _, disk, at, size in parts] + [(parity, lo, hi - lo)]
+        written = {disk: (at, at + size) for _, disk, at, size in parts}
+        reconstruct = []
+        for disk in range(self.model.disks):
+            if disk == parity:
+                continue
+            start, end = written.get(disk, (hi, hi))
+            if start > lo:
+                reconstruct.append((disk, lo, start - lo))
+            if end < hi:
+                reconstruct.append((disk, end, hi - end))
+        return (writes if len(writes) < len(reconstruct) else reconstruct), writes
 
+    # -- commands -----------------------------------------------------------------------------
     def submit(self, write: bool, offset: int, length: int, done: Callable[[], None]) -> None:
         """Read or write *length* bytes at *offset* of the array; *done()* when the
         host may be answered."""
@@ -106,8 +150,24 @@ class DiskArray:
 
     def _disk(self, member: int, write: bool, offset: int, length: int,
               done: Callable[[], None]) -> None:
+        """A member command; it waits at the controller while the member holds
+        its drive's queue depth, and a held write goes before held reads (it
+        completes a stripe update whose reads are done)."""
         self.member_commands += 1
-        self.members[member].submit(write, offset, length, done)
+        disk = self.members[member]
+        if disk.queued >= disk.model.queue_depth:
+            self._held[member][not write].append((write, offset, length, done))
+        else:
+            disk.submit(write, offset, length, lambda: self._member_done(member, done))
+
+    def _member_done(self, member: int, done: Callable[[], None]) -> None:
+        writes, reads = self._held[member]
+        held = writes or reads
+        if held:
+            write, offset, length, then = held.popleft()
+            self.members[member].submit(write, offset, length,
+                                        lambda: self._member_done(member, then))
+        done()
 
     def _cross(self, length: int, done: Callable[[], None]) -> None:
         self._channel.serve(length / self.model.channel_rate, done)
@@ -121,37 +181,30 @@ class DiskArray:
     def _write(self, offset: int, length: int, done: Callable[[], None]) -> None:
         pieces = self.pieces(offset, length)
         if self.model.raid == 0:
-            one = self._all(len(pieces), done)
-            for _, disk, at, size in pieces:
-                self._cross(size, lambda d=disk, a=at, s=size: self._disk(d, True, a, s, one))
+            self._update([], [(disk, at, size) for _, disk, at, size in pieces], done)
             return
-        unit, data = self.model.stripe_unit, self.model.data_disks
         stripes: dict[int, list[Piece]] = {}
         for piece in pieces:
             stripes.setdefault(piece[0], []).append(piece)
-        writes = []  # (disk, offset, bytes, reads first)
+        one = self._all(len(stripes), done)
         for stripe, parts in stripes.items():
-            parity = self.parity_disk(stripe)
-            if sum(p[3] for p in parts) == unit * data:  # the whole stripe: no reads
-                writes += [(d, a, s, False) for _, d, a, s in parts]
-                writes.append((parity, stripe * unit, unit, False))
-            else:
-                for _, d, a, s in parts:
-                    writes += [(d, a, s, True), (parity, a, s, True)]
-        one = self._all(len(writes), done)
-        for disk, at, size, rmw in writes:
-            self._write_piece(disk, at, size, rmw, one)
+            self._update(*self.stripe_write(stripe, parts), one)
 
-    def _write_piece(self, disk: int, at: int, size: int, read_first: bool,
-                     done: Callable[[], None]) -> None:
-        """Write one piece to its disk over the channel, reading its old
-        contents to the controller first for a parity update."""
+    def _update(self, reads: list[Access], writes: list[Access],
+                done: Callable[[], None]) -> None:
+        """Read *reads* from their members to the controller over the channel,
+        then (the parity computed) send *writes* over it to theirs; *done()*
+        when every write is through."""
         def write() -> None:
-            self._cross(size, lambda: self._disk(disk, True, at, size, done))
-        if read_first:
-            self._disk(disk, False, at, size, lambda: self._cross(size, write))
-        else:
+            one = self._all(len(writes), done)
+            for disk, at, size in writes:
+                self._cross(size, lambda d=disk, a=at, s=size: self._disk(d, True, a, s, one))
+        if not reads:
             write()
+            return
+        read = self._all(len(reads), write)
+        for disk, at, size in reads:
+            self._disk(disk, False, at, size, lambda s=size: self._cross(s, read))
 
     def _cache(self, offset: int, length: int, done: Callable[[], None]) -> None:
         if self._dirty + length > self.model.cache and self._dirty:
@@ -193,6 +246,7 @@ class DiskArray:
         out = member.as_dict(interval)
         out.update({"commands": stats.commands, "bytes": stats.bytes,
                     "bytes_written": stats.written, "member_commands": self.member_commands,
+                    "max_member_queue": max(m.max_queued for m in self.members),
                     "utilisation": max(used.values()),
                     "utilisations": used,
                     "disk_utilisations": {f"disk{i}": m.stats.busy / interval

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fcsim.catalog import MODELS_DIR, ModelFile, read_model, sourced
+from fcsim.catalog import MODELS_DIR, ModelFile, model_type, read_model, sourced
 from fcsim.schema.fields import Count, Flag, Name, PositiveTime, Time, integer, number
 from fcsim.schema.section import REQUIRED, key
 
@@ -172,6 +172,8 @@ class RamDiskFile(ModelFile):
 
 
 Raid = sourced(integer(0, 5, "0 or 5 (RAID level)"), "Raid")
+CacheBytes = sourced(integer(0, text="an integer >= 0 (bytes; 0: write-through)"),
+                     "CacheBytes")
 DiskName = sourced(Name, "Name")
 
 
@@ -189,8 +191,8 @@ class ArrayFile(ModelFile):
     stripe_unit: Bytes = _entry("Bytes per drive per stripe, whole 512-byte blocks.", 65536,
                                 True)
     controller_overhead: Delay = _entry("Controller time per host command, s.", "0.1 ms")
-    cache: Bytes = _entry("Write-back cache for writes not yet on the drives, bytes "
-                          "(0: write-through).", 268435456)
+    cache: CacheBytes = _entry("Write-back cache for writes not yet on the drives, bytes "
+                               "(0: write-through).", 268435456)
     channel_rate: Rate = _entry("Back-end channel between controller and drives, bytes/s.",
                                 100e6)
     queue_depth: Commands = _entry("Host commands accepted at once.", 256)
@@ -228,14 +230,18 @@ Device = DiskModel | RamDiskModel | ArrayModel
 """A storage device model."""
 _LOADERS = {"disks": load_disk_model, "ramdisks": load_ramdisk_model,
             "arrays": load_array_model}
+_SCHEMAS: dict[str, type[ModelFile]] = {"disks": DiskFile, "ramdisks": RamDiskFile,
+                                        "arrays": ArrayFile}
 
 
 def load_device_model(name: str) -> Device:
     """A storage device model by catalog name, from ``models/disks/``,
     ``models/ramdisks/`` or ``models/arrays/``; a model file path (ending in
-    .toml) is read as the kind its folder names (a disk if none)."""
+    .toml) is read as the type it declares (``type``), or else as the type its
+    keys belong to, or on a tie as the type its folder names
+    (:func:`fcsim.catalog.model_type`)."""
     if name.endswith(".toml"):
-        return _LOADERS.get(Path(name).parent.name, load_disk_model)(name)
+        return _LOADERS[model_type(name, _SCHEMAS)](name)
     for kind, load in _LOADERS.items():
         if (MODELS_DIR / kind / f"{name}.toml").is_file():
             return load(name)

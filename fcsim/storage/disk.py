@@ -26,9 +26,11 @@ the drives with tagged command queueing did; Worthington, Ganger & Patt
 Read-ahead: after a read the drive keeps reading on into its buffer at media
 rate until the buffer is full or another access moves the head; a read that
 continues where the last one ended takes what is buffered and waits only for
-the rest. Write cache: a write is acknowledged once its data is in the buffer;
-the media writes behind at media rate, and a write waits only while the data
-not yet written would overflow the buffer.
+the rest. A read larger than the buffer is handed over in segments of half
+the buffer as the media delivers them (:meth:`Disk.stream_read`), the drive
+sending one while it reads the next. Write cache: a write is acknowledged
+once its data is in the buffer; the media writes behind at media rate, and a
+write waits only while the data not yet written would overflow the buffer.
 """
 
 from __future__ import annotations
@@ -79,10 +81,14 @@ class Breakdown:
 
 
 class Disk:
-    """The drive *model* as a simulated device named *name*."""
+    """The drive *model* as a simulated device named *name*, its platter at
+    angle *phase* (a fraction of a turn, 0..1) at time 0. :attr:`max_queued`:
+    the most commands it has held at once (waiting or in service) since the
+    measured interval began."""
 
-    def __init__(self, sim: Simulation, name: str, model: DiskModel) -> None:
-        self.sim, self.name, self.model = sim, name, model
+    def __init__(self, sim: Simulation, name: str, model: DiskModel,
+                 phase: float = 0.0) -> None:
+        self.sim, self.name, self.model, self.phase = sim, name, model, phase
         n = model.zones
         self._rates = [model.outer_rate - (model.outer_rate - model.inner_rate) * i
                        / max(n - 1, 1) for i in range(n)]
@@ -94,13 +100,15 @@ class Disk:
         self._c = (full - t2t - 15 / 8 * (avg - t2t)) / (1 - 15 / 24)
         self._b = full - t2t - self._c
         self._head = 0.0
-        self._queue: deque[tuple[bool, int, int, Callable[[], None]]] = deque()
+        self._queue: deque[tuple[bool, int, int, Callable[[], None],
+                                 Callable[[int], None] | None]] = deque()
         self._busy = False
         self._ahead_from = -1  # offset the buffered read-ahead data starts at
         self._ahead_bytes = 0.0  # buffered at _ahead_since
         self._ahead_since = 0.0
         self._dirty_until = 0.0  # the write cache is on the media by then
         self.stats = Breakdown()
+        self.max_queued = 0
 
     # -- geometry ---------------------------------------------------------------------------
 
@@ -137,15 +145,37 @@ class Disk:
     def reset_stats(self) -> None:
         """Start a new measured interval."""
         self.stats = Breakdown()
+        self.max_queued = self.queued
 
     # -- commands -----------------------------------------------------------------------------
 
     def submit(self, write: bool, offset: int, length: int, done: Callable[[], None]) -> None:
         """Read or write *length* bytes at *offset*; *done()* when the drive is
         through (a cached write: once buffered)."""
-        self._queue.append((write, offset, length, done))
+        self._enqueue(write, offset, length, done, None)
+
+    def stream_read(self, offset: int, length: int, arrived: Callable[[int], None],
+                    done: Callable[[], None]) -> None:
+        """Read *length* bytes at *offset*, handing the data over as it is read:
+        a read larger than the buffer calls *arrived(bytes)* as each
+        :meth:`segment` of it is in the buffer (the drive sends it while it
+        reads on), and *done()* once the rest is; a smaller read calls *done()*
+        alone, once all of it is read."""
+        self._enqueue(False, offset, length, done, arrived)
+
+    def _enqueue(self, write: bool, offset: int, length: int, done: Callable[[], None],
+                 arrived: Callable[[int], None] | None) -> None:
+        self._queue.append((write, offset, length, done, arrived))
         if not self._busy:
             self._next()
+        self.max_queued = max(self.max_queued, len(self._queue) + self._busy)
+
+    @property
+    def segment(self) -> int:
+        """Bytes a read larger than the buffer hands over at a time: half the
+        buffer, which the media fills while the other half is sent (an
+        assumption: a buffer of two segments)."""
+        return self.model.buffer // 2
 
     @property
     def queued(self) -> int:
@@ -162,12 +192,28 @@ class Disk:
             best = min(range(len(self._queue)), key=lambda i: self._positioning(
                 now, self._queue[i][0], self._queue[i][1]))
             self._queue.rotate(-best)
-        write, offset, length, done = self._queue.popleft()
+        write, offset, length, done, arrived = self._queue.popleft()
         took = self._write(now, offset, length) if write else self._read(now, offset, length)
         stats = self.stats
         stats.busy += took
         stats.command(write, length)
+        if arrived is not None and length > self.model.buffer:
+            self._stream(now + self.model.command_overhead, took - self.model.command_overhead,
+                         offset, length, arrived)
         self.sim.call_later(took, self._finished, done)
+
+    def _stream(self, start: float, took: float, offset: int, length: int,
+                arrived: Callable[[int], None]) -> None:
+        """Call *arrived(segment)* as each whole segment but the last of a read
+        that started moving data at *start* and ends *took* s later is in the
+        buffer: its bytes come off the media at the zone's rate up to the
+        end (those buffered already at once)."""
+        rate = self.place(offset)[2]
+        end = start + took
+        step = self.segment
+        for k in range(step, length, step):
+            at = max(start, end - (length - k) / rate)
+            self.sim.call_later(at - self.sim.env._now, arrived, step)
 
     def _positioning(self, now: float, write: bool, offset: int) -> float:
         """Time before a command at *offset* could start moving data: none for a
@@ -181,12 +227,13 @@ class Disk:
         return at - now + self.rotation(angle, at)
 
     def rotation(self, angle: float, at: float) -> float:
-        """Time from *at* until the sector at *angle* (0..1) is under the head, s.
+        """Time from *at* until the sector at *angle* (0..1) is under the head, s
+        (the platter is at angle *at* / revolution + :attr:`phase`).
         A sector due at *at* to within :data:`ROUNDING` is not a whole turn
         away: the angles of a sequential transfer's next sector and of the
         platter when the last one ended are equal but for float rounding."""
         turn = self.model.revolution
-        wait = ((angle - (at / turn) % 1.0) % 1.0) * turn
+        wait = ((angle - (at / turn) % 1.0 - self.phase) % 1.0) * turn
         return 0.0 if wait > turn - ROUNDING else wait
 
     def _finished(self, done: Callable[[], None]) -> None:

@@ -145,6 +145,31 @@ class Storage:
     def __bool__(self) -> bool:
         return bool(self.targets or self.jobs)
 
+    def warnings(self) -> list[str]:
+        """A line for each target whose jobs may keep more commands outstanding
+        (fio's iodepth x numjobs, summed over the jobs of each node and capped
+        at the node's request-queue depth) than its task set holds: the
+        excess is answered TASK SET FULL and waits at the initiators, so the
+        device sees its queue depth, not the jobs' (real systems allow it)."""
+        wanted: dict[str, dict[str, int]] = {}
+        for config, _ in self.jobs:
+            for name in config.targets:
+                if name in self.targets:
+                    nodes = wanted.setdefault(name, {})
+                    nodes[config.source] = (nodes.get(config.source, 0)
+                                            + config.options.iodepth * config.options.numjobs)
+        out = []
+        for name, nodes in wanted.items():
+            depths = [self.queues[node][name].depth for node in nodes]
+            total = sum(n if depth is None else min(n, depth)
+                        for n, depth in zip(nodes.values(), depths))
+            depth = self.targets[name].queue_depth
+            if total > depth:
+                out.append(f"target {name}: its jobs keep up to {total} commands outstanding "
+                           f"(iodepth x numjobs), more than its queue depth of {depth}: the "
+                           f"other {total - depth} wait at the initiators after TASK SET FULL")
+        return out
+
     def reset_stats(self) -> None:
         """Start a new measured interval."""
         for device in self.devices.values():

@@ -4,8 +4,9 @@ Link ends name a node or a switch port as ``"switch:port"``. Each switch gets
 a domain (given, or 1, 2, ... in order); an N_Port on switch port p gets the
 N_Port ID domain / p / 00. Routes between switches come from
 :func:`fcsim.fabric.routing.next_hops`; each switch chooses among equal-cost
-ISLs by its routing policy (:func:`fcsim.fabric.routing.chooser`). Each N_Port's BB credit towards its F_Port is the switch
-model's, the switch's towards the N_Port is the node's. With ``run.login``
+ISLs by its routing policy (:func:`fcsim.fabric.routing.chooser`). Each
+N_Port's BB credit towards its F_Port is the switch model's, the switch's
+towards the N_Port is the node's. With ``run.login``
 each N_Port logs in frame by frame at start (:mod:`fcsim.fabric.login`) and
 its workloads wait for that; otherwise logins take no time. A node with
 several N_Ports (``ports``) is cabled once per N_Port (:mod:`fcsim.fc3.ports`);
@@ -169,12 +170,12 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
             _attach_node(sim, net, node, port_configs[node], net.switches[sw_name], index, link)
         else:
             a, b = net.switches[a_name], net.switches[b_name]
-            pa = Port(sim, f"{a_name}:{a_port}", a.model.bb_credit)
-            pb = Port(sim, f"{b_name}:{b_port}", b.model.bb_credit)
+            pa = Port(sim, f"{a_name}:{a_port}", link.bb_credit or a.model.bb_credit)
+            pb = Port(sim, f"{b_name}:{b_port}", link.bb_credit or b.model.bb_credit)
             net.links[link.name] = Link(link.name, pa, pb, link.speed, link.cable,
                                         link.bit_error_rate)
-            pa.login(b.model.bb_credit)
-            pb.login(a.model.bb_credit)
+            pa.login(pb.rx_buffers)
+            pb.login(pa.rx_buffers)
             ends_of[link.name] = {a_name: a.add_port(a_port, pa), b_name: b.add_port(b_port, pb)}
             cost = link.cost if link.cost is not None else fspf_cost(link.speed.baud)
             isls.append((a_name, b_name, link.name, cost))
@@ -216,10 +217,10 @@ def _attach_node(sim: Simulation, net: FabricNetwork, name: str, config: Any, sw
         raise ValueError(f"N_Port {name} has more than one link; one link per N_Port")
     node = NPort(sim, name, port_id(switch.domain, index), config.params)
     net.nodes[name] = node
-    f_port = Port(sim, f"{switch.name}:{index}", switch.model.bb_credit)
+    f_port = Port(sim, f"{switch.name}:{index}", link.bb_credit or switch.model.bb_credit)
     net.links[link.name] = Link(link.name, node.port, f_port, link.speed, link.cable,
                                 link.bit_error_rate)
-    node.port.login(switch.model.bb_credit)
+    node.port.login(f_port.rx_buffers)
     f_port.login(config.params.bb_credit)
     switch.local[index] = switch.add_port(index, f_port)
 

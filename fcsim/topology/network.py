@@ -57,7 +57,7 @@ class Network:
         for port in self.ports():
             port.reset_stats()
         for node in self.nodes.values():
-            node.stats.reset()
+            node.reset_stats()
 
     def results(self, interval: float) -> dict[str, Any]:
         """Per link direction and per N_Port figures over *interval* s."""

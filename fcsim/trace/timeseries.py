@@ -6,9 +6,11 @@ the model (the run's results are the same with or without it). At each
 sample it records, for the interval since the previous one: each link
 direction's utilisation (time sending frames / interval) and its transmitter's
 BB credit; each switch output's queue length (frames); each workload's
-delivered throughput (bytes/s); the queue depth of block storage: each FCP
-target's task set and each block-layer request queue (requests waiting or at
-the device), as the sample finds them.
+throughput (bytes/s): the payload its recipient accepted in the interval,
+frames of a sequence abandoned later included (the run's figure takes them
+back, but they crossed the network in that interval); the queue depth of
+block storage: each FCP target's task set and each block-layer request queue
+(requests waiting or at the device), as the sample finds them.
 """
 
 from __future__ import annotations
@@ -62,7 +64,7 @@ class TimeSeries:
             for index, length in switch.queue_lengths().items():
                 self.queue.setdefault(f"{switch_name}:{index}", []).append(length)
         for w in workloads:
-            moved = self._delta(f"payload/{w.name}", w.stats.payload)
+            moved = self._delta(f"payload/{w.name}", w.stats.payload + w.stats.taken_back)
             self.throughput.setdefault(w.name, []).append(moved / step)
         storage = self._storage
         if storage:

@@ -18,10 +18,13 @@ class WorkloadStats:
     in the interval (the sequences' meter: frames of an attempt the recipient
     abandons are taken back). A sequence counts in *sequences* when the
     recipient has all of it; its latency runs from the moment the workload
-    handed it to FC-2 to that moment, s.
+    handed it to FC-2 to that moment, s. *taken_back* is the payload taken
+    back in the interval (bytes), so *payload* + *taken_back* is all the
+    recipient accepted, which only grows.
     """
 
-    __slots__ = ("sequences", "frames", "payload", "latency", "sent", "rejected", "aborted")
+    __slots__ = ("sequences", "frames", "payload", "taken_back", "latency", "sent",
+                 "rejected", "aborted")
 
     def __init__(self) -> None:
         self.latency = LogHistogram()
@@ -29,7 +32,7 @@ class WorkloadStats:
 
     def reset(self) -> None:
         """Zero every counter."""
-        self.sequences = self.frames = self.payload = 0
+        self.sequences = self.frames = self.payload = self.taken_back = 0
         self.sent = self.rejected = self.aborted = 0
         self.latency.reset()
 

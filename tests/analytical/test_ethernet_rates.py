@@ -129,6 +129,29 @@ def test_an_iperf_mesh_reports_its_sum_per_interval_and_the_median() -> None:
     assert mesh["throughput_mbit_s"] < crossing
 
 
+def test_a_staggered_mesh_reports_a_staircase() -> None:
+    """2 x 2 UDP runs at r each, run k starting k x stagger after the first;
+    with interval = stagger the mesh's reports climb r, 2r, ... and fall
+    back as the runs end after their duration: interval i holds the runs
+    started by its start and not yet ended."""
+    rate, stagger, duration = 100e6, 0.05, 0.1
+    switch = SwitchConfig("sw", load_ethernet_switch_model("force10-e-series-class"))
+    udp = IperfConfig("udp", "h1", "h3", IperfOptions(True, bandwidth=rate, duration=duration,
+                                                      interval=stagger),
+                      mesh_clients=("h1", "h2"), mesh_servers=("h3", "h4"), stagger=stagger)
+    mesh = _run(_hosts(4), _star(4), (udp,), 0.3, 0.0, (switch,))["iperf"]["udp"]
+    runs = 4
+    spans = round((duration + (runs - 1) * stagger) / stagger)
+    expected = [rate / 1e6 * sum(1 for k in range(runs)
+                                 if k * stagger <= i * stagger < k * stagger + duration)
+                for i in range(spans)]
+    assert expected == [100, 200, 200, 200, 100]
+    assert mesh["intervals_mbit_s"] == pytest.approx(expected, rel=0.01)
+    for run in mesh["runs"].values():  # each run reports on its own clock, from its start
+        assert run["intervals_mbit_s"] == pytest.approx([rate / 1e6] * 2, rel=0.01)
+        assert run["throughput_mbit_s"] == pytest.approx(rate / 1e6, rel=0.01)
+
+
 def test_a_udp_sender_that_falls_behind_sends_one_datagram_at_a_time() -> None:
     """iperf 2's one sending thread: a sender whose sendto() takes longer than
     the pacing gap sends as fast as its processor lets it, and nothing is lost
@@ -196,3 +219,32 @@ def test_checksum_offload_takes_the_checksum_off_the_processor(offload: bool) ->
     datagrams = rep["nodes"]["h2"]["frames_rx"]
     assert busy == pytest.approx(0.0 if offload else datagrams * (1470 + 8) * 1e-9, rel=0.01,
                                  abs=1e-9)
+
+
+def test_a_nic_drops_and_counts_frames_longer_than_its_mtu_takes() -> None:
+    """8000-byte UDP datagrams from a 9000-MTU host to a 1500-MTU host on one
+    cable: each 8046-byte frame is longer than the 1518 bytes the receiver
+    takes (MTU + MAC header + FCS), so it drops every one and counts it as a
+    length error (Linux rx_length_errors); nothing is delivered."""
+    nodes = (NodeConfig("h1", host=IDEAL, mtu=9000), NodeConfig("h2", host=IDEAL, mtu=1500))
+    link = LinkConfig("l", ("h1", "h2"), GIGE, Cable(10.0))
+    test = IperfConfig("udp", "h1", "h2", IperfOptions(True, length=8000, bandwidth=100e6,
+                                                        duration=0.05))
+    rep = _run(nodes, (link,), (test,), 0.06, 0.0)
+    sent = rep["links"]["l"]["directions"]["h1->h2"]["frames"]
+    assert sent > 0 and frame_chars(8000 + 28) - 8 > 1500 + 14 + 4
+    assert rep["nodes"]["h2"]["length_errors"] == sent
+    assert rep["nodes"]["h2"]["frames_rx"] == 0
+    assert rep["iperf"]["udp"]["throughput_mbit_s"] == 0.0
+
+
+def test_a_nic_takes_frames_up_to_its_mtu() -> None:
+    """Datagrams that just fill a 1500-byte MTU (1472 + 8 UDP + 20 IP) arrive
+    from a 9000-MTU sender: the longest frame the receiver takes, none dropped."""
+    nodes = (NodeConfig("h1", host=IDEAL, mtu=9000), NodeConfig("h2", host=IDEAL, mtu=1500))
+    link = LinkConfig("l", ("h1", "h2"), GIGE, Cable(10.0))
+    test = IperfConfig("udp", "h1", "h2", IperfOptions(True, length=1472, bandwidth=100e6,
+                                                        duration=0.05))
+    rep = _run(nodes, (link,), (test,), 0.06, 0.0)
+    assert rep["nodes"]["h2"]["length_errors"] == 0
+    assert rep["nodes"]["h2"]["frames_rx"] == rep["links"]["l"]["directions"]["h1->h2"]["frames"]

@@ -6,8 +6,10 @@ import dataclasses
 
 import pytest
 
+from fcsim.fabric.long_distance import long_distance_buffers
 from fcsim.fabric.switch_model import load_switch_model
 from fcsim.fabric.switch_port import HEADER_CHARS
+from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import speed_named
 from fcsim.fc2.frame import FRAMING_BYTES, MAX_DATA_FIELD, frame_chars
 from fcsim.runner import run_scenario
@@ -130,3 +132,52 @@ def test_parallel_isls_spread_exchanges() -> None:
         forward = next(d for name, d in links[isl]["directions"].items()
                        if name.startswith("s1"))
         assert forward["utilisation"] > 0.75
+
+
+def _long_isl(model, credit: int | None = None, length: float = 8500.0) -> float:
+    """Throughput of one stream from switch a to switch b over a 4GFC ISL of
+    *length* m whose ports offer *credit* buffers (None: the model's)."""
+    nodes = {"h": "a:0", "d": "b:0"}
+    stream = (StreamConfig("s", "h", "d", 32 * MAX_DATA_FIELD, outstanding=2),)
+    scenario = fabric(nodes, stream, duration=0.006, warmup=0.001, speed="4GFC",
+                      switches={"a": model, "b": model}, isls=(("a:20", "b:20"),),
+                      isl_length=length, isl_bb_credit=credit, login=False)
+    return _rates(run_scenario(scenario))["s"]
+
+
+def _credit_cycle(model, length: float) -> float:
+    """How long after a full frame starts on a 4GFC ISL of *length* m its
+    credit is back, s: one round trip, one frame time (its EOF must be in),
+    the routing latency (the frame's last word leaves the input buffer that
+    long after it arrived) and the R_RDY's own word."""
+    speed = speed_named("4GFC")
+    return (2 * Cable(length).delay + frame_chars(MAX_DATA_FIELD) * speed.char_time
+            + model.routing_latency + speed.word_time)
+
+
+@pytest.mark.parametrize("cut_through", [True, False])
+def test_credit_limited_isl_returns_each_credit_after_the_frame_is_in(cut_through: bool) -> None:
+    """A long 4GFC ISL with 16 credits between two switches carries credits x
+    payload per credit cycle, cut-through or not."""
+    model = dataclasses.replace(NONBLOCKING, cut_through=cut_through)
+    speed = speed_named("4GFC")
+    cycle = _credit_cycle(model, 8500.0)
+    frame_slot = (frame_chars(MAX_DATA_FIELD) + 24) * speed.char_time
+    assert model.bb_credit * frame_slot < cycle  # credit-limited
+    assert _long_isl(model) == pytest.approx(model.bb_credit * MAX_DATA_FIELD / cycle,
+                                             rel=0.005)
+
+
+def test_isl_ports_with_their_own_credit() -> None:
+    """The ISL's ports given 12 buffers (the F_Ports keep the model's 16): the
+    same closed form with 12 credits; configured for 50 km by Brocade's
+    formula, a 50 km ISL runs at the line's full data rate, where the model's
+    16 would not."""
+    speed = speed_named("4GFC")
+    cycle = _credit_cycle(NONBLOCKING, 8500.0)
+    assert _long_isl(NONBLOCKING, 12) == pytest.approx(12 * MAX_DATA_FIELD / cycle, rel=0.005)
+    full = speed.char_rate * MAX_DATA_FIELD / (frame_chars(MAX_DATA_FIELD) + 24)
+    credit = long_distance_buffers(50_000.0, speed)
+    assert credit * MAX_DATA_FIELD / _credit_cycle(NONBLOCKING, 50_000.0) > full
+    assert NONBLOCKING.bb_credit * MAX_DATA_FIELD / _credit_cycle(NONBLOCKING, 50_000.0) < full
+    assert _long_isl(NONBLOCKING, credit, 50_000.0) == pytest.approx(full, rel=0.005)

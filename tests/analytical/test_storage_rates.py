@@ -4,16 +4,20 @@ disk's latency, the extra round trip of a write."""
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import pytest
 
 from fcsim.fc0.speed import speed_named
+from fcsim.fc4.fcp import QUEUE_FULL_DELAY
+from fcsim.report import summary_text
 from fcsim.runner import run_scenario
+from fcsim.scenario.loader import load_scenario
 from fcsim.scenario.model import NodeConfig, Scenario
 from fcsim.scenario.workload_model import FioConfig
 from fcsim.storage.device_model import DiskModel, RamDiskModel, load_disk_model
 from fcsim.workload.fio import FioOptions
-from tests.builders import p2p
+from tests.builders import fabric, p2p
 
 DISK = load_disk_model("fc-disk-10k")
 ONE_ZONE = dataclasses.replace(DISK, zones=1, inner_rate=DISK.outer_rate)
@@ -125,3 +129,156 @@ def test_a_drive_that_reorders_its_queue_gains_from_depth() -> None:
                dataclasses.replace(DISK, reorder=False), 3.0, 0.5)["iops"]
     assert deep > 2.0 * one
     assert fifo == pytest.approx(one, rel=0.05)
+
+
+def test_task_set_full_refuses_only_the_commands_beyond_the_depth() -> None:
+    """fio keeps numjobs x iodepth commands outstanding, more than the disk's
+    task set holds: the first burst fills the task set and the rest are
+    refused once; each waits at the initiator, with the commands issued after
+    it, and is sent again when one of the initiator's own commands completes,
+    one per completion, which frees exactly the slot it takes. So the
+    refusals are numjobs x iodepth - queue_depth however long the run, and
+    the resends as many once that many commands have completed (before, one
+    per completion)."""
+    options = FioOptions("randread", 8192, iodepth=DISK.queue_depth, numjobs=2)
+    excess = options.iodepth * options.numjobs - DISK.queue_depth
+    for duration in (0.05, 0.25):
+        results = run_scenario(san(DISK, options, duration))
+        storage = results["repetitions"][0]["storage"]
+        assert storage["initiators"]["a"]["queue_full"] == excess
+        completed = storage["jobs"]["job"]["ios"]
+        assert storage["initiators"]["a"]["retries"] == min(excess, completed)
+        assert storage["targets"]["b"]["task_set_full"] == excess
+        assert storage["targets"]["b"]["max_queue_depth"] == DISK.queue_depth
+    assert results["repetitions"][0]["warnings"] == [
+        f"target b: its jobs keep up to {2 * DISK.queue_depth} commands outstanding "
+        f"(iodepth x numjobs), more than its queue depth of {DISK.queue_depth}: the other "
+        f"{excess} wait at the initiators after TASK SET FULL"]
+    assert "WARNING: target b: its jobs keep up to" in summary_text(results)
+    within = FioOptions("randread", 8192, iodepth=DISK.queue_depth // 2, numjobs=2)
+    assert run_scenario(san(DISK, within, 0.01))["repetitions"][0]["warnings"] == []
+
+
+@pytest.mark.parametrize("mib", [4, 16])
+def test_dd_of_blocks_larger_than_the_buffer_streams_at_the_media_rate(mib: int) -> None:
+    """A read larger than the drive's buffer cannot wait in it whole: the drive
+    sends each segment as it is read and reads on, and the read-ahead covers
+    the next command's arrival, so dd of 4 and 16 MiB blocks from the
+    outermost zone runs at that zone's media rate (the first positioning and
+    the last segment's trip over the link are under 1 % of the run)."""
+    bs = mib * 2**20
+    assert bs > DISK.buffer
+    job_ = FioConfig("dd", "a", "b", FioOptions("read", bs, count=128 // mib), dd=True)
+    base = p2p((job_,), 5.0)
+    a, b = base.nodes
+    result = run_scenario(dataclasses.replace(base, nodes=(a, dataclasses.replace(
+        b, target=DISK))))["repetitions"][0]["storage"]["jobs"]["dd"]
+    assert result["finished"] and result["bytes"] == 128 * 2**20
+    assert result["bytes_per_s"] == pytest.approx(DISK.outer_rate, rel=0.01)
+
+
+def test_a_refused_command_with_nothing_outstanding_is_sent_again_every_3_ms() -> None:
+    """Host "a" holds the only slot of a RAM disk for 10 ms; host "c"'s command,
+    0.5 ms later, is refused, and with none of its own outstanding to wake it
+    the initiator sends it again after QUEUE_FULL_DELAY each time: refused at
+    about 0.5, 3.5, 6.5 and 9.5 ms - every attempt before the slot frees at
+    a's completion, floor((10 - 0.5) / 3) + 1 = 4 of them - then accepted,
+    its latency the four delays and the disk's 10 ms."""
+    latency, start = 10e-3, 0.5e-3
+    ram = RamDiskModel("slow", 2**30, latency, 1e12, queue_depth=1)
+    jobs = (FioConfig("first", "a", "t", FioOptions("randread", 4096, count=1)),
+            FioConfig("second", "c", "t", FioOptions("randread", 4096, count=1), start=start))
+    base = fabric({"a": "sw:0", "c": "sw:1", "t": "sw:2"}, jobs, 0.05, login=False)
+    nodes = tuple(dataclasses.replace(n, target=ram) if n.name == "t" else n
+                  for n in base.nodes)
+    storage = run_scenario(dataclasses.replace(base, nodes=nodes))["repetitions"][0]["storage"]
+    refusals = math.floor((latency - start) / QUEUE_FULL_DELAY) + 1
+    assert storage["initiators"]["c"]["queue_full"] == refusals
+    assert storage["initiators"]["c"]["retries"] == refusals
+    assert storage["initiators"]["a"]["queue_full"] == 0
+    second = storage["jobs"]["second"]
+    assert second["ios"] == 1
+    assert second["latency_s"]["mean"] == pytest.approx(
+        refusals * QUEUE_FULL_DELAY + latency, rel=0.01)
+
+
+DD = """\
+topology = "point-to-point"
+
+[run]
+duration = "{duration} s"
+
+[[nodes]]
+name = "a"
+
+[[nodes]]
+name = "b"
+target = "fc-disk-10k"
+
+[[links]]
+ends = ["a", "b"]
+speed = "1GFC"
+
+[[workloads]]
+name = "dd"
+type = "dd"
+from = "a"
+to = "b"
+direction = "{direction}"
+bs = "{bs} B"
+count = {count}
+{offset}
+"""
+
+
+def zones(model: DiskModel) -> list[tuple[int, float, float]]:
+    """Each zone's first byte, bytes and media rate (bytes/s), from the rule the
+    model states: zones of equal width, rates falling evenly from the outer to
+    the inner, each zone holding data in proportion to its rate."""
+    n = model.zones
+    rates = [model.outer_rate - (model.outer_rate - model.inner_rate) * i / max(n - 1, 1)
+             for i in range(n)]
+    sizes = [model.capacity * r / sum(rates) for r in rates]
+    return [(round(sum(sizes[:i])), sizes[i], rates[i]) for i in range(n)]
+
+
+def dd(tmp_path, direction: str, bs: int, count: int, offset: str, duration: float) -> dict:
+    path = tmp_path / "dd.toml"
+    path.write_text(DD.format(direction=direction, bs=bs, count=count, offset=offset,
+                              duration=duration), encoding="utf-8")
+    result = run_scenario(load_scenario(path))["repetitions"][0]["storage"]
+    return result["jobs"]["dd"]
+
+
+@pytest.mark.parametrize("zone", [0, 7, 15])
+def test_dd_skip_reads_the_zone_it_lands_in_at_that_zones_rate(tmp_path, zone: int) -> None:
+    """dd if=/dev/sdX skip=N bs=BS: the reads start N x BS into the device, so
+    they run at the media rate of the zone there (read-ahead streaming), less
+    the first access's seek and rotation (at most a full stroke and a turn)."""
+    bs, count = 65536, 300
+    start, size, rate = zones(DISK)[zone]
+    skip = -(-start // bs)
+    assert (skip + count) * bs <= start + size  # within the zone
+    job_ = dd(tmp_path, "read", bs, count, f"skip = {skip}", 1.0)
+    moved = count * bs
+    assert job_["bytes"] == moved
+    first = DISK.command_overhead + DISK.full_stroke + DISK.revolution
+    assert 0.0 <= job_["elapsed_s"] - moved / rate <= first  # never above the media rate
+
+
+@pytest.mark.parametrize("zone", [0, 15])
+def test_dd_seek_writes_in_the_zone_it_lands_in(tmp_path, zone: int) -> None:
+    """dd if=/dev/zero of=/dev/sdX seek=N bs=BS: the writes start N x BS into
+    the device. With the drive's write cache off, each write reaches the drive
+    after its sector has passed under the head, so it waits for the turn:
+    from one write's end to the next's is one revolution plus the transfer at
+    the zone's rate."""
+    assert not DISK.write_cache
+    bs, count = 65536, 100
+    start, size, rate = zones(DISK)[zone]
+    seek = -(-start // bs)
+    assert (seek + count) * bs <= start + size
+    job_ = dd(tmp_path, "write", bs, count, f"seek = {seek}", 2.0)
+    assert job_["bytes"] == count * bs
+    first = DISK.command_overhead + DISK.full_stroke + DISK.revolution
+    assert job_["elapsed_s"] == pytest.approx(count * (DISK.revolution + bs / rate), abs=first)

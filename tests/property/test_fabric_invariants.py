@@ -11,6 +11,7 @@ from fcsim.build import build_workloads
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.switch_model import load_switch_model
 from fcsim.fc2.login import ServiceParameters
+from fcsim.fc2.port import uses_bb_credit
 from fcsim.scenario.workload_model import StreamConfig
 from fcsim.topology.fabric import build_fabric
 from tests.builders import fabric
@@ -26,7 +27,7 @@ MODELS = st.builds(
 
 
 @st.composite
-def fabrics(draw):
+def fabrics(draw, bit_error_rates=(0.0,)):
     n_switches = draw(st.integers(1, 3))
     models = [draw(MODELS) for _ in range(n_switches)]
     names = [f"s{i}" for i in range(n_switches)]
@@ -46,7 +47,10 @@ def fabrics(draw):
     params = ServiceParameters(bb_credit=draw(st.integers(1, 4)), ee_credit=draw(
         st.integers(1, 4)), e_d_tov=1e-3, busy_retry=draw(st.sampled_from([5e-6, 40e-6])))
     return fabric(nodes, tuple(loads), duration=0.05, switches=dict(zip(names, models,
-                  strict=True)), isls=tuple(isls), params=params, login=draw(st.booleans()))
+                  strict=True)), isls=tuple(isls), params=params, login=draw(st.booleans()),
+                  length=draw(st.sampled_from([1.0, 10.0, 2_000.0])),
+                  speed=draw(st.sampled_from(["1GFC", "4GFC"])),
+                  bit_error_rate=draw(st.sampled_from(bit_error_rates)))
 
 
 class WaitingChecker:
@@ -101,3 +105,51 @@ def test_credits_bounded_and_every_byte_accounted(scenario) -> None:
     for w in workloads:
         assert w.stats.sent + w.stats.rejected + w.stats.aborted == w.offered == w.count
     assert all(node.ready_at is not None for node in net.nodes.values())
+
+
+class CreditReturnChecker:
+    """Trace sink recording, at each port, when the EOF of every frame that took
+    one of its receive buffers arrived and when each R_RDY it sent began."""
+
+    def __init__(self) -> None:
+        self.eofs: dict[object, list[float]] = {}
+        self.r_rdys: dict[object, list[float]] = {}
+
+    def frame(self, time, port, frame, start, end) -> None:
+        if uses_bb_credit(frame):
+            self.eofs.setdefault(port.peer, []).append(end + port.delay)
+
+    def primitive(self, time, port, name, start) -> None:
+        if name == "R_RDY":
+            self.r_rdys.setdefault(port, []).append(start)
+
+    def state(self, time, port, change) -> None:
+        pass
+
+    def early(self) -> list[tuple[object, int, float, float]]:
+        """(port, k, k-th R_RDY, k-th EOF) wherever a port's k-th R_RDY began
+        before the k-th EOF of a frame that used one of its buffers arrived."""
+        found = []
+        for port, sent in self.r_rdys.items():
+            eofs = sorted(self.eofs.get(port, []))
+            for k, at in enumerate(sorted(sent)):
+                if k >= len(eofs) or at < eofs[k] - 1e-12:
+                    found.append((port, k, at, eofs[k] if k < len(eofs) else None))
+        return found
+
+
+@settings(max_examples=80, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(fabrics(bit_error_rates=(0.0, 0.0, 1e-5)))
+def test_no_r_rdy_before_the_frame_it_returns_is_in(scenario) -> None:
+    """Every port returns credit only for buffers whose frames have arrived
+    whole: its k-th R_RDY starts no earlier than the k-th EOF it received
+    (cut-through or store-and-forward switches, N_Ports, damaged frames)."""
+    sim = Simulation(1)
+    checker = CreditReturnChecker()
+    sim.sinks.append(checker)
+    net = build_fabric(sim, scenario)
+    build_workloads(sim, scenario, net)
+    sim.run(scenario.run.duration)
+    assert sum(len(v) for v in checker.r_rdys.values()) > 0
+    assert checker.early() == []

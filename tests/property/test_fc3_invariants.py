@@ -1,6 +1,7 @@
 """FC-3 invariants over random scenarios (hypothesis): striped bytes delivered
 once and in order; a hunt-group exchange reaches exactly one member, never a
-busy one; multicast copies are members x frames, each accounted for."""
+busy one; multicast copies are members x frames, each accounted for; no
+R_RDY returns a buffer before its frame is in."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from fcsim.scenario.workload_model import GeneratorConfig, StreamConfig
 from fcsim.topology.fabric import build_fabric
 from fcsim.workload.distributions import Constant, Exponential
 from tests.builders import fabric
+from tests.property.test_fabric_invariants import CreditReturnChecker
 
 BASE = load_switch_model("generic-nonblocking")
 MODELS = st.builds(lambda voq, ct, credit: dataclasses.replace(
@@ -92,6 +94,8 @@ def test_a_hunt_group_exchange_goes_to_one_member_never_a_busy_one(
     scenario = fabric(nodes, loads, 0.05, alias_groups=(group,), switches={"sw": model},
                       params=ServiceParameters(busy_retry=50e-6))
     sim = Simulation(1)
+    credit = CreditReturnChecker()
+    sim.sinks.append(credit)  # from the start: logins send frames as the fabric is built
     net = build_fabric(sim, scenario)
     hunt = net.aliases.by_name["g"]
     sink = Deliveries(hunt.alias_id, {f"sw:{i}": f"m{i}" for i in range(members)})
@@ -117,6 +121,7 @@ def test_a_hunt_group_exchange_goes_to_one_member_never_a_busy_one(
         assert delivered == 8 * clients
     else:  # a refused Class 3 exchange is lost, counted
         assert delivered + hunt.refused == 8 * clients
+    assert credit.early() == []  # a refusal frees its buffer only once the frame is in
     _quiet(net)
 
 
@@ -140,9 +145,12 @@ def test_multicast_copies_are_members_times_frames_each_accounted(
                       switches={s: model for s in {"a", far}},
                       isls=(("a:60", "b:60"),) if two_switches else (), bit_error_rate=ber)
     sim = Simulation(1)
+    credit = CreditReturnChecker()
+    sim.sinks.append(credit)
     net = build_fabric(sim, scenario)
     build_workloads(sim, scenario, net)
     sim.run(scenario.run.duration)
+    assert credit.early() == []  # the input is freed after the last copy, never before EOF
     mg = net.aliases.by_name["g"]
     receivers = [m for m in mg.ids if m != net.address_of(source)]
     sent = net.nodes[source].stats.data_frames_tx

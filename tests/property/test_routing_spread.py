@@ -129,7 +129,7 @@ def _frame(s_id: int, d_id: int, ox_id: int) -> SimpleNamespace:
 
 @pytest.mark.parametrize("policy", routing.POLICIES)
 @settings(max_examples=40, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])  # set once, the same for all
+          suppress_health_check=[HealthCheck.function_scoped_fixture])  # one setting for all
 @given(frames=st.lists(st.tuples(n_port_ids, n_port_ids, st.integers(0, 0xFFFE),
                                  st.integers(0, 63)), min_size=1, max_size=60),
        domain=st.integers(1, 239), hops=st.sampled_from((1, *HOPS)))

@@ -52,6 +52,15 @@ CASES = {
                                 'bandwidth = ["10 Mbit/s", "20 Mbit/s"]'),
                                "workloads[1].bandwidth", "given ['10 Mbit/s', '20 Mbit/s']",
                                "no sweep: workloads[0] already sweeps"),
+    "a stagger that ends after the run": (('interval = "250 ms"', 'interval = "250 ms"\n'
+                                           'stagger = "40 ms"'), "workloads[0].stagger",
+                                          "given '40 ms'", "a test that ends before "
+                                          "run.duration (1.2 s); set start + 3 x stagger + "
+                                          "duration below it"),
+    "a stagger with one pair": (('from = ["a1", "a2"]\nto = ["b1", "b2"]',
+                                 'from = "a1"\nto = "b1"\nstagger = "1 ms"'),
+                                "workloads[0].stagger", "given '1 ms'",
+                                "a mesh of more than one client-server pair"),
 }
 
 
@@ -155,3 +164,12 @@ def test_a_vlan_aware_nic_on_a_trunk_loads(tmp_path: Path) -> None:
     scenario = load_scenario(path)
     assert next(n for n in scenario.nodes if n.name == "b2").vlan == 20
     assert scenario.links[3].trunk == (20,)
+
+
+def test_a_staggered_mesh_starts_each_run_later(tmp_path: Path) -> None:
+    path = tmp_path / "s.toml"
+    path.write_text(LOOPBACK.replace('duration = "1.1 s"', 'duration = "1 s"\n'
+                                     'stagger = "20 ms"'), encoding="utf-8")
+    (mesh,) = load_scenario(path).workloads
+    assert mesh.stagger == pytest.approx(0.02)
+    assert [mesh.start_of(k) for k in range(4)] == pytest.approx([0.0, 0.02, 0.04, 0.06])

@@ -26,6 +26,7 @@ from fcsim.scenario.loader import ScenarioError, scenario_from_document
 from fcsim.scenario.workload_model import StreamConfig
 from fcsim.topology.fabric import build_fabric
 from tests.builders import fabric
+from tests.property.test_fabric_invariants import CreditReturnChecker
 
 NODES = {"h0": "e1:0", "h1": "e1:1", "d0": "e2:0", "d1": "e2:1"}
 STREAMS = (StreamConfig("w0", "h0", "d0", 16384, outstanding=2),
@@ -226,3 +227,22 @@ def test_bad_zones_are_refused_in_one_line(zones: list[dict[str, Any]], line: st
     with pytest.raises(ScenarioError) as info:
         zoned(zones)
     assert str(info.value).splitlines() == [line]
+
+
+def test_no_r_rdy_before_its_frame_is_in_across_faults() -> None:
+    """Through ISL and N_Port link failures and a switch failure, cut-through
+    switches (buffers emptied by a reset, R_RDYs of a port not Active
+    dropped) still return no credit before the frame that held it is in."""
+    sim = Simulation(1)
+    checker = CreditReturnChecker()
+    sim.sinks.append(checker)
+    sc = scenario((FaultConfig(0.003, "link-down", link="isl0"),
+                   FaultConfig(0.004, "link-down", link="l-d1"),
+                   FaultConfig(0.006, "link-up", link="l-d1"),
+                   FaultConfig(0.007, "switch-failure", switch="c2", duration=0.002)))
+    net = build_fabric(sim, sc)
+    build_workloads(sim, sc, net)
+    install(sim, sc, net)
+    sim.run(0.012)
+    assert sum(len(sent) for sent in checker.r_rdys.values()) > 1000
+    assert checker.early() == []

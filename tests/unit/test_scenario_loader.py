@@ -96,10 +96,10 @@ def test_all_examples_are_there() -> None:
     assert [p.name for p in EXAMPLES] == [
         "das2-vlan-loopback.toml", "fabric-16-port-switch.toml", "fabric-239-domains.toml",
         "fabric-core-edge-isls.toml", "fabric-fat-tree-permutation.toml",
-        "fabric-isl-failure.toml",
+        "fabric-isl-failure.toml", "fabric-long-distance-isl.toml",
         "fc3-hunt-group.toml", "fc3-multicast.toml", "fc3-striping.toml",
-        "gige-mtu-1500.toml", "gige-mtu-9000.toml", "loop-32-ports.toml", "loop-fairness.toml",
-        "loop-lip-busy.toml",
+        "gige-mtu-1500.toml", "gige-mtu-9000.toml", "gige-udp-phase-effects.toml",
+        "loop-32-ports.toml", "loop-fairness.toml", "loop-lip-busy.toml",
         "myrinet-slice-storage.toml", "myrinet-two-hosts.toml",
         "netperf-tcp-rr.toml", "netperf-tcp-stream-sweep.toml",
         "p2p-1gfc-class3.toml", "p2p-266-open-loop.toml", "p2p-class1-connections.toml",

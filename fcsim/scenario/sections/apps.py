@@ -119,5 +119,11 @@ class IperfSection(_Application):
     nodelay: Flag = key(False, "TCP_NODELAY (-N).", True)
     interval: Interval = key(None, "Period of interim reports, s (-i); the results give "
                              "each interval's sum over the mesh and their median, and each "
-                             "run's reports, median and the sum of those medians.", "4 s")
+                             "run's reports (on its own clock, from its start), median and "
+                             "the sum of those medians.", "4 s")
+    stagger: Time = key("0 s", "A mesh only: the time between the starts of successive "
+                        "client-server runs, s, as a script starting them one after another "
+                        "would: run k (each client's runs to every server in turn, then the "
+                        "next client's) starts at start + k x stagger and runs for duration. "
+                        "Default: all at once.", "10 ms")
 

@@ -17,7 +17,7 @@ from fcsim.scenario.sections.fabric import FabricSection
 from fcsim.scenario.sections.faults import ScheduledFaultSection
 from fcsim.scenario.sections.fc3 import AliasGroup
 from fcsim.scenario.sections.internetwork import InternetworkNodeSection, Network
-from fcsim.scenario.sections.links import LinkSection, SwitchSection
+from fcsim.scenario.sections.links import FabricLinkSection, LinkSection, SwitchSection
 from fcsim.scenario.sections.loop import LoopSection
 from fcsim.scenario.sections.myrinet import (
     MyrinetLinkSection,
@@ -38,6 +38,7 @@ TOPOLOGY_NAMES = ("point-to-point", "fabric", "loop", "ethernet", "myrinet", "in
 Run = table(RunSection, "a table, written [run]")
 Workloads = tables(Workload, "an array of tables, written [[workloads]]")
 Links = tables(LinkSection, "an array of tables, written [[links]]")
+FabricLinks = tables(FabricLinkSection, "an array of tables, written [[links]]")
 Switches = tables(SwitchSection, "an array of tables, written [[switches]]")
 Loop = table(LoopSection, "a table, written [loop]")
 _NODES = "an array of tables, written [[nodes]]"
@@ -114,7 +115,7 @@ class FabricScenario(_Scenario):
                              "them.")
     nodes: FabricNodes = key([], "The nodes, each on a switch port (default: none; [fabric] "
                              "appends its own).")
-    links: Links = key([], "Node-to-switch links and inter-switch links (default: none; "
+    links: FabricLinks = key([], "Node-to-switch links and inter-switch links (default: none; "
                        "[fabric] appends its own).")
     alias_groups: AliasGroups = key(
         [], "FC-3 hunt groups and multicast groups (default: none).")

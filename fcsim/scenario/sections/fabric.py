@@ -3,15 +3,22 @@ listed switch by switch (see :mod:`fcsim.fabric.shapes` and :mod:`fcsim.scenario
 
 from __future__ import annotations
 
+from typing import Any
+
+from pydantic import create_model
+
 from fcsim.fabric.shapes import KINDS, PATTERNS
 from fcsim.scenario.sections.links import (
     ROUTING_HELP,
     SPEED_HELP,
     CableLength,
+    Distance,
+    PortBuffers,
     RoutingPolicy,
     SwitchModelName,
 )
-from fcsim.schema.fields import Count, Speed, choice, integer, size
+from fcsim.scenario.sections.nodes import NodeKeys
+from fcsim.schema.fields import Count, Speed, choice, integer, size, table
 from fcsim.schema.section import Section, key
 
 Kind = choice(dict(zip(KINDS, KINDS, strict=True)))
@@ -24,6 +31,26 @@ Traffic = choice({"none": "none"} | dict(zip(PATTERNS, PATTERNS, strict=True)))
 Targets = integer(1, 65535, "an integer >= 1 (target N_Ports, fewer than the N_Ports)")
 Seed = integer(0, 2**63 - 1, "an integer 0..2^63-1")
 StreamSize = size(1, text="a size with a unit such as '16 KiB', >= 1 B")
+
+NODE_KEYS = ("bb_credit", "rx_data_field", "ee_credit", "classes", "concurrent_sequences",
+             "busy_retry", "e_d_tov", "rx_frame_time")
+"""The [[nodes]] keys (login service parameters) a generated N_Port may be given."""
+
+
+class _GeneratedNode(Section):
+    """The login service parameters of every generated N_Port, keys of
+    `[[nodes]]` with their meaning and defaults there (a generated N_Port
+    is a bare N_Port: no host, no target)."""
+
+    where = "in [fabric.node]"
+
+
+GeneratedNodeSection: Any = create_model(
+    "GeneratedNodeSection", __base__=_GeneratedNode, __doc__=_GeneratedNode.__doc__,
+    **{name: (NodeKeys.model_fields[name].annotation, NodeKeys.model_fields[name])
+       for name in NODE_KEYS})
+"""`[fabric.node]`: the keys of :data:`NODE_KEYS`, each declared once, in `NodeKeys`."""
+GeneratedNode = table(GeneratedNodeSection, "a table, written [fabric.node]")
 
 
 class FabricSection(Section):
@@ -59,7 +86,8 @@ class FabricSection(Section):
                                       "generic-director-256")
     nodes_per_switch: NPorts = key(help="N_Ports on each edge switch (every switch of a full "
                                    "mesh), on its ports 0, 1, ...; each is a node with the "
-                                   "[[nodes]] defaults.", example=17)
+                                   "[[nodes]] defaults, or the service parameters of "
+                                   "[fabric.node].", example=17)
     routing: RoutingPolicy = key(None, "Every generated switch: " + ROUTING_HELP,
                                  "exchange-based")
     isls: Count = key(1, "Inter-switch links joining each pair of joined switches.", 2)
@@ -71,6 +99,18 @@ class FabricSection(Section):
                            "8GFC")
     isl_length: CableLength = key("0 m", "Cable length of each inter-switch link, m.",
                                   "500 m")
+    core_isl_speed: Speed = key(None, "fat-tree only: line speed of the aggregation-core "
+                                "links (default: isl_speed, which then sets the edge-"
+                                "aggregation links).", "32GFC")
+    isl_bb_credit: PortBuffers = key(None, "Receive buffers of the switch ports of every "
+                                     "inter-switch link, as [[links]] bb_credit (default: "
+                                     "the switch models').", 64)
+    isl_long_distance: Distance = key(None, "The distance the switch ports of every "
+                                      "inter-switch link are configured for, as [[links]] "
+                                      "long_distance; not with isl_bb_credit.", "10 km")
+    node: GeneratedNode = key(None, "Login service parameters of every generated N_Port, "
+                              "as in [[nodes]]: " + ", ".join(NODE_KEYS) + " (default: "
+                              "those of [[nodes]]).", {"bb_credit": 32, "ee_credit": 8})
     traffic: Traffic = key("none", "Generated workloads, each a saturating Class 3 stream: "
                            "'none'; 'ring': from N_Port 0 of each edge switch to N_Port 1 "
                            "(N_Port 0 if it has one) of the next edge switch, the last to "

@@ -15,7 +15,7 @@ from fcsim.scenario.sections.ethernet import (
     Mtu,
     VlanId,
 )
-from fcsim.scenario.sections.links import LinkSection, SwitchSection
+from fcsim.scenario.sections.links import FabricLinkSection, LinkSection, SwitchSection
 from fcsim.scenario.sections.loop import LoopSection
 from fcsim.scenario.sections.myrinet import MyrinetLinkSection, MyrinetSwitchSection
 from fcsim.scenario.sections.nodes import LoopNodeSection, PortId
@@ -76,6 +76,7 @@ class InternetworkNodeSection(LoopNodeSection):
 
 _LINKS = "an array of tables, written [[networks.links]]"
 Links = tables(LinkSection, _LINKS)
+FabricLinks = tables(FabricLinkSection, _LINKS)
 Switches = tables(SwitchSection, "at least one [[networks.switches]] table", 1)
 Loop = table(LoopSection, "a table, written [networks.loop]")
 EthernetLinks = tables(EthernetLinkSection, _LINKS)
@@ -109,7 +110,7 @@ class FabricNetwork(_Network):
 
     topology: Literal["fabric"] = key(help="A switched fabric.")
     switches: Switches = key(help="The FC switches.")
-    links: Links = key(help="Node-to-switch links and inter-switch links.")
+    links: FabricLinks = key(help="Node-to-switch links and inter-switch links.")
 
 
 class LoopNetwork(_Network):

@@ -36,6 +36,20 @@ Coding = choice(CODINGS, "'8b/10b' or '64b/66b'")
 BitErrorRate = fraction("a number in [0, 1) such as 1e-12")
 CableLength = length()
 Cost = number("a number > 0 (FSPF cost of an inter-switch link)", above=True)
+PortBuffers = integer(1, text="an integer >= 1 (receive buffers of each switch port of the "
+                      "link)")
+Distance = length("a length with a unit such as '50 km', > 0 m", above=True)
+BB_CREDIT_HELP = ("Receive buffers each switch port at an end of the link offers, the BB "
+                  "credit its peer gets, in place of the switch model's: a port configured "
+                  "for a long ISL, as Cisco MDS 'switchport fcrxbbcredit N' or Brocade "
+                  "'portcfglongdistance PORT LS 1 -buffers N' do (default: the model's "
+                  "bb_credit). An N_Port's own buffers are its node's bb_credit.")
+LONG_DISTANCE_HELP = ("The distance the link's switch ports are configured for, as Brocade "
+                      "'portcfglongdistance PORT LS DISTANCE' (static long-distance mode): "
+                      "each offers ceil(km x Gbit/s / 2) receive buffers to data frames, "
+                      "Gbit/s the speed's nominal rate (4 for 4GFC), Brocade's reserve less "
+                      "its 6 buffers for fabric services (fcsim/fabric/long_distance.py); "
+                      "not with bb_credit.")
 SwitchModelName = model_name(load_switch_model, "switch", "models/switches/")
 Domain = integer(1, 239, "a domain ID 1..239 (default: 1, 2, ... in order)")
 RoutingPolicy = choice(dict(zip(POLICIES, POLICIES, strict=True)))
@@ -53,6 +67,9 @@ class LinkSection(Section):
     same two switches."""
 
     where = "in [[links]]"
+    elsewhere = {name: ("only on a link of a fabric: it sets the receive buffers of the "
+                        "link's switch ports (a node's own are its bb_credit)")
+                 for name in ("bb_credit", "long_distance")}
 
     name: Name = key(None, "The link's name, unique among links (default: link<i>, i its "
                      "position in the file from 0).", "fibre")
@@ -70,6 +87,20 @@ class LinkSection(Section):
         None, "The FSPF cost of an inter-switch link (default: 1000 at 1.0625 Gbaud, "
         "inversely proportional to the baud rate). Routes take the least total cost; "
         "exchanges are spread over equal-cost next hops.", 500)
+
+
+class FabricLinkSection(LinkSection):
+    """A link of a fabric may give the switch ports at its ends receive buffers
+    of their own, as a switch is configured for an extended-distance ISL:
+    either a count (`bb_credit`) or the distance they are reserved for
+    (`long_distance`, Brocade's formula). The N_Port at a node's end keeps its
+    node's `bb_credit`."""
+
+    where = "in [[links]] of a fabric"
+    elsewhere = {}
+
+    bb_credit: PortBuffers = key(None, BB_CREDIT_HELP, 64)
+    long_distance: Distance = key(None, LONG_DISTANCE_HELP, "50 km")
 
 
 class SwitchSection(Section):

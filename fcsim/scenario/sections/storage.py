@@ -19,6 +19,7 @@ Percent = integer(0, 100, "an integer 0..100 (percent)")
 FcpClass = integer(2, 3, "a class of service for FCP: 2 or 3")
 Timeout = time(above=True)
 Direction = choice({"read": "read", "write": "write"})
+Blocks = integer(0, text="an integer >= 0 (blocks of bs)")
 Grain = size(512, text="a size with a unit such as '32 KiB', a whole number of 512-byte "
                        "blocks, >= 512 B")
 
@@ -65,9 +66,10 @@ class FioSection(_Block):
 
 class DdSection(_Block):
     """dd between the target's logical unit and memory, data not touched: `read`
-    is `dd if=/dev/sdX of=/dev/null bs=BS count=N`, `write` is
-    `dd if=/dev/zero of=/dev/sdX bs=BS count=N`; one command at a time from the
-    start of the device. Reports the bytes moved and the elapsed time."""
+    is `dd if=/dev/sdX of=/dev/null bs=BS count=N skip=K`, `write` is
+    `dd if=/dev/zero of=/dev/sdX bs=BS count=N seek=K`; one command at a time
+    from K blocks of BS into the device (its start by default): a disk's zone
+    there sets the media rate. Reports the bytes moved and the elapsed time."""
 
     where = "with type = 'dd'"
 
@@ -75,3 +77,12 @@ class DdSection(_Block):
     direction: Direction = key(help="Read from the target or write to it.", example="read")
     bs: BlockSize = key("512 B", "Bytes per command, dd bs= (dd's default 512).", "64 KiB")
     count: Count = key(help="Commands, dd count=.", example=1000)
+    skip: Blocks = key(0, "direction = 'read' only: blocks of bs skipped at the start of the "
+                       "device before reading, dd skip= (the device is dd's input).", 100000)
+    seek: Blocks = key(0, "direction = 'write' only: blocks of bs skipped at the start of the "
+                       "device before writing, dd seek= (the device is dd's output).", 100000)
+
+    @property
+    def offset(self) -> int:
+        """Where on the device the first command starts, bytes."""
+        return (self.skip + self.seek) * self.bs

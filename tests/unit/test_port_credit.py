@@ -1,0 +1,80 @@
+"""Per-port credit: a link's switch ports given their own receive buffers
+(`bb_credit`) or buffers for a configured distance (`long_distance`, Brocade's
+formula), in listed and generated fabrics; refused where it means nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fcsim.engine.simulation import Simulation
+from fcsim.fabric.long_distance import long_distance_buffers, nominal_gbps
+from fcsim.fc0.speed import speed_named
+from fcsim.scenario.loader import load_scenario
+from fcsim.topology.fabric import build_fabric
+from tests.builders import assert_refused
+
+EXAMPLE = Path(__file__).parents[2] / "scenarios" / "fabric-long-distance-isl.toml"
+
+
+@pytest.mark.parametrize(("speed", "gbps", "reserved"), [
+    ("1GFC", 1, 31), ("2GFC", 2, 56), ("4GFC", 4, 106), ("8GFC", 8, 206), ("16GFC", 16, 406)])
+def test_brocade_reserve_for_50_km(speed: str, gbps: int, reserved: int) -> None:
+    """Brocade's examples, 'If you have a distance of 50 km at 4 Gbps, then
+    (50 km * 4 Gbps / 2) + 6 = 106 buffers': the data frames get all but the
+    6 reserved for fabric services."""
+    assert nominal_gbps(speed_named(speed)) == pytest.approx(gbps)
+    assert long_distance_buffers(50_000.0, speed_named(speed)) + 6 == reserved
+
+
+def test_a_fraction_of_a_buffer_is_rounded_up() -> None:
+    assert long_distance_buffers(5_000.0, speed_named("1GFC")) == 3  # 2.5
+    assert long_distance_buffers(1.0, speed_named("1GFC")) == 1
+    with pytest.raises(ValueError):
+        long_distance_buffers(0.0, speed_named("1GFC"))
+
+
+def test_the_isl_ports_get_the_distance_s_buffers_and_f_ports_the_model_s() -> None:
+    scenario = load_scenario(EXAMPLE)
+    net = build_fabric(Simulation(1), scenario)
+    isl = net.links["isl"]
+    model = scenario.switches[0].model
+    want = long_distance_buffers(50_000.0, speed_named("4GFC"))
+    for port in (isl.a, isl.b):
+        assert port.rx_buffers == want and port.credit_login == want
+    f_port = net.switches["siteA"].ports[0].port
+    assert f_port.rx_buffers == model.bb_credit
+    assert net.nodes["host"].port.credit_login == model.bb_credit
+
+
+def test_bb_credit_sets_both_switch_ports_of_a_link(tmp_path: Path) -> None:
+    text = EXAMPLE.read_text(encoding="utf-8").replace('long_distance = "50 km"',
+                                                       "bb_credit = 40")
+    text = text.replace('ends = ["host", "siteA:0"]', 'ends = ["host", "siteA:0"]\nbb_credit = 3')
+    path = tmp_path / "credit.toml"
+    path.write_text(text, encoding="utf-8")
+    net = build_fabric(Simulation(1), load_scenario(path))
+    assert {net.links["isl"].a.rx_buffers, net.links["isl"].b.rx_buffers} == {40}
+    assert net.switches["siteA"].ports[0].port.rx_buffers == 3
+    assert net.nodes["host"].port.credit_login == 3  # an F_Port's buffers are its N_Port's credit
+
+
+@pytest.mark.parametrize(("edit", "key", "given", "allowed"), [
+    (('long_distance = "50 km"', "bb_credit = 0"), "links[2].bb_credit", "given 0",
+     "an integer >= 1"),
+    (('long_distance = "50 km"', 'long_distance = "0 km"'), "links[2].long_distance",
+     "given '0 km'", "> 0 m"),
+    (('long_distance = "50 km"', 'long_distance = "50 km"\nbb_credit = 8'),
+     "links[2].long_distance", "given '50 km'", "not with bb_credit"),
+])
+def test_refused(tmp_path: Path, edit: tuple[str, str], key: str, given: str,
+                 allowed: str) -> None:
+    assert_refused(tmp_path, EXAMPLE.read_text(encoding="utf-8"), edit, key, given, allowed)
+
+
+def test_refused_outside_a_fabric(tmp_path: Path) -> None:
+    base = (Path(__file__).parents[2] / "scenarios" / "p2p-long-link-credit.toml").read_text(
+        encoding="utf-8")
+    assert_refused(tmp_path, base, ("[[links]]", "[[links]]\nbb_credit = 40"),
+                   "links[0].bb_credit", "given 40", "only on a link of a fabric")
