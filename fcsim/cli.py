@@ -44,6 +44,8 @@ from fcsim.progress import Progress, end_progress_line
 from fcsim.report import summary_text
 from fcsim.run_report import run_page
 from fcsim.runner import SLICES, run_once, run_scenario
+from fcsim.flow.fabric import unsupported
+from fcsim.flow.summary import flow_run, flow_summary
 from fcsim.scenario.loader import ScenarioError, load_scenario
 from fcsim.scenario.model import Scenario
 from fcsim.scenario.reference import SCHEMAS, schema_text
@@ -141,6 +143,8 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     scenario = _load(args.scenario)
     if scenario is None:
         return 2
+    if args.model == "flow":
+        return _flow(parser, args, scenario)
     wrong = unknown_ports(scenario, "--pcap-ports", tuple(args.pcap_ports))
     if wrong is not None:
         parser.error(wrong)
@@ -186,6 +190,31 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         out.write("\n")
     else:
         out.write(summary_text(results))
+    return 0
+
+
+def _flow(parser: argparse.ArgumentParser, args: argparse.Namespace,
+          scenario: Scenario) -> int:
+    """``run --model flow``: the flow model's figures, or one line naming what
+    of the scenario it cannot represent (exit 2)."""
+    for option in ("pcap", "trace", "report"):
+        if getattr(args, option):
+            parser.error(f"--{option}: not with --model flow (it has no frames or time series)")
+    missing = unsupported(scenario)
+    if missing is not None:
+        print(f"fcsim: {args.scenario}: --model flow cannot represent {missing}; run it "
+              "with the packet model (without --model flow)", file=sys.stderr)
+        return 2
+    try:
+        figures = flow_run(scenario)
+    except ValueError as error:
+        print(f"fcsim: {args.scenario}: --model flow: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        json.dump(figures, sys.stdout, indent=2, sort_keys=True)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(flow_summary(figures))
     return 0
 
 

@@ -34,7 +34,8 @@ class Direction:
     """One direction of a link, *name* ``"sender->receiver"`` as the packet
     model names it (an N_Port by its name, a switch port ``"switch:index"``):
     its *speed*, one-way propagation *delay* (s), the *credit* the sender holds
-    (receive buffers at the far end), how long the receiver holds a frame's
+    (receive buffers at the far end: the link's ``bb_credit``, else the switch
+    model's, or the N_Port's), how long the receiver holds a frame's
     buffer after its EOF is in when nothing delays it (*hold*, s: the switch's
     routing latency and router time, or the N_Port's frame processing time),
     the switch it enters (*switch*; None: an N_Port) and the switch it
@@ -157,13 +158,15 @@ def flow_fabric(scenario: Scenario) -> FlowFabric:
             for (s, ps), (r, pr) in (((a, pa), (b, pb)), ((b, pb), (a, pa))):
                 name = f"{s}:{ps}->{r}:{pr}"
                 directions[name] = Direction(name, link.name, link.speed, delay,
-                                             models[r].bb_credit, hold(r), r, s)
+                                             link.bb_credit or models[r].bb_credit, hold(r),
+                                             r, s)
             continue
         node, (switch, index) = (a, (b, pb)) if pa is None else (b, (a, pa))
         attached[node] = (switch, index)  # type: ignore[assignment]
         up, down = f"{node}->{switch}:{index}", f"{switch}:{index}->{node}"
-        directions[up] = Direction(up, link.name, link.speed, delay, models[switch].bb_credit,
-                                   hold(switch), switch, None)
+        directions[up] = Direction(up, link.name, link.speed, delay,
+                                   link.bb_credit or models[switch].bb_credit, hold(switch),
+                                   switch, None)
         directions[down] = Direction(down, link.name, link.speed, delay,
                                      params[node].bb_credit, params[node].rx_frame_time, None,
                                      switch)
