@@ -29,6 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from fcsim.arguments import build_parser
+from fcsim.flow.fabric import unsupported
+from fcsim.flow.summary import flow_run, flow_summary
 from fcsim.output import (
     Capped,
     OutputError,
@@ -44,8 +46,6 @@ from fcsim.progress import Progress, end_progress_line
 from fcsim.report import summary_text
 from fcsim.run_report import run_page
 from fcsim.runner import SLICES, run_once, run_scenario
-from fcsim.flow.fabric import unsupported
-from fcsim.flow.summary import flow_run, flow_summary
 from fcsim.scenario.loader import ScenarioError, load_scenario
 from fcsim.scenario.model import Scenario
 from fcsim.scenario.reference import SCHEMAS, schema_text
