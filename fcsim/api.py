@@ -95,7 +95,9 @@ class Study:
         """*results* (default: a new :meth:`run`) as a pandas DataFrame with one
         row per figure: columns ``socket`` and ``send_size`` (netperf sweeps),
         ``seed``, ``kind`` (workload, netperf, iperf), ``name``, ``metric`` and
-        ``value`` (SI units, as in the JSON)."""
+        ``value`` (SI units, as in the JSON). Without pandas, ImportError before
+        anything is simulated."""
+        pandas = _pandas()
         results = results if results is not None else self.run()
         rows = []
         for point in results.get("points", [results]):
@@ -107,17 +109,20 @@ class Study:
                                   "metric": metric, "value": value}
                                  for metric, value in figures.items()
                                  if isinstance(value, int | float) and not isinstance(value, bool)]
-        return _pandas().DataFrame(rows)
+        return pandas.DataFrame(rows)
 
     def sweep(self, path: str, values: list[Any]) -> Any:
         """Run the study once per value at key *path*; the :meth:`table` rows of
-        every run, with a column named *path* holding the value."""
+        every run, with a column named *path* holding the value. Every value is
+        checked (and pandas looked for) before anything is simulated."""
+        pandas = _pandas()
+        studies = [self.copy().set(path, value) for value in values]
         frames = []
-        for value in values:
-            frame = self.copy().set(path, value).table()
+        for value, study in zip(values, studies, strict=True):
+            frame = study.table()
             frame.insert(0, path, [value] * len(frame))
             frames.append(frame)
-        return _pandas().concat(frames, ignore_index=True)
+        return pandas.concat(frames, ignore_index=True)
 
 
 def _pandas() -> Any:

@@ -9,7 +9,13 @@ from fcsim import __version__
 from fcsim.preflight import add_limit_options
 from fcsim.scenario.reference import SCHEMAS
 from fcsim.units import UnitError, parse_size, parse_time
-from fcsim.validation.commands import PARTIAL_REPORT_DIR, REPORT_DIR, STORE_FILE
+from fcsim.validation.commands import (
+    LATEST_REPORT_DIR,
+    PARTIAL_REPORT_DIR,
+    QUICK_TIME,
+    REPORT_DIR,
+    STORE_FILE,
+)
 from fcsim.validation.figures import PAPERS
 
 DEFAULT_PCAP_LIMIT = 1 << 30
@@ -20,6 +26,12 @@ SCHEDULER_HELP = ("run the simulations on the Dask cluster whose scheduler is at
                   "e.g. tcp://10.0.0.1:8786 (every worker needs the same fcsim: "
                   "pip install 'fcsim[cluster]'; see docs/performance.md)")
 """Help of ``--scheduler``."""
+
+
+class UsageError(Exception):
+    """Arguments that parse but cannot be used (together, or with the scenario):
+    ``str()`` is one line naming the option, what was given and what is allowed;
+    the command exits with status 2 before any work, as for a bad scenario."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -66,17 +78,19 @@ def build_parser() -> argparse.ArgumentParser:
     check = commands.add_parser(
         "validate", help="run the measured claims and report how close the simulation is")
     check.add_argument("--quick", action="store_true",
-                       help="only the claims marked quick (about 30 s on two cores)")
+                       help=f"only the claims marked quick ({QUICK_TIME})")
     check.add_argument("--claims", metavar="ID", nargs="+", default=(),
                        help="only these claims")
     check.add_argument("--jobs", metavar="N", type=_positive, default=None,
                        help="processes to run simulations on (default: every core)")
     check.add_argument("--scheduler", metavar="ADDRESS", default=None, help=SCHEDULER_HELP)
     check.add_argument("--report", metavar="DIR", default=None,
-                       help=f"report folder (default: {REPORT_DIR} for a full run, "
+                       help=f"report folder (default: {REPORT_DIR} for a full run with "
+                            f"--record, {LATEST_REPORT_DIR} for one without, "
                             f"{PARTIAL_REPORT_DIR} otherwise)")
     check.add_argument("--record", action="store_true",
-                       help="record this run's statuses in validation/claims.toml")
+                       help="record this run's statuses in validation/claims.toml and, for "
+                            f"a full run, its report in {REPORT_DIR}")
     check.add_argument("--readme", action="store_true",
                        help="refresh the README's validation table (full runs only)")
     check.add_argument("--no-store", action="store_true",

@@ -9,11 +9,13 @@ the measured claims of ``validation/claims.toml`` and writes a report;
 ``fcsim figures PAPER`` draws a paper's figures from simulation.
 
 Exit status: 0 on success, 2 for a bad scenario, bad arguments, an output
-path that cannot be written or a run past a work limit (one message on
-stderr, checked before any simulation, nothing written); ``validate`` exits
-1 when a claim recorded as passing fails; 130 when interrupted (Ctrl-C or
-SIGTERM: one line, worker processes stopped, no partial or temporary file
-left). Output files are written by :mod:`fcsim.output`; docs/cli.md.
+path that cannot be written, a closed standard output or a run past a work
+limit (one message on stderr, checked before any simulation, nothing
+written); 1 when an output fails while it is written (a full disk: one line,
+no partial file left) and when ``validate`` finds that a claim recorded as
+passing fails; 130 when interrupted (Ctrl-C or SIGTERM: one line, worker
+processes stopped, no partial or temporary file left). Output files are
+written by :mod:`fcsim.output`; docs/cli.md.
 """
 
 from __future__ import annotations
@@ -28,14 +30,16 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from fcsim.arguments import build_parser
+from fcsim.arguments import UsageError, build_parser
 from fcsim.flow.fabric import unsupported
 from fcsim.flow.summary import flow_run, flow_summary
 from fcsim.output import (
     Capped,
     OutputError,
+    WriteError,
     check_file,
     check_folder,
+    guarded_stdout,
     is_stdout,
     open_output,
     same_file,
@@ -44,7 +48,7 @@ from fcsim.output import (
 from fcsim.preflight import affordable, first_run, unknown_ports
 from fcsim.progress import Progress, end_progress_line
 from fcsim.report import summary_text
-from fcsim.run_report import run_page
+from fcsim.run_report import run_page, topology_svg
 from fcsim.runner import SLICES, run_once, run_scenario
 from fcsim.scenario.loader import ScenarioError, load_scenario
 from fcsim.scenario.model import Scenario
@@ -53,8 +57,8 @@ from fcsim.sweep import sweep_points
 from fcsim.topology.drawing import FORMATS, draw_topology
 from fcsim.trace.capture import PcapSink, linktypes
 from fcsim.trace.ladder import Enough, Ladder, draw_ladder, ladder_text
-from fcsim.trace.pcap import PcapWriter
-from fcsim.trace.pcapng import PcapngWriter
+from fcsim.trace.pcap import FILE_HEADER_SIZE, PcapWriter
+from fcsim.trace.pcapng import SECTION_HEADER_SIZE, PcapngWriter
 from fcsim.trace.timeline import Timeline
 from fcsim.trace.timeseries import TimeSeries
 from fcsim.units import format_size
@@ -85,10 +89,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             signal.signal(signum, _stop)
     interrupted = False
     try:
-        return _main(argv)
-    except OutputError as error:
+        if sys.stdout is None:  # started with standard output closed ('>&-')
+            print("fcsim: error: standard output is closed; redirect it to a file or "
+                  "/dev/null instead", file=sys.stderr)
+            return 2
+        with guarded_stdout():
+            return _main(argv)
+    except (OutputError, UsageError) as error:
         print(f"fcsim: error: {error}", file=sys.stderr)
         return 2
+    except WriteError as error:
+        end_progress_line()
+        print(f"fcsim: error: {error}", file=sys.stderr)
+        return 1
     except (KeyboardInterrupt, Interrupted):
         interrupted = True  # a second Ctrl-C stays ignored while the process exits
         end_progress_line()
@@ -108,58 +121,64 @@ def _main(argv: Sequence[str] | None) -> int:
     args = parser.parse_args(argv)
     command = args.subparser
     if args.command == "topology":
-        return _topology(command, args)
+        return _topology(args)
     if args.command == "validate":
         return validate_command(command, args)
     if args.command == "figures":
         return figures_command(command, args)
     if args.command == "explain":
-        return _explain(command, args)
+        return _explain(args)
     if args.command == "schema":
         sys.stdout.write(schema_text(SCHEMAS[args.kind]()))
         return 0
-    return _run(command, args)
+    return _run(args)
 
 
-def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace) -> int:
     if args.json and args.trace == "-":
-        parser.error("--trace to standard output would mix with --json; give --trace FILE")
-    pcap = check_file("--pcap", args.pcap) if args.pcap else None
-    trace = check_file("--trace", args.trace) if args.trace not in (None, "-") else None
+        raise UsageError("--trace: given no file with --json, and the timeline on standard "
+                         "output would mix with the JSON; give --trace FILE")
+    if args.pcap_ports and not args.pcap:
+        raise UsageError("--pcap-ports: given without --pcap; give --pcap FILE too")
+    pcap = _output("--pcap", args.pcap, args.scenario) if args.pcap else None
+    trace = (_output("--trace", args.trace, args.scenario) if args.trace not in (None, "-")
+             else None)
     report = (check_folder("--report", args.report, ("index.html",)) if args.report
               else None)
-    if args.pcap_ports and pcap is None:
-        parser.error("--pcap-ports: give --pcap FILE too")
     if pcap is not None and trace is not None and same_file(pcap, trace):
-        parser.error(f"--pcap and --trace name the same file {args.pcap!r}; give two files")
-    on_stdout = []  # files that are standard output: the results go to standard error
-    for option, path in (("--pcap", pcap), ("--trace", trace)):
-        if path is not None and same_file(path, args.scenario):
-            parser.error(f"{option} names the scenario file {args.scenario!r}; give another file")
-        if path is not None and is_stdout(path):
-            on_stdout.append(option)
+        raise OutputError("--trace", args.trace, "--pcap writes the same file; give two files")
+    on_stdout = [option for option, path in (("--pcap", pcap), ("--trace", trace))
+                 if path is not None and is_stdout(path)]  # the results go to stderr
     if on_stdout and args.trace == "-":
-        parser.error(f"{on_stdout[0]} and --trace both go to standard output; give --trace FILE")
+        raise UsageError(f"{on_stdout[0]} and --trace both go to standard output; give "
+                         "--trace FILE")
+    if pcap is not None:
+        kind, header = (("pcapng", SECTION_HEADER_SIZE) if pcap.suffix == ".pcapng" else
+                        ("libpcap", FILE_HEADER_SIZE))
+        if args.pcap_limit < header:
+            raise UsageError(f"--pcap-limit: given {args.pcap_limit} B; at least {header} B, "
+                             f"the header of a {kind} file of no frame (more to hold frames)")
     scenario = _load(args.scenario)
     if scenario is None:
         return 2
     if args.model == "flow":
-        return _flow(parser, args, scenario)
+        return _flow(args, scenario)
     wrong = unknown_ports(scenario, "--pcap-ports", tuple(args.pcap_ports))
     if wrong is not None:
-        parser.error(wrong)
+        raise UsageError(wrong)
     if pcap is not None and pcap.suffix != ".pcapng" and len(linktypes(scenario)) > 1:
-        parser.error(f"--pcap: given {args.pcap!r}; a file ending in .pcapng for a scenario "
-                     "whose networks carry frames of several link types (a libpcap file "
-                     "holds one)")
+        raise UsageError(f"--pcap: given {args.pcap!r}; a file ending in .pcapng for a "
+                         "scenario whose networks carry frames of several link types (a "
+                         "libpcap file holds one)")
     if not affordable(scenario, args):
         return 2
+    drawing = topology_svg(scenario) if report is not None else None  # before the run
     with ExitStack() as stack:
         sinks: list[Any] = []
         writer = None
         capped: Capped | None = None
         if pcap is not None:
-            handle = stack.enter_context(open_output(pcap, "wb"))
+            handle = stack.enter_context(open_output(pcap, "wb", "--pcap"))
             writer = (PcapngWriter(handle, args.pcap_limit) if pcap.suffix == ".pcapng" else
                       stack.enter_context(PcapWriter(handle, limit=args.pcap_limit,
                                                      linktype=min(linktypes(scenario)))))
@@ -167,7 +186,8 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         if args.trace == "-":
             sinks.append(Timeline(sys.stdout))
         elif trace is not None:
-            capped = Capped(stack.enter_context(open_output(trace, "w")), args.trace_limit)
+            capped = Capped(stack.enter_context(open_output(trace, "w", "--trace")),
+                            args.trace_limit)
             sinks.append(Timeline(capped))
         steps = len(sweep_points(scenario)) or scenario.run.repetitions * SLICES
         progress = Progress(steps) if sys.stderr.isatty() else None
@@ -180,9 +200,16 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if capped is not None and capped.left_out:
         print(f"fcsim: --trace: stopped at {format_size(args.trace_limit)} (--trace-limit); "
               f"{capped.left_out} later lines not written", file=sys.stderr)
-    if report is not None and series is not None:
+    if report is not None and series is not None and drawing is not None:
+        page = run_page(scenario, results, series, drawing)  # then the folder
+        made = not report.exists()
         report.mkdir(parents=True, exist_ok=True)
-        write_output(report / "index.html", run_page(scenario, results, series))
+        try:
+            write_output(report / "index.html", page, "--report")
+        except BaseException:
+            if made:  # no empty report folder left behind
+                report.rmdir()
+            raise
         print(f"fcsim: run report {report / 'index.html'}", file=sys.stderr)
     out = sys.stderr if on_stdout else sys.stdout
     if args.json:
@@ -193,13 +220,13 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     return 0
 
 
-def _flow(parser: argparse.ArgumentParser, args: argparse.Namespace,
-          scenario: Scenario) -> int:
+def _flow(args: argparse.Namespace, scenario: Scenario) -> int:
     """``run --model flow``: the flow model's figures, or one line naming what
     of the scenario it cannot represent (exit 2)."""
     for option in ("pcap", "trace", "report"):
         if getattr(args, option):
-            parser.error(f"--{option}: not with --model flow (it has no frames or time series)")
+            raise UsageError(f"--{option}: not with --model flow (it has no frames or "
+                             "time series)")
     missing = unsupported(scenario)
     if missing is not None:
         print(f"fcsim: {args.scenario}: --model flow cannot represent {missing}; run it "
@@ -218,18 +245,15 @@ def _flow(parser: argparse.ArgumentParser, args: argparse.Namespace,
     return 0
 
 
-def _explain(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+def _explain(args: argparse.Namespace) -> int:
     output = Path(args.output) if args.output else None
-    if output is not None and output.suffix.lower() not in FORMATS:
-        parser.error(f"--output: given {str(output)!r}; an image file ending in "
-                     f"{' or '.join(FORMATS)}")
-    target = check_file("--output", output) if output is not None else None
+    target = _image("--output", output, args.scenario) if output is not None else None
     scenario = _load(args.scenario)
     if scenario is None:
         return 2
     wrong = unknown_ports(scenario, "--ports", tuple(args.ports))
     if wrong is not None:
-        parser.error(wrong)
+        raise UsageError(wrong)
     points = sweep_points(scenario)
     until = args.until if args.until is not None else float("inf")
     first = points[0][1] if points else scenario
@@ -247,7 +271,7 @@ def _explain(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if target is None:
         ladder_text(ladder.rungs, sys.stdout)
         return 0
-    with open_output(target, "wb") as handle:
+    with open_output(target, "wb", "--output") as handle:
         draw_ladder(ladder.rungs, handle, target.suffix.lower(),
                     f"{scenario.name}: the first {len(ladder.rungs)} events")
     print(f"wrote {output}")
@@ -264,16 +288,32 @@ def _load(path: str) -> Scenario | None:
         return None
 
 
-def _topology(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    output = Path(args.output) if args.output else Path(Path(args.scenario).stem + ".png")
+def _output(option: str, path: str | Path, scenario: str) -> Path:
+    """Where the output file *path* given with *option* is written
+    (:func:`check_file`); :class:`OutputError` if it is the *scenario* file."""
+    if same_file(path, scenario):
+        raise OutputError(option, path, "it is the scenario file being read; give another "
+                                        "file")
+    return check_file(option, path)
+
+
+def _image(option: str, output: Path, scenario: str) -> Path:
+    """Where the image *output* given with *option* is written (:func:`_output`);
+    :class:`UsageError` unless its name ends in an image format's suffix."""
+    target = _output(option, output, scenario)
     if output.suffix.lower() not in FORMATS:
-        parser.error(f"--output: given {str(output)!r}; an image file ending in "
-                     f"{' or '.join(FORMATS)}")
-    target = check_file("--output", output)
+        raise UsageError(f"{option}: given {str(output)!r}; an image file ending in "
+                         f"{' or '.join(FORMATS)}")
+    return target
+
+
+def _topology(args: argparse.Namespace) -> int:
+    output = Path(args.output) if args.output else Path(Path(args.scenario).stem + ".png")
+    target = _image("--output", output, args.scenario)
     scenario = _load(args.scenario)
     if scenario is None:
         return 2
-    with open_output(target, "wb") as handle:
+    with open_output(target, "wb", "--output") as handle:
         draw_topology(scenario, handle, output.suffix.lower())
     print(f"wrote {output}")
     return 0

@@ -15,11 +15,18 @@ line (:class:`OutputError`) rather than with a traceback after the run.
   terminal) directly, since replacing it would destroy it;
 - through symbolic links: the link's target is written, the link stays.
 
+A write that fails on the way (a full disk, a file past its size limit, a
+device such as ``/dev/full``) raises :class:`WriteError`, one line naming the
+output and the system's reason; the temporary file is removed, so nothing
+half-written is left. :func:`guarded_stdout` makes standard output fail the
+same way.
+
 :class:`Capped` stops a text output at a size limit (``--trace-limit``).
 """
 
 from __future__ import annotations
 
+import io
 import os
 import stat
 import sys
@@ -36,6 +43,50 @@ class OutputError(Exception):
 
     def __init__(self, option: str, path: str | os.PathLike[str], problem: str) -> None:
         super().__init__(f"{option}: cannot write {os.fspath(path)!r}: {problem}")
+
+
+class WriteError(Exception):
+    """Writing an output failed after it was opened (a full disk, a file past the
+    size it may reach); ``str()`` is one line naming the output and why, as
+    *what* (``"--pcap: cannot write 'x.pcap'"``) and *problem*."""
+
+    def __init__(self, what: str, problem: str) -> None:
+        super().__init__(f"{what}: {problem}")
+
+
+class _Guarded(io.FileIO):
+    """A file opened for writing whose failed writes raise :class:`WriteError`
+    naming *what* it is, so that the buffered layers above it (which call it
+    once per buffer, not once per write) report a full disk in one line. A
+    reader that went away (``| head``) stays :class:`BrokenPipeError`."""
+
+    def __init__(self, file: int | str, what: str, closefd: bool = True) -> None:
+        super().__init__(file, "w", closefd=closefd)
+        self.what = what
+
+    def write(self, data: Any) -> int | None:
+        """Write *data* (bytes) into the file; the bytes written."""
+        try:
+            return super().write(data)
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise WriteError(self.what, error.strerror or str(error)) from None
+
+
+def _stream(raw: _Guarded, mode: str) -> IO[Any]:
+    """*raw* buffered, and as UTF-8 text if *mode* is ``"w"``."""
+    buffered = io.BufferedWriter(raw)
+    return buffered if mode == "wb" else io.TextIOWrapper(buffered, encoding="utf-8")
+
+
+def _discard(stream: IO[Any]) -> None:
+    """Close *stream* after a failure, its file closed even if what it still
+    holds cannot be written."""
+    try:
+        stream.close()
+    except (WriteError, OSError):
+        pass
 
 
 def _resolved(path: str | os.PathLike[str]) -> Path:
@@ -122,33 +173,84 @@ def is_stdout(path: str | os.PathLike[str]) -> bool:
 
 
 @contextmanager
-def open_output(path: str | os.PathLike[str], mode: str = "wb") -> Iterator[IO[Any]]:
-    """Open the output file *path* for writing in *mode* (``"w"`` or ``"wb"``).
+def open_output(path: str | os.PathLike[str], mode: str = "wb",
+                option: str = "output") -> Iterator[IO[Any]]:
+    """Open the output file *path* (given with command-line *option*) for
+    writing in *mode* (``"w"``, UTF-8 text, or ``"wb"``).
 
     A regular or new file is replaced only when the ``with`` block ends
-    without an exception (or interruption); a device or FIFO is written
-    directly; a symbolic link's target is written.
+    without an exception (or interruption) and everything is written; a
+    device or FIFO is written directly; a symbolic link's target is written.
+    A write that fails raises :class:`WriteError`.
     """
+    what = f"{option}: cannot write {os.fspath(path)!r}"
     if _special(path):
-        with open(path, mode) as handle:
-            yield handle
+        stream = _stream(_Guarded(os.fspath(path), what), mode)
+        try:
+            yield stream
+            stream.close()
+        except BaseException:
+            _discard(stream)
+            raise
         return
     target = _resolved(path)
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
                                          suffix=".tmp")
+    stream = _stream(_Guarded(handle, what), mode)
     try:
-        with os.fdopen(handle, mode) as stream:
-            yield stream
+        yield stream
+        stream.close()
         os.chmod(temporary, 0o644 & ~_umask())
         os.replace(temporary, target)
     except BaseException:
+        _discard(stream)
         os.unlink(temporary)
         raise
 
 
-def write_output(path: str | os.PathLike[str], data: bytes | str) -> None:
-    """Write *data* (bytes, or text as UTF-8) to *path* as :func:`open_output` does."""
-    with open_output(path, "wb") as stream:
+@contextmanager
+def guarded_stdout() -> Iterator[None]:
+    """While the block runs, a write to standard output that fails raises
+    :class:`WriteError` ("cannot write standard output: ..."); what is still
+    buffered is written when the block ends, and if it cannot be, dropped
+    (standard output then goes to /dev/null, so that the interpreter's own
+    flush at exit does not fail again). A replaced ``sys.stdout`` (a test's
+    capture) is left as it is."""
+    original = sys.stdout
+    try:
+        number = original.fileno() if original is sys.__stdout__ else None
+    except (AttributeError, OSError, ValueError):  # not a file (an embedding's stream)
+        number = None
+    if original is None or number is None:
+        yield
+        return
+    original.flush()
+    guarded = io.TextIOWrapper(
+        io.BufferedWriter(_Guarded(number, "cannot write standard output", closefd=False)),
+        encoding=original.encoding, errors=original.errors,
+        line_buffering=original.line_buffering)
+    sys.stdout = guarded
+    try:
+        yield
+        guarded.flush()
+    except BaseException:
+        try:
+            guarded.flush()
+        except (WriteError, OSError):
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, number)
+            os.close(null)
+        raise
+    finally:
+        sys.stdout = original
+        _discard(guarded)
+
+
+def write_output(path: str | os.PathLike[str], data: bytes | str,
+                 option: str = "output") -> None:
+    """Write *data* (bytes, or text as UTF-8) to *path* (given with *option*) as
+    :func:`open_output` does."""
+    with open_output(path, "wb", option) as stream:
         stream.write(data.encode("utf-8") if isinstance(data, str) else data)
 
 

@@ -44,7 +44,7 @@ def affordable(scenario: Scenario, args: argparse.Namespace,
         return False
     if work.frames > WARN_FRAMES:
         print(f"fcsim: {scenario.source}: up to {work.frames:.3g} frames and arrivals: this "
-              f"may take up to {wall_time(work.frames)}", file=sys.stderr)
+              f"may take {wall_time(work.frames)} at most", file=sys.stderr)
     return True
 
 

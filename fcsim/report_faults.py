@@ -27,6 +27,12 @@ def fault_lines(first: dict[str, Any]) -> list[str]:
         else:
             lines += [f"       {event}" for event in record["events"]]
     lines += _ports(faults["ports"])
+    lines += [f"  {name}: dropped {d['sequences']} upper-layer sequence(s), "
+              f"{format_size(d['bytes'])}, while its link was down"
+              for name, d in faults.get("dropped_while_down", {}).items()]
+    lines += [f"  repeating fault #{p['fault'] + 1} ({p['label']}): {p['occurrences']} "
+              f"occurrence(s), {p['skipped']} skipped while the previous lasted"
+              for p in faults.get("processes", ())]
     lines += _sequences(faults.get("sequences", {}))
     fabric = faults.get("fabric")
     if fabric:

@@ -112,11 +112,18 @@ def _groups(results: dict[str, Any]) -> str:
             + "".join(rows) + "</table>\n")
 
 
-def run_page(scenario: Scenario, results: dict[str, Any], series: TimeSeries) -> str:
-    """The report page of *scenario*'s *results* with its sampled *series*."""
+def topology_svg(scenario: Scenario) -> str:
+    """The drawing of *scenario*'s topology for its page, as SVG: made before the
+    run (it needs only the scenario), so that a run is not lost to it."""
     topology = BytesIO()
     draw_topology(scenario, topology, ".svg")
-    drawing = topology.getvalue().decode()
+    return topology.getvalue().decode()
+
+
+def run_page(scenario: Scenario, results: dict[str, Any], series: TimeSeries,
+             drawing: str) -> str:
+    """The report page of *scenario*'s *results* with its sampled *series* and
+    the *drawing* of its topology (:func:`topology_svg`)."""
     plots = [_plot("Link utilisation per direction", "fraction of time sending", series.time,
                    series.utilisation),
              _plot("BB credit available to each transmitter", "frames", series.time,

@@ -126,9 +126,11 @@ def loop(
     lip_at: tuple[float, ...] = (),
     bit_error_rate: float = 0.0,
     seed: int = 1,
+    hop_lengths: tuple[float, ...] = (),
 ) -> Scenario:
     """An arbitrated loop of nodes "p0" .. "p<n-1>" in ring order; *ports* and
-    *params* set a node's loop-port and login values by name."""
+    *params* set a node's loop-port and login values by name; *hop_lengths*,
+    if given, each hop's cable (m) instead of *hop_length*."""
     speed = speed_named(speed) if isinstance(speed, str) else speed
     names = [f"p{i}" for i in range(n)]
     ports, params = ports or {}, params or {}
@@ -137,7 +139,8 @@ def loop(
         nodes=tuple(NodeConfig(name, params=params.get(name, ServiceParameters()),
                                loop=ports.get(name, LoopPortConfig())) for name in names),
         links=(LoopConfig("loop", tuple(names), speed, Cable(hop_length), bit_error_rate,
-                          repeat_delay, lip_at),),
+                          repeat_delay, lip_at,
+                          cables=tuple(Cable(length) for length in hop_lengths)),),
         workloads=workloads,
     )
 

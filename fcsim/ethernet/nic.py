@@ -14,7 +14,11 @@ Receive Oversize Count, of frames that passed address filtering). Addresses
 are MACs; the topology gives each NIC one. Each IP packet is one frame:
 TCP's MSS is the MTU less 40 bytes of IP and TCP headers, so no packet
 exceeds the MTU. The transmit ring holds *ring* frames; a packet that
-finds it full is dropped, as a driver drops when its ring is full.
+finds it full is dropped, as a driver drops when its ring is full. While
+the link is down the NIC drops every packet it is given, and the frames in
+its ring when it went down: Linux's e1000 watchdog resets the controller to
+flush a transmit ring the lost link will never drain, and a device without
+carrier drops what IP sends (the noop queueing discipline).
 """
 
 from __future__ import annotations
@@ -66,6 +70,8 @@ class Nic:
         self.max_frame = mtu + HEADER + FCS
         self.port = EthernetPort(sim, name, self)
         self.stats = NicStats()
+        self.link_down_drops = 0
+        """Packets dropped because the link was down (from the start of the run)."""
         self.deliver: Callable[[EthernetFrame], None] | None = None
         self._queue: deque[EthernetFrame] = deque()
 
@@ -75,7 +81,11 @@ class Nic:
         return self.mac
 
     def send(self, dst: int, payload: int, ulp: Any) -> bool:
-        """Queue a frame of *payload* bytes to MAC *dst*; False if the ring is full."""
+        """Queue a frame of *payload* bytes to MAC *dst*; False if the ring is full
+        or the link down."""
+        if not self.port.up:
+            self.link_down_drops += 1
+            return False
         if len(self._queue) >= self.ring:
             self.stats.ring_drops += 1
             return False
@@ -92,6 +102,12 @@ class Nic:
             return None
         self.stats.frames_tx += 1
         return self._queue.popleft()
+
+    def link_changed(self, port: EthernetPort, up: bool) -> None:
+        """The link went down: the ring is flushed (its frames dropped)."""
+        if not up:
+            self.link_down_drops += len(self._queue)
+            self._queue.clear()
 
     def frame_received(self, port: EthernetPort, frame: EthernetFrame) -> None:
         """Hand a good frame for this MAC up; drop one with a bad FCS or longer

@@ -10,6 +10,11 @@ port's own (IEEE 802.3 Annex 31B): a PAUSE frame it is asked to send goes
 before any data frame, paused or not; a PAUSE frame received stops it from
 starting data frames for the quanta asked (512 bit times each; 0 resumes at
 once), and is not handed to the owner.
+
+The port's physical link: frames that reach its receiver while no light
+does (:attr:`light` False: a cable out, a peer powered off) are lost and
+counted; while its PHY reports the link down (:meth:`carrier`), it sends
+nothing and its owner is told (``link_changed``).
 """
 
 from __future__ import annotations
@@ -29,6 +34,13 @@ from fcsim.link.line import launch
 
 HEADER_CHARS = PREAMBLE + HEADER
 """Characters of a frame in before a cut-through switch can look it up."""
+LINK_TIMER = 10e-3
+"""1000BASE-X auto-negotiation's link_timer, s (IEEE 802.3 clause 37: 10 ms)."""
+AUTONEGOTIATION = 2 * LINK_TIMER
+"""From signal and synchronisation back to link up, s: auto-negotiation waits
+link_timer in COMPLETE_ACKNOWLEDGE and again in IDLE_DETECT (IEEE 802.3
+clause 37); the configuration ordered sets exchanged before take
+microseconds (an assumption: they are not counted)."""
 
 
 class EthernetOwner(Protocol):
@@ -39,6 +51,9 @@ class EthernetOwner(Protocol):
 
     def frame_received(self, port: EthernetPort, frame: EthernetFrame) -> None:
         """A frame arrived on *port* (``frame.corrupt``: its FCS failed)."""
+
+    def link_changed(self, port: EthernetPort, up: bool) -> None:
+        """*port*'s link went down or came up (its PHY's carrier)."""
 
 
 class EthernetStats:
@@ -82,6 +97,8 @@ class EthernetPort:
         self._control: list[EthernetFrame] = []
         self.paused_until = 0.0
         self.pauses_rx = 0
+        self.up = self.light = True
+        self.frames_lost = 0
         self._rng = sim.rng(f"port/{name}")
         self._env = sim.env
         self._sinks = sim.sinks
@@ -97,8 +114,23 @@ class EthernetPort:
         self._control.append(pause_frame(src, quanta))
         self.kick()
 
+    def set_light(self, on: bool) -> None:
+        """Light reaches the receiver again (*on*) or no more."""
+        self.light = on
+
+    def carrier(self, up: bool) -> None:
+        """The PHY reports the link down or up: the port stops or resumes sending,
+        and its owner is told."""
+        self.up = up
+        self.owner.link_changed(self, up)
+        if up:
+            self.kick()
+
     def _send_next(self, _event: object = None) -> None:
         now = self._env._now
+        if not self.up:
+            self._busy = False
+            return
         if self._control:
             frame = self._control.pop(0)
         elif now < self.paused_until:
@@ -123,6 +155,9 @@ class EthernetPort:
             self._send_next()
 
     def _receive(self, frame: EthernetFrame) -> None:
+        if not self.light:
+            self.frames_lost += 1  # on a fibre pulled out, or from a peer that failed
+            return
         stats = self.stats
         stats.frames_rx += 1
         if frame.corrupt:

@@ -161,6 +161,8 @@ class EthernetSwitch:
         self._table: dict[tuple[int, int], int] = {}
         self.max_queued = [0] * model.ports
         self.stats = EthernetSwitchStats()
+        self.link_down_drops = 0
+        """Frames dropped for an output whose link was down (from the start of the run)."""
 
     def frame_received(self, port: EthernetPort, frame: EthernetFrame) -> None:
         """Classify by VLAN (802.1Q ingress rules), learn the source, forward or
@@ -180,7 +182,7 @@ class EthernetSwitch:
             outs = [out]
         elif out is None:
             outs = [i for i in self._members[vlan] if i != into
-                    and self.ports[i].peer is not None]
+                    and self.ports[i].peer is not None and self.ports[i].up]
             self.stats.flooded += 1
         else:
             return  # to where it came from: filtered
@@ -195,6 +197,9 @@ class EthernetSwitch:
 
     def _enqueue(self, outs: list[int], frame: EthernetFrame, into: int, vlan: int) -> None:
         for out in outs:
+            if not self.ports[out].up:  # its link went down while the frame was looked up
+                self.link_down_drops += 1
+                continue
             tag = vlan in self.tagged[out]
             if tag != frame.tagged:  # leaves a trunk tagged, an access port untagged
                 copy = _copy(frame, vlan, tag)
@@ -233,6 +238,33 @@ class EthernetSwitch:
                 self.ports[into].send_pause(0, SWITCH_MAC)
                 self.pauses_tx += 1
 
+    def link_changed(self, port: EthernetPort, up: bool) -> None:
+        """A port's link went down: the frames queued for it are dropped and the
+        addresses learnt on it forgotten (IEEE 802.1D: a port that is not
+        operational is disabled and its dynamic filtering entries removed), so
+        frames for them are flooded until learnt again."""
+        if up:
+            return
+        out = self._index[port]
+        queue = self._queues[out]
+        self.link_down_drops += len(queue)
+        queue.clear()
+        self._queued[out] = 0
+        if self._paused:
+            self._release(out)
+        for entry in [entry for entry, at in self._table.items() if at == out]:
+            del self._table[entry]
+
+    def power_off(self) -> None:
+        """The switch fails: the frames queued in it are lost and its filtering
+        database is empty when it powers on again."""
+        for out, queue in enumerate(self._queues):
+            self.link_down_drops += len(queue)
+            queue.clear()
+            self._queued[out] = 0
+        self._paused.clear()
+        self._table.clear()
+
     def next_frame(self, port: EthernetPort) -> EthernetFrame | None:
         """The head of *port*'s output FIFO."""
         out = self._index[port]
@@ -259,6 +291,8 @@ class EthernetSwitch:
                                     enumerate(self.max_queued) if q}}
         if any(self.tagged) or self.stats.ingress_drops:  # a switch with 802.1Q trunks
             out["ingress_drops"] = self.stats.ingress_drops
+        if self.link_down_drops:
+            out["link_down_drops"] = self.link_down_drops
         return out
 
     def reset_stats(self) -> None:

@@ -10,13 +10,11 @@ resets or comes back, and FSPF's answer.
   N_Port (frames for it are refused: F_RJT for Class 2, discarded for
   Class 3), the name server forgets it (an implicit logout) and the fabric
   controller sends an RSCN (:mod:`fcsim.fabric.rscn`); when the N_Port has
-  logged in again, another. If it is an E_Port, FSPF computes the routes
-  again (:func:`fcsim.topology.fabric.route`) over the ISLs whose two ends
-  are Active, and traffic moves to the paths left; the ISL is used again
-  once both its ends are Active. Every switch gets its new routes when the
-  failure is detected: the flooding of FSPF's link state updates, its
-  hold-down timers and E_Port initialisation (ELP, ESC, EFP) are not
-  modelled.
+  logged in again, another. If it is an E_Port, FSPF (:mod:`fcsim.fabric.fspf`)
+  tells the fabric: the switch routes around it at once, the others when
+  its link state update reaches them, within FSPF's timers; the ISL is used
+  again once both its ends are Active and the switches have heard of it.
+  E_Port initialisation (ELP, ESC, EFP) is not modelled.
 """
 
 from __future__ import annotations
@@ -28,6 +26,8 @@ from typing import Any
 
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.addressing import port_id
+from fcsim.fabric.fspf import DEFAULT_TIMERS, Fspf, FspfTimers, lsu_bytes
+from fcsim.fabric.routing import next_hops
 from fcsim.fabric.rscn import FabricController
 from fcsim.fabric.switch import Switch
 from fcsim.fabric.switch_port import Held, SwitchPort
@@ -38,18 +38,21 @@ from fcsim.topology.fabric import FabricNetwork, route
 
 
 class FabricRecovery:
-    """The recovery of the switches of *net*; *note(text)* is told of each
-    change of routes and each RSCN, for the incident records."""
+    """The recovery of the switches of *net*, FSPF timed by *timers*;
+    *note(text)* is told of each change of routes and each RSCN, for the
+    incident records."""
 
-    def __init__(self, sim: Simulation, net: FabricNetwork, note: Callable[[str], None]) -> None:
+    def __init__(self, sim: Simulation, net: FabricNetwork, note: Callable[[str], None],
+                 timers: FspfTimers = DEFAULT_TIMERS) -> None:
         self.sim, self.net, self.note = sim, net, note
         self.stats = FrameLosses()  # the frames the switches lost
         self.controller = FabricController(list(net.switches.values()))
-        self.reroutes: list[dict[str, Any]] = []
-        self._pending = False
-        self._causes: list[str] = []
         self._down: set[SwitchPort] = set()
-        self._isl_ports = {sp for ends in net.isl_ends.values() for sp in ends.values()}
+        self._isl_of = {sp: key for key, ends in net.isl_ends.items() for sp in ends.values()}
+        self._isl_ports = set(self._isl_of)
+        self._tables: dict[frozenset[str], dict[Any, Any]] = {}
+        self.fspf = Fspf(sim, list(net.switches), net.isls, timers, self._active, self._hop,
+                         self._install, note)
         self._f_ports = {sp for switch in net.switches.values() for sp in switch.local.values()}
         for switch in net.switches.values():
             switch.services.controller = self.controller  # type: ignore[union-attr]
@@ -88,7 +91,7 @@ class FabricRecovery:
             if other is sp or other.reserved_to is sp:
                 other.reserved = other.reserved_to = None
         if sp in self._isl_ports:
-            self._reroute(f"{switch.name}:{sp.index} {reason}")
+            self.fspf.changed(switch.name, self._isl_of[sp], f"{switch.name}:{sp.index} {reason}")
         elif sp in self._f_ports:
             del switch.local[sp.index]
             address = port_id(switch.domain, sp.index)
@@ -97,7 +100,8 @@ class FabricRecovery:
 
     def _back(self, switch: Switch, sp: SwitchPort) -> None:
         if sp in self._isl_ports:
-            self._reroute(f"{switch.name}:{sp.index} Active again")
+            self.fspf.changed(switch.name, self._isl_of[sp],
+                              f"{switch.name}:{sp.index} Active again")
         elif sp in self._f_ports:
             switch.local[sp.index] = sp
 
@@ -111,27 +115,35 @@ class FabricRecovery:
             self.note(f"RSCN for {address:06X} ({why}) to {sent} N_Port"
                       f"{'s' if sent > 1 else ''}")
 
-    def _reroute(self, cause: str) -> None:
-        """Compute routes once, after everything that happens now."""
-        self._causes.append(cause)
-        if not self._pending:
-            self._pending = True
-            self.sim.call_later(0.0, self._route_now, None)
+    # -- FSPF's view of the switches ----------------------------------------------------
 
-    def _route_now(self, _value: object) -> None:
-        self._pending = False
-        net = self.net
-        up = [isl for isl in net.isls
-              if all(sp.port.lcf.state == AC  # type: ignore[attr-defined]
-                     for sp in net.isl_ends[isl[2]].values())]
-        route(net, up)
-        now = self.sim.env._now
-        causes, self._causes = self._causes, []
-        self.reroutes.append({"at_s": now, "causes": causes, "isls_in_use": len(up)})
-        self.note(f"routes recomputed (FSPF): {len(up)} of {len(net.isls)} ISLs in use")
-        for switch in net.switches.values():
-            for sp in switch.ports.values():
-                sp.port.kick()
+    def _active(self, switch: str) -> frozenset[str]:
+        """The ISLs whose port at *switch* is up: Active since its link last
+        failed (a Link Reset does not take an E_Port down)."""
+        return frozenset(key for key, ends in self.net.isl_ends.items()
+                         if (sp := ends.get(switch)) is not None and sp not in self._down)
+
+    def _hop(self, key: str, switch: str, links: int) -> float:
+        """An LSU's time from *switch* over ISL *key*: its frame at the line rate
+        and the cable's delay, s."""
+        port = self.net.isl_ends[key][switch].port
+        return lsu_bytes(links) * port.char_time + port.delay
+
+    def _install(self, name: str, isls: list[tuple[str, str, str, float]]) -> None:
+        """Routes for switch *name* over *isls*: the switches that see the same
+        ISLs share one computation of the paths."""
+        view = frozenset(isl[2] for isl in isls)
+        table = self._tables.get(view)
+        if table is None:
+            table = self._tables[view] = next_hops(self.net.switches, isls)
+        route(self.net, isls, [name], table)
+        for sp in self.net.switches[name].ports.values():
+            sp.port.kick()
+
+    @property
+    def reroutes(self) -> list[dict[str, Any]]:
+        """Each switch's route computations: when, why and over how many ISLs."""
+        return self.fspf.computations
 
     # -- the frames inside ---------------------------------------------------------------
 
@@ -195,6 +207,7 @@ class FabricRecovery:
 
     def results(self) -> dict[str, Any]:
         """Routes recomputed, frames the switches lost and RSCNs sent, as JSON."""
-        return {"reroutes": self.reroutes, "frames_lost": self.stats.frames_lost,
+        return {"reroutes": self.reroutes, "lsus_sent": self.fspf.lsus_sent,
+                "lsus_discarded": self.fspf.lsus_discarded, "frames_lost": self.stats.frames_lost,
                 "payload_lost_bytes": self.stats.payload_lost,
                 "rscn_sent": self.controller.sent}

@@ -9,13 +9,14 @@ sequence recovery (:mod:`fcsim.fc2.sequence_recovery`), a fabric its own
 (:mod:`fcsim.faults.fabric_recovery`: FSPF, RSCN), and each fault acts at
 its time:
 
-- ``link-down``: the cable is pulled out: light stops at both receivers now;
-  ``link-up``: it is put back: each receiver has light after the cable's
-  delay.
+- ``link-down``: the cable is pulled out: light stops at both receivers now
+  (with a duration, it is put back after it); ``link-up``: it is put back:
+  each receiver has light after the cable's delay.
 - ``loss-of-sync``: the receivers (of the link, or of the port) lose word
   synchronisation for the fault's duration.
-- ``bit-error-rate``: both directions of the link draw errors at this rate
-  from now on.
+- ``bit-error-rate``: both directions of the link (or the one its ``from``
+  end sends) draw errors at this rate from now on (with a duration, until
+  then: the rate it had comes back).
 - ``corrupted-characters``: a burst of that many corrupted characters
   reaches the receivers now.
 - ``port-failure``: the port sends and hears nothing, for the duration (then
@@ -23,6 +24,10 @@ its time:
   every port of the switch alike, and the frames it holds are lost.
 - ``lip``: the loop port sends LIP; the loop initialises
   (:mod:`fcsim.loop.initialisation`).
+
+A fault that repeats (``every``, ``mean_interval``) happens at each of its
+times (:mod:`fcsim.faults.repeats`) as a fault of its own, with its own
+record.
 """
 
 from __future__ import annotations
@@ -35,7 +40,9 @@ from fcsim.faults import config as k
 from fcsim.faults.config import FaultConfig
 from fcsim.faults.fabric_recovery import FabricRecovery
 from fcsim.faults.incidents import COUNTERS, Incidents, Record
+from fcsim.faults.lan import LanFaultRun
 from fcsim.faults.nport_recovery import NPortRecovery, Relogin
+from fcsim.faults.repeats import Repeats
 from fcsim.fc2.link_recovery import LinkControl
 from fcsim.fc2.nport import NPort
 from fcsim.fc2.p2p_login import PointToPointLogin
@@ -48,10 +55,15 @@ from fcsim.topology.network import Network
 
 
 def install(sim: Simulation, scenario: Scenario, net: Network,
-            hosts: dict[str, Any] | None = None) -> FaultRun | None:
+            hosts: dict[str, Any] | None = None) -> FaultRun | LanFaultRun | None:
     """Schedule *scenario*'s faults on *net* (built, with its *hosts* and
-    workloads); None if it has none."""
-    return FaultRun(sim, scenario, net, hosts or {}) if scenario.faults else None
+    workloads); None if it has none. An Ethernet or Myrinet network's are
+    :class:`fcsim.faults.lan.LanFaultRun`'s."""
+    if not scenario.faults:
+        return None
+    if scenario.topology in ("ethernet", "myrinet"):
+        return LanFaultRun(sim, scenario, net, hosts or {})
+    return FaultRun(sim, scenario, net, hosts or {})
 
 
 class FaultRun:
@@ -74,9 +86,20 @@ class FaultRun:
             for port in self.loop.ports:
                 port.lose = self._loses(port.lose)
         self.sequences = {name: SequenceRecovery(node) for name, node in net.nodes.items()}
+        self.repeats = Repeats(sim, scenario.run.duration, self._occurrence)
         for index, fault in enumerate(self.faults):
-            self.incidents.watch(self._record(fault))
-            sim.call_later(fault.at, self._apply, self.incidents.records[index])
+            if fault.repeats:
+                self.repeats.schedule(index, fault)
+            else:
+                record = self._record(fault)
+                self.incidents.watch(record)
+                sim.call_later(fault.at, self._apply, record)
+
+    def _occurrence(self, fault: FaultConfig) -> None:
+        """One occurrence of a repeating fault, now: a record of its own."""
+        record = self._record(fault)
+        self.incidents.watch(record)
+        self._apply(record)
 
     def _loses(self, lose: Any) -> Any:
         """A loop port's loss of a frame to a LIP, its payload counted too."""
@@ -101,11 +124,16 @@ class FaultRun:
             def relogin(nport: NPort, done: Any) -> None:
                 logins[nport.name].restart(done)
         if scenario.topology == "fabric":
-            self.fabric = FabricRecovery(self.sim, self.net, self.incidents.note)  # type: ignore[arg-type]
+            self.fabric = FabricRecovery(
+                self.sim, self.net, self.incidents.note, scenario.fspf)  # type: ignore[arg-type]
             for login in logins.values():
                 login.register_changes()
-        self.recoveries = {name: NPortRecovery(node, relogin, self._logged_in)
-                           for name, node in self.net.nodes.items()}
+        configs = {node.name: node for node in scenario.nodes}
+        self.recoveries = {}
+        for name, node in self.net.nodes.items():
+            config = configs.get(name) or configs[name.rpartition(".")[0]]  # NAME.i: NAME's
+            self.recoveries[name] = NPortRecovery(node, relogin, self._logged_in,
+                                                  config.link_down, config.dev_loss_tmo)
 
     def _logged_in(self, nport: NPort, time: float) -> None:
         """*nport* logged in again: the fabric's RSCN, and its records."""
@@ -145,12 +173,10 @@ class FaultRun:
                 lcf.cable = False
             for lcf in struck:
                 lcf.lose_signal()
+            if fault.duration is not None:
+                self.sim.call_later(fault.duration, self._put_back, struck)
         elif kind == k.LINK_UP:
-            for lcf in struck:
-                lcf.cable = True
-            for lcf in struck:
-                if lcf.peer.powered:
-                    self.sim.call_later(lcf.port.delay, lcf.light_returns, None)
+            self._put_back(struck)
         elif kind == k.LOSS_OF_SYNC:
             losses = self._credit_losses(struck)  # before: losing sync loses R_RDYs in flight
             for lcf in struck:
@@ -165,8 +191,13 @@ class FaultRun:
                         + SYNC_WORDS * lcf.port.word_time for lcf in struck)
             self.sim.call_later(burst, self._impairment_over, (record, losses))
         elif kind == k.BIT_ERROR_RATE:
-            for lcf in struck:
+            senders = [lcf for lcf in struck
+                       if fault.sender is None or lcf.port.name == fault.sender]
+            before = [(lcf.port, lcf.port.bit_error_rate) for lcf in senders]
+            for lcf in senders:
                 lcf.port.bit_error_rate = fault.bit_error_rate  # type: ignore[assignment]
+            if fault.duration is not None:
+                self.sim.call_later(fault.duration, self._error_rates, before)
         elif kind in (k.PORT_FAILURE, k.SWITCH_FAILURE):
             self._fail(struck, fault)
         else:
@@ -179,13 +210,34 @@ class FaultRun:
             self._initialised(plan)
         self.incidents.applied(record)
 
+    def _put_back(self, struck: list[LinkControl]) -> None:
+        """The cable of the link of *struck* is put back: each receiver has light
+        after the cable's delay."""
+        for lcf in struck:
+            lcf.cable = True
+        for lcf in struck:
+            if lcf.peer.powered:
+                self.sim.call_later(lcf.port.delay, lcf.light_returns, None)
+
+    @staticmethod
+    def _error_rates(rates: list[tuple[Any, float]]) -> None:
+        """A burst of bit errors is over: each port's rate as it was."""
+        for port, rate in rates:
+            port.bit_error_rate = rate
+
     def _fail(self, struck: list[LinkControl], fault: FaultConfig) -> None:
+        if fault.switch is not None:
+            self.fabric.fspf.failed(fault.switch)  # type: ignore[union-attr]
         for lcf in struck:
             lcf.power_off()
         if fault.duration is not None:
-            self.sim.call_later(fault.duration, self._power_on, struck)
+            self.sim.call_later(fault.duration, self._power_on, (struck, fault.switch))
 
-    def _power_on(self, struck: list[LinkControl]) -> None:
+    def _power_on(self, value: tuple[list[LinkControl], str | None]) -> None:
+        """The failed ports power on; a failed switch restarts its FSPF first."""
+        struck, switch = value
+        if switch is not None:
+            self.fabric.fspf.restarted(switch)  # type: ignore[union-attr]
         for lcf in struck:
             lcf.power_on()
 
@@ -273,4 +325,10 @@ class FaultRun:
             out["sequences"] = {name: r.results() for name, r in self.sequences.items()}
         if self.fabric is not None:
             out["fabric"] = self.fabric.results()
+        dropped = {name: {"sequences": r.dropped, "bytes": r.dropped_bytes}
+                   for name, r in self.recoveries.items() if r.dropped}
+        if dropped:
+            out["dropped_while_down"] = dropped
+        if self.repeats.processes:
+            out["processes"] = self.repeats.processes
         return out

@@ -5,8 +5,16 @@ N_Port loses what the link held: its Class 1 connection (FC-FS: Link Failure
 and Link Reset remove Class 1 connections) and the link-control frames
 (ACK, busy, reject) queued for its transmitter, which are counted as lost.
 Its upper layers' sequences stay queued in host memory, and those it is
-given meanwhile wait with them: while the link is down and until it has
-logged in again, it sends only login and name-server sequences (ELS and CT).
+given meanwhile wait with them, or are dropped, as its node's ``link_down``
+says (:data:`fcsim.faults.config.LINK_DOWN_POLICIES`: by default IP
+packets are dropped, as a Linux network device without carrier drops them
+in its noop queueing discipline, and FCP and FC-2 sequences held, as
+Linux's FC transport blocks a remote port and holds its SCSI I/O); those
+still held ``dev_loss_tmo`` after the link went down are dropped then (the
+transport's dev_loss_tmo, after which it fails the I/O), and so are new ones
+until it is back. A dropped sequence is completed as aborted, its upper
+layer told. While the link is down and until it has logged in again, the
+N_Port sends only login and name-server sequences (ELS and CT).
 When the link is Active again it logs in as its topology requires (a
 fabric: FLOGI, the name server, PLOGI to its peers; a point-to-point link:
 FLOGI both ways and PLOGI, :mod:`fcsim.fc2.p2p_login`), asking again after
@@ -18,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from fcsim.faults.config import BY_PROTOCOL, DEV_LOSS_TMO, DROP, HOLD
 from fcsim.fc2 import header as h
 from fcsim.fc2.link_recovery import LinkControl
 from fcsim.fc2.login import ELS_TIMEOUT
@@ -34,15 +43,22 @@ SERVICE_TYPES = (h.TYPE_ELS, h.TYPE_CT)
 class NPortRecovery:
     """Recovery of *nport*: *relogin* logs it in again (None: logins take no
     time, as a fabric without ``run.login`` has them). *on_back(nport, time)*
-    is called each time it is logged in again and sending."""
+    is called each time it is logged in again and sending. *link_down*
+    (hold, drop or by-protocol) and *dev_loss_tmo* (s) say what becomes of
+    its upper layers' sequences meanwhile."""
 
     def __init__(self, nport: NPort, relogin: Relogin | None,
-                 on_back: Callable[[NPort, float], None]) -> None:
+                 on_back: Callable[[NPort, float], None], link_down: str = BY_PROTOCOL,
+                 dev_loss_tmo: float = DEV_LOSS_TMO) -> None:
         self.nport = nport
         self.relogin = relogin
         self.on_back = on_back
+        self.link_down, self.dev_loss_tmo = link_down, dev_loss_tmo
         self.down = False
         self.held: list[Sequence] | None = None
+        self.dropped = self.dropped_bytes = 0
+        self._lost = False  # dev_loss_tmo passed: everything is dropped until back
+        self._episode = 0
         self._attempt = 0
         lcf: LinkControl = nport.port.lcf  # type: ignore[attr-defined]
         lcf.listeners.append(self._changed)
@@ -68,19 +84,51 @@ class NPortRecovery:
         """Take the upper layers' sequences out of the ready queue, each exchange's
         in order, and keep new ones back until logged in."""
         nport = self.nport
-        held = [seq for stream in nport._streams.values() for seq in stream
-                if seq.type not in SERVICE_TYPES]
-        for seq in held:
+        waiting = [seq for stream in nport._streams.values() for seq in stream
+                   if seq.type not in SERVICE_TYPES]
+        for seq in waiting:
             nport._ready_remove(seq)
-        self.held = held
+        self.held = []
+        for seq in waiting:
+            self._hold_or_drop(seq)
         nport._ready_add = self._keep  # type: ignore[method-assign]
+        self._episode += 1
+        nport.sim.call_later(self.dev_loss_tmo, self._dev_loss, self._episode)
 
     def _keep(self, seq: Sequence) -> None:
         """The N_Port queues *seq* while holding: a service sequence goes out."""
         if seq.type in SERVICE_TYPES:
             NPort._ready_add(self.nport, seq)
         else:
+            self._hold_or_drop(seq)
+
+    def holds(self, seq: Sequence) -> bool:
+        """Whether *seq* waits for the link (rather than being dropped)."""
+        if self._lost or self.link_down == DROP:
+            return False
+        return self.link_down == HOLD or seq.type != h.TYPE_IP
+
+    def _hold_or_drop(self, seq: Sequence) -> None:
+        if self.holds(seq):
             self.held.append(seq)  # type: ignore[union-attr]
+        else:
+            self._drop(seq)
+
+    def _drop(self, seq: Sequence) -> None:
+        self.dropped += 1
+        self.dropped_bytes += seq.size
+        self.nport.discard(seq)
+
+    def _dev_loss(self, episode: int) -> None:
+        """dev_loss_tmo after the link went down: if it is not back, what is held
+        is dropped, and so is what comes until it is."""
+        if episode != self._episode or self.held is None:
+            return
+        self._lost = True
+        held, self.held = self.held, []
+        for seq in held:
+            if seq.status == "open":
+                self._drop(seq)
 
     def _log_in(self) -> None:
         if self.relogin is None:
@@ -105,6 +153,8 @@ class NPortRecovery:
         nport = self.nport
         del nport._ready_add
         held, self.held = self.held or [], None
+        self._lost = False
+        self._episode += 1
         for seq in held:
             if seq.status == "open":
                 nport._ready_add(seq)

@@ -181,6 +181,13 @@ class Transmitting:
             self._request_answered(conn, refused=True)
         self.port.kick()
 
+    def discard(self, seq: Sequence) -> None:
+        """Give up *seq* unsent, its upper layer told it was aborted (its link is
+        down and its host drops rather than waits)."""
+        self._ready_remove(seq)
+        self.stats.sequences_aborted += 1
+        self._complete(seq, "aborted")
+
     def _retry(self, seq: Any) -> None:
         if seq.status == "open":
             self._ready_add(seq)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from fcsim.fc2.sequence import Exchange
 
@@ -66,7 +67,8 @@ class Command:
     called once, when it completes. *sent*: when its current attempt was
     sent, s; *device_s*: how long the target's device took over it (from
     the target handing it over to the device's answer), s, a figure of the
-    measurement only."""
+    measurement only. *meter*: counts its data frames as their recipient
+    accepts them (a :class:`~fcsim.fc2.sequence.Sequence` meter; None: none)."""
 
     tag: int
     write: bool
@@ -82,6 +84,7 @@ class Command:
     moved: int = 0
     sent: float = 0.0
     device_s: float = 0.0
+    meter: Any = None
 
     @property
     def opcode(self) -> int:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from fcsim.engine.simulation import Simulation
 from fcsim.fc2 import header as h
@@ -96,11 +97,13 @@ class FcpInitiator:
     # -- commands ---------------------------------------------------------------------------
 
     def submit(self, d_id: int, write: bool, offset: int, length: int,
-               done: Callable[[Command], None]) -> Command:
+               done: Callable[[Command], None], meter: Any = None) -> Command:
         """Send READ(10) or WRITE(10) of *length* bytes at byte *offset* to the
-        target at N_Port *d_id*; *done(command)* when it completes. While
+        target at N_Port *d_id*; *done(command)* when it completes; *meter*
+        counts its data frames as they arrive (:attr:`Command.meter`). While
         commands to *d_id* wait after TASK SET FULL, it waits behind them."""
         command = Command(self._next_tag, write, offset, length, self.sim.now, done, d_id)
+        command.meter = meter
         self._next_tag += 1
         waiting = self._waiting_room.get(d_id)
         if waiting:
@@ -124,7 +127,7 @@ class FcpInitiator:
             self._watch = True
             self.sim.call_later(self.timeout, self._check)
         self.nport.send(exchange, FCP_CMND_SIZE, self.cls, r_ctl=h.R_CTL_UNSOLICITED_COMMAND,
-                        type_=h.TYPE_FCP, ulp=command, initiative=True)
+                        type_=h.TYPE_FCP, ulp=command, initiative=True, from_host=True)
 
     def _received(self, seq: Sequence, time: float) -> None:
         if seq.r_ctl == h.R_CTL_ELS_REPLY and seq.ulp == PRLI:
@@ -146,7 +149,7 @@ class FcpInitiator:
                     command.moved += size
             self.nport.send(seq.exchange, ready.burst, self.cls, r_ctl=h.R_CTL_SOLICITED_DATA,
                             type_=h.TYPE_FCP, ulp=ready, on_complete=burst_out,
-                            initiative=True, from_host=True)
+                            initiative=True, from_host=True, meter=command.meter)
         elif seq.r_ctl == h.R_CTL_SOLICITED_DATA:
             command.moved += seq.size
         elif seq.r_ctl == h.R_CTL_COMMAND_STATUS:

@@ -57,11 +57,15 @@ class _Task:
 class FcpTarget:
     """FCP target on *nport* with one logical unit served by *device*. At most
     *queue_depth* commands are in its task set; one more is answered TASK SET
-    FULL. Write data is asked for in bursts of at most *max_burst* bytes (the
-    FCP_XFER_RDY burst length; None: no limit). Read data goes in one FCP_DATA
-    sequence once the device has it, or, from a :class:`StreamingDevice`, in
-    one sequence per piece as the device hands it over. Every answer goes in
-    the class of the sequence it answers."""
+    FULL. Data moves in bursts of at most *max_burst* bytes (the maximum burst
+    size of the disconnect-reconnect mode page; None: no limit, the whole
+    command): write data is asked for in FCP_XFER_RDYs of that burst length,
+    read data is sent in FCP_DATA sequences (IUs) of that size ("the maximum
+    size of FCP_DATA IU that the device server shall transfer to the initiator
+    or request from the initiator", Oracle StorageTek SL150 interface reference,
+    Mode Sense page 02h), once the device has it or, from a
+    :class:`StreamingDevice`, piece by piece as the device hands it over.
+    Every answer goes in the class of the sequence it answers."""
 
     def __init__(self, sim: Simulation, nport: NPort, device: Device, queue_depth: int,
                  max_burst: int | None = None) -> None:
@@ -171,16 +175,32 @@ class FcpTarget:
     def _send_data(self, task: _Task, size: int) -> None:
         """Send *size* bytes of the task's read data, the next piece."""
         if not task.aborted:
-            task.received += size
-            self.nport.send(task.exchange, size, task.cls, r_ctl=h.R_CTL_SOLICITED_DATA,
-                            type_=h.TYPE_FCP)
+            self._send_read(task, size, None)
 
     def _read_done(self, task: _Task) -> None:
         if task.aborted:
             return
-        self.nport.send(task.exchange, task.command.length - task.received, task.cls,
-                        r_ctl=h.R_CTL_SOLICITED_DATA, type_=h.TYPE_FCP,
-                        on_complete=lambda sent: self._respond(task))
+        self._send_read(task, task.command.length - task.received,
+                        lambda sent: self._respond(task))
+
+    def _send_read(self, task: _Task, size: int,
+                   then: Callable[[Sequence], None] | None) -> None:
+        """Send the next *size* bytes of the task's read data, in FCP_DATA
+        sequences of at most *max_burst* bytes each labelled with its
+        relative offset; *then(sequence)* when the last is sent."""
+        offset, meter = task.received, task.command.meter
+        end = offset + size
+        task.received = end
+        burst = self.max_burst or size or 1
+        while True:
+            piece = min(burst, end - offset)
+            last = offset + piece >= end
+            self.nport.send(task.exchange, piece, task.cls, r_ctl=h.R_CTL_SOLICITED_DATA,
+                            type_=h.TYPE_FCP, ulp=TransferReady(offset, piece), meter=meter,
+                            on_complete=then if last else None)
+            offset += piece
+            if last:
+                return
 
     def _respond(self, task: _Task) -> None:
         if task.aborted:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from fcsim.engine.simulation import Simulation
 from fcsim.fc4.fcp import GOOD, Command
@@ -70,10 +71,12 @@ class FcpLun:
         """PRLI with the target; *then()* once accepted."""
         self.initiator.login(self.d_id, then)
 
-    def submit(self, write: bool, offset: int, length: int, done: Status) -> None:
-        """READ(10) or WRITE(10); *done(status)* when it completes."""
+    def submit(self, write: bool, offset: int, length: int, done: Status,
+               meter: Any = None) -> None:
+        """READ(10) or WRITE(10); *done(status)* when it completes; *meter*
+        counts its data frames as they arrive."""
         self.initiator.submit(self.d_id, write, offset, length,
-                              lambda command: done(_status(command)))
+                              lambda command: done(_status(command)), meter)
 
 
 def _status(command: Command) -> int:
@@ -120,8 +123,9 @@ class Volume:
         return out
 
     def submit(self, write: bool, offset: int, length: int, done: Callable[[Request], None],
-               request: Request | None = None) -> Request:
-        """Read or write the range; *done(request)* when every piece is back."""
+               request: Request | None = None, meter: Any = None) -> Request:
+        """Read or write the range; *done(request)* when every piece is back;
+        *meter* counts its data bytes as they arrive."""
         request = request or Request(write, offset, length, self.sim.now)
         pieces = self.pieces(offset, length)
         left = [len(pieces)]
@@ -134,7 +138,7 @@ class Volume:
                 request.status, request.completed = worst[0], self.sim.now
                 done(request)
         for target, (at, size) in pieces.items():
-            self.devices[target].submit(write, at, size, one)
+            self.devices[target].submit(write, at, size, one, meter)
         return request
 
 
@@ -150,9 +154,10 @@ class HostIo:
         self.volume.login(then)
 
     def submit(self, write: bool, offset: int, length: int,
-               done: Callable[[Request], None]) -> Request:
+               done: Callable[[Request], None], meter: Any = None) -> Request:
         """A read() or write() of *length* bytes at *offset*; *done(request)* when
-        the call returns to the process."""
+        the call returns to the process; *meter* counts its data bytes as they
+        arrive at the device or from it."""
         host = self.host
         cpu, model = host.cpu, host.model
         request = Request(write, offset, length, self.sim.now)
@@ -163,6 +168,6 @@ class HostIo:
             cpu.run(after, lambda: done(req), PROCESS)
 
         def issue() -> None:
-            self.volume.submit(write, offset, length, returned, request)
+            self.volume.submit(write, offset, length, returned, request, meter)
         cpu.run(model.syscall + (copy if write else 0.0), issue, PROCESS)
         return request

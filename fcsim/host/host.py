@@ -79,7 +79,8 @@ def interface_on(sim: Simulation, name: str, port: Any, bus: IoBus, model: HostM
     """The host's interface on its link port: IP over FC on an N_Port, IP over
     the NIC otherwise (Ethernet, Myrinet)."""
     if isinstance(port, NPort):
-        return FcInterface(sim, name, port, bus, model.adapter_frame_time, ip_class, deliver)
+        return FcInterface(sim, name, port, bus, model.adapter_frame_time, ip_class, deliver,
+                           model.adapter_command_time)
     return NicInterface(sim, port, bus, model.adapter_frame_time, deliver,
                         model.rx_coalesce_frames, model.rx_coalesce_time,
                         model.rx_interrupt_interval)
@@ -204,6 +205,11 @@ class Host:
     def tcp_endpoints(self) -> list[TcpEndpoint]:
         """The TCP endpoints bound on this host, in the order they were bound."""
         return list(self._endpoints.values())
+
+    @property
+    def udp_sockets(self) -> list[UdpSocket]:
+        """The UDP sockets bound on this host, in the order they were bound."""
+        return list(self._udp.values())
 
     def udp_socket(self, port: int, sndbuf: int, rcvbuf: int) -> UdpSocket:
         """A UDP socket bound to *port* with send and receive buffers, bytes."""

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from fcsim.catalog import ModelFile, read_model, sourced
+from fcsim.host.adapter import ADAPTER_COMMAND_TIME
 from fcsim.host.bus import BUS_TYPES
 from fcsim.schema.fields import (
     Count,
@@ -63,6 +64,10 @@ class HostModel:
     *bus_overhead* per DMA transfer; the machine has *buses* such buses, each
     served on its own (a scenario places each card on one).
     *adapter_frame_time*: the adapter's own time per frame.
+    *adapter_command_time*: the FC adapter's processor time per SCSI command it
+    sends (:mod:`fcsim.host.adapter`; default
+    :data:`~fcsim.host.adapter.ADAPTER_COMMAND_TIME`, from a data-sheet
+    I/O-per-second rating).
     *rx_coalesce_frames* / *rx_coalesce_time*: an Ethernet NIC's receive
     interrupt moderation: one interrupt per that many frames, or once that
     long has passed since the first frame not yet signalled (1 and 0: an
@@ -126,6 +131,7 @@ class HostModel:
     bus_overhead: float = 0.0
     buses: int = 1
     adapter_frame_time: float = 0.0
+    adapter_command_time: float = ADAPTER_COMMAND_TIME
     rx_coalesce_frames: int = 1
     rx_coalesce_time: float = 0.0
     checksum_offload: bool = False
@@ -150,7 +156,7 @@ class HostModel:
                  "tcp_output_per_packet", "tcp_input_per_packet", "interrupt",
                  "driver_per_frame", "context_switch", "timer_tick", "page_remap", "cow_fault",
                  "message_send", "message_receive", "bus_overhead", "adapter_frame_time",
-                 "rx_interrupt_interval", "timer_jitter")
+                 "adapter_command_time", "rx_interrupt_interval", "timer_jitter")
         for name in costs:
             value = getattr(self, name)
             if value is not None and value < 0:
@@ -219,6 +225,12 @@ class AdapterFile(ModelFile):
                                            "calibrated on claim ONG-PEAK")
     bus_overhead: Cost = _entry("Bus time per DMA transfer, s.", "10 us")
     adapter_frame_time: Cost = _entry("The card's own time per frame, s.", "4 us")
+    adapter_command_time: Cost = _entry(
+        "FC card: its processor's time per SCSI command it sends (the I/O control block, "
+        "the exchange, the response), s; the card serves at most one command per this "
+        "time, as its I/O-per-second rating with small blocks says. Default 28.4 us "
+        "(1 / 35,180: HP A6826A, 1 KB reads on one port, limited by the card's "
+        "processor).", "40 us", "data sheet I/O-per-second rating")
     rx_coalesce_frames: Frames = _entry("Ethernet NIC: frames received per interrupt at "
                                         "most (interrupt moderation).", 8)
     rx_coalesce_time: Cost = _entry("Ethernet NIC: longest a received frame waits for its "

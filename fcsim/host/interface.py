@@ -55,17 +55,20 @@ class Interface(Protocol):
 
 
 class FcInterface:
-    """IP over FC on *nport*: its adapter on *bus* (per-frame time *frame_time*,
-    s), IP in Class *ip_class*; received packets to *deliver*."""
+    """IP over FC on *nport*: its adapter on *bus* (per-frame time *frame_time*
+    and per-SCSI-command time *command_time*, s), IP in Class *ip_class*;
+    received packets to *deliver*."""
 
     mtu = MTU
     network = ""
     checksum_per_byte = rx_checksum_per_byte = 0.0
 
     def __init__(self, sim: Simulation, name: str, nport: NPort, bus: IoBus,
-                 frame_time: float, ip_class: int, deliver: Deliver) -> None:
+                 frame_time: float, ip_class: int, deliver: Deliver,
+                 command_time: float = 0.0) -> None:
         self.nport = nport
-        self.adapter = HostAdapter(sim, nport, bus, AdapterModel(f"{name}.hba", frame_time))
+        self.adapter = HostAdapter(sim, nport, bus,
+                                   AdapterModel(f"{name}.hba", frame_time, command_time))
         self.ip = IpOverFc(nport, ip_class, deliver=deliver)
 
     @property

@@ -37,14 +37,55 @@ class Device(Protocol):
         """Read or write; *done(status)* when through."""
 
 
+class SplitMeter:
+    """The data meter of one command serving several requests: the payload its
+    frames deliver (frame by frame, in increasing relative offset, as FCP sends
+    data unless EMDP is set) goes to the requests' own meters in offset order,
+    each up to its length. *parts*: (bytes, meter or None) in offset order.
+    Any object with ``frames`` and ``payload`` counters is a meter
+    (:class:`~fcsim.fc2.sequence.Sequence`)."""
+
+    __slots__ = ("frames", "_payload", "_parts")
+
+    def __init__(self, parts: list[tuple[int, Any]]) -> None:
+        self.frames = self._payload = 0
+        self._parts = parts
+
+    @property
+    def payload(self) -> int:
+        """Payload delivered for the command so far, bytes."""
+        return self._payload
+
+    @payload.setter
+    def payload(self, total: int) -> None:
+        old, self._payload = self._payload, total
+        start = 0
+        for length, meter in self._parts:
+            before = min(max(old - start, 0), length)
+            after = min(max(total - start, 0), length)
+            if after != before and meter is not None:
+                meter.payload += after - before
+            start += length
+
+
 class _Request:
-    """A request in the queue: direction, range and the callers it answers."""
+    """A request in the queue: direction, range, the callers it answers and
+    the data meters of its parts ((bytes, meter), in offset order)."""
 
-    __slots__ = ("write", "offset", "length", "waiters")
+    __slots__ = ("write", "offset", "length", "waiters", "parts")
 
-    def __init__(self, write: bool, offset: int, length: int, done: Status) -> None:
+    def __init__(self, write: bool, offset: int, length: int, done: Status,
+                 meter: Any = None) -> None:
         self.write, self.offset, self.length = write, offset, length
         self.waiters = [done]
+        self.parts = [(length, meter)]
+
+    def meter(self) -> Any:
+        """The meter its command's data frames count into (None: none)."""
+        parts = self.parts
+        if len(parts) == 1:
+            return parts[0][1]
+        return SplitMeter(parts) if any(m is not None for _, m in parts) else None
 
 
 class RequestQueue:
@@ -52,11 +93,15 @@ class RequestQueue:
     the device (None: no limit), requests cut at and merged up to
     *max_request* bytes (None: no limit), merging on with *merge*, C-LOOK order
     with *elevator*. *on_command()* runs at each command's completion, before
-    its requests are answered (the host's interrupt)."""
+    its requests are answered (the host's interrupt). A request's data meter
+    (``submit(..., meter=)``) counts its bytes as they arrive: frame by frame
+    when the device is *metered* (an FCP logical unit, whose data frames count
+    into it), else whole when its command completes (a disk on the node's own
+    channel)."""
 
     def __init__(self, sim: Simulation, name: str, device: Device, depth: int | None = None,
                  max_request: int | None = None, merge: bool = True, elevator: bool = True,
-                 on_command: Callable[[], None] | None = None) -> None:
+                 on_command: Callable[[], None] | None = None, metered: bool = False) -> None:
         if depth is not None and depth < 1:
             raise ValueError(f"{name}: queue depth must be >= 1")
         if max_request is not None and max_request < 1:
@@ -64,6 +109,7 @@ class RequestQueue:
         self.sim, self.name, self.device = sim, name, device
         self.depth, self.max_request = depth, max_request
         self.merge, self.elevator, self.on_command = merge, elevator, on_command
+        self.metered = metered
         self._waiting: list[_Request] = []
         self._outstanding = 0
         self._head = 0
@@ -87,12 +133,14 @@ class RequestQueue:
         self._depth_time += (len(self._waiting) + self._outstanding) * (now - self._since)
         self._since = now
 
-    def submit(self, write: bool, offset: int, length: int, done: Status) -> None:
+    def submit(self, write: bool, offset: int, length: int, done: Status,
+               meter: Any = None) -> None:
         """Queue a read or write of *length* bytes at *offset*; *done(status)*
-        once every piece is through, with the worst status of its commands."""
+        once every piece is through, with the worst status of its commands;
+        *meter* counts its data bytes as they arrive."""
         cut = self.max_request
         if cut is None or length <= cut:
-            self._add(write, offset, length, done)
+            self._add(write, offset, length, done, meter)
             return
         count = -(-length // cut)
         left, worst = [count], [0]
@@ -103,23 +151,23 @@ class RequestQueue:
             if left[0] == 0:
                 done(worst[0])
         for k in range(count):
-            self._add(write, offset + k * cut, min(cut, length - k * cut), one)
+            self._add(write, offset + k * cut, min(cut, length - k * cut), one, meter)
 
-    def _add(self, write: bool, offset: int, length: int, done: Status) -> None:
+    def _add(self, write: bool, offset: int, length: int, done: Status, meter: Any) -> None:
         self._track()
         self.requests += 1
         self.bytes += length
-        if self.merge and self._waiting and self._merged(write, offset, length, done):
+        if self.merge and self._waiting and self._merged(write, offset, length, done, meter):
             self.merges += 1
         else:
-            self._waiting.append(_Request(write, offset, length, done))
+            self._waiting.append(_Request(write, offset, length, done, meter))
         self.max_depth = max(self.max_depth, len(self._waiting) + self._outstanding)
         self._dispatch()
 
     def _fits(self, a: _Request, length: int) -> bool:
         return self.max_request is None or a.length + length <= self.max_request
 
-    def _merged(self, write: bool, offset: int, length: int, done: Status) -> bool:
+    def _merged(self, write: bool, offset: int, length: int, done: Status, meter: Any) -> bool:
         """Merge the piece into a waiting request it continues; True if it did."""
         end = offset + length
         for r in self._waiting:
@@ -128,11 +176,13 @@ class RequestQueue:
             if r.offset + r.length == offset:  # back merge
                 r.length += length
                 r.waiters.append(done)
+                r.parts.append((length, meter))
                 self._join(r, r.offset + r.length, after=True)
                 return True
             if end == r.offset:  # front merge
                 r.offset, r.length = offset, r.length + length
                 r.waiters.append(done)
+                r.parts.insert(0, (length, meter))
                 self._join(r, r.offset, after=False)
                 return True
         return False
@@ -146,6 +196,7 @@ class RequestQueue:
                 r.offset = min(r.offset, s.offset)
                 r.length += s.length
                 r.waiters.extend(s.waiters)
+                r.parts = r.parts + s.parts if after else s.parts + r.parts
                 self._waiting.remove(s)
                 return
 
@@ -162,12 +213,20 @@ class RequestQueue:
             self._outstanding += 1
             self.commands += 1
             self.command_bytes += r.length
-            self.device.submit(r.write, r.offset, r.length,
-                               lambda status, r=r: self._completed(r, status))
+            done = (lambda status, r=r: self._completed(r, status))
+            if self.metered:
+                self.device.submit(r.write, r.offset, r.length, done,  # type: ignore[call-arg]
+                                   r.meter())
+            else:
+                self.device.submit(r.write, r.offset, r.length, done)
 
     def _completed(self, r: _Request, status: int) -> None:
         self._track()
         self._outstanding -= 1
+        if not self.metered:  # the data arrived with the command's completion
+            for length, meter in r.parts:
+                if meter is not None:
+                    meter.payload += length
         if self.on_command is not None:
             self.on_command()
         self._dispatch()

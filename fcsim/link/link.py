@@ -22,7 +22,8 @@ class Link:
     """Joins ports *a* and *b* at *speed* over *cable*.
 
     *bit_error_rate* is the probability that any one line bit is received in
-    error, the same in both directions; a frame with any bit in error fails
+    error, the same in both directions unless *by_sender* gives (port name,
+    rate) for the frames a port sends; a frame with any bit in error fails
     its CRC at the receiver.
     """
 
@@ -34,6 +35,7 @@ class Link:
         speed: Speed,
         cable: Cable,
         bit_error_rate: float = 0.0,
+        by_sender: tuple[tuple[str, float], ...] = (),
     ) -> None:
         if not 0.0 <= bit_error_rate < 1.0:
             raise ValueError(f"{name}: bit_error_rate must be in [0, 1), got {bit_error_rate}")
@@ -52,6 +54,12 @@ class Link:
             near.gap_time = near.GAP_WORDS * speed.word_time
             near.delay = cable.delay
             near.bit_error_rate = bit_error_rate
+        rates = dict(by_sender)
+        if not set(rates) <= {a.name, b.name}:
+            raise ValueError(f"{name}: bit error rates for {sorted(rates)}, ends {a.name} "
+                             f"and {b.name}")
+        for port in (a, b):
+            port.bit_error_rate = rates.get(port.name, bit_error_rate)
 
     @property
     def ports(self) -> tuple[Port, Port]:

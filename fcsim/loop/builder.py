@@ -64,7 +64,7 @@ def build_loop(sim: Simulation, nodes: tuple[NodeConfig, ...],
             if far is not near:
                 near.login(far)
     net.loop = Loop(sim, ring.name, ring_ports, ring.speed, ring.cable, ring.bit_error_rate,
-                    ring.position_map, ring.lip_at)
+                    ring.position_map, ring.lip_at, cables=ring.hop_cables())
     return net
 
 
@@ -110,9 +110,9 @@ class LoopNetwork(Network):
                 "credit_stalls": s.credit_stalls, "r_rdy": s.r_rdy_tx,
                 "errors": port.loop_stats.errored_tx,
             }
+        hops = [c.length for c in loop.cables]
         links = {loop.name: {"speed": loop.speed.name, "baud": loop.speed.baud,
-                             "length_m": loop.cable.length * len(loop.ports),
-                             "directions": directions}}
+                             "length_m": sum(hops), "directions": directions}}
         nodes = {}
         for name, node in self.nodes.items():
             port: LPort = node.port  # type: ignore[assignment]
@@ -131,7 +131,8 @@ class LoopNetwork(Network):
         inits = loop.initialisations
         summary = {
             "name": loop.name, "ports": len(loop.ports), "master": loop.ports[loop.master].name,
-            "hop_length_m": loop.cable.length, "round_trip_s": loop.ring.round_trip,
+            "hop_length_m": hops[0] if len(set(hops)) == 1 else None, "hop_lengths_m": hops,
+            "round_trip_s": loop.ring.round_trip,
             "utilisation": per(sum(p.stats.busy_time for p in loop.ports)),
             "held_fraction": per(sum(p.loop_stats.hold_time for p in loop.ports)),
             "throughput_bytes_per_s": per(sum(n.stats.payload_rx for n in self.nodes.values())),

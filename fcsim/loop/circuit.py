@@ -57,6 +57,7 @@ class Circuit:
         if opener:
             port._delay, port._deliver = self.to_opened, self.deliver_to_opened
             port._hold_mark = self.won_at
+            port._begun.clear()
         else:
             port._delay, port._deliver = self.to_opener, self.deliver_to_opener
 

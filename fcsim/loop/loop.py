@@ -26,8 +26,9 @@ is reset, which happens when the loop carries IDLEs, i.e. no port arbitrates:
 either the owner's first ARB(F0) fill word comes back unchanged after one
 circuit, or a tenancy ends with no port arbitrating; the IDLEs then reach each
 port after its path from the owner. A fair owner closes once another port's
-ARB has reached it (:func:`fcsim.loop.arbitration.seen_by_owner`). Unfair ports
-ignore the window and re-arbitrate at once.
+ARB has reached it (:func:`fcsim.loop.arbitration.seen_by_owner`) and the
+sequence it is sending, its burst, is through (:mod:`fcsim.loop.lport`). Unfair
+ports ignore the window and re-arbitrate at once.
 
 LIP (at start and at the times given) aborts the tenancy and every
 arbitration; frames still in flight when the LIP reaches their receiver are
@@ -59,7 +60,8 @@ if TYPE_CHECKING:
 
 
 class Loop:
-    """The loop *name*: *ports* in ring order at *speed*, each hop over *cable*.
+    """The loop *name*: *ports* in ring order at *speed*, each hop over *cable*,
+    or hop *i* (from port *i* to the next) over ``cables[i]`` when given.
 
     Each port's AL_PA, port ID and Port_Name must be set; an NL_Port's ID is
     the loop's domain and area (:attr:`area`, 0 on a private loop) and its
@@ -70,12 +72,15 @@ class Loop:
 
     def __init__(self, sim: Simulation, name: str, ports: Sequence[LPort], speed: Speed,
                  cable: Cable, bit_error_rate: float = 0.0, position_map: bool = True,
-                 lip_at: Sequence[float] = (), initiator: int = 0) -> None:
+                 lip_at: Sequence[float] = (), initiator: int = 0,
+                 cables: Sequence[Cable] = ()) -> None:
         self.sim = sim
         self.name = name
         self.ports = list(ports)
         self.speed = speed
-        self.cable = cable
+        self.cables = tuple(cables) or (cable,) * len(ports)
+        if len(self.cables) != len(self.ports):
+            raise ValueError(f"{name}: {len(self.cables)} hop cables for {len(self.ports)} ports")
         self.position_map = position_map
         self.word_time = speed.word_time
         for index, port in enumerate(self.ports):
@@ -84,7 +89,7 @@ class Loop:
             port.gap_time = MIN_FILL_WORDS * speed.word_time
             port.bit_error_rate = bit_error_rate
         self.ring = Ring([p.repeat_words * speed.word_time for p in self.ports],
-                         [cable.delay] * len(self.ports))
+                         [c.delay for c in self.cables])
         self.priority = [p.al_pa for p in self.ports]
         self.by_al_pa = {p.al_pa: p for p in self.ports}
         if len(self.by_al_pa) != len(self.ports):

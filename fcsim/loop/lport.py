@@ -23,9 +23,20 @@ other ordered sets in the next free word. What a loop changes:
   at OPN) is an overrun; it, frames hit by a transmission error and frames a
   LIP destroys in flight reach the owner as dropped.
 - The opener sends CLS when it has nothing more for the opened port or, if
-  *fair*, once another port's ARB has reached it and it has sent at least one
-  frame in the circuit (so every tenancy makes progress). A credit stall is
-  counted when the owner's next frame is for the open port.
+  *fair*, once another port's ARB has reached it and the sequences it has
+  begun to send in the circuit are through: it holds the loop for its burst,
+  each sequence it has begun (one information unit: an FCP_DATA IU, whose
+  size a SCSI target caps at the maximum burst size of its
+  disconnect-reconnect mode page, or a command, a response, an initiator's
+  write burst) and closes at their end rather than begin another. A fair port "closes the loop at the earliest possible time"
+  when it sees another port arbitrating (Seagate Fibre Channel Interface
+  Manual 77767496 rev. D, 8.3.1; FC-AL-2 says it *may*, Hitachi DK32EJ OEM
+  manual 3.3.3): a drive's earliest is the end of its burst, "the maximum
+  amount of data that will be transferred during a data-in or data-out phase
+  before disconnecting" (HP C7379 drive manual, disconnect-reconnect page),
+  and FC-AL-2's rule is only that it re-arbitrates, in the next access window,
+  before it opens another port. At least one frame goes in every tenancy. A
+  credit stall is counted when the owner's next frame is for the open port.
 """
 
 from __future__ import annotations
@@ -35,6 +46,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from fcsim.fc1.ordered_sets import SOFc1
+from fcsim.fc2.header import F_CTL_END_SEQUENCE
 from fcsim.fc2.port import LazyCredit, PortStats
 from fcsim.link.line import launch
 from fcsim.loop.ring import DEFAULT_REPEAT_WORDS
@@ -43,6 +55,7 @@ if TYPE_CHECKING:
     from fcsim.engine.simulation import Simulation
     from fcsim.fc2.frame import Frame
     from fcsim.fc2.nport import NPort
+    from fcsim.fc2.sequence import Sequence
     from fcsim.loop.circuit import Circuit
     from fcsim.loop.loop import Loop
 
@@ -103,6 +116,7 @@ class LPort(LazyCredit):
         self.loop_stats = LoopPortStats()
         self._peer_id = self._hops = self._granted = self._received = 0
         self._cls_sent = self._access_pending = self._busy = False
+        self._begun: set[Sequence] = set()  # sequences part-sent in the circuit (opener)
         self.drained = False  # an N_Port's mark (fcsim.fc2.port); a loop port does not use it
         self._waiting = self._wake_pending = False
         self._delay = self._line_free = self._gap_end = self._arb_mark = self._hold_mark = 0.0
@@ -185,7 +199,8 @@ class LPort(LazyCredit):
         if self._r_rdys:
             self._absorb(now)
         opener = circuit.opener is self
-        if now >= circuit.arb_seen_at and opener and self.fair and circuit.sent:
+        if (now >= circuit.arb_seen_at and opener and self.fair and circuit.sent
+                and not self._begun):
             self._busy = False
             self.loop.close(circuit)  # type: ignore[union-attr]
             return
@@ -208,6 +223,12 @@ class LPort(LazyCredit):
             self.credit -= 1
         if opener:
             circuit.sent += 1
+            seq = frame.sequence
+            if seq is not None and self.fair:  # a data frame: part of the burst till its end
+                if frame.f_ctl & F_CTL_END_SEQUENCE:
+                    self._begun.discard(seq)
+                else:
+                    self._begun.add(seq)
         start, end, gap_end = launch(self, frame, now, self._hops)  # type: ignore[arg-type]
         self._later(end + self._delay - now, self._deliver, frame)  # type: ignore[arg-type]
         self._later(gap_end - now, self._send_next)

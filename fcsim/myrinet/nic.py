@@ -65,6 +65,8 @@ class MyrinetNic:
         self.port.source = self.queue
         self.routes: dict[int, tuple[int, ...]] = {}
         self.stats = MyrinetNicStats()
+        self.link_down_drops = 0
+        """Packets that arrived cut short by a link fault, dropped (their CRC fails)."""
         self.deliver: Callable[[MyrinetPacket], None] | None = None
         self.on_sent: Callable[[], None] | None = None
         self._numbered = 0
@@ -90,7 +92,11 @@ class MyrinetNic:
         """The card takes the arriving characters as they come: nothing to do."""
 
     def finished(self, buffer: Buffer, segment: Segment) -> None:
-        """A packet has arrived whole: hand it up."""
+        """A packet has arrived whole: hand it up (one cut short by a link fault
+        fails its CRC and is dropped)."""
+        if segment.packet.corrupt:
+            self.link_down_drops += 1
+            return
         self.stats.packets_rx += 1
         if self.deliver is not None:
             self.deliver(segment.packet)

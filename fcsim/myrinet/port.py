@@ -16,6 +16,13 @@ and GO are control symbols the port sends back on its own line: one
 character, arriving a cable delay later. The model does not hold this
 port's own data back for the symbol's character (at most two characters per
 blocking, on the reverse channel).
+
+The port's physical link (faults): while no light reaches its receiver
+(:attr:`light` False) it takes nothing, and the packet it was receiving
+ends there, corrupt (:meth:`fcsim.myrinet.slack.Buffer.cut`); when light
+returns it takes the next packet that begins (:attr:`resync`). While its
+link is down (:meth:`carrier`) it ignores STOP: what it sends goes into
+the void, so nothing behind it waits for a GO that cannot come.
 """
 
 from __future__ import annotations
@@ -66,6 +73,9 @@ class MyrinetPort:
         self.buffer = Buffer(sim, self, size, stop, go, router)
         self.strip = 0 if router is None else 1  # a switch drops the route byte it read
         self.go = True
+        self.light = self.up = True
+        self.resync = False
+        self.frames_lost = 0
         self.source: Buffer | None = None
         self.stats = MyrinetStats()
         self._on = self._started = False
@@ -102,6 +112,8 @@ class MyrinetPort:
         self._on = self._started = False
         stats.frames_tx += 1
         stats.chars_tx += segment.length - self.strip
+        if not self.peer.light:  # type: ignore[union-attr]
+            self.frames_lost += 1  # into the void: a cable out, a peer powered off
         self._later(self.delay, self.peer.buffer.end)  # type: ignore[union-attr]
         if self._sinks:
             for sink in self._sinks:
@@ -122,6 +134,8 @@ class MyrinetPort:
 
     def _symbol(self, stop: bool) -> None:
         """A STOP (*stop*) or GO from the peer has arrived."""
+        if not self.up:
+            return  # the link is down: nothing stops the port
         now = self._env._now
         if stop:
             if self.go:
@@ -133,6 +147,40 @@ class MyrinetPort:
             self._stop_since = None
         if self.source is not None:
             self.source.poke()
+
+    # -- the physical link -----------------------------------------------------------------
+
+    def set_light(self, on: bool) -> None:
+        """Light reaches the receiver again (*on*) or no more: the packet arriving
+        is cut; once back, the receiver waits for the next packet's start."""
+        self.light = on
+        if on:
+            self.resync = True
+        else:
+            self.buffer.cut()
+
+    def carrier(self, up: bool) -> None:
+        """The link is reported down or up: while down, STOP no longer holds the
+        transmitter (it sends into the void)."""
+        self.up = up
+        if not up and not self.go:
+            self._symbol_go()
+
+    def _symbol_go(self) -> None:
+        now = self._env._now
+        self.go = True
+        self.stats.stopped_time += now - self._stop_since  # type: ignore[operator]
+        self._stop_since = None
+        if self.source is not None:
+            self.source.poke()
+
+    def halt(self) -> None:
+        """The port powers off: its transmitter stops where it is."""
+        now = self._env._now
+        if self._on:
+            self.stats.busy_time += now - self._on_since
+        self._on = self._started = False
+        self.source = None
 
     # -- measurement ----------------------------------------------------------------------
 

@@ -89,7 +89,11 @@ class Buffer:
 
     def begin(self, value: Any) -> None:
         """A packet's first character is arriving: *value* is (packet,
-        length, route bytes left)."""
+        length, route bytes left). Ignored while no light reaches the port."""
+        port = self.port
+        if not port.light:
+            return
+        port.resync = False
         self._advance()
         self.segments.append(Segment(*value))
         self.inflow = True
@@ -97,18 +101,24 @@ class Buffer:
 
     def resume(self, _event: Any) -> None:
         """The sender goes on with the packet arriving."""
+        if not self.port.light or self.port.resync:
+            return
         self._advance()
         self.inflow = True
         self._settle()
 
     def pause(self, _event: Any) -> None:
         """The sender has stopped in the middle of the packet arriving."""
+        if not self.port.light or self.port.resync:
+            return
         self._advance()
         self.inflow = False
         self._settle()
 
     def end(self, _event: Any) -> None:
         """The arriving packet's GAP is in: all of it has arrived."""
+        if not self.port.light or self.port.resync:
+            return
         self._advance()
         last = self.segments[-1]
         self.level += last.length - last.arrived
@@ -125,6 +135,37 @@ class Buffer:
         self.segments.append(segment)
         self.level += length
         self._settle()
+
+    def cut(self) -> None:
+        """The cable feeding this buffer is cut: the packet arriving ends where it
+        is, marked corrupt (its CRC fails where it is checked; at the switches
+        on the way it goes on as if whole, an approximation), or is forgotten
+        if not even its route byte was in."""
+        self._advance()
+        self.inflow = False
+        last = self.segments[-1] if self.segments else None
+        if last is not None and not last.complete:
+            last.packet.corrupt = True
+            if last.arrived < 1.0 and not last.routed and len(self.segments) > 1:
+                self.segments.pop()
+                self.level -= last.arrived
+            else:
+                last.length, last.complete = max(last.arrived, 1.0), True
+                self.level += last.length - last.arrived
+                last.arrived = last.length
+        self._settle()
+
+    def clear(self) -> int:
+        """Lose everything held (a switch powered off); how many packets."""
+        self.t = self._env._now
+        lost = len(self.segments)
+        self.segments.clear()
+        self.level = 0.0
+        self.inflow = self.flowing = self.stopping = False
+        self.consumer = None
+        self._version += 1
+        self._wake_at = None
+        return lost
 
     # -- the consumer's side --------------------------------------------------------------
 

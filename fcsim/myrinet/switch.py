@@ -104,16 +104,22 @@ class MyrinetSwitch:
         self._waiting: list[list[int]] = [[] for _ in self.ports]  # inputs, per output
         self._last = [-1] * model.ports  # the input each output was granted to last
         self.stats = MyrinetSwitchStats()
+        self.link_down_drops = 0
+        """Packets lost inside it when it was powered off (from the start of the run)."""
+        self._epoch = 0
 
     def route(self, buffer: Buffer, segment: Segment) -> None:
         """*segment*'s route byte is in at *buffer*: ask for its output after the
         routing latency."""
         packet = segment.packet
         out = packet.route[len(packet.route) - segment.route_left]
-        self.sim.call_later(self.model.latency, self._request, (self._index[buffer], out))
+        self.sim.call_later(self.model.latency, self._request,
+                            (self._index[buffer], out, self._epoch))
 
-    def _request(self, value: tuple[int, int]) -> None:
-        into, out = value
+    def _request(self, value: tuple[int, int, int]) -> None:
+        into, out, epoch = value
+        if epoch != self._epoch:
+            return  # routed before the switch was powered off
         if self.ports[out].source is None:
             self._grant(into, out)
         else:
@@ -141,6 +147,16 @@ class MyrinetSwitch:
             waiting.remove(into)
             self._grant(into, out)
 
+    def power_off(self) -> None:
+        """The switch fails: every packet in it is lost, every path through it
+        released."""
+        self._epoch += 1
+        for port in self.ports:
+            port.halt()
+            self.link_down_drops += port.buffer.clear()
+        self._waiting = [[] for _ in self.ports]
+        self._last = [-1] * len(self.ports)
+
     def queue_lengths(self) -> dict[int, int]:
         """Packets waiting for each output now, by port index."""
         return {i: len(waiting) for i, waiting in enumerate(self._waiting)}
@@ -152,7 +168,8 @@ class MyrinetSwitch:
                               "max_slack_chars": round(port.buffer.max_level, 6)}
                   for port in self.ports if port.peer is not None}
         return {"model": self.model.name, "forwarded": self.stats.forwarded,
-                "slack_chars": self.model.slack, "inputs": inputs}
+                "slack_chars": self.model.slack, "inputs": inputs,
+                **({"link_down_drops": self.link_down_drops} if self.link_down_drops else {})}
 
     def reset_stats(self) -> None:
         """Start a new measured interval."""

@@ -119,6 +119,13 @@ def _nodes(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
 
 def _order(doc: LoopScenario, raw: dict[str, Any]) -> Iterator[Problem]:
     names = [n.name for n in doc.nodes]
+    hops = doc.loop.hop_lengths
+    if hops is not None and "hop_length" in raw["loop"]:
+        yield Problem("loop.hop_lengths", given(raw["loop"]["hop_lengths"]),
+                      "hop_length or hop_lengths, not both")
+    elif hops is not None and len(hops) != len(names):
+        yield Problem("loop.hop_lengths", given(raw["loop"]["hop_lengths"]),
+                      f"a list of {len(names)} lengths, one per hop (as many as nodes)")
     if doc.loop.order is None:
         return
     for i, name in enumerate(doc.loop.order):
@@ -149,6 +156,11 @@ def _links(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
                               f"a node name or a switch port written 'switch:port' ({have})")
     yield from unique(raws, "links", "name",
                       [link.name or f"link{i}" for i, link in enumerate(doc.links)])
+    for i, given_keys in enumerate(raws):
+        if "bit_error_rates" in given_keys and "bit_error_rate" in given_keys:
+            yield Problem(f"links[{i}].bit_error_rates", given(given_keys["bit_error_rates"]),
+                          "no bit_error_rates with bit_error_rate: one rate for both directions "
+                          "or one for each")
     if isinstance(doc, FabricScenario):
         yield from _port_credit(raws)
         yield from _fabric_ends(doc, raws, names)

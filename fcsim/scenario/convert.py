@@ -10,8 +10,9 @@ from typing import Any
 from fcsim.apps.iperf import IperfOptions
 from fcsim.apps.netperf import NetperfOptions
 from fcsim.apps.transfer import TransferOptions
+from fcsim.fabric.fspf import DEFAULT_TIMERS, FspfTimers
 from fcsim.fabric.long_distance import long_distance_buffers
-from fcsim.faults.config import FaultConfig
+from fcsim.faults.config import BY_PROTOCOL, DEV_LOSS_TMO, FaultConfig
 from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import Coding, Speed
 from fcsim.fc2.login import ServiceParameters
@@ -99,7 +100,16 @@ def to_scenario(doc: Document, file: str) -> Scenario:
     return Scenario(name=name, topology=doc.topology, run=config, nodes=nodes, links=links,
                     workloads=workloads, source=file, description=doc.description,
                     switches=switches, alias_groups=groups, faults=_faults(doc, links),
-                    zones=_zones(doc))
+                    zones=_zones(doc), fspf=_fspf(doc))
+
+
+def _fspf(doc: Document) -> FspfTimers:
+    """The FSPF timers of *doc* (FC-SW's defaults without an [fspf] table)."""
+    section = getattr(doc, "fspf", None)
+    if section is None:
+        return DEFAULT_TIMERS
+    return FspfTimers(section.min_ls_interval, section.min_ls_arrival, section.rxmt_interval,
+                      section.spf_hold_time)
 
 
 def _zones(doc: Document) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -114,7 +124,8 @@ def _faults(doc: Document, links: tuple[LinkConfig | LoopConfig, ...]) -> tuple[
     link given by its ends named by its name."""
     by_ends = {frozenset(link.ends): link.name for link in links if isinstance(link, LinkConfig)}
     return tuple(FaultConfig(f.at, f.kind, by_ends[frozenset(f.ends)] if f.ends else f.link,
-                             f.port, f.switch, f.duration, f.bit_error_rate, f.characters)
+                             f.port, f.switch, f.duration, f.bit_error_rate, f.characters,
+                             f.every, f.mean_interval, f.until, f.sender)
                  for f in sorted(getattr(doc, "faults", ()), key=lambda f: f.at))
 
 
@@ -189,7 +200,9 @@ def _node(n: NodeKeys) -> NodeConfig:
                       n.background_load, target, n.max_burst, getattr(n, "mtu", 1500),
                       getattr(n, "routes", None) or (), channels, block, n.tcp_timestamps,
                       getattr(n, "vlan", None), getattr(n, "ports", 1),
-                      getattr(n, "buses", None) or ())
+                      getattr(n, "buses", None) or (),
+                      link_down=getattr(n, "link_down", BY_PROTOCOL),
+                      dev_loss_tmo=getattr(n, "dev_loss_tmo", DEV_LOSS_TMO))
 
 
 def channels_of(n: NodeKeys) -> list[ChannelConfig]:
@@ -220,13 +233,21 @@ def _link(link: LinkSection | EthernetLinkSection | MyrinetLinkSection,
                       Cable(link.length, link.propagation), getattr(link, "bit_error_rate", 0.0),
                       getattr(link, "cost", None), getattr(link, "vlan", None) or (),
                       getattr(link, "trunk", None) or (), getattr(link, "native_vlan", None),
-                      buffers)
+                      buffers, _error_rates(link))
+
+
+def _error_rates(link: LinkSection | EthernetLinkSection | MyrinetLinkSection
+                 ) -> tuple[tuple[str, float], ...]:
+    """Each end's bit error rate from `bit_error_rates` (empty without it)."""
+    rates = getattr(link, "bit_error_rates", None)
+    return () if rates is None else tuple(zip(link.ends, rates, strict=True))
 
 
 def _loop(loop: LoopSection, names: list[str]) -> LoopConfig:
+    hops = tuple(Cable(length, loop.propagation) for length in loop.hop_lengths or ())
     return LoopConfig(loop.name, loop.order or tuple(names), _speed(loop.speed, loop.coding),
                       Cable(loop.hop_length, loop.propagation), loop.bit_error_rate,
-                      loop.repeat_delay, tuple(loop.lip_at), loop.position_map)
+                      loop.repeat_delay, tuple(loop.lip_at), loop.position_map, hops)
 
 
 def _distribution(table: Any) -> Distribution:

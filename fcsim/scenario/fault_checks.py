@@ -32,11 +32,18 @@ TARGETS = {LINK_DOWN: ("link", "ends"), LINK_UP: ("link", "ends"),
 NEEDS = {LOSS_OF_SYNC: "duration", BIT_ERROR_RATE: "bit_error_rate",
          CORRUPTED_CHARACTERS: "characters"}
 """The key each kind must have."""
-TAKES = {"duration": (LOSS_OF_SYNC, PORT_FAILURE, SWITCH_FAILURE),
-         "bit_error_rate": (BIT_ERROR_RATE,), "characters": (CORRUPTED_CHARACTERS,)}
+TAKES = {"duration": (LOSS_OF_SYNC, PORT_FAILURE, SWITCH_FAILURE, LINK_DOWN, BIT_ERROR_RATE),
+         "bit_error_rate": (BIT_ERROR_RATE,), "characters": (CORRUPTED_CHARACTERS,),
+         "from": (BIT_ERROR_RATE,),
+         "every": tuple(k for k in KINDS if k != LINK_UP),
+         "mean_interval": tuple(k for k in KINDS if k != LINK_UP)}
 """The kinds each kind-specific key belongs to."""
+LASTING = (LOSS_OF_SYNC, PORT_FAILURE, SWITCH_FAILURE, LINK_DOWN, BIT_ERROR_RATE)
+"""The kinds that need a duration to repeat (the others are over by themselves)."""
 KINDS_OF = {"point-to-point": tuple(k for k in KINDS if k not in (LIP, SWITCH_FAILURE)),
-            "fabric": tuple(k for k in KINDS if k != LIP), "loop": (LIP,)}
+            "fabric": tuple(k for k in KINDS if k != LIP), "loop": (LIP,),
+            "ethernet": (LINK_DOWN, LINK_UP, SWITCH_FAILURE),
+            "myrinet": (LINK_DOWN, LINK_UP, SWITCH_FAILURE)}
 """The kinds of fault each topology models."""
 
 
@@ -79,7 +86,39 @@ def fault_problems(doc: Any, raw: dict[str, Any]) -> Iterator[Problem]:
             yield Problem(f"{path}.{needed}", "missing", f"{ScheduledFaultSection.expects(needed)}"
                           f", for kind {fault.kind!r}")
         yield from _target(fault, given_keys, path, links, ports, switches)
+        yield from _repeats(fault, given_keys, path, raw["run"]["duration"], doc.run.duration)
+        link = _link_of(fault, links)
+        if fault.sender is not None and link is not None and fault.sender not in links[link]:
+            yield Problem(f"{path}.from", given(fault.sender), "an end of link "
+                          f"{link!r}: " + " or ".join(map(repr, links[link])))
         yield from cables.get(i, [])
+
+
+def _repeats(fault: Any, raw: dict[str, Any], path: str, run_text: Any,
+             run_duration: float) -> Iterator[Problem]:
+    """The problems of a repeating fault's keys (every, mean_interval, until)."""
+    if "every" in raw and "mean_interval" in raw:
+        yield Problem(f"{path}.mean_interval", given(raw["mean_interval"]),
+                      "no mean_interval with every: a fault repeats periodically or at random")
+    repeats = fault.every is not None or fault.mean_interval is not None
+    if "until" in raw and not repeats:
+        yield Problem(f"{path}.until", given(raw["until"]),
+                      "no until without every or mean_interval")
+    if not repeats:
+        return
+    if fault.until is not None and not fault.at < fault.until <= run_duration:
+        yield Problem(f"{path}.until", given(raw["until"]),
+                      f"a time after at ({show(raw['at'])}) and no later than run.duration "
+                      f"({show(run_text)})")
+    if fault.kind in LASTING and fault.duration is None:
+        yield Problem(f"{path}.duration", "missing",
+                      f"{ScheduledFaultSection.expects('duration')}, for a {fault.kind!r} "
+                      "that repeats")
+    elif (fault.every is not None and fault.duration is not None
+          and fault.duration >= fault.every):
+        yield Problem(f"{path}.duration", given(raw["duration"]),
+                      f"shorter than every ({show(raw['every'])}): each occurrence over "
+                      "before the next")
 
 
 def _target(fault: Any, raw: dict[str, Any], path: str, links: dict[str, tuple[str, ...]],
@@ -129,8 +168,8 @@ def _cables(faults: list[Any], raws: list[dict[str, Any]],
     down: dict[str, int] = {}
     for i in sorted(range(len(faults)), key=lambda i: (faults[i].at, i)):
         kind, link = faults[i].kind, _link_of(faults[i], links)
-        if kind not in (LINK_DOWN, LINK_UP) or link is None:
-            continue
+        if kind not in (LINK_DOWN, LINK_UP) or link is None or faults[i].duration is not None:
+            continue  # a link-down with a duration puts the cable back itself
         if kind == LINK_DOWN and link in down:
             why = f"a link that is up at that time: link {link!r} is down from " \
                   f"faults[{down[link]}] on"

@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fcsim.ethernet.switch import EthernetSwitchModel
+from fcsim.fabric.fspf import DEFAULT_TIMERS, FspfTimers
 from fcsim.fabric.switch_model import SwitchModel
-from fcsim.faults.config import FaultConfig
+from fcsim.faults.config import BY_PROTOCOL, DEV_LOSS_TMO, FaultConfig
 from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import Speed
 from fcsim.fc2.login import ServiceParameters
@@ -50,8 +51,8 @@ class NodeConfig:
     the fraction of the host's processor other processes keep busy in this
     scenario (None: the host model's own value). *target*: the storage device
     behind the node's FCP target, or its own disks it serves (None: not a
-    target); *max_burst*: the most write data the target asks for at once,
-    bytes (None: no limit). *mtu*: the IP MTU of its Ethernet or Myrinet NIC,
+    target); *max_burst*: the target's maximum burst size, the most data it
+    moves in one FCP_DATA sequence either way, bytes (None: no limit). *mtu*: the IP MTU of its Ethernet or Myrinet NIC,
     bytes (those topologies). *routes*: its static host routes, (peer node,
     network name) pairs (internetworks). *channels*: its disk channels and
     their disks; *block*: its block layer (None: the defaults).
@@ -63,6 +64,9 @@ class NodeConfig:
     Slice block I/O service it runs over Trapeze (None: none).
     *buses*: (network name, bus index) pairs placing the node's card on each
     network on one of its host's I/O buses (internetworks; default bus 0).
+    *link_down*: what its N_Port does with upper-layer sequences while its
+    link is down (:data:`fcsim.faults.config.LINK_DOWN_POLICIES`), holding
+    them at most *dev_loss_tmo* s.
     """
 
     name: str
@@ -83,6 +87,8 @@ class NodeConfig:
     ports: int = 1
     buses: tuple[tuple[str, int], ...] = ()
     block_server: BlockServerConfig | None = None
+    link_down: str = BY_PROTOCOL
+    dev_loss_tmo: float = DEV_LOSS_TMO
 
 
 @dataclass(frozen=True)
@@ -96,7 +102,8 @@ class LinkConfig:
     802.1Q trunk carrying these VLANs tagged (empty: access ports), with
     *native_vlan* untagged (None: none). *bb_credit*: in a fabric, the receive
     buffers of each switch port at an end of the link (None: the switch
-    model's).
+    model's). *error_rates*: (end, rate) for an end whose frames have a bit
+    error rate other than *bit_error_rate*.
     """
 
     name: str
@@ -109,6 +116,7 @@ class LinkConfig:
     trunk: tuple[int, ...] = ()
     native_vlan: int | None = None
     bb_credit: int | None = None
+    error_rates: tuple[tuple[str, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -148,7 +156,8 @@ class Scenario:
     workloads, but the *peers*, pairs of its ports the internetwork's
     workloads exchange over it, which log in with each other on a fabric).
     *faults*: the fault schedule, in time order (equal times in file order).
-    *zones*: a fabric's zones, each (name, its N_Port names)."""
+    *zones*: a fabric's zones, each (name, its N_Port names). *fspf*: a
+    fabric's FSPF timers."""
 
     name: str
     topology: str
@@ -164,6 +173,7 @@ class Scenario:
     alias_groups: tuple[AliasGroupConfig, ...] = ()
     faults: tuple[FaultConfig, ...] = ()
     zones: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    fspf: FspfTimers = DEFAULT_TIMERS
 
 
 # -- arbitrated loop (topology = "loop") ----------------------------------------------
@@ -187,7 +197,9 @@ class LoopConfig:
     element of :attr:`Scenario.links`.
 
     *order*: node names in ring order (each sends to the next, the last to the
-    first); *speed*; *cable* of every hop; *bit_error_rate* per hop;
+    first); *speed*; *cable* of every hop, or *cables*, one per hop in ring
+    order (hop *i* from ``order[i]`` to the next; empty: *cable* for all);
+    *bit_error_rate* per hop;
     *repeat_delay*: default repeat delay of a port, transmission words;
     *lip_at*: times of loop initialisations after the one at start, s;
     *position_map*: initialisation includes LIRP and LILP.
@@ -201,3 +213,8 @@ class LoopConfig:
     repeat_delay: int = DEFAULT_REPEAT_WORDS
     lip_at: tuple[float, ...] = ()
     position_map: bool = True
+    cables: tuple[Cable, ...] = ()
+
+    def hop_cables(self) -> tuple[Cable, ...]:
+        """The cable of each hop, in ring order."""
+        return self.cables or (self.cable,) * len(self.order)

@@ -77,7 +77,7 @@ class Work:
                     f"'outstanding'), more than the limit of {max_open_sequences:,.0f}; "
                     "lower it, or raise the limit with --max-open-sequences")
         if self.frames > max_frames:
-            return (f"would simulate up to {self.frames:.3g} frames and arrivals (about "
+            return (f"would simulate up to {self.frames:.3g} frames and arrivals ("
                     f"{wall_time(self.frames)} at {FRAMES_PER_SECOND:.0e} frames per second), "
                     f"more than the limit of {max_frames:.3g}; shorten the run or repeat it "
                     "less, or raise the limit with --max-frames")
@@ -85,13 +85,19 @@ class Work:
 
 
 def wall_time(frames: float) -> str:
-    """The wall time simulating *frames* may take, in words."""
+    """The wall time simulating *frames* may take, in words: ``"under a
+    second"``, ``"about 12 seconds"``, ``"about 10 minutes"``, ``"about 2
+    hours"``, ``"about 7.76e+03 years"``."""
     seconds = frames / FRAMES_PER_SECOND
+    if seconds < 0.5:
+        return "under a second"
+    if seconds < 59.5:
+        return f"about {seconds:.0f} second{'' if round(seconds) == 1 else 's'}"
     if seconds < 3600:
-        return f"{seconds / 60:.0f} minutes"
+        return f"about {seconds / 60:.0f} minute{'' if round(seconds / 60) == 1 else 's'}"
     if seconds < 86400 * 365:
-        return f"{seconds / 3600:.3g} hours"
-    return f"{seconds / (86400 * 365):.3g} years"
+        return f"about {seconds / 3600:.3g} hours"
+    return f"about {seconds / (86400 * 365):.3g} years"
 
 
 def _frame_rate(scenario: Scenario, payload: float) -> float:

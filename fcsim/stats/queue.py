@@ -17,6 +17,15 @@ from typing import Any
 
 from fcsim.stats.histogram import LogHistogram
 
+CLOCK_ROUNDING = 2.0 ** -48
+"""A wait shorter than this fraction of the clock's reading is none: the time a
+frame joins a queue (an arrival plus delays) and the time it leaves (a
+transmitter's free time plus frames' times) can be one instant reached by two
+sums of floats, a few units in the last place apart (one is 2^-52 of the
+reading or less: 1.7e-18 s at 10 ms of simulated time); 2^-48 is 16 of them,
+and no physical wait is that short (3.6e-17 s at 10 ms, 3.6e-12 s after
+1000 s; a bit at 128GFC lasts 7.5e-12 s). One multiplication a frame."""
+
 
 class QueueMeter:
     """Waits (s) and time-weighted length (frames) of one queue since :meth:`reset`."""
@@ -58,7 +67,7 @@ class QueueMeter:
         time_at[length] = time_at.get(length, 0.0) + now - self._since
         self._since = now
         self.length = length - 1
-        self.wait.add(waited)
+        self.wait.add(waited if waited > now * CLOCK_ROUNDING else 0.0)
 
     def results(self, now: float) -> dict[str, Any]:
         """Wait (s) and length (frames) figures of the interval up to *now* (s)."""

@@ -86,7 +86,8 @@ class Storage:
                       else volume)
             capacity = striped_capacity([self._capacity(w.source, t) for t in w.targets],
                                         w.stripe)
-            self.jobs.append((w, Fio(sim, w.name, device, capacity, w.options, w.start)))
+            self.jobs.append((w, Fio(sim, w.name, device, capacity, w.options, w.start,
+                                     metered=True)))
 
     def _bus(self, node: str) -> Any:
         host = self.hosts.get(node)
@@ -130,8 +131,9 @@ class Storage:
 
             def interrupt() -> None:
                 cpu.run(cost, None, INTERRUPT)
-        if local is not None and device in local.disks:
-            disk: Any = local.disks[device]
+        metered = not (local is not None and device in local.disks)
+        if not metered:
+            disk: Any = local.disks[device]  # type: ignore[union-attr]
             depth = block.queue_depth or disk.model.queue_depth
             largest = block.max_request or MAXPHYS
         else:
@@ -139,7 +141,8 @@ class Storage:
             disk = FcpLun(self._initiator(node, port), address)
             depth, largest = block.queue_depth, block.max_request
         queue = queues[device] = RequestQueue(self.sim, f"{node}:{device}", disk, depth,
-                                              largest, block.merge, block.elevator, interrupt)
+                                              largest, block.merge, block.elevator, interrupt,
+                                              metered)
         return queue
 
     def __bool__(self) -> bool:

@@ -4,7 +4,9 @@ Nodes (N_Ports) are drawn as circles, switches as squares; each link is an
 edge labelled with its speed, and at each switch end with the port number; a
 loop is drawn as its ring. The layout is networkx's spring layout with a fixed
 seed (a circle for a loop), so the same scenario always gives the same
-picture. PNG or SVG, chosen by the output file's suffix.
+picture. A fabric of more than :data:`DETAILED_VERTICES` nodes and switches
+is drawn as its overview instead (:mod:`fcsim.topology.overview`). PNG or
+SVG, chosen by the output file's suffix.
 """
 
 from __future__ import annotations
@@ -20,9 +22,15 @@ import networkx as nx  # noqa: E402
 
 from fcsim.fc3.ports import ports_of  # noqa: E402
 from fcsim.scenario.model import LoopConfig, Scenario  # noqa: E402
+from fcsim.topology.overview import draw_overview  # noqa: E402
 
 FORMATS = (".png", ".svg")
 """File suffixes :func:`draw_topology` can write."""
+DETAILED_VERTICES = 64
+"""Nodes and switches a fabric may have to be drawn vertex by vertex, every link
+labelled; a larger one is drawn as its overview (:mod:`fcsim.topology.overview`:
+switch tiers as rings, N_Ports counted per switch), which a reader can still
+read at that size."""
 
 
 def topology_graph(scenario: Scenario) -> nx.MultiGraph:
@@ -56,6 +64,9 @@ def draw_topology(scenario: Scenario, out: BinaryIO, suffix: str) -> None:
     if suffix not in FORMATS:
         raise ValueError(f"the drawing is PNG or SVG ({', '.join(FORMATS)}), not {suffix!r}")
     graph = topology_graph(scenario)
+    if scenario.topology == "fabric" and len(graph) > DETAILED_VERTICES:
+        draw_overview(graph, f"{scenario.name} ({scenario.topology})", out, suffix)
+        return
     simple = nx.Graph(graph)
     if scenario.topology == "loop":
         positions = nx.circular_layout(simple)

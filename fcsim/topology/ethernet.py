@@ -30,7 +30,9 @@ class EthernetNetwork(LanNetwork):
 
     def results(self, interval: float) -> dict[str, Any]:
         """Links, NICs and switches over *interval* s."""
-        nodes = {name: {"mac": f"{nic.mac:012x}", "mtu": nic.mtu, **nic.stats.as_dict()}
+        nodes = {name: {"mac": f"{nic.mac:012x}", "mtu": nic.mtu, **nic.stats.as_dict(),
+                        **({"link_down_drops": nic.link_down_drops} if nic.link_down_drops
+                           else {})}
                  for name, nic in self.nodes.items()}
         return {"links": link_results(self.links, interval), "nodes": nodes,
                 "switches": {name: sw.results() for name, sw in self.switches.items()}}
@@ -57,7 +59,7 @@ def build_ethernet(sim: Simulation, scenario: Scenario) -> EthernetNetwork:
     for link in scenario.links:
         a, b = (_port(net, end) for end in link.ends)
         net.links[link.name] = Link(link.name, a, b, link.speed, link.cable,
-                                    link.bit_error_rate)
+                                    link.bit_error_rate, link.error_rates)
     _check_no_loop(scenario)
     return net
 

@@ -173,7 +173,7 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
             pa = Port(sim, f"{a_name}:{a_port}", link.bb_credit or a.model.bb_credit)
             pb = Port(sim, f"{b_name}:{b_port}", link.bb_credit or b.model.bb_credit)
             net.links[link.name] = Link(link.name, pa, pb, link.speed, link.cable,
-                                        link.bit_error_rate)
+                                        link.bit_error_rate, link.error_rates)
             pa.login(pb.rx_buffers)
             pb.login(pa.rx_buffers)
             ends_of[link.name] = {a_name: a.add_port(a_port, pa), b_name: b.add_port(b_port, pb)}
@@ -219,19 +219,24 @@ def _attach_node(sim: Simulation, net: FabricNetwork, name: str, config: Any, sw
     net.nodes[name] = node
     f_port = Port(sim, f"{switch.name}:{index}", link.bb_credit or switch.model.bb_credit)
     net.links[link.name] = Link(link.name, node.port, f_port, link.speed, link.cable,
-                                link.bit_error_rate)
+                                link.bit_error_rate, link.error_rates)
     node.port.login(f_port.rx_buffers)
     f_port.login(config.params.bb_credit)
     switch.local[index] = switch.add_port(index, f_port)
 
 
-def route(net: FabricNetwork, isls: list[tuple[str, str, str, float]]) -> None:
-    """Give every switch of *net* its FSPF routes over *isls* (those of
-    :attr:`FabricNetwork.isls` in use)."""
+def route(net: FabricNetwork, isls: list[tuple[str, str, str, float]],
+          switches: list[str] | None = None, table: dict[Any, Any] | None = None) -> None:
+    """Give every switch of *net* (or those named in *switches*) its FSPF
+    routes over *isls* (those of :attr:`FabricNetwork.isls` in use); *table*:
+    their next hops (:func:`fcsim.fabric.routing.next_hops`), if already
+    computed."""
     ends_of = net.isl_ends
-    table = next_hops(net.switches, isls)
+    if table is None:
+        table = next_hops(net.switches, isls)
     domains = {name: sw.domain for name, sw in net.switches.items()}
-    for name, switch in net.switches.items():
+    for name in net.switches if switches is None else switches:
+        switch = net.switches[name]
         routes = {domains[target]: [ends_of[key][name] for key in keys]  # type: ignore[index]
                   for target, keys in table[name].items()}
         switch.set_routing(routes, chooser(switch.routing, switch_seed(switch.domain)))

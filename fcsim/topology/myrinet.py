@@ -42,7 +42,9 @@ class MyrinetNetwork(LanNetwork):
                 direction = links[name]["directions"][link.direction_name(port)]
                 direction["stops"] = port.stats.stops_rx
                 direction["stopped_s"] = port.stats.stopped_time
-        nodes = {name: {"address": nic.address, "mtu": nic.mtu, **nic.stats.as_dict()}
+        nodes = {name: {"address": nic.address, "mtu": nic.mtu, **nic.stats.as_dict(),
+                        **({"link_down_drops": nic.link_down_drops} if nic.link_down_drops
+                           else {})}
                  for name, nic in self.nodes.items()}
         return {"links": links, "nodes": nodes,
                 "switches": {name: sw.results() for name, sw in self.switches.items()}}

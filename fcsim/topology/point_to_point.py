@@ -35,7 +35,7 @@ def build_point_to_point(
     if set(link.ends) != {a.name, b.name}:
         raise ValueError(f"link {link.name} must join {a.name} and {b.name}, got {link.ends}")
     net.links[link.name] = Link(link.name, a.port, b.port, link.speed, link.cable,
-                                link.bit_error_rate)
+                                link.bit_error_rate, link.error_rates)
     for near, far in ((a, b), (b, a)):
         near.port.login(far.params.bb_credit)
         near.login(far)

@@ -1,14 +1,18 @@
 """What a frame carries for the upper layers, in a few words, for timelines
 and ladder diagrams: the TCP segment an IP frame starts (over FC, Ethernet
 or Myrinet), the Trapeze message a Myrinet packet carries a part of, the FCP
-information unit or link service an FCP exchange's frame carries."""
+information unit or link service an FCP exchange's frame carries, the
+extended and generic link services of logins and the name server."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from fcsim.ethernet.frame import EthernetFrame
+from fcsim.fabric.addressing import FABRIC_LOGIN
+from fcsim.fc2 import els
 from fcsim.fc2 import header as h
+from fcsim.fc2.els_payload import CT_ACCEPT, CT_REJECT
 from fcsim.fc4.fcp import BLOCK, Command, Response, TransferReady
 from fcsim.fc4.fcp_initiator import PRLI
 from fcsim.myrinet.packet import MyrinetPacket
@@ -16,6 +20,26 @@ from fcsim.transport.segment import Segment
 from fcsim.trapeze.message import Fragment
 
 _STATUS = {0x00: "GOOD", 0x02: "CHECK CONDITION", 0x08: "BUSY", 0x28: "TASK SET FULL"}
+_ELS = {els.ELS_FLOGI: "FLOGI", els.ELS_PLOGI: "PLOGI", els.ELS_SCR: "SCR",
+        els.ELS_RSCN: "RSCN"}
+_CT = {els.CT_GID_FT: "GID_FT", CT_ACCEPT: "CT accept", CT_REJECT: "CT reject"}
+
+
+def _service(fc_type: int, payload: bytes, s_id: int) -> str:
+    """A link service (ELS: its command code, the first byte) or a generic service
+    (CT: its command or response code, bytes 8-9 of the CT_IU preamble) by name,
+    as Wireshark names them. An LS_ACC does not say what it answers: one from the
+    fabric login server answers FLOGI; one carrying service parameters answers a
+    login (FLOGI or PLOGI)."""
+    if fc_type == h.TYPE_CT:
+        code = int.from_bytes(payload[8:10], "big")
+        return _CT.get(code, f"CT 0x{code:04X}")
+    command = payload[0]
+    if command == els.ELS_ACC:
+        if s_id == FABRIC_LOGIN:
+            return "LS_ACC (FLOGI)"
+        return "LS_ACC (login)" if len(payload) == els.LOGIN_PAYLOAD else "LS_ACC"
+    return _ELS.get(command, f"ELS 0x{command:02X}")
 
 
 def upper_layer(frame: Any) -> str:
@@ -34,6 +58,8 @@ def upper_layer(frame: Any) -> str:
                 f"win {ulp.window}" if first else "")
     if seq is None:
         return ""
+    if seq.type in (h.TYPE_ELS, h.TYPE_CT) and isinstance(ulp, bytes) and ulp and first:
+        return _service(seq.type, ulp, frame.s_id)
     r_ctl = seq.r_ctl
     if r_ctl == h.R_CTL_ABTS:
         return "ABTS"

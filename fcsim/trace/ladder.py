@@ -6,10 +6,12 @@ OPN, CLS, LIP, and the IDLEs that reset a loop's access window) between chosen p
 to a simulated time, and then stops the run (:class:`Enough`). Each event
 keeps when its first character left the sender, when its last did, when it
 reached the receiver (the cable's delay later) and the sender's BB credit
-after it. :func:`ladder_text` writes them as lines in time order;
+after it (an R_RDY, which spends no credit, names the port it gives one back
+to instead). :func:`ladder_text` writes them as lines in time order;
 :func:`draw_ladder` draws them with time running down the page to scale: one
 column per port, each frame a band from its sender's column to its
-receiver's, slanted by the propagation delay.
+receiver's, slanted by the propagation delay, and the labels in a column of
+their own beside it, none over another.
 """
 
 from __future__ import annotations
@@ -33,7 +35,8 @@ class Enough(Exception):
 @dataclass(frozen=True)
 class Rung:
     """One event: *label* sent by port *sender* to *receiver* from *start* to
-    *end* (s), arriving from *start* + *delay*; *credit* left at the sender."""
+    *end* (s), arriving from *start* + *delay*; *credit* left at the sender
+    (None for an R_RDY, which gives the receiver a credit and spends none)."""
 
     start: float
     end: float
@@ -41,7 +44,7 @@ class Rung:
     sender: str
     receiver: str
     label: str
-    credit: int
+    credit: int | None
     frame: bool
 
 
@@ -88,7 +91,12 @@ class Ladder:
     def primitive(self, time: float, port: Any, name: str, start: float) -> None:
         """An ordered set *name* left *port* at *start* (s)."""
         delay = getattr(port, "delay", 0.0) or getattr(port, "_delay", 0.0)
-        self._keep(Rung(start, start + port.word_time, delay, port.name, _receiver(port), name,
+        receiver = _receiver(port)
+        if name == "R_RDY":
+            self._keep(Rung(start, start + port.word_time, delay, port.name, receiver,
+                            f"R_RDY: a credit back to {receiver}", None, False))
+            return
+        self._keep(Rung(start, start + port.word_time, delay, port.name, receiver, name,
                         port.credit, False))
 
 
@@ -102,24 +110,42 @@ def ladder_text(rungs: list[Rung], out: IO[str]) -> None:
               f"{'credit':>6}  event\n")
     for r in sorted(rungs, key=lambda r: r.start):
         out.write(f"{format_time(r.start):>12}  {r.sender:>14} ---> {r.receiver:<14} "
-                  f"{format_time(r.start + r.delay):>12} {r.credit:>6}  {r.label}\n")
+                  f"{format_time(r.start + r.delay):>12} "
+                  f"{'-' if r.credit is None else r.credit:>6}  {r.label}\n")
 
 
-def draw_ladder(rungs: list[Rung], out: IO[bytes], suffix: str, title: str) -> None:
-    """Draw *rungs* as a ladder diagram into *out* as ``.svg`` or ``.png``."""
+LABEL_POINTS = 7.0
+"""Font size of the event labels, points."""
+_LINE = 1.45
+"""Height of a label's line, in font sizes."""
+
+
+def ladder_figure(rungs: list[Rung], title: str) -> Figure:
+    """*rungs* as a ladder diagram: a column per port, time running down to scale,
+    each event a band from its sender's column to its receiver's; the labels in a
+    column on the right, each level with the middle of its event's first edge
+    (a dotted line joins them) unless the one above it is too close, when it
+    goes just below that one. The page is tall enough for every label."""
     columns: list[str] = []
     for r in sorted(rungs, key=lambda r: r.start):
         for name in (r.sender, r.receiver):
             if name not in columns:
                 columns.append(name)
     x = {name: i for i, name in enumerate(columns)}
-    height = max(4.0, min(30.0, 0.3 * len(rungs)))
-    fig = Figure(figsize=(max(6.0, 2.2 * len(columns)), height), layout="constrained")
-    FigureCanvasAgg(fig)
-    ax = fig.add_subplot()
     scale = 1e6  # microseconds
+    texts = [r.label if r.credit is None else f"{r.label}  (credit {r.credit})"
+             for r in rungs]
+    line = LABEL_POINTS * _LINE
+    label_width = max(len(t) for t in texts) * LABEL_POINTS * 0.55 / 72 + 0.3  # inches
+    ladder_width = max(3.5, 2.0 * len(columns))
+    axes_height = max(3.5, 1.25 * len(rungs) * line / 72)  # inches: every label fits
+    width, height = ladder_width + label_width + 1.0, axes_height + 1.2
+    fig = Figure(figsize=(width, height))
+    FigureCanvasAgg(fig)
+    ax = fig.add_axes((0.8 / width, 0.35 / height, ladder_width / width, axes_height / height))
     for i in x.values():
         ax.axvline(i, color="grey", linewidth=0.8)
+    middles = []
     for r in rungs:
         xs, xr = x[r.sender], x[r.receiver]
         top = (r.start * scale, (r.start + r.delay) * scale)
@@ -128,11 +154,36 @@ def draw_ladder(rungs: list[Rung], out: IO[bytes], suffix: str, title: str) -> N
         ax.fill([xs, xr, xr, xs], [top[0], top[1], bottom[1], bottom[0]], color=colour,
                 alpha=0.35, linewidth=0)
         ax.plot([xs, xr], [top[0], top[1]], color=colour, linewidth=0.8)
-        ax.text((xs + xr) / 2, (top[0] + top[1]) / 2, f"{r.label}  (credit {r.credit})",
-                fontsize=6, ha="center", va="bottom")
+        middles.append(((xs + xr) / 2, (top[0] + top[1]) / 2))
+    first = min(r.start for r in rungs) * scale
+    last = max(r.end + r.delay for r in rungs) * scale
+    span = max(last - first, 1e-3)
+    for _ in range(20):  # labels pushed down may lengthen the axis: until it holds them
+        gap = span * line / (axes_height * 72)
+        placed: list[float] = []
+        for i in sorted(range(len(rungs)), key=lambda i: middles[i][1]):
+            placed.append(max(middles[i][1], placed[-1] + gap) if placed else middles[i][1])
+        needed = max(last, placed[-1] + gap) - first
+        if needed <= span * 1.0001:
+            break
+        span = needed
+    order = sorted(range(len(rungs)), key=lambda i: middles[i][1])
+    right = len(columns) - 1 + 0.3
+    for i, y in zip(order, placed, strict=True):
+        ax.plot([middles[i][0], right], [middles[i][1], y], color="grey", linewidth=0.4,
+                linestyle=":", clip_on=False)
+        ax.text(right + 0.05, y, texts[i], fontsize=LABEL_POINTS, ha="left", va="center",
+                clip_on=False)
+    ax.set_xlim(-0.3, right)
+    ax.set_ylim(first + span + gap / 2, first - gap / 2)  # time runs down
     ax.set_xticks(range(len(columns)), columns)
     ax.xaxis.tick_top()
-    ax.invert_yaxis()
     ax.set_ylabel("time (µs)")
-    ax.set_title(title, fontsize=9)
-    fig.savefig(out, format=suffix.lstrip("."))
+    fig.suptitle(title, fontsize=9, x=0.8 / width, ha="left", y=1 - 0.12 / height, va="top")
+    return fig
+
+
+def draw_ladder(rungs: list[Rung], out: IO[bytes], suffix: str, title: str) -> None:
+    """Draw *rungs* as a ladder diagram (:func:`ladder_figure`) into *out* as
+    ``.svg`` or ``.png``."""
+    ladder_figure(rungs, title).savefig(out, format=suffix.lstrip("."))

@@ -66,6 +66,8 @@ PCAP_VERSION = (2, 4)
 SNAPLEN = 65535
 
 _FILE_HEADER = struct.Struct("<IHHiIII")
+FILE_HEADER_SIZE = _FILE_HEADER.size
+"""Bytes of a libpcap file's header (24): the least a file, of no frame, holds."""
 _RECORD_HEADER = struct.Struct("<IIII")
 _NS = 1_000_000_000
 
@@ -162,7 +164,10 @@ class PcapWriter:
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
-        self.close()
+        """Close; after a failure, a file object of the caller's is not flushed
+        (the caller discards it) and a file of the writer's is closed as it is."""
+        if exc_type is None or self._owned:
+            self.close()
 
 
 def captured(frame: Any) -> bool:

@@ -45,6 +45,22 @@ def _block(kind: int, body: bytes) -> bytes:
     return struct.pack("<II", kind, length) + body + struct.pack("<I", length)
 
 
+def _section_header() -> bytes:
+    return _block(_SHB, struct.pack("<IHHq", _BYTE_ORDER_MAGIC, 1, 0, -1)
+                  + _option(_OPT_END, b""))
+
+
+def _interface_block(name: str, linktype: int) -> bytes:
+    return _block(_IDB, struct.pack("<HHI", linktype, 0, SNAPLEN)
+                  + _option(_IF_NAME, name.encode()) + _option(_IF_TSRESOL, b"\x09")
+                  + _option(_OPT_END, b""))
+
+
+SECTION_HEADER_SIZE = len(_section_header())
+"""Bytes of a pcapng file's Section Header Block (32): the least a file, of no
+frame, holds."""
+
+
 class PcapngWriter:
     """Writes frames to *out* (a binary file), one interface per direction name.
 
@@ -58,21 +74,9 @@ class PcapngWriter:
         self._upper = UpperLayerBytes()
         self.frames = self.left_out = 0
         self.limit = limit
-        header = _block(_SHB, struct.pack("<IHHq", _BYTE_ORDER_MAGIC, 1, 0, -1)
-                        + _option(_OPT_END, b""))
+        header = _section_header()
         out.write(header)
         self.size = len(header)
-
-    def _interface(self, name: str, linktype: int) -> int:
-        number = self._interfaces.get(name)
-        if number is None:
-            number = self._interfaces[name] = len(self._interfaces)
-            block = _block(_IDB, struct.pack("<HHI", linktype, 0, SNAPLEN)
-                           + _option(_IF_NAME, name.encode()) + _option(_IF_TSRESOL, b"\x09")
-                           + _option(_OPT_END, b""))
-            self._file.write(block)
-            self.size += len(block)
-        return number
 
     def write(self, time_s: float, frame: Frame, direction: str) -> None:
         """Append *frame*, sent on link direction *direction* at *time_s* s (not
@@ -83,13 +87,21 @@ class PcapngWriter:
             self.left_out += 1
             return
         data = frame_bytes(frame, self._upper)
+        interface = self._interfaces.get(direction)
+        described = b""  # the interface's description, before its first frame
+        if interface is None:
+            described = _interface_block(direction, LINKTYPE_ETHERNET if isinstance(
+                frame, EthernetFrame) else LINKTYPE_RAW if isinstance(frame, MyrinetPacket)
+                else LINKTYPE_FC_2_WITH_FRAME_DELIMS)
         body_len = 20 + len(data) + (-len(data) % 4)
-        if self.limit is not None and self.size + body_len + 12 > self.limit:
+        if (self.limit is not None
+                and self.size + len(described) + body_len + 12 > self.limit):
             self.left_out += 1
             return
-        interface = self._interface(direction, LINKTYPE_ETHERNET if isinstance(
-            frame, EthernetFrame) else LINKTYPE_RAW if isinstance(frame, MyrinetPacket)
-            else LINKTYPE_FC_2_WITH_FRAME_DELIMS)
+        if interface is None:
+            interface = self._interfaces[direction] = len(self._interfaces)
+            self._file.write(described)
+            self.size += len(described)
         stamp = round(time_s * 1e9)
         block = _block(_EPB, struct.pack("<IIIII", interface, stamp >> 32, stamp & 0xFFFFFFFF,
                                          len(data), len(data)) + data + bytes(-len(data) % 4))

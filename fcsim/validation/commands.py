@@ -20,13 +20,31 @@ from fcsim.validation.store import FILE_NAME as STORE_FILE
 from fcsim.validation.store import ResultStore
 from fcsim.validation.validate import finish, select, validate
 
+QUICK_TIME = "about 20 s on two idle cores"
+"""How long ``fcsim validate --quick`` takes (18 s measured on an idle 2-core
+Intel Xeon, docs/performance.md); quoted by ``--help``, the README,
+docs/validation.md and the CI script."""
 REPORTS = SOURCE_ROOT / "validation" if IN_SOURCE_TREE else Path("validation-report")
 """Where ``fcsim validate`` reports by default: ``validation/`` in a source
 checkout, ``validation-report/`` in the current folder for an installed fcsim."""
 REPORT_DIR = REPORTS / "report"
-"""The report of a full run."""
+"""The recorded report: of a full run with ``--record`` (in a source checkout,
+the report kept with the code, beside the statuses recorded in
+``validation/claims.toml``)."""
+LATEST_REPORT_DIR = REPORTS / "report-latest"
+"""The report of a full run that is not recorded (ignored by git, so that
+validating leaves the checkout as it was)."""
 PARTIAL_REPORT_DIR = REPORTS / "report-partial"
-"""The report of a quick run or of selected claims."""
+"""The report of a quick run or of selected claims (ignored by git)."""
+
+
+def default_report(full: bool, record: bool) -> Path:
+    """The report folder of a run without ``--report``: :data:`REPORT_DIR` for
+    a recorded full run, :data:`LATEST_REPORT_DIR` for another full run,
+    :data:`PARTIAL_REPORT_DIR` for the rest."""
+    if not full:
+        return PARTIAL_REPORT_DIR
+    return REPORT_DIR if record else LATEST_REPORT_DIR
 
 
 def figures_command(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
@@ -57,8 +75,7 @@ def validate_command(parser: argparse.ArgumentParser, args: argparse.Namespace) 
     if (args.record or args.readme) and not IN_SOURCE_TREE:
         parser.error("--record and --readme write the project's files: run them from a "
                      "source checkout (pip install -e .)")
-    report = check_folder("--report", args.report or (REPORT_DIR if full else
-                                                      PARTIAL_REPORT_DIR),
+    report = check_folder("--report", args.report or default_report(full, args.record),
                           ("index.html", "results.json", STORE_FILE))
     try:
         claims = select(load_claims(), args.quick, args.claims)

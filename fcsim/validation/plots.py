@@ -60,7 +60,7 @@ def save_png(fig: Figure, out: Path) -> None:
     """Write *fig* as the PNG file *out* (its folder made if needed), as
     :func:`fcsim.output.write_output` writes files."""
     out.parent.mkdir(parents=True, exist_ok=True)
-    write_output(out, png_bytes(fig))
+    write_output(out, png_bytes(fig), "--output")
 
 
 def draw_line(ax: Axes, x: Sequence[float], y: Sequence[float],

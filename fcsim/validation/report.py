@@ -114,7 +114,7 @@ def update_readme(readme: Path, table_md: str, begin_mark: str = README_BEGIN,
     end = marks.index(end_mark, begin)
     new = "".join([*lines[:begin + 1], "\n", table_md.strip("\n"), "\n\n", *lines[end:]])
     if new != text:
-        write_output(readme, new)
+        write_output(readme, new, "--readme")
     return True
 
 
@@ -160,8 +160,8 @@ def write_report(folder: Path, outcomes: list[dict], meta: dict) -> None:
     data = json.dumps({"meta": meta, "outcomes": outcomes}, indent=2, ensure_ascii=False)
     page = _page(outcomes, meta)
     folder.mkdir(parents=True, exist_ok=True)
-    write_output(folder / "results.json", data + "\n")
-    write_output(folder / "index.html", page)
+    write_output(folder / "results.json", data + "\n", "--report")
+    write_output(folder / "index.html", page, "--report")
 
 
 def _cell(outcome: dict, key: str) -> str:

@@ -8,7 +8,13 @@ end); random jobs pick block-aligned offsets uniformly in the region (fio's
 default ``blockalign = bs``); ``randrw`` draws each command's direction with
 ``rwmixread`` percent reads; the jobs of one workload (``numjobs``) address
 the same region; latency is fio's completion latency, from the command's issue
-to its response.
+to its response. Its byte rate counts data as its frames arrive (at the
+initiator for a read, at the target for a write), as a stream's does, not as
+commands complete: with many large commands in flight a short measured
+interval would otherwise count whole commands whose data crossed the link
+mostly before it, or not at all; so no interval shows more than the link
+carries, give or take a frame. A job on the node's own disks counts each
+command's bytes as it completes.
 """
 
 from __future__ import annotations
@@ -54,16 +60,29 @@ class BlockDevice(Protocol):
         """Process logins with the targets; *then()* when done."""
 
     def submit(self, write: bool, offset: int, length: int,
-               done: Callable[[Request], None]) -> Request:
-        """Read or write; *done(request)* when complete."""
+               done: Callable[[Request], None], meter: Any = None) -> Request:
+        """Read or write; *done(request)* when complete; *meter* counts the data
+        bytes as they arrive."""
+
+
+class DataMeter:
+    """Data a job has moved, counted as it arrives: *frames* and *payload*
+    (bytes), the counters a :class:`~fcsim.fc2.sequence.Sequence` meter has."""
+
+    __slots__ = ("frames", "payload")
+
+    def __init__(self) -> None:
+        self.frames = self.payload = 0
 
 
 class Fio:
     """The fio job *options* named *name*, run against *device*, which holds
-    *capacity* bytes, from *start* s."""
+    *capacity* bytes, from *start* s. With *metered* the device counts the
+    data into the job's meter as it arrives (``submit(..., meter=)``);
+    otherwise the job counts each command's bytes as it completes."""
 
     def __init__(self, sim: Simulation, name: str, device: BlockDevice, capacity: int,
-                 options: FioOptions, start: float = 0.0) -> None:
+                 options: FioOptions, start: float = 0.0, metered: bool = False) -> None:
         if options.rw not in RW_MODES:
             raise ValueError(f"{name}: rw must be one of {', '.join(RW_MODES)}")
         self.sim, self.name, self.device = sim, name, device
@@ -78,6 +97,8 @@ class Fio:
         self.latency = LogHistogram()
         self.reads = self.writes = self.errors = self.bytes = 0
         self.moved = 0  # bytes of good commands since the start, never reset
+        self.delivered = DataMeter()  # data bytes as they arrive, this interval
+        self._metered = metered
         self.first_issue: float | None = None
         self.finished: float | None = None
         self._open = 0
@@ -87,6 +108,7 @@ class Fio:
         """Start a new measured interval."""
         self.latency.reset()
         self.reads = self.writes = self.errors = self.bytes = 0
+        self.delivered.frames = self.delivered.payload = 0
 
     def _begin(self) -> None:
         self.first_issue = self.sim.now
@@ -110,8 +132,11 @@ class Fio:
             write = (o.rw == "randwrite" or
                      (o.rw == "randrw" and self._rng.random() * 100 >= o.rwmixread))
         self._open += 1
-        self.device.submit(write, o.offset + block * o.bs, o.bs,
-                           lambda request: self._done(job, request))
+        done = (lambda request: self._done(job, request))
+        if self._metered:
+            self.device.submit(write, o.offset + block * o.bs, o.bs, done, meter=self.delivered)
+        else:
+            self.device.submit(write, o.offset + block * o.bs, o.bs, done)
 
     def _done(self, job: int, command: Request) -> None:
         self._open -= 1
@@ -119,6 +144,8 @@ class Fio:
             self.latency.add(command.completed - command.issued)  # type: ignore[operator]
             self.bytes += command.length
             self.moved += command.length
+            if not self._metered:
+                self.delivered.payload += command.length
             if command.write:
                 self.writes += 1
             else:
@@ -142,7 +169,7 @@ class Fio:
             "ios": ios, "read_ios": self.reads, "write_ios": self.writes,
             "errors": self.errors, "bytes": self.bytes,
             "iops": ios / interval if interval > 0 else 0.0,
-            "throughput_bytes_per_s": self.bytes / interval if interval > 0 else 0.0,
+            "throughput_bytes_per_s": self.delivered.payload / interval if interval > 0 else 0.0,
             "latency_s": {"mean": lat.mean if lat.count else None, "p50": quantile(0.5),
                           "p90": quantile(0.9), "p99": quantile(0.99),
                           "max": lat.max if lat.count else None},

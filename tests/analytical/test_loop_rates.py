@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -10,12 +11,17 @@ from fcsim.fc0.speed import CATALOG
 from fcsim.fc2.frame import FRAMING_BYTES, MAX_DATA_FIELD, frame_chars
 from fcsim.fc2.login import ServiceParameters
 from fcsim.fc2.port import MIN_FILL_WORDS
+from fcsim.fc4.fcp import FCP_CMND_SIZE, FCP_RSP_SIZE
 from fcsim.runner import run_scenario
 from fcsim.scenario.model import LoopPortConfig
-from fcsim.scenario.workload_model import StreamConfig
+from fcsim.scenario.workload_model import FioConfig, StreamConfig
+from fcsim.storage.device_model import RamDiskModel
+from fcsim.workload.fio import FioOptions
 from tests.builders import loop
 
 GAP_CHARS = 4 * MIN_FILL_WORDS
+INSTANT = RamDiskModel("instant", 10**12, 1e-12, 1e15)
+"""A RAM disk that takes no time."""
 START = 1e-3
 """Workloads start after the loop's first initialisation (which takes < 1 ms)."""
 
@@ -119,6 +125,31 @@ def test_one_tenancy_matches_the_closed_form() -> None:
     assert 0.85 < efficiency < 1
 
 
+@pytest.mark.parametrize("span", [0, 2, 5])
+def test_one_tenancy_across_one_long_span(span: int) -> None:
+    """Hops of their own lengths (one 10 km span between two sites, hop *span*):
+    the round trip is every repeat delay plus every hop's cable, arbitration
+    takes it less the winner's repeat delay, and OPN->R_RDY and CLS each the
+    trip opener -> opened -> opener (the round trip less both repeat delays),
+    wherever the long span lies."""
+    n, frames, words = 6, 4, 12
+    hops = tuple(10e3 if i == span else 2.0 for i in range(n))
+    speed = CATALOG["1GFC"]
+    seq = StreamConfig("seq", "p1", "p4", frames * MAX_DATA_FIELD, count=1, start=2e-3)
+    rep = _run(loop(n, (seq,), duration=4e-3, hop_lengths=hops, repeat_delay=words))
+    assert rep["loop"]["initialisations"][0]["duration_s"] < 2e-3  # over before it starts
+    w = speed.word_time
+    repeat = words * w
+    t_loop = n * repeat + sum(hops) * 5e-9
+    assert rep["loop"]["round_trip_s"] == pytest.approx(t_loop, rel=1e-12)
+    assert rep["loop"]["hop_lengths_m"] == list(hops) and rep["loop"]["hop_length_m"] is None
+    both_ways = t_loop - 2 * repeat
+    t_frames = frames * (frame_chars(MAX_DATA_FIELD) + GAP_CHARS) * speed.char_time
+    opener = rep["nodes"]["p1"]
+    assert opener["arbitration_wait_s"] == pytest.approx(t_loop - repeat, rel=1e-9)
+    assert opener["hold_time_s"] == pytest.approx(2 * (w + both_ways + w) + t_frames, rel=1e-9)
+
+
 def test_login_credit_lets_frames_follow_the_opn() -> None:
     """With the opened port's login credit > 0 the first frame goes right after OPN."""
     one = StreamConfig("one", "p0", "p2", 512, count=1, start=START)
@@ -157,3 +188,87 @@ def test_lip_aborts_the_tenancy_and_loses_frames_in_flight() -> None:
     assert target["lost_frames"] > 0 and target["dropped_frames"] == target["lost_frames"]
     sent = sum(rep["nodes"][f"p{i}"]["payload_tx"] for i in range(2))
     assert sent >= target["payload_rx"] + target["dropped_payload"]
+
+
+@pytest.mark.parametrize(("n", "burst"), [(5, 8 * MAX_DATA_FIELD), (17, 64 * 1024),
+                                          (33, 64 * 1024)])
+def test_busy_ports_each_send_a_burst_per_tenancy(n: int, burst: int) -> None:
+    """N - 1 fair ports, each with one B-byte sequence (its burst) outstanding for
+    p0 at all times: every tenancy carries one whole burst, so the loop carries
+    B / (T_arb + T_open + T_burst + T_cls) with T_open = T_cls = 2 words plus a
+    trip opener -> opened -> opener (each a loop round trip less both repeat
+    delays) and 0 <= T_arb <= one round trip; an access window adds at most two
+    round trips (IDLEs round, then ARBs round) over its N - 1 tenancies."""
+    speed = CATALOG["1GFC"]
+    hop, words = 2.0, 12
+    senders = tuple(StreamConfig(f"s{i}", f"p{i}", "p0", burst, outstanding=1)
+                    for i in range(1, n))
+    measured = 8 * (n - 1) * burst / 1e8  # about 8 access windows
+    rep = _run(loop(n, senders, duration=0.005 + measured, warmup=0.005, hop_length=hop,
+                    repeat_delay=words))
+    w = speed.word_time
+    t_loop = n * (words * w + hop * 5e-9)
+    both_ways = t_loop - 2 * words * w
+    full, rest = divmod(burst, MAX_DATA_FIELD)
+    chars = full * (frame_chars(MAX_DATA_FIELD) + GAP_CHARS) + (
+        frame_chars(rest) + GAP_CHARS if rest else 0)
+    t_burst = chars * speed.char_time
+    held = (w + both_ways + w) + t_burst + (w + both_ways + w)
+    fastest = burst / held
+    slowest = burst / (held + t_loop + 2 * t_loop / (n - 1))
+    per_port = [_rate(rep, s.name) for s in senders]
+    total = sum(per_port)
+    assert slowest * (1 - 0.01) <= total <= fastest * (1 + 0.01)
+    for rate in per_port:  # each port a burst per window, give or take one
+        assert rate == pytest.approx(total / (n - 1), abs=burst / measured)
+    for s in senders:  # one tenancy per burst
+        node = rep["nodes"][s.source]
+        assert node["tenancies"] == pytest.approx(node["payload_tx"] / burst, abs=2)
+        # the interval's edges cut at most one tenancy short or long
+        assert node["hold_time_s"] == pytest.approx(node["tenancies"] * held, abs=held)
+
+
+@pytest.mark.parametrize(("disks", "burst", "bursts"), [(4, 16384, 4), (8, 65536, 1)])
+def test_busy_disks_each_send_a_burst_per_tenancy(disks: int, burst: int, bursts: int) -> None:
+    """A host (unfair, highest priority: it sends each FCP_CMND as soon as the
+    loop is free; a fair host would open one disk per access window, which
+    would bind instead) reads k = *bursts* bursts of B bytes from each of N RAM disks
+    that take no time, one command outstanding per disk; a disk's maximum
+    burst size is B. Every access window each disk holds the loop once, for a
+    burst or, after its last, its FCP_RSP; the host opens each disk once per
+    command. So per k + 1 windows the loop carries N k B bytes in N (k H_B +
+    H_RSP + H_CMND) of tenancies, H_x = T_OPN + T_x + T_CLS (frames and fill
+    words), plus for each tenancy an arbitration of at most a round trip and
+    for each window at most two more (IDLEs round, ARBs round)."""
+    speed = CATALOG["1GFC"]
+    n, hop, words = disks + 1, 2.0, 12
+    size = bursts * burst
+    jobs = tuple(FioConfig(f"r{i}", "p0", f"p{i}", FioOptions("read", size))
+                 for i in range(1, n))
+    measured = 30e-3
+    base = loop(n, jobs, duration=5e-3 + measured, warmup=5e-3, hop_length=hop,
+                repeat_delay=words, ports={"p0": LoopPortConfig(al_pa=0x01, fairness=False)})
+    nodes = tuple(node if node.name == "p0" else
+                  dataclasses.replace(node, target=INSTANT, max_burst=burst)
+                  for node in base.nodes)
+    rep = _run(dataclasses.replace(base, nodes=nodes))
+    w = speed.word_time
+    t_loop = n * (words * w + hop * 5e-9)
+    both_ways = t_loop - 2 * words * w
+
+    def held(payload: int) -> float:  # OPN, R_RDY back, the frames, CLS and its answer back
+        full, rest = divmod(payload, MAX_DATA_FIELD)
+        chars = full * (frame_chars(MAX_DATA_FIELD) + GAP_CHARS) + (
+            frame_chars(rest) + GAP_CHARS if rest or not payload else 0)
+        return 2 * (w + both_ways + w) + chars * speed.char_time
+
+    per_command = bursts * held(burst) + held(FCP_RSP_SIZE) + held(FCP_CMND_SIZE)
+    tenancies = bursts + 2
+    fastest = size / per_command  # the disks' tenancies one after the other
+    slowest = size / (per_command + tenancies * t_loop + (bursts + 1) * 2 * t_loop / disks)
+    total = sum(rep["storage"]["jobs"][j.name]["throughput_bytes_per_s"] for j in jobs)
+    assert slowest * (1 - 0.01) <= total <= fastest * (1 + 0.01)
+    for i in range(1, n):  # a burst per tenancy: the disk's tenancies are its bursts and RSPs
+        node = rep["nodes"][f"p{i}"]
+        commands = rep["storage"]["jobs"][f"r{i}"]["ios"]
+        assert node["tenancies"] == pytest.approx(commands * (bursts + 1), abs=bursts + 1)

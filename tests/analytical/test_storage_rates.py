@@ -10,6 +10,8 @@ import pytest
 
 from fcsim.fc0.speed import speed_named
 from fcsim.fc4.fcp import QUEUE_FULL_DELAY
+from fcsim.host.adapter import ADAPTER_COMMAND_TIME
+from fcsim.host.host_model import load_host_model
 from fcsim.report import summary_text
 from fcsim.runner import run_scenario
 from fcsim.scenario.loader import load_scenario
@@ -282,3 +284,21 @@ def test_dd_seek_writes_in_the_zone_it_lands_in(tmp_path, zone: int) -> None:
     assert job_["bytes"] == count * bs
     first = DISK.command_overhead + DISK.full_stroke + DISK.revolution
     assert job_["elapsed_s"] == pytest.approx(count * (DISK.revolution + bs / rate), abs=first)
+
+
+@pytest.mark.parametrize("command_time", [ADAPTER_COMMAND_TIME, 100e-6])
+def test_the_adapters_time_per_command_caps_iops(command_time: float) -> None:
+    """An initiator host whose FC adapter spends c per SCSI command it sends
+    serves at most 1 / c commands a second: 512-byte random reads, 16 at a
+    time, from a RAM disk that takes no time, otherwise cost nothing (the
+    ideal host), so the card binds."""
+    host = dataclasses.replace(load_host_model("ideal"), adapter_command_time=command_time)
+    scenario = san(INSTANT, FioOptions("randread", 512, iodepth=16), 0.06, warmup=0.01)
+    a, b = scenario.nodes
+    scenario = dataclasses.replace(scenario, nodes=(dataclasses.replace(a, host=host), b))
+    figures = run_scenario(scenario)["repetitions"][0]["storage"]["jobs"]["job"]
+    assert figures["iops"] == pytest.approx(1 / command_time, rel=0.01)
+    free = dataclasses.replace(host, adapter_command_time=0.0)  # the ideal host: no cap
+    scenario = dataclasses.replace(scenario, nodes=(dataclasses.replace(a, host=free), b))
+    figures = run_scenario(scenario)["repetitions"][0]["storage"]["jobs"]["job"]
+    assert figures["iops"] > 1.5 / command_time

@@ -47,3 +47,30 @@ def test_the_documented_example_runs(capsys) -> None:
     (code,) = re.findall(r"```python\n(.*?)```", text, re.S)
     exec(compile(code, "docs/api.md", "exec"), {})  # noqa: S102 - the docs' own example
     assert "km" in capsys.readouterr().out
+
+
+def test_without_pandas_tables_and_sweeps_refuse_before_simulating(monkeypatch) -> None:
+    import sys
+
+    import fcsim.api
+
+    def simulated(*args, **kwargs):
+        raise AssertionError("simulated before finding that pandas is missing")
+
+    monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas raises ImportError
+    monkeypatch.setattr(fcsim.api, "run_scenario", simulated)
+    study = Study(EXAMPLE)
+    for call in (study.table, lambda: study.sweep("links[0].length", ["1 km", "2 km"])):
+        with pytest.raises(ImportError, match=r"pip install 'fcsim\[notebook\]'"):
+            call()
+    assert study.run is not None  # a run without a table needs no pandas
+
+
+def test_a_sweep_checks_every_value_before_simulating(monkeypatch) -> None:
+    import fcsim.api
+
+    runs = []
+    monkeypatch.setattr(fcsim.api, "run_scenario", lambda scenario: runs.append(scenario))
+    with pytest.raises(ScenarioError, match=r"links\[0\]\.length: given '-3 km'"):
+        Study(EXAMPLE).sweep("links[0].length", ["1 km", "-3 km"])
+    assert runs == []

@@ -54,3 +54,45 @@ def test_explain_filters_ports_and_time(capsys) -> None:
     assert lines and all("host_b" in line for line in lines)
     assert main(["explain", str(scenario), "--ports", "host_b", "--until", "1 ns"]) == 1
     assert "no event matched" in capsys.readouterr().err
+
+
+def test_explain_names_the_login_and_name_server_frames(capsys) -> None:
+    """A fabric's first frames are the logins, named as an analyzer names them, not
+    as plain data: FLOGI to FFFFFE and its LS_ACC, PLOGI to the name server FFFFFC
+    and its LS_ACC (of login parameters), then the name server's GID_FT query."""
+    assert main(["explain", str(ROOT / "scenarios" / "fabric-16-port-switch.toml"),
+                 "--ports", "h0", "--events", "12"]) == 0
+    rows = [row for row in capsys.readouterr().out.splitlines() if " SOF" in row]
+    labels = [row.split("|", 1)[1].strip() if "|" in row else "" for row in rows]
+    assert labels[:4] == ["FLOGI", "LS_ACC (FLOGI)", "PLOGI", "LS_ACC (login)"], rows
+    assert "->FFFFFE" in rows[0] and "->FFFFFC" in rows[2] and "FFFFFC->" in rows[3]
+    assert labels[4] == "GID_FT" and "->FFFFFC" in rows[4], rows
+
+
+def test_an_r_rdy_row_shows_whose_credit_it_returns(capsys) -> None:
+    """An R_RDY gives a credit back to the port it reaches: its row names that port
+    and shows no credit of its sender's (16, the receiver's buffers, would read as if
+    the starved sender had credit)."""
+    scenario = ROOT / "scenarios" / "p2p-long-link-credit.toml"
+    assert main(["explain", str(scenario), "--events", "12"]) == 0
+    rows = [row for row in capsys.readouterr().out.splitlines() if "R_RDY" in row]
+    assert rows and all(row.endswith("-  R_RDY: a credit back to local") for row in rows), rows
+
+
+@pytest.mark.parametrize("example, events", [("p2p-long-link-credit", 12),
+                                             ("p2p-long-link-credit", 40),
+                                             ("fabric-16-port-switch", 40),
+                                             ("loop-fairness", 30)])
+def test_no_two_labels_of_a_ladder_overlap(example: str, events: int) -> None:
+    from fcsim.runner import run_once
+    from fcsim.scenario.loader import load_scenario
+    from fcsim.trace.ladder import Enough, Ladder, ladder_figure
+    from tests.text_overlap import overlapping_labels
+
+    scenario = load_scenario(ROOT / "scenarios" / f"{example}.toml")
+    ladder = Ladder(events)
+    with pytest.raises(Enough):
+        run_once(scenario, 1, [ladder])
+    figure = ladder_figure(ladder.rungs, f"{example}: the first {events} events")
+    assert len(figure.axes[0].texts) >= events
+    assert overlapping_labels(figure) == []

@@ -14,6 +14,7 @@ import pytest
 from fcsim.build import build_workloads
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.addressing import NAME_SERVER
+from fcsim.fabric.fspf import DEFAULT_TIMERS, FspfTimers
 from fcsim.fabric.switch_model import load_switch_model
 from fcsim.faults.config import FaultConfig
 from fcsim.faults.injector import install
@@ -37,11 +38,12 @@ SWITCHES = {"e1": PORT_BASED, "e2": PORT_BASED, "c1": PORT_BASED, "c2": PORT_BAS
 ISLS = (("e1:10", "c1:0"), ("c1:1", "e2:10"), ("e1:11", "c2:0"), ("c2:1", "e2:11"))
 
 
-def scenario(faults: tuple[FaultConfig, ...], duration: float = 0.03):
+def scenario(faults: tuple[FaultConfig, ...], duration: float = 0.03,
+             fspf: FspfTimers = DEFAULT_TIMERS):
     """Two edge switches joined through two cores, two streams across."""
     base = fabric(NODES, STREAMS, duration, switches=SWITCHES, isls=ISLS, speed="2GFC",
                   length=100.0)
-    return dataclasses.replace(base, faults=faults)
+    return dataclasses.replace(base, faults=faults, fspf=fspf)
 
 
 def crossing(result: dict[str, Any], core: str) -> int:
@@ -63,10 +65,18 @@ def test_a_failed_isl_makes_fspf_route_around_it() -> None:
     assert all(w["throughput_bytes_per_s"] > 50e6 for w in result["workloads"].values())
 
 
-def test_traffic_moves_off_a_failed_switch_and_back() -> None:
+@pytest.mark.parametrize("min_ls_interval", [0.001, 5.0])
+def test_traffic_moves_off_a_failed_switch_and_back(min_ls_interval: float) -> None:
+    """The edges reported the core's loss in their LSRs at 5 ms; they report
+    its return no sooner than Min_LS_Interval after (and the others take it
+    no sooner than Min_LS_Arrival after the previous instance): 1 ms (and 0),
+    within the run; FC-SW's 5 s (and 1 s), after it, so the traffic stays on
+    c2."""
     sim = Simulation(1)
     sc = scenario((FaultConfig(0.005, "switch-failure", switch="c1", duration=0.01),),
-                  duration=0.04)
+                  duration=0.04, fspf=FspfTimers(
+                      min_ls_interval=min_ls_interval,
+                      min_ls_arrival=0.0 if min_ls_interval < 1 else 1.0))
     net = build_fabric(sim, sc)
     build_workloads(sim, sc, net)
     run = install(sim, sc, net)
@@ -79,7 +89,8 @@ def test_traffic_moves_off_a_failed_switch_and_back() -> None:
     sim.run(0.04)
     record = run.incidents.records[0]
     assert record.recovered is not None and record.recovered > 0.015 + 5e-3  # OLS for 5 ms
-    assert run.fabric.reroutes[-1]["isls_in_use"] == 4
+    assert run.fabric.reroutes[-1]["isls_in_use"] == (4 if min_ls_interval < 0.01 else 2)
+    assert (c1.stats.forwarded > before[0]) == (min_ls_interval < 0.01)
     assert run.fabric.stats.frames_lost + sum(p.lcf.stats.frames_lost
                                               for p in run.ports.values()) > 0
 

@@ -100,6 +100,40 @@ def test_a_schedule_is_read_in_time_order_with_links_named() -> None:
     assert scenario.faults[3].label == "link-up of link fibre"
 
 
+def test_a_repeating_fault_is_read_with_its_period_or_mean_interval() -> None:
+    scenario = load(P2P, [
+        {"at": "1 ms", "kind": "port-failure", "port": "disk", "duration": "1 ms",
+         "every": "4 ms", "until": "15 ms"},
+        {"at": "2 ms", "kind": "bit-error-rate", "link": "fibre", "bit_error_rate": 1e-6,
+         "duration": "100 us", "mean_interval": "1 ms"},
+        {"at": "3 ms", "kind": "link-down", "link": "fibre", "duration": "1 ms"},
+    ])
+    assert scenario.faults == (
+        FaultConfig(1e-3, "port-failure", port="disk", duration=1e-3, every=4e-3, until=15e-3),
+        FaultConfig(2e-3, "bit-error-rate", link="fibre", bit_error_rate=1e-6, duration=1e-4,
+                    mean_interval=1e-3),
+        FaultConfig(3e-3, "link-down", link="fibre", duration=1e-3),
+    )
+    assert [f.repeats for f in scenario.faults] == [True, True, False]
+
+
+def test_a_bit_error_rate_for_one_direction() -> None:
+    scenario = load(P2P, [{"at": "1 ms", "kind": "bit-error-rate", "link": "fibre",
+                           "bit_error_rate": 1e-9, "from": "disk"}])
+    assert scenario.faults == (FaultConfig(1e-3, "bit-error-rate", link="fibre",
+                                           bit_error_rate=1e-9, sender="disk"),)
+    document = tomllib.loads(P2P)
+    document["links"][0]["bit_error_rates"] = [1e-9, 0]
+    link = scenario_from_document(document, "case.toml").links[0]
+    assert (link.bit_error_rate, link.error_rates) == (0.0, (("host", 1e-9), ("disk", 0.0)))
+    document["links"][0]["bit_error_rate"] = 1e-12
+    with pytest.raises(ScenarioError) as info:
+        scenario_from_document(document, "case.toml")
+    assert str(info.value) == ("case.toml: links[0].bit_error_rates: given [1e-09, 0]; no "
+                               "bit_error_rates with bit_error_rate: one rate for both "
+                               "directions or one for each")
+
+
 def test_fabric_and_loop_targets() -> None:
     fabric = load(FABRIC, [{"at": "1 ms", "kind": "switch-failure", "switch": "sw2",
                             "duration": "5 ms"},
@@ -155,11 +189,44 @@ def test_fabric_and_loop_targets() -> None:
      "(e.g. '5 us')"),
     (P2P, {"at": "1 ms", "kind": "link-down", "link": "fibre", "colour": "red"},
      "case.toml: faults[0].colour: unknown key; allowed keys in [[faults]]: at, kind, link, "
-     "ends, port, switch, duration, bit_error_rate, characters"),
+     "ends, port, switch, duration, bit_error_rate, from, characters, every, mean_interval, "
+     "until"),
+    (P2P, {"at": "1 ms", "kind": "bit-error-rate", "link": "fibre", "bit_error_rate": 1e-9,
+           "from": "tape"},
+     "case.toml: faults[0].from: given 'tape'; an end of link 'fibre': 'host' or 'disk'"),
+    (P2P, {"at": "1 ms", "kind": "link-down", "link": "fibre", "from": "host"},
+     "case.toml: faults[0].from: given 'host'; no from with kind 'link-down' (only with "
+     "'bit-error-rate')"),
+    (P2P, {"at": "1 ms", "kind": "port-failure", "port": "host", "every": "2 ms"},
+     "case.toml: faults[0].duration: missing; a time with a unit such as '10 ms', > 0 s, for "
+     "a 'port-failure' that repeats"),
+    (P2P, {"at": "1 ms", "kind": "link-down", "link": "fibre", "every": "2 ms",
+           "duration": "2 ms"},
+     "case.toml: faults[0].duration: given '2 ms'; shorter than every ('2 ms'): each "
+     "occurrence over before the next"),
+    (P2P, {"at": "1 ms", "kind": "port-failure", "port": "host", "every": "2 ms",
+           "mean_interval": "2 ms", "duration": "1 ms"},
+     "case.toml: faults[0].mean_interval: given '2 ms'; no mean_interval with every: a fault "
+     "repeats periodically or at random"),
+    (P2P, {"at": "1 ms", "kind": "corrupted-characters", "port": "host", "characters": 4,
+           "until": "5 ms"},
+     "case.toml: faults[0].until: given '5 ms'; no until without every or mean_interval"),
+    (P2P, {"at": "5 ms", "kind": "corrupted-characters", "port": "host", "characters": 4,
+           "every": "1 ms", "until": "25 ms"},
+     "case.toml: faults[0].until: given '25 ms'; a time after at ('5 ms') and no later than "
+     "run.duration ('20 ms')"),
 ])
 def test_a_bad_fault_is_refused_in_one_line(text: str, fault: dict[str, Any],
                                             line: str) -> None:
     assert refused(text, [fault]) == [line]
+
+
+def test_a_link_up_does_not_repeat() -> None:
+    assert refused(P2P, [{"at": "1 ms", "kind": "link-down", "link": "fibre"},
+                         {"at": "2 ms", "kind": "link-up", "link": "fibre", "every": "1 ms"}]) == [
+        "case.toml: faults[1].every: given '1 ms'; no every with kind 'link-up' (only with "
+        "'link-down', 'loss-of-sync', 'bit-error-rate', 'port-failure', 'switch-failure', 'lip' "
+        "or 'corrupted-characters')"]
 
 
 def test_a_cable_is_pulled_and_put_back_in_time_order() -> None:
@@ -171,13 +238,13 @@ def test_a_cable_is_pulled_and_put_back_in_time_order() -> None:
                      "time: link 'fibre' has no link-down before at = '5 ms'"]
 
 
-def test_faults_are_refused_outside_fibre_channel() -> None:
-    document = {"topology": "ethernet", "run": {"duration": "1 ms"}, "nodes": [],
-                "links": [], "faults": []}
+def test_faults_are_refused_where_no_recovery_is_modelled() -> None:
+    document = {"topology": "internetwork", "run": {"duration": "1 ms"}, "nodes": [],
+                "networks": [], "faults": []}
     with pytest.raises(ScenarioError) as info:
         scenario_from_document(document, "case.toml")
     assert "case.toml: faults: given []; no [[faults]] outside topology = " \
-           "'point-to-point', 'fabric' or 'loop'" in str(info.value)
+           "'point-to-point', 'fabric', 'loop', 'ethernet' or 'myrinet'" in str(info.value)
 
 
 def test_every_key_has_help_and_its_example_is_valid() -> None:

@@ -125,7 +125,27 @@ CASES = {
                          "loop.length", "unknown key", "allowed keys in [loop]: name, order"),
     "class 1 on a loop": (edited(extra="class = 1\n"), "workloads[0].class", "given 1",
                           "a class of service on a loop: 2 or 3"),
+    "hop_lengths short": (edited(('speed = "1GFC"', 'speed = "1GFC"\nhop_lengths = ["2 m", '
+                                                    '"10 km"]')),
+                          "loop.hop_lengths", "given ['2 m', '10 km']",
+                          "a list of 3 lengths, one per hop"),
+    "hop_lengths and hop_length": (
+        edited(('speed = "1GFC"', 'speed = "1GFC"\nhop_length = "2 m"\n'
+                                  'hop_lengths = ["2 m", "2 m", "2 m"]')),
+        "loop.hop_lengths", "given ['2 m', '2 m', '2 m']", "hop_length or hop_lengths, not both"),
+    "hop_lengths item": (edited(('speed = "1GFC"', 'speed = "1GFC"\nhop_lengths = ["2 m", '
+                                                   '"far", "2 m"]')),
+                         "loop.hop_lengths[1]", "given 'far'", "a length with a unit"),
 }
+
+
+def test_hop_lengths_give_each_hop_its_cable(tmp_path: Path) -> None:
+    text = edited(('speed = "1GFC"', 'speed = "1GFC"\norder = ["tape", "host", "disk"]\n'
+                                     'hop_lengths = ["2 m", "10 km", "5 m"]'))
+    path, read = load(tmp_path, text)
+    (ring,) = read(path).links
+    assert [c.length for c in ring.hop_cables()] == [2.0, 10e3, 5.0]
+    assert ring.hop_cables()[1].propagation == DEFAULT_PROPAGATION
 
 
 @pytest.mark.parametrize("case", CASES)

@@ -28,16 +28,43 @@ def _one_error_line(err: str, *parts: str) -> None:
     assert "Traceback" not in err and all(part in line for part in parts), err
 
 
+def _only_line(err: str, *parts: str) -> None:
+    """*err* is the documented refusal: one line, no usage block, naming *parts*."""
+    assert err.count("\n") == 1 and err.startswith("fcsim: error: "), err
+    assert all(part in err for part in parts), err
+
+
 def test_an_output_naming_the_scenario_file_is_refused(tmp_path: Path, capsys) -> None:
     scenario = _scenario(tmp_path)
     text = scenario.read_text()
     (tmp_path / "alias.toml").symlink_to(scenario)
-    for option in ("--pcap", "--trace"):
-        with pytest.raises(SystemExit) as exit_info:
-            main(["run", str(scenario), option, str(tmp_path / "alias.toml")])
-        assert exit_info.value.code == 2
-        _one_error_line(capsys.readouterr().err, option, "names the scenario file")
+    for argv in (["run", "S", "--pcap", "A"], ["run", "S", "--trace", "A"],
+                 ["topology", "S", "-o", "A"], ["explain", "S", "-o", "A"]):
+        given = {"S": str(scenario), "A": str(tmp_path / "alias.toml")}
+        assert main([given.get(a, a) for a in argv]) == 2
+        option = {"-o": "--output"}.get(argv[2], argv[2])
+        _only_line(capsys.readouterr().err, f"{option}: ", repr(given["A"]),
+                   "scenario file")
     assert scenario.read_text() == text
+
+
+@pytest.mark.parametrize("argv, parts", [
+    (["run", "S", "--pcap", "T/x", "--trace", "T/x"], ["--trace", "'T/x'", "--pcap"]),
+    (["run", "S", "--json", "--trace"], ["--trace", "--json", "give --trace FILE"]),
+    (["run", "S", "--pcap-ports", "a"], ["--pcap-ports", "--pcap FILE"]),
+    (["topology", "S", "-o", "T/x.toml"], ["--output", "'T/x.toml'", ".png or .svg"]),
+    (["topology", "S", "-o", "T/x.gif"], ["--output", "'T/x.gif'", ".png or .svg"]),
+    (["explain", "S", "-o", "T/x.txt"], ["--output", "'T/x.txt'", ".png or .svg"]),
+    (["run", "R", "--pcap", "T/x.pcap"], ["--pcap", "'T/x.pcap'", ".pcapng"]),
+])
+def test_refusals_are_one_line_naming_what_was_given_and_what_is_allowed(
+        tmp_path: Path, capsys, argv: list[str], parts: list[str]) -> None:
+    names = {"S": str(_scenario(tmp_path, duration="10 s")),
+             "R": str(ROOT / "scenarios" / "relay-gige-to-fc.toml")}
+    argv = [names.get(a, a.replace("T/", f"{tmp_path}/")) for a in argv]
+    assert main(argv) == 2
+    _only_line(capsys.readouterr().err, *(p.replace("T/", f"{tmp_path}/") for p in parts))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.toml"]
 
 
 def test_a_capture_piped_through_dev_stdout_leaves_the_results_on_stderr(
@@ -52,7 +79,7 @@ def test_a_capture_piped_through_dev_stdout_leaves_the_results_on_stderr(
                            "--pcap", "/dev/stdout", "--trace"], capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert both.returncode == 2 and both.stdout == ""
-    _one_error_line(both.stderr, "--pcap and --trace both go to standard output")
+    _only_line(both.stderr, "--pcap and --trace both go to standard output", "--trace FILE")
 
 
 def test_port_names_are_those_trace_sinks_see() -> None:
@@ -67,11 +94,10 @@ def test_an_unknown_port_is_refused_before_any_work(tmp_path: Path, command: lis
     monkeypatch.chdir(tmp_path)
     scenario = str(_scenario(tmp_path, duration="10 s"))  # would take long: refused first
     started = time.monotonic()
-    with pytest.raises(SystemExit) as exit_info:
-        main([command[0], scenario, *command[1:], "a", "nobody"])
-    assert exit_info.value.code == 2 and time.monotonic() - started < 5
-    _one_error_line(capsys.readouterr().err, command[-1], "no port named 'nobody'",
-                    "its ports: a, b")
+    assert main([command[0], scenario, *command[1:], "a", "nobody"]) == 2
+    assert time.monotonic() - started < 5
+    _only_line(capsys.readouterr().err, command[-1], "no port named 'nobody'",
+               "its ports: a, b")
     assert not (tmp_path / "x.pcap").exists()
 
 

@@ -99,11 +99,10 @@ def test_a_fifo_is_written_through(tmp_path: Path) -> None:
 def test_pcap_and_trace_on_one_file_are_refused(tmp_path: Path, capsys) -> None:
     (tmp_path / "alias").symlink_to(tmp_path / "x")
     for trace in ("x", "alias"):
-        with pytest.raises(SystemExit) as exit_info:
-            main(["run", str(_scenario(tmp_path)), "--pcap", str(tmp_path / "x"),
-                  "--trace", str(tmp_path / trace)])
-        assert exit_info.value.code == 2
-        assert "name the same file" in capsys.readouterr().err
+        assert main(["run", str(_scenario(tmp_path)), "--pcap", str(tmp_path / "x"),
+                     "--trace", str(tmp_path / trace)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "--pcap writes the same file" in err
     assert not (tmp_path / "x").exists()
 
 
@@ -183,6 +182,75 @@ def test_interrupting_validate_stops_its_workers(tmp_path: Path) -> None:
     assert not any(Path(f"/proc/{pid}").exists() for pid in children)
     # no report; only the result store, which keeps the points finished before
     assert [p.name for p in (tmp_path / "report").iterdir()] == ["results.sqlite"]
+
+
+# -- 3b. an output that fails while it is written -------------------------------------
+
+def _fcsim_run(args: list[str], stdout: object = subprocess.DEVNULL,
+               preexec=None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "fcsim.cli", *args], stdout=stdout,
+                          stderr=subprocess.PIPE, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, preexec_fn=preexec)
+
+
+def _one_error_line(err: str, *words: str) -> None:
+    assert err.count("\n") == 1 and err.startswith("fcsim: error: "), err
+    assert "Traceback" not in err and all(word in err for word in words), err
+
+
+@pytest.mark.parametrize("args, to_full", [
+    (["--pcap", "/dev/full"], False), (["--pcap", "/dev/full.pcapng"], False),
+    (["--trace", "/dev/full"], False), ([], True), (["--json"], True),
+    (["--trace"], True)])
+def test_a_full_device_is_one_line_and_a_non_zero_status(tmp_path: Path, args: list[str],
+                                                         to_full: bool) -> None:
+    if args[-1:] == ["/dev/full.pcapng"]:  # a pcapng capture written into /dev/full
+        (tmp_path / "full.pcapng").symlink_to("/dev/full")
+        args = ["--pcap", str(tmp_path / "full.pcapng")]
+    with open("/dev/full", "w") as full:
+        done = _fcsim_run(["run", str(_scenario(tmp_path)), *args],
+                          stdout=full if to_full else subprocess.DEVNULL)
+    assert done.returncode == 1
+    _one_error_line(done.stderr, "cannot write", "No space left on device",
+                    "standard output" if to_full else f"{args[0]}: cannot write ")
+
+
+def test_explain_and_schema_into_a_full_device_are_one_line(tmp_path: Path) -> None:
+    with open("/dev/full", "w") as full:
+        for args in (["explain", str(_scenario(tmp_path))], ["schema"]):
+            done = _fcsim_run(args, stdout=full)
+            assert done.returncode == 1
+            _one_error_line(done.stderr, "standard output", "No space left on device")
+
+
+def _small_files() -> None:
+    """In the child: files may grow to 4 KiB only (as a full disk stops them), and
+    passing it is an error (EFBIG) rather than the signal that would end the process."""
+    import resource  # noqa: PLC0415 (POSIX only)
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+
+
+@pytest.mark.parametrize("option", ["--pcap", "--trace", "--report"])
+def test_a_file_that_cannot_grow_is_not_left_behind(tmp_path: Path, option: str) -> None:
+    scenario = _scenario(tmp_path, duration="1 ms")
+    out = tmp_path / ("out" if option == "--report" else "out.pcap")
+    done = _fcsim_run(["run", str(scenario), option, str(out)], preexec=_small_files)
+    assert done.returncode == 1
+    _one_error_line(done.stderr, "cannot write", "too large")
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["s.toml"]
+
+
+@pytest.mark.parametrize("command", [["run", "S"], ["run", "S", "--json"], ["explain", "S"],
+                                     ["schema"], ["topology", "S", "-o", "T"]])
+def test_a_closed_standard_output_is_one_line_before_any_work(tmp_path: Path,
+                                                              command: list[str]) -> None:
+    scenario = _scenario(tmp_path, duration="1 s")  # would take long: the check comes first
+    args = [{"S": str(scenario), "T": str(tmp_path / "t.png")}.get(a, a) for a in command]
+    done = _fcsim_run(args, preexec=lambda: os.close(1))
+    assert done.returncode == 2
+    _one_error_line(done.stderr, "standard output is closed")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.toml"]
 
 
 # -- 4. runs that would never end ------------------------------------------------------
@@ -271,3 +339,66 @@ def test_a_long_run_shows_its_simulated_time_on_a_terminal(tmp_path: Path, monke
     assert capsys.readouterr().out == piped.out  # the results do not depend on it
     shown = terminal.getvalue()
     assert "repetition 1, 2.000 ms of 2.000 ms simulated" in shown and "100%" in shown
+
+
+def test_a_short_run_past_a_low_limit_says_its_time_in_seconds(capsys) -> None:
+    from fcsim.scenario.work import FRAMES_PER_SECOND, wall_time
+
+    assert main(["run", str(ROOT / "scenarios" / "p2p-1gfc-class3.toml"),
+                 "--max-frames", "10"]) == 2
+    err = capsys.readouterr().err
+    assert "0 minutes" not in err and "(under a second at" in err
+    assert wall_time(FRAMES_PER_SECOND * 12.4) == "about 12 seconds"
+    assert wall_time(FRAMES_PER_SECOND * 600) == "about 10 minutes"
+    assert wall_time(FRAMES_PER_SECOND * 60) == "about 1 minute"
+    assert wall_time(FRAMES_PER_SECOND * 7200) == "about 2 hours"
+
+
+@pytest.mark.parametrize("name, header", [("x.pcap", 24), ("x.pcapng", 32)])
+def test_a_pcap_limit_below_the_files_header_is_refused(tmp_path: Path, capsys, name: str,
+                                                        header: int) -> None:
+    scenario = str(_scenario(tmp_path))
+    for limit in ("0", str(header - 1)):
+        assert main(["run", scenario, "--pcap", str(tmp_path / name), "--pcap-limit",
+                     limit]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and f"--pcap-limit: given {limit} B" in err
+        assert f"at least {header} B" in err
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["s.toml"]
+    assert main(["run", scenario, "--pcap", str(tmp_path / name), "--pcap-limit",
+                 str(header)]) == 0
+    assert (tmp_path / name).stat().st_size == header  # the header of a capture of nothing
+
+
+def test_a_pcapng_file_keeps_to_its_limit_with_its_interface_blocks(tmp_path: Path) -> None:
+    """The limit counts every block: an interface's description written before its first
+    frame too. The frames of a run are written again with each limit that ends just
+    short of a block boundary of the whole capture."""
+    from fcsim.runner import run_once
+    from fcsim.scenario.loader import load_scenario
+    from fcsim.trace.pcapng import PcapngWriter
+
+    class Recorded(PcapngWriter):
+        def __init__(self) -> None:
+            super().__init__(io.BytesIO())
+            self.calls: list[tuple] = []
+
+        def write(self, *call) -> None:
+            self.calls.append(call)
+            super().write(*call)
+
+    from fcsim.trace.capture import PcapSink
+
+    recorded = Recorded()
+    run_once(load_scenario(_scenario(tmp_path)), 1, [PcapSink(recorded, frozenset())])
+    whole = recorded._file.getvalue()
+    ends, at = [], 0
+    while at < len(whole):
+        at += int.from_bytes(whole[at + 4:at + 8], "little")
+        ends.append(at)
+    assert len(ends) > 4
+    for limit in [end - 1 for end in ends[1:]]:
+        writer = PcapngWriter(io.BytesIO(), limit)
+        for call in recorded.calls:
+            writer.write(*call)
+        assert writer.size == len(writer._file.getvalue()) <= limit and writer.left_out

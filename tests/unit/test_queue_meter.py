@@ -3,6 +3,8 @@ Little's law."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from fcsim.runner import run_scenario
@@ -22,6 +24,27 @@ def test_meter_time_weights_the_length() -> None:
     assert figures["length"] == {"mean": pytest.approx(0.6), "p99": 2, "max": 2}
     assert figures["frames"] == 2
     assert figures["wait_s"]["mean"] == pytest.approx(3.0, rel=1e-3)
+
+
+def test_a_wait_at_the_clocks_rounding_is_no_wait() -> None:
+    """A frame queued at an arrival time and sent at a transmitter's free time that
+    is the same instant reached by another sum of floats waited nothing: the
+    meter shows 0, not the units in the last place between the two sums."""
+    queued = 0.01 + 3 * 21.25e-9                   # an arrival plus three delays
+    sent = 0.01 + 21.25e-9 + 21.25e-9 + 21.25e-9   # the same instant, summed otherwise
+    assert sent != queued and abs(sent - queued) < 4 * math.ulp(sent)
+    meter = QueueMeter(0.0)
+    meter.enter(queued)
+    meter.leave(max(sent, queued), abs(sent - queued))
+    meter.enter(0.02)
+    meter.leave(0.02 + 1e-9, 1e-9)                 # a real wait of 1 ns stays
+    wait = meter.results(0.03)["wait_s"]
+    assert wait["max"] == pytest.approx(1e-9, rel=1e-2) and wait["mean"] == pytest.approx(
+        0.5e-9, rel=1e-2)
+    meter = QueueMeter(0.0)
+    meter.enter(queued)
+    meter.leave(max(sent, queued), abs(sent - queued))
+    assert meter.results(0.03)["wait_s"] == {"mean": 0.0, "p99": 0.0, "max": 0.0}
 
 
 def test_meter_reset_keeps_frames_already_queued() -> None:

@@ -118,7 +118,8 @@ def test_every_problem_of_a_file_is_reported_in_file_order() -> None:
         ("nodes[1].bb_credit", "given 0"), ("links[0].lenght", "unknown key")]
     assert str(error).splitlines()[3] == (
         "case.toml: links[0].lenght: unknown key; did you mean 'length'? allowed keys in "
-        "[[links]]: name, ends, speed, coding, length, propagation, bit_error_rate, cost")
+        "[[links]]: name, ends, speed, coding, length, propagation, bit_error_rate, "
+        "bit_error_rates, cost")
 
 
 def test_checks_across_keys_report_every_problem_too() -> None:

@@ -170,3 +170,31 @@ def test_a_stored_result_is_keyed_by_the_simulator_and_the_scenario() -> None:
     assert point_key(point) != point_key(Point("scenarios/ong-farrell/line-rate.toml",
                                                repetition=1))
     assert point_key(point) != point_key(Point("scenarios/rd11/load-large-1-alone.toml"))
+
+
+def test_only_a_recorded_full_run_writes_the_tracked_report(monkeypatch) -> None:
+    """The report in the checkout is the recorded one: other runs write theirs into a
+    folder git ignores, so validating leaves the checkout clean."""
+    import shutil
+    import subprocess
+
+    from fcsim.resources import SOURCE_ROOT
+    from fcsim.validation import commands
+
+    git = shutil.which("git")
+    if git is None or subprocess.run([git, "ls-files", "--error-unmatch",
+                                      "validation/report/index.html"], cwd=SOURCE_ROOT,
+                                     capture_output=True).returncode != 0:
+        pytest.skip("not a git checkout with the recorded report")
+    written: list[tuple[Path, bool]] = []
+    monkeypatch.setattr(commands, "validate", lambda claims, jobs, store, scheduler: ([], {}))
+    monkeypatch.setattr(commands, "finish", lambda outcomes, meta, report, record, readme:
+                        written.append((report, record)) or 0)
+    for argv in (["validate"], ["validate", "--quick"], ["validate", "--claims", "ONG-LINE"],
+                 ["validate", "--claims", "ONG-LINE", "--record"], ["validate", "--record"]):
+        assert main([*argv, "--no-store"]) == 0
+    for report, _record in written[:-1]:
+        ignored = subprocess.run([git, "check-ignore", "-q", str(report / "index.html")],
+                                 cwd=SOURCE_ROOT).returncode == 0
+        assert ignored and report != SOURCE_ROOT / "validation" / "report", report
+    assert written[-1] == (SOURCE_ROOT / "validation" / "report", True)

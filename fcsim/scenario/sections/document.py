@@ -16,6 +16,7 @@ from fcsim.scenario.sections.ethernet import (
 from fcsim.scenario.sections.fabric import FabricSection
 from fcsim.scenario.sections.faults import ScheduledFaultSection
 from fcsim.scenario.sections.fc3 import AliasGroup
+from fcsim.scenario.sections.fspf import FspfSection
 from fcsim.scenario.sections.internetwork import InternetworkNodeSection, Network
 from fcsim.scenario.sections.links import FabricLinkSection, LinkSection, SwitchSection
 from fcsim.scenario.sections.loop import LoopSection
@@ -70,10 +71,12 @@ AliasGroups = tables(AliasGroup, "an array of tables, written [[alias_groups]]")
 Faults = tables(ScheduledFaultSection, "an array of tables, written [[faults]]")
 Zones = tables(ZoneSection, "an array of tables, written [[zones]]")
 _NO_ZONES = "no [[zones]] outside topology = 'fabric': the name server zones N_Ports"
+Fspf = table(FspfSection, "a table, written [fspf]")
+_NO_FSPF = "no [fspf] outside topology = 'fabric': FSPF routes between a fabric's switches"
 _FAULTS_HELP = "The fault schedule (default: none; docs/faults.md)."
 _FAULTS_EXAMPLE = {"at": "5 ms", "kind": "link-down", "link": "fibre"}
-_NO_FAULTS = ("no [[faults]] outside topology = 'point-to-point', 'fabric' or 'loop': link "
-              "recovery is modelled for Fibre Channel links and loops")
+_NO_FAULTS = ("no [[faults]] outside topology = 'point-to-point', 'fabric', 'loop', "
+              "'ethernet' or 'myrinet': faults are modelled within one network")
 
 
 class _Scenario(Section):
@@ -94,7 +97,7 @@ class PointToPointScenario(_Scenario):
     """Two nodes joined by one link."""
 
     elsewhere = {"switches": _NO_SWITCHES, "loop": _NO_LOOP, "alias_groups": _NO_ALIASES,
-                 "fabric": _NO_FABRIC, "zones": _NO_ZONES}
+                 "fabric": _NO_FABRIC, "zones": _NO_ZONES, "fspf": _NO_FSPF}
 
     topology: Literal["point-to-point"] = key(help="Exactly 2 nodes and 1 link joining them.")
     nodes: Nodes = key(
@@ -130,6 +133,8 @@ class FabricScenario(_Scenario):
     zones: Zones = key([], "Zones of N_Ports that see each other in the name server "
                        "(default: none, every N_Port sees every other).",
                        [{"name": "backup", "members": ["host", "tape"]}])
+    fspf: Fspf = key(None, "FSPF's timers (default: FC-SW's; docs/faults.md).",
+                     {"min_ls_interval": "5 s", "spf_hold_time": "0 s"})
 
 
 class LoopScenario(_Scenario):
@@ -138,7 +143,7 @@ class LoopScenario(_Scenario):
 
     elsewhere = {"links": "no [[links]] on a loop: the [loop] table describes the ring",
                  "switches": _NO_SWITCHES, "alias_groups": _NO_ALIASES,
-                 "fabric": _NO_FABRIC, "zones": _NO_ZONES}
+                 "fabric": _NO_FABRIC, "zones": _NO_ZONES, "fspf": _NO_FSPF}
 
     topology: Literal["loop"] = key(help="An arbitrated loop of 2 to 126 NL_Ports.")
     loop: Loop = key(help="The ring.")
@@ -154,7 +159,7 @@ class EthernetScenario(_Scenario):
     (FC-2 and SCSI workloads need Fibre Channel)."""
 
     elsewhere = {"loop": _NO_LOOP, "alias_groups": _NO_ALIASES,
-                 "fabric": _NO_FABRIC, "faults": _NO_FAULTS, "zones": _NO_ZONES}
+                 "fabric": _NO_FABRIC, "zones": _NO_ZONES, "fspf": _NO_FSPF}
 
     topology: Literal["ethernet"] = key(help="An Ethernet network.")
     switches: EthernetSwitches = key([], "The Ethernet switches (default: none, hosts "
@@ -163,6 +168,10 @@ class EthernetScenario(_Scenario):
     links: EthernetLinks = key(help="The cables.")
     workloads: HostWorkloads = key([], "The traffic: netperf, iperf and transfers "
                                    "(default: none).")
+    faults: Faults = key([], "The fault schedule: cables pulled out and put back, switches "
+                         "failed (default: none; docs/faults.md).",
+                         [{"at": "5 ms", "kind": "link-down", "link": "cable",
+                           "duration": "10 ms"}])
 
 
 class MyrinetScenario(_Scenario):
@@ -173,7 +182,7 @@ class MyrinetScenario(_Scenario):
     workloads need Fibre Channel."""
 
     elsewhere = {"loop": _NO_LOOP, "alias_groups": _NO_ALIASES,
-                 "fabric": _NO_FABRIC, "faults": _NO_FAULTS, "zones": _NO_ZONES}
+                 "fabric": _NO_FABRIC, "zones": _NO_ZONES, "fspf": _NO_FSPF}
 
     topology: Literal["myrinet"] = key(help="A Myrinet network.")
     switches: MyrinetSwitches = key([], "The Myrinet switches (default: none, two hosts "
@@ -183,6 +192,10 @@ class MyrinetScenario(_Scenario):
     workloads: MyrinetWorkloads = key([], "The traffic: netperf, iperf, transfers, and dd "
                                       "and page faults on Slice block servers (default: "
                                       "none).")
+    faults: Faults = key([], "The fault schedule: cables pulled out and put back, switches "
+                         "failed (default: none; docs/faults.md).",
+                         [{"at": "5 ms", "kind": "switch-failure", "switch": "sw",
+                           "duration": "10 ms"}])
 
 
 class InternetworkScenario(_Scenario):
@@ -197,7 +210,7 @@ class InternetworkScenario(_Scenario):
                  "own", "switches": "no [[switches]] in an internetwork: each [[networks]] "
                  "table has its own", "loop": "no [loop] in an internetwork: a [[networks]] "
                  "table with topology = 'loop' has it", "alias_groups": _NO_ALIASES,
-                 "fabric": _NO_FABRIC, "faults": _NO_FAULTS, "zones": _NO_ZONES}
+                 "fabric": _NO_FABRIC, "faults": _NO_FAULTS, "zones": _NO_ZONES, "fspf": _NO_FSPF}
 
     topology: Literal["internetwork"] = key(help="Several networks joined by the hosts on "
                                             "more than one.")

@@ -11,6 +11,7 @@ from fcsim.scenario.sections.links import (
     DEFAULT_PROPAGATION,
     PROPAGATION_HELP,
     BitErrorRate,
+    BitErrorRates,
     CableLength,
 )
 from fcsim.scenario.sections.nodes import TIMESTAMPS_HELP, HostName, Load, model_name
@@ -99,6 +100,9 @@ class EthernetLinkSection(Section):
     propagation: Propagation = key(DEFAULT_PROPAGATION, PROPAGATION_HELP, "5 ns/m")
     bit_error_rate: BitErrorRate = key(0.0, "Probability that a line bit is received in "
                                        "error; a frame with one fails its FCS.", 1e-12)
+    bit_error_rates: BitErrorRates = key(
+        None, "The bit error rate of each direction: frames from the first end to the "
+        "second, then back (instead of bit_error_rate).", [1e-9, 1e-12])
     vlan: Vlans = key(None, "The VLAN of each end that is a switch port, in order: one ID, "
                       "or a list of two for a cable between two switch ports (default: 1). "
                       "Not on a trunk.", [10, 20])

@@ -3,6 +3,8 @@ switches of a fabric."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from fcsim.fabric.routing import POLICIES
 from fcsim.fabric.switch_model import load_switch_model
 from fcsim.fc0.speed import CODING_8B10B, CODING_64B66B
@@ -17,6 +19,7 @@ from fcsim.schema.fields import (
     integer,
     length,
     number,
+    value_type,
 )
 from fcsim.schema.section import Section, key
 
@@ -34,6 +37,19 @@ DEFAULT_PROPAGATION = "5 ns/m"
 """Light in glass fibre (FC-PI); :data:`fcsim.fc0.cable.DEFAULT_PROPAGATION` in SI."""
 Coding = choice(CODINGS, "'8b/10b' or '64b/66b'")
 BitErrorRate = fraction("a number in [0, 1) such as 1e-12")
+
+
+def _two_rates(value: Any) -> tuple[float, float]:
+    if not (isinstance(value, list) and len(value) == 2
+            and all(type(v) in (int, float) and 0 <= v < 1 for v in value)):
+        raise ValueError()
+    return float(value[0]), float(value[1])
+
+
+BitErrorRates = value_type(tuple, _two_rates, "a list of two numbers in [0, 1) such as "
+                           "[1e-9, 1e-12]", {"type": "array", "minItems": 2, "maxItems": 2,
+                                             "items": {"type": "number", "minimum": 0,
+                                                       "exclusiveMaximum": 1}})
 CableLength = length()
 Cost = number("a number > 0 (FSPF cost of an inter-switch link)", above=True)
 PortBuffers = integer(1, text="an integer >= 1 (receive buffers of each switch port of the "
@@ -83,6 +99,9 @@ class LinkSection(Section):
     bit_error_rate: BitErrorRate = key(
         0.0, "Probability that a line bit is received in error, the same in both "
         "directions; a frame with a bit in error fails its CRC.", 1e-12)
+    bit_error_rates: BitErrorRates = key(
+        None, "The bit error rate of each direction: frames from the first end to the "
+        "second, then back (instead of bit_error_rate).", [1e-9, 1e-12])
     cost: Cost = key(
         None, "The FSPF cost of an inter-switch link (default: 1000 at 1.0625 Gbaud, "
         "inversely proportional to the baud rate). Routes take the least total cost; "

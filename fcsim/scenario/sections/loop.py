@@ -27,6 +27,7 @@ from fcsim.schema.fields import (
 from fcsim.schema.section import Section, key
 
 HopLength = length("a length with a unit such as '2 m', >= 0 m")
+HopLengths = Annotated[list[HopLength], Expects("a list of lengths such as ['2 m', '10 km']")]
 Times = Annotated[list[Time], Expects("a list of times such as ['5 ms']")]
 
 
@@ -45,7 +46,12 @@ class LoopSection(Section):
     speed: Speed = key(help=SPEED_HELP, example="1GFC")
     coding: Coding = key(None, CODING_HELP, "8b/10b")
     hop_length: HopLength = key(
-        "0 m", "The cable of every hop, m.", "2 m")
+        "0 m", "The cable of every hop, m (see hop_lengths for hops of their own).", "2 m")
+    hop_lengths: HopLengths = key(
+        None, "The cable of each hop, m, in ring order: the first from the first node of "
+        "order to the second, ..., the last from the last node back to the first; one per "
+        "node (a loop with one long span between two sites). Instead of hop_length.",
+        ["2 m", "2 m", "10 km", "2 m"])
     propagation: Propagation = key(DEFAULT_PROPAGATION, PROPAGATION_HELP, "5 ns/m")
     bit_error_rate: BitErrorRate = key(
         0.0, "Probability that a line bit is received in error, per hop.", 1e-12)

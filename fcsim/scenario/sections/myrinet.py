@@ -75,6 +75,8 @@ class MyrinetLinkSection(Section):
     elsewhere = {"vlan": "no vlan on Myrinet: switches route by the packets' source routes",
                  "bit_error_rate": "no bit_error_rate on Myrinet links: transmission "
                                    "errors are not modelled there",
+                 "bit_error_rates": "no bit_error_rates on Myrinet links: transmission "
+                                    "errors are not modelled there",
                  "coding": "no coding on Myrinet links: the speed fixes it"}
 
     name: Name = key(None, "The link's name, unique among links (default: link<i>).", "l1")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fcsim.faults.config import BY_PROTOCOL, LINK_DOWN_POLICIES
 from fcsim.fc2.frame import MAX_DATA_FIELD
 from fcsim.fc2.login import ServiceParameters
 from fcsim.host.host_model import load_host_model
@@ -17,6 +18,7 @@ from fcsim.schema.fields import (
     PositiveTime,
     Time,
     Words,
+    choice,
     distinct_list,
     fraction,
     hex_or_integer,
@@ -126,15 +128,25 @@ class NodeKeys(Section):
     host: HostName = key(None, "The host behind the N_Port (processor, bus and adapter "
                          "costs): a model in models/hosts/ or a model file path ending in "
                          ".toml, relative to the scenario file. Left out: a bare N_Port "
-                         "driven by FC-2 workloads.", "ideal")
+                         "driven by FC-2 workloads, whose block jobs cost nothing per "
+                         "command or byte. The catalog's 'ideal' host leaves out the same: "
+                         "every processor cost (system calls, copies, checksums, protocol "
+                         "processing, interrupts), the adapter's time per frame and per "
+                         "SCSI command and the bus's per-transfer overhead; only its 533 MB/s "
+                         "bus remains. A real host's per-command costs (the adapter's "
+                         "adapter_command_time, the completion interrupt) bound its I/O "
+                         "per second.", "ideal")
     target: DeviceName = key(None, "Makes the node an FCP target (SCSI over FC) with one "
                              "logical unit served by this device: a model in models/disks/, "
                              "models/ramdisks/ or models/arrays/, or a model file path "
                              "ending in .toml.",
                              "ibm-deskstar-22gxp")
-    max_burst: Burst = key(None, "FCP target only: the most write data it asks for in one "
-                           "FCP_XFER_RDY, bytes (default: no limit, the whole command, as SCSI's "
-                           "maximum burst size 0 means).", "64 KiB")
+    max_burst: Burst = key(None, "FCP target only: its maximum burst size (SCSI "
+                           "disconnect-reconnect mode page), bytes: the most write data it asks "
+                           "for in one FCP_XFER_RDY and the most read data it sends in one "
+                           "FCP_DATA sequence; on a loop a fair target holds the loop for one "
+                           "such burst once another port arbitrates (default: no limit, the "
+                           "whole command, as SCSI's maximum burst size 0 means).", "64 KiB")
     channels: Channels = key([], "Disk channels on this node (SCSI buses, ATA channels) and "
                              "their disks, read by the node's own block layer: a job from "
                              "this node addresses them by name, and target_disks serves them "
@@ -165,10 +177,26 @@ class NodeKeys(Section):
 
 
 _ONE_PORT = "no ports outside topology = 'fabric': a node has one N_Port there"
+LinkDown = choice({policy: policy for policy in LINK_DOWN_POLICIES})
+
+
+class LinkDownKeys(NodeKeys):
+    """The keys of a node whose N_Port's link can go down (point-to-point, fabric)."""
+
+    link_down: LinkDown = key(
+        BY_PROTOCOL, "What the N_Port does with its upper layers' sequences while its link "
+        "is down (until it has logged in again): 'hold' them (Linux's FC transport blocks "
+        "the remote port and holds its SCSI I/O), 'drop' them (a Linux network device "
+        "without carrier drops IP packets: TCP sees the loss), or 'by-protocol': IP "
+        "dropped, FCP and FC-2 workloads held. docs/faults.md.", "drop")
+    dev_loss_tmo: PositiveTime = key(
+        "60 s", "Held sequences still waiting this long after the link went down are "
+        "failed (dropped), s (Linux scsi_transport_fc's dev_loss_tmo default; lpfc uses "
+        "30 s).", "30 s")
 NPorts = integer(1, 255, "an integer 1..255 (N_Ports of the node)")
 
 
-class FabricNodeSection(NodeKeys):
+class FabricNodeSection(LinkDownKeys):
     """A node on a fabric: the fabric assigns its N_Port ID (domain / port / 00).
     A node may have several N_Ports (`ports`), each cabled to its own switch
     port: the first is named as the node, the others NAME.1, NAME.2, ... (link
@@ -183,7 +211,7 @@ class FabricNodeSection(NodeKeys):
         "stream can stripe over them (stripe_ports); alias groups take them as members.", 4)
 
 
-class NodeSection(NodeKeys):
+class NodeSection(LinkDownKeys):
     """A node of a point-to-point topology, with its N_Port ID."""
 
     where = "in [[nodes]]"
