@@ -163,6 +163,8 @@ def _run(args: argparse.Namespace) -> int:
         return 2
     if args.model == "flow":
         return _flow(args, scenario)
+    if args.spread is not None:
+        raise UsageError(f"--spread: given {args.spread!r}; only with --model flow")
     wrong = unknown_ports(scenario, "--pcap-ports", tuple(args.pcap_ports))
     if wrong is not None:
         raise UsageError(wrong)
@@ -233,7 +235,7 @@ def _flow(args: argparse.Namespace, scenario: Scenario) -> int:
               "with the packet model (without --model flow)", file=sys.stderr)
         return 2
     try:
-        figures = flow_run(scenario)
+        figures = flow_run(scenario, args.spread or "exact")
     except ValueError as error:
         print(f"fcsim: {args.scenario}: --model flow: {error}", file=sys.stderr)
         return 2

@@ -58,10 +58,13 @@ class Direction:
 
 @dataclass(frozen=True)
 class Exchange:
-    """One exchange of a stream, *ox_id*, over *path*: the directions it crosses in order."""
+    """One exchange of a stream, *ox_id*, over *path*: the directions it
+    crosses in order; *weight*, the share of the exchange's frames on this path
+    (1 unless the exchange is spread over several, :data:`SPREADS`)."""
 
     ox_id: int
     path: tuple[str, ...]
+    weight: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -76,6 +79,11 @@ class StreamFlow:
     size: int
     data_field: int
     exchanges: tuple[Exchange, ...]
+
+    @property
+    def slots(self) -> float:
+        """The stream's open sequences (the weights of its exchanges' paths)."""
+        return sum(e.weight for e in self.exchanges)
 
     @property
     def frame_payloads(self) -> list[int]:
@@ -130,10 +138,19 @@ def unsupported(scenario: Scenario) -> str | None:
     return None
 
 
-def flow_fabric(scenario: Scenario) -> FlowFabric:
+SPREADS = ("exact", "average")
+"""How exchanges are put on equal-cost paths: ``exact``, each on the path its
+switches' routing gives it (OX_IDs as the N_Ports hand them out); ``average``,
+each exchange-based switch spreads every exchange equally over its equal-cost
+hops (the hash's expected share: its output bits are uniform), port- and
+device-based switches as ``exact``."""
+
+
+def flow_fabric(scenario: Scenario, spread: str = "exact") -> FlowFabric:
     """The directions and stream paths of fabric *scenario* (one
-    :func:`unsupported` accepts). ValueError if a stream's destination cannot
-    be reached."""
+    :func:`unsupported` accepts), exchanges put on paths as *spread* says
+    (:data:`SPREADS`). ValueError if a stream's destination cannot be
+    reached."""
     domains = assign_domains(scenario.switches)
     configs = {s.name: s for s in scenario.switches}
     models: dict[str, SwitchModel] = {name: c.model for name, c in configs.items()}  # type: ignore[misc]
@@ -175,22 +192,32 @@ def flow_fabric(scenario: Scenario) -> FlowFabric:
     policies = {name: c.routing or c.model.routing for name, c in configs.items()}  # type: ignore[union-attr]
     address = {node: port_id(domains[sw], index) for node, (sw, index) in attached.items()}
 
-    def trace(source: str, destination: str, ox_id: int) -> tuple[str, ...]:
+    def trace(source: str, destination: str, ox_id: int) -> list[tuple[float, tuple[str, ...]]]:
+        """The exchange's paths, each with the share of its frames on it."""
         switch, ingress = attached[source]
         target, out = attached[destination]
-        path = [f"{source}->{switch}:{ingress}"]
         s_id, d_id = address[source], address[destination]
-        while switch != target:
+        found = []
+        walks = [(1.0, switch, ingress, [f"{source}->{switch}:{ingress}"])]
+        while walks:
+            weight, switch, ingress, path = walks.pop()
+            if switch == target:
+                found.append((weight, (*path, f"{switch}:{out}->{destination}")))
+                continue
             hops = table[switch].get(target)
             if not hops or len(path) > len(configs):
                 raise ValueError(f"N_Port {destination} cannot be reached from {source}")
-            isl = pick(policies[switch], hops, s_id, d_id, ox_id, seeds[switch], ingress)
-            peer, ingress = isl_ends[isl][switch]  # the far end; this end is the peer's far end
-            here = isl_ends[isl][peer][1]
-            path.append(f"{switch}:{here}->{peer}:{ingress}")
-            switch = peer
-        path.append(f"{switch}:{out}->{destination}")
-        return tuple(path)
+            if spread == "average" and policies[switch] == "exchange-based" and len(hops) > 1:
+                chosen = hops  # the hash's expected share: each hop equally
+            else:
+                chosen = [pick(policies[switch], hops, s_id, d_id, ox_id, seeds[switch],
+                               ingress)]
+            for isl in chosen:
+                peer, there = isl_ends[isl][switch]  # the far end; this end is the peer's far end
+                here = isl_ends[isl][peer][1]
+                walks.append((weight / len(chosen), peer, there,
+                              [*path, f"{switch}:{here}->{peer}:{there}"]))
+        return sorted(found, key=lambda wp: wp[1])
 
     peers: dict[str, set[str]] = {}
     for w in scenario.workloads:
@@ -207,8 +234,8 @@ def flow_fabric(scenario: Scenario) -> FlowFabric:
         ox = first[w.source]
         first[w.source] = ox + w.outstanding
         streams[i] = StreamFlow(w.name, w.source, w.destination, w.size, data_field,
-                                tuple(Exchange(ox + k, trace(w.source, w.destination, ox + k))
-                                      for k in range(w.outstanding)))
+                                tuple(Exchange(ox + k, path, weight) for k in range(w.outstanding)
+                                      for weight, path in trace(w.source, w.destination, ox + k)))
     routers = {name: m.routing_rate for name, m in models.items() if m.routing_rate is not None}
     processing = {node: p.rx_frame_time for node, p in params.items() if p.rx_frame_time > 0}
     return FlowFabric(directions, tuple(streams[i] for i in sorted(streams)), routers, models,

@@ -92,9 +92,9 @@ def solve(fabric: FlowFabric) -> FlowResult:
     """Max-min fair rates of every sending N_Port of *fabric*."""
     senders = sorted({s.source for s in fabric.streams})
     index = {name: i for i, name in enumerate(senders)}
-    slots = defaultdict(int)
+    slots: dict[str, float] = defaultdict(float)
     for s in fabric.streams:
-        slots[s.source] += len(s.exchanges)
+        slots[s.source] += s.slots
     resources: list[Resource] = []
     where: dict[tuple[str, str], int] = {}
 
@@ -111,8 +111,8 @@ def solve(fabric: FlowFabric) -> FlowResult:
     for s in fabric.streams:
         j = index[s.source]
         chars, payload = _per_frame(s)
-        share = 1.0 / slots[s.source]
         for exchange in s.exchanges:
+            share = exchange.weight / slots[s.source]
             for name in exchange.path:
                 d = fabric.directions[name]
                 frame_time = chars * d.speed.char_time
@@ -137,7 +137,7 @@ def solve(fabric: FlowFabric) -> FlowResult:
     stream_rates = {}
     for s in fabric.streams:
         _, payload = _per_frame(s)
-        stream_rates[s.name] = float(rates[index[s.source]] * len(s.exchanges)
+        stream_rates[s.name] = float(rates[index[s.source]] * s.slots
                                      / slots[s.source] * payload)
     utilisation: dict[str, float] = defaultdict(float)
     carried_rate: dict[str, float] = defaultdict(float)
@@ -170,6 +170,10 @@ def caveats(result: FlowResult) -> dict[str, list[str]]:
     - *R_RDY behind frames*: a link direction whose credit would bind if each
       R_RDY waited for a whole frame the other way (an R_RDY goes between
       frames), on a link carrying frames both ways;
+    - *credit behind a full output*: a link direction into a switch whose
+      credit would bind if each frame also waited for a whole frame ahead of
+      it on a full output it leaves by (the switch holds its buffer until the
+      output is free);
     - *credit-tight pipeline*: a stream whose sequences end in a shorter
       frame crosses a link direction into a store-and-forward switch whose
       credits are not twice what the hop keeps in flight (a short frame then
@@ -178,17 +182,17 @@ def caveats(result: FlowResult) -> dict[str, list[str]]:
     """
     fabric = result.fabric
     index = {name: i for i, name in enumerate(result.senders)}
-    slots = defaultdict(int)
+    slots: dict[str, float] = defaultdict(float)
     for s in fabric.streams:
-        slots[s.source] += len(s.exchanges)
+        slots[s.source] += s.slots
     found: dict[str, set[str]] = defaultdict(set)
     # frames/s on each direction per (input direction, sender); what follows each input
     on: dict[str, dict[str, dict[str, float]]] = defaultdict(lambda: defaultdict(dict))
     after: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
     outputs: dict[str, set[str]] = defaultdict(set)
     for s in fabric.streams:
-        rate = result.rates[index[s.source]] / slots[s.source]
         for exchange in s.exchanges:
+            rate = result.rates[index[s.source]] * exchange.weight / slots[s.source]
             path = exchange.path
             for k, name in enumerate(path):
                 group = path[k - 1] if k else s.source
@@ -229,6 +233,7 @@ def caveats(result: FlowResult) -> dict[str, list[str]]:
         if kind == "router":
             found[s].add("central router")
     longest = _longest_frames(fabric)
+    where = {(r.kind, r.owner): i for i, r in enumerate(result.resources)}
     tight = {r.owner for i, r in enumerate(result.resources) if r.kind == "credit"
              and result.load[i] > r.capacity / 2}
     for st in fabric.streams:
@@ -245,11 +250,25 @@ def caveats(result: FlowResult) -> dict[str, list[str]]:
                      and n != r.owner), None)
         wait = longest.get(back, 0.0) if back is not None else 0.0
         frames = sum(on[r.owner][g][s] for g in on[r.owner] for s in on[r.owner][g])
+        senders = {s for g in on[r.owner] for s in on[r.owner][g]}
         if wait and result.load[i] + frames * wait > r.capacity * (1 - CLOSE):
-            for g in on[r.owner]:
-                for s in on[r.owner][g]:
-                    found[s].add("R_RDY behind frames")
+            for s in senders:
+                found[s].add("R_RDY behind frames")
+        ahead = max((longest.get(n, 0.0) for n in outputs.get(r.owner, ())
+                     if _full(result, where, n)), default=0.0)
+        if ahead and result.load[i] + frames * ahead > r.capacity * (1 - CLOSE):
+            for s in senders:
+                found[s].add("credit behind a full output")
     return {s: sorted(found.get(s, ())) for s in result.senders}
+
+
+def _full(result: FlowResult, where: dict[tuple[str, str], int], direction: str) -> bool:
+    """True if *direction*'s line or credit is full in *result*."""
+    for kind in ("line", "credit"):
+        i = where.get((kind, direction))
+        if i is not None and result.load[i] >= result.resources[i].capacity * (1 - CLOSE):
+            return True
+    return False
 
 
 def _longest_frames(fabric: FlowFabric) -> dict[str, float]:
@@ -280,7 +299,8 @@ def results(result: FlowResult) -> dict[str, Any]:
             "source": s.source, "destination": s.destination,
             "throughput_bytes_per_s": result.stream_rates[s.name],
             "bottleneck": {"kind": b.kind, "at": b.owner},
-            "exchanges": [{"ox_id": e.ox_id, "path": list(e.path)} for e in s.exchanges],
+            "exchanges": [{"ox_id": e.ox_id, "path": list(e.path), "share": e.weight}
+                          for e in s.exchanges],
             "caveats": result.caveats[s.source]}
     links: dict[str, Any] = {}
     credit_of = {r.owner: result.load[i] / r.capacity for i, r in enumerate(result.resources)

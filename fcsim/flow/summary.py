@@ -22,11 +22,13 @@ SHOWN = 20
 """Streams and ISL directions the summary lists (the slowest and the busiest)."""
 
 
-def flow_run(scenario: Scenario) -> dict[str, Any]:
-    """The flow model's figures for *scenario* (one the model accepts), with
-    the scenario's name and file and the wall time it took, s."""
+def flow_run(scenario: Scenario, spread: str = "exact") -> dict[str, Any]:
+    """The flow model's figures for *scenario* (one the model accepts), its
+    exchanges put on paths as *spread* says (:data:`fcsim.flow.fabric.SPREADS`),
+    with the scenario's name and file and the wall time it took, s."""
     started = time.perf_counter()
-    figures = results(solve(flow_fabric(scenario)))
+    figures = results(solve(flow_fabric(scenario, spread)))
+    figures["spread"] = spread
     figures["scenario"] = {"name": scenario.name, "file": scenario.source,
                            "topology": scenario.topology}
     figures["wall_time_s"] = time.perf_counter() - started
@@ -40,7 +42,8 @@ def flow_summary(figures: dict[str, Any]) -> str:
     streams = figures["streams"]
     lines = [f"{sc['name']}  ({sc['file']}, {sc['topology']})",
              f"flow model: steady max-min fair rates of {len(streams)} saturating Class 3 "
-             f"stream(s), computed in {figures['wall_time_s']:.2f} s",
+             f"stream(s), exchanges on paths {figures['spread']} "
+             f"(--spread), computed in {figures['wall_time_s']:.2f} s",
              "It leaves out " + "; ".join(LEAVES_OUT) + ". Use the packet model (without "
              "--model flow) for those, for latency and queueing, and to confirm a design.",
              ""]

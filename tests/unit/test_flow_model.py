@@ -175,3 +175,30 @@ def test_run_model_flow_reports_rates_bottlenecks_and_isls(capsys) -> None:
     assert len(figures["streams"]) == 16
     assert figures["streams"]["perm0"]["bottleneck"]["kind"] == "line"
     assert figures["isl_utilisation"]["directions"] == 64
+
+
+def test_average_spread_puts_an_equal_share_on_each_parallel_isl() -> None:
+    """Exchange-based routing over four parallel ISLs, spread as the hash
+    spreads exchanges on average: each ISL direction carries a quarter of the
+    streams' frames, each exchange a quarter of its own on each."""
+    fabric = _fabric(isls=4, nodes_per_switch=4, traffic="permutation",
+                     routing="exchange-based", outstanding=2, stream_size="16 KiB")
+    fabric.pop("targets")
+    flow = solve(flow_fabric(_scenario(fabric), "average"))
+    isl = [u for name, u in flow.utilisation.items()
+           if flow.fabric.directions[name].isl and name.startswith("s0:")]
+    assert len(isl) == 4 and max(isl) - min(isl) < 1e-12
+    for stream in flow.fabric.streams:
+        assert len(stream.exchanges) == 8 and stream.slots == 2
+        assert all(e.weight == 0.25 for e in stream.exchanges)
+
+
+def test_spread_is_only_for_the_flow_model(capsys) -> None:
+    path = str(EXAMPLES / "fabric-core-edge-isls.toml")
+    assert main(["run", "--spread", "average", path]) == 2
+    assert "--spread" in capsys.readouterr().err
+    assert main(["run", "--model", "flow", "--spread", "average", "--json", path]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    assert figures["spread"] == "average"
+    rates = [s["throughput_bytes_per_s"] for s in figures["streams"].values()]
+    assert max(rates) - min(rates) < 1e-6 * max(rates)
