@@ -171,14 +171,16 @@ def caveats(result: FlowResult) -> dict[str, list[str]]:
       R_RDY waited for a whole frame the other way (an R_RDY goes between
       frames), on a link carrying frames both ways;
     - *credit behind a full output*: a link direction into a switch whose
-      credit would bind if each frame also waited for a whole frame ahead of
-      it on a full output it leaves by (the switch holds its buffer until the
-      output is free);
+      credit would bind if each frame also waited, on a full output it
+      leaves by, for a whole frame from each input the output serves in turn
+      (the switch holds its buffer until the frame crosses);
     - *credit-tight pipeline*: a stream whose sequences end in a shorter
-      frame crosses a link direction into a store-and-forward switch whose
-      credits are not twice what the hop keeps in flight (a short frame then
-      waits behind the long one ahead of it at every hop and takes a long
-      frame's slot).
+      frame crosses a link direction with less than a credit to spare (the
+      next frame follows the short one at once, so the hop needs a credit
+      more than on average: a stall each sequence), or into a
+      store-and-forward switch whose credits are not twice what the hop
+      keeps in flight (a short frame then waits behind the long one ahead of
+      it at every hop and takes a long frame's slot).
     """
     fabric = result.fabric
     index = {name: i for i, name in enumerate(result.senders)}
@@ -234,13 +236,19 @@ def caveats(result: FlowResult) -> dict[str, list[str]]:
             found[s].add("central router")
     longest = _longest_frames(fabric)
     where = {(r.kind, r.owner): i for i, r in enumerate(result.resources)}
-    tight = {r.owner for i, r in enumerate(result.resources) if r.kind == "credit"
-             and result.load[i] > r.capacity / 2}
+    spare = {r.owner: r.capacity - result.load[i] for i, r in enumerate(result.resources)
+             if r.kind == "credit"}
+
+    def tight(name: str) -> bool:
+        """Less than a credit to spare, or (into a store-and-forward switch)
+        more than half the credits in use."""
+        d = fabric.directions[name]
+        stored = d.switch is not None and not fabric.models[d.switch].cut_through
+        return spare[name] < 1 or (stored and spare[name] < d.credit / 2)
+
     for st in fabric.streams:
         if len(set(st.frame_payloads)) > 1 and any(
-                name in tight and fabric.directions[name].switch is not None
-                and not fabric.models[fabric.directions[name].switch].cut_through  # type: ignore[index]
-                for e in st.exchanges for name in e.path):
+                tight(name) for e in st.exchanges for name in e.path):
             found[st.source].add("credit-tight pipeline")
     for i, r in enumerate(result.resources):
         if r.kind != "credit":
@@ -254,7 +262,7 @@ def caveats(result: FlowResult) -> dict[str, list[str]]:
         if wait and result.load[i] + frames * wait > r.capacity * (1 - CLOSE):
             for s in senders:
                 found[s].add("R_RDY behind frames")
-        ahead = max((longest.get(n, 0.0) for n in outputs.get(r.owner, ())
+        ahead = max((len(on[n]) * longest.get(n, 0.0) for n in outputs.get(r.owner, ())
                      if _full(result, where, n)), default=0.0)
         if ahead and result.load[i] + frames * ahead > r.capacity * (1 - CLOSE):
             for s in senders:

@@ -14,12 +14,13 @@ packet model must still keep every stream within what the flow model gives
 it alone on its path (its own line and credit bounds).
 
 Examples per run: :data:`EXAMPLES` (environment variable
-``FCSIM_ORACLE_EXAMPLES``, default 30, drawn the same way each run); more
+``FCSIM_ORACLE_EXAMPLES``, default 60, drawn the same way each run); more
 are drawn at random when the variable is set.
 """
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import replace
 
@@ -45,6 +46,10 @@ FRAMES = 400
 granularity for its throughput)."""
 
 SPEEDS = ("1GFC", "2GFC", "4GFC", "8GFC")
+CREDITS = st.sampled_from((16, 8, 4, 3, 2, 1))
+"""BB credits of a switch port or an N_Port, the most first (hypothesis draws
+and shrinks towards the first): few credits bring in the flow model's
+credit caveats, which the oracle checks less strictly."""
 
 
 @st.composite
@@ -80,11 +85,11 @@ def fabrics(draw: st.DrawFn) -> tuple[Scenario, str]:
     document = {"name": "oracle", "topology": "fabric", "fabric": fabric,
                 "run": {"duration": "1 ms", "login": login}}
     scenario = scenario_from_document(document, "oracle.toml")
-    model = SwitchModel(name="oracle-voq", ports=64, bb_credit=draw(st.integers(1, 16)),
+    model = SwitchModel(name="oracle-voq", ports=64, bb_credit=draw(CREDITS),
                         routing_latency=draw(st.sampled_from((0.0, 0.7e-6, 5e-6))),
                         cut_through=draw(st.booleans()), virtual_output_queues=True,
                         crossbar_speedup=2.0)
-    params = ServiceParameters(bb_credit=draw(st.integers(1, 16)))
+    params = ServiceParameters(bb_credit=draw(CREDITS))
     scenario = replace(scenario,
                        switches=tuple(replace(s, model=model) for s in scenario.switches),
                        nodes=tuple(replace(n, params=params) for n in scenario.nodes))
@@ -110,7 +115,7 @@ def _timed(scenario: Scenario, flow: FlowResult) -> Scenario:
     return replace(scenario, run=run)
 
 
-@settings(max_examples=EXAMPLES or 30, deadline=None, derandomize=not EXAMPLES,
+@settings(max_examples=EXAMPLES or 60, deadline=None, derandomize=not EXAMPLES,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(fabrics())
 def test_packet_rates_match_the_flow_model(case: tuple[Scenario, str]) -> None:
@@ -123,7 +128,7 @@ def test_packet_rates_match_the_flow_model(case: tuple[Scenario, str]) -> None:
     event("compared strictly" if exact else "caveats: " + ", ".join(
         sorted({c for named in flow.caveats.values() for c in named})))
     worst = max(abs(measured[name] - rate) / rate for name, rate in flow.stream_rates.items())
-    bound = next(b for b in (0.001, 0.005, 0.01, 0.02, 0.1, 0.5, 1.0) if worst <= b)
+    bound = next(b for b in (0.001, 0.005, 0.01, 0.02, 0.1, 0.5, 1.0, math.inf) if worst <= b)
     event(f"{'strict' if exact else 'with caveats'}: worst stream within {bound:.1%}")
     if exact:
         for name, rate in flow.stream_rates.items():
