@@ -316,14 +316,15 @@ def results(result: FlowResult) -> dict[str, Any]:
     for name, d in fabric.directions.items():
         entry = links.setdefault(d.link, {"speed": d.speed.name, "isl": d.isl,
                                           "directions": {}})
-        entry["directions"][name] = {"utilisation": result.utilisation.get(name, 0.0),
-                                     "payload_bytes_per_s": result.payload.get(name, 0.0),
-                                     "credit_in_use": credit_of.get(name, 0.0)}
+        entry["directions"][name] = {
+            "utilisation": float(result.utilisation.get(name, 0.0)),
+            "payload_bytes_per_s": float(result.payload.get(name, 0.0)),
+            "credit_in_use": float(credit_of.get(name, 0.0))}
     isl = [u for entry in links.values() if entry["isl"]
            for u in (v["utilisation"] for v in entry["directions"].values())]
     return {"model": "flow", "streams": streams, "links": links,
-            "isl_utilisation": {"directions": len(isl), "max": max(isl, default=0.0),
-                                "mean": sum(isl) / len(isl) if isl else 0.0},
-            "total_throughput_bytes_per_s": sum(result.stream_rates.values()),
+            "isl_utilisation": {"directions": len(isl), "max": float(max(isl, default=0.0)),
+                                "mean": float(sum(isl) / len(isl)) if isl else 0.0},
+            "total_throughput_bytes_per_s": float(sum(result.stream_rates.values())),
             "tolerance": TOLERANCE,
             "exact": not any(result.caveats.values())}
