@@ -60,7 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="write every frame of the first repetition to a libpcap file, or "
                           "to pcapng with one interface per link direction if FILE ends in "
                           ".pcapng (Myrinet: the IP packet of each Myrinet packet, as raw "
-                          "IP)")
+                          "IP); one file per cable (FILE's name with the cable's ports) "
+                          "when frames cross several, as one analyzer on each cable")
     run.add_argument("--pcap-ports", metavar="PORT", nargs="+", default=(),
                      help="capture only the cables of these ports (node names, "
                           "'switch:port'), as an analyzer on a cable (default: every link)")

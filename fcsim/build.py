@@ -62,7 +62,7 @@ def build_workloads(sim: Simulation, scenario: Scenario, net: Network) -> list[W
             workloads.append(striped_stream(sim, w, net))
         elif isinstance(w, StreamConfig):
             workloads.append(Stream(sim, w.name, source, d_id, w.size, w.cls, w.max_data_field,
-                                    w.outstanding, w.start, w.count))
+                                    w.outstanding, w.start, w.count, w.exchanges))
         else:
             workloads.append(Generator(sim, w.name, source, d_id, w.interarrival, w.size, w.cls,
                                        w.max_data_field, w.start, w.count))

@@ -55,7 +55,7 @@ from fcsim.scenario.model import Scenario
 from fcsim.scenario.reference import SCHEMAS, schema_text
 from fcsim.sweep import sweep_points
 from fcsim.topology.drawing import FORMATS, draw_topology
-from fcsim.trace.capture import PcapSink, linktypes
+from fcsim.trace.capture import CableCaptures, PcapSink, linktypes
 from fcsim.trace.ladder import Enough, Ladder, draw_ladder, ladder_text
 from fcsim.trace.pcap import FILE_HEADER_SIZE, PcapWriter
 from fcsim.trace.pcapng import SECTION_HEADER_SIZE, PcapngWriter
@@ -179,7 +179,14 @@ def _run(args: argparse.Namespace) -> int:
         sinks: list[Any] = []
         writer = None
         capped: Capped | None = None
-        if pcap is not None:
+        cables: CableCaptures | None = None
+        if pcap is not None and (not pcap.exists() or pcap.is_file()):
+            cables = writer = CableCaptures(pcap, pcap.suffix == ".pcapng",
+                                            min(linktypes(scenario)), args.pcap_limit,
+                                            frozenset(args.pcap_ports))
+            stack.callback(_discard_unless_closed, cables)
+            sinks.append(cables)
+        elif pcap is not None:  # a device or FIFO: every cable's frames into it
             handle = stack.enter_context(open_output(pcap, "wb", "--pcap"))
             writer = (PcapngWriter(handle, args.pcap_limit) if pcap.suffix == ".pcapng" else
                       stack.enter_context(PcapWriter(handle, limit=args.pcap_limit,
@@ -196,6 +203,11 @@ def _run(args: argparse.Namespace) -> int:
         series = TimeSeries() if report is not None else None
         results = run_scenario(scenario, sinks, progress, series,
                                args.jobs or default_jobs())
+        if cables is not None:
+            files = cables.close()
+            if len(files) > 1:
+                print(f"fcsim: --pcap: {len(files)} cables, one file each (as one analyzer "
+                      f"on each): {pcap.stem}.*{pcap.suffix}", file=sys.stderr)
     if writer is not None and writer.left_out:
         print(f"fcsim: --pcap: stopped at {format_size(args.pcap_limit)} (--pcap-limit); "
               f"{writer.left_out} later frames not written", file=sys.stderr)
@@ -245,6 +257,12 @@ def _flow(args: argparse.Namespace, scenario: Scenario) -> int:
     else:
         sys.stdout.write(flow_summary(figures))
     return 0
+
+
+def _discard_unless_closed(cables: CableCaptures) -> None:
+    """Remove the cable files of a run that did not finish (no partial capture)."""
+    if not cables.closed:
+        cables.discard()
 
 
 def _explain(args: argparse.Namespace) -> int:

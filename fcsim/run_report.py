@@ -16,9 +16,11 @@ import html
 from io import BytesIO, StringIO
 from typing import Any
 
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from fcsim.plot_layout import COLOURS, make_readable
 from fcsim.report import summary_text
 from fcsim.report_routing import least_even
 from fcsim.scenario.model import Scenario
@@ -54,21 +56,34 @@ def _svg(fig: Figure) -> str:
     return text[text.index("<svg"):]
 
 
-def _plot(title: str, ylabel: str, time: list[float], lines: dict[str, list[float]]) -> str:
-    """A plot over time of the *lines* (the :data:`LINES` with the largest peak)."""
+def _plot(title: str, ylabel: str, time: list[float], lines: dict[str, list[float]],
+          empty: str = "none in this run") -> str:
+    """A plot over time of the *lines* (the :data:`LINES` with the largest peak);
+    *empty* says why there are none."""
     fig = Figure(figsize=(7, 3.6), layout="constrained")
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     busiest = sorted(lines.items(), key=lambda item: max(item[1], default=0), reverse=True)
-    for name, values in busiest[:LINES]:
-        ax.plot([t * 1e3 for t in time], values, label=name, linewidth=1)
+    for k, (name, values) in enumerate(busiest[:LINES]):  # colours repeat after ten
+        ax.plot([t * 1e3 for t in time], values, label=name, linewidth=1,
+                linestyle="-" if k < COLOURS else "--")
     ax.set_title(title + (f" ({LINES} of {len(lines)} shown)" if len(lines) > LINES else ""))
     ax.set_xlabel("simulated time (ms)")
     ax.set_ylabel(ylabel)
     ax.grid(True, alpha=0.3)
-    if busiest:
-        ax.legend(fontsize="x-small", ncol=2)
+    if not busiest:
+        _nothing(ax, empty)
+    make_readable(fig, ax, "x-small")
     return _svg(fig)
+
+
+NO_SEQUENCES = "no FC-2 sequence workloads (block jobs: see the summary)"
+"""What the throughput and latency plots say when the run has none to draw."""
+
+
+def _nothing(ax: Axes, why: str) -> None:
+    """Say on an empty plot *why* the run has nothing to draw there."""
+    ax.text(0.5, 0.5, why, transform=ax.transAxes, ha="center", va="center", color="gray")
 
 
 def _latency(results: dict[str, Any]) -> str:
@@ -78,14 +93,15 @@ def _latency(results: dict[str, Any]) -> str:
     ax = fig.add_subplot()
     workloads = results["repetitions"][0]["workloads"] if "repetitions" in results else {}
     names = [n for n, w in workloads.items() if w["latency_s"]["mean"] is not None]
-    for k, figure in enumerate(("mean", "p50", "p99", "max")):
+    for k, figure in enumerate(("mean", "p50", "p99", "max") if names else ()):
         values = [workloads[n]["latency_s"][figure] * 1e6 for n in names]
         ax.bar([i + 0.2 * k for i in range(len(names))], values, width=0.2, label=figure)
     ax.set_xticks([i + 0.3 for i in range(len(names))], names, fontsize="small")
     ax.set_ylabel("latency (µs)")
     ax.set_title("Sequence latency, hand-over to FC-2 to last frame at the recipient")
-    if names:
-        ax.legend(fontsize="small")
+    if not names:
+        _nothing(ax, NO_SEQUENCES)
+    make_readable(fig, ax)
     return _svg(fig)
 
 
@@ -130,7 +146,9 @@ def run_page(scenario: Scenario, results: dict[str, Any], series: TimeSeries,
                    {k: [float(v) for v in vs] for k, vs in series.credit.items()}),
              _plot("Switch output queue length", "frames", series.time,
                    {k: [float(v) for v in vs] for k, vs in series.queue.items()}),
-             _plot("Workload throughput", "bytes/s", series.time, series.throughput)]
+             _plot("Workload throughput", "throughput (MB/s)", series.time,
+                   {k: [v / 1e6 for v in vs] for k, vs in series.throughput.items()},
+                   NO_SEQUENCES)]
     if series.depth:
         plots.append(_plot("Storage queue depth: target task sets, block request queues",
                            "commands", series.time,

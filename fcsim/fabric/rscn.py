@@ -4,12 +4,13 @@ In a run with faults each N_Port registers with the fabric controller
 (FFFFFD) during its fabric login: a State Change Registration (SCR) for
 every kind of change, answered LS_ACC. When an N_Port leaves the fabric (its
 link failed) or joins it again (logged in once more), the controller sends
-every other registered N_Port a Registered State Change Notification (RSCN)
-naming its N_Port ID, from the switch that N_Port is on, after that switch's
-service time; the N_Port answers LS_ACC and looks again (GID_FT, then PLOGI
-to the peers it sends to that are back: :mod:`fcsim.fabric.login`). The
-switches' exchange of SW_RSCN between them is not modelled: every switch
-learns of the change at once.
+every other registered N_Port that may see it (with zones, those sharing a
+zone with it: notifications do not cross zone boundaries) a Registered
+State Change Notification (RSCN) naming its N_Port ID, from the switch
+that N_Port is on, after that switch's service time; the N_Port answers
+LS_ACC and looks again (GID_FT, then PLOGI to the peers it sends to that
+are back: :mod:`fcsim.fabric.login`). The switches' exchange of SW_RSCN
+between them is not modelled: every switch learns of the change at once.
 """
 
 from __future__ import annotations
@@ -24,17 +25,20 @@ from fcsim.fc2.sequence import Exchange
 
 if TYPE_CHECKING:
     from fcsim.fabric.switch import Switch
+    from fcsim.fabric.zoning import Zoning
 
 
 class FabricController:
-    """The fabric controller of the fabric of *switches*: who registered for
-    state changes (:attr:`registered`, N_Port IDs) and how many RSCNs it sent."""
+    """The fabric controller of the fabric of *switches*, zoned by *zoning*
+    (None: no zones): who registered for state changes (:attr:`registered`,
+    N_Port IDs) and how many RSCNs it sent."""
 
     port_id = FABRIC_CONTROLLER
     name = "fabric controller"
 
-    def __init__(self, switches: list[Switch]) -> None:
+    def __init__(self, switches: list[Switch], zoning: Zoning | None = None) -> None:
         self.switches = switches
+        self.zoning = zoning
         self.registered: set[int] = set()
         self.sent = 0
         self._next_ox_id = 0
@@ -46,12 +50,14 @@ class FabricController:
 
     def notify(self, changed: int) -> int:
         """Send an RSCN naming N_Port *changed* to every other registered N_Port
-        whose link is up; how many were sent."""
+        zoned with it whose link is up; how many were sent."""
         sent = 0
         for switch in self.switches:
             for index, sp in sorted(switch.local.items()):
                 d_id = port_id(switch.domain, index)
                 if d_id == changed or d_id not in self.registered:
+                    continue
+                if self.zoning is not None and not self.zoning.visible(d_id, (changed,)):
                     continue
                 exchange = Exchange(self._next_ox_id, self, d_id)  # type: ignore[arg-type]
                 self._next_ox_id = (self._next_ox_id + 1) % h.UNASSIGNED_ID

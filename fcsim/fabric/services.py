@@ -70,7 +70,8 @@ class FabricServices:
                      else self.zoning.visible(frame.s_id, self.directory))
             self._answer(inp, frame, h.R_CTL_SOLICITED_CONTROL, h.TYPE_CT,
                          gid_ft_accept(ports), frame.s_id)
-        elif frame.d_id == FABRIC_CONTROLLER and frame.type == h.TYPE_ELS and self.controller:
+        elif (frame.d_id == FABRIC_CONTROLLER and frame.type == h.TYPE_ELS and self.controller
+              and frame.sequence.r_ctl == h.R_CTL_ELS_REQUEST):  # an SCR; not an RSCN's LS_ACC
             self._answer(inp, frame, h.R_CTL_ELS_REPLY, h.TYPE_ELS,
                          self.controller.register(frame), frame.s_id)
         elif frame.d_id == ALIAS_SERVER and frame.type == h.TYPE_CT and self.aliases:

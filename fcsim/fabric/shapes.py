@@ -22,6 +22,10 @@ its ISLs after them, by the peer's order then by ISL; a core or aggregation
 switch has its ISLs from port 0, down-links first. N_Port m of switch S is
 named ``Sn<m>`` (``e3n5``). Switches are listed cores first, so the cores
 take the lowest domains.
+
+Targets (``[fabric.targets]``): *count* storage targets ``t0``, ``t1``, ...
+placed round robin on the chosen switches, each on the next port after
+those the switch already uses.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from dataclasses import dataclass
 
 KINDS = ("core-edge", "full-mesh", "fat-tree")
 """The kinds of fabric a scenario file may generate."""
-PATTERNS = ("ring", "permutation", "random-pairs", "fan-in")
+PATTERNS = ("ring", "permutation", "random-pairs", "fan-in", "fan-out")
 """The traffic patterns a generated fabric may carry (one stream per pair)."""
 
 
@@ -142,3 +146,36 @@ def fan_in(shape: Shape, targets: int) -> list[tuple[str, str]]:
     names = [name for name, _, _ in shape.nodes]
     initiators, chosen = names[:-targets], names[-targets:]
     return [(name, chosen[j % targets]) for j, name in enumerate(initiators)]
+
+
+def fan_out(shape: Shape, sources: int) -> list[tuple[str, str]]:
+    """The first *sources* N_Ports (in generated order) send; every other
+    N_Port j (j = 0, 1, ...) receives from source j mod *sources* (one
+    source to many, the mirror of :func:`fan_in`)."""
+    names = [name for name, _, _ in shape.nodes]
+    chosen, receivers = names[:sources], names[sources:]
+    return [(chosen[j % sources], name) for j, name in enumerate(receivers)]
+
+
+def tier(shape: Shape, role: str) -> tuple[str, ...]:
+    """The switches of *shape* of *role* ("core", "aggregation", "edge"), in order."""
+    return tuple(name for name, r in shape.switches if r == role)
+
+
+def place_targets(shape: Shape, count: int,
+                  switches: tuple[str, ...]) -> tuple[tuple[str, str, int], ...]:
+    """*count* targets ``t0``, ``t1``, ... as (name, switch, port): target i
+    on ``switches[i mod len(switches)]``, on the ports after the highest the
+    switch uses in *shape*, in turn."""
+    next_port = shape.ports_used()
+    placed = []
+    for i in range(count):
+        switch = switches[i % len(switches)]
+        placed.append((f"t{i}", switch, next_port[switch]))
+        next_port[switch] += 1
+    return tuple(placed)
+
+
+def to_targets(shape: Shape, targets: tuple[tuple[str, str, int], ...]) -> list[tuple[str, str]]:
+    """Every generated N_Port j (in order) to target j mod len(*targets*)."""
+    return [(name, targets[j % len(targets)][0]) for j, (name, _, _) in enumerate(shape.nodes)]

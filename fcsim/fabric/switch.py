@@ -31,7 +31,8 @@ destination gets F_RJT. A Class 1 connect (SOFc1) reserves its input and
 output port for the connection, or is answered F_BSY if either is taken; the
 reservation ends when the ACK ending in EOFdt passes, or when the connect is
 refused. A damaged frame is discarded at the input by a store-and-forward
-switch and passed on by a cut-through one (its CRC fails at the recipient).
+switch; a cut-through one counts the CRC error and passes it on ending in
+EOFni (FC-FS-5), which the ports after it count as an invalid frame.
 """
 
 from __future__ import annotations
@@ -111,8 +112,17 @@ class Switch:
         return self._pick(hops, frame, d_id, inp) if hops else None
 
     def _arrive_damaged(self, inp: SwitchPort, frame: Frame) -> None:
-        self.stats.errors += 1
-        if self.model.cut_through:
+        """A frame that fails its CRC: counted as an error here if its EOF is
+        still valid (the error is on this input's cable). Cut-through, it has
+        left by the time its CRC is checked, so it goes on ending in EOFni
+        (EOFdti) and the ports downstream count it as invalid, not as their own
+        error (FC-FS-5); a frame for the switch itself, whole before it is
+        used, and any frame of a store-and-forward switch are discarded."""
+        if frame.eof not in osets.INVALID_EOFS:
+            self.stats.errors += 1
+            if self.model.cut_through:
+                frame.eof = osets.invalidated(frame.eof)
+        if self.model.cut_through and frame.d_id < WELL_KNOWN_LOW:
             self._arrive(inp, frame)
         else:
             self._discard(frame)

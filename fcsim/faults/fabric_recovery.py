@@ -46,7 +46,9 @@ class FabricRecovery:
                  timers: FspfTimers = DEFAULT_TIMERS) -> None:
         self.sim, self.net, self.note = sim, net, note
         self.stats = FrameLosses()  # the frames the switches lost
-        self.controller = FabricController(list(net.switches.values()))
+        switches = list(net.switches.values())
+        self.controller = FabricController(
+            switches, switches[0].services.zoning if switches else None)  # type: ignore[union-attr]
         self._down: set[SwitchPort] = set()
         self._isl_of = {sp: key for key, ends in net.isl_ends.items() for sp in ends.values()}
         self._isl_ports = set(self._isl_of)

@@ -92,6 +92,18 @@ EOFa = _eof("EOFa", _D21_4, 21, 7)
 EOFni = _eof("EOFni", _D10_4, 21, 6)
 EOFdti = _eof("EOFdti", _D10_4, 21, 4)
 
+INVALID_EOFS = frozenset((EOFni, EOFdti))
+"""The EOFs of a frame a fabric element found bad and forwarded (FC-FS-5: a
+cut-through switch that detects a CRC error ends the frame with EOFni in place
+of EOFn or EOFt, EOFdti in place of EOFdt)."""
+
+
+def invalidated(eof: OrderedSet) -> OrderedSet:
+    """The EOF a fabric element puts on a bad frame that ended in *eof*."""
+    if eof is EOFdt or eof is EOFdti:
+        return EOFdti
+    return EOFni
+
 IDLE = _signal("IDLE", d(21, 4), d(21, 5), d(21, 5))
 R_RDY = _signal("R_RDY", d(21, 4), d(10, 2), d(10, 2))
 ARB_F0 = _signal("ARB(F0)", d(20, 4), 0xF0, 0xF0)

@@ -7,9 +7,10 @@ reject) first. Within one exchange only one sequence is open at a time: the
 next one (a streamed sequence) starts once the last frame of the one before
 has been sent (FC-PH sequence management: a sequence initiator completes the
 data frames of a sequence before it sends another in the same exchange; ports
-multiplex by sending sequences of different exchanges concurrently). IP over
-FC sends all its packets to a destination in one exchange (RFC 2625), so they
-leave in the order IP gave them. Inbound
+multiplex by sending sequences of different exchanges concurrently). Several
+exchanges may share one such ordered stream: IP over FC sends each packet in
+an exchange of its own, and its packets to a destination leave one at a
+time in the order IP gave them (:mod:`fcsim.fc4.ip`). Inbound
 (:mod:`fcsim.fc2.nport_rx`) it admits or refuses frames, reassembles
 sequences and answers Class 1 and 2 frames.
 
@@ -47,6 +48,7 @@ from typing import Any
 from fcsim.engine.simulation import Simulation
 from fcsim.fc2 import header as h
 from fcsim.fc2.connection import Connection, Connections
+from fcsim.fc2.exchange_ids import ExchangeIds
 from fcsim.fc2.frame import Frame
 from fcsim.fc2.login import PeerLogin, ServiceParameters
 from fcsim.fc2.nport_rx import Inbound, Receiving
@@ -118,8 +120,9 @@ class NPort(Transmitting, Receiving, Connections):
         self.stats = NPortStats()
         self._control: deque[Frame] = deque()
         self._ready: deque[Sequence] = deque()
-        # per exchange, its sequences queued here in order; only the first may open
-        self._streams: dict[Exchange, deque[Sequence]] = {}
+        # per stream (an exchange, or exchanges sharing one), its sequences queued
+        # here in order; only the first may open
+        self._streams: dict[object, deque[Sequence]] = {}
         self._ready_classed = 0  # sequences in _ready of Class 1 or 2
         self._inbound: dict[Sequence, Inbound] = {}
         self._inbound_check = False
@@ -128,7 +131,8 @@ class NPort(Transmitting, Receiving, Connections):
         self._inbound_of_exchange: dict[Exchange, Sequence] = {}
         self._rx_ids: dict[tuple[int, int], int] = {}
         self._next_rx_id = 0
-        self._next_ox_id = 0
+        self.exchange_ids = ExchangeIds()
+        """The OX_IDs of the exchanges this port originates (held while open)."""
         self._next_seq_id = 0
         self._rx_free_at = 0.0
         self.gap_hook: Callable[[Frame], None] | None = None
@@ -167,13 +171,27 @@ class NPort(Transmitting, Receiving, Connections):
         for callback in waiters:
             callback()
 
-    def open_exchange(self, d_id: int) -> Exchange:
-        """Start a new exchange with logged-in N_Port *d_id*; assigns an OX_ID."""
+    def open_exchange(self, d_id: int, stream: object = None) -> Exchange:
+        """Start a new exchange with logged-in N_Port *d_id*; it holds the next
+        free OX_ID (:class:`~fcsim.fc2.exchange_ids.ExchangeIds`) until
+        :meth:`close_exchange`. *stream*: the stream its sequences join (None:
+        its own; see :class:`~fcsim.fc2.sequence.Exchange`)."""
         if d_id not in self.peers:
             raise ValueError(f"{self.name}: not logged in with N_Port {d_id:06x}")
-        ox_id = self._next_ox_id
-        self._next_ox_id = (ox_id + 1) % h.UNASSIGNED_ID
-        return Exchange(ox_id, self, d_id)
+        try:
+            ox_id = self.exchange_ids.take()
+        except RuntimeError as error:
+            raise RuntimeError(f"{self.name}: {error}") from None
+        return Exchange(ox_id, self, d_id, stream)
+
+    def close_exchange(self, exchange: Exchange, hold: float = 0.0) -> None:
+        """*exchange*, which this port originated, has ended: its OX_ID is free
+        for a later exchange, at once or, after an abnormal end, *hold* s later
+        (R_A_TOV: :mod:`fcsim.fc2.exchange_ids`)."""
+        if hold > 0:
+            self.sim.call_later(hold, lambda _event: self.exchange_ids.give_back(exchange.ox_id))
+        else:
+            self.exchange_ids.give_back(exchange.ox_id)
 
     def send(
         self,

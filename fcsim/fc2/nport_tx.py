@@ -195,7 +195,7 @@ class Transmitting:
 
     def _ready_add(self, seq: Sequence) -> None:
         self._ready.append(seq)
-        self._streams.setdefault(seq.exchange, deque()).append(seq)
+        self._streams.setdefault(seq.exchange.stream, deque()).append(seq)
         if seq.cls != 3:
             self._ready_classed += 1
 
@@ -207,17 +207,19 @@ class Transmitting:
                 self._ready_classed -= 1
 
     def _behind(self, seq: Sequence) -> bool:
-        """True if an earlier sequence of *seq*'s exchange is still open, so that
-        *seq* may not send its first frame."""
-        return self._streams[seq.exchange][0] is not seq
+        """True if an earlier sequence of *seq*'s stream (its exchange, or the
+        exchanges sharing its stream) is still open, so that *seq* may not send
+        its first frame."""
+        return self._streams[seq.exchange.stream][0] is not seq
 
     def _closed(self, seq: Sequence) -> None:
         """*seq* has sent its last frame, or left the queue: the next sequence of
-        its exchange may open."""
-        stream = self._streams[seq.exchange]
+        its stream may open."""
+        key = seq.exchange.stream
+        stream = self._streams[key]
         if stream[0] is seq:
             stream.popleft()
         else:
             stream.remove(seq)
         if not stream:
-            del self._streams[seq.exchange]
+            del self._streams[key]

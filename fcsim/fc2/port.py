@@ -37,7 +37,7 @@ from __future__ import annotations
 from collections import deque
 from typing import TYPE_CHECKING, Protocol
 
-from fcsim.fc1.ordered_sets import SOFc1
+from fcsim.fc1.ordered_sets import INVALID_EOFS, SOFc1
 from fcsim.link.line import launch
 
 if TYPE_CHECKING:
@@ -73,10 +73,14 @@ class PortOwner(Protocol):
 
 
 class PortStats:
-    """Counters of one port over the measured interval (times in s)."""
+    """Counters of one port over the measured interval (times in s).
+    *errors_rx*: frames received with a CRC error (the error happened on this
+    port's cable); *eofni_rx*: frames received ending in EOFni or EOFdti,
+    found bad and marked invalid by a cut-through switch upstream (FC-FS-5),
+    so not counted as CRC errors here."""
 
     __slots__ = ("frames_tx", "frames_rx", "chars_tx", "busy_time", "credit_stalls",
-                 "credit_wait", "r_rdy_tx", "r_rdy_rx", "errors_rx")
+                 "credit_wait", "r_rdy_tx", "r_rdy_rx", "errors_rx", "eofni_rx")
 
     def __init__(self) -> None:
         self.reset()
@@ -86,6 +90,7 @@ class PortStats:
         self.frames_tx = self.frames_rx = self.chars_tx = 0
         self.busy_time = self.credit_wait = 0.0
         self.credit_stalls = self.r_rdy_tx = self.r_rdy_rx = self.errors_rx = 0
+        self.eofni_rx = 0
 
 
 class LazyCredit:
@@ -103,6 +108,13 @@ class LazyCredit:
         """BB credit now, counting every R_RDY that has arrived."""
         self._absorb(self._env._now)
         return self.credit
+
+    def credit_now(self) -> int:
+        """BB credit now, counting every R_RDY that has arrived, without taking
+        them in: for observers (a ladder diagram), which must leave the port's
+        own accounting as it is."""
+        now = self._env._now
+        return self.credit + sum(1 for arrival in self._r_rdys if arrival <= now)
 
     def _absorb(self, now: float) -> float | None:
         """Count in the R_RDYs that have arrived by *now*; when the last of them
@@ -269,7 +281,10 @@ class Port(LazyCredit):
             self.buffers_used += 1
         self.stats.frames_rx += 1
         if frame.corrupt:
-            self.stats.errors_rx += 1
+            if frame.eof in INVALID_EOFS:  # found bad upstream: not this cable's error
+                self.stats.eofni_rx += 1
+            else:
+                self.stats.errors_rx += 1
             self.owner.frame_dropped(frame)  # type: ignore[union-attr]
             return
         self.owner.frame_received(frame)  # type: ignore[union-attr]

@@ -23,16 +23,25 @@ if TYPE_CHECKING:
 
 
 class Exchange:
-    """Exchange *ox_id* from *originator* to the N_Port with ID *responder_id*."""
+    """Exchange *ox_id* from *originator* to the N_Port with ID *responder_id*.
 
-    __slots__ = ("ox_id", "rx_id", "originator", "responder_id", "sequences_sent")
+    *stream* is the queue its sequences join at the sender: the sequences of
+    one stream are sent one at a time, in the order they were queued. By
+    default an exchange is its own stream; several exchanges may share one
+    (an IP interface's exchanges to one destination, as a card that sends its
+    outbound sequences in queue order does).
+    """
 
-    def __init__(self, ox_id: int, originator: NPort, responder_id: int) -> None:
+    __slots__ = ("ox_id", "rx_id", "originator", "responder_id", "sequences_sent", "stream")
+
+    def __init__(self, ox_id: int, originator: NPort, responder_id: int,
+                 stream: object = None) -> None:
         self.ox_id = ox_id
         self.rx_id = UNASSIGNED_ID
         self.originator = originator
         self.responder_id = responder_id
         self.sequences_sent = 0
+        self.stream: object = self if stream is None else stream
 
 
 class Sequence:
@@ -44,10 +53,11 @@ class Sequence:
     sender when FC-2 is done with the sequence (Class 3: last frame sent;
     Class 1/2: every ACK back, or aborted); *on_delivered(seq, time)* when the
     whole sequence reaches the recipient. *meter*, if given, is any object
-    with ``frames`` and ``payload`` counters: the recipient adds each frame of
-    the sequence it accepts, and takes back the frames of an attempt it
-    abandons (incomplete, timed out, or replaced by a retry), so the meter
-    holds delivered payload frame by frame.
+    with ``frames``, ``payload`` and ``taken_back`` counters: the recipient
+    adds each frame of the sequence it accepts, and takes back the frames of
+    an attempt it abandons (incomplete, timed out, or replaced by a retry),
+    adding their payload to ``taken_back``, so the meter holds delivered
+    payload frame by frame.
 
     *f_ctl* holds the F_CTL bits common to all its frames (set by the sender),
     *end_f_ctl* those its last frame adds (End_Sequence, and Sequence

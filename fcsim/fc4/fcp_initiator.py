@@ -10,6 +10,7 @@ from typing import Any
 
 from fcsim.engine.simulation import Simulation
 from fcsim.fc2 import header as h
+from fcsim.fc2.login import R_A_TOV
 from fcsim.fc2.nport import NPort
 from fcsim.fc2.sequence import Exchange, Sequence
 from fcsim.fc4.fcp import (
@@ -155,13 +156,17 @@ class FcpInitiator:
         elif seq.r_ctl == h.R_CTL_COMMAND_STATUS:
             self._responded(command, seq.ulp)  # type: ignore[arg-type]
         elif seq.r_ctl == h.R_CTL_BA_ACC:
-            self._end_attempt(command)
+            self._end_attempt(command, aborted=True)
             self.stats.retries += 1
             self._issue(command)
 
-    def _end_attempt(self, command: Command) -> None:
-        del self._by_exchange[command.exchange]  # type: ignore[arg-type]
+    def _end_attempt(self, command: Command, aborted: bool = False) -> None:
+        """The exchange of *command*'s attempt ends: its OX_ID is freed, R_A_TOV
+        later if the attempt was *aborted* (:mod:`fcsim.fc2.exchange_ids`)."""
+        exchange: Exchange = command.exchange  # type: ignore[assignment]
+        del self._by_exchange[exchange]
         self._outstanding[command.d_id] -= 1
+        self.nport.close_exchange(exchange, R_A_TOV if aborted else 0.0)
 
     def _responded(self, command: Command, response: Response) -> None:
         self._end_attempt(command)
@@ -221,7 +226,7 @@ class FcpInitiator:
             if command.attempts != attempt or command.exchange not in self._by_exchange:
                 continue
             if aborting:
-                self._end_attempt(command)
+                self._end_attempt(command, aborted=True)
                 self.stats.retries += 1
                 self._issue(command)
                 continue

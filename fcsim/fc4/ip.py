@@ -3,9 +3,20 @@
 One IP packet travels as one FC-2 sequence (TYPE 0x05, R_CTL 0x04 device
 data, unsolicited) whose first frame carries the 16-byte Network_Header
 (flagged in DF_CTL) and the 8-byte LLC/SNAP header before the packet. The MTU
-is 65,280 bytes (65,536 less 256 reserved for headers). Each sender keeps one
-long-lived exchange per destination N_Port and never transfers sequence
-initiative. Class 3 by default, as RFC 4338 recommends; RFC 2625 lets the
+is 65,280 bytes (65,536 less 256 reserved for headers). Each packet is an
+exchange of its own (its OX_ID free again once FC-2 is done with the packet):
+one sequence that opens and ends it (F_CTL First_Sequence
+and Last_Sequence), never transferring sequence initiative, as the Linux
+driver of the Interphase 5526 sends IP (``iph5526.c``, ``tx_exchange``: a new
+OX_ID for each packet from a counter, the SEQ_ID from the card's counter).
+RFC 2625 allows this or a long-lived exchange; with a long-lived one the
+8-bit SEQ_ID comes round again after 256 packets, which FC-FS allows once the
+earlier sequence is complete but which a capture reader such as Wireshark,
+reassembling by addresses, OX_ID and SEQ_ID (``packet-fc.c``), takes for
+the same sequence again. The packets to one destination still leave one at
+a time in the order IP gave them (one ordered stream, as the card's queue of
+outbound sequences): the exchange per packet changes the headers, not the
+timing. Class 3 by default, as RFC 4338 recommends; RFC 2625 lets the
 administrator choose Class 1, 2 or 3. Address resolution is static: the host
 layer names the destination N_Port directly.
 """
@@ -15,8 +26,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from fcsim.fc2 import header as h
+from fcsim.fc2.login import R_A_TOV
 from fcsim.fc2.nport import NPort
-from fcsim.fc2.sequence import Exchange, Sequence
+from fcsim.fc2.sequence import Sequence
 
 MTU = 65280
 """Largest IP packet, bytes (RFC 2625 section 5)."""
@@ -41,7 +53,7 @@ class IpOverFc:
         self.cls = cls
         self.deliver = deliver
         self.packets_tx = self.packets_rx = 0
-        self._exchanges: dict[int, Exchange] = {}
+        self._streams: dict[int, object] = {}  # per destination, the stream its packets join
         self._other = nport.receive_hook
         nport.receive_hook = self._received
 
@@ -51,14 +63,24 @@ class IpOverFc:
         is done with it."""
         if not 0 < length <= MTU:
             raise ValueError(f"{self.nport.name}: IP packet of {length} bytes; MTU is {MTU}")
-        exchange = self._exchanges.get(d_id)
-        if exchange is None:
-            exchange = self._exchanges[d_id] = self.nport.open_exchange(d_id)
+        stream = self._streams.get(d_id)
+        if stream is None:
+            stream = self._streams[d_id] = object()
+        nport = self.nport
+        exchange = nport.open_exchange(d_id, stream)
         self.packets_tx += 1
-        return self.nport.send(
-            exchange, NETWORK_HEADER + LLC_SNAP + length, self.cls,
+
+        def done(seq: Sequence) -> None:
+            # The packet's exchange ends with its one sequence: its OX_ID is
+            # free again, R_A_TOV later after an abnormal end (fcsim.fc2.exchange_ids).
+            nport.close_exchange(exchange, R_A_TOV if seq.status in ("aborted", "rejected")
+                                 else 0.0)
+            if sent is not None:
+                sent(seq)
+        return nport.send(
+            exchange, NETWORK_HEADER + LLC_SNAP + length, self.cls, last=True,
             r_ctl=h.R_CTL_UNSOLICITED_DATA, type_=h.TYPE_IP, df_ctl=h.DF_CTL_NETWORK,
-            ulp=packet, on_complete=sent)
+            ulp=packet, on_complete=done)
 
     def _received(self, seq: Sequence, time: float) -> None:
         if seq.type != h.TYPE_IP:

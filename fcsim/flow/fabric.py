@@ -143,7 +143,9 @@ SPREADS = ("exact", "average")
 switches' routing gives it (OX_IDs as the N_Ports hand them out); ``average``,
 each exchange-based switch spreads every exchange equally over its equal-cost
 hops (the hash's expected share: its output bits are uniform), port- and
-device-based switches as ``exact``."""
+device-based switches as ``exact``. A stream that opens an exchange for
+each sequence (``exchanges = "per-sequence"``) takes a new OX_ID each time,
+so its exchanges are spread as ``average`` under either."""
 
 
 def flow_fabric(scenario: Scenario, spread: str = "exact") -> FlowFabric:
@@ -192,8 +194,10 @@ def flow_fabric(scenario: Scenario, spread: str = "exact") -> FlowFabric:
     policies = {name: c.routing or c.model.routing for name, c in configs.items()}  # type: ignore[union-attr]
     address = {node: port_id(domains[sw], index) for node, (sw, index) in attached.items()}
 
-    def trace(source: str, destination: str, ox_id: int) -> list[tuple[float, tuple[str, ...]]]:
-        """The exchange's paths, each with the share of its frames on it."""
+    def trace(source: str, destination: str, ox_id: int,
+              even: bool) -> list[tuple[float, tuple[str, ...]]]:
+        """The exchange's paths, each with the share of its frames on it
+        (*even*: spread evenly at exchange-based switches)."""
         switch, ingress = attached[source]
         target, out = attached[destination]
         s_id, d_id = address[source], address[destination]
@@ -207,7 +211,7 @@ def flow_fabric(scenario: Scenario, spread: str = "exact") -> FlowFabric:
             hops = table[switch].get(target)
             if not hops or len(path) > len(configs):
                 raise ValueError(f"N_Port {destination} cannot be reached from {source}")
-            if spread == "average" and policies[switch] == "exchange-based" and len(hops) > 1:
+            if even and policies[switch] == "exchange-based" and len(hops) > 1:
                 chosen = hops  # the hash's expected share: each hop equally
             else:
                 chosen = [pick(policies[switch], hops, s_id, d_id, ox_id, seeds[switch],
@@ -235,7 +239,9 @@ def flow_fabric(scenario: Scenario, spread: str = "exact") -> FlowFabric:
         first[w.source] = ox + w.outstanding
         streams[i] = StreamFlow(w.name, w.source, w.destination, w.size, data_field,
                                 tuple(Exchange(ox + k, path, weight) for k in range(w.outstanding)
-                                      for weight, path in trace(w.source, w.destination, ox + k)))
+                                      for weight, path in trace(w.source, w.destination, ox + k,
+                                                                spread == "average"
+                                                                or w.exchanges == "per-sequence")))
     routers = {name: m.routing_rate for name, m in models.items() if m.routing_rate is not None}
     processing = {node: p.rx_frame_time for node, p in params.items() if p.rx_frame_time > 0}
     return FlowFabric(directions, tuple(streams[i] for i in sorted(streams)), routers, models,

@@ -295,6 +295,7 @@ def _workload(w: Any, index: int) -> WorkloadConfig:
                   max_data_field=w.max_payload, start=w.start, count=w.count)
     if isinstance(w, StreamSection):
         return StreamConfig(**common, size=w.size, outstanding=w.outstanding,
-                            stripe_ports=w.stripe_ports, stripe_unit=w.stripe_unit)
+                            stripe_ports=w.stripe_ports, stripe_unit=w.stripe_unit,
+                            exchanges=w.exchanges)
     return GeneratorConfig(**common, size=_distribution(w.size),
                            interarrival=_distribution(w.interarrival))

@@ -68,6 +68,10 @@ def _striping(w: StreamSection, raw: dict[str, Any], path: str, nodes: dict[str,
         yield Problem(f"{path}.stripe_ports", given(w.stripe_ports),
                       "1 to an alias group (striping runs between two nodes)")
         return
+    if w.exchanges != "per-slot":
+        yield Problem(f"{path}.exchanges", given(w.exchanges),
+                      "'per-slot' with stripe_ports > 1 (a striped stream keeps one exchange "
+                      "per N_Port pair and slot)")
     have = {end: nodes[end] for end in (w.source, w.destination) if end in nodes}
     if len(have) == 2 and w.stripe_ports > min(have.values()):
         fabric = "" if max(have.values()) > 1 else (

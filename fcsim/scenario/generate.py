@@ -17,14 +17,18 @@ from fcsim.fabric.shapes import (
     Shape,
     core_edge,
     fan_in,
+    fan_out,
     fat_tree,
     full_mesh,
     permutation,
+    place_targets,
     random_pairs,
     ring,
+    tier,
+    to_targets,
 )
 from fcsim.scenario.sections.document import Generated
-from fcsim.scenario.sections.fabric import FabricSection
+from fcsim.scenario.sections.fabric import FIO_KEYS, FabricSection
 from fcsim.schema.errors import Problem, ScenarioError, given, problems_of
 from fcsim.schema.section import Section, key
 
@@ -33,9 +37,10 @@ MAX_DOMAINS = 239
 _ALLOWED = {"core-edge": ("switches", "cores"), "full-mesh": ("switches",),
             "fat-tree": ("pods",)}
 """The count keys each kind takes; the first is required."""
-_NAMED = {"ring": "ring", "permutation": "perm", "random-pairs": "pair", "fan-in": "fanin"}
+_NAMED = {"ring": "ring", "permutation": "perm", "random-pairs": "pair", "fan-in": "fanin",
+          "fan-out": "fanout"}
 """The name of each traffic pattern's workloads, before their number."""
-_TAKES = {"targets": "fan-in", "traffic_seed": "random-pairs"}
+_TAKES = {"targets": "fan-in", "sources": "fan-out", "traffic_seed": "random-pairs"}
 """The traffic keys that go with one pattern only."""
 
 
@@ -111,17 +116,29 @@ def tables(fabric: FabricSection, raw: dict[str, Any], shape: Shape,
                       "speed": core_isl_speed if upper else isl_speed, "length": isl_length,
                       **credit})
     node_keys = raw.get("node", {})
+    storage = raw.get("storage", {})
+    targets = storage_targets(fabric, shape)
+    links += [{"name": name, "ends": [name, f"{switch}:{port}"],
+               "speed": storage.get("speed", speed), "length": storage.get("length", length)}
+              for name, switch, port in targets]
     workloads = [
         {"name": f"{_NAMED[fabric.traffic]}{e}", "type": "stream", "from": source,
          "to": destination, "class": 3, "size": _written(raw, "stream_size"),
-         "outstanding": _written(raw, "outstanding")}
+         "outstanding": _written(raw, "outstanding"), "exchanges": _written(raw, "exchanges")}
         for e, (source, destination) in enumerate(traffic_pairs(fabric, shape))]
+    if targets and fabric.storage.workload == "fio":
+        fio = {name: storage[name] for name in ("rw", *FIO_KEYS) if name in storage}
+        workloads += [{"name": f"fio{j}", "type": "fio", "from": host, "to": target,
+                       **{"rw": "read", **fio}}
+                      for j, (host, target) in enumerate(to_targets(shape, targets))]
     routing = {"routing": raw["routing"]} if "routing" in raw else {}
     return {"switches": [*data.get("switches", []),
                          *({"name": name, "model": models[role], **routing}
                            for name, role in shape.switches)],
             "nodes": [*data.get("nodes", []),
-                      *({"name": node, **node_keys} for node, _, _ in shape.nodes)],
+                      *({"name": node, **node_keys} for node, _, _ in shape.nodes),
+                      *({"name": name, "target": storage["model"], **node_keys}
+                        for name, _, _ in targets)],
             "links": [*data.get("links", []), *links],
             "workloads": [*data.get("workloads", []), *workloads]}
 
@@ -137,7 +154,23 @@ def traffic_pairs(fabric: FabricSection, shape: Shape) -> list[tuple[str, str]]:
         return random_pairs(shape, fabric.traffic_seed)
     if fabric.traffic == "fan-in":
         return fan_in(shape, fabric.targets)
+    if fabric.traffic == "fan-out":
+        return fan_out(shape, fabric.sources)
     return []
+
+
+def storage_switches(fabric: FabricSection, shape: Shape) -> tuple[str, ...]:
+    """The switches *fabric*'s storage targets attach to (``on`` read on *shape*)."""
+    on = fabric.storage.on
+    return on if isinstance(on, tuple) else tier(shape, on)
+
+
+def storage_targets(fabric: FabricSection, shape: Shape) -> tuple[tuple[str, str, int], ...]:
+    """The storage targets of *fabric* as (name, switch, port), none without
+    ``[fabric.storage]``."""
+    if fabric.storage is None:
+        return ()
+    return place_targets(shape, fabric.storage.count, storage_switches(fabric, shape))
 
 
 def _combination(fabric: FabricSection, raw: dict[str, Any]) -> Iterator[Problem]:
@@ -176,7 +209,7 @@ def _room(fabric: FabricSection, raw: dict[str, Any], shape: Shape,
           listed: int) -> Iterator[Problem]:
     """Domains left for the generated switches; ports of each switch model for
     the ports each switch uses; two N_Ports for generated traffic, fewer fan-in
-    targets than N_Ports."""
+    targets or fan-out sources than N_Ports; room for the storage targets."""
     count = _ALLOWED[fabric.kind][0]
     if listed + len(shape.switches) > MAX_DOMAINS:
         yield Problem(f"fabric.{count}", given(raw[count]),
@@ -197,6 +230,47 @@ def _room(fabric: FabricSection, raw: dict[str, Any], shape: Shape,
         yield Problem("fabric.targets", given(raw.get("targets", fabric.targets)),
                       f"at most {len(shape.nodes) - 1}: fewer than the {len(shape.nodes)} "
                       "N_Ports, so that one at least sends")
+    elif fabric.traffic == "fan-out" and fabric.sources >= len(shape.nodes):
+        yield Problem("fabric.sources", given(raw.get("sources", fabric.sources)),
+                      f"at most {len(shape.nodes) - 1}: fewer than the {len(shape.nodes)} "
+                      "N_Ports, so that one at least receives")
+    if fabric.storage is not None:
+        yield from _storage_room(fabric, raw["storage"], shape)
+
+
+def _storage_room(fabric: FabricSection, raw: dict[str, Any], shape: Shape) -> Iterator[Problem]:
+    """The switches ``on`` names exist in *shape*, have the ports for the
+    targets, and the fio keys go with a generated workload within the
+    device's queue depth."""
+    storage = fabric.storage
+    switches = storage_switches(fabric, shape)
+    generated = [name for name, _ in shape.switches]
+    unknown = [name for name in switches if name not in generated]
+    if not switches or unknown:
+        has = ("no core switches" if fabric.kind == "full-mesh" else
+               f"no switch {unknown[0]!r}" if unknown else "none")
+        yield Problem("fabric.storage.on", given(raw.get("on", storage.on)),
+                      f"'edge', 'core' or generated switches ({', '.join(generated[:4])}"
+                      f"{', ...' if len(generated) > 4 else ''}): this fabric has {has}")
+        return
+    roles = dict(shape.switches)
+    used = shape.ports_used()
+    for name, switch, port in storage_targets(fabric, shape):
+        model = fabric.model if roles[switch] == "edge" else fabric.core_model or fabric.model
+        if port >= model.ports:
+            yield Problem("fabric.storage.count", given(storage.count),
+                          f"fewer: target {name} would take port {port} of switch {switch}, "
+                          f"which uses {used[switch]} of its model {model.name}'s "
+                          f"{model.ports} ports")
+            return
+    fio = [name for name in ("rw", *FIO_KEYS) if name in raw]
+    if storage.workload == "none" and fio:
+        yield Problem(f"fabric.storage.{fio[0]}", given(raw[fio[0]]),
+                      "only with workload = 'fio' (workload is 'none')")
+    elif storage.workload == "fio" and storage.iodepth > storage.model.queue_depth:
+        yield Problem("fabric.storage.iodepth", given(raw["iodepth"]),
+                      f"at most the target's queue depth ({storage.model.queue_depth}, "
+                      f"{storage.model.name})")
 
 
 def _too_many_ports(fabric: FabricSection, raw: dict[str, Any], name: str, role: str,

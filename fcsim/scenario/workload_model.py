@@ -22,7 +22,8 @@ class StreamConfig:
     """A saturating stream (see :class:`fcsim.workload.Stream`); sizes in bytes.
     With *stripe_ports* > 1 its sequences are striped by FC-3 over that many
     N_Port pairs of the two nodes in units of *stripe_unit* bytes
-    (:class:`fcsim.fc3.striping.StripedStream`)."""
+    (:class:`fcsim.fc3.striping.StripedStream`). *exchanges* is how it uses
+    exchanges (:data:`fcsim.workload.stream.EXCHANGE_USES`)."""
 
     name: str
     source: str
@@ -35,6 +36,7 @@ class StreamConfig:
     count: int | None = None
     stripe_ports: int = 1
     stripe_unit: int | None = None
+    exchanges: str = "per-slot"
 
 
 @dataclass(frozen=True)

@@ -85,6 +85,7 @@ def link_results(links_by_name: dict[str, Link], interval: float) -> dict[str, A
                 "credit_stalls": s.credit_stalls,
                 "r_rdy": s.r_rdy_tx,
                 "errors": port.peer.stats.errors_rx if port.peer else 0,
+                "eofni": getattr(port.peer.stats, "eofni_rx", 0) if port.peer else 0,
             }
         links[link.name] = {"speed": link.speed.name, "baud": link.speed.baud,
                             "length_m": link.cable.length, "directions": directions}

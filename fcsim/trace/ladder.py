@@ -5,9 +5,9 @@ A :class:`Ladder` is a trace sink that keeps the first *limit* link events
 OPN, CLS, LIP, and the IDLEs that reset a loop's access window) between chosen ports, up
 to a simulated time, and then stops the run (:class:`Enough`). Each event
 keeps when its first character left the sender, when its last did, when it
-reached the receiver (the cable's delay later) and the sender's BB credit
-after it (an R_RDY, which spends no credit, names the port it gives one back
-to instead). :func:`ladder_text` writes them as lines in time order;
+reached the receiver (the cable's delay later) and the BB credit of the port
+it changes: a frame's sender's after it, an R_RDY's receiver's once the
+R_RDY has arrived (:func:`returned_credit`). :func:`ladder_text` writes them as lines in time order;
 :func:`draw_ladder` draws them with time running down the page to scale: one
 column per port, each frame a band from its sender's column to its
 receiver's, slanted by the propagation delay, and the labels in a column of
@@ -36,7 +36,9 @@ class Enough(Exception):
 class Rung:
     """One event: *label* sent by port *sender* to *receiver* from *start* to
     *end* (s), arriving from *start* + *delay*; *credit* left at the sender
-    (None for an R_RDY, which gives the receiver a credit and spends none)."""
+    (None for an R_RDY, which gives the receiver a credit and spends none);
+    *receiver_credit*, for an R_RDY, the receiver's credit when it was sent
+    (None if the receiver is not a port with BB credit)."""
 
     start: float
     end: float
@@ -46,6 +48,7 @@ class Rung:
     label: str
     credit: int | None
     frame: bool
+    receiver_credit: int | None = None
 
 
 def _receiver(port: Any) -> str:
@@ -93,8 +96,10 @@ class Ladder:
         delay = getattr(port, "delay", 0.0) or getattr(port, "_delay", 0.0)
         receiver = _receiver(port)
         if name == "R_RDY":
+            credit_now = getattr(port.peer, "credit_now", None)
             self._keep(Rung(start, start + port.word_time, delay, port.name, receiver,
-                            f"R_RDY: a credit back to {receiver}", None, False))
+                            f"R_RDY: a credit back to {receiver}", None, False,
+                            credit_now() if callable(credit_now) else None))
             return
         self._keep(Rung(start, start + port.word_time, delay, port.name, receiver, name,
                         port.credit, False))
@@ -104,14 +109,55 @@ class Ladder:
         """Link state changes are not rungs; the ladder leaves them out."""
 
 
+def returned_credit(rungs: list[Rung]) -> list[int | None]:
+    """The credit each rung leaves at the port it changes: a frame's *credit*;
+    for an R_RDY, its receiver's credit once the R_RDY's last character is in,
+    before any frame that credit lets go (a frame beginning within half a word
+    of the arrival is taken as let go by it). Counted from the receiver's last
+    frame before the arrival (its credit after that frame, read from the port
+    itself) or, with none, from its credit when the R_RDY left; plus the
+    R_RDYs reaching it since, less the frames it began since. None when
+    unknown: no receiver credit, an arrival after the last event kept (what
+    the port sent after that is not in the ladder), or a loop's ordered set
+    (ARB, OPN, CLS ...) of the receiver's in between, as a loop port's credit
+    does not outlive its tenancy."""
+    last = max((r.start for r in rungs), default=0.0)
+    result: list[int | None] = []
+    for r in rungs:
+        if r.receiver_credit is None:
+            result.append(r.credit)
+            continue
+        port, arrived, half_word = r.receiver, r.end + r.delay, (r.end - r.start) / 2
+        if arrived > last:
+            result.append(None)
+            continue
+        before = [o for o in rungs if o.frame and o.sender == port
+                  and o.start < arrived - half_word]
+        anchor = max(before, key=lambda o: o.start, default=None)
+        since, credit = (r.start, r.receiver_credit) if anchor is None else \
+            (anchor.start + half_word, anchor.credit)
+        if credit is None or any(not o.frame and o.credit is not None and port in (o.sender,
+                                                                                 o.receiver)
+                                 and since < o.start < arrived for o in rungs):
+            result.append(None)
+            continue
+        back = sum(1 for o in rungs if o.receiver_credit is not None and o.receiver == port
+                   and since < o.end + o.delay <= arrived)
+        result.append(credit + back)
+    return result
+
+
 def ladder_text(rungs: list[Rung], out: IO[str]) -> None:
-    """Write *rungs* as one line each, in the order they left their senders."""
+    """Write *rungs* as one line each, in the order they left their senders, with
+    the credit of the port each changes (:func:`returned_credit`)."""
     out.write(f"{'start':>12}  {'sender':>14}      {'receiver':<14} {'arrives':>12} "
               f"{'credit':>6}  event\n")
-    for r in sorted(rungs, key=lambda r: r.start):
+    credits = returned_credit(rungs)
+    for i in sorted(range(len(rungs)), key=lambda i: rungs[i].start):
+        r, credit = rungs[i], credits[i]
         out.write(f"{format_time(r.start):>12}  {r.sender:>14} ---> {r.receiver:<14} "
                   f"{format_time(r.start + r.delay):>12} "
-                  f"{'-' if r.credit is None else r.credit:>6}  {r.label}\n")
+                  f"{'-' if credit is None else credit:>6}  {r.label}\n")
 
 
 LABEL_POINTS = 7.0
@@ -133,8 +179,8 @@ def ladder_figure(rungs: list[Rung], title: str) -> Figure:
                 columns.append(name)
     x = {name: i for i, name in enumerate(columns)}
     scale = 1e6  # microseconds
-    texts = [r.label if r.credit is None else f"{r.label}  (credit {r.credit})"
-             for r in rungs]
+    texts = [r.label if c is None else f"{r.label}  (credit {c})"
+             for r, c in zip(rungs, returned_credit(rungs), strict=True)]
     line = LABEL_POINTS * _LINE
     label_width = max(len(t) for t in texts) * LABEL_POINTS * 0.55 / 72 + 0.3  # inches
     ladder_width = max(3.5, 2.0 * len(columns))

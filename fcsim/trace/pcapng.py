@@ -108,3 +108,7 @@ class PcapngWriter:
         self._file.write(block)
         self.size += len(block)
         self.frames += 1
+
+    def close(self) -> None:
+        """Flush the file (it stays the caller's to close)."""
+        self._file.flush()

@@ -25,6 +25,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, NullLocator
 
 from fcsim.output import write_output
+from fcsim.plot_layout import COLOURS, make_readable
 
 METRICS = {"throughput": ("Throughput (Mbit/s)", 1.0), "latency": ("Latency (µs)", 1e6),
            "cpu": ("Sender CPU (%)", 100.0), "overhead": ("Time per send() call (µs)", 1e6)}
@@ -66,10 +67,12 @@ def save_png(fig: Figure, out: Path) -> None:
 def draw_line(ax: Axes, x: Sequence[float], y: Sequence[float],
               low: Sequence[float] | None, high: Sequence[float] | None, label: str) -> None:
     """A line with markers through (*x*, *y*), with error bars down to *low* and up to
-    *high* where given (missing bounds mean no bar on that side)."""
+    *high* where given (missing bounds mean no bar on that side); dashed from
+    the eleventh line of *ax* on, whose colour repeats the first's."""
     ys = [_number(v) for v in y]
+    dashed = len(ax.containers) >= COLOURS  # the colours start again: dash the line
     ax.errorbar(x, ys, yerr=whiskers(ys, low, high), marker="o", markersize=4, capsize=3,
-                label=label)
+                label=label, linestyle="--" if dashed else "-")
 
 
 def whiskers(values: Sequence[float], low: Sequence[float | None] | None,
@@ -102,7 +105,7 @@ def log_x_axis(ax: Axes, xs: Sequence[float], label: Callable[[float], str] | No
     else:
         ax.set_xscale("log")
         narrow = bool(positive) and max(positive) <= 10 * min(positive)
-    text = label or (lambda value: f"{value:g}")
+    text = label or _number_label
     formatter = FuncFormatter(lambda value, _pos: text(value))
     ax.xaxis.set_major_formatter(formatter)
     ax.xaxis.set_minor_formatter(formatter if narrow else NullFormatter())
@@ -132,8 +135,8 @@ def degradation_figure(series: list[dict], title: str, xlabel: str, ylabel: str,
 
 def _finish(ax: Axes, fig: Figure, title: str, xlabel: str, ylabel: str, xs: list[float],
             xlog: bool, label: Callable[[float], str] | None = None) -> None:
-    """Title, axis labels, grid, legend, the y axis from 0 and (for data on a log
-    axis) the x scale."""
+    """Title, axis labels, grid, the legend below the axes, the y axis from 0,
+    (for data on a log axis) the x scale, and x tick labels that do not overlap."""
     ax.set_title(title)
     top = ax.dataLim.y1 if ax.dataLim.height >= 0 else 0.0
     ax.set_ylim(bottom=0, top=max(ax.get_ylim()[1], 1.1 * top) or 1.0)  # room above flat lines
@@ -142,10 +145,15 @@ def _finish(ax: Axes, fig: Figure, title: str, xlabel: str, ylabel: str, xs: lis
     ax.grid(True, which="major", alpha=0.3)
     if xs and xlog:
         log_x_axis(ax, xs, label)
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend()
-    else:
+    if not ax.get_legend_handles_labels()[0]:
         ax.text(0.5, 0.5, "no data", transform=ax.transAxes, ha="center", va="center")
+    make_readable(fig, ax)
+
+
+def _number_label(value: float) -> str:
+    """A tick value as a plain number: whole numbers in full (1048576, not
+    1.04858e+06), others in at most 6 significant digits."""
+    return f"{value:.0f}" if value == round(value) and abs(value) < 1e15 else f"{value:g}"
 
 
 def _number(value: float | None) -> float:
@@ -183,6 +191,5 @@ def grouped_bars_figure(groups: Sequence[str], series: Sequence[dict], title: st
     ax.set_ylabel(ylabel)
     ax.set_ylim(bottom=0)
     ax.grid(True, axis="y", alpha=0.3)
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend()
+    make_readable(fig, ax)
     save_png(fig, out)

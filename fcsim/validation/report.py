@@ -20,6 +20,7 @@ from pathlib import Path
 from matplotlib.axes import Axes
 
 from fcsim.output import write_output
+from fcsim.plot_layout import make_readable
 from fcsim.validation.claims import STATUSES
 from fcsim.validation.plots import (
     draw_line,
@@ -121,17 +122,23 @@ def update_readme(readme: Path, table_md: str, begin_mark: str = README_BEGIN,
 def render_plot(plot: dict) -> bytes:
     """A ``"bars"`` or ``"curves"`` plot description rendered as PNG.
 
-    Bars: one bar per label, min/max whiskers from ``low``/``high`` when given.
-    Curves: one line with markers per series, error bars from ``low``/``high``,
-    log x when ``xlog``. Both shade the acceptance ``band`` when given.
+    Bars: one bar per label, min/max whiskers from ``low``/``high`` when given;
+    more than :data:`UPRIGHT_BARS` bars, or labels longer than
+    :data:`UPRIGHT_LABEL` characters, are drawn across (one row per label, the
+    value on the x axis) so every label reads level. Curves: one line with
+    markers per series, error bars from ``low``/``high``, log x when ``xlog``.
+    Both shade the acceptance ``band`` when given; the legend sits below the axes.
     """
-    fig, ax = new_figure(7, 4, 100)
+    if plot["kind"] not in ("bars", "curves"):
+        raise ValueError(f"unknown plot kind {plot['kind']!r}")
+    across = plot["kind"] == "bars" and _across(plot["labels"])
+    fig, ax = new_figure(7, max(4.0, 1.4 + 0.26 * len(plot["labels"])) if across else 4, 100)
     ax.set_title(plot["title"])
-    ax.set_ylabel(plot["ylabel"])
     if plot["kind"] == "bars":
-        _bars(ax, plot)
-    elif plot["kind"] == "curves":
+        _bars(ax, plot, across)
+    else:
         ax.set_xlabel(plot["xlabel"])
+        ax.set_ylabel(plot["ylabel"])
         xs = []
         for series in plot["series"]:
             draw_line(ax, series["x"], series["y"], series.get("low"), series.get("high"),
@@ -139,16 +146,24 @@ def render_plot(plot: dict) -> bytes:
             xs += series["x"]
         if plot.get("xlog") and xs:
             log_x_axis(ax, xs)
-    else:
-        raise ValueError(f"unknown plot kind {plot['kind']!r}")
     if plot.get("band"):
         low, high = plot["band"]
-        ax.axhspan(low, high, color="tab:green", alpha=0.15, label="acceptance band",
-                   zorder=0)
-    ax.grid(True, axis="y", alpha=0.3)
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize="small")
+        span = ax.axvspan if across else ax.axhspan
+        span(low, high, color="tab:green", alpha=0.15, label="acceptance band", zorder=0)
+    ax.grid(True, axis="x" if across else "y", alpha=0.3)
+    make_readable(fig, ax)
     return png_bytes(fig)
+
+
+UPRIGHT_BARS = 6
+"""Bars drawn upright at most; more are drawn across."""
+UPRIGHT_LABEL = 12
+"""Characters of the longest label of upright bars; longer ones are drawn across."""
+
+
+def _across(labels: list[str]) -> bool:
+    """Whether bars of *labels* are drawn across (labels level, one per row)."""
+    return len(labels) > UPRIGHT_BARS or any(len(label) > UPRIGHT_LABEL for label in labels)
 
 
 def write_report(folder: Path, outcomes: list[dict], meta: dict) -> None:
@@ -176,15 +191,21 @@ def _join(cells: list[str], widths: list[int]) -> str:
     return "  ".join(cell.ljust(width) for cell, width in zip(cells, widths, strict=True)).rstrip()
 
 
-def _bars(ax: Axes, plot: dict) -> None:
-    """One bar per label with min/max whiskers where ``low``/``high`` are given."""
+def _bars(ax: Axes, plot: dict, across: bool) -> None:
+    """One bar per label with min/max whiskers where ``low``/``high`` are given:
+    upright, or *across* from the top, the first label at the top."""
     values = [float("nan") if v is None else v for v in plot["values"]]
-    positions = range(len(values))
-    ax.bar(positions, values, yerr=whiskers(values, plot.get("low"), plot.get("high")),
-           capsize=4, color="tab:blue", alpha=0.8)
-    long = len(values) > 6 or any(len(label) > 8 for label in plot["labels"])
-    ax.set_xticks(list(positions), plot["labels"], rotation=30 if long else 0,
-                  ha="right" if long else "center", fontsize="small")
+    positions = list(range(len(values)))
+    error = whiskers(values, plot.get("low"), plot.get("high"))
+    if across:
+        ax.barh(positions, values, xerr=error, capsize=3, color="tab:blue", alpha=0.8)
+        ax.set_yticks(positions, plot["labels"], fontsize="small")
+        ax.invert_yaxis()
+        ax.set_xlabel(plot["ylabel"])
+    else:
+        ax.bar(positions, values, yerr=error, capsize=4, color="tab:blue", alpha=0.8)
+        ax.set_xticks(positions, plot["labels"], fontsize="small")
+        ax.set_ylabel(plot["ylabel"])
 
 
 def _page(outcomes: list[dict], meta: dict) -> str:

@@ -67,12 +67,14 @@ class BlockDevice(Protocol):
 
 class DataMeter:
     """Data a job has moved, counted as it arrives: *frames* and *payload*
-    (bytes), the counters a :class:`~fcsim.fc2.sequence.Sequence` meter has."""
+    (bytes), and *taken_back*, the payload of abandoned attempts taken back out
+    of them (bytes): the counters a :class:`~fcsim.fc2.sequence.Sequence`
+    meter has."""
 
-    __slots__ = ("frames", "payload")
+    __slots__ = ("frames", "payload", "taken_back")
 
     def __init__(self) -> None:
-        self.frames = self.payload = 0
+        self.frames = self.payload = self.taken_back = 0
 
 
 class Fio:
@@ -108,7 +110,7 @@ class Fio:
         """Start a new measured interval."""
         self.latency.reset()
         self.reads = self.writes = self.errors = self.bytes = 0
-        self.delivered.frames = self.delivered.payload = 0
+        self.delivered.frames = self.delivered.payload = self.delivered.taken_back = 0
 
     def _begin(self) -> None:
         self.first_issue = self.sim.now

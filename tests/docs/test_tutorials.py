@@ -47,3 +47,12 @@ def test_lesson_runs_as_written(lesson: Path, monkeypatch) -> None:
         elif kind == "python":
             with contextlib.redirect_stdout(io.StringIO()):
                 exec(compile(body, str(lesson), "exec"), {})  # noqa: S102 - the lesson's code
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
+def test_lesson_checks_its_explanation(lesson: Path) -> None:
+    """Each lesson's explanation is checked, not only quoted: a Python block
+    computes a closed form from the model's constants and asserts the
+    simulated figures agree with it (run by the test above)."""
+    blocks = [body for kind, body in BLOCK.findall(lesson.read_text()) if kind == "python"]
+    assert any("assert" in body and "fcsim" in body for body in blocks), lesson.name

@@ -197,7 +197,9 @@ def test_a_capture_on_one_cable_has_each_frame_once(tmp_path: Path) -> None:
     node = scenario.nodes[0].name
     assert main(["run", str(path), "--json", "--pcap", str(one), "--pcap-ports", node]) == 0
     rows = _tshark(one, tmp_path, "fc.s_id", "fc.d_id")
-    assert 0 < len(rows) < len(_tshark(everything, tmp_path, "fc.s_id"))
+    cables = sorted(tmp_path.glob("all.*.pcap"))  # every cable: a file each
+    assert not everything.exists() and len(cables) > 1
+    assert 0 < len(rows) < sum(len(_tshark(cable, tmp_path, "fc.s_id")) for cable in cables)
     ids = _tshark(one, tmp_path, "fc.s_id", where="fcels.opcode == 0x04")
     assert len(ids) == 1  # the node's own FLOGI, once
     assert _tshark(one, tmp_path, "frame.number", where="_ws.expert.severity >= 6291456") == []
@@ -213,7 +215,7 @@ def _short(example: Path):
     study = Study(example)
     scale = 4e-3 / parse_time(study.document["run"]["duration"])
     for i, fault in enumerate(study.document.get("faults", [])):
-        for key in ("at", "duration"):
+        for key in ("at", "duration", "until"):
             if key in fault:
                 study.set(f"faults[{i}].{key}", f"{parse_time(fault[key]) * scale!r} s")
     study.set("run.warmup", "0 s").set("run.repetitions", 1)

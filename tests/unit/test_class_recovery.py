@@ -166,3 +166,18 @@ def test_a_recipient_forgets_deliveries_no_abts_can_ask_about() -> None:
     delivered = workloads[0].stats.sequences
     assert delivered > 790
     assert abs(recipient.remembered - kept_for / every) <= 2  # only the last 22 s
+
+
+def test_a_read_whose_data_lost_its_end_is_aborted_and_its_bytes_taken_back() -> None:
+    """A cable pulled while a read's data is on the way: the data sequence arrives
+    without its last frames, the BA_ACC that answers the command's ABTS ends it,
+    and the bytes the job's meter counted of it are taken back (the meter has the
+    counter a sequence meter has; the run failed with an AttributeError). The read
+    is sent again and the job counts only whole reads."""
+    from fcsim.scenario.loader import load_scenario
+
+    result = run_once(load_scenario("scenarios/fcp-abts-after-loss.toml"), 1)
+    initiator = result["storage"]["initiators"]["host"]
+    assert initiator["timeouts"] == 1 and initiator["retries"] == 1
+    job = result["storage"]["jobs"]["read"]
+    assert job["errors"] == 0 and job["moved_bytes"] == job["read_ios"] * 8192

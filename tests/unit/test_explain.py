@@ -69,14 +69,45 @@ def test_explain_names_the_login_and_name_server_frames(capsys) -> None:
     assert labels[4] == "GID_FT" and "->FFFFFC" in rows[4], rows
 
 
-def test_an_r_rdy_row_shows_whose_credit_it_returns(capsys) -> None:
-    """An R_RDY gives a credit back to the port it reaches: its row names that port
-    and shows no credit of its sender's (16, the receiver's buffers, would read as if
-    the starved sender had credit)."""
+def _rows(out: str) -> list[list[str]]:
+    """The ladder's rows as [start, sender, receiver, arrives, credit, label]."""
+    pattern = re.compile(r"\s*(\S+ \S+)\s+(\S+) ---> (\S+)\s+(\S+ \S+)\s+(\S+)  (.*)")
+    return [list(m.groups()) for m in map(pattern.match, out.splitlines()[1:]) if m]
+
+
+def test_an_r_rdy_row_shows_the_credit_it_returns(capsys) -> None:
+    """An R_RDY changes the credit of the port it reaches: its row shows that
+    port's credit once it has arrived, not its sender's (16, the receiver's buffers,
+    would read as if the starved sender had credit). On the 50 km link the sender
+    spends its 8 credits on 8 frames and waits; the first R_RDY brings its credit to
+    1 (the ninth frame then spends it); an R_RDY whose arrival is past the events
+    shown has '-' (what the port sends meanwhile is unknown)."""
     scenario = ROOT / "scenarios" / "p2p-long-link-credit.toml"
-    assert main(["explain", str(scenario), "--events", "12"]) == 0
-    rows = [row for row in capsys.readouterr().out.splitlines() if "R_RDY" in row]
-    assert rows and all(row.endswith("-  R_RDY: a credit back to local") for row in rows), rows
+    assert main(["explain", str(scenario), "--events", "40"]) == 0
+    rows = _rows(capsys.readouterr().out)
+    assert all(r[5] == "R_RDY: a credit back to local" for r in rows if r[1] == "remote")
+    frames = [r for r in rows if r[1] == "local"]
+    assert [int(r[4]) for r in frames[:8]] == list(range(7, -1, -1))
+    first_back = frames[8][0]        # the ninth frame waits for the first R_RDY
+    returned = [r[4] for r in rows if r[1] == "remote" and r[3] < first_back]
+    assert returned and returned[0] == "1", rows
+    known = [r for r in rows if r[1] == "remote" and r[4] != "-"]
+    assert known and all(0 <= int(r[4]) <= 8 for r in known)
+
+
+def test_r_rdy_rows_on_a_loop_count_the_opened_port_s_credit_up(capsys) -> None:
+    """On the loop the array answers host_a's OPN with 32 R_RDYs (its buffers):
+    host_a spends the first on a frame at once, and each R_RDY row after that
+    frame shows its credit one higher, up to 31 (32 less the frame); the next
+    frame leaves it 30."""
+    assert main(["explain", str(ROOT / "scenarios" / "loop-fairness.toml"), "--events", "40",
+                 "--ports", "host_a"]) == 0
+    rows = _rows(capsys.readouterr().out)
+    first = next(i for i, r in enumerate(rows) if r[5].startswith("SOF"))
+    second = next(i for i, r in enumerate(rows) if i > first and r[5].startswith("SOF"))
+    after = [int(r[4]) for r in rows[first + 1:second] if r[5].startswith("R_RDY")]
+    assert after == list(range(32 - len(after), 32)), after   # one more each, up to 31
+    assert rows[second][4] == "30"
 
 
 @pytest.mark.parametrize("example, events", [("p2p-long-link-credit", 12),
@@ -96,3 +127,15 @@ def test_no_two_labels_of_a_ladder_overlap(example: str, events: int) -> None:
     figure = ladder_figure(ladder.rungs, f"{example}: the first {events} events")
     assert len(figure.axes[0].texts) >= events
     assert overlapping_labels(figure) == []
+
+
+def test_explain_names_flogi_and_its_ls_acc_in_the_239_domain_fabric(capsys) -> None:
+    """The largest example's first events are each N_Port's FLOGI to the fabric
+    login server and the switch's LS_ACC, named, not shown as plain data."""
+    assert main(["explain", str(ROOT / "scenarios" / "fabric-239-domains.toml"),
+                 "--ports", "e0n0", "--events", "3"]) == 0
+    rows = [r for r in _rows(capsys.readouterr().out) if r[5].startswith("SOF")]
+    assert rows[0][1:3] == ["e0n0", "e0:0"] and rows[0][5].endswith("| FLOGI"), rows
+    assert "->FFFFFE" in rows[0][5]
+    assert rows[1][1:3] == ["e0:0", "e0n0"] and rows[1][5].endswith("| LS_ACC (FLOGI)"), rows
+    assert "FFFFFE->" in rows[1][5]

@@ -122,9 +122,19 @@ def test_a_fat_tree_s_upper_tier_has_its_own_speed(tmp_path: Path) -> None:
      "an integer >= 1 (receive buffers)"),
     (CORE_EDGE, ("bb_credit = 3", 'host = "ideal"'), "fabric.node.host", "unknown key",
      "allowed keys in [fabric.node]: bb_credit, rx_data_field, ee_credit"),
+    (CORE_EDGE, ("isl_bb_credit = 40", 'isl_bb_credit = 40\nexchanges = "per-frame"'),
+     "fabric.exchanges", "given 'per-frame'", "one of 'per-slot', 'per-sequence'"),
     (FAT_TREE, ('core_isl_speed = "2GFC"', 'core_isl_speed = "fast"'),
      "fabric.core_isl_speed", "given 'fast'", "a speed name"),
 ])
 def test_refused(tmp_path: Path, base: str, edit: tuple[str, str], key: str, given: str,
                  allowed: str) -> None:
     assert_refused(tmp_path, base, edit, key, given, allowed)
+
+
+def test_generated_traffic_takes_the_exchanges_key(tmp_path: Path) -> None:
+    """Every generated stream uses exchanges as [fabric] says; per slot unless told."""
+    ring = CORE_EDGE.replace("isl_bb_credit = 40", 'isl_bb_credit = 40\ntraffic = "ring"')
+    assert {w.exchanges for w in _load(tmp_path, ring).workloads} == {"per-slot"}
+    per_sequence = ring.replace('traffic = "ring"', 'traffic = "ring"\nexchanges = "per-sequence"')
+    assert {w.exchanges for w in _load(tmp_path, per_sequence).workloads} == {"per-sequence"}

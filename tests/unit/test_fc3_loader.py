@@ -77,6 +77,10 @@ BAD = [
     (STRIPING, "stripe_ports = 4", "stripe_ports = 5",
      "workloads[0].stripe_ports: given 5; at most the N_Ports of both nodes (host has 4, "
      "array has 4)"),
+    (STRIPING, 'stripe_unit = "32 KiB"\n', 'stripe_unit = "32 KiB"\nexchanges = "per-sequence"\n',
+     "workloads[0].exchanges: given 'per-sequence'; 'per-slot' with stripe_ports > 1"),
+    (STRIPING, 'to = "disk"\n', 'to = "disk"\nexchanges = "per-command"\n',
+     "workloads[1].exchanges: given 'per-command'; one of 'per-slot', 'per-sequence'"),
     (STRIPING, 'stripe_unit = "32 KiB"\n', "",
      "workloads[0].stripe_unit: missing; a stripe unit such as '64 KiB' for a stream over 4 "
      "N_Port pairs"),

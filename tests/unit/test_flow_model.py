@@ -146,9 +146,11 @@ def test_a_logged_in_n_port_opens_its_streams_after_the_fabric_exchanges() -> No
     build_workloads(sim, scenario, net)
     sim.run(1e-3)
     for stream in flow_fabric(scenario).streams:
-        source = net.nodes[stream.source]
-        assert source._next_ox_id == stream.exchanges[-1].ox_id + 1
-        assert stream.exchanges[0].ox_id == FABRIC_EXCHANGES + 1
+        held = net.nodes[stream.source].exchange_ids._held  # OX_IDs given and not freed
+        # the login's exchanges (FLOGI, name server PLOGI, GID_FT, the peer's
+        # PLOGI), then the stream's
+        assert held == set(range(FABRIC_EXCHANGES + 2))
+        assert [e.ox_id for e in stream.exchanges] == [FABRIC_EXCHANGES + 1]
 
 
 def test_what_the_flow_model_cannot_represent_is_named() -> None:
@@ -191,6 +193,20 @@ def test_average_spread_puts_an_equal_share_on_each_parallel_isl() -> None:
     for stream in flow.fabric.streams:
         assert len(stream.exchanges) == 8 and stream.slots == 2
         assert all(e.weight == 0.25 for e in stream.exchanges)
+
+
+def test_a_stream_with_an_exchange_per_sequence_is_spread_evenly() -> None:
+    """A new OX_ID each sequence: over the run the hash spreads them as the
+    average spread does, whatever --spread says."""
+    fabric = _fabric(isls=4, nodes_per_switch=4, traffic="permutation",
+                     routing="exchange-based", outstanding=2, stream_size="16 KiB")
+    fabric.pop("targets")
+    scenario = _scenario(fabric)
+    scenario = replace(scenario, workloads=tuple(replace(w, exchanges="per-sequence")
+                                                 for w in scenario.workloads))
+    exact, average = flow_fabric(scenario), flow_fabric(scenario, "average")
+    assert exact == average
+    assert all(e.weight == 0.25 for s in exact.streams for e in s.exchanges)
 
 
 def test_spread_is_only_for_the_flow_model(capsys) -> None:

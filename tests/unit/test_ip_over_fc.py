@@ -67,3 +67,46 @@ def test_mtu_is_enforced() -> None:
     sim, net, a, got, sink = _pair()
     with pytest.raises(ValueError):
         a.send(net.nodes["b"].port_id, MTU + 1, None)
+
+
+def test_each_packet_is_an_exchange_of_its_own_sent_in_order() -> None:
+    """Packets past the 256th never repeat an (OX_ID, SEQ_ID) pair, which a
+    capture reader takes for the same sequence again (Wireshark reassembles by
+    addresses, OX_ID and SEQ_ID); each sequence opens and ends its exchange;
+    the frames still leave packet after packet, none interleaved, and arrive
+    in the order sent."""
+    sim, net, a, got, sink = _pair()
+    d_id = net.nodes["b"].port_id
+    count = 600
+    for i in range(count):
+        a.send(d_id, 3 * 2048 if i % 2 else 100, i)  # multi- and one-frame packets
+    sim.run(1.0)
+    assert [p for p, _, _ in got] == list(range(count))
+    frames = [f for f in sink.frames if f.type == h.TYPE_IP]
+    firsts = [f for f in frames if f.seq_cnt == 0]
+    assert len(firsts) == count
+    assert len({(f.ox_id, f.seq_id) for f in firsts}) == count
+    exchange_bits = h.F_CTL_FIRST_SEQUENCE | h.F_CTL_LAST_SEQUENCE
+    assert all(f.f_ctl & exchange_bits == exchange_bits for f in frames)
+    runs = [f.ox_id for i, f in enumerate(frames) if i == 0 or f.ox_id != frames[i - 1].ox_id]
+    assert len(runs) == count  # one unbroken run of frames per packet
+
+
+def test_each_packet_ends_its_exchange_and_frees_its_ox_id() -> None:
+    """Every packet is an exchange of its own, ended with its one sequence: more
+    packets than there are OX_IDs (65,535) go through, each exchange freeing its
+    OX_ID once FC-2 is done with the packet, so none is held at the end and the
+    OX_IDs come round again."""
+    sim, net, a, got, sink = _pair("8GFC")
+    sim.sinks.remove(sink)
+    d_id = net.nodes["b"].port_id
+    count, left = 70_000, [70_000]
+
+    def next_packet(_seq: object = None) -> None:  # one packet queued at a time
+        if left[0]:
+            left[0] -= 1
+            a.send(d_id, 100, None, sent=next_packet)
+    next_packet()
+    sim.run(1.0)
+    assert len(got) == count
+    assert net.nodes["a"].exchange_ids.held == 0

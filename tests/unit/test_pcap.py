@@ -137,6 +137,43 @@ def test_rejects_other_linktypes():
         PcapWriter(io.BytesIO(), linktype=105)  # IEEE 802.11: no frames of that kind
 
 
+class _Port:
+    """A transmitter as trace sinks see it: a name and a peer."""
+
+    def __init__(self, name: str, peer: _Port | None = None) -> None:
+        self.name, self.peer = name, peer
+
+
+def test_one_file_per_cable_more_cables_than_open_files(tmp_path: Path):
+    """Each cable (both directions of a link) gets a file of its own, named by
+    its two ports, with every frame sent on it in order, though only
+    OPEN_FILES files are open at once; one cable alone is the file asked for."""
+    from fcsim.trace.capture import OPEN_FILES, CableCaptures
+
+    cables = OPEN_FILES + 5
+    ends = []
+    for i in range(cables):
+        a, b = _Port(f"h{i}"), _Port(f"sw:{i}")
+        a.peer, b.peer = b, a
+        ends.append((a, b))
+    capture = CableCaptures(tmp_path / "fab.pcap", False, LINKTYPE_FC_2_WITH_FRAME_DELIMS, None)
+    frames = sample_frames()
+    for t, frame in zip(TIMES, frames, strict=True):
+        for a, b in ends:  # every cable in turn: files close and open again
+            capture.frame(t, a, frame, t, t)
+            capture.frame(t, b, frame, t, t)
+    files = capture.close()
+    assert len(files) == cables and not (tmp_path / "fab.pcap").exists()
+    assert (tmp_path / "fab.h3--sw-3.pcap") in files
+    assert not list(tmp_path.glob(".*.tmp"))  # the temporary files became the cable files
+    for path in files:
+        _, records = read_pcap(path.read_bytes())
+        assert [r[4] for r in records] == [f.to_bytes() for f in frames for _ in (0, 1)]
+    one = CableCaptures(tmp_path / "one.pcap", False, LINKTYPE_FC_2_WITH_FRAME_DELIMS, None)
+    one.frame(1.0, ends[0][0], frames[0], 1.0, 1.0)
+    assert one.close() == [tmp_path / "one.pcap"] and (tmp_path / "one.pcap").exists()
+
+
 # ---------------------------------------------------------------- with tshark
 
 needs_tshark = pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark not installed")

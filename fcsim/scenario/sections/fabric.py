@@ -17,8 +17,10 @@ from fcsim.scenario.sections.links import (
     RoutingPolicy,
     SwitchModelName,
 )
-from fcsim.scenario.sections.nodes import NodeKeys
-from fcsim.schema.fields import Count, Speed, choice, integer, size, table
+from fcsim.scenario.sections.nodes import DeviceName, NodeKeys
+from fcsim.scenario.sections.storage import FioSection, Rw
+from fcsim.scenario.sections.workloads import EXCHANGES_HELP, ExchangeUse
+from fcsim.schema.fields import Count, Speed, choice, integer, size, table, value_type
 from fcsim.schema.section import Section, key
 
 Kind = choice(dict(zip(KINDS, KINDS, strict=True)))
@@ -29,6 +31,7 @@ Pods = integer(2, 12, "an even integer 2..12 (k of a k-ary fat tree: 5k²/4 swit
 NPorts = integer(1, 255, "an integer 1..255 (N_Ports on each edge switch)")
 Traffic = choice({"none": "none"} | dict(zip(PATTERNS, PATTERNS, strict=True)))
 Targets = integer(1, 65535, "an integer >= 1 (target N_Ports, fewer than the N_Ports)")
+Sources = integer(1, 65535, "an integer >= 1 (source N_Ports, fewer than the N_Ports)")
 Seed = integer(0, 2**63 - 1, "an integer 0..2^63-1")
 StreamSize = size(1, text="a size with a unit such as '16 KiB', >= 1 B")
 
@@ -51,6 +54,69 @@ GeneratedNodeSection: Any = create_model(
        for name in NODE_KEYS})
 """`[fabric.node]`: the keys of :data:`NODE_KEYS`, each declared once, in `NodeKeys`."""
 GeneratedNode = table(GeneratedNodeSection, "a table, written [fabric.node]")
+
+
+TIERS = ("edge", "core")
+"""The tiers storage targets may be placed on by name."""
+
+
+def _placement(value: Any) -> str | tuple[str, ...]:
+    if isinstance(value, str) and value in TIERS:
+        return value
+    if not (isinstance(value, list) and value and all(isinstance(v, str) and v.strip()
+                                                      for v in value)
+            and len(set(value)) == len(value)):
+        raise ValueError()
+    return tuple(value)
+
+
+Placement = value_type(object, _placement, "'edge', 'core' or a list of distinct generated "
+                       "switch names such as ['c0', 'c1']",
+                       {"anyOf": [{"type": "string", "enum": list(TIERS)}, {
+                           "type": "array", "items": {"type": "string", "minLength": 1},
+                           "minItems": 1, "uniqueItems": True}]})
+"""Where generated storage targets attach: a tier or named switches."""
+StorageWorkload = choice({"fio": "fio", "none": "none"})
+StorageCount = integer(1, 65535, "an integer >= 1 (storage targets)")
+FIO_KEYS = ("bs", "iodepth", "numjobs")
+"""The fio keys (besides rw) of the workload generated towards storage targets."""
+
+
+class _GeneratedStorage(Section):
+    """Storage targets of a generated fabric: `count` FCP targets t0, t1, ...,
+    each with one logical unit served by the device `model`, placed round robin
+    on the switches `on` names, each on the next free port. With `workload =
+    'fio'` every generated N_Port runs one fio job against target j mod
+    `count` (N_Port j in generated order), named fio0, fio1, ...; its options
+    are fio's, as in [[workloads]] with type = 'fio'. See docs/fabrics.md."""
+
+    where = "in [fabric.storage]"
+
+    count: StorageCount = key(help="How many storage targets, named t0, t1, ....", example=4)
+    on: Placement = key("core", "Where they attach: 'core' (the core switches; a full mesh "
+                        "has none), 'edge' (the edge switches; every switch of a full mesh) "
+                        "or a list of generated switch names; round robin, target i on "
+                        "switch i mod their number, each on the port after the highest the "
+                        "switch uses.", ["c0", "c1"])
+    model: DeviceName = key(help="The device behind each target, as [[nodes]] target: a "
+                            "model in models/disks/, models/ramdisks/ or models/arrays/, or a "
+                            "model file path ending in .toml.", example="tms-ramsan")
+    speed: Speed = key(None, "Line speed of the targets' links (default: [fabric] speed). "
+                       + SPEED_HELP, "8GFC")
+    length: CableLength = key(None, "Cable length of the targets' links, m (default: "
+                              "[fabric] length).", "5 m")
+    workload: StorageWorkload = key("fio", "'fio': every generated N_Port runs an fio job "
+                                    "against a target (fio0, fio1, ...); 'none': the file's "
+                                    "[[workloads]] address the targets.", "none")
+    rw: Rw = key("read", "The generated fio jobs' access pattern, fio --rw.", "randread")
+
+
+GeneratedStorageSection: Any = create_model(
+    "GeneratedStorageSection", __base__=_GeneratedStorage, __doc__=_GeneratedStorage.__doc__,
+    **{name: (FioSection.model_fields[name].annotation, FioSection.model_fields[name])
+       for name in FIO_KEYS})
+"""`[fabric.storage]`, its fio keys of :data:`FIO_KEYS` declared once, in `FioSection`."""
+GeneratedStorage = table(GeneratedStorageSection, "a table, written [fabric.storage]")
 
 
 class FabricSection(Section):
@@ -119,12 +185,24 @@ class FabricSection(Section):
                            "named perm0, ...; 'random-pairs': every N_Port to another drawn "
                            "at random (traffic_seed), named pair0, ...; 'fan-in': every "
                            "N_Port but the last `targets` to one of those in turn, named "
-                           "fanin0, .... See docs/fabrics.md.", "ring")
+                           "fanin0, ...; 'fan-out': the first `sources` N_Ports to every other "
+                           "one in turn (one source to many), named fanout0, .... See "
+                           "docs/fabrics.md.", "ring")
     targets: Targets = key(1, "fan-in only: how many N_Ports (the last ones generated) "
                            "receive.", 4)
+    sources: Sources = key(1, "fan-out only: how many N_Ports (the first ones generated) "
+                           "send.", 2)
     traffic_seed: Seed = key(1, "random-pairs only: the seed of the draw (the same seed, "
                              "the same pairs).", 7)
     stream_size: StreamSize = key("16 KiB", "Generated traffic: bytes per sequence of each "
                                   "stream.", "64 KiB")
     outstanding: Count = key(2, "Generated traffic: sequences each stream keeps in flight.",
                              4)
+    exchanges: ExchangeUse = key("per-slot", "Generated traffic: " + EXCHANGES_HELP[0].lower()
+                                 + EXCHANGES_HELP[1:],
+                                 "per-sequence")
+    storage: GeneratedStorage = key(None, "Storage targets attached to the generated "
+                                    "switches, and fio jobs from the generated N_Ports to "
+                                    "them (default: none).", {"count": 2, "on": "core",
+                                                              "model": "tms-ramsan",
+                                                              "bs": "64 KiB", "iodepth": 4})

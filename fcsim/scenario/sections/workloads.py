@@ -21,11 +21,13 @@ from fcsim.schema.fields import (
     Expects,
     Name,
     Time,
+    choice,
     integer,
     size,
     time,
 )
 from fcsim.schema.section import Section, key
+from fcsim.workload.stream import EXCHANGE_USES
 
 DISTRIBUTIONS = {"constant": ("value",), "exponential": ("mean",), "uniform": ("low", "high")}
 """Distribution kinds and their parameters, in order."""
@@ -76,6 +78,13 @@ Payload = size(1, MAX_DATA_FIELD, f"a data field size of 1..{MAX_DATA_FIELD} byt
 Bytes = size()
 StripePorts = integer(1, 255, "an integer 1..255 (N_Port pairs to stripe over)")
 StripeUnit = size(1, text="a size with a unit such as '64 KiB', >= 1 B")
+ExchangeUse = choice(dict(zip(EXCHANGE_USES, EXCHANGE_USES, strict=True)))
+EXCHANGES_HELP = ("How a stream uses exchanges: 'per-slot', each of its outstanding slots "
+                  "keeps one exchange for the run, as IP over FC (RFC 2625) or a long-lived "
+                  "FC-4 stream does; 'per-sequence', each sequence opens an exchange of its "
+                  "own (a fresh OX_ID from the N_Port's pool) and ends it when the sequence "
+                  "is done, as FCP does for each command. Exchange-based routing chooses a "
+                  "path per exchange: once per slot, or per sequence. See docs/fabrics.md.")
 
 
 class _Sequences(Section):
@@ -105,6 +114,8 @@ class StreamSection(_Sequences):
     type: Literal["stream"] = key(help="A saturating stream.")
     size: Bytes = key(help="Bytes per sequence.", example="64 KiB")
     outstanding: Count = key(1, "Sequences open at once, each in its own exchange.", 4)
+    exchanges: ExchangeUse = key("per-slot", EXCHANGES_HELP + " Only 'per-slot' with "
+                                 "stripe_ports > 1.", "per-sequence")
     stripe_ports: StripePorts = key(
         1, "FC-3 striping (fabric): N_Port pairs each sequence is striped over, the "
         "source's N_Port i sending to the destination's N_Port i; at most the ports of "

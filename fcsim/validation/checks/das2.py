@@ -181,7 +181,7 @@ def judge_tcp(grid: Mapping[tuple[int, int], float]) -> Verdict:
                "y": [grid[w, f] for w in WINDOW_SUMS if (w, f) in grid]}
               for f in sorted({f for _w, f in grid})]
     plot = {"kind": "curves", "title": "DAS2-TCP: summed throughput across the loop-back",
-            "ylabel": "10^6 bit/s", "xlabel": "TCP window sum (KiB)", "xlog": True,
+            "ylabel": "Mbit/s", "xlabel": "TCP window sum (KiB)", "xlog": True,
             "series": series, "band": [TCP_FLOOR, tcp_goodput(JUMBO)]}
     return Verdict(f"{min(rest.values()):.0f}-{max(rest.values()):.0f} Mbit/s outside the "
                    f"corner; corner down to {min(corner.values()):.0f}" if corner else
@@ -212,7 +212,7 @@ def judge_udp(grid: Mapping[tuple[int, int, float], float]) -> Verdict:
                "y": [grid[p, k, b] for b in SHAPING if (p, k, b) in grid]}
               for p, k in sorted({(p, k) for p, k, _b in grid})]
     plot = {"kind": "curves", "title": "DAS2-UDP: delivered rate against the shaping rate",
-            "ylabel": "10^6 bit/s delivered", "xlabel": "shaping bandwidth per flow (Mbit/s)",
+            "ylabel": "Mbit/s delivered", "xlabel": "shaping bandwidth per flow (Mbit/s)",
             "series": series, "band": [capacity * (1 - UDP_TOLERANCE), capacity]}
     return Verdict(f"within {100 * max(abs(v) for v in off.values()):.2f} % of "
                    "min(offered, capacity)", passes_if(not bad), detail, plot)

@@ -57,7 +57,7 @@ def _latency_judge(claim: str, pairs: Sequence[tuple[str, str]], lo: float,
         return Verdict(span(means, "us", 0) + f" over {len(means)} pairs", passes_if(ok),
                        f"TCP_RR 1-byte request and response, {RR_SOCKET}-byte sockets; "
                        + outside(means, lo, hi, "us"),
-                       bars(f"{claim}: 1-byte round trip", "us", list(runs),
+                       bars(f"{claim}: 1-byte round trip", "µs", list(runs),
                              list(runs.values()), (lo, hi)))
     return judge
 
@@ -92,7 +92,7 @@ def _latsock_judge(results: Results) -> Verdict:
                    + ". The -r m,m reading (request = response = message size, as the "
                    "figure's axis suggests) is drawn by fcsim figures ong-farrell and "
                    "discussed in docs/validation.md",
-                   bars("ONG-LATSOCK: 1-byte round trip by socket size", "us", list(runs),
+                   bars("ONG-LATSOCK: 1-byte round trip by socket size", "µs", list(runs),
                         list(runs.values()), None))
 
 

@@ -78,7 +78,7 @@ def _label(point: tuple[int, int]) -> str:
 
 def _plot(claim: str, rates: dict[tuple[int, int], float],
           band: tuple[float, float] | None) -> dict[str, object]:
-    return bars(f"{claim}: dd bandwidth by servers x disks", "10^6 bytes/s",
+    return bars(f"{claim}: dd bandwidth by servers x disks", "MB/s",
                 [f"{s}x{d}" for s, d in rates], [[v] for v in rates.values()], band)
 
 
@@ -157,7 +157,7 @@ def _tcp_judge(results: Results) -> Verdict:
     return Verdict(f"{rate:.1f} Mbit/s", passes_if(908 <= rate <= 1004),
                    f"netperf TCP_STREAM XP1000 -> XP1000 over LANai 5 cards: {rate:.1f} "
                    "10^6 bits/s; band [908, 1004]",
-                   bars("SLICE-TCP: netperf over Trapeze/IP", "10^6 bits/s", ["TCP_STREAM"],
+                   bars("SLICE-TCP: netperf over Trapeze/IP", "Mbit/s", ["TCP_STREAM"],
                         [runs], (908, 1004)))
 
 
