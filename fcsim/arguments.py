@@ -45,6 +45,15 @@ def build_parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="run a scenario file and report its results")
     run.add_argument("scenario", metavar="FILE", help="scenario file (TOML)")
     run.add_argument("--json", action="store_true", help="print results as JSON")
+    run.add_argument("--model", choices=("packet", "flow"), default="packet",
+                     help="'packet' (default): simulate frame by frame; 'flow': the steady "
+                          "max-min fair rates of a fabric's saturating Class 3 streams, for "
+                          "capacity planning (docs/model.md, 'Flow model')")
+    run.add_argument("--spread", choices=("exact", "average"), default=None,
+                     help="with --model flow, how exchanges take equal-cost paths: 'exact' "
+                          "(default), each on the path its switches' routing gives it; "
+                          "'average', exchange-based switches spread each evenly (the "
+                          "hash's expected share)")
     run.add_argument("--jobs", metavar="N", type=_positive, default=None,
                      help="processes to run a sweep's points on (default: every core)")
     run.add_argument("--pcap", metavar="FILE",

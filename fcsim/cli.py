@@ -31,6 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from fcsim.arguments import UsageError, build_parser
+from fcsim.flow.fabric import unsupported
+from fcsim.flow.summary import flow_run, flow_summary
 from fcsim.output import (
     Capped,
     OutputError,
@@ -159,6 +161,10 @@ def _run(args: argparse.Namespace) -> int:
     scenario = _load(args.scenario)
     if scenario is None:
         return 2
+    if args.model == "flow":
+        return _flow(args, scenario)
+    if args.spread is not None:
+        raise UsageError(f"--spread: given {args.spread!r}; only with --model flow")
     wrong = unknown_ports(scenario, "--pcap-ports", tuple(args.pcap_ports))
     if wrong is not None:
         raise UsageError(wrong)
@@ -225,6 +231,31 @@ def _run(args: argparse.Namespace) -> int:
         out.write("\n")
     else:
         out.write(summary_text(results))
+    return 0
+
+
+def _flow(args: argparse.Namespace, scenario: Scenario) -> int:
+    """``run --model flow``: the flow model's figures, or one line naming what
+    of the scenario it cannot represent (exit 2)."""
+    for option in ("pcap", "trace", "report"):
+        if getattr(args, option):
+            raise UsageError(f"--{option}: not with --model flow (it has no frames or "
+                             "time series)")
+    missing = unsupported(scenario)
+    if missing is not None:
+        print(f"fcsim: {args.scenario}: --model flow cannot represent {missing}; run it "
+              "with the packet model (without --model flow)", file=sys.stderr)
+        return 2
+    try:
+        figures = flow_run(scenario, args.spread or "exact")
+    except ValueError as error:
+        print(f"fcsim: {args.scenario}: --model flow: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        json.dump(figures, sys.stdout, indent=2, sort_keys=True)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(flow_summary(figures))
     return 0
 
 

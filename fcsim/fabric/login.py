@@ -34,6 +34,11 @@ from fcsim.fc2.nport import NPort
 from fcsim.fc2.sequence import Exchange, Sequence
 
 SERVICE_CLASSES = frozenset({2, 3})
+FABRIC_EXCHANGES = 3
+"""Exchanges an N_Port opens with the fabric at login before those with its
+peers (FLOGI, the name server's PLOGI, GID_FT; no SCR in a run without
+faults): its first exchange with a peer after its peers' PLOGIs has OX_ID
+``FABRIC_EXCHANGES + peers``."""
 
 
 class FabricLogin:

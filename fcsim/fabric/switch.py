@@ -11,7 +11,10 @@ FIFO per input (head-of-line blocking: a head frame waiting for a busy output
 holds up the frames behind it) or in one queue per output (virtual output
 queues). An output transmitter that is free and has credit pulls the next
 frame, taking inputs in turn; an input feeds the crossbar one frame at a time
-at its link speed (times the model's crossbar speedup). The input buffer, and
+at its link speed (times the model's crossbar speedup). An input an output
+passed over because it was feeding another output has the output's next
+turn, and the output waits for it then: two outputs that pull in step would
+otherwise pass it over every time and starve it. The input buffer, and
 with it one BB credit (an R_RDY upstream), is freed when the frame crosses the
 crossbar, and never before its EOF is in: a cut-through switch reads each word
 out of the input buffer the routing latency after it arrived, as it did the
@@ -320,10 +323,12 @@ class Switch:
         inputs = self._inputs
         voq = self.model.virtual_output_queues
         blocked_until = None
+        owed = out.owed
+        skipped = -1
         if len(waiting) == 1:
             turn = waiting
-        else:  # inputs in turn from next_input, cyclically
-            first = bisect_left(waiting, out.next_input)
+        else:  # inputs in turn from the one passed over, else from next_input, cyclically
+            first = bisect_left(waiting, owed if owed >= 0 else out.next_input)
             turn = waiting[first:] + waiting[:first]
         for pos in turn:
             inp = inputs[pos]
@@ -331,6 +336,10 @@ class Switch:
             if read_free > now:
                 if blocked_until is None or read_free < blocked_until:
                     blocked_until = read_free
+                if pos == owed:
+                    break  # passed over once while it fed another output: wait for it
+                if skipped < 0:
+                    skipped = pos
                 continue
             queue = inp.voq[out.index] if voq else inp.fifo
             held = queue[0]
@@ -339,6 +348,7 @@ class Switch:
             if bb and not credit:
                 continue
             queue.popleft()
+            out.owed = skipped
             if not voq:
                 self._new_head(inp, out, queue)
             elif not queue:  # _new_head's virtual-output-queue case, inline

@@ -75,6 +75,9 @@ class SwitchPort:
         self.reserved: frozenset[int] | None = None
         self.reserved_to: SwitchPort | None = None
         self.next_input = 0
+        self.owed = -1
+        """The place of an input this output passed over, busy feeding another
+        output, when it took a frame from another: its next turn (-1: none)."""
         self.pos = -1
         self.waiting: list[int] = []
         self._wake_pending = False

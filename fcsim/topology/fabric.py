@@ -15,6 +15,7 @@ FC-3 alias groups are built in by :func:`fcsim.fc3.fabric.install_aliases`.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from fcsim.engine.simulation import Simulation
@@ -31,7 +32,7 @@ from fcsim.fc3.fabric import AliasRouter, install_aliases
 from fcsim.fc3.ports import ports_of
 from fcsim.fc3.striping import stripe_pairs
 from fcsim.link.link import Link
-from fcsim.scenario.model import LinkConfig, Scenario
+from fcsim.scenario.model import LinkConfig, Scenario, SwitchConfig
 from fcsim.scenario.workload_model import exchanging_pairs
 from fcsim.topology.network import Network
 
@@ -133,6 +134,15 @@ class FabricNetwork(Network):
                 "visible": {name: sorted(others - {name}) for name, others in sharing.items()}}
 
 
+def assign_domains(switches: Iterable[SwitchConfig]) -> dict[str, int]:
+    """The domain of each of *switches* by name: its own, or the lowest of
+    1..239 no switch names, in order."""
+    configs = list(switches)
+    used = {s.domain for s in configs if s.domain is not None}
+    free = (d for d in range(1, 240) if d not in used)
+    return {s.name: s.domain if s.domain is not None else next(free) for s in configs}
+
+
 def split_end(end: str) -> tuple[str, int | None]:
     """``"sw1:3"`` -> ("sw1", 3); a node name -> (name, None)."""
     name, sep, index = end.partition(":")
@@ -142,12 +152,10 @@ def split_end(end: str) -> tuple[str, int | None]:
 def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
     """Build the switches, N_Ports and links of *scenario* and route the fabric."""
     net = FabricNetwork()
-    used = {s.domain for s in scenario.switches if s.domain is not None}
-    free = (d for d in range(1, 240) if d not in used)
+    domains = assign_domains(scenario.switches)
     for config in scenario.switches:
-        domain = config.domain if config.domain is not None else next(free)
-        net.switches[config.name] = Switch(sim, config.name, domain, config.model,
-                                           config.routing)
+        net.switches[config.name] = Switch(sim, config.name, domains[config.name],
+                                           config.model, config.routing)
     node_configs = {n.name: n for n in scenario.nodes}
     port_configs = {port: node_configs[node] for port, node in ports_of(scenario.nodes).items()}
     isls: list[tuple[str, str, str, float]] = []
