@@ -80,7 +80,7 @@ def _stream(raw: _Guarded, mode: str) -> IO[Any]:
     return buffered if mode == "wb" else io.TextIOWrapper(buffered, encoding="utf-8")
 
 
-def _discard(stream: IO[Any]) -> None:
+def close_quietly(stream: IO[Any]) -> None:
     """Close *stream* after a failure, its file closed even if what it still
     holds cannot be written."""
     try:
@@ -172,6 +172,13 @@ def is_stdout(path: str | os.PathLike[str]) -> bool:
         return False
 
 
+def open_append(path: str | os.PathLike[str], what: str) -> IO[bytes]:
+    """Open the existing file *path* for appending bytes, buffered; a write
+    that fails raises :class:`WriteError` naming *what* (``"--pcap: cannot
+    write 'x.pcap'"``), as :func:`open_output`'s files do."""
+    return _stream(_Guarded(os.open(path, os.O_WRONLY | os.O_APPEND), what), "wb")
+
+
 @contextmanager
 def open_output(path: str | os.PathLike[str], mode: str = "wb",
                 option: str = "output") -> Iterator[IO[Any]]:
@@ -190,7 +197,7 @@ def open_output(path: str | os.PathLike[str], mode: str = "wb",
             yield stream
             stream.close()
         except BaseException:
-            _discard(stream)
+            close_quietly(stream)
             raise
         return
     target = _resolved(path)
@@ -203,7 +210,7 @@ def open_output(path: str | os.PathLike[str], mode: str = "wb",
         os.chmod(temporary, 0o644 & ~_umask())
         os.replace(temporary, target)
     except BaseException:
-        _discard(stream)
+        close_quietly(stream)
         os.unlink(temporary)
         raise
 
@@ -243,7 +250,7 @@ def guarded_stdout() -> Iterator[None]:
         raise
     finally:
         sys.stdout = original
-        _discard(guarded)
+        close_quietly(guarded)
 
 
 def write_output(path: str | os.PathLike[str], data: bytes | str,

@@ -6,8 +6,9 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import IO, Any
 
+from fcsim.output import close_quietly, open_append
 from fcsim.scenario.model import Scenario
 from fcsim.trace.pcap import (
     LINKTYPE_ETHERNET,
@@ -79,13 +80,14 @@ class CableFile:
         handle, name = tempfile.mkstemp(dir=path.parent, prefix=temporary_prefix, suffix=".tmp")
         os.close(handle)
         self.temporary = Path(name)
-        self.handle: BinaryIO | None = None
+        self.handle: IO[bytes] | None = None
 
     def write(self, data: bytes) -> int:
         """Append *data* (bytes), opening the file if it was closed."""
         if self.handle is None:
             self.pool.opened(self)
-            self.handle = open(self.temporary, "ab")  # noqa: SIM115 (closed by close())
+            self.handle = open_append(self.temporary,
+                                      f"--pcap: cannot write {os.fspath(self.path)!r}")
         return self.handle.write(data)
 
     def flush(self) -> None:
@@ -108,8 +110,10 @@ class CableFile:
         os.replace(self.temporary, path)
 
     def discard(self) -> None:
-        """Close and remove the temporary file."""
-        self.close()
+        """Close and remove the temporary file (what it still holds unwritten)."""
+        if self.handle is not None:
+            close_quietly(self.handle)
+            self.handle = None
         self.temporary.unlink(missing_ok=True)
 
 
