@@ -30,7 +30,6 @@ from fcsim.fc2.nport import NPort
 from fcsim.fc2.sequence import Sequence
 from fcsim.host.bus import IoBus
 
-
 ADAPTER_COMMAND_TIME = 1 / 35180
 """Default card time per SCSI command, s: HP's A6826A 2 Gb/s FC adapter reads
 35,180 1 KB blocks a second on one port, "limited by the processor used on the

@@ -213,7 +213,9 @@ class RequestQueue:
             self._outstanding += 1
             self.commands += 1
             self.command_bytes += r.length
-            done = (lambda status, r=r: self._completed(r, status))
+
+            def done(status: int, r: _Request = r) -> None:
+                self._completed(r, status)
             if self.metered:
                 self.device.submit(r.write, r.offset, r.length, done,  # type: ignore[call-arg]
                                    r.meter())

@@ -28,7 +28,8 @@ other ordered sets in the next free word. What a loop changes:
   each sequence it has begun (one information unit: an FCP_DATA IU, whose
   size a SCSI target caps at the maximum burst size of its
   disconnect-reconnect mode page, or a command, a response, an initiator's
-  write burst) and closes at their end rather than begin another. A fair port "closes the loop at the earliest possible time"
+  write burst) and closes at their end rather than begin another. A fair
+  port "closes the loop at the earliest possible time"
   when it sees another port arbitrating (Seagate Fibre Channel Interface
   Manual 77767496 rev. D, 8.3.1; FC-AL-2 says it *may*, Hitachi DK32EJ OEM
   manual 3.3.3): a drive's earliest is the end of its burst, "the maximum

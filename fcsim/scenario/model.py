@@ -52,7 +52,8 @@ class NodeConfig:
     scenario (None: the host model's own value). *target*: the storage device
     behind the node's FCP target, or its own disks it serves (None: not a
     target); *max_burst*: the target's maximum burst size, the most data it
-    moves in one FCP_DATA sequence either way, bytes (None: no limit). *mtu*: the IP MTU of its Ethernet or Myrinet NIC,
+    moves in one FCP_DATA sequence either way, bytes (None: no limit).
+    *mtu*: the IP MTU of its Ethernet or Myrinet NIC,
     bytes (those topologies). *routes*: its static host routes, (peer node,
     network name) pairs (internetworks). *channels*: its disk channels and
     their disks; *block*: its block layer (None: the defaults).

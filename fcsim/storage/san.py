@@ -165,7 +165,7 @@ class Storage:
         for name, nodes in wanted.items():
             depths = [self.queues[node][name].depth for node in nodes]
             total = sum(n if depth is None else min(n, depth)
-                        for n, depth in zip(nodes.values(), depths))
+                        for n, depth in zip(nodes.values(), depths, strict=True))
             depth = self.targets[name].queue_depth
             if total > depth:
                 out.append(f"target {name}: its jobs keep up to {total} commands outstanding "

@@ -134,7 +134,9 @@ class Fio:
             write = (o.rw == "randwrite" or
                      (o.rw == "randrw" and self._rng.random() * 100 >= o.rwmixread))
         self._open += 1
-        done = (lambda request: self._done(job, request))
+
+        def done(request: Request) -> None:
+            self._done(job, request)
         if self._metered:
             self.device.submit(write, o.offset + block * o.bs, o.bs, done, meter=self.delivered)
         else:

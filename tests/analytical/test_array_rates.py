@@ -245,7 +245,7 @@ def test_independent_spindles_make_a_read_modify_write_wait_the_later_rotation()
         sim = Simulation(seed)
         array = DiskArray(sim, "a", model)
         done: list[float] = []
-        array.submit(True, 0, bs, lambda: done.append(sim.now))
+        array.submit(True, 0, bs, lambda done=done, sim=sim: done.append(sim.now))
         sim.run(1.0)
         assert array.member_commands == 4
         latencies.append(done[0])
