@@ -50,7 +50,7 @@ from fcsim.fc2 import header as h
 from fcsim.fc2.connection import Connection, Connections
 from fcsim.fc2.exchange_ids import ExchangeIds
 from fcsim.fc2.frame import Frame
-from fcsim.fc2.login import PeerLogin, ServiceParameters
+from fcsim.fc2.login import R_A_TOV, PeerLogin, ServiceParameters
 from fcsim.fc2.nport_rx import Inbound, Receiving
 from fcsim.fc2.nport_tx import Transmitting
 from fcsim.fc2.port import Port
@@ -184,14 +184,20 @@ class NPort(Transmitting, Receiving, Connections):
             raise RuntimeError(f"{self.name}: {error}") from None
         return Exchange(ox_id, self, d_id, stream)
 
-    def close_exchange(self, exchange: Exchange, hold: float = 0.0) -> None:
+    def close_exchange(self, exchange: Exchange, abnormal: bool = False) -> None:
         """*exchange*, which this port originated, has ended: its OX_ID is free
-        for a later exchange, at once or, after an abnormal end, *hold* s later
-        (R_A_TOV: :mod:`fcsim.fc2.exchange_ids`)."""
-        if hold > 0:
-            self.sim.call_later(hold, lambda _event: self.exchange_ids.give_back(exchange.ox_id))
+        for a later exchange, at once or, after an *abnormal* end (aborted,
+        rejected), R_A_TOV later (:mod:`fcsim.fc2.exchange_ids`)."""
+        if abnormal:
+            self.sim.call_later(R_A_TOV, lambda _event: self.exchange_ids.give_back(exchange.ox_id))
         else:
             self.exchange_ids.give_back(exchange.ox_id)
+
+    def end_exchange(self, seq: Sequence) -> None:
+        """FC-2 is done with *seq*, the last sequence of an exchange this port
+        originated: the exchange ends, abnormally if *seq* was aborted or
+        rejected (:meth:`close_exchange`)."""
+        self.close_exchange(seq.exchange, seq.status in ("aborted", "rejected"))
 
     def send(
         self,

@@ -10,7 +10,6 @@ from typing import Any
 
 from fcsim.engine.simulation import Simulation
 from fcsim.fc2 import header as h
-from fcsim.fc2.login import R_A_TOV
 from fcsim.fc2.nport import NPort
 from fcsim.fc2.sequence import Exchange, Sequence
 from fcsim.fc4.fcp import (
@@ -166,7 +165,7 @@ class FcpInitiator:
         exchange: Exchange = command.exchange  # type: ignore[assignment]
         del self._by_exchange[exchange]
         self._outstanding[command.d_id] -= 1
-        self.nport.close_exchange(exchange, R_A_TOV if aborted else 0.0)
+        self.nport.close_exchange(exchange, aborted)
 
     def _responded(self, command: Command, response: Response) -> None:
         self._end_attempt(command)

@@ -26,7 +26,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from fcsim.fc2 import header as h
-from fcsim.fc2.login import R_A_TOV
 from fcsim.fc2.nport import NPort
 from fcsim.fc2.sequence import Sequence
 
@@ -71,10 +70,7 @@ class IpOverFc:
         self.packets_tx += 1
 
         def done(seq: Sequence) -> None:
-            # The packet's exchange ends with its one sequence: its OX_ID is
-            # free again, R_A_TOV later after an abnormal end (fcsim.fc2.exchange_ids).
-            nport.close_exchange(exchange, R_A_TOV if seq.status in ("aborted", "rejected")
-                                 else 0.0)
+            nport.end_exchange(seq)  # the packet's exchange ends with its one sequence
             if sent is not None:
                 sent(seq)
         return nport.send(

@@ -70,9 +70,9 @@ for appending when it next gets a frame)."""
 
 class CableFile:
     """One cable's capture file *path*, written as a temporary file in the same
-    folder (``.NAME.CABLE.XXXX.tmp``, as :func:`fcsim.output.open_output`
-    writes) that :meth:`finish` renames to *path*; opened by its *pool* only
-    while it is written."""
+    folder (``.NAME.CABLE.`` and a random part, ending ``.tmp``, as
+    :func:`fcsim.output.open_output` writes) that :meth:`finish` renames to
+    *path*; opened by its *pool* only while it is written."""
 
     def __init__(self, path: Path, temporary_prefix: str, pool: CableCaptures) -> None:
         self.path = path

@@ -6,7 +6,6 @@ from collections.abc import Callable
 from typing import Any
 
 from fcsim.engine.simulation import Simulation
-from fcsim.fc2.login import R_A_TOV
 from fcsim.fc2.nport import NPort
 from fcsim.fc2.sequence import Sequence
 from fcsim.stats.histogram import LogHistogram
@@ -99,13 +98,6 @@ class Workload:
             stats.aborted += 1
         else:
             stats.sent += 1
-
-    def _end_exchange(self, seq: Sequence) -> None:
-        """FC-2 is done with *seq*, the last sequence of its exchange: the
-        exchange ends and its OX_ID is freed, R_A_TOV later when the sequence
-        was aborted or rejected (:mod:`fcsim.fc2.exchange_ids`)."""
-        self.source.close_exchange(
-            seq.exchange, R_A_TOV if seq.status in ("aborted", "rejected") else 0.0)
 
     def _on_delivered(self, seq: Sequence, time: float) -> None:
         stats = self.stats

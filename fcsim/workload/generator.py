@@ -45,7 +45,7 @@ class Generator(Workload):
 
     def _done(self, seq: Sequence) -> None:
         self._on_complete(seq)
-        self._end_exchange(seq)
+        self.source.end_exchange(seq)
 
     def _arrive(self, _event: object) -> None:
         if not self._may_offer():

@@ -78,7 +78,7 @@ class Stream(Workload):
     def _next(self, seq: Sequence) -> None:
         self._on_complete(seq)
         if self._per_sequence:
-            self._end_exchange(seq)
+            self.source.end_exchange(seq)
             if self._may_offer():
                 self._offer(self.source.open_exchange(self.d_id))
         else:
