@@ -59,11 +59,10 @@ class Simulation:
         self.sinks: list[TraceSink] = []
         self._streams: dict[str, random.Random] = {}
         self._current: tuple[Any, ...] | None = None  # the heap entry being (or last) processed
-
-    @property
-    def now(self) -> float:
-        """Current simulated time, s (SimPy's clock, read directly)."""
-        return self.env._now
+        self.now = 0.0
+        """Current simulated time, s: SimPy's clock, kept by :meth:`run` as it
+        takes each entry off the heap (a plain attribute, so the models' hot
+        paths read it at the cost of one attribute lookup)."""
 
     def rng(self, name: str) -> random.Random:
         """The random stream of component *name*, independent of every other name."""
@@ -151,7 +150,7 @@ class Simulation:
         pop = heappop
         while True:
             self._current = item = pop(queue)
-            env._now = item[0]
+            self.now = env._now = item[0]
             if len(item) == 5:
                 item[3](item[4])
                 continue

@@ -100,7 +100,6 @@ class EthernetPort:
         self.up = self.light = True
         self.frames_lost = 0
         self._rng = sim.rng(f"port/{name}")
-        self._env = sim.env
         self._sinks = sim.sinks
         self._later = sim.call_later
 
@@ -127,7 +126,7 @@ class EthernetPort:
             self.kick()
 
     def _send_next(self, _event: object = None) -> None:
-        now = self._env._now
+        now = self.sim.now
         if not self.up:
             self._busy = False
             return
@@ -151,7 +150,7 @@ class EthernetPort:
         self._later(gap_end - now, self._send_next)
 
     def _resume(self, _event: object) -> None:
-        if not self._busy and self._env._now >= self.paused_until:
+        if not self._busy and self.sim.now >= self.paused_until:
             self._send_next()
 
     def _receive(self, frame: EthernetFrame) -> None:
@@ -165,7 +164,7 @@ class EthernetPort:
         elif frame.pause is not None:  # MAC control: ours, not the owner's
             self.pauses_rx += 1
             bit = self.char_time / 8  # a data bit: 8 to a character
-            self.paused_until = self._env._now + frame.pause * PAUSE_QUANTUM_BITS * bit
+            self.paused_until = self.sim.now + frame.pause * PAUSE_QUANTUM_BITS * bit
             if frame.pause == 0:
                 self.kick()
             return

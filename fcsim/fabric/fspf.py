@@ -174,13 +174,13 @@ class Fspf:
         if switch in self._origin_due:
             return
         self._origin_due.add(switch)
-        now = self.sim.env._now
+        now = self.sim.now
         at = max(now, self._originated[switch] + self.timers.min_ls_interval)
         self.sim.call_later(at - now, self._originate, switch)
 
     def _originate(self, switch: str) -> None:
         self._origin_due.discard(switch)
-        self._originated[switch] = self.sim.env._now
+        self._originated[switch] = self.sim.now
         held = self.lsdb[switch][switch]
         self.lsdb[switch][switch] = Lsr(held.seq + 1, self._active(switch))
         self._flood(switch, switch, None)
@@ -199,14 +199,14 @@ class Fspf:
         peer = isl.b if isl.a == switch else isl.a
         self.lsus_sent += 1
         self.sim.call_later(self._hop(key, switch, len(lsr.links)), self._arrive,
-                            (switch, peer, key, origin, lsr, self.sim.env._now))
+                            (switch, peer, key, origin, lsr, self.sim.now))
 
     def _arrive(self, lsu: tuple[str, str, str, str, Lsr, float]) -> None:
         sender, switch, key, origin, lsr, sent = lsu
         if (switch in self._failed or key not in self._active(switch)
                 or lsr.seq <= self.lsdb[switch][origin].seq):
             return  # lost with its link (the database exchange resends it), or not new
-        now = self.sim.env._now
+        now = self.sim.now
         if now - self._accepted[switch][origin] < self.timers.min_ls_arrival:
             self.lsus_discarded += 1  # unacknowledged: sent again Rxmt_Interval after
             self.sim.call_later(max(0.0, sent + self.timers.rxmt_interval - now), self._resend,
@@ -230,7 +230,7 @@ class Fspf:
             due.append(why)
             return
         self._spf_due[switch] = [why]
-        now = self.sim.env._now
+        now = self.sim.now
         at = max(now, self._computed[switch] + self.timers.spf_hold_time)
         self.sim.call_later(at - now, self._compute, switch)
 
@@ -251,7 +251,7 @@ class Fspf:
 
     def _compute(self, switch: str) -> None:
         causes = self._spf_due.pop(switch)
-        now = self.sim.env._now
+        now = self.sim.now
         self._computed[switch] = now
         isls = self.usable(switch)
         self._install(switch, list(isls))

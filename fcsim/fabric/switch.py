@@ -79,7 +79,6 @@ class Switch:
         self._internal: deque[Held] = deque()
         self._inputs: list[SwitchPort] = []
         self._router_free = 0.0
-        self._env = sim.env
         self._pick: Choose = lambda hops, frame, d_id, inp: hops[0]
 
     def add_port(self, index: int, port: Port) -> SwitchPort:
@@ -129,7 +128,7 @@ class Switch:
             self.free_input(inp, frame)
 
     def _arrive(self, inp: SwitchPort, frame: Frame) -> None:
-        now = self._env._now
+        now = self.sim.now
         model = self.model
         if model.cut_through:  # handed in at its header: the rest is still arriving
             eof = inp.eof_in = now + (frame.chars - HEADER_CHARS) * inp.port.char_time
@@ -181,7 +180,7 @@ class Switch:
             self._queue(held)
 
     def _queue(self, held: Held) -> None:
-        now = held.queued = self._env._now
+        now = held.queued = self.sim.now
         out = held.out
         out.queue.enter(now)
         inp = held.inp
@@ -266,11 +265,11 @@ class Switch:
         if out is None:
             self._discard(frame)
             return
-        self._queue(Held(frame, None, out, self.sim.env._now))
+        self._queue(Held(frame, None, out, self.sim.now))
 
     def send_from(self, out: SwitchPort, frame: Frame) -> None:
         """Send a frame the switch originates out of port *out*."""
-        self._queue(Held(frame, None, out, self.sim.env._now))
+        self._queue(Held(frame, None, out, self.sim.now))
 
     def free_input(self, inp: SwitchPort, frame: Frame, at: float = 0.0) -> None:
         """Free the buffer *frame* holds at input *inp* (and send its R_RDY), now
@@ -289,7 +288,7 @@ class Switch:
         queue.remove(held)
         if head:
             self._new_head(inp, held.out, queue)
-        now = self.sim.env._now
+        now = self.sim.now
         held.out.queue.leave(now, now - held.queued)
         self.refuse(inp, held.frame, h.R_CTL_F_BSY, h.P_BSY_NO_RESOURCES, held.free_at)
         if head and not self.model.virtual_output_queues and inp.fifo:
@@ -319,7 +318,7 @@ class Switch:
         waiting = out.waiting
         if not waiting:
             return None
-        now = self._env._now
+        now = self.sim.now
         inputs = self._inputs
         voq = self.model.virtual_output_queues
         blocked_until = None
@@ -380,7 +379,7 @@ class Switch:
         """A frame the switch itself sends (a refusal, a service's answer, an FC-3
         copy) crosses to its output; one from an input crosses in :meth:`_pull`."""
         frame = held.frame
-        now = self._env._now
+        now = self.sim.now
         held.out.queue.leave(now, now - held.queued)
         self.stats.forwarded += 1
         if not frame.is_link_control and self.aliases is not None:
@@ -397,7 +396,7 @@ class Switch:
     def reset_stats(self) -> None:
         """Start a new measurement interval."""
         self.stats.reset()
-        now = self.sim.env._now
+        now = self.sim.now
         for sp in self.ports.values():
             sp.queue.reset(now)
 

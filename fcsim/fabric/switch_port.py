@@ -81,7 +81,7 @@ class SwitchPort:
         self.pos = -1
         self.waiting: list[int] = []
         self._wake_pending = False
-        self.queue = QueueMeter(switch.sim.env._now)
+        self.queue = QueueMeter(switch.sim.now)
         self.frame_received: Callable[[Frame], None] = partial(switch._arrive, self)
         """A frame (or, cut-through, its header) has arrived."""
         self.frame_dropped: Callable[[Frame], None] = partial(switch._arrive_damaged, self)

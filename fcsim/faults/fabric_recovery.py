@@ -161,7 +161,7 @@ class FabricRecovery:
 
     def _flush_input(self, switch: Switch, sp: SwitchPort) -> int:
         """Lose the frames queued from input *sp*; how many buffers they held."""
-        now = self.sim.env._now
+        now = self.sim.now
         queues = list(sp.voq.values()) if switch.model.virtual_output_queues else [sp.fifo]
         freed = 0
         for queue in queues:
@@ -174,7 +174,7 @@ class FabricRecovery:
 
     def _flush_output(self, switch: Switch, sp: SwitchPort) -> None:
         """Lose the frames queued to leave by output *sp*, freeing their inputs."""
-        now = self.sim.env._now
+        now = self.sim.now
         for inp in switch._inputs:
             if switch.model.virtual_output_queues:
                 queue = inp.voq.get(sp.index, deque())

@@ -82,7 +82,7 @@ class Incidents:
 
     def sample(self) -> int:
         """Read the counters now; the sample's index."""
-        self.samples.append((self.sim.env._now, self.read()))
+        self.samples.append((self.sim.now, self.read()))
         return len(self.samples) - 1
 
     def begin(self, record: Record, detection: str | None = None) -> None:
@@ -91,7 +91,7 @@ class Incidents:
         record.started = record.applying = True
         record.at_sample = self.sample()
         if detection is not None:
-            record.detected, record.detection = self.sim.env._now, detection
+            record.detected, record.detection = self.sim.now, detection
 
     def end(self, record: Record, recovery: str) -> None:
         """*record*'s impairment ends now (a loss of synchronisation over, a loop
@@ -101,7 +101,7 @@ class Incidents:
             self._recovered(record, recovery)
 
     def _changed(self, lcf: LinkControl, old: str, new: str, reason: str) -> None:
-        now = self.sim.env._now
+        now = self.sim.now
         for record in self.records:
             if record.started and record.recovered is None and lcf in record.ports:
                 _event(record, now, f"{lcf.port.name}: {old} -> {new}: {reason}")
@@ -121,7 +121,7 @@ class Incidents:
     def note(self, text: str) -> None:
         """Add *text* (a change of the whole network: routes, RSCNs) to the events
         of every fault under way."""
-        now = self.sim.env._now
+        now = self.sim.now
         for record in self.records:
             if record.started and record.recovered is None:
                 _event(record, now, text)
@@ -144,7 +144,7 @@ class Incidents:
                 ", every N_Port logged in again" if record.relogged else ""))
 
     def _recovered(self, record: Record, recovery: str) -> None:
-        record.recovered, record.recovery = self.sim.env._now, recovery
+        record.recovered, record.recovery = self.sim.now, recovery
         record.recovered_sample = self.sample()
 
     def results(self) -> list[dict[str, Any]]:

@@ -244,7 +244,7 @@ class FaultRun:
     def _initialised(self, plan: InitTimeline) -> None:
         """Watch for the end of the loop initialisation *plan* (or of the one that
         cut it short): then every LIP fault under way is over."""
-        self.sim.call_later(plan.end - self.sim.env._now, self._loop_up, plan)
+        self.sim.call_later(plan.end - self.sim.now, self._loop_up, plan)
 
     def _loop_up(self, plan: InitTimeline) -> None:
         latest = self.loop.initialisations[-1]  # type: ignore[union-attr]

@@ -67,7 +67,7 @@ class LanLink:
 
     def _set(self, new: str, reason: str) -> None:
         old, self.state = self.state, new
-        now = self.sim.env._now
+        now = self.sim.now
         if new == DOWN:
             self.failures += 1
             self._since = now
@@ -120,7 +120,7 @@ class LanLink:
 
     def results(self) -> dict[str, Any]:
         """Its link failures, time down and frames lost arriving in the dark."""
-        down = self.down_time + (self.sim.env._now - self._since if self.state == DOWN else 0)
+        down = self.down_time + (self.sim.now - self._since if self.state == DOWN else 0)
         return {"state": self.state, "failures": self.failures, "resets": 0, "timeouts": 0,
                 "down_time": down, "frames_lost": self.port.frames_lost, "r_rdy_lost": 0}
 

@@ -158,5 +158,5 @@ class NPortRecovery:
         for seq in held:
             if seq.status == "open":
                 nport._ready_add(seq)
-        self.on_back(nport, nport.sim.env._now)
+        self.on_back(nport, nport.sim.now)
         nport.port.kick()

@@ -46,7 +46,7 @@ class Repeats:
 
     def _next(self, value: tuple[FaultConfig, int, Random | None]) -> None:
         fault, number, rng = value
-        now = self.sim.env._now
+        now = self.sim.now
         process = self.processes[number]
         if now < self._busy_until[number]:
             process["skipped"] += 1

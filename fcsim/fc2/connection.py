@@ -63,7 +63,7 @@ class Connections:
 
     def _watch_connection(self, conn: Connection) -> None:
         """Check *conn* for idleness E_D_TOV after its last activity."""
-        conn.last_activity = self.sim.env._now
+        conn.last_activity = self.sim.now
         self.sim.call_later(self.params.e_d_tov, self._connection_idle, conn)
 
     def _connection_idle(self, conn: Connection) -> None:
@@ -76,7 +76,7 @@ class Connections:
         if self.connection is not conn:
             return
         e_d_tov = self.params.e_d_tov
-        idle = self.sim.env._now - conn.last_activity
+        idle = self.sim.now - conn.last_activity
         if conn.request is None and idle >= e_d_tov * (1 - 1e-9):
             self.connection = None
             self.port.kick()

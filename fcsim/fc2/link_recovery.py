@@ -159,7 +159,7 @@ class LinkControl:
         old = self.state
         if state == old:
             return
-        now = self._sim.env._now
+        now = self._sim.now
         self.state, self.since = state, now
         self._epoch += 1
         self._waiting = False
@@ -188,11 +188,11 @@ class LinkControl:
     def reset_stats(self) -> None:
         """Start a new measurement interval now."""
         self.stats.reset()
-        self._down_since = self._sim.env._now
+        self._down_since = self._sim.now
 
     def close_stats(self) -> None:
         """End the measurement interval now, counting time not Active up to now."""
-        now = self._sim.env._now
+        now = self._sim.now
         if self.state != AC:
             self.stats.down_time += now - self._down_since
             self._down_since = now
@@ -223,7 +223,7 @@ class LinkControl:
             return
         self.heard = name
         if self.state == OL1:
-            wait = self.since + OLS_MINIMUM - self._sim.env._now
+            wait = self.since + OLS_MINIMUM - self._sim.now
             if wait > 0:
                 if not self._waiting:
                     self._waiting = True
@@ -242,7 +242,7 @@ class LinkControl:
         """The light at the receiver goes out now."""
         if self.signal:
             self.signal = False
-            self._lost_from(self._sim.env._now)
+            self._lost_from(self._sim.now)
             self._sim.call_later(LOS_ASSERT, self._no_signal, None)
 
     def _no_signal(self, _value: object) -> None:
@@ -264,7 +264,7 @@ class LinkControl:
         """The receiver loses word synchronisation now for *duration* s."""
         if self.sync:
             self.sync = False
-            self._lost_from(self._sim.env._now)
+            self._lost_from(self._sim.now)
             self._sim.call_later(R_T_TOV, self._sync_timeout, None)
         self._sim.call_later(duration, self._sync_back, None)
 
@@ -280,7 +280,7 @@ class LinkControl:
     def corrupt(self, characters: int) -> None:
         """A burst of *characters* corrupted characters reaches the receiver now;
         four invalid words or more also cost it synchronisation."""
-        now = self._sim.env._now
+        now = self._sim.now
         char = self.port.char_time
         self.impairments.append((now, now + characters * char, False))
         self.port.lose_r_rdys(now, now + characters * char)
@@ -299,7 +299,7 @@ class LinkControl:
         the peer's ordered set."""
         if not self.receiving:
             return
-        now = self._sim.env._now
+        now = self._sim.now
         self.ok_since = now
         self.heard = None
         self.impairments = [(s, now if e == float("inf") else e, lost)

@@ -166,7 +166,7 @@ class NPort(Transmitting, Receiving, Connections):
 
     def set_ready(self) -> None:
         """Mark login complete now and release what waited for it."""
-        self.ready_at = self.sim.env._now
+        self.ready_at = self.sim.now
         waiters, self._ready_waiters = self._ready_waiters, []
         for callback in waiters:
             callback()

@@ -64,7 +64,7 @@ class Receiving:
         if self.rx_stage is not None:
             self.rx_stage(frame, lambda: self._handle(frame))
         elif self.params.rx_frame_time:
-            now = self.sim.env._now
+            now = self.sim.now
             done = max(now, self._rx_free_at) + self.params.rx_frame_time
             self._rx_free_at = done
             self.sim.call_later(done - now, self._handle, frame)
@@ -93,7 +93,7 @@ class Receiving:
     def _data_received(self, frame: Frame) -> None:
         conn = self.connection
         if conn is not None and frame.cls == 1 and conn.peer_id == frame.s_id:
-            conn.last_activity = self.sim.env._now
+            conn.last_activity = self.sim.now
         refusal = self._refusal(frame)
         stats = self.stats
         if refusal is not None:
@@ -106,7 +106,7 @@ class Receiving:
                 self._answer(frame, kind, reason)
             return
         seq: Sequence = frame.sequence  # type: ignore[assignment]
-        now = self.sim.env._now
+        now = self.sim.now
         inbound = self._inbound.get(seq)
         gap = False
         if inbound is None or inbound.attempt != frame.attempt:
@@ -143,9 +143,9 @@ class Receiving:
             if inbound.frames == seq.n_frames:
                 stats.sequences_rx += 1
                 if seq.on_delivered is not None:
-                    seq.on_delivered(seq, self.sim.env._now)
+                    seq.on_delivered(seq, self.sim.now)
                 if self.receive_hook is not None:
-                    self.receive_hook(seq, self.sim.env._now)
+                    self.receive_hook(seq, self.sim.now)
             else:
                 stats.sequences_incomplete += 1
                 _unmeter(seq, inbound)
@@ -179,7 +179,7 @@ class Receiving:
         it, and a sequence that completes costs no event.
         """
         e_d_tov = self.params.e_d_tov
-        now = self.sim.env._now
+        now = self.sim.now
         inbound_of = self._inbound
         earliest = None
         for seq, inbound in list(inbound_of.items()):
@@ -282,7 +282,7 @@ class Receiving:
             seq.unanswered -= 1
         else:
             seq.unanswered_old -= 1
-        seq.last_activity = self.sim.env._now
+        seq.last_activity = self.sim.now
         stats = self.stats
         r_ctl = frame.r_ctl
         ack = r_ctl == h.R_CTL_ACK_1

@@ -119,13 +119,13 @@ class Transmitting:
                 sof = osets.SOFc1
             else:
                 sof = osets.SOFi1 if cnt == 0 else osets.SOFn1
-            self.connection.last_activity = self.sim.env._now
+            self.connection.last_activity = self.sim.now
         else:
             sof = SOF_FIRST[cls] if cnt == 0 else SOF_NEXT[cls]
         if cls != 3:
             seq.unanswered += 1
             self.peers[seq.d_id].ee_credit -= 1
-            seq.last_activity = self.sim.env._now
+            seq.last_activity = self.sim.now
             if not seq.watchdog:
                 seq.watchdog = True
                 self.sim.call_later(self.params.e_d_tov, self._watchdog, seq)
@@ -164,7 +164,7 @@ class Transmitting:
         if not (seq.unanswered or seq.unanswered_old):
             return
         e_d_tov = self.params.e_d_tov
-        idle = self.sim.env._now - seq.last_activity
+        idle = self.sim.now - seq.last_activity
         if idle < e_d_tov * (1 - 1e-9):
             seq.watchdog = True
             self.sim.call_later(e_d_tov - idle, self._watchdog, seq)

@@ -100,20 +100,20 @@ class LazyCredit:
     arrived ones in (``_absorb``) when it next decides what to send, and only
     one waiting for credit schedules a wake-up at the next arrival. A class
     using it has ``credit``, ``stats`` (``r_rdy_rx``, ``credit_wait``),
-    ``_r_rdys``, ``_stall_since``, ``_wake_pending``, ``_busy``, ``_env``,
+    ``_r_rdys``, ``_stall_since``, ``_wake_pending``, ``_busy``, ``sim``,
     ``_later`` and ``_send_next``.
     """
 
     def current_credit(self) -> int:
         """BB credit now, counting every R_RDY that has arrived."""
-        self._absorb(self._env._now)
+        self._absorb(self.sim.now)
         return self.credit
 
     def credit_now(self) -> int:
         """BB credit now, counting every R_RDY that has arrived, without taking
         them in: for observers (a ladder diagram), which must leave the port's
         own accounting as it is."""
-        now = self._env._now
+        now = self.sim.now
         return self.credit + sum(1 for arrival in self._r_rdys if arrival <= now)
 
     def _absorb(self, now: float) -> float | None:
@@ -144,7 +144,7 @@ class LazyCredit:
         """Schedule a wake-up at the next R_RDY's arrival (if none is pending)."""
         if self._r_rdys and not self._wake_pending:
             self._wake_pending = True
-            self._later(self._r_rdys[0] - self._env._now, self._wake)
+            self._later(self._r_rdys[0] - self.sim.now, self._wake)
 
 
 class Port(LazyCredit):
@@ -190,7 +190,6 @@ class Port(LazyCredit):
         self.drained = False
         self._free_at: tuple[float, int] | None = None  # the reserved end of the last gap
         self._rng = sim.rng(f"port/{name}")
-        self._env = sim.env
         self._sinks = sim.sinks
         self._later = sim.call_later
 
@@ -231,7 +230,7 @@ class Port(LazyCredit):
         return True
 
     def _send_next(self, _event: object = None) -> None:
-        now = self._env._now
+        now = self.sim.now
         if self._r_rdys:
             self._absorb(now)
         credit = self.credit > 0
@@ -259,7 +258,7 @@ class Port(LazyCredit):
 
     def send_r_rdy(self) -> None:
         """Send one R_RDY in the next free fill word."""
-        now = self._env._now
+        now = self.sim.now
         start = self._line_free if self._line_free > now else now
         end = start + self.word_time
         self._line_free = end
@@ -293,7 +292,7 @@ class Port(LazyCredit):
         """Free one receive buffer and return its credit to the peer with an
         R_RDY: now, or at *at* (s) if that is later (a cut-through switch's
         input holds a frame until after its EOF is in)."""
-        now = self._env._now
+        now = self.sim.now
         if at > now:
             self._later(at - now, self._release_now)
             return
@@ -305,16 +304,16 @@ class Port(LazyCredit):
 
     def reset_stats(self) -> None:
         """Start a new measurement interval now (an open credit stall restarts now)."""
-        self._absorb(self._env._now)
+        self._absorb(self.sim.now)
         self.stats.reset()
         if self._stall_since is not None:
-            self._stall_since = self.sim.env._now
+            self._stall_since = self.sim.now
 
     def close_stats(self) -> None:
         """End the measurement interval now, counting an open credit stall up to now."""
-        self._absorb(self._env._now)
+        self._absorb(self.sim.now)
         if self._stall_since is not None:
-            now = self.sim.env._now
+            now = self.sim.now
             self.stats.credit_wait += now - self._stall_since
             self._stall_since = now
 

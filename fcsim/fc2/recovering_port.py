@@ -94,7 +94,7 @@ class RecoveringPort(Port):
     def _link_timeout(self, _value: object) -> None:
         """E_D_TOV after a credit stall began: a Link Reset if no credit came."""
         self._timing = False
-        now = self._env._now
+        now = self.sim.now
         self._absorb(now)
         if self.credit > 0 or self.lcf.state != AC or not self.owner.waits_for_credit():  # type: ignore[union-attr]
             return
@@ -127,7 +127,7 @@ class RecoveringPort(Port):
     # -- receiver ----------------------------------------------------------------
 
     def _receive(self, frame: Frame) -> None:
-        now = self._env._now
+        now = self.sim.now
         duration = frame.chars * self.char_time
         start = now - duration if self.header_notice is None else now - self.header_notice
         fate = self.fate(start, start + duration)
@@ -145,7 +145,7 @@ class RecoveringPort(Port):
     def release_buffer(self, at: float = 0.0) -> None:
         """Free a receive buffer, not before *at* (s); one emptied by a reset
         was freed already."""
-        if self._stale and at <= self._env._now:
+        if self._stale and at <= self.sim.now:
             self._stale -= 1
             return
         super().release_buffer(at)
@@ -171,7 +171,7 @@ class RecoveringPort(Port):
 
     def state_changed(self, old: str, new: str) -> None:
         """The Link Control Facility went from *old* to *new* (called by it)."""
-        now = self._env._now
+        now = self.sim.now
         if old == AC:
             freed = sum(hook() for hook in self.flush_hooks)
             self._stale += self.buffers_used - freed

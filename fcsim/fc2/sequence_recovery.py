@@ -132,7 +132,7 @@ class SequenceRecovery:
         """Remember *seq* as delivered (at most :data:`DELIVERED_KEPT` of its
         exchange), and forget the deliveries no ABTS can ask about any more
         (:data:`KEPT_FOR_R_A_TOVS`), with their exchanges once none is left."""
-        now = self.nport.sim.env._now
+        now = self.nport.sim.now
         deliveries = self._deliveries
         cutoff = now - self._kept_for
         while deliveries and deliveries[0][0] < cutoff:

@@ -122,7 +122,7 @@ class AliasGroup(ABC):
         """Member *port_id* has its accept; the group is ready when all have."""
         self.ready.add(port_id)
         if len(self.ready) == len(self.ids) and self.ready_at is None:
-            self.ready_at = self.sim.env._now
+            self.ready_at = self.sim.now
             waiters, self._waiters = self._waiters, []
             for callback in waiters:
                 callback()

@@ -98,7 +98,7 @@ class HuntGroup(AliasGroup):
             return None
         key = (frame.s_id, frame.ox_id)
         pin = self._pins.get(key)
-        now = self.sim.env._now
+        now = self.sim.now
         if pin is None:
             member = self.choose(frame)
             if member is None:
@@ -139,7 +139,7 @@ class HuntGroup(AliasGroup):
 
     def _expire(self, _event: object) -> None:
         """Release members whose exchange has had no frame for E_D_TOV."""
-        now = self.sim.env._now
+        now = self.sim.now
         earliest = None
         for key, pin in list(self._pins.items()):
             if now - pin.last >= self.e_d_tov * (1 - 1e-9):

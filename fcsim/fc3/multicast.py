@@ -165,7 +165,7 @@ class MulticastGroup(AliasGroup):
         if not copies:
             switch.free_input(inp, frame, inp.eof_in)
             return None
-        now = self.sim.env._now
+        now = self.sim.now
         ready = inp.eof_in + switch.model.routing_latency  # read once the buffer holds it
         self.sim.call_later(ready - now, self._send, (switch, fanout, copies))
         return None

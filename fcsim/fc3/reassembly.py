@@ -125,7 +125,7 @@ class Reassembler:
 
     def _check(self, _event: object) -> None:
         """Abandon the head IU if later ones wait and it has had nothing for E_D_TOV."""
-        now = self.sim.env._now
+        now = self.sim.now
         self._checking = False
         if not self.pending:
             return

@@ -115,7 +115,7 @@ class FcpInitiator:
     def _issue(self, command: Command) -> None:
         command.attempts += 1
         command.moved = 0
-        command.sent = self.sim.env._now
+        command.sent = self.sim.now
         exchange = self.nport.open_exchange(command.d_id)
         command.exchange = exchange
         self._by_exchange[exchange] = command

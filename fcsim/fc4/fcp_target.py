@@ -154,10 +154,10 @@ class FcpTarget:
         """Hand the task's command to the device; *then(task)* when it is through,
         its device time noted on the command."""
         command = task.command
-        began = self.sim.env._now
+        began = self.sim.now
 
         def through() -> None:
-            command.device_s = self.sim.env._now - began
+            command.device_s = self.sim.now - began
             then(task)
         if write or self._stream is None:
             self.device.submit(write, command.offset, command.length, through)

@@ -80,7 +80,7 @@ class Cpu(Server):
     def _preempt(self) -> None:
         """Stop the background job in service; the rest of it waits first in line."""
         end, _token, done = self._background  # type: ignore[misc]
-        now = self.sim.env._now
+        now = self.sim.now
         rest = end - now
         self._background = None
         self._token += 1
@@ -105,7 +105,7 @@ class Cpu(Server):
 
     def _start_background(self, duration: float, done: Callable[[], None] | None) -> None:
         """Serve a background item of *duration* s now, preemptible by all other work."""
-        now = self._env._now
+        now = self._sim.now
         self._busy = True
         self.busy_time += duration
         self.total_busy += duration
@@ -131,7 +131,7 @@ class Cpu(Server):
         self._idle -= 1
         self.busy_time += duration
         self.total_busy += duration
-        end = self.sim.env._now + duration
+        end = self.sim.now + duration
         self._ends.append(end)
         self.sim.call_later(duration, self._other_done, (done, end))
 
@@ -145,7 +145,7 @@ class Cpu(Server):
 
     def served_by_now(self) -> float:
         """Service time of every processor since the start, up to now, s."""
-        now = self.sim.env._now
+        now = self.sim.now
         return super().served_by_now() - sum(max(0.0, end - now) for end in self._ends)
 
     def reset_stats(self) -> None:

@@ -129,7 +129,7 @@ class RequestQueue:
         return len(self._waiting) + self._outstanding
 
     def _track(self) -> None:
-        now = self.sim.env._now
+        now = self.sim.now
         self._depth_time += (len(self._waiting) + self._outstanding) * (now - self._since)
         self._since = now
 

@@ -32,7 +32,7 @@ class Circuit:
     """
 
     __slots__ = ("opener", "opened", "won_at", "to_opened", "to_opener", "arb_seen_at",
-                 "sent", "live", "cut_opened", "cut_opener", "_env")
+                 "sent", "live", "cut_opened", "cut_opener", "_sim")
 
     def __init__(self, ring: Ring, opener: LPort, opened: LPort, won_at: float) -> None:
         self.opener = opener
@@ -44,7 +44,7 @@ class Circuit:
         self.sent = 0
         self.live = True
         self.cut_opened = self.cut_opener = INF
-        self._env = opener.sim.env
+        self._sim = opener.sim
 
     def join(self, port: LPort, opener: bool) -> None:
         """*port* enters the circuit: its credit (the peer's login BB credit), the
@@ -77,14 +77,14 @@ class Circuit:
 
     def deliver_to_opened(self, frame: Frame) -> None:
         """A frame from the opener reaches the opened port (or is lost to a LIP)."""
-        if self._env._now >= self.cut_opened:
+        if self._sim.now >= self.cut_opened:
             self.opened.lose(frame)
         else:
             self.opened.receive(frame, self.opener)
 
     def deliver_to_opener(self, frame: Frame) -> None:
         """A frame from the opened port reaches the opener (or is lost to a LIP)."""
-        if self._env._now >= self.cut_opener:
+        if self._sim.now >= self.cut_opener:
             self.opener.lose(frame)
         else:
             self.opener.receive(frame, self.opened)

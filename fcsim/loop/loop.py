@@ -103,7 +103,6 @@ class Loop:
         self.initialisations: list[InitTimeline] = []
         self._initiator = initiator
         self._gen = self._epoch = 0
-        self._env = sim.env
         self._later = sim.call_later
         for at in (0.0, *lip_at):
             sim.call_later(at, self._lip)
@@ -117,7 +116,7 @@ class Loop:
         return port
 
     def _sink(self, port: LPort, name: str) -> None:
-        now = self._env._now
+        now = self.sim.now
         for sink in self.sim.sinks:
             sink.primitive(now, port, name, now)
 
@@ -125,7 +124,7 @@ class Loop:
 
     def arbitrate(self, port: LPort) -> None:
         """*port* begins sending its ARB now."""
-        now = self._env._now
+        now = self.sim.now
         port.start_arbitration(now)
         self.arbitrating[port.index] = now
         if self.sim.sinks:
@@ -144,7 +143,7 @@ class Loop:
         if at < circuit.arb_seen_at:
             circuit.arb_seen_at = at
             if circuit.opener.fair:
-                self._later(max(at - self._env._now, 0.0), circuit.opener.arbitration_seen,
+                self._later(max(at - self.sim.now, 0.0), circuit.opener.arbitration_seen,
                             circuit)
 
     def _resolve(self) -> None:
@@ -155,13 +154,13 @@ class Loop:
         found = winner(self.ring, self.priority, self.arbitrating, self.gates)
         if found is not None:
             index, at = found
-            self._later(max(at - self._env._now, 0.0), self._win, (self._gen, index))
+            self._later(max(at - self.sim.now, 0.0), self._win, (self._gen, index))
 
     def _win(self, value: tuple[int, int]) -> None:
         gen, index = value
         if gen != self._gen:
             return
-        now = self._env._now
+        now = self.sim.now
         port = self.ports[index]
         del self.arbitrating[index]
         port.end_arbitration(now)
@@ -195,7 +194,7 @@ class Loop:
         dest.loop_stats.opened += 1
         circuit.join(dest, opener=False)
         if dest.index in self.arbitrating:  # its fill words carry its ARB to the owner
-            self._seen(circuit, self._env._now + circuit.to_opener)
+            self._seen(circuit, self.sim.now + circuit.to_opener)
         else:
             dest.try_arbitrate()
         dest.grant_free_buffers()
@@ -209,12 +208,12 @@ class Loop:
         opener = circuit.opener
         opener._cls_sent = True
         end = opener.send_ordered_set("CLS")
-        self._later(end + circuit.to_opened - self._env._now, self._cls_at_opened, circuit)
+        self._later(end + circuit.to_opened - self.sim.now, self._cls_at_opened, circuit)
 
     def _cls_at_opened(self, circuit: Circuit) -> None:
         if not circuit.live:
             return
-        now = self._env._now
+        now = self.sim.now
         dest = circuit.opened
         dest._cls_sent = True
         end = dest.send_ordered_set("CLS")  # after the frame it is sending
@@ -228,7 +227,7 @@ class Loop:
         circuit, dest_resumed = value
         if not circuit.live:
             return
-        now = self._env._now
+        now = self.sim.now
         opener = circuit.opener
         Circuit.part(opener, now)
         circuit.live = False
@@ -250,12 +249,12 @@ class Loop:
         """The owner's first ARB(F0) is back: unchanged means no one arbitrates."""
         if circuit is self.circuit and fill_returns_clean(
                 self.ring, circuit.opener.index, circuit.won_at, self.arbitrating):
-            self._reset_window(circuit.opener.index, self._env._now)
+            self._reset_window(circuit.opener.index, self.sim.now)
 
     def _reset_window(self, origin: int, at: float) -> None:
         """IDLEs leave port *origin* at *at* (s) and reset each fair port's access."""
         ring = self.ring
-        now = self._env._now
+        now = self.sim.now
         if self.sim.sinks:
             self._sink(self.ports[origin], "IDLE (access window reset)")
         for port in self.ports:
@@ -281,7 +280,7 @@ class Loop:
 
     def _lip(self, initiator: int | None) -> None:
         """A LIP now from port *initiator* (None: the loop's own initiator)."""
-        now = self._env._now
+        now = self.sim.now
         self._epoch += 1
         start = self._initiator if initiator is None else initiator
         plan = timeline(self.ring, self.word_time, self.speed.char_time, now, start,

@@ -125,7 +125,7 @@ class LPort(LazyCredit):
         self._stall_since: float | None = None
         self._r_rdys: deque[float] = deque()
         self._rng = sim.rng(f"lport/{name}")
-        self._env, self._sinks, self._later = sim.env, sim.sinks, sim.call_later
+        self._sinks, self._later = sim.sinks, sim.call_later
 
     # -- arbitration and circuits (driven by the Loop) ------------------------------
 
@@ -173,7 +173,7 @@ class LPort(LazyCredit):
 
     def send_ordered_set(self, name: str) -> float:
         """Send one ordered set (OPN, CLS) in the next free word; returns its end, s."""
-        now = self._env._now
+        now = self.sim.now
         start = self._line_free if self._line_free > now else now
         end = self._line_free = start + self.word_time
         if end > self._gap_end:
@@ -195,7 +195,7 @@ class LPort(LazyCredit):
         if circuit is None or self._cls_sent:
             self._busy = False
             return
-        now = self._env._now
+        now = self.sim.now
         self._waiting = False
         if self._r_rdys:
             self._absorb(now)
@@ -290,7 +290,7 @@ class LPort(LazyCredit):
 
     def reset_stats(self) -> None:
         """Start a new measurement interval now; open spells restart now."""
-        now = self._env._now
+        now = self.sim.now
         self._absorb(now)
         self.stats.reset()
         self.loop_stats.reset()
@@ -300,7 +300,7 @@ class LPort(LazyCredit):
 
     def close_stats(self) -> None:
         """End the measurement interval now, counting open spells up to now."""
-        now = self._env._now
+        now = self.sim.now
         self._absorb(now)
         if self.arb_since is not None:
             self.loop_stats.arbitration_wait += now - self._arb_mark

@@ -81,13 +81,13 @@ class MyrinetPort:
         self._on = self._started = False
         self._start = self._on_since = 0.0
         self._stop_since: float | None = None
-        self._env, self._later, self._sinks = sim.env, sim.call_later, sim.sinks
+        self._later, self._sinks = sim.call_later, sim.sinks
 
     # -- the transmitter (the consumer of its source buffer) ------------------------------
 
     def flow(self, buffer: Buffer, on: bool) -> None:
         """Characters of *buffer*'s front packet start or stop going out."""
-        now = self._env._now
+        now = self.sim.now
         peer = self.peer.buffer  # type: ignore[union-attr]
         if on:
             self._on, self._on_since = True, now
@@ -105,7 +105,7 @@ class MyrinetPort:
 
     def finished(self, buffer: Buffer, segment: Segment) -> None:
         """*segment*'s last character (its GAP) has gone out."""
-        now = self._env._now
+        now = self.sim.now
         stats = self.stats
         if self._on:
             stats.busy_time += now - self._on_since
@@ -125,7 +125,7 @@ class MyrinetPort:
     def send_symbol(self, stop: bool) -> None:
         """Send STOP (*stop*) or GO back to the peer: one character on the line,
         then the cable."""
-        now = self._env._now
+        now = self.sim.now
         peer: MyrinetPort = self.peer  # type: ignore[assignment]
         self._later(self.char_time + self.delay, peer._symbol, stop)
         if self._sinks:
@@ -136,7 +136,7 @@ class MyrinetPort:
         """A STOP (*stop*) or GO from the peer has arrived."""
         if not self.up:
             return  # the link is down: nothing stops the port
-        now = self._env._now
+        now = self.sim.now
         if stop:
             if self.go:
                 self.go, self._stop_since = False, now
@@ -167,7 +167,7 @@ class MyrinetPort:
             self._symbol_go()
 
     def _symbol_go(self) -> None:
-        now = self._env._now
+        now = self.sim.now
         self.go = True
         self.stats.stopped_time += now - self._stop_since  # type: ignore[operator]
         self._stop_since = None
@@ -176,7 +176,7 @@ class MyrinetPort:
 
     def halt(self) -> None:
         """The port powers off: its transmitter stops where it is."""
-        now = self._env._now
+        now = self.sim.now
         if self._on:
             self.stats.busy_time += now - self._on_since
         self._on = self._started = False
@@ -186,7 +186,7 @@ class MyrinetPort:
 
     def reset_stats(self) -> None:
         """Start a new measurement interval now (open intervals restart now)."""
-        now = self._env._now
+        now = self.sim.now
         self.stats.reset()
         self.buffer.reset_stats()
         if self._on:
@@ -196,7 +196,7 @@ class MyrinetPort:
 
     def close_stats(self) -> None:
         """End the measurement interval now, counting open intervals up to now."""
-        now = self._env._now
+        now = self.sim.now
         if self._on:
             self.stats.busy_time += now - self._on_since
             self._on_since = now

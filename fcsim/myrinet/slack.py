@@ -81,7 +81,7 @@ class Buffer:
         self.inflow = self.flowing = self.stopping = False
         self.consumer: Consumer | None = None
         self.stops = self.gos = 0
-        self._env, self._later = sim.env, sim.call_later
+        self._sim, self._later = sim, sim.call_later
         self._version = 0
         self._wake_at: float | None = None
 
@@ -157,7 +157,7 @@ class Buffer:
 
     def clear(self) -> int:
         """Lose everything held (a switch powered off); how many packets."""
-        self.t = self._env._now
+        self.t = self._sim.now
         lost = len(self.segments)
         self.segments.clear()
         self.level = 0.0
@@ -194,7 +194,7 @@ class Buffer:
 
     def _advance(self) -> None:
         """Bring the level and the front and last packets' counts up to now."""
-        now = self._env._now
+        now = self._sim.now
         dt = now - self.t
         if dt <= 0:
             return
@@ -213,7 +213,7 @@ class Buffer:
         """Let whole packets go, route the front one, send STOP or GO, set the
         outflow and schedule the next event."""
         segments = self.segments
-        slop = EPS + 4 * math.ulp(self._env._now) / self.port.char_time
+        slop = EPS + 4 * math.ulp(self._sim.now) / self.port.char_time
         while segments and segments[0].complete and segments[0].taken >= (
                 segments[0].length - slop):
             done = segments.popleft()
@@ -261,11 +261,11 @@ class Buffer:
         if wait == float("inf"):
             self._wake_at = None
             return
-        at = self._env._now + max(wait, 0.0)
+        at = self._sim.now + max(wait, 0.0)
         if at != self._wake_at:
             self._wake_at = at
             self._version += 1
-            self._later(at - self._env._now, self._wake, self._version)
+            self._later(at - self._sim.now, self._wake, self._version)
 
     def _wake(self, version: int) -> None:
         if version == self._version:

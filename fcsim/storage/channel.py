@@ -110,12 +110,12 @@ class Channel:
 
     def _grant(self, address: int, start: Callable[[], None]) -> None:
         self._busy = True
-        self._held_since = self.sim.env._now
+        self._held_since = self.sim.now
         self._holder = address
         start()
 
     def _release(self) -> None:
-        now = self.sim.env._now
+        now = self.sim.now
         self.busy_time += now - self._held_since
         if self.log is not None:
             self.log.append((self._held_since, now, self._holder))
@@ -150,15 +150,15 @@ class Channel:
         """Send a read or write of *length* bytes at *offset* to *disk* at
         *address*; *done(channel_s)* at its end, with the time the command
         spent waiting for and holding the channel, less the drive's own."""
-        asked = self.sim.env._now
+        asked = self.sim.now
         device = [0.0]
 
         def finished() -> None:
             self._release()
-            done(self.sim.env._now - asked - device[0])
+            done(self.sim.now - asked - device[0])
 
         def disk_done(began: float) -> None:
-            device[0] = self.sim.env._now - began
+            device[0] = self.sim.now - began
             after = self.status_time
             if self.model.disconnect:
                 self._request(address, lambda: self._phases(
@@ -169,7 +169,7 @@ class Channel:
                              after, finished)
 
         def to_disk() -> None:
-            began = self.sim.env._now
+            began = self.sim.now
             disk.submit(write, offset, length, lambda: disk_done(began))
 
         def connected() -> None:
@@ -204,4 +204,4 @@ class Channel:
         """Start a new measured interval (a tenure under way counts from now)."""
         self.busy_time = 0.0
         if self._busy:
-            self._held_since = self.sim.env._now
+            self._held_since = self.sim.now

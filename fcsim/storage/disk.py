@@ -187,7 +187,7 @@ class Disk:
             self._busy = False
             return
         self._busy = True
-        now = self.sim.env._now
+        now = self.sim.now
         if self.model.reorder and len(self._queue) > 1:
             best = min(range(len(self._queue)), key=lambda i: self._positioning(
                 now, self._queue[i][0], self._queue[i][1]))
@@ -213,7 +213,7 @@ class Disk:
         step = self.segment
         for k in range(step, length, step):
             at = max(start, end - (length - k) / rate)
-            self.sim.call_later(at - self.sim.env._now, arrived, step)
+            self.sim.call_later(at - self.sim.now, arrived, step)
 
     def _positioning(self, now: float, write: bool, offset: int) -> float:
         """Time before a command at *offset* could start moving data: none for a

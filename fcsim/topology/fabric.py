@@ -86,7 +86,7 @@ class FabricNetwork(Network):
                    "f_rjt": sw.stats.f_rjt, "discarded": sw.stats.discarded,
                    "discarded_payload": sw.stats.discarded_payload,
                    "refused_payload": sw.stats.refused_payload, "errors": sw.stats.errors,
-                   "output_queues": {str(index): sp.queue.results(sw.sim.env._now)
+                   "output_queues": {str(index): sp.queue.results(sw.sim.now)
                                      for index, sp in sorted(sw.ports.items())}}
             for name, sw in self.switches.items()}
         if self.aliases is not None:

@@ -179,3 +179,35 @@ def test_a_reserved_place_runs_where_its_entry_would(plan: Plan, until: float) -
     the same times in the same order, ties on a grid and across two runs
     included (the fast path of a transmitter with nothing more to send)."""
     assert _ends(plan, until, True) == _ends(plan, until, False)
+
+
+def test_simpy_keeps_the_heap_layout_the_engine_relies_on() -> None:
+    """The engine pushes its own entries onto SimPy's heap and steps it itself:
+    it relies on ``Environment._queue`` being a heap of ``(time, priority,
+    insertion number, event)`` tuples, ``_eid`` a counter and ``_now`` the
+    clock. A SimPy release that changes any of these fails here (the versions
+    this holds for are pinned in pyproject.toml)."""
+    env = simpy.Environment()
+    timeout = env.timeout(2.5)
+    assert isinstance(env._queue, list)
+    (entry,) = env._queue
+    assert len(entry) == 4
+    at, priority, eid, event = entry
+    assert (at, priority, event) == (2.5, simpy.events.NORMAL, timeout)
+    assert next(env._eid) == eid + 1
+    assert env._now == 0
+    env.step()
+    assert env._now == 2.5 and env._queue == []
+
+
+def test_now_is_simpys_clock_after_every_entry() -> None:
+    """``Simulation.now`` is the time of the entry being processed, for plain
+    entries and SimPy events alike, and where a run ended."""
+    sim = Simulation()
+    seen: list[tuple[float, float]] = []
+    sim.call_later(0.25, lambda _: seen.append((sim.now, sim.env.now)))
+    sim.env.timeout(0.5).callbacks.append(lambda _: seen.append((sim.now, sim.env.now)))
+    assert sim.now == 0.0
+    sim.run(1.0)
+    assert seen == [(0.25, 0.25), (0.5, 0.5)]
+    assert sim.now == sim.env.now == 1.0
