@@ -50,7 +50,7 @@ from fcsim.fabric.switch_port import HEADER_CHARS, Held, SwitchPort, SwitchStats
 from fcsim.fc1 import ordered_sets as osets
 from fcsim.fc2 import header as h
 from fcsim.fc2.frame import Frame
-from fcsim.fc2.port import Port, uses_bb_credit
+from fcsim.fc2.port import Port
 
 if TYPE_CHECKING:
     from fcsim.fc3.fabric import AliasRouter
@@ -274,7 +274,7 @@ class Switch:
     def free_input(self, inp: SwitchPort, frame: Frame, at: float = 0.0) -> None:
         """Free the buffer *frame* holds at input *inp* (and send its R_RDY), now
         or at *at* (s) if later."""
-        if uses_bb_credit(frame):
+        if frame.uses_bb_credit:
             inp.port.release_buffer(at)
 
     def _hold_expired(self, held: Held) -> None:
@@ -311,7 +311,7 @@ class Switch:
         internal = self._internal
         if internal:
             for held in internal:
-                if held.out is out and (credit or not uses_bb_credit(held.frame)):
+                if held.out is out and (credit or not held.frame.uses_bb_credit):
                     internal.remove(held)
                     out.port.drained = False
                     return self._cross(held)
@@ -343,7 +343,7 @@ class Switch:
             queue = inp.voq[out.index] if voq else inp.fifo
             held = queue[0]
             frame = held.frame
-            bb = frame.cls != 1 or frame.sof is osets.SOFc1  # uses_bb_credit, inline
+            bb = frame.uses_bb_credit
             if bb and not credit:
                 continue
             queue.popleft()

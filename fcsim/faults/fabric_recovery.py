@@ -32,7 +32,6 @@ from fcsim.fabric.rscn import FabricController
 from fcsim.fabric.switch import Switch
 from fcsim.fabric.switch_port import Held, SwitchPort
 from fcsim.fc2.link_recovery import FrameLosses, LinkControl
-from fcsim.fc2.port import uses_bb_credit
 from fcsim.fc2.port_states import AC, DOWN
 from fcsim.topology.fabric import FabricNetwork, route
 
@@ -167,7 +166,7 @@ class FabricRecovery:
         for queue in queues:
             for held in queue:
                 self._drop(held, now)
-                freed += uses_bb_credit(held.frame)
+                freed += held.frame.uses_bb_credit
             queue.clear()
         self._wait_again(switch)
         return freed

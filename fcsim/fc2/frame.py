@@ -57,6 +57,7 @@ class Frame:
         "sof", "eof", "r_ctl", "d_id", "cs_ctl", "s_id", "type", "f_ctl", "seq_id",
         "df_ctl", "seq_cnt", "ox_id", "rx_id", "parameter", "data_len", "payload_len",
         "chars", "cls", "sequence", "answers", "corrupt", "payload", "attempt",
+        "is_link_control", "uses_bb_credit",
     )
 
     def __init__(
@@ -107,11 +108,15 @@ class Frame:
         self.corrupt = False
         self.payload = payload
         self.attempt = 0
-
-    @property
-    def is_link_control(self) -> bool:
-        """True for ACK, busy and reject frames (R_CTL routing 0xC)."""
-        return self.r_ctl & 0xF0 == 0xC0
+        self.is_link_control = r_ctl & 0xF0 == 0xC0
+        """True for ACK, busy and reject frames (R_CTL routing 0xC): the one
+        definition of the link-control test, computed once per frame."""
+        self.uses_bb_credit = cls != 1 or sof is osets.SOFc1
+        """True if the frame takes a buffer-to-buffer credit: every frame but
+        the Class 1 frames after the connect request (FC-PH 26.4: a Class 1
+        connection is end-to-end flow-controlled only; the connect frame, SOFc1,
+        uses BB credit). The one definition of the credit rule, computed once
+        per frame."""
 
     @property
     def kind(self) -> str:

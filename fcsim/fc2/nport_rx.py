@@ -15,7 +15,6 @@ from fcsim.fc1 import ordered_sets as osets
 from fcsim.fc2 import header as h
 from fcsim.fc2.connection import ESTABLISHED, PENDING, Connection
 from fcsim.fc2.frame import SOF_NEXT, Frame
-from fcsim.fc2.port import uses_bb_credit
 from fcsim.fc2.sequence import Sequence
 
 
@@ -72,16 +71,16 @@ class Receiving:
             self._handle(frame)
 
     def _handle(self, frame: Frame) -> None:
-        if frame.cls != 1 or frame.sof is osets.SOFc1:  # uses_bb_credit, inlined
+        if frame.uses_bb_credit:
             self.port.release_buffer()
-        if frame.r_ctl & 0xF0 == 0xC0:
+        if frame.is_link_control:
             self._answer_received(frame)
         else:
             self._data_received(frame)
 
     def frame_dropped(self, frame: Frame) -> None:
         """Discard and count a frame that failed its CRC (called by :class:`Port`)."""
-        if uses_bb_credit(frame):
+        if frame.uses_bb_credit:
             self.port.release_buffer()
         stats = self.stats
         stats.dropped_frames += 1

@@ -19,7 +19,6 @@ from fcsim.fc1 import ordered_sets as osets
 from fcsim.fc2 import header as h
 from fcsim.fc2.connection import CLOSING, ESTABLISHED, PENDING, Connection
 from fcsim.fc2.frame import SOF_FIRST, SOF_NEXT, Frame
-from fcsim.fc2.port import uses_bb_credit
 from fcsim.fc2.sequence import Sequence
 
 _BLOCKED, _FREE, _NEEDS_CREDIT = 0, 1, 2
@@ -38,7 +37,7 @@ class Transmitting:
         With *d_id*, only a frame for that N_Port (a loop port's open tenancy).
         """
         control = self._control
-        if control and (credit or not uses_bb_credit(control[0])) and (
+        if control and (credit or not control[0].uses_bb_credit) and (
                 d_id is None or control[0].d_id == d_id):
             frame = control.popleft()
             self.port.drained = not control and not self._ready  # nothing more queued
@@ -83,7 +82,7 @@ class Transmitting:
 
     def waits_for_credit(self) -> bool:
         """True if a frame is ready that only lacks a BB credit."""
-        if self._control and uses_bb_credit(self._control[0]):
+        if self._control and self._control[0].uses_bb_credit:
             return True
         return any(self._gate(seq) == _NEEDS_CREDIT for seq in self._ready)
 

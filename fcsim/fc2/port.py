@@ -37,7 +37,7 @@ from __future__ import annotations
 from collections import deque
 from typing import TYPE_CHECKING, Protocol
 
-from fcsim.fc1.ordered_sets import INVALID_EOFS, SOFc1
+from fcsim.fc1.ordered_sets import INVALID_EOFS
 from fcsim.link.line import launch
 
 if TYPE_CHECKING:
@@ -46,12 +46,7 @@ if TYPE_CHECKING:
 
 MIN_FILL_WORDS = 6
 """Fill words (IDLE or R_RDY) a transmitter sends at least between frames (FC-PH 17.1)."""
-__all__ = ["MIN_FILL_WORDS", "LazyCredit", "Port", "PortStats", "launch", "uses_bb_credit"]
-
-
-def uses_bb_credit(frame: Frame) -> bool:
-    """True if *frame* needs a buffer-to-buffer credit to be sent."""
-    return frame.cls != 1 or frame.sof is SOFc1
+__all__ = ["MIN_FILL_WORDS", "LazyCredit", "Port", "PortStats", "launch"]
 
 
 class PortOwner(Protocol):
@@ -245,7 +240,7 @@ class Port(LazyCredit):
                     self.stats.credit_stalls += 1
                 self._wake_for_credit()
             return
-        if frame.cls != 1 or frame.sof is SOFc1:
+        if frame.uses_bb_credit:
             self.credit -= 1
         start, end, gap_end = launch(self, frame, now)
         peer: Port = self.peer  # type: ignore[assignment]
@@ -276,7 +271,7 @@ class Port(LazyCredit):
     # -- receiver ---------------------------------------------------------------
 
     def _receive(self, frame: Frame) -> None:
-        if frame.cls != 1 or frame.sof is SOFc1:
+        if frame.uses_bb_credit:
             self.buffers_used += 1
         self.stats.frames_rx += 1
         if frame.corrupt:

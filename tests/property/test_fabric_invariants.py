@@ -11,7 +11,6 @@ from fcsim.build import build_workloads
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.switch_model import load_switch_model
 from fcsim.fc2.login import ServiceParameters
-from fcsim.fc2.port import uses_bb_credit
 from fcsim.scenario.workload_model import StreamConfig
 from fcsim.topology.fabric import build_fabric
 from tests.builders import fabric
@@ -116,7 +115,7 @@ class CreditReturnChecker:
         self.r_rdys: dict[object, list[float]] = {}
 
     def frame(self, time, port, frame, start, end) -> None:
-        if uses_bb_credit(frame):
+        if frame.uses_bb_credit:
             self.eofs.setdefault(port.peer, []).append(end + port.delay)
 
     def primitive(self, time, port, name, start) -> None:
