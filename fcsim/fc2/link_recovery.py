@@ -201,7 +201,7 @@ class LinkControl:
         """Begin sending this state's ordered set (after the frame in progress)."""
         port = self.port
         sent = SENDS[self.state]
-        start = max(now, port._line_free)
+        start = max(now, port.line_free)
         for sink in self._sim.sinks:
             sink.primitive(now, port, sent.name, start)
         arrives = start + port.delay

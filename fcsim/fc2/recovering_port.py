@@ -184,5 +184,5 @@ class RecoveringPort(Port):
             self.credit = self.credit_login
             self._r_rdys.clear()
             self._credit_seen = now
-            self._gap_end = max(self._gap_end, max(now, self._line_free)
+            self.gap_end = max(self.gap_end, max(now, self.line_free)
                                 + IDLES_ON_ENTRY * self.word_time)

@@ -120,12 +120,12 @@ class LPort(LazyCredit):
         self._begun: set[Sequence] = set()  # sequences part-sent in the circuit (opener)
         self.drained = False  # an N_Port's mark (fcsim.fc2.port); a loop port does not use it
         self._waiting = self._wake_pending = False
-        self._delay = self._line_free = self._gap_end = self._arb_mark = self._hold_mark = 0.0
+        self._delay = self.line_free = self.gap_end = self._arb_mark = self._hold_mark = 0.0
         self._deliver: Callable[[object], None] | None = None
         self._stall_since: float | None = None
         self._r_rdys: deque[float] = deque()
-        self._rng = sim.rng(f"lport/{name}")
-        self._sinks, self._later = sim.sinks, sim.call_later
+        self.rng = sim.rng(f"lport/{name}")
+        self.sinks, self._later = sim.sinks, sim.call_later
 
     # -- arbitration and circuits (driven by the Loop) ------------------------------
 
@@ -174,12 +174,12 @@ class LPort(LazyCredit):
     def send_ordered_set(self, name: str) -> float:
         """Send one ordered set (OPN, CLS) in the next free word; returns its end, s."""
         now = self.sim.now
-        start = self._line_free if self._line_free > now else now
-        end = self._line_free = start + self.word_time
-        if end > self._gap_end:
-            self._gap_end = end
-        if self._sinks:
-            for sink in self._sinks:
+        start = self.line_free if self.line_free > now else now
+        end = self.line_free = start + self.word_time
+        if end > self.gap_end:
+            self.gap_end = end
+        if self.sinks:
+            for sink in self.sinks:
                 sink.primitive(now, self, name, start)
         return end
 
