@@ -41,7 +41,8 @@ if TYPE_CHECKING:
     import simpy
 
 BUILDERS: dict[str, Callable[[Simulation, Scenario], Network]] = {
-    "point-to-point": lambda sim, sc: build_point_to_point(sim, sc.nodes, sc.links),
+    "point-to-point": lambda sim, sc: build_point_to_point(sim, sc.nodes, sc.links,
+                                                           recovering=bool(sc.faults)),
     "fabric": build_fabric,
     "loop": lambda sim, sc: build_loop(sim, sc.nodes, sc.links),
     "ethernet": build_ethernet,

@@ -22,12 +22,12 @@ from fcsim.engine.simulation import Simulation
 from fcsim.fabric.addressing import port_id
 from fcsim.fabric.login import FabricLogin
 from fcsim.fabric.routing import balance, chooser, fspf_cost, next_hops, switch_seed
-from fcsim.fabric.services import FabricServices
+from fcsim.fabric.services import E_D_TOV, FabricServices
 from fcsim.fabric.switch import Switch
 from fcsim.fabric.switch_port import SwitchPort
 from fcsim.fabric.zoning import Zoning
 from fcsim.fc2.nport import NPort
-from fcsim.fc2.port import Port
+from fcsim.fc2.recovering_port import make_port
 from fcsim.fc3.fabric import AliasRouter, install_aliases
 from fcsim.fc3.ports import ports_of
 from fcsim.fc3.striping import stripe_pairs
@@ -152,6 +152,7 @@ def split_end(end: str) -> tuple[str, int | None]:
 def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
     """Build the switches, N_Ports and links of *scenario* and route the fabric."""
     net = FabricNetwork()
+    recovering = bool(scenario.faults)  # every port recovers from link faults
     domains = assign_domains(scenario.switches)
     for config in scenario.switches:
         net.switches[config.name] = Switch(sim, config.name, domains[config.name],
@@ -167,11 +168,14 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
         if a_port is None or b_port is None:
             node, (sw_name, index) = ((a_name, (b_name, b_port)) if a_port is None
                                       else (b_name, (a_name, a_port)))
-            _attach_node(sim, net, node, port_configs[node], net.switches[sw_name], index, link)
+            _attach_node(sim, net, node, port_configs[node], net.switches[sw_name], index, link,
+                         recovering)
         else:
             a, b = net.switches[a_name], net.switches[b_name]
-            pa = Port(sim, f"{a_name}:{a_port}", link.bb_credit or a.model.bb_credit)
-            pb = Port(sim, f"{b_name}:{b_port}", link.bb_credit or b.model.bb_credit)
+            pa = make_port(sim, f"{a_name}:{a_port}", link.bb_credit or a.model.bb_credit,
+                           E_D_TOV, recovering)
+            pb = make_port(sim, f"{b_name}:{b_port}", link.bb_credit or b.model.bb_credit,
+                           E_D_TOV, recovering)
             net.links[link.name] = Link(link.name, pa, pb, link.speed, link.cable,
                                         link.bit_error_rate, link.error_rates)
             pa.login(pb.rx_buffers)
@@ -211,13 +215,17 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
 
 
 def _attach_node(sim: Simulation, net: FabricNetwork, name: str, config: Any, switch: Switch,
-                 index: int, link: LinkConfig) -> None:
-    """N_Port *name* of the node *config*, cabled by *link* to port *index* of *switch*."""
+                 index: int, link: LinkConfig, recovering: bool) -> None:
+    """N_Port *name* of the node *config*, cabled by *link* to port *index* of
+    *switch*; with *recovering*, both ports recover from link faults."""
     if name in net.nodes:
         raise ValueError(f"N_Port {name} has more than one link; one link per N_Port")
-    node = NPort(sim, name, port_id(switch.domain, index), config.params)
+    params = config.params
+    node = NPort(sim, name, port_id(switch.domain, index), params,
+                 port=make_port(sim, name, params.bb_credit, params.e_d_tov, recovering))
     net.nodes[name] = node
-    f_port = Port(sim, f"{switch.name}:{index}", link.bb_credit or switch.model.bb_credit)
+    f_port = make_port(sim, f"{switch.name}:{index}", link.bb_credit or switch.model.bb_credit,
+                       E_D_TOV, recovering)
     net.links[link.name] = Link(link.name, node.port, f_port, link.speed, link.cable,
                                 link.bit_error_rate, link.error_rates)
     node.port.login(f_port.rx_buffers)
