@@ -79,7 +79,8 @@ class EthernetPort:
     :attr:`delay`. With :attr:`cut_through`, the owner is handed each data
     frame as soon as its preamble and MAC header are in (:data:`HEADER_CHARS`)
     rather than at its end: a cut-through switch's view, before the FCS can
-    be checked. It is a :class:`fcsim.link.link.LinkEnd`, its transmitter a
+    be checked. It is a :class:`fcsim.link.link.PhyEnd` (a link end whose light
+    and carrier faults act on), its transmitter a
     :class:`fcsim.link.line.LineEnd`."""
 
     GAP_WORDS = GAP // 4

@@ -39,6 +39,25 @@ class LinkEnd(Protocol):
     by the link; a fault may change it)."""
 
 
+class PhyEnd(LinkEnd, Protocol):
+    """A link end whose physical layer a fault acts on directly (the Ethernet
+    and Myrinet ports, :class:`fcsim.faults.lan.LanLink`): light at its
+    receiver, and the carrier its PHY reports. A Fibre Channel port's
+    physical layer is its Link Control Facility's
+    (:class:`fcsim.fc2.link_recovery.LinkControl`)."""
+
+    light: bool
+    """Light reaches the receiver: frames arriving while it does not are lost."""
+    frames_lost: int
+    """Frames lost at or from this port for want of light."""
+
+    def set_light(self, on: bool) -> None:
+        """Light reaches the receiver again (*on*) or no more, now."""
+
+    def carrier(self, up: bool) -> None:
+        """The PHY reports the link up or down now."""
+
+
 End = TypeVar("End", bound=LinkEnd)
 """The port kind at both ends of a link."""
 
