@@ -71,9 +71,8 @@ class Socket:
     def _copy(self, nbytes: int, sending: bool, touched: bool = False) -> float:
         """Processor time to move *nbytes* in or out of this socket, s: a copy, or
         the host's zero-copy page mapping (:mod:`fcsim.host.copies`)."""
-        endpoint = self.endpoint
-        return socket_copy_time(self.host.model, nbytes, sending,
-                                endpoint.mss - endpoint.optlen, touched)
+        tcb = self.endpoint.tcb
+        return socket_copy_time(self.host.model, nbytes, sending, tcb.mss - tcb.optlen, touched)
 
     def send(self, nbytes: int, done: Callable[[], None], touched: bool = False) -> None:
         """send() of *nbytes*; *done()* when the call returns. *touched*: the
@@ -95,7 +94,7 @@ class Socket:
         8.6). Each copy is its own piece of process-level work, so protocol
         work waiting on the processor runs between two mbufs."""
         host, endpoint = self.host, self.endpoint
-        cluster = endpoint.so_snd.cluster
+        cluster = endpoint.tcb.so_snd.cluster
 
         def wait(resid: int) -> None:
             called = host.sim.now
