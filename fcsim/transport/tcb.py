@@ -5,9 +5,11 @@
 4.4BSD ``struct tcpcb`` additions (congestion window, RTT timing, delayed-ACK
 and persist state, the flags of ``t_flags``, the reassembly queue, the
 timers), the two socket buffers (:class:`~fcsim.transport.sockbuf.SocketBuffer`,
-with mbuf accounting) and the counters. It is state only, every field
-declared here; the protocol is module functions that take the control block,
-as in 4.4BSD: :func:`~fcsim.transport.tcp_input.tcp_input`,
+with mbuf accounting) and the counters: the state, every field declared here,
+with only the bookkeeping of its own timers
+(:meth:`~TcpControlBlock.delay_ack`, :meth:`~TcpControlBlock.stop_timers`).
+The protocol is module functions that take the control block, as in 4.4BSD:
+:func:`~fcsim.transport.tcp_input.tcp_input`,
 :func:`~fcsim.transport.tcp_output.tcp_output`, the receive side's
 reassembly (:mod:`~fcsim.transport.tcp_reass`) and the timer routines
 (:mod:`~fcsim.transport.tcp_timer`); :class:`~fcsim.transport.tcp.TcpEndpoint`
