@@ -139,7 +139,7 @@ def test_a_linux_host_applies_the_profile() -> None:
     socket = host.tcp_socket(5001, TcpConfig(sndbuf=16384, rcvbuf=16384, mtu=9000))
     assert socket.endpoint.config.rcvbuf == 32768
     assert socket.endpoint.config.rx_truesize == TRUESIZE
-    assert socket.endpoint.linux is not None
+    assert socket.endpoint.tcb.linux is not None
     assert host.cpu.processors == 2
     with pytest.raises(ValueError, match="tcp_stack"):
         HostModel(name="x", tcp_stack="solaris")
