@@ -7,12 +7,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from fcsim.faults.checks import fault_problems
 from fcsim.fc3.ports import ports_of
 from fcsim.fc4.fcp import BLOCK
 from fcsim.host.block import striped_capacity
 from fcsim.loop.al_pa import MAX_NL_PORTS
 from fcsim.scenario.ethernet_checks import ethernet_links
-from fcsim.scenario.fault_checks import fault_problems
 from fcsim.scenario.fc3_checks import fc3_problems
 from fcsim.scenario.internetwork import check_networks
 from fcsim.scenario.myrinet_checks import myrinet_links

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, TypeAdapter
 
+from fcsim.faults.config import ScheduledFaultSection
 from fcsim.scenario.sections.apps import IperfSection, NetperfSection
 from fcsim.scenario.sections.ethernet import (
     EthernetLinkSection,
@@ -14,7 +15,6 @@ from fcsim.scenario.sections.ethernet import (
     EthernetSwitchSection,
 )
 from fcsim.scenario.sections.fabric import FabricSection
-from fcsim.scenario.sections.faults import ScheduledFaultSection
 from fcsim.scenario.sections.fc3 import AliasGroup
 from fcsim.scenario.sections.fspf import FspfSection
 from fcsim.scenario.sections.internetwork import InternetworkNodeSection, Network
