@@ -1,6 +1,6 @@
-"""Field types of a link that the sections of several technologies share (Fibre
-Channel links and loops, Ethernet and Myrinet cables, the fault schedule):
-speed and coding, cable length and propagation, bit error rates."""
+"""Field types of the cables of every technology's sections: the line speed
+and transmission code, propagation delay, bit error rates and cable length
+(Fibre Channel links and loops, Ethernet and Myrinet cables)."""
 
 from __future__ import annotations
 
