@@ -13,11 +13,13 @@ from fcsim.apps.iperf import IperfMesh
 from fcsim.apps.netperf import Netperf
 from fcsim.apps.transfer import TRANSFER_PORT, Transfer
 from fcsim.engine.simulation import Simulation
+from fcsim.ethernet.build import build_ethernet
 from fcsim.fc3.results import striped_stream
 from fcsim.host.block import HostIo
 from fcsim.host.host import Host
 from fcsim.host.host_model import HostModel
 from fcsim.loop.builder import build_loop
+from fcsim.myrinet.build import build_myrinet
 from fcsim.scenario.model import NodeConfig, Scenario
 from fcsim.scenario.workload_model import (
     GeneratorConfig,
@@ -27,10 +29,8 @@ from fcsim.scenario.workload_model import (
     TransferConfig,
 )
 from fcsim.storage.san import Storage
-from fcsim.topology.ethernet import build_ethernet
 from fcsim.topology.fabric import build_fabric
 from fcsim.topology.internetwork import build_internetwork
-from fcsim.topology.myrinet import build_myrinet
 from fcsim.topology.network import Network
 from fcsim.topology.point_to_point import build_point_to_point
 from fcsim.trapeze.config import SliceJobConfig

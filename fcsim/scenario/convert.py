@@ -10,6 +10,7 @@ from typing import Any
 from fcsim.apps.iperf import IperfOptions
 from fcsim.apps.netperf import NetperfOptions
 from fcsim.apps.transfer import TransferOptions
+from fcsim.ethernet.config import EthernetLinkSection
 from fcsim.fabric.fspf import DEFAULT_TIMERS, FspfTimers
 from fcsim.fabric.long_distance import long_distance_buffers
 from fcsim.faults.config import BY_PROTOCOL, DEV_LOSS_TMO, FaultConfig
@@ -18,6 +19,7 @@ from fcsim.fc0.speed import Coding, Speed
 from fcsim.fc2.login import ServiceParameters
 from fcsim.fc3.ports import ports_of
 from fcsim.host.block import striped_capacity
+from fcsim.myrinet.config import MyrinetLinkSection
 from fcsim.scenario.internetwork import members, networks_of, peers, port_name
 from fcsim.scenario.model import (
     AliasGroupConfig,
@@ -38,10 +40,8 @@ from fcsim.scenario.sections.document import (
     MyrinetScenario,
     PointToPointScenario,
 )
-from fcsim.scenario.sections.ethernet import EthernetLinkSection
 from fcsim.scenario.sections.links import LinkSection
 from fcsim.scenario.sections.loop import LoopSection
-from fcsim.scenario.sections.myrinet import MyrinetLinkSection
 from fcsim.scenario.sections.nodes import LoopNodeSection, NodeKeys
 from fcsim.scenario.sections.storage import DdSection, FioSection
 from fcsim.scenario.sections.transfer import TransferSection

@@ -26,7 +26,7 @@ def reach(doc: Any, w: Any, raw: dict[str, Any], path: str) -> Iterator[Problem]
         yield from _chain(doc, w, raw, path)
         return
     if isinstance(w, SliceDdSection | FaultSection):
-        return  # only in a Myrinet file, whose links join every node (myrinet_checks)
+        return  # only in a Myrinet file, whose links join every node (fcsim.myrinet.checks)
     any_network = isinstance(w, NetperfSection | IperfSection)
     starts = w.source if isinstance(w.source, tuple) else (w.source,)
     ends = w.destination if isinstance(w.destination, tuple) else (w.destination,)

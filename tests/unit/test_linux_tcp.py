@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from fcsim.build import build_hosts
 from fcsim.engine.simulation import Simulation
+from fcsim.ethernet.build import build_ethernet
 from fcsim.host.host_model import HostModel
 from fcsim.scenario.loader import load_scenario
-from fcsim.topology.ethernet import build_ethernet
 from fcsim.transport.linux import (
     RMEM_MAX,
     LinuxReceiveWindow,

@@ -7,24 +7,21 @@ from typing import Annotated, Literal
 
 from pydantic import Field, TypeAdapter
 
-from fcsim.scenario.sections.apps import IperfSection, NetperfSection
-from fcsim.scenario.sections.ethernet import (
+from fcsim.ethernet.config import (
     EthernetLinkSection,
     EthernetNodeSection,
     EthernetSwitchSection,
 )
+from fcsim.faults.config import ScheduledFaultSection
+from fcsim.myrinet.config import MyrinetLinkSection, MyrinetSwitchSection
+from fcsim.scenario.sections.apps import IperfSection, NetperfSection
 from fcsim.scenario.sections.fabric import FabricSection
-from fcsim.scenario.sections.faults import ScheduledFaultSection
 from fcsim.scenario.sections.fc3 import AliasGroup
 from fcsim.scenario.sections.fspf import FspfSection
 from fcsim.scenario.sections.internetwork import InternetworkNodeSection, Network
 from fcsim.scenario.sections.links import FabricLinkSection, LinkSection, SwitchSection
 from fcsim.scenario.sections.loop import LoopSection
-from fcsim.scenario.sections.myrinet import (
-    MyrinetLinkSection,
-    MyrinetNodeSection,
-    MyrinetSwitchSection,
-)
+from fcsim.scenario.sections.myrinet_nodes import MyrinetNodeSection
 from fcsim.scenario.sections.nodes import FabricNodeSection, LoopNodeSection, NodeSection
 from fcsim.scenario.sections.run import RunSection
 from fcsim.scenario.sections.transfer import TransferSection

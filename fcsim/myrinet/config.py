@@ -1,23 +1,17 @@
-"""The tables of a Myrinet network (``topology = "myrinet"``): hosts with
-LANai NICs (and their disks, and the Slice block I/O service they may run
-over Trapeze), Myrinet switches, and the cables between them."""
+"""The tables of a Myrinet network (``topology = "myrinet"``): Myrinet switches
+and the cables between them, and the field types of its hosts' LANai NICs.
+The hosts' own table, which also gives their disks and the Slice block I/O
+service they may run over Trapeze, is
+:mod:`fcsim.scenario.sections.myrinet_nodes`'s."""
 
 from __future__ import annotations
 
+from fcsim.catalog import model_name
 from fcsim.fc0.speed import CATALOG
 from fcsim.myrinet.switch import load_myrinet_switch_model
-from fcsim.scenario.sections.links import DEFAULT_PROPAGATION, PROPAGATION_HELP, CableLength
-from fcsim.scenario.sections.nodes import (
-    TIMESTAMPS_HELP,
-    Block,
-    Channels,
-    HostName,
-    Load,
-    model_name,
-)
-from fcsim.scenario.sections.trapeze import BlockServerSection
-from fcsim.schema.fields import Ends, Flag, Name, Propagation, choice, integer, table
-from fcsim.schema.section import REQUIRED, Section, key
+from fcsim.schema.fields import Ends, Name, Propagation, choice, integer
+from fcsim.schema.link_fields import DEFAULT_PROPAGATION, PROPAGATION_HELP, CableLength
+from fcsim.schema.section import Section, key
 
 MAX_MTU = 65535
 """The largest IP MTU a Myrinet node may have, bytes: IPv4's own limit (the
@@ -32,36 +26,6 @@ MyrinetSpeed = choice({name: CATALOG[name] for name in MYRINET_SPEEDS},
                       "(2 Gbit/s: LANai 9)")
 MyrinetSwitchName = model_name(load_myrinet_switch_model, "Myrinet switch",
                                "models/myrinet-switches/")
-BlockServer = table(BlockServerSection, "a table, written [nodes.block_server]")
-
-
-class MyrinetNodeSection(Section):
-    """A host with one Myrinet NIC (a LANai card: its bus, DMA and per-packet
-    time come from the host model and the adapter it names); IP and TCP/UDP
-    run over it, one IP packet per Myrinet packet, and Trapeze messages for
-    the Slice block I/O service. A host may have disk channels and serve
-    their disks as a Slice block server (`[nodes.block_server]`)."""
-
-    where = "in [[nodes]] of a Myrinet network"
-
-    name: Name = key(help="The node's name, unique among nodes.", example="h1")
-    host: HostName = key(REQUIRED, "The host model (processor, bus and card costs): a model "
-                         "in models/hosts/ or a model file path ending in .toml.", "ideal")
-    mtu: Mtu = key(9000, "The IP MTU of the NIC, bytes (TCP's MSS is 40 bytes less). "
-                   "Myrinet has no link MTU; Myricom's GM driver gives IP 9000.", 8192)
-    background_load: Load = key(None, "Share of the host's processor other processes keep "
-                                "busy (default: the host model's own value).", 0.15)
-    tcp_timestamps: Flag = key(None, TIMESTAMPS_HELP, True)
-    channels: Channels = key([], "Disk channels on this host (SCSI buses, ATA channels) and "
-                             "their disks (default: none).",
-                             [{"name": "ide0", "model": "ultra-ata-33",
-                               "disks": ["ibm-deskstar-22gxp"]}])
-    block: Block = key(None, "The host's block layer: queue depth per device, largest "
-                       "request, merging and order (default: see the table's keys).",
-                       {"queue_depth": 1})
-    block_server: BlockServer = key(None, "Makes the host a Slice block I/O server of some of "
-                                    "its disks over Trapeze (default: none).",
-                                    {"disks": ["ide0.0"], "stripe": "32 KiB"})
 
 
 class MyrinetLinkSection(Section):

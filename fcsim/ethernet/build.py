@@ -5,20 +5,86 @@ between access ports or an 802.1Q trunk."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from fcsim.engine.simulation import Simulation
+from fcsim.ethernet.checks import loop_in_a_vlan
 from fcsim.ethernet.nic import Nic
 from fcsim.ethernet.port import EthernetPort
 from fcsim.ethernet.switch import EthernetSwitch, Trunk
+from fcsim.fc0.cable import Cable
+from fcsim.fc0.speed import Speed
 from fcsim.link.link import Link
-from fcsim.scenario.ethernet_checks import loop_in_a_vlan
-from fcsim.scenario.model import Scenario
 from fcsim.topology.network import LanNetwork, link_results
 
 MAC_BASE = 0x020000000000
 """Locally administered MACs: node *i* (from 0) gets MAC_BASE + i + 1."""
+
+
+class EthernetNodeConfig(Protocol):
+    """What the builder reads of a node: its *name*, its NIC's IP *mtu* (bytes)
+    and the *vlan* it tags its frames with (None: untagged)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def mtu(self) -> int: ...
+    @property
+    def vlan(self) -> int | None: ...
+
+
+class EthernetLinkConfig(Protocol):
+    """What the builder reads of a cable: *name*, *ends* (node names or
+    ``switch:port``), *speed*, *cable*, bit error rates (*bit_error_rate*, and
+    *error_rates* per sending end), the access *vlans* of its switch-port ends,
+    or the VLANs of a *trunk* and its *native_vlan*."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def ends(self) -> tuple[str, str]: ...
+    @property
+    def speed(self) -> Speed: ...
+    @property
+    def cable(self) -> Cable: ...
+    @property
+    def bit_error_rate(self) -> float: ...
+    @property
+    def error_rates(self) -> tuple[tuple[str, float], ...]: ...
+    @property
+    def vlans(self) -> tuple[int, ...]: ...
+    @property
+    def trunk(self) -> tuple[int, ...]: ...
+    @property
+    def native_vlan(self) -> int | None: ...
+
+
+class EthernetSwitchConfig(Protocol):
+    """What the builder reads of a switch: its *name*, *model* (an
+    :class:`~fcsim.ethernet.switch.EthernetSwitchModel`) and whether it
+    sends 802.3x *pause*."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def model(self) -> object: ...
+    @property
+    def pause(self) -> bool: ...
+
+
+class EthernetLayout(Protocol):
+    """What the builder reads of an Ethernet network's description: its
+    *nodes*, *links* and *switches* (:class:`fcsim.scenario.model.Scenario`
+    is one)."""
+
+    @property
+    def nodes(self) -> Sequence[EthernetNodeConfig]: ...
+    @property
+    def links(self) -> Sequence[EthernetLinkConfig]: ...
+    @property
+    def switches(self) -> Sequence[EthernetSwitchConfig]: ...
 
 
 @dataclass
@@ -38,7 +104,7 @@ class EthernetNetwork(LanNetwork):
                 "switches": {name: sw.results() for name, sw in self.switches.items()}}
 
 
-def build_ethernet(sim: Simulation, scenario: Scenario) -> EthernetNetwork:
+def build_ethernet(sim: Simulation, scenario: EthernetLayout) -> EthernetNetwork:
     """Build the NICs, switches and links of *scenario* (``topology = "ethernet"``)."""
     net = EthernetNetwork()
     for i, node in enumerate(scenario.nodes):
@@ -69,7 +135,7 @@ def _port(net: EthernetNetwork, end: str) -> EthernetPort:
     return net.switches[switch].ports[int(number)] if sep else net.nodes[end].port
 
 
-def _check_no_loop(scenario: Scenario) -> None:
+def _check_no_loop(scenario: EthernetLayout) -> None:
     """Refuse a loop within a VLAN: with no spanning tree, flooding would circle."""
     index = loop_in_a_vlan(((link.ends, link.vlans, link.trunk, link.native_vlan)
                             for link in scenario.links), {n.name: n.vlan for n in scenario.nodes})

@@ -87,7 +87,7 @@ def _speeds(counts: Counter[str]) -> str:
 
 
 def overview(graph: nx.MultiGraph) -> Overview:
-    """The overview of the topology *graph* (:func:`~fcsim.topology.drawing.topology_graph`:
+    """The overview of the topology *graph* (:func:`~fcsim.drawing.topology.topology_graph`:
     vertices of ``kind`` "node" or "switch", edges ``label``-led with their speed)."""
     kinds = dict(graph.nodes(data="kind"))
     switches = [name for name, kind in kinds.items() if kind == "switch"]

@@ -11,19 +11,66 @@ chose to avoid that are not modelled.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import networkx as nx
 
 from fcsim.engine.simulation import Simulation
+from fcsim.fc0.cable import Cable
+from fcsim.fc0.speed import Speed
 from fcsim.link.link import Link
 from fcsim.myrinet.nic import MyrinetNic
 from fcsim.myrinet.port import MyrinetPort
 from fcsim.myrinet.slack import reach
 from fcsim.myrinet.switch import MyrinetSwitch
-from fcsim.scenario.model import Scenario
 from fcsim.topology.network import LanNetwork, link_results
+
+
+class MyrinetNodeConfig(Protocol):
+    """What the builder reads of a node: its *name* and its NIC's IP *mtu*, bytes."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def mtu(self) -> int: ...
+
+
+class MyrinetLinkConfig(Protocol):
+    """What the builder reads of a cable: *name*, *ends* (node names or
+    ``switch:port``), *speed* and *cable*."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def ends(self) -> tuple[str, str]: ...
+    @property
+    def speed(self) -> Speed: ...
+    @property
+    def cable(self) -> Cable: ...
+
+
+class MyrinetSwitchConfig(Protocol):
+    """What the builder reads of a switch: its *name* and *model* (a
+    :class:`~fcsim.myrinet.switch.MyrinetSwitchModel`)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def model(self) -> object: ...
+
+
+class MyrinetLayout(Protocol):
+    """What the builder reads of a Myrinet network's description: its *nodes*,
+    *links* and *switches* (:class:`fcsim.scenario.model.Scenario` is one)."""
+
+    @property
+    def nodes(self) -> Sequence[MyrinetNodeConfig]: ...
+    @property
+    def links(self) -> Sequence[MyrinetLinkConfig]: ...
+    @property
+    def switches(self) -> Sequence[MyrinetSwitchConfig]: ...
 
 
 @dataclass
@@ -50,7 +97,7 @@ class MyrinetNetwork(LanNetwork):
                 "switches": {name: sw.results() for name, sw in self.switches.items()}}
 
 
-def build_myrinet(sim: Simulation, scenario: Scenario) -> MyrinetNetwork:
+def build_myrinet(sim: Simulation, scenario: MyrinetLayout) -> MyrinetNetwork:
     """Build the NICs, switches, links and routes of *scenario* (``topology =
     "myrinet"``); node *i* (from 0) gets Myrinet address *i* + 1."""
     net = MyrinetNetwork()

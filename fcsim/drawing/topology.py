@@ -5,7 +5,7 @@ edge labelled with its speed, and at each switch end with the port number; a
 loop is drawn as its ring. The layout is networkx's spring layout with a fixed
 seed (a circle for a loop), so the same scenario always gives the same
 picture. A fabric of more than :data:`DETAILED_VERTICES` nodes and switches
-is drawn as its overview instead (:mod:`fcsim.topology.overview`). PNG or
+is drawn as its overview instead (:mod:`fcsim.drawing.overview`). PNG or
 SVG, chosen by the output file's suffix.
 """
 
@@ -20,15 +20,15 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import networkx as nx  # noqa: E402
 
+from fcsim.drawing.overview import draw_overview  # noqa: E402
 from fcsim.fc3.ports import ports_of  # noqa: E402
 from fcsim.scenario.model import LoopConfig, Scenario  # noqa: E402
-from fcsim.topology.overview import draw_overview  # noqa: E402
 
 FORMATS = (".png", ".svg")
 """File suffixes :func:`draw_topology` can write."""
 DETAILED_VERTICES = 64
 """Nodes and switches a fabric may have to be drawn vertex by vertex, every link
-labelled; a larger one is drawn as its overview (:mod:`fcsim.topology.overview`:
+labelled; a larger one is drawn as its overview (:mod:`fcsim.drawing.overview`:
 switch tiers as rings, N_Ports counted per switch), which a reader can still
 read at that size."""
 

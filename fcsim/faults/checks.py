@@ -17,9 +17,9 @@ from fcsim.faults.config import (
     LOSS_OF_SYNC,
     PORT_FAILURE,
     SWITCH_FAILURE,
+    ScheduledFaultSection,
 )
 from fcsim.fc3.ports import ports_of
-from fcsim.scenario.sections.faults import ScheduledFaultSection
 from fcsim.schema.errors import Problem, given, show
 
 TARGET_KEYS = ("link", "ends", "port", "switch")

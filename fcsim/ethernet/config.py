@@ -5,17 +5,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from fcsim.catalog import model_name
 from fcsim.ethernet.frame import JUMBO_MTU
 from fcsim.ethernet.switch import load_ethernet_switch_model
-from fcsim.scenario.sections.links import (
+from fcsim.host.config import TIMESTAMPS_HELP, HostName, Load
+from fcsim.schema.fields import Ends, Flag, Name, Propagation, Speed, integer, value_type
+from fcsim.schema.link_fields import (
     DEFAULT_PROPAGATION,
     PROPAGATION_HELP,
     BitErrorRate,
     BitErrorRates,
     CableLength,
 )
-from fcsim.scenario.sections.nodes import TIMESTAMPS_HELP, HostName, Load, model_name
-from fcsim.schema.fields import Ends, Flag, Name, Propagation, Speed, integer, value_type
 from fcsim.schema.section import REQUIRED, Section, key
 
 Mtu = integer(68, JUMBO_MTU, f"an integer 68..{JUMBO_MTU} (bytes; 1500 standard, up to "
