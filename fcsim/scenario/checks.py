@@ -17,7 +17,6 @@ from fcsim.scenario.fc3_checks import fc3_problems
 from fcsim.scenario.internetwork import check_networks
 from fcsim.scenario.myrinet_checks import myrinet_links
 from fcsim.scenario.reach_checks import reach
-from fcsim.scenario.rules import ends_once, known, unique
 from fcsim.scenario.sections.apps import IperfSection, NetperfSection
 from fcsim.scenario.sections.document import (
     EthernetScenario,
@@ -27,16 +26,17 @@ from fcsim.scenario.sections.document import (
     MyrinetScenario,
     PointToPointScenario,
 )
-from fcsim.scenario.sections.storage import DdSection, FioSection
 from fcsim.scenario.sections.transfer import TransferSection
-from fcsim.scenario.sections.trapeze import FaultSection, SliceDdSection
 from fcsim.scenario.sections.workloads import GeneratorSection, StreamSection
-from fcsim.scenario.storage_checks import channels, local_disks
-from fcsim.scenario.trapeze_checks import block_servers, slice_job
 from fcsim.scenario.zone_checks import zone_problems
 from fcsim.schema.errors import Problem, count, given, show
+from fcsim.schema.rules import ends_once, known, unique
+from fcsim.storage.checks import channels, local_disks
+from fcsim.storage.config import DdSection, FioSection
 from fcsim.storage.local import LocalTarget
 from fcsim.topology.point_to_point import DEFAULT_PORT_IDS
+from fcsim.trapeze.checks import block_servers, slice_job
+from fcsim.trapeze.config import FaultSection, SliceDdSection
 
 Scenario = (PointToPointScenario | FabricScenario | LoopScenario | EthernetScenario
             | MyrinetScenario | InternetworkScenario)

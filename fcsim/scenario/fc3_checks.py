@@ -8,9 +8,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from fcsim.fc3.ports import port_names, ports_of
-from fcsim.scenario.rules import unique
 from fcsim.scenario.sections.workloads import StreamSection
 from fcsim.schema.errors import Problem, given, show
+from fcsim.schema.rules import unique
 
 
 def fc3_problems(doc: Any, raw: dict[str, Any]) -> Iterator[Problem]:

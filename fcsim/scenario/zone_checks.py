@@ -10,8 +10,8 @@ from typing import Any
 
 from fcsim.fc2.els_payload import port_wwn
 from fcsim.fc3.ports import ports_of
-from fcsim.scenario.rules import unique
 from fcsim.schema.errors import Problem, given
+from fcsim.schema.rules import unique
 
 
 def member_ports(members: tuple[str, ...], ports: list[str]) -> list[str | None]:

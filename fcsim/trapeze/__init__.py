@@ -8,6 +8,6 @@ kernel-to-kernel calls over it, nonblocking, their replies handled in the
 receive interrupt (:mod:`fcsim.trapeze.netrpc`). Slice's block I/O servers
 serve their disks over NetRPC, and a client stripes a file over them, with
 read-ahead, write-behind and page faults (:mod:`fcsim.trapeze.blockio`,
-:mod:`fcsim.trapeze.client`, :mod:`fcsim.trapeze.storage`). See
+:mod:`fcsim.trapeze.client`, :mod:`fcsim.trapeze.build`). See
 ``docs/trapeze.md``.
 """

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, TypeAdapter
 
+from fcsim.loop.config import LoopSection
 from fcsim.scenario.sections.apps import IperfSection, NetperfSection
 from fcsim.scenario.sections.ethernet import (
     EthernetLinkSection,
@@ -19,7 +20,6 @@ from fcsim.scenario.sections.fc3 import AliasGroup
 from fcsim.scenario.sections.fspf import FspfSection
 from fcsim.scenario.sections.internetwork import InternetworkNodeSection, Network
 from fcsim.scenario.sections.links import FabricLinkSection, LinkSection, SwitchSection
-from fcsim.scenario.sections.loop import LoopSection
 from fcsim.scenario.sections.myrinet import (
     MyrinetLinkSection,
     MyrinetNodeSection,
@@ -28,11 +28,11 @@ from fcsim.scenario.sections.myrinet import (
 from fcsim.scenario.sections.nodes import FabricNodeSection, LoopNodeSection, NodeSection
 from fcsim.scenario.sections.run import RunSection
 from fcsim.scenario.sections.transfer import TransferSection
-from fcsim.scenario.sections.trapeze import FaultSection, SliceDdSection
 from fcsim.scenario.sections.workloads import Workload
 from fcsim.scenario.sections.zoning import ZoneSection
 from fcsim.schema.fields import Expects, Name, Text, table, tables
 from fcsim.schema.section import Section, key
+from fcsim.trapeze.config import FaultSection, SliceDdSection
 
 TOPOLOGY_NAMES = ("point-to-point", "fabric", "loop", "ethernet", "myrinet", "internetwork")
 """The values of ``topology``."""

@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from fcsim.loop.config import LoopSection
 from fcsim.scenario.sections.ethernet import (
     EthernetLinkSection,
     EthernetNodeSection,
@@ -16,7 +17,6 @@ from fcsim.scenario.sections.ethernet import (
     VlanId,
 )
 from fcsim.scenario.sections.links import FabricLinkSection, LinkSection, SwitchSection
-from fcsim.scenario.sections.loop import LoopSection
 from fcsim.scenario.sections.myrinet import MyrinetLinkSection, MyrinetSwitchSection
 from fcsim.scenario.sections.nodes import LoopNodeSection, PortId
 from fcsim.schema.fields import Name, table, tables, value_type

@@ -15,9 +15,9 @@ from fcsim.scenario.sections.nodes import (
     Load,
     model_name,
 )
-from fcsim.scenario.sections.trapeze import BlockServerSection
 from fcsim.schema.fields import Ends, Flag, Name, Propagation, choice, integer, table
 from fcsim.schema.section import REQUIRED, Section, key
+from fcsim.trapeze.config import BlockServerSection
 
 MAX_MTU = 65535
 """The largest IP MTU a Myrinet node may have, bytes: IPv4's own limit (the
