@@ -18,7 +18,7 @@ from fcsim.fc3.results import striped_stream
 from fcsim.host.block import HostIo
 from fcsim.host.host import Host
 from fcsim.host.host_model import HostModel
-from fcsim.loop.builder import build_loop
+from fcsim.loop.build import build_loop
 from fcsim.myrinet.build import build_myrinet
 from fcsim.scenario.model import NodeConfig, Scenario
 from fcsim.scenario.workload_model import (
@@ -28,13 +28,13 @@ from fcsim.scenario.workload_model import (
     StreamConfig,
     TransferConfig,
 )
-from fcsim.storage.san import Storage
+from fcsim.storage.build import Storage
 from fcsim.topology.fabric import build_fabric
 from fcsim.topology.internetwork import build_internetwork
 from fcsim.topology.network import Network
 from fcsim.topology.point_to_point import build_point_to_point
+from fcsim.trapeze.build import SliceStorage
 from fcsim.trapeze.config import SliceJobConfig
-from fcsim.trapeze.storage import SliceStorage
 from fcsim.workload import Generator, Stream, Workload
 
 if TYPE_CHECKING:

@@ -31,15 +31,15 @@ from fcsim.scenario.model import (
     SwitchConfig,
 )
 from fcsim.scenario.workload_model import WorkloadConfig
+from fcsim.storage.build import Storage
 from fcsim.storage.channel_model import load_channel_model
 from fcsim.storage.device_model import load_disk_model
 from fcsim.storage.local import ChannelConfig
-from fcsim.storage.san import Storage
 from fcsim.topology.point_to_point import build_point_to_point
+from fcsim.trapeze.build import SliceStorage
 from fcsim.trapeze.card import TrapezeCard
 from fcsim.trapeze.config import BlockServerConfig, SliceJobConfig
 from fcsim.trapeze.netrpc import NetRpc
-from fcsim.trapeze.storage import SliceStorage
 from fcsim.workload.fio import FioOptions
 
 

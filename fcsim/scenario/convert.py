@@ -19,13 +19,12 @@ from fcsim.fc0.speed import Coding, Speed
 from fcsim.fc2.login import ServiceParameters
 from fcsim.fc3.ports import ports_of
 from fcsim.host.block import striped_capacity
+from fcsim.loop.config import LoopConfig, LoopPortConfig, LoopSection
 from fcsim.myrinet.config import MyrinetLinkSection
 from fcsim.scenario.internetwork import members, networks_of, peers, port_name
 from fcsim.scenario.model import (
     AliasGroupConfig,
     LinkConfig,
-    LoopConfig,
-    LoopPortConfig,
     NodeConfig,
     RunConfig,
     Scenario,
@@ -41,14 +40,10 @@ from fcsim.scenario.sections.document import (
     PointToPointScenario,
 )
 from fcsim.scenario.sections.links import LinkSection
-from fcsim.scenario.sections.loop import LoopSection
 from fcsim.scenario.sections.nodes import LoopNodeSection, NodeKeys
-from fcsim.scenario.sections.storage import DdSection, FioSection
 from fcsim.scenario.sections.transfer import TransferSection
-from fcsim.scenario.sections.trapeze import FaultSection, SliceDdSection
 from fcsim.scenario.sections.workloads import StreamSection
 from fcsim.scenario.workload_model import (
-    FioConfig,
     GeneratorConfig,
     IperfConfig,
     NetperfConfig,
@@ -58,8 +53,9 @@ from fcsim.scenario.workload_model import (
 )
 from fcsim.scenario.zone_checks import member_ports
 from fcsim.stats.steady import SteadyState
+from fcsim.storage.config import DdSection, FioConfig, FioSection
 from fcsim.storage.local import BlockConfig, ChannelConfig, LocalTarget
-from fcsim.trapeze.config import BlockServerConfig, SliceJobConfig
+from fcsim.trapeze.config import BlockServerConfig, FaultSection, SliceDdSection, SliceJobConfig
 from fcsim.workload.distributions import Constant, Distribution, Exponential, Uniform
 from fcsim.workload.fio import FioOptions
 

@@ -14,9 +14,9 @@ from fcsim.host.routes import FIBRE_CHANNEL
 from fcsim.scenario.internetwork import shared
 from fcsim.scenario.sections.apps import IperfSection, NetperfSection
 from fcsim.scenario.sections.transfer import TransferSection
-from fcsim.scenario.sections.trapeze import FaultSection, SliceDdSection
-from fcsim.scenario.storage_checks import local_disks
 from fcsim.schema.errors import Problem, given, show
+from fcsim.storage.checks import local_disks
+from fcsim.trapeze.config import FaultSection, SliceDdSection
 
 
 def reach(doc: Any, w: Any, raw: dict[str, Any], path: str) -> Iterator[Problem]:

@@ -123,9 +123,9 @@ def test_fcp_commands_free_their_exchanges() -> None:
     writes and reads, the initiator holds only its PRLI's exchange."""
     import dataclasses
 
-    from fcsim.scenario.workload_model import FioConfig
+    from fcsim.storage.build import Storage
+    from fcsim.storage.config import FioConfig
     from fcsim.storage.device_model import RamDiskModel
-    from fcsim.storage.san import Storage
     from fcsim.workload.fio import FioOptions
 
     job = FioConfig("job", "a", "b", FioOptions("randrw", 4096, iodepth=4, count=400))

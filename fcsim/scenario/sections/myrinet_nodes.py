@@ -9,9 +9,9 @@ from __future__ import annotations
 from fcsim.host.config import TIMESTAMPS_HELP, HostName, Load
 from fcsim.myrinet.config import Mtu
 from fcsim.scenario.sections.nodes import Block, Channels
-from fcsim.scenario.sections.trapeze import BlockServerSection
 from fcsim.schema.fields import Flag, Name, table
 from fcsim.schema.section import REQUIRED, Section, key
+from fcsim.trapeze.config import BlockServerSection
 
 BlockServer = table(BlockServerSection, "a table, written [nodes.block_server]")
 

@@ -3,15 +3,12 @@ and the host behind it."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from fcsim.catalog import model_name
 from fcsim.faults.config import BY_PROTOCOL, LINK_DOWN_POLICIES
 from fcsim.fc2.frame import MAX_DATA_FIELD
 from fcsim.fc2.login import ServiceParameters
 from fcsim.host.config import TIMESTAMPS_HELP, HostName, Load
 from fcsim.loop.al_pa import is_nl_al_pa
-from fcsim.scenario.sections.channels import BlockSection, ChannelSection
 from fcsim.schema.fields import (
     Count,
     Flag,
@@ -27,9 +24,9 @@ from fcsim.schema.fields import (
     size,
     table,
     tables,
-    value_type,
 )
 from fcsim.schema.section import Section, key
+from fcsim.storage.config import BlockSection, ChannelSection, LocalNames
 from fcsim.storage.device_model import load_device_model
 
 _SP = ServiceParameters()
@@ -62,20 +59,7 @@ AlPa = hex_or_integer(2, is_nl_al_pa, "a hard NL_Port AL_PA, one of the 126 neut
 LoginCredit = integer(0, text="an integer 0..bb_credit (frames)")
 Channels = tables(ChannelSection, "an array of tables, written [[nodes.channels]]")
 Block = table(BlockSection, "a table, written [nodes.block]")
-LocalNames = value_type(tuple, lambda v: _local_names(v), "a disk name such as 'scsi0.0', or "
-                        "a list of distinct ones", {"anyOf": [
-                            {"type": "string", "minLength": 1},
-                            {"type": "array", "items": {"type": "string", "minLength": 1},
-                             "minItems": 1, "uniqueItems": True}]})
 TaskSet = integer(1, text="an integer >= 1 (commands)")
-
-
-def _local_names(value: Any) -> tuple[str, ...]:
-    names = value if isinstance(value, list) else [value]
-    if not (names and all(isinstance(n, str) and n.strip() for n in names)
-            and len(set(names)) == len(names)):
-        raise ValueError()
-    return tuple(names)
 
 
 class NodeKeys(Section):

@@ -11,9 +11,9 @@ from typing import Any
 
 from fcsim.fc4.fcp import BLOCK
 from fcsim.host.block import striped_capacity
-from fcsim.scenario.sections.trapeze import FaultSection, SliceDdSection
-from fcsim.scenario.storage_checks import local_disks
 from fcsim.schema.errors import Problem, given, show
+from fcsim.storage.checks import local_disks
+from fcsim.trapeze.config import FaultSection, SliceDdSection
 
 
 def block_servers(nodes: Any, raws: list[dict[str, Any]]) -> Iterator[Problem]:

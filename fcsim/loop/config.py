@@ -1,18 +1,16 @@
-"""The ``[loop]`` table: the ring of an arbitrated loop."""
+"""An arbitrated loop in a scenario: the ``[loop]`` table that describes the
+ring, and the ring and each node's loop port as typed values in SI units
+(:class:`LoopConfig`, :class:`LoopPortConfig`) that :func:`fcsim.loop.build.build_loop`
+builds."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Annotated
 
+from fcsim.fc0.cable import Cable
+from fcsim.fc0.speed import Speed as LineSpeed
 from fcsim.loop.ring import DEFAULT_REPEAT_WORDS
-from fcsim.scenario.sections.links import (
-    CODING_HELP,
-    DEFAULT_PROPAGATION,
-    PROPAGATION_HELP,
-    SPEED_HELP,
-    BitErrorRate,
-    Coding,
-)
 from fcsim.schema.fields import (
     Expects,
     Flag,
@@ -23,6 +21,14 @@ from fcsim.schema.fields import (
     Time,
     Words,
     length,
+)
+from fcsim.schema.link_fields import (
+    CODING_HELP,
+    DEFAULT_PROPAGATION,
+    PROPAGATION_HELP,
+    SPEED_HELP,
+    BitErrorRate,
+    Coding,
 )
 from fcsim.schema.section import Section, key
 
@@ -66,3 +72,44 @@ class LoopSection(Section):
         "frames flow again.", ["5 ms", "8 ms"])
     position_map: Flag = key(True, "Whether initialisation includes the LIRP and LILP "
                                "frames.", False)
+
+
+@dataclass(frozen=True)
+class LoopPortConfig:
+    """A node's loop port: hard *al_pa* (None: soft address), *fairness* (access
+    fairness algorithm), *repeat_delay* in transmission words (None: the loop's)
+    and *login_credit*, the BB credit it announces at login (frames)."""
+
+    al_pa: int | None = None
+    fairness: bool = True
+    repeat_delay: int | None = None
+    login_credit: int = 0
+
+
+@dataclass(frozen=True)
+class LoopConfig:
+    """The ring of an arbitrated loop; for ``topology = "loop"`` it is the one
+    element of :attr:`fcsim.scenario.model.Scenario.links`.
+
+    *order*: node names in ring order (each sends to the next, the last to the
+    first); *speed*; *cable* of every hop, or *cables*, one per hop in ring
+    order (hop *i* from ``order[i]`` to the next; empty: *cable* for all);
+    *bit_error_rate* per hop;
+    *repeat_delay*: default repeat delay of a port, transmission words;
+    *lip_at*: times of loop initialisations after the one at start, s;
+    *position_map*: initialisation includes LIRP and LILP.
+    """
+
+    name: str
+    order: tuple[str, ...]
+    speed: LineSpeed
+    cable: Cable = field(default_factory=Cable)
+    bit_error_rate: float = 0.0
+    repeat_delay: int = DEFAULT_REPEAT_WORDS
+    lip_at: tuple[float, ...] = ()
+    position_map: bool = True
+    cables: tuple[Cable, ...] = ()
+
+    def hop_cables(self) -> tuple[Cable, ...]:
+        """The cable of each hop, in ring order."""
+        return self.cables or (self.cable,) * len(self.order)

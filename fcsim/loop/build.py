@@ -3,7 +3,7 @@
 :func:`build_loop` is the ``"loop"`` entry of :data:`fcsim.build.BUILDERS`.
 It makes one :class:`~fcsim.loop.lport.LPort` and one
 :class:`~fcsim.fc2.nport.NPort` per node, in the ring order of the scenario's
-:class:`~fcsim.scenario.model.LoopConfig`, assigns AL_PAs as loop
+:class:`~fcsim.loop.config.LoopConfig`, assigns AL_PAs as loop
 initialisation would (:func:`fcsim.loop.al_pa.assign`: hard addresses, then
 soft ones from the master round the ring) and logs every pair in (PLOGI,
 implicit and instant, as on a point-to-point link). The loop is private: each
@@ -16,22 +16,39 @@ Port_Names (which decide the loop master) are made from the node names:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from fcsim.engine.simulation import Simulation
 from fcsim.fc2.els_payload import port_name
+from fcsim.fc2.login import ServiceParameters
 from fcsim.fc2.nport import NPort
 from fcsim.loop.al_pa import assign
+from fcsim.loop.config import LoopConfig, LoopPortConfig
 from fcsim.loop.loop import Loop
 from fcsim.loop.lport import LPort
-from fcsim.scenario.model import LoopConfig, LoopPortConfig, NodeConfig
 from fcsim.topology.network import Network
 from fcsim.units import format_time
 
 
-def build_loop(sim: Simulation, nodes: tuple[NodeConfig, ...],
-               links: tuple[LoopConfig, ...]) -> LoopNetwork:
+class LoopNode(Protocol):
+    """What the loop builder reads of a node: its name, the N_Port ID it asks
+    for (None: its AL_PA gives it), its login service parameters and its loop
+    port's settings (None: the defaults)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def port_id(self) -> int | None: ...
+    @property
+    def params(self) -> ServiceParameters: ...
+    @property
+    def loop(self) -> LoopPortConfig | None: ...
+
+
+def build_loop(sim: Simulation, nodes: Sequence[LoopNode],
+               links: Sequence[object]) -> LoopNetwork:
     """Build the loop described by the one element of *links* joining *nodes*."""
     if len(links) != 1 or not isinstance(links[0], LoopConfig):
         raise ValueError(f"a loop is described by exactly one LoopConfig, got {links!r}")

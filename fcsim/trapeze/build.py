@@ -3,34 +3,57 @@ NetRPC endpoint on every host that serves or runs a job, a block server on
 every node with ``[nodes.block_server]`` (its disks behind its request
 queues, a memory cache), and each job's file over the servers (the client's
 request queue per server, its file cache or its mapping) driven as fio and
-dd drive a device (:mod:`fcsim.workload.fio`)."""
+dd drive a device (:mod:`fcsim.workload.fio`). :class:`SliceStorage` reads
+the nodes and workloads of a scenario through :class:`SliceScenario`."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from fcsim.engine.simulation import Simulation
 from fcsim.host.block import Volume, striped_capacity
 from fcsim.host.cpu import INTERRUPT
 from fcsim.host.host import Host
 from fcsim.host.request_queue import RequestQueue
-from fcsim.scenario.model import NodeConfig, Scenario
 from fcsim.storage.local import MAXPHYS, BlockConfig, LocalDisks
 from fcsim.topology.network import Network
 from fcsim.trapeze.blockio import BlockServer, NetBlockDevice, PageCache
 from fcsim.trapeze.card import TrapezeCard
 from fcsim.trapeze.client import MappedFile, SliceFile
-from fcsim.trapeze.config import SliceJobConfig
+from fcsim.trapeze.config import BlockServerConfig, SliceJobConfig
 from fcsim.trapeze.netrpc import NetRpc
 from fcsim.workload.fio import Fio
+
+
+class SliceNode(Protocol):
+    """What the Slice builder reads of a node: its name, its block layer (None:
+    the defaults) and its block server (None: it serves nothing)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def block(self) -> BlockConfig | None: ...
+    @property
+    def block_server(self) -> BlockServerConfig | None: ...
+
+
+class SliceScenario(Protocol):
+    """What the Slice builder reads of a scenario: its nodes, and its workloads,
+    of which it builds the :class:`~fcsim.trapeze.config.SliceJobConfig` ones."""
+
+    @property
+    def nodes(self) -> Sequence[SliceNode]: ...
+    @property
+    def workloads(self) -> Sequence[object]: ...
 
 
 class SliceStorage:
     """The servers, endpoints, request queues and jobs of *scenario* on the built
     *net*, with its *hosts* and the disks of its nodes' channels (*local*, by
-    node: :class:`fcsim.storage.san.Storage` makes them)."""
+    node: :class:`fcsim.storage.build.Storage` makes them)."""
 
-    def __init__(self, sim: Simulation, scenario: Scenario, net: Network,
+    def __init__(self, sim: Simulation, scenario: SliceScenario, net: Network,
                  hosts: dict[str, Host], local: dict[str, LocalDisks]) -> None:
         self.sim = sim
         nodes = {n.name: n for n in scenario.nodes}
@@ -80,7 +103,7 @@ class SliceStorage:
         self.queues.setdefault(node, {})[device] = queue
         return queue
 
-    def _disk_queue(self, node: NodeConfig, local: LocalDisks, host: Host,
+    def _disk_queue(self, node: SliceNode, local: LocalDisks, host: Host,
                     disk: str) -> RequestQueue:
         """A server's request queue for one of its disks: the disk's own depth and
         MAXPHYS unless its block layer says otherwise; an interrupt per command."""
@@ -105,7 +128,7 @@ class SliceStorage:
 
     def reset_stats(self) -> None:
         """Start a new measured interval (the servers' disks are reset with their
-        node's channels, by :class:`fcsim.storage.san.Storage`)."""
+        node's channels, by :class:`fcsim.storage.build.Storage`)."""
         for server in self.servers.values():
             server.reset_stats()
         for rpc in self.rpc.values():

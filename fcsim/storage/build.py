@@ -3,11 +3,14 @@ that names one (a model, or the node's own disks on its channels), the
 disks on every node's channels, an FCP initiator on every node that runs
 block workloads to targets, a request queue per node and device it
 addresses, and the fio and dd jobs, each on a volume of its devices (through
-the node's host, with its system-call and copy costs, when it has one)."""
+the node's host, with its system-call and copy costs, when it has one).
+:class:`Storage` reads the nodes and workloads of a scenario through
+:class:`StorageScenario`."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from fcsim.engine.simulation import Simulation
 from fcsim.fc2.nport import NPort
@@ -17,18 +20,53 @@ from fcsim.host.block import FcpLun, HostIo, Volume, striped_capacity
 from fcsim.host.cpu import INTERRUPT
 from fcsim.host.host import Host
 from fcsim.host.request_queue import RequestQueue
-from fcsim.scenario.model import Scenario
-from fcsim.scenario.workload_model import FioConfig
 from fcsim.storage.array import DiskArray
+from fcsim.storage.config import FioConfig
 from fcsim.storage.device_model import ArrayModel, DiskModel, RamDiskModel
 from fcsim.storage.disk import Disk
-from fcsim.storage.local import MAXPHYS, BlockConfig, DiskServer, LocalDisks, LocalTarget
+from fcsim.storage.local import (
+    MAXPHYS,
+    BlockConfig,
+    ChannelConfig,
+    DiskServer,
+    LocalDisks,
+    LocalTarget,
+)
 from fcsim.storage.ramdisk import RamDisk
 from fcsim.topology.network import Network
 from fcsim.workload.fio import Fio
 
 _DEVICES: dict[type, Any] = {DiskModel: Disk, RamDiskModel: RamDisk, ArrayModel: DiskArray}
 """The simulated device of each kind of model."""
+
+
+class StorageNode(Protocol):
+    """What the storage builder reads of a node: its name, its disk channels,
+    its block layer (None: the defaults), the device behind its FCP target
+    (None: not a target) and the target's maximum burst, bytes (None: no
+    limit)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def channels(self) -> Sequence[ChannelConfig]: ...
+    @property
+    def block(self) -> BlockConfig | None: ...
+    @property
+    def target(self) -> DiskModel | RamDiskModel | ArrayModel | LocalTarget | None: ...
+    @property
+    def max_burst(self) -> int | None: ...
+
+
+class StorageScenario(Protocol):
+    """What the storage builder reads of a scenario: its nodes, and its
+    workloads, of which it builds the :class:`~fcsim.storage.config.FioConfig`
+    ones (fio and dd jobs)."""
+
+    @property
+    def nodes(self) -> Sequence[StorageNode]: ...
+    @property
+    def workloads(self) -> Sequence[object]: ...
 
 
 def limit(target: FcpTarget, device: Disk | RamDisk | DiskArray | DiskServer,
@@ -50,7 +88,7 @@ class Storage:
     """The targets, local disks, request queues, initiators and block jobs of
     *scenario* on the built *net*."""
 
-    def __init__(self, sim: Simulation, scenario: Scenario, net: Network,
+    def __init__(self, sim: Simulation, scenario: StorageScenario, net: Network,
                  hosts: dict[str, Host] | None = None) -> None:
         self.sim, self.net, self.hosts = sim, net, hosts or {}
         self._nodes = {n.name: n for n in scenario.nodes}

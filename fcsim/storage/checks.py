@@ -1,6 +1,7 @@
-"""Checks across keys of a node's disk channels and the disks it serves: each
-channel holds no more disks than it has addresses for, addresses are real and
-distinct, and `target_disks` names disks the node has."""
+"""Checks across keys of block storage: each of a node's disk channels holds
+no more disks than it has addresses for, addresses are real and distinct,
+`target_disks` names disks the node has, and a fio or dd job addresses
+targets or its node's disks, in whole blocks, on a volume it fits."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from fcsim.fc4.fcp import BLOCK
+from fcsim.host.block import striped_capacity
 from fcsim.schema.errors import Problem, count, given
 from fcsim.schema.rules import unique
+from fcsim.storage.config import DdSection, FioSection
 
 
 def local_disks(node: Any) -> dict[str, Any]:
@@ -86,3 +89,66 @@ def _served(node: Any, raw: dict[str, Any], path: str) -> Iterator[Problem]:
     if node.target_stripe is not None and node.target_stripe % BLOCK:
         yield Problem(f"{path}.target_stripe", given(raw["target_stripe"]),
                       f"a whole number of {BLOCK}-byte blocks")
+
+
+def block_job(w: FioSection | DdSection, raw: dict[str, Any], path: str,
+              targets: dict[str, Any], own: dict[str, Any]) -> Iterator[Problem]:
+    """Every problem of the fio or dd job *w* at *path* (*raw* its table): it
+    addresses FCP targets (*targets*: node name -> device model) or its node's
+    own disks (*own*: disk name -> disk model), a volume over several has a
+    stripe, and a job fits the targets' queues and capacity."""
+    devices, remote = [], []
+    for j, end in enumerate(w.destination):
+        where = f"{path}.to" if len(w.destination) == 1 else f"{path}.to[{j}]"
+        if end in own:
+            devices.append(own[end])
+        elif end not in targets:
+            mine = f", or a disk of {w.source}'s channels ({', '.join(own)})" if own else ""
+            yield Problem(where, given(end), "an FCP target node (key 'target' or "
+                          f"'target_disks' in [[nodes]]){mine}")
+        else:
+            devices.append(targets[end])
+            remote.append(targets[end])
+    if len(devices) < len(w.destination):
+        return
+    if w.bs % BLOCK:
+        yield Problem(f"{path}.bs", given(raw["bs"]),
+                      f"a whole number of {BLOCK}-byte blocks (READ(10)/WRITE(10) count them)")
+    if len(devices) > 1 and w.stripe is None:
+        yield Problem(f"{path}.stripe", "missing", "a stripe grain such as '32 KiB' for a "
+                      "volume over several targets")
+    if w.stripe is not None and w.stripe % BLOCK:
+        yield Problem(f"{path}.stripe", given(raw["stripe"]),
+                      f"a whole number of {BLOCK}-byte blocks")
+    if isinstance(w, DdSection):
+        yield from _dd(w, raw, path, devices)
+        return
+    depth = min((d.queue_depth for d in remote), default=w.iodepth)
+    if w.iodepth > depth:
+        yield Problem(f"{path}.iodepth", given(w.iodepth),
+                      f"at most the target's queue depth ({depth}, "
+                      f"{min(remote, key=lambda d: d.queue_depth).name})")
+    capacity = striped_capacity([d.capacity for d in devices], w.stripe or BLOCK)
+    end = w.offset + (w.size if w.size is not None else capacity - w.offset)
+    if end > capacity or end - w.offset < w.bs:
+        key = "size" if "size" in raw else "offset"
+        yield Problem(f"{path}.{key}", given(raw.get(key, 0)),
+                      f"a region of at least bs that fits the device's {capacity} "
+                      f"bytes ({', '.join(d.name for d in devices)})")
+
+
+def _dd(w: DdSection, raw: dict[str, Any], path: str, devices: list[Any]) -> Iterator[Problem]:
+    """skip goes with reading the device (dd's input), seek with writing it
+    (dd's output), and every block dd moves lies on the device."""
+    key, wrong = ("seek", "skip") if w.direction == "write" else ("skip", "seek")
+    if wrong in raw:
+        yield Problem(f"{path}.{wrong}", given(raw[wrong]),
+                      f"no {wrong} with direction = '{w.direction}': the device is dd's "
+                      f"{'output' if w.direction == 'write' else 'input'}, offset by {key}")
+        return
+    capacity = striped_capacity([d.capacity for d in devices], w.stripe or BLOCK)
+    if w.offset + w.count * w.bs > capacity:
+        where = key if key in raw else "count"
+        yield Problem(f"{path}.{where}", given(raw[where]),
+                      f"a dd that ends on the device: ({key} + count) x bs <= its "
+                      f"{capacity} bytes ({', '.join(d.name for d in devices)})")
