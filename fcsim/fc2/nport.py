@@ -829,7 +829,7 @@ class NPort:
                 self.withdraw(seq)
                 self._complete(seq, "rejected")
         self.port.kick()
-        if ack and frame.f_ctl & h.F_CTL_ABORT_SEQUENCE and self._recovery is not None:
+        if self._recovery is not None and ack and frame.f_ctl & h.F_CTL_ABORT_SEQUENCE:
             self._recovery.answered(frame)  # the recipient asks for ABTS
 
     # -- Class 1 connections ------------------------------------------------------
