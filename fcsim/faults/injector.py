@@ -85,6 +85,8 @@ class FaultRun:
             for port in self.loop.ports:
                 port.lose = self._loses(port.lose)
         self.sequences = {name: SequenceRecovery(node) for name, node in net.nodes.items()}
+        for name, recovery in self.sequences.items():
+            net.nodes[name].recover_sequences(recovery)
         self.repeats = Repeats(sim, scenario.run.duration, self._occurrence)
         for index, fault in enumerate(self.faults):
             if fault.repeats:
