@@ -12,8 +12,8 @@ from typing import Any
 
 import networkx as nx
 
-from fcsim.scenario.rules import ends_once
 from fcsim.schema.errors import Problem, given
+from fcsim.schema.rules import ends_once
 
 LinkVlans = tuple[tuple[str, str], tuple[int, ...], tuple[int, ...], int | None]
 """A cable's ends, access VLANs of its switch-port ends, trunk VLANs and native VLAN."""

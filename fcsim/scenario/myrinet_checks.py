@@ -11,8 +11,8 @@ from typing import Any
 import networkx as nx
 
 from fcsim.myrinet.slack import reach
-from fcsim.scenario.rules import ends_once
 from fcsim.schema.errors import Problem, given
+from fcsim.schema.rules import ends_once
 
 
 def myrinet_links(doc: Any, raws: list[dict[str, Any]], nodes: list[str],

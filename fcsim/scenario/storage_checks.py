@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from fcsim.fc4.fcp import BLOCK
-from fcsim.scenario.rules import unique
 from fcsim.schema.errors import Problem, count, given
+from fcsim.schema.rules import unique
 
 
 def local_disks(node: Any) -> dict[str, Any]:

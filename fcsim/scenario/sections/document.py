@@ -7,6 +7,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field, TypeAdapter
 
+from fcsim.fabric.config import FspfSection, ZoneSection
+from fcsim.fc3.config import AliasGroup
 from fcsim.scenario.sections.apps import IperfSection, NetperfSection
 from fcsim.scenario.sections.ethernet import (
     EthernetLinkSection,
@@ -15,8 +17,6 @@ from fcsim.scenario.sections.ethernet import (
 )
 from fcsim.scenario.sections.fabric import FabricSection
 from fcsim.scenario.sections.faults import ScheduledFaultSection
-from fcsim.scenario.sections.fc3 import AliasGroup
-from fcsim.scenario.sections.fspf import FspfSection
 from fcsim.scenario.sections.internetwork import InternetworkNodeSection, Network
 from fcsim.scenario.sections.links import FabricLinkSection, LinkSection, SwitchSection
 from fcsim.scenario.sections.loop import LoopSection
@@ -30,7 +30,6 @@ from fcsim.scenario.sections.run import RunSection
 from fcsim.scenario.sections.transfer import TransferSection
 from fcsim.scenario.sections.trapeze import FaultSection, SliceDdSection
 from fcsim.scenario.sections.workloads import Workload
-from fcsim.scenario.sections.zoning import ZoneSection
 from fcsim.schema.fields import Expects, Name, Text, table, tables
 from fcsim.schema.section import Section, key
 
