@@ -8,14 +8,15 @@ from collections.abc import Iterator
 from typing import Any
 
 from fcsim.ethernet.checks import ethernet_links
+from fcsim.fabric.checks import zone_problems
 from fcsim.faults.checks import fault_problems
+from fcsim.fc3.checks import fc3_problems
 from fcsim.fc3.ports import ports_of
 from fcsim.fc4.fcp import BLOCK
 from fcsim.host.block import striped_capacity
 from fcsim.loop.al_pa import MAX_NL_PORTS
 from fcsim.loop.checks import loop_problems
 from fcsim.myrinet.checks import myrinet_links
-from fcsim.scenario.fc3_checks import fc3_problems
 from fcsim.scenario.internetwork import check_networks
 from fcsim.scenario.reach_checks import reach
 from fcsim.scenario.sections.apps import IperfSection, NetperfSection
@@ -29,7 +30,6 @@ from fcsim.scenario.sections.document import (
 )
 from fcsim.scenario.sections.transfer import TransferSection
 from fcsim.scenario.sections.workloads import GeneratorSection, StreamSection
-from fcsim.scenario.zone_checks import zone_problems
 from fcsim.schema.errors import Problem, count, given, show
 from fcsim.schema.rules import ends_once, known, unique
 from fcsim.storage.checks import block_job, channels, local_disks
@@ -56,7 +56,8 @@ def check(doc: Scenario, raw: dict[str, Any]) -> list[Problem]:
         return [*_run(doc, raw), *_nodes(doc, raw), *networks,
                 *([] if networks else _workloads(doc, raw))]
     return [*_run(doc, raw), *_nodes(doc, raw), *_links(doc, raw), *_workloads(doc, raw),
-            *fc3_problems(doc, raw), *fault_problems(doc, raw), *zone_problems(doc, raw)]
+            *fc3_problems(doc, raw), *fault_problems(doc, raw),
+            *zone_problems(doc, raw, list(ports_of(doc.nodes)))]
 
 
 def _shape(doc: Scenario) -> Iterator[Problem]:

@@ -11,6 +11,7 @@ from fcsim.apps.iperf import IperfOptions
 from fcsim.apps.netperf import NetperfOptions
 from fcsim.apps.transfer import TransferOptions
 from fcsim.ethernet.config import EthernetLinkSection
+from fcsim.fabric.checks import member_ports
 from fcsim.fabric.fspf import DEFAULT_TIMERS, FspfTimers
 from fcsim.fabric.long_distance import long_distance_buffers
 from fcsim.faults.config import BY_PROTOCOL, DEV_LOSS_TMO, FaultConfig
@@ -51,7 +52,6 @@ from fcsim.scenario.workload_model import (
     TransferConfig,
     WorkloadConfig,
 )
-from fcsim.scenario.zone_checks import member_ports
 from fcsim.stats.steady import SteadyState
 from fcsim.storage.config import DdSection, FioConfig, FioSection
 from fcsim.storage.local import BlockConfig, ChannelConfig, LocalTarget

@@ -1,6 +1,7 @@
 """Checks across keys of a fabric's ``[[zones]]``: names unique, every member
 an N_Port (by name or port World Wide Name), every workload between N_Ports
-that share a zone."""
+that share a zone. The scenario's checks (:mod:`fcsim.scenario.checks`) call
+them with the N_Ports the nodes have."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ from itertools import pairwise
 from typing import Any
 
 from fcsim.fc2.els_payload import port_wwn
-from fcsim.fc3.ports import ports_of
 from fcsim.schema.errors import Problem, given
 from fcsim.schema.rules import unique
 
@@ -20,14 +20,14 @@ def member_ports(members: tuple[str, ...], ports: list[str]) -> list[str | None]
     return [m if m in ports else by_wwn.get(m.lower()) for m in members]
 
 
-def zone_problems(doc: Any, raw: dict[str, Any]) -> Iterator[Problem]:
-    """Every problem of the ``[[zones]]`` of the checked fabric *doc* read from *raw*."""
+def zone_problems(doc: Any, raw: dict[str, Any], ports: list[str]) -> Iterator[Problem]:
+    """Every problem of the ``[[zones]]`` of the checked fabric *doc* read from
+    *raw*, whose nodes have the N_Ports named *ports*."""
     zones = getattr(doc, "zones", [])
     if not zones:
         return
     raws = raw["zones"]
     yield from unique(raws, "zones", "name", [z.name for z in zones])
-    ports = list(ports_of(doc.nodes))
     sets = []
     for i, zone in enumerate(zones):
         resolved = member_ports(zone.members, ports)

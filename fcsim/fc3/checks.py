@@ -5,12 +5,21 @@ streams (over ports both nodes have)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Protocol
 
 from fcsim.fc3.ports import port_names, ports_of
-from fcsim.scenario.sections.workloads import StreamSection
 from fcsim.schema.errors import Problem, given, show
 from fcsim.schema.rules import unique
+
+
+class StripedSection(Protocol):
+    """A stream's workload table (the only kind with ``stripe_ports``)."""
+
+    source: str
+    destination: str
+    stripe_ports: int
+    stripe_unit: int | None
+    exchanges: str
 
 
 def fc3_problems(doc: Any, raw: dict[str, Any]) -> Iterator[Problem]:
@@ -52,11 +61,11 @@ def fc3_problems(doc: Any, raw: dict[str, Any]) -> Iterator[Problem]:
             if w.source in group.members:
                 yield Problem(f"{path}.from", given(w.source),
                               f"a node that is not a member of hunt group {w.destination!r}")
-        if isinstance(w, StreamSection):
+        if hasattr(w, "stripe_ports"):
             yield from _striping(w, raw["workloads"][i], path, nodes, kind is not None)
 
 
-def _striping(w: StreamSection, raw: dict[str, Any], path: str, nodes: dict[str, int],
+def _striping(w: StripedSection, raw: dict[str, Any], path: str, nodes: dict[str, int],
               to_group: bool) -> Iterator[Problem]:
     """A striped stream runs between two nodes over ports both have."""
     if w.stripe_ports == 1:
