@@ -20,11 +20,10 @@ import argparse
 import resource
 import time
 
-from fcsim.build import build_workloads
+from fcsim.build import build_fabric, build_workloads
 from fcsim.engine.simulation import Simulation
 from fcsim.scenario.loader import scenario_from_document
 from fcsim.scenario.model import Scenario
-from fcsim.topology.fabric import build_fabric
 
 CORES = 4
 PER_EDGE = 17

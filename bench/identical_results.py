@@ -6,7 +6,8 @@ repetitions and sweep points, as ``fcsim run`` does) and every simulation point
 of ``fcsim validate`` (its whole results, links and ports included), and writes
 one line per run: its name and the SHA-256 of its results as canonical JSON
 (sorted keys, floats as Python prints them, so a difference in the last bit
-shows). ``compare FILE`` runs them again and prints every run whose results
+shows; the project folder's path written as ``<project>``, so checkouts in
+different folders compare). ``compare FILE`` runs them again and prints every run whose results
 differ, then the count of runs compared and of those that differ; its exit
 status is 1 if any differs or is missing. ``--only examples|points`` narrows
 either to one kind; ``--jobs N`` sets the worker processes (default: all cores).
@@ -65,7 +66,8 @@ def digest(run: Run) -> str:
         out.pop("fcsim_version", None)
     else:
         out = simulate(what)
-    text = json.dumps(out, sort_keys=True, default=repr)
+    # the folder the project sits in is not a result: a checkout elsewhere gives the same
+    text = json.dumps(out, sort_keys=True, default=repr).replace(str(DATA_ROOT), "<project>")
     return hashlib.sha256(text.encode()).hexdigest()
 
 

@@ -21,9 +21,9 @@ from fcsim.engine.simulation import Simulation
 from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import speed_named
 from fcsim.scenario.model import LinkConfig, NodeConfig, RunConfig, Scenario
-from fcsim.scenario.workload_model import FioConfig
+from fcsim.storage.build import Storage
+from fcsim.storage.config import FioConfig
 from fcsim.storage.device_model import ArrayModel, Device, load_device_model
-from fcsim.storage.san import Storage
 from fcsim.workload.fio import FioOptions
 
 ARRAY = ArrayModel("raid0-16", load_device_model("fc-disk-10k"), 16, 0,  # type: ignore[arg-type]

@@ -23,13 +23,12 @@ import dataclasses
 import statistics
 import time
 
-from fcsim.build import build_workloads
+from fcsim.build import build_fabric, build_workloads
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.switch_model import load_switch_model
 from fcsim.fc0.speed import speed_named
 from fcsim.scenario.model import LinkConfig, NodeConfig, RunConfig, Scenario, SwitchConfig
 from fcsim.scenario.workload_model import StreamConfig
-from fcsim.topology.fabric import build_fabric
 from fcsim.topology.point_to_point import build_point_to_point
 
 FRAMES_PER_RUN = 160_000

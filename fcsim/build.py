@@ -13,11 +13,17 @@ from fcsim.apps.iperf import IperfMesh
 from fcsim.apps.netperf import Netperf
 from fcsim.apps.transfer import TRANSFER_PORT, Transfer
 from fcsim.engine.simulation import Simulation
-from fcsim.fc3.results import striped_stream
+from fcsim.ethernet.build import build_ethernet
+from fcsim.fabric import build as fabric_build
+from fcsim.fabric.network import FabricNetwork
+from fcsim.fc3.build import install_aliases, striped_stream
+from fcsim.fc3.ports import ports_of
+from fcsim.fc3.striping import stripe_pairs
 from fcsim.host.block import HostIo
 from fcsim.host.host import Host
 from fcsim.host.host_model import HostModel
-from fcsim.loop.builder import build_loop
+from fcsim.loop.build import build_loop
+from fcsim.myrinet.build import build_myrinet
 from fcsim.scenario.model import NodeConfig, Scenario
 from fcsim.scenario.workload_model import (
     GeneratorConfig,
@@ -25,20 +31,41 @@ from fcsim.scenario.workload_model import (
     NetperfConfig,
     StreamConfig,
     TransferConfig,
+    exchanging_pairs,
 )
-from fcsim.storage.san import Storage
-from fcsim.topology.ethernet import build_ethernet
-from fcsim.topology.fabric import build_fabric
+from fcsim.storage.build import Storage
 from fcsim.topology.internetwork import build_internetwork
-from fcsim.topology.myrinet import build_myrinet
 from fcsim.topology.network import Network
 from fcsim.topology.point_to_point import build_point_to_point
+from fcsim.trapeze.build import SliceStorage
 from fcsim.trapeze.config import SliceJobConfig
-from fcsim.trapeze.storage import SliceStorage
 from fcsim.workload import Generator, Stream, Workload
 
 if TYPE_CHECKING:
     import simpy
+
+
+def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
+    """The switched fabric of *scenario* (:func:`fcsim.fabric.build.build_fabric`)
+    with its FC-3 alias groups (:func:`fcsim.fc3.build.install_aliases`): each
+    N_Port of its nodes, logged in with the N_Ports its workloads exchange
+    frames with (and its peers across an internetwork), its switches made to
+    recover from faults if it has any."""
+    node_configs = {n.name: n for n in scenario.nodes}
+    nports = {port: node_configs[node].params for port, node in ports_of(scenario.nodes).items()}
+    pairs = {(s, d) for w in scenario.workloads for s, d in exchanging_pairs(w)
+             if d in nports} | stripe_pairs(scenario.workloads)
+    pairs |= set(scenario.peers)
+    net = fabric_build.build_fabric(sim, scenario.switches, scenario.links,  # type: ignore[arg-type]
+                                    nports, pairs, scenario.zones, scenario.run.login,
+                                    bool(scenario.faults))
+    if scenario.alias_groups:
+        groups = {g.name for g in scenario.alias_groups}
+        senders = [(w.source, w.destination) for w in scenario.workloads  # type: ignore[union-attr]
+                   if getattr(w, "destination", "") in groups]
+        install_aliases(sim, scenario.alias_groups, senders, net)
+    return net
+
 
 BUILDERS: dict[str, Callable[[Simulation, Scenario], Network]] = {
     "point-to-point": lambda sim, sc: build_point_to_point(sim, sc.nodes, sc.links,

@@ -26,7 +26,7 @@ from pydantic import ValidationError, create_model
 
 from fcsim.resources import DATA_ROOT
 from fcsim.schema.errors import problems_of
-from fcsim.schema.fields import Name, Text, choice, table
+from fcsim.schema.fields import Name, Text, choice, table, value_type
 from fcsim.schema.section import Section, key
 
 MODELS_DIR = DATA_ROOT / "models"
@@ -166,3 +166,13 @@ def model_type(name: str, schemas: dict[str, type[ModelFile]]) -> str:
     names = [_a(_SINGULAR.get(folder, folder)) for folder in best]
     alike = ", ".join(names[:-1]) + " and " + names[-1]
     raise ValueError(f"{path}: type: missing; {allowed}: its keys fit {alike} alike")
+
+
+def model_name(load: Any, kind: str, folder: str) -> Any:
+    """A device model named in a scenario, loaded from the catalog."""
+    def read(value: Any) -> Any:
+        if not (isinstance(value, str) and value.strip()):
+            raise ValueError()
+        return load(value)
+    return value_type(object, read, f"the name of a {kind} model in {folder} or a model "
+                      "file ending in .toml", {"type": "string", "minLength": 1})

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from fcsim.arguments import UsageError, build_parser
+from fcsim.drawing.topology import FORMATS, draw_topology
 from fcsim.flow.fabric import unsupported
 from fcsim.flow.summary import flow_run, flow_summary
 from fcsim.output import (
@@ -54,7 +55,6 @@ from fcsim.scenario.loader import ScenarioError, load_scenario
 from fcsim.scenario.model import Scenario
 from fcsim.scenario.reference import SCHEMAS, schema_text
 from fcsim.sweep import sweep_points
-from fcsim.topology.drawing import FORMATS, draw_topology
 from fcsim.trace.capture import CableCaptures, PcapSink, linktypes
 from fcsim.trace.ladder import Enough, Ladder, draw_ladder, ladder_text
 from fcsim.trace.pcap import FILE_HEADER_SIZE, PcapWriter

@@ -20,11 +20,11 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from fcsim.drawing.topology import draw_topology
 from fcsim.plot_layout import COLOURS, make_readable
 from fcsim.report import summary_text
 from fcsim.report_routing import least_even
 from fcsim.scenario.model import Scenario
-from fcsim.topology.drawing import draw_topology
 from fcsim.trace.timeseries import TimeSeries
 
 LINES = 12

@@ -21,11 +21,11 @@ from fcsim.engine.simulation import Simulation, TraceSink
 from fcsim.faults.injector import install as install_faults
 from fcsim.fc3.results import FC3_METRICS
 from fcsim.scenario.model import Scenario
-from fcsim.storage.san import Storage
+from fcsim.storage.build import Storage
 from fcsim.sweep import point_label, sweep_points
 from fcsim.topology.network import Network
 from fcsim.trace.timeseries import TimeSeries
-from fcsim.trapeze.storage import SliceStorage
+from fcsim.trapeze.build import SliceStorage
 from fcsim.units import format_time
 from fcsim.workers import run_unordered
 

@@ -17,6 +17,7 @@ from fcsim.fc0.speed import Speed, speed_named
 from fcsim.fc2.login import ServiceParameters
 from fcsim.host.host import Host
 from fcsim.host.host_model import load_host_model
+from fcsim.myrinet.build import build_myrinet
 from fcsim.myrinet.switch import load_myrinet_switch_model
 from fcsim.scenario.loader import ScenarioError, load_scenario
 from fcsim.scenario.model import (
@@ -30,16 +31,15 @@ from fcsim.scenario.model import (
     SwitchConfig,
 )
 from fcsim.scenario.workload_model import WorkloadConfig
+from fcsim.storage.build import Storage
 from fcsim.storage.channel_model import load_channel_model
 from fcsim.storage.device_model import load_disk_model
 from fcsim.storage.local import ChannelConfig
-from fcsim.storage.san import Storage
-from fcsim.topology.myrinet import build_myrinet
 from fcsim.topology.point_to_point import build_point_to_point
+from fcsim.trapeze.build import SliceStorage
 from fcsim.trapeze.card import TrapezeCard
 from fcsim.trapeze.config import BlockServerConfig, SliceJobConfig
 from fcsim.trapeze.netrpc import NetRpc
-from fcsim.trapeze.storage import SliceStorage
 from fcsim.workload.fio import FioOptions
 
 

@@ -58,7 +58,7 @@ class FabricLogin:
         self._done: Callable[[], None] = nport.set_ready
         nport.port_id = 0
         nport.ready_at = None
-        nport.receive_hook = self._received
+        nport.register((h.TYPE_ELS, h.TYPE_CT), self._received)
 
     def start(self) -> None:
         """Send the FLOGI (call at time 0)."""

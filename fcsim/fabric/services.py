@@ -16,8 +16,9 @@ with relative offsets.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Protocol
 
+from fcsim.engine.simulation import Simulation
 from fcsim.fabric.addressing import (
     ALIAS_SERVER,
     FABRIC_CONTROLLER,
@@ -25,6 +26,9 @@ from fcsim.fabric.addressing import (
     NAME_SERVER,
     port_id,
 )
+from fcsim.fabric.switch_model import SwitchModel
+from fcsim.fabric.switch_port import SwitchPort, SwitchStats
+from fcsim.fabric.zoning import Zoning
 from fcsim.fc1 import ordered_sets as osets
 from fcsim.fc2 import els
 from fcsim.fc2 import header as h
@@ -32,23 +36,52 @@ from fcsim.fc2.els_payload import gid_ft_accept, login_payload
 from fcsim.fc2.frame import MAX_DATA_FIELD, Frame
 from fcsim.fc2.sequence import Exchange, Sequence
 
-if TYPE_CHECKING:
-    from fcsim.fabric.switch import Switch
-    from fcsim.fabric.switch_port import SwitchPort
-
 E_D_TOV = 2.0
 """The fabric's E_D_TOV in its login answers, s (the FC-FS default)."""
 
 
-class FabricServices:
-    """The services of *switch*; *directory* is the fabric-wide name-server list."""
+class ServedSwitch(Protocol):
+    """What the services read of their switch (:class:`fcsim.fabric.switch.Switch`)."""
 
-    def __init__(self, switch: Switch, directory: set[int]) -> None:
+    name: str
+    domain: int
+    sim: Simulation
+    model: SwitchModel
+    stats: SwitchStats
+
+    def send_from(self, out: SwitchPort, frame: Frame) -> None:
+        """Send a frame the switch originates out of port *out*."""
+
+
+class Registrations(Protocol):
+    """The fabric controller's State Change Registrations (a run with faults,
+    :class:`fcsim.fabric.rscn.FabricController`)."""
+
+    def register(self, frame: Frame) -> bytes:
+        """The answer to the SCR *frame*."""
+
+
+class AliasService(Protocol):
+    """The alias server (FC-3's alias groups, :class:`fcsim.fc3.alias.AliasServer`)."""
+
+    def request(self, payload: object) -> bytes:
+        """The answer to the Common Transport request *payload*."""
+
+
+class FabricServices:
+    """The services of *switch*; *directory* is the fabric-wide name-server list.
+
+    The fabric's builders plug in the alias server (*aliases*, with FC-3 alias
+    groups), the fabric controller's registrations (*controller*, in a run
+    with faults) and the fabric's *zoning* (with zones); each is None without.
+    """
+
+    def __init__(self, switch: ServedSwitch, directory: set[int]) -> None:
         self.switch = switch
         self.directory = directory
-        self.aliases: Any = None  # the fabric's FC-3 alias server, if it has alias groups
-        self.controller: Any = None  # the fabric controller's registrations (a run with faults)
-        self.zoning: Any = None  # the fabric's zoning, if it has zones
+        self.aliases: AliasService | None = None
+        self.controller: Registrations | None = None
+        self.zoning: Zoning | None = None
 
     def request(self, inp: SwitchPort, frame: Frame) -> None:
         """Answer the service request *frame* that came in on *inp*."""

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, insort
 from collections import deque
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.addressing import WELL_KNOWN_LOW, area_of, domain_of
@@ -52,10 +52,20 @@ from fcsim.fc2 import header as h
 from fcsim.fc2.frame import Frame
 from fcsim.fc2.port import Port
 
-if TYPE_CHECKING:
-    from fcsim.fc3.fabric import AliasRouter
-
 F_RJT_INVALID_D_ID = 0x01  # F_RJT reason: no port at the D_ID (FC-FS reason codes)
+
+
+class AliasRouting(Protocol):
+    """The routing step for addresses outside the switch's own tables (FC-3's
+    alias groups, :class:`fcsim.fc3.alias_router.AliasRouter`), plugged in when
+    the fabric is built; without it such a frame is refused (F_RJT)."""
+
+    def route(self, switch: Switch, inp: SwitchPort, frame: Frame) -> SwitchPort | None:
+        """The output for *frame*, or None when it has been dealt with
+        (replicated into copies the switch sends, or refused)."""
+
+    def crossed(self, frame: Frame) -> None:
+        """*frame* (a data frame) crossed the switch's crossbar."""
 
 
 class Switch:
@@ -74,7 +84,9 @@ class Switch:
         self.local: dict[int, SwitchPort] = {}
         self.routes: dict[int, list[SwitchPort]] = {}
         self.services: FabricServices | None = None
-        self.aliases: AliasRouter | None = None  # FC-3 alias groups of the fabric, if any
+        """What answers frames for well-known addresses (None: they are discarded)."""
+        self.aliases: AliasRouting | None = None
+        """The routing step for alias addresses (FC-3's alias groups), if any."""
         self.stats = SwitchStats()
         self._internal: deque[Held] = deque()
         self._inputs: list[SwitchPort] = []
@@ -110,7 +122,7 @@ class Switch:
         hops = self.routes.get(domain_of(d_id))
         return self._pick(hops, frame, d_id, inp) if hops else None
 
-    def _arrive_damaged(self, inp: SwitchPort, frame: Frame) -> None:
+    def arrive_damaged(self, inp: SwitchPort, frame: Frame) -> None:
         """A frame that fails its CRC: counted as an error here if its EOF is
         still valid (the error is on this input's cable). Cut-through, it has
         left by the time its CRC is checked, so it goes on ending in EOFni
@@ -122,12 +134,14 @@ class Switch:
             if self.model.cut_through:
                 frame.eof = osets.invalidated(frame.eof)
         if self.model.cut_through and frame.d_id < WELL_KNOWN_LOW:
-            self._arrive(inp, frame)
+            self.arrive(inp, frame)
         else:
             self._discard(frame)
             self.free_input(inp, frame)
 
-    def _arrive(self, inp: SwitchPort, frame: Frame) -> None:
+    def arrive(self, inp: SwitchPort, frame: Frame) -> None:
+        """*frame* (or, cut-through, its header) has arrived at input *inp*:
+        answer it, refuse it or route it, and queue it once routed."""
         now = self.sim.now
         model = self.model
         if model.cut_through:  # handed in at its header: the rest is still arriving
@@ -307,62 +321,72 @@ class Switch:
 
     # -- output side: the crossbar ---------------------------------------------
 
-    def _pull(self, out: SwitchPort, credit: bool) -> Frame | None:
+    def pull(self, out: SwitchPort, credit: bool) -> Frame | None:
+        """The next frame to leave by output *out* (*credit*: it has BB credit
+        for one), which crosses the crossbar now: one the switch sent itself
+        first, else the next from an input, taking inputs in turn; None if
+        none may go yet."""
         internal = self._internal
+        held = None
         if internal:
-            for held in internal:
-                if held.out is out and (credit or not held.frame.uses_bb_credit):
-                    internal.remove(held)
+            for queued in internal:
+                if queued.out is out and (credit or not queued.frame.uses_bb_credit):
+                    internal.remove(queued)
                     out.port.drained = False
-                    return self._cross(held)
+                    held, frame, now = queued, queued.frame, self.sim.now
+                    break
         waiting = out.waiting
-        if not waiting:
-            return None
-        now = self.sim.now
-        inputs = self._inputs
-        voq = self.model.virtual_output_queues
         blocked_until = None
-        owed = out.owed
-        skipped = -1
-        if len(waiting) == 1:
-            turn = waiting
-        else:  # inputs in turn from the one passed over, else from next_input, cyclically
-            first = bisect_left(waiting, owed if owed >= 0 else out.next_input)
-            turn = waiting[first:] + waiting[:first]
-        for pos in turn:
-            inp = inputs[pos]
-            read_free = inp.read_free
-            if read_free > now:
-                if blocked_until is None or read_free < blocked_until:
-                    blocked_until = read_free
-                if pos == owed:
-                    break  # passed over once while it fed another output: wait for it
-                if skipped < 0:
-                    skipped = pos
-                continue
-            queue = inp.voq[out.index] if voq else inp.fifo
-            held = queue[0]
-            frame = held.frame
-            bb = frame.uses_bb_credit
-            if bb and not credit:
-                continue
-            queue.popleft()
-            out.owed = skipped
-            if not voq:
-                self._new_head(inp, out, queue)
-            elif not queue:  # _new_head's virtual-output-queue case, inline
-                waiting.remove(pos)
-            out.next_input = (pos + 1) % len(inputs)
-            inp.read_free = now + frame.chars * inp.port.char_time / self.model.crossbar_speedup
-            if bb:  # free_input, inline
-                inp.port.release_buffer(held.free_at)
-            if not voq and inp.fifo:
-                nxt = inp.fifo[0].out
-                if nxt is not out:
-                    nxt.port.kick()
-            out.port.drained = not waiting and not internal  # nothing more to send yet
-            out.queue.leave(now, now - held.queued)  # _cross, inline: from an input
+        if held is None and waiting:
+            now = self.sim.now
+            inputs = self._inputs
+            voq = self.model.virtual_output_queues
+            owed = out.owed
+            skipped = -1
+            if len(waiting) == 1:
+                turn = waiting
+            else:  # inputs in turn from the one passed over, else from next_input, cyclically
+                first = bisect_left(waiting, owed if owed >= 0 else out.next_input)
+                turn = waiting[first:] + waiting[:first]
+            for pos in turn:
+                inp = inputs[pos]
+                read_free = inp.read_free
+                if read_free > now:
+                    if blocked_until is None or read_free < blocked_until:
+                        blocked_until = read_free
+                    if pos == owed:
+                        break  # passed over once while it fed another output: wait for it
+                    if skipped < 0:
+                        skipped = pos
+                    continue
+                queue = inp.voq[out.index] if voq else inp.fifo
+                head = queue[0]
+                frame = head.frame
+                bb = frame.uses_bb_credit
+                if bb and not credit:
+                    continue
+                queue.popleft()
+                out.owed = skipped
+                if not voq:
+                    self._new_head(inp, out, queue)
+                elif not queue:  # _new_head's virtual-output-queue case, inline
+                    waiting.remove(pos)
+                out.next_input = (pos + 1) % len(inputs)
+                inp.read_free = now + frame.chars * inp.port.char_time / self.model.crossbar_speedup
+                if bb:  # free_input, inline
+                    inp.port.release_buffer(head.free_at)
+                if not voq and inp.fifo:
+                    nxt = inp.fifo[0].out
+                    if nxt is not out:
+                        nxt.port.kick()
+                out.port.drained = not waiting and not internal  # nothing more to send yet
+                held = head
+                break
+        if held is not None:  # it crosses (from an input, or sent by the switch itself)
+            out.queue.leave(now, now - held.queued)
             self.stats.forwarded += 1
+            if self.aliases is not None and not frame.is_link_control:
+                self.aliases.crossed(frame)
             if frame.is_link_control:
                 self._release_class1(frame, held)
             return frame
@@ -375,18 +399,9 @@ class Switch:
         out.wake_pending = False
         out.port.kick()
 
-    def _cross(self, held: Held) -> Frame:
-        """A frame the switch itself sends (a refusal, a service's answer, an FC-3
-        copy) crosses to its output; one from an input crosses in :meth:`_pull`."""
-        frame = held.frame
-        now = self.sim.now
-        held.out.queue.leave(now, now - held.queued)
-        self.stats.forwarded += 1
-        if not frame.is_link_control and self.aliases is not None:
-            self.aliases.crossed(frame)
-        return frame
-
-    def _has_candidate(self, out: SwitchPort) -> bool:
+    def has_candidate(self, out: SwitchPort) -> bool:
+        """True if a frame for output *out* is ready to cross (an input's next
+        frame for it, or one the switch sent itself)."""
         return bool(out.waiting) or any(held.out is out for held in self._internal)
 
     def queue_lengths(self) -> dict[int, int]:

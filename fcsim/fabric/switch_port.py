@@ -1,20 +1,20 @@
 """A Fibre Channel switch's ports and counters: each :class:`SwitchPort` owns
-a link-level port and hands the switch what arrives and what it may send;
-a :class:`Held` frame is one inside the switch between its input and output."""
+a link-level port and hands the switch what arrives and what it may send
+(through the :class:`Crossbar` interface the switch offers its ports); a
+:class:`Held` frame is one inside the switch between its input and output."""
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from fcsim.engine.simulation import Simulation
+from fcsim.fabric.switch_model import SwitchModel
 from fcsim.fc2.frame import Frame
 from fcsim.fc2.port import Port
 from fcsim.stats.queue import QueueMeter
-
-if TYPE_CHECKING:
-    from fcsim.fabric.switch import Switch
 
 HEADER_CHARS = 4 + 24
 """Characters up to the end of the header (SOF and frame header)."""
@@ -54,6 +54,27 @@ class SwitchStats:
         self.service_payload_in = self.service_payload_out = 0
 
 
+class Crossbar(Protocol):
+    """What a switch offers its ports (:class:`fcsim.fabric.switch.Switch`):
+    the frames that arrive at an input and the next frame for an output."""
+
+    name: str
+    sim: Simulation
+    model: SwitchModel
+
+    def arrive(self, inp: SwitchPort, frame: Frame) -> None:
+        """A frame (or, cut-through, its header) has arrived at input *inp*."""
+
+    def arrive_damaged(self, inp: SwitchPort, frame: Frame) -> None:
+        """A frame with a transmission error has arrived at input *inp*."""
+
+    def pull(self, out: SwitchPort, credit: bool) -> Frame | None:
+        """The next frame for output *out* (*credit*: it has BB credit), or None."""
+
+    def has_candidate(self, out: SwitchPort) -> bool:
+        """True if a frame for output *out* is ready to cross."""
+
+
 class SwitchPort:
     """Port *index* of *switch*, owner of the link-level *port*.
 
@@ -64,7 +85,7 @@ class SwitchPort:
     was) in, s: its arrival with store-and-forward, later with cut-through.
     """
 
-    def __init__(self, switch: Switch, index: int, port: Port) -> None:
+    def __init__(self, switch: Crossbar, index: int, port: Port) -> None:
         self.switch = switch
         self.index = index
         self.port = port
@@ -84,24 +105,24 @@ class SwitchPort:
         """A wake-up of this output is scheduled (by the switch, for when an
         input it waits on is free to be read again)."""
         self.queue = QueueMeter(switch.sim.now)
-        self.frame_received: Callable[[Frame], None] = partial(switch._arrive, self)
+        self.frame_received: Callable[[Frame], None] = partial(switch.arrive, self)
         """A frame (or, cut-through, its header) has arrived."""
-        self.frame_dropped: Callable[[Frame], None] = partial(switch._arrive_damaged, self)
+        self.frame_dropped: Callable[[Frame], None] = partial(switch.arrive_damaged, self)
         """A frame with a transmission error arrived."""
-        self.next_frame: Callable[[bool], Frame | None] = partial(switch._pull, self)
+        self.next_frame: Callable[[bool], Frame | None] = partial(switch.pull, self)
         """The next frame for this output, taking inputs in turn (BB credit or not)."""
         port.owner = self
         if switch.model.cut_through:
             port.header_notice = HEADER_CHARS * port.char_time if port.char_time else None
 
     # The Port hands frames in with frame_received and frame_dropped and pulls
-    # them out with next_frame: the switch's own methods, bound to this port in
-    # __init__ (one call a frame fewer on the switch's hot path than a method
-    # here that calls them).
+    # them out with next_frame: the switch's Crossbar methods, bound to this
+    # port in __init__ (one call a frame fewer on the switch's hot path than a
+    # method here that calls them).
 
     def waits_for_credit(self) -> bool:
         """True if a frame for this output is ready but needs BB credit."""
-        return self.switch._has_candidate(self)
+        return self.switch.has_candidate(self)
 
     def __repr__(self) -> str:
         return f"<SwitchPort {self.switch.name}:{self.index}>"

@@ -6,7 +6,7 @@ itself included, and no other (soft zoning, as FC-GS's zone server defines
 the name server's view; FC-SW-2 zoning). An N_Port in no zone sees only
 itself. The switches do not check frames against the zones (hard zoning is
 not modelled): a scenario's workloads run between N_Ports that share a zone
-(:mod:`fcsim.scenario.zone_checks`).
+(:mod:`fcsim.fabric.checks`).
 """
 
 from __future__ import annotations

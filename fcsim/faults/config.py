@@ -1,10 +1,19 @@
-"""A scenario's fault schedule as typed values in SI units: what the loader
-makes of each ``[[faults]]`` table and what :mod:`fcsim.faults.injector`
-applies to the built network."""
+"""A scenario's fault schedule: the ``[[faults]]`` tables a scenario file
+gives (:class:`ScheduledFaultSection`, docs/faults.md), the typed values in
+SI units the loader makes of each (:class:`FaultConfig`), and what
+:mod:`fcsim.faults.injector` reads of a scenario to apply them to the built
+network (:class:`FaultPlan`)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
+
+from fcsim.fabric.fspf import FspfTimers
+from fcsim.schema.fields import Ends, Name, PositiveTime, Time, choice, integer
+from fcsim.schema.link_fields import BitErrorRate
+from fcsim.schema.section import Section, key
 
 LINK_DOWN = "link-down"
 LINK_UP = "link-up"
@@ -86,3 +95,105 @@ class FaultConfig:
     def label(self) -> str:
         """The fault in words: ``link-down of link fibre``."""
         return f"{self.kind} of {self.target}"
+
+
+class NodeFaultPolicy(Protocol):
+    """What the injector reads of a node: its *name* and what its N_Port does
+    with upper-layer sequences while its link is down (*link_down*, one of
+    :data:`LINK_DOWN_POLICIES`, held at most *dev_loss_tmo* s)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def link_down(self) -> str: ...
+    @property
+    def dev_loss_tmo(self) -> float: ...
+
+
+class RunLength(Protocol):
+    """What the injector reads of a run: its *duration*, s."""
+
+    @property
+    def duration(self) -> float: ...
+
+
+class FaultPlan(Protocol):
+    """What the injector reads of a scenario: its *topology* (a scenario's
+    ``topology`` value), its fault schedule (*faults*, in time order), its
+    *run*'s length, a fabric's *fspf* timers and its *nodes*' link-down
+    policies (:class:`fcsim.scenario.model.Scenario` is one)."""
+
+    @property
+    def topology(self) -> str: ...
+    @property
+    def faults(self) -> Sequence[FaultConfig]: ...
+    @property
+    def run(self) -> RunLength: ...
+    @property
+    def fspf(self) -> FspfTimers: ...
+    @property
+    def nodes(self) -> Sequence[NodeFaultPolicy]: ...
+
+
+Kind = choice({kind: kind for kind in KINDS})
+Characters = integer(1, 10**9, "an integer 1..1000000000 (transmission characters)")
+
+
+class ScheduledFaultSection(Section):
+    """One fault of the run: at a time, a kind, and one target key (`link`,
+    `ends`, `port` or `switch`) that the kind accepts. Kinds and their targets:
+    `link-down` and `link-up` (a cable pulled out and put back: `link` or
+    `ends`); `loss-of-sync` (the receivers of a link, or one port's receiver,
+    lose word synchronisation for `duration`); `bit-error-rate` (a link's bit
+    error rate from then on, `bit_error_rate`); `port-failure` (a node's N_Port
+    or a switch port stops, for `duration` or to the end); `switch-failure`
+    (every port of a switch, and what it holds, for `duration` or to the end);
+    `corrupted-characters` (a burst of `characters` corrupted transmission
+    characters on a link's receivers or one port's receiver); `lip` (on a
+    loop: the NL_Port of `port` sends LIP and the loop initialises). Faults
+    act in time order (equal times in file order); docs/faults.md says what
+    each does and how the ports recover. A fault repeats with `every` (a
+    period) or `mean_interval` (at random: a Poisson process, drawn from the
+    run's random streams), from `at` until `until`: a LIP storm, a flapping
+    port or cable, random bursts of bit errors."""
+
+    where = "in [[faults]]"
+
+    at: Time = key(help="When the fault happens, s from the start of the run (before "
+                   "run.duration).", example="5 ms")
+    kind: Kind = key(help="What happens (see above).", example="link-down")
+    link: Name = key(None, "Target: a link, by name (in a fabric a node's link or an "
+                     "inter-switch link).", "fibre")
+    ends: Ends = key(None, "Target: a link, by its two ends as its [[links]] table lists "
+                     "them (in either order).", ["host", "disk"])
+    port: Name = key(None, "Target: a port, by its node's name (its N_Port; on a loop, its "
+                     "NL_Port) or as a switch port 'switch:port'.", "host")
+    switch: Name = key(None, "Target: a switch of a fabric, by name.", "core")
+    duration: PositiveTime = key(
+        None, "How long the loss of synchronisation lasts (required for loss-of-sync), "
+        "the port or switch stays failed (port-failure, switch-failure; default: to the "
+        "end of the run), the cable stays out (link-down; default: until a link-up) or "
+        "the bit error rate lasts (bit-error-rate; default: to the end of the run), s. "
+        "Required when the fault repeats (but for lip and corrupted-characters), and "
+        "shorter than `every`.", "150 ms")
+    bit_error_rate: BitErrorRate = key(
+        None, "The link's bit error rate from `at` on, both directions unless `from` is "
+        "given (required for bit-error-rate, and only there).", 1e-9)
+    sender: Name = key(None, "bit-error-rate only: the rate is that of the frames this end "
+                       "of the link sends (one direction; default: both).", "host",
+                       alias="from")
+    characters: Characters = key(
+        None, "The length of the burst of corrupted transmission characters (required for "
+        "corrupted-characters, and only there); a burst of 16 or more (four words) also "
+        "costs the receiver its word synchronisation.", 40)
+    every: PositiveTime = key(
+        None, "The fault repeats: again every this long after `at`, until `until` (not "
+        "with mean_interval, nor kind link-up).", "100 us")
+    mean_interval: PositiveTime = key(
+        None, "The fault repeats at random: a Poisson process of this mean interval (rate "
+        "1/mean_interval) from `at` until `until`, drawn from the run's random streams; an "
+        "occurrence while the previous one lasts (its `duration`) is skipped (not with "
+        "every, nor kind link-up).", "10 ms")
+    until: PositiveTime = key(
+        None, "A repeating fault's last occurrence is before this time, after `at` and "
+        "no later than run.duration (default: run.duration).", "39.9 ms")

@@ -6,34 +6,36 @@ resets or comes back, and FSPF's answer.
   from that input are lost and counted.
 - A switch port whose link failed loses the frames queued to leave through
   it (their input buffers are freed, with R_RDYs upstream) and its Class 1
-  reservations. If it is an F_Port, the switch no longer routes to its
-  N_Port (frames for it are refused: F_RJT for Class 2, discarded for
-  Class 3), the name server forgets it (an implicit logout) and the fabric
-  controller sends an RSCN (:mod:`fcsim.fabric.rscn`); when the N_Port has
-  logged in again, another. If it is an E_Port, FSPF (:mod:`fcsim.fabric.fspf`)
-  tells the fabric: the switch routes around it at once, the others when
-  its link state update reaches them, within FSPF's timers; the ISL is used
-  again once both its ends are Active and the switches have heard of it.
-  E_Port initialisation (ELP, ESC, EFP) is not modelled.
+  reservations (both the switch's own doing:
+  :class:`fcsim.fabric.recovering_switch.RecoveringSwitch`, the kind of
+  switch a fabric with faults is built of). If it is an F_Port, the switch no
+  longer routes to its N_Port (frames for it are refused: F_RJT for Class 2,
+  discarded for Class 3), the name server forgets it (an implicit logout)
+  and the fabric controller sends an RSCN (:mod:`fcsim.fabric.rscn`); when
+  the N_Port has logged in again, another. If it is an E_Port, FSPF
+  (:mod:`fcsim.fabric.fspf`) tells the fabric: the switch routes around it
+  at once, the others when its link state update reaches them, within
+  FSPF's timers; the ISL is used again once both its ends are Active and the
+  switches have heard of it. E_Port initialisation (ELP, ESC, EFP) is not
+  modelled.
 """
 
 from __future__ import annotations
 
-from bisect import insort
-from collections import deque
 from collections.abc import Callable
 from typing import Any
 
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.addressing import port_id
+from fcsim.fabric.build import route
 from fcsim.fabric.fspf import DEFAULT_TIMERS, Fspf, FspfTimers, lsu_bytes
+from fcsim.fabric.network import FabricNetwork
+from fcsim.fabric.recovering_switch import RecoveringSwitch
 from fcsim.fabric.routing import next_hops
 from fcsim.fabric.rscn import FabricController
-from fcsim.fabric.switch import Switch
-from fcsim.fabric.switch_port import Held, SwitchPort
-from fcsim.fc2.link_recovery import FrameLosses, LinkControl
+from fcsim.fabric.switch_port import SwitchPort
+from fcsim.fc2.link_recovery import LinkControl
 from fcsim.fc2.port_states import AC, DOWN
-from fcsim.topology.fabric import FabricNetwork, route
 
 
 class FabricRecovery:
@@ -44,53 +46,41 @@ class FabricRecovery:
     def __init__(self, sim: Simulation, net: FabricNetwork, note: Callable[[str], None],
                  timers: FspfTimers = DEFAULT_TIMERS) -> None:
         self.sim, self.net, self.note = sim, net, note
-        self.stats = FrameLosses()  # the frames the switches lost
-        switches = list(net.switches.values())
+        self.stats = net.losses  # the frames the switches lost
+        switches: list[RecoveringSwitch] = []
+        for switch in net.switches.values():
+            if not isinstance(switch, RecoveringSwitch):
+                raise TypeError(f"switch {switch.name} was not built to recover from faults")
+            switches.append(switch)
         self.controller = FabricController(
-            switches, switches[0].services.zoning if switches else None)  # type: ignore[union-attr]
-        self._down: set[SwitchPort] = set()
+            switches, switches[0].services.zoning if switches else None)  # type: ignore[arg-type, union-attr]
         self._isl_of = {sp: key for key, ends in net.isl_ends.items() for sp in ends.values()}
         self._isl_ports = set(self._isl_of)
         self._tables: dict[frozenset[str], dict[Any, Any]] = {}
         self.fspf = Fspf(sim, list(net.switches), net.isls, timers, self._active, self._hop,
                          self._install, note)
         self._f_ports = {sp for switch in net.switches.values() for sp in switch.local.values()}
-        for switch in net.switches.values():
+        for switch in switches:
             switch.services.controller = self.controller  # type: ignore[union-attr]
-            switch._queue = self._queuer(switch, switch._queue)  # type: ignore[method-assign]
             for sp in switch.ports.values():
                 lcf: LinkControl = sp.port.lcf  # type: ignore[attr-defined]
                 lcf.listeners.append(self._listener(switch, sp))
                 sp.port.flush_hooks.append(  # type: ignore[attr-defined]
-                    lambda switch=switch, sp=sp: self._flush_input(switch, sp))
+                    lambda switch=switch, sp=sp: switch.lose_input(sp))
 
-    def _queuer(self, switch: Switch, queue: Callable[[Held], None]) -> Callable[[Held], None]:
-        """*switch*'s queueing of a routed frame: one for an output whose link has
-        failed (routed before the failure was known) is lost."""
-        def queue_or_lose(held: Held) -> None:
-            if held.out in self._down:
-                self._drop_unqueued(switch, held)
-            else:
-                queue(held)
-        return queue_or_lose
-
-    def _listener(self, switch: Switch, sp: SwitchPort) -> Callable[..., None]:
+    def _listener(self, switch: RecoveringSwitch, sp: SwitchPort) -> Callable[..., None]:
         def changed(lcf: LinkControl, old: str, new: str, reason: str) -> None:
-            if new in DOWN and sp not in self._down:
-                self._down.add(sp)
+            if new in DOWN and sp not in switch.failed:
                 self._failed(switch, sp, reason)
-            elif new == AC and sp in self._down:
-                self._down.discard(sp)
+            elif new == AC and sp in switch.failed:
+                switch.port_back(sp)
                 self._back(switch, sp)
         return changed
 
     # -- a link fails or comes back -------------------------------------------------
 
-    def _failed(self, switch: Switch, sp: SwitchPort, reason: str) -> None:
-        self._flush_output(switch, sp)
-        for other in switch.ports.values():
-            if other is sp or other.reserved_to is sp:
-                other.reserved = other.reserved_to = None
+    def _failed(self, switch: RecoveringSwitch, sp: SwitchPort, reason: str) -> None:
+        switch.port_failed(sp)
         if sp in self._isl_ports:
             self.fspf.changed(switch.name, self._isl_of[sp], f"{switch.name}:{sp.index} {reason}")
         elif sp in self._f_ports:
@@ -99,7 +89,7 @@ class FabricRecovery:
             switch.services.directory.discard(address)  # type: ignore[union-attr]
             self._notify(address, f"{switch.name}:{sp.index} left the fabric")
 
-    def _back(self, switch: Switch, sp: SwitchPort) -> None:
+    def _back(self, switch: RecoveringSwitch, sp: SwitchPort) -> None:
         if sp in self._isl_ports:
             self.fspf.changed(switch.name, self._isl_of[sp],
                               f"{switch.name}:{sp.index} Active again")
@@ -121,8 +111,9 @@ class FabricRecovery:
     def _active(self, switch: str) -> frozenset[str]:
         """The ISLs whose port at *switch* is up: Active since its link last
         failed (a Link Reset does not take an E_Port down)."""
+        failed = self.net.switches[switch].failed  # type: ignore[attr-defined]
         return frozenset(key for key, ends in self.net.isl_ends.items()
-                         if (sp := ends.get(switch)) is not None and sp not in self._down)
+                         if (sp := ends.get(switch)) is not None and sp not in failed)
 
     def _hop(self, key: str, switch: str, links: int) -> float:
         """An LSU's time from *switch* over ISL *key*: its frame at the line rate
@@ -145,66 +136,6 @@ class FabricRecovery:
     def reroutes(self) -> list[dict[str, Any]]:
         """Each switch's route computations: when, why and over how many ISLs."""
         return self.fspf.computations
-
-    # -- the frames inside ---------------------------------------------------------------
-
-    def _drop(self, held: Held, now: float) -> None:
-        held.out.queue.leave(now, now - held.queued)
-        self.stats.lose(held.frame)
-
-    def _drop_unqueued(self, switch: Switch, held: Held) -> None:
-        """Lose a frame that never joined a queue, freeing its input buffer."""
-        self.stats.lose(held.frame)
-        if held.inp is not None:
-            switch.free_input(held.inp, held.frame, held.free_at)
-
-    def _flush_input(self, switch: Switch, sp: SwitchPort) -> int:
-        """Lose the frames queued from input *sp*; how many buffers they held."""
-        now = self.sim.now
-        queues = list(sp.voq.values()) if switch.model.virtual_output_queues else [sp.fifo]
-        freed = 0
-        for queue in queues:
-            for held in queue:
-                self._drop(held, now)
-                freed += held.frame.uses_bb_credit
-            queue.clear()
-        self._wait_again(switch)
-        return freed
-
-    def _flush_output(self, switch: Switch, sp: SwitchPort) -> None:
-        """Lose the frames queued to leave by output *sp*, freeing their inputs."""
-        now = self.sim.now
-        for inp in switch._inputs:
-            if switch.model.virtual_output_queues:
-                queue = inp.voq.get(sp.index, deque())
-                gone, kept = list(queue), deque()
-                queue.clear()
-            else:
-                gone = [held for held in inp.fifo if held.out is sp]
-                kept = deque(held for held in inp.fifo if held.out is not sp)
-                inp.fifo = kept
-            for held in gone:
-                self._drop(held, now)
-                switch.free_input(inp, held.frame, held.free_at)
-        internal = switch._internal
-        for held in [held for held in internal if held.out is sp]:
-            internal.remove(held)
-            self._drop(held, now)
-        self._wait_again(switch)
-
-    def _wait_again(self, switch: Switch) -> None:
-        """Rebuild which inputs each output waits for, and wake every output."""
-        for sp in switch.ports.values():
-            sp.waiting = []
-        for inp in switch._inputs:
-            if switch.model.virtual_output_queues:
-                for index, queue in inp.voq.items():
-                    if queue:
-                        insort(switch.ports[index].waiting, inp.pos)
-            elif inp.fifo:
-                insort(inp.fifo[0].out.waiting, inp.pos)
-        for sp in switch.ports.values():
-            sp.port.kick()
 
     def results(self) -> dict[str, Any]:
         """Routes recomputed, frames the switches lost and RSCNs sent, as JSON."""

@@ -37,7 +37,7 @@ from typing import Any
 
 from fcsim.engine.simulation import Simulation
 from fcsim.faults import config as k
-from fcsim.faults.config import FaultConfig
+from fcsim.faults.config import FaultConfig, FaultPlan
 from fcsim.faults.fabric_recovery import FabricRecovery
 from fcsim.faults.incidents import COUNTERS, Incidents, Record
 from fcsim.faults.lan import LanFaultRun
@@ -50,11 +50,10 @@ from fcsim.fc2.port_states import SYNC_WORDS
 from fcsim.fc2.recovering_port import RecoveringPort
 from fcsim.fc2.sequence_recovery import SequenceRecovery
 from fcsim.loop.initialisation import InitTimeline
-from fcsim.scenario.model import Scenario
 from fcsim.topology.network import Network
 
 
-def install(sim: Simulation, scenario: Scenario, net: Network,
+def install(sim: Simulation, scenario: FaultPlan, net: Network,
             hosts: dict[str, Any] | None = None) -> FaultRun | LanFaultRun | None:
     """Schedule *scenario*'s faults on *net* (built, with its *hosts* and
     workloads); None if it has none. An Ethernet or Myrinet network's are
@@ -70,7 +69,7 @@ class FaultRun:
     """The faults of one run on *net* and its *hosts*: the recovering ports by
     name, the N_Port recoveries, a fabric's recovery and the incident records."""
 
-    def __init__(self, sim: Simulation, scenario: Scenario, net: Network,
+    def __init__(self, sim: Simulation, scenario: FaultPlan, net: Network,
                  hosts: dict[str, Any]) -> None:
         self.sim, self.net, self.faults, self.hosts = sim, net, scenario.faults, hosts
         self.loop = getattr(net, "loop", None)
@@ -82,6 +81,8 @@ class FaultRun:
         if self.loop is None:
             self._recovering(scenario)
         self.sequences = {name: SequenceRecovery(node) for name, node in net.nodes.items()}
+        for name, recovery in self.sequences.items():
+            net.nodes[name].recover_sequences(recovery)
         self.repeats = Repeats(sim, scenario.run.duration, self._occurrence)
         for index, fault in enumerate(self.faults):
             if fault.repeats:
@@ -97,7 +98,7 @@ class FaultRun:
         self.incidents.watch(record)
         self._apply(record)
 
-    def _recovering(self, scenario: Scenario) -> None:
+    def _recovering(self, scenario: FaultPlan) -> None:
         """Every port recovers (as built); every N_Port, and a fabric, too."""
         for port in self.net.ports():
             if not isinstance(port, RecoveringPort):

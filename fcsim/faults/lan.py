@@ -39,12 +39,11 @@ from typing import Any
 from fcsim.engine.simulation import Simulation
 from fcsim.ethernet.port import AUTONEGOTIATION
 from fcsim.faults import config as k
-from fcsim.faults.config import FaultConfig
+from fcsim.faults.config import FaultConfig, FaultPlan
 from fcsim.faults.incidents import COUNTERS, Incidents, Record
 from fcsim.faults.repeats import Repeats
 from fcsim.fc2.port_states import AC, LOS_ASSERT, LOS_DEASSERT
 from fcsim.link.link import PhyEnd
-from fcsim.scenario.model import Scenario
 
 DOWN = "down"
 """The state of a LAN port whose link is down (:data:`AC`: up)."""
@@ -130,7 +129,7 @@ class LanFaultRun:
     """The faults of one run on the Ethernet or Myrinet network *net* and its
     *hosts*."""
 
-    def __init__(self, sim: Simulation, scenario: Scenario, net: Any,
+    def __init__(self, sim: Simulation, scenario: FaultPlan, net: Any,
                  hosts: dict[str, Any]) -> None:
         self.sim, self.net, self.hosts = sim, net, hosts
         self.links: dict[str, LanLink] = {}

@@ -75,8 +75,7 @@ class NPortRecovery:
     def _link_lost(self, lcf: LinkControl) -> None:
         nport = self.nport
         nport.connection = None
-        lcf.stats.frames_lost += len(nport._control)
-        nport._control.clear()
+        lcf.stats.frames_lost += nport.drop_link_control()
         if self.held is None:
             self._hold()
 
@@ -84,23 +83,24 @@ class NPortRecovery:
         """Take the upper layers' sequences out of the ready queue, each exchange's
         in order, and keep new ones back until logged in."""
         nport = self.nport
-        waiting = [seq for stream in nport._streams.values() for seq in stream
-                   if seq.type not in SERVICE_TYPES]
+        waiting = [seq for seq in nport.queued() if seq.type not in SERVICE_TYPES]
         for seq in waiting:
-            nport._ready_remove(seq)
+            nport.withdraw(seq)
         self.held = []
         for seq in waiting:
             self._hold_or_drop(seq)
-        nport._ready_add = self._keep  # type: ignore[method-assign]
+        nport.hold(self)
         self._episode += 1
         nport.sim.call_later(self.dev_loss_tmo, self._dev_loss, self._episode)
 
-    def _keep(self, seq: Sequence) -> None:
-        """The N_Port queues *seq* while holding: a service sequence goes out."""
+    def keeps(self, seq: Sequence) -> bool:
+        """The N_Port queues *seq* while holding (its
+        :class:`~fcsim.fc2.nport.Keeper`): a service sequence goes out, others
+        are held or dropped."""
         if seq.type in SERVICE_TYPES:
-            NPort._ready_add(self.nport, seq)
-        else:
-            self._hold_or_drop(seq)
+            return False
+        self._hold_or_drop(seq)
+        return True
 
     def holds(self, seq: Sequence) -> bool:
         """Whether *seq* waits for the link (rather than being dropped)."""
@@ -151,12 +151,12 @@ class NPortRecovery:
     def _release(self) -> None:
         """Logged in: send what waited, in the order it was given."""
         nport = self.nport
-        del nport._ready_add
+        nport.hold(None)
         held, self.held = self.held or [], None
         self._lost = False
         self._episode += 1
         for seq in held:
             if seq.status == "open":
-                nport._ready_add(seq)
+                nport.enqueue(seq)
         self.on_back(nport, nport.sim.now)
         nport.port.kick()

@@ -15,14 +15,11 @@ The data field is padded to a whole number of words (F_CTL fill bytes).
 from __future__ import annotations
 
 import zlib
-from typing import TYPE_CHECKING
+from typing import Any
 
 from fcsim.fc1 import ordered_sets as osets
 from fcsim.fc1.ordered_sets import OrderedSet
 from fcsim.fc2.header import HEADER_BYTES, LINK_CONTROL_NAMES, pack_header
-
-if TYPE_CHECKING:
-    from fcsim.fc2.sequence import Sequence
 
 SOF_FIRST = {1: osets.SOFi1, 2: osets.SOFi2, 3: osets.SOFi3}
 """The SOF of a sequence's first frame, by class (Class 1's connect request,
@@ -48,8 +45,10 @@ class Frame:
     bytes (optional headers included), *payload_len* the part of it that is
     upper-layer payload. *cls* is the class of service (1, 2 or 3). *sequence*
     links a data frame to the :class:`~fcsim.fc2.sequence.Sequence` it belongs
-    to; *answers* links a link-control frame (ACK, busy, reject) to the data
-    frame it responds to. *corrupt* is set by a link's error model; the
+    to (the frame only carries it: sequences are made into frames, so the
+    frame, below them, names no type of theirs); *answers* links a
+    link-control frame (ACK, busy, reject) to the data frame it responds to.
+    *corrupt* is set by a link's error model; the
     receiver finds it as a CRC error.
     """
 
@@ -79,7 +78,7 @@ class Frame:
         parameter: int = 0,
         df_ctl: int = 0,
         cs_ctl: int = 0,
-        sequence: Sequence | None = None,
+        sequence: Any = None,
         answers: Frame | None = None,
         payload: bytes | None = None,
     ) -> None:

@@ -31,7 +31,7 @@ class PointToPointLogin:
         self._flogi: dict[NPort, Exchange] = {}
         self._plogi: dict[NPort, Exchange] = {}
         for nport in (a, b):
-            nport.receive_hook = self._hook(nport, nport.receive_hook)
+            nport.register((h.TYPE_ELS,), self._handler(nport))
 
     def start(self, nport: NPort, done: Callable[[], None]) -> None:
         """*nport*'s link is Active again: send its FLOGI; *done* once it is
@@ -46,16 +46,14 @@ class PointToPointLogin:
                    ulp=payload)
         return exchange
 
-    def _hook(self, nport: NPort, previous: Callable[[Sequence, float], None] | None
-              ) -> Callable[[Sequence, float], None]:
-        """*nport*'s receive hook: login sequences here, the rest to *previous*."""
-        def received(seq: Sequence, time: float) -> None:
+    def _handler(self, nport: NPort) -> Callable[[Sequence, float], bool]:
+        """*nport*'s ELS handler: it takes the login sequences."""
+        def received(seq: Sequence, time: float) -> bool:
             ulp = seq.ulp
-            if (seq.type == h.TYPE_ELS and isinstance(ulp, bytes)
-                    and ulp[0] in (els.ELS_FLOGI, els.ELS_PLOGI, els.ELS_ACC)):
+            if isinstance(ulp, bytes) and ulp[0] in (els.ELS_FLOGI, els.ELS_PLOGI, els.ELS_ACC):
                 self._login_received(nport, seq)
-            elif previous is not None:
-                previous(seq, time)
+                return True
+            return False
         return received
 
     def _login_received(self, nport: NPort, seq: Sequence) -> None:

@@ -13,13 +13,17 @@ memory only for the frames actually in flight.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from fcsim.fc2.header import F_CTL_END_SEQUENCE as END_SEQUENCE
 from fcsim.fc2.header import UNASSIGNED_ID
 
-if TYPE_CHECKING:
-    from fcsim.fc2.nport import NPort
+
+class Originator(Protocol):
+    """What an exchange knows of the N_Port that originated it
+    (:class:`~fcsim.fc2.nport.NPort`)."""
+
+    port_id: int
 
 
 class Exchange:
@@ -34,7 +38,7 @@ class Exchange:
 
     __slots__ = ("ox_id", "rx_id", "originator", "responder_id", "sequences_sent", "stream")
 
-    def __init__(self, ox_id: int, originator: NPort, responder_id: int,
+    def __init__(self, ox_id: int, originator: Originator, responder_id: int,
                  stream: object = None) -> None:
         self.ox_id = ox_id
         self.rx_id = UNASSIGNED_ID

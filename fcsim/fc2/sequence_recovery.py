@@ -10,9 +10,10 @@ assumption; FC-FS leaves retransmission to the upper level):
   SEQ_CNTs (a frame lost before the one that arrived) and answers that
   frame's ACK with the Abort Sequence Condition set to 01, "abort the
   sequence, perform ABTS" (FC-FS F_CTL bits 5-4): the N_Port's receive path
-  looks for the gap once this recovery has set its ``gap_hook``. A frame
+  looks for the gap once this recovery is its :class:`~fcsim.fc2.nport.SequenceErrorPolicy`
+  (:meth:`~fcsim.fc2.nport.NPort.recover_sequences`). A frame
   lost at the end of a sequence, or every ACK after it, is found by the
-  initiator's ACK timeout: E_D_TOV without an answer (:meth:`NPort._watchdog`).
+  initiator's ACK timeout: E_D_TOV without an answer (``NPort._watchdog``).
 - ABTS. The initiator stops sending the sequence and sends ABTS (a basic
   link service, R_CTL 0x81) in the same exchange; the recipient discards
   what it holds of the sequence (counted incomplete) and answers BA_ACC.
@@ -41,7 +42,6 @@ from fcsim.fc2 import header as h
 from fcsim.fc2.frame import Frame
 from fcsim.fc2.login import R_A_TOV
 from fcsim.fc2.nport import NPort
-from fcsim.fc2.nport_rx import _unmeter
 from fcsim.fc2.sequence import Sequence
 
 MAX_RETRANSMISSIONS = 3
@@ -76,7 +76,9 @@ class SequenceAbort:
 
 
 class SequenceRecovery:
-    """The Class 1 and 2 sequence recovery of *nport*, and what it counted:
+    """The Class 1 and 2 sequence recovery of *nport* (its
+    :class:`~fcsim.fc2.nport.SequenceErrorPolicy`, set with
+    :meth:`~fcsim.fc2.nport.NPort.recover_sequences`), and what it counted:
     *gaps* (sequence count gaps it found as recipient), *aborts* (ABTS it
     sent), *retransmitted* (sequences it sent again) and *retransmitted_bytes*,
     *given_up* (sequences aborted for good)."""
@@ -91,42 +93,32 @@ class SequenceRecovery:
         # every delivery remembered, in time order: (time, exchange, sequence)
         self._deliveries: deque[tuple[float, Any, Sequence]] = deque()
         self._kept_for = nport.params.e_d_tov + KEPT_FOR_R_A_TOVS * R_A_TOV
-        self._complete = nport._complete
-        self._answer_received = nport._answer_received
-        self._hook = nport.receive_hook
-        nport.gap_hook = self._gap
-        nport._complete = self._completed  # type: ignore[method-assign]
-        nport._answer_received = self._answer  # type: ignore[method-assign]
-        nport.receive_hook = self._received
 
     # -- as recipient ------------------------------------------------------------
 
-    def _gap(self, _frame: Frame) -> None:
+    def gap(self, frame: Frame) -> None:
         """The N_Port answered a data frame past a gap in its sequence's count
         with an ACK asking for ABTS."""
         self.gaps += 1
 
-    def _received(self, seq: Sequence, time: float) -> None:
-        """A whole sequence: an ABTS or BA_ACC of this recovery, or the upper
-        layers'."""
+    def received(self, seq: Sequence, time: float) -> bool:
+        """A whole sequence: an ABTS or BA_ACC of this recovery (taken: True),
+        or the upper layers' (remembered if Class 1 or 2)."""
         abort = seq.ulp
         if isinstance(abort, SequenceAbort) and seq.r_ctl == h.R_CTL_ABTS:
             nport = self.nport
             target = abort.sequence
-            inbound = nport._inbound.pop(target, None)
-            if inbound is not None:
-                nport.stats.sequences_incomplete += 1
-                _unmeter(target, inbound)
+            nport.abandon(target)
             delivered = target in self._delivered.get(target.exchange, ())
             nport.send(seq.exchange, h.BA_ACC_SIZE, seq.cls, r_ctl=h.R_CTL_BA_ACC,
                        type_=h.TYPE_BLS, ulp=SequenceAbort(target, abort.attempt, delivered))
-        elif isinstance(abort, SequenceAbort) and seq.r_ctl == h.R_CTL_BA_ACC:
+            return True
+        if isinstance(abort, SequenceAbort) and seq.r_ctl == h.R_CTL_BA_ACC:
             self._accepted(abort)
-        else:
-            if seq.cls != 3:
-                self._remember(seq)
-            if self._hook is not None:
-                self._hook(seq, time)
+            return True
+        if seq.cls != 3:
+            self._remember(seq)
+        return False
 
     def _remember(self, seq: Sequence) -> None:
         """Remember *seq* as delivered (at most :data:`DELIVERED_KEPT` of its
@@ -152,21 +144,20 @@ class SequenceRecovery:
 
     # -- as initiator ------------------------------------------------------------
 
-    def _answer(self, frame: Frame) -> None:
-        """An answer to one of our frames; an ACK asking for ABTS starts it."""
-        self._answer_received(frame)
+    def answered(self, frame: Frame) -> None:
+        """An ACK asking for ABTS answered one of our frames: the ABTS starts,
+        if it answers the open attempt."""
         data: Frame = frame.answers  # type: ignore[assignment]
-        seq: Sequence = data.sequence  # type: ignore[assignment]
-        if (frame.f_ctl & h.F_CTL_ABORT_SEQUENCE and frame.r_ctl == h.R_CTL_ACK_1
-                and data.attempt == seq.attempt and seq.status == "open"):
+        seq: Sequence = data.sequence
+        if data.attempt == seq.attempt and seq.status == "open":
             self._abort(seq)
 
-    def _completed(self, seq: Sequence, status: str) -> None:
+    def completed(self, seq: Sequence, status: str) -> None:
         """FC-2 is done with *seq*: an ACK timeout's abort becomes an ABTS; an
         ABTS whose own ACK timed out is sent again."""
         abort = seq.ulp
         if isinstance(abort, SequenceAbort):
-            self._complete(seq, status)
+            self.nport.complete(seq, status)
             target = abort.sequence
             if (status == "aborted" and seq.r_ctl == h.R_CTL_ABTS
                     and self._aborting.get(target) == abort.attempt):
@@ -175,7 +166,7 @@ class SequenceRecovery:
         elif status == "aborted" and seq.cls != 3 and seq not in self._aborting:
             self._abort(seq)
         else:
-            self._complete(seq, status)
+            self.nport.complete(seq, status)
 
     def _abort(self, seq: Sequence) -> None:
         """Abort the current attempt of *seq* with ABTS, or give it up."""
@@ -185,7 +176,7 @@ class SequenceRecovery:
             self._give_up(seq)
             return
         nport = self.nport
-        nport._ready_remove(seq)
+        nport.withdraw(seq)
         seq.unanswered_old += seq.unanswered
         seq.unanswered = 0
         self._aborting[seq] = seq.attempt
@@ -207,7 +198,7 @@ class SequenceRecovery:
         if seq.status != "open" or abort.delivered:  # ACKed late, or only its ACKs were lost
             self._retries.pop(seq, None)
             if seq.status == "open":
-                self._complete(seq, "acked")
+                self.nport.complete(seq, "acked")
             return
         self._retries[seq] = self._retries.get(seq, 0) + 1
         self.retransmitted += 1
@@ -216,7 +207,7 @@ class SequenceRecovery:
         seq.acked = 0
         seq.next_cnt = 0
         nport = self.nport
-        nport._ready_add(seq)
+        nport.enqueue(seq)
         nport.port.kick()
 
     def _no_answer(self, value: tuple[Sequence, int]) -> None:
@@ -229,7 +220,7 @@ class SequenceRecovery:
     def _give_up(self, seq: Sequence) -> None:
         self.given_up += 1
         self._retries.pop(seq, None)
-        self._complete(seq, "aborted")
+        self.nport.complete(seq, "aborted")
 
     @property
     def recovering(self) -> int:

@@ -8,6 +8,7 @@ address with the fabric choosing a member that is not busy
 (:mod:`fcsim.fc3.hunt`), and has the fabric's multicast server replicate a
 Class 3 frame to every member of a group (:mod:`fcsim.fc3.multicast`).
 Groups are joined through the alias server at FFFFF8 (:mod:`fcsim.fc3.alias`);
-:mod:`fcsim.fc3.fabric` builds them into a fabric and routes alias addresses
-inside its switches. docs/fc3.md describes the model and its sources.
+a fabric's switches route alias addresses through
+:mod:`fcsim.fc3.alias_router`, which :mod:`fcsim.fc3.build` builds and plugs
+into them. docs/fc3.md describes the model and its sources.
 """

@@ -178,8 +178,7 @@ class AliasJoin:
         self._exchange: Exchange | None = None
         nport.peers.setdefault(ALIAS_SERVER, PeerLogin(ALIAS_SERVER, MAX_DATA_FIELD, 1,
                                                        SERVICE_CLASSES))
-        self._other = nport.receive_hook
-        nport.receive_hook = self._received
+        nport.register((h.TYPE_CT,), self._received)
         nport.sim.call_later(0.0, lambda _event: nport.when_ready(self._send))
 
     def _send(self) -> None:
@@ -188,11 +187,10 @@ class AliasJoin:
         self.nport.send(self._exchange, len(payload), 3, r_ctl=h.R_CTL_UNSOLICITED_CONTROL,
                         type_=h.TYPE_CT, ulp=payload)
 
-    def _received(self, seq: Sequence, time: float) -> None:
+    def _received(self, seq: Sequence, time: float) -> bool:
         if seq.exchange is not self._exchange or self._exchange is None:
-            if self._other is not None:
-                self._other(seq, time)
-            return
+            return False
         answer = seq.ulp
         if isinstance(answer, bytes) and struct.unpack_from(">H", answer, 8)[0] == CT_ACCEPT:
             self.group.member_ready(self.nport.port_id)
+        return True

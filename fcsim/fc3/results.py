@@ -1,31 +1,16 @@
-"""FC-3 in a run: the striped workload built from its configuration, the figures
-the summary spreads over repetitions, and the lines of the readable report."""
+"""FC-3 in a run's results: the figures the summary spreads over repetitions,
+and the lines of the readable report."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from fcsim.engine.simulation import Simulation
-from fcsim.fc3.ports import port_names
-from fcsim.fc3.striping import StripedStream
-from fcsim.scenario.workload_model import StreamConfig
-from fcsim.topology.network import Network
 from fcsim.units import format_bytes_rate, format_size
 
 FC3_METRICS = {"hunt_groups": ("exchanges", "refused", "busy", "discarded"),
                "multicast_groups": ("frames_in", "copies", "member_frames_min")}
 """The figures of each kind of alias group that the summary gives (mean, min,
 max over repetitions)."""
-
-
-def striped_stream(sim: Simulation, w: StreamConfig, net: Network) -> StripedStream:
-    """The striped stream *w* on the built network *net*."""
-    k = w.stripe_ports
-    sources = [net.nodes[p] for p in port_names(w.source, k)]
-    d_ids = [net.address_of(p) for p in port_names(w.destination, k)]
-    e_d_tov = net.nodes[w.destination].params.e_d_tov
-    return StripedStream(sim, w.name, sources, d_ids, w.size, w.stripe_unit or w.size,
-                         w.cls, w.max_data_field, w.outstanding, w.start, w.count, e_d_tov)
 
 
 def fc3_lines(first: dict[str, Any]) -> list[str]:

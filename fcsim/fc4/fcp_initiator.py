@@ -71,8 +71,7 @@ class FcpInitiator:
         self._waiting_room: dict[int, deque[Command]] = {}
         self._delayed: set[int] = set()  # targets whose waiting room a timer will wake
         self._next_tag = 0
-        self._other = nport.receive_hook
-        nport.receive_hook = self._received
+        nport.register((h.TYPE_ELS, h.TYPE_FCP, h.TYPE_BLS), self._received)
 
     # -- PRLI -------------------------------------------------------------------------------
 
@@ -129,18 +128,19 @@ class FcpInitiator:
         self.nport.send(exchange, FCP_CMND_SIZE, self.cls, r_ctl=h.R_CTL_UNSOLICITED_COMMAND,
                         type_=h.TYPE_FCP, ulp=command, initiative=True, from_host=True)
 
-    def _received(self, seq: Sequence, time: float) -> None:
+    def _received(self, seq: Sequence, time: float) -> bool:
+        """A PRLI's answer (ELS), or a sequence in one of its commands' exchanges
+        (FCP, and the BA_ACC of an ABTS): taken. Others are left (a target's on
+        this port, or late for an aborted command)."""
         if seq.r_ctl == h.R_CTL_ELS_REPLY and seq.ulp == PRLI:
             waiters = self._logged_in.get(seq.exchange.responder_id) or []
             self._logged_in[seq.exchange.responder_id] = None
             for then in waiters:
                 then()
-            return
+            return True
         command = self._by_exchange.get(seq.exchange)
         if command is None:  # not ours (a target on this port), or late for an aborted one
-            if self._other is not None:
-                self._other(seq, time)
-            return
+            return False
         if seq.r_ctl == h.R_CTL_DATA_DESCRIPTOR:
             ready: TransferReady = seq.ulp  # type: ignore[assignment]
 
@@ -158,6 +158,7 @@ class FcpInitiator:
             self._end_attempt(command, aborted=True)
             self.stats.retries += 1
             self._issue(command)
+        return True
 
     def _end_attempt(self, command: Command, aborted: bool = False) -> None:
         """The exchange of *command*'s attempt ends: its OX_ID is freed, R_A_TOV

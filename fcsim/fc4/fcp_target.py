@@ -77,8 +77,7 @@ class FcpTarget:
         self.depth_time = 0.0  # integral of the task set's size over time
         self._depth_since = 0.0
         self.max_depth = 0
-        self._other = nport.receive_hook
-        nport.receive_hook = self._received
+        nport.register((h.TYPE_ELS, h.TYPE_FCP, h.TYPE_BLS), self._received)
 
     @property
     def depth(self) -> int:
@@ -102,21 +101,22 @@ class FcpTarget:
         self.queue_full = self.aborts = 0
         self.max_depth = len(self._tasks)
 
-    def _received(self, seq: Sequence, time: float) -> None:
+    def _received(self, seq: Sequence, time: float) -> bool:
+        """A PRLI (ELS), a command (FCP), a sequence in a task's exchange or an
+        ABTS (BLS): taken. Others are left (an initiator's on this port, say)."""
         if seq.type == h.TYPE_ELS and seq.r_ctl == h.R_CTL_ELS_REQUEST and seq.ulp == PRLI:
             self.nport.send(seq.exchange, PRLI_SIZE, seq.cls, r_ctl=h.R_CTL_ELS_REPLY,
                             type_=h.TYPE_ELS, ulp=PRLI, last=True)
-            return
+            return True
         if seq.type == h.TYPE_FCP and seq.r_ctl == h.R_CTL_UNSOLICITED_COMMAND:
             self._command(seq)
-            return
+            return True
         task = self._tasks.get(seq.exchange)
         if task is None:
             if seq.r_ctl == h.R_CTL_ABTS and seq.exchange.originator is not self.nport:
                 self._accept_abort(seq)  # a command already answered
-            elif self._other is not None:  # an initiator's on this port, say
-                self._other(seq, time)
-            return
+                return True
+            return False  # an initiator's on this port, say
         if seq.r_ctl == h.R_CTL_ABTS:
             self._track()
             task.aborted = True
@@ -129,6 +129,7 @@ class FcpTarget:
                 self._ready(task)
             else:
                 self._device(task, True, self._respond)
+        return True
 
     def _accept_abort(self, abts: Sequence) -> None:
         self.nport.send(abts.exchange, h.BA_ACC_SIZE, abts.cls, r_ctl=h.R_CTL_BA_ACC,

@@ -41,7 +41,7 @@ class IpOverFc:
     """The IP-over-FC interface of *nport*, sending in Class *cls*.
 
     *deliver(packet, length, time)* is called for each IP packet received
-    whole; sequences of other FC-4 types go on to the hook that was there.
+    whole (its handler of frame TYPE IP on *nport*).
     """
 
     def __init__(self, nport: NPort, cls: int = 3,
@@ -53,8 +53,7 @@ class IpOverFc:
         self.deliver = deliver
         self.packets_tx = self.packets_rx = 0
         self._streams: dict[int, object] = {}  # per destination, the stream its packets join
-        self._other = nport.receive_hook
-        nport.receive_hook = self._received
+        nport.register((h.TYPE_IP,), self._received)
 
     def send(self, d_id: int, length: int, packet: object,
              sent: Callable[[Sequence], None] | None = None) -> Sequence:
@@ -78,11 +77,9 @@ class IpOverFc:
             r_ctl=h.R_CTL_UNSOLICITED_DATA, type_=h.TYPE_IP, df_ctl=h.DF_CTL_NETWORK,
             ulp=packet, on_complete=done)
 
-    def _received(self, seq: Sequence, time: float) -> None:
-        if seq.type != h.TYPE_IP:
-            if self._other is not None:
-                self._other(seq, time)
-            return
+    def _received(self, seq: Sequence, time: float) -> bool:
+        """An IP packet arrived whole: it is IP's."""
         self.packets_rx += 1
         if self.deliver is not None:
             self.deliver(seq.ulp, seq.size - NETWORK_HEADER - LLC_SNAP, time)
+        return True

@@ -20,13 +20,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fcsim.fabric.addressing import port_id
+from fcsim.fabric.build import assign_domains, split_end
 from fcsim.fabric.login import FABRIC_EXCHANGES
 from fcsim.fabric.routing import fspf_cost, next_hops, pick, switch_seed
 from fcsim.fabric.switch_model import SwitchModel
 from fcsim.fc0.speed import Speed
 from fcsim.scenario.model import Scenario
 from fcsim.scenario.workload_model import StreamConfig
-from fcsim.topology.fabric import assign_domains, split_end
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 Class 3 streams, max-min fair over the fabric's resources.
 
 Each sending N_Port is one sender: it sends the frames of its open
-sequences in turn, frame by frame (:mod:`fcsim.fc2.nport_tx`), and a Class 3
+sequences in turn, frame by frame (:class:`fcsim.fc2.nport.NPort`), and a Class 3
 sequence waits for nothing but the BB credit all of them share, so every
 open sequence (every exchange of its streams) moves at the same frame rate.
 A sender's rate is its frames per second; its exchanges' paths

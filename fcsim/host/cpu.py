@@ -105,7 +105,7 @@ class Cpu(Server):
 
     def _start_background(self, duration: float, done: Callable[[], None] | None) -> None:
         """Serve a background item of *duration* s now, preemptible by all other work."""
-        now = self._sim.now
+        now = self.sim.now
         self._busy = True
         self.busy_time += duration
         self.total_busy += duration

@@ -197,7 +197,7 @@ class Host:
             config = replace(config, sb_max=self.model.sb_max)
         if self.model.tcp_stack == LINUX_2_4:
             config = linux_2_4(config, rx_truesize(config.mtu, self.model.rx_buffers))
-        endpoint = TcpEndpoint(self.sim, address, config, self._output, self.tick_phase)
+        endpoint = TcpEndpoint(self.sim, address, config, self.output, self.tick_phase)
         self._endpoints[address] = endpoint
         return Socket(self, endpoint)
 
@@ -234,7 +234,7 @@ class Host:
         (:mod:`fcsim.host.copies`)."""
         return copy_time(self.model, nbytes, sending)
 
-    def _output(self, packet: Segment | Datagram) -> None:
+    def output(self, packet: Segment | Datagram) -> None:
         """TCP/IP (or UDP/IP) output and checksum, then the interface."""
         interface, address = self._routes[packet.dst]
         cost = self.model.tcp_output_per_packet + packet.length * interface.checksum_per_byte
@@ -286,7 +286,7 @@ class Host:
 
         self.cpu.run(hardware, enqueue, INTERRUPT)
 
-    def _resume(self, called: float, then: Callable[[], None]) -> None:
+    def resume(self, called: float, then: Callable[[], None]) -> None:
         """Go on with *then*; a process that blocked since *called* is first woken."""
         if self.sim.now > called and self.model.context_switch > 0:
             self.cpu.run(self.model.context_switch, then, PROCESS)

@@ -6,22 +6,50 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol, Self
 
+from fcsim.engine.simulation import Simulation
 from fcsim.host.copies import socket_copy_time
-from fcsim.host.cpu import PROCESS
+from fcsim.host.cpu import PROCESS, Cpu
+from fcsim.host.host_model import HostModel
+from fcsim.host.interface import Interface
+from fcsim.transport.segment import Segment
 from fcsim.transport.sockbuf import sosend_mbuf
 from fcsim.transport.tcp import TcpEndpoint
 from fcsim.transport.udp import MAX_UDP_PAYLOAD, UDP_IP_HEADER_BYTES, Datagram, UdpEndpoint
 
-if TYPE_CHECKING:
-    from fcsim.host.host import Host
+
+class SocketHost(Protocol):
+    """What a socket uses of the host it is on (:class:`fcsim.host.host.Host`
+    implements it): its clock, model and processor, its interfaces and static
+    routes, its IP output and the wake-up of a blocked process."""
+
+    sim: Simulation
+    model: HostModel
+    cpu: Cpu
+    interface: Interface
+    """The host's first interface (a UDP socket's default MTU)."""
+
+    def route(self, address: str, peer: Self) -> None:
+        """Static address resolution: *address* ("host:port") is on *peer*."""
+
+    def interface_to(self, peer: Self) -> Interface:
+        """The interface that reaches *peer*."""
+
+    def output(self, packet: Segment | Datagram) -> None:
+        """TCP/IP (or UDP/IP) output of *packet*, then the interface."""
+
+    def resume(self, called: float, then: Callable[[], None]) -> None:
+        """Go on with *then*; a process that blocked since *called* (s) is first woken."""
+
+    def copy_cost(self, nbytes: int, sending: bool = False) -> float:
+        """Processor time to copy *nbytes* between a process and the kernel, s."""
 
 
 class Socket:
     """The application's view of a TCP endpoint on *host*, with the host's costs."""
 
-    def __init__(self, host: Host, endpoint: TcpEndpoint) -> None:
+    def __init__(self, host: SocketHost, endpoint: TcpEndpoint) -> None:
         self.host = host
         self.endpoint = endpoint
 
@@ -43,9 +71,8 @@ class Socket:
     def _copy(self, nbytes: int, sending: bool, touched: bool = False) -> float:
         """Processor time to move *nbytes* in or out of this socket, s: a copy, or
         the host's zero-copy page mapping (:mod:`fcsim.host.copies`)."""
-        endpoint = self.endpoint
-        return socket_copy_time(self.host.model, nbytes, sending,
-                                endpoint.mss - endpoint.optlen, touched)
+        tcb = self.endpoint.tcb
+        return socket_copy_time(self.host.model, nbytes, sending, tcb.mss - tcb.optlen, touched)
 
     def send(self, nbytes: int, done: Callable[[], None], touched: bool = False) -> None:
         """send() of *nbytes*; *done()* when the call returns. *touched*: the
@@ -67,11 +94,11 @@ class Socket:
         8.6). Each copy is its own piece of process-level work, so protocol
         work waiting on the processor runs between two mbufs."""
         host, endpoint = self.host, self.endpoint
-        cluster = endpoint.so_snd.cluster
+        cluster = endpoint.tcb.so_snd.cluster
 
         def wait(resid: int) -> None:
             called = host.sim.now
-            endpoint.send_space(resid, lambda space: host._resume(
+            endpoint.send_space(resid, lambda space: host.resume(
                 called, lambda: copy(resid, space)))
 
         def copy(resid: int, space: int) -> None:
@@ -108,7 +135,7 @@ class Socket:
 
         def write(n: int, left: int) -> None:
             called = host.sim.now
-            self.endpoint.write(n, lambda: host._resume(called, lambda: piece(left)))
+            self.endpoint.write(n, lambda: host.resume(called, lambda: piece(left)))
 
         piece(nbytes)
 
@@ -118,7 +145,7 @@ class Socket:
 
         def read() -> None:
             called = host.sim.now
-            self.endpoint.read(max_bytes, lambda n: host._resume(
+            self.endpoint.read(max_bytes, lambda n: host.resume(
                 called, lambda: host.cpu.run(self._copy(n, False), lambda: got(n), PROCESS)))
 
         host.cpu.run(host.model.syscall, read, PROCESS)
@@ -132,13 +159,13 @@ class UdpSocket:
     host's per-packet transport cost and the checksum, like TCP.
     """
 
-    def __init__(self, host: Host, address: str, sndbuf: int, rcvbuf: int) -> None:
+    def __init__(self, host: SocketHost, address: str, sndbuf: int, rcvbuf: int) -> None:
         self.host = host
         self.sndbuf = sndbuf
         self.rcvbuf = rcvbuf
         self.queued = 0
         self._writer: tuple[int, Callable[[], None]] | None = None
-        self.endpoint = UdpEndpoint(host.sim, address, host._output, mtu=host.interface.mtu)
+        self.endpoint = UdpEndpoint(host.sim, address, host.output, mtu=host.interface.mtu)
         self.unread = 0
         self.dropped = 0
         self._queue: deque[int] = deque()

@@ -9,8 +9,9 @@ Modules, each named for what it models:
 - :mod:`~fcsim.loop.circuit`: one loop circuit (tenancy): its two ports and the path between;
 - :mod:`~fcsim.loop.lport`: the L_Port transmitter and receiver inside a loop circuit;
 - :mod:`~fcsim.loop.loop`: the loop itself: arbitration, tenancies, fairness, LIP;
-- :mod:`~fcsim.loop.builder`: ``build_loop`` and the results of a loop network.
+- :mod:`~fcsim.loop.config`: the ``[loop]`` table and the ring and loop ports as typed values;
+- :mod:`~fcsim.loop.build`: ``build_loop`` and the results of a loop network.
 
-The package imports nothing at this level, so that :mod:`fcsim.scenario.model`
-can use its constants without an import cycle.
+The package imports nothing at this level, and nothing of :mod:`fcsim.scenario`:
+the scenario reads its sections from :mod:`fcsim.loop.config`.
 """

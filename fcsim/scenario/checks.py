@@ -7,17 +7,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from fcsim.ethernet.checks import ethernet_links
+from fcsim.fabric.checks import zone_problems
+from fcsim.faults.checks import fault_problems
+from fcsim.fc3.checks import fc3_problems
 from fcsim.fc3.ports import ports_of
 from fcsim.fc4.fcp import BLOCK
 from fcsim.host.block import striped_capacity
 from fcsim.loop.al_pa import MAX_NL_PORTS
-from fcsim.scenario.ethernet_checks import ethernet_links
-from fcsim.scenario.fault_checks import fault_problems
-from fcsim.scenario.fc3_checks import fc3_problems
+from fcsim.loop.checks import loop_problems
+from fcsim.myrinet.checks import myrinet_links
 from fcsim.scenario.internetwork import check_networks
-from fcsim.scenario.myrinet_checks import myrinet_links
 from fcsim.scenario.reach_checks import reach
-from fcsim.scenario.rules import ends_once, known, unique
 from fcsim.scenario.sections.apps import IperfSection, NetperfSection
 from fcsim.scenario.sections.document import (
     EthernetScenario,
@@ -27,16 +28,16 @@ from fcsim.scenario.sections.document import (
     MyrinetScenario,
     PointToPointScenario,
 )
-from fcsim.scenario.sections.storage import DdSection, FioSection
 from fcsim.scenario.sections.transfer import TransferSection
-from fcsim.scenario.sections.trapeze import FaultSection, SliceDdSection
 from fcsim.scenario.sections.workloads import GeneratorSection, StreamSection
-from fcsim.scenario.storage_checks import channels, local_disks
-from fcsim.scenario.trapeze_checks import block_servers, slice_job
-from fcsim.scenario.zone_checks import zone_problems
 from fcsim.schema.errors import Problem, count, given, show
+from fcsim.schema.rules import ends_once, known, unique
+from fcsim.storage.checks import block_job, channels, local_disks
+from fcsim.storage.config import DdSection, FioSection
 from fcsim.storage.local import LocalTarget
 from fcsim.topology.point_to_point import DEFAULT_PORT_IDS
+from fcsim.trapeze.checks import block_servers, slice_job
+from fcsim.trapeze.config import FaultSection, SliceDdSection
 
 Scenario = (PointToPointScenario | FabricScenario | LoopScenario | EthernetScenario
             | MyrinetScenario | InternetworkScenario)
@@ -55,7 +56,8 @@ def check(doc: Scenario, raw: dict[str, Any]) -> list[Problem]:
         return [*_run(doc, raw), *_nodes(doc, raw), *networks,
                 *([] if networks else _workloads(doc, raw))]
     return [*_run(doc, raw), *_nodes(doc, raw), *_links(doc, raw), *_workloads(doc, raw),
-            *fc3_problems(doc, raw), *fault_problems(doc, raw), *zone_problems(doc, raw)]
+            *fc3_problems(doc, raw), *fault_problems(doc, raw),
+            *zone_problems(doc, raw, list(ports_of(doc.nodes)))]
 
 
 def _shape(doc: Scenario) -> Iterator[Problem]:
@@ -109,32 +111,7 @@ def _nodes(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
                                                           strict=True)]
         yield from unique(raws, "nodes", "port_id", [f"0x{i:06X}" for i in ids])
     if isinstance(doc, LoopScenario):
-        yield from unique(raws, "nodes", "al_pa", [n.al_pa for n in doc.nodes])
-        for i, node in enumerate(doc.nodes):
-            if node.login_credit > node.bb_credit:
-                yield Problem(f"nodes[{i}].login_credit", given(raws[i]["login_credit"]),
-                              f"an integer 0..bb_credit ({node.bb_credit})")
-        yield from _order(doc, raw)
-
-
-def _order(doc: LoopScenario, raw: dict[str, Any]) -> Iterator[Problem]:
-    names = [n.name for n in doc.nodes]
-    hops = doc.loop.hop_lengths
-    if hops is not None and "hop_length" in raw["loop"]:
-        yield Problem("loop.hop_lengths", given(raw["loop"]["hop_lengths"]),
-                      "hop_length or hop_lengths, not both")
-    elif hops is not None and len(hops) != len(names):
-        yield Problem("loop.hop_lengths", given(raw["loop"]["hop_lengths"]),
-                      f"a list of {len(names)} lengths, one per hop (as many as nodes)")
-    if doc.loop.order is None:
-        return
-    for i, name in enumerate(doc.loop.order):
-        yield from known(name, f"loop.order[{i}]", names)
-    missing = [name for name in names if name not in doc.loop.order]
-    if missing:
-        yield Problem("loop.order", given(raw["loop"]["order"]),
-                      f"a list of every node's name, each once, in ring order; "
-                      f"{show(missing[0])} is missing")
+        yield from loop_problems(doc.nodes, doc.loop, raws, raw["loop"])
 
 
 def _links(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
@@ -236,7 +213,7 @@ def _workloads(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
         if isinstance(w, NetperfSection | IperfSection):
             yield from _application(w, raws[i], path, hosts, doc.run.duration)
         if isinstance(w, FioSection | DdSection):
-            yield from _block(w, raws[i], path, targets, own)
+            yield from block_job(w, raws[i], path, targets, own)
         if isinstance(w, SliceDdSection | FaultSection) and not list(
                 _unknown(starts + ends, names)):
             yield from slice_job(w, raws[i], path, {n.name: n for n in doc.nodes})
@@ -282,68 +259,6 @@ def _generator(w: GeneratorSection, raw: dict[str, Any], path: str) -> Iterator[
     if not mean > 0:
         yield Problem(f"{path}.interarrival", given(raw["interarrival"]),
                       GeneratorSection.expects("interarrival"))
-
-
-def _block(w: FioSection | DdSection, raw: dict[str, Any], path: str,
-           targets: dict[str, Any], own: dict[str, Any]) -> Iterator[Problem]:
-    """A block workload addresses targets or its node's own disks, a volume
-    over several has a stripe, and a job fits the targets' queues and
-    capacity."""
-    devices, remote = [], []
-    for j, end in enumerate(w.destination):
-        where = f"{path}.to" if len(w.destination) == 1 else f"{path}.to[{j}]"
-        if end in own:
-            devices.append(own[end])
-        elif end not in targets:
-            mine = f", or a disk of {w.source}'s channels ({', '.join(own)})" if own else ""
-            yield Problem(where, given(end), "an FCP target node (key 'target' or "
-                          f"'target_disks' in [[nodes]]){mine}")
-        else:
-            devices.append(targets[end])
-            remote.append(targets[end])
-    if len(devices) < len(w.destination):
-        return
-    if w.bs % BLOCK:
-        yield Problem(f"{path}.bs", given(raw["bs"]),
-                      f"a whole number of {BLOCK}-byte blocks (READ(10)/WRITE(10) count them)")
-    if len(devices) > 1 and w.stripe is None:
-        yield Problem(f"{path}.stripe", "missing", "a stripe grain such as '32 KiB' for a "
-                      "volume over several targets")
-    if w.stripe is not None and w.stripe % BLOCK:
-        yield Problem(f"{path}.stripe", given(raw["stripe"]),
-                      f"a whole number of {BLOCK}-byte blocks")
-    if isinstance(w, DdSection):
-        yield from _dd(w, raw, path, devices)
-        return
-    depth = min((d.queue_depth for d in remote), default=w.iodepth)
-    if w.iodepth > depth:
-        yield Problem(f"{path}.iodepth", given(w.iodepth),
-                      f"at most the target's queue depth ({depth}, "
-                      f"{min(remote, key=lambda d: d.queue_depth).name})")
-    capacity = striped_capacity([d.capacity for d in devices], w.stripe or BLOCK)
-    end = w.offset + (w.size if w.size is not None else capacity - w.offset)
-    if end > capacity or end - w.offset < w.bs:
-        key = "size" if "size" in raw else "offset"
-        yield Problem(f"{path}.{key}", given(raw.get(key, 0)),
-                      f"a region of at least bs that fits the device's {capacity} "
-                      f"bytes ({', '.join(d.name for d in devices)})")
-
-
-def _dd(w: DdSection, raw: dict[str, Any], path: str, devices: list[Any]) -> Iterator[Problem]:
-    """skip goes with reading the device (dd's input), seek with writing it
-    (dd's output), and every block dd moves lies on the device."""
-    key, wrong = ("seek", "skip") if w.direction == "write" else ("skip", "seek")
-    if wrong in raw:
-        yield Problem(f"{path}.{wrong}", given(raw[wrong]),
-                      f"no {wrong} with direction = '{w.direction}': the device is dd's "
-                      f"{'output' if w.direction == 'write' else 'input'}, offset by {key}")
-        return
-    capacity = striped_capacity([d.capacity for d in devices], w.stripe or BLOCK)
-    if w.offset + w.count * w.bs > capacity:
-        where = key if key in raw else "count"
-        yield Problem(f"{path}.{where}", given(raw[where]),
-                      f"a dd that ends on the device: ({key} + count) x bs <= its "
-                      f"{capacity} bytes ({', '.join(d.name for d in devices)})")
 
 
 def _application(w: NetperfSection | IperfSection, raw: dict[str, Any], path: str,

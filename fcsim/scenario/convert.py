@@ -10,6 +10,8 @@ from typing import Any
 from fcsim.apps.iperf import IperfOptions
 from fcsim.apps.netperf import NetperfOptions
 from fcsim.apps.transfer import TransferOptions
+from fcsim.ethernet.config import EthernetLinkSection
+from fcsim.fabric.checks import member_ports
 from fcsim.fabric.fspf import DEFAULT_TIMERS, FspfTimers
 from fcsim.fabric.long_distance import long_distance_buffers
 from fcsim.faults.config import BY_PROTOCOL, DEV_LOSS_TMO, FaultConfig
@@ -18,12 +20,12 @@ from fcsim.fc0.speed import Coding, Speed
 from fcsim.fc2.login import ServiceParameters
 from fcsim.fc3.ports import ports_of
 from fcsim.host.block import striped_capacity
+from fcsim.loop.config import LoopConfig, LoopPortConfig, LoopSection
+from fcsim.myrinet.config import MyrinetLinkSection
 from fcsim.scenario.internetwork import members, networks_of, peers, port_name
 from fcsim.scenario.model import (
     AliasGroupConfig,
     LinkConfig,
-    LoopConfig,
-    LoopPortConfig,
     NodeConfig,
     RunConfig,
     Scenario,
@@ -38,17 +40,11 @@ from fcsim.scenario.sections.document import (
     MyrinetScenario,
     PointToPointScenario,
 )
-from fcsim.scenario.sections.ethernet import EthernetLinkSection
 from fcsim.scenario.sections.links import LinkSection
-from fcsim.scenario.sections.loop import LoopSection
-from fcsim.scenario.sections.myrinet import MyrinetLinkSection
 from fcsim.scenario.sections.nodes import LoopNodeSection, NodeKeys
-from fcsim.scenario.sections.storage import DdSection, FioSection
 from fcsim.scenario.sections.transfer import TransferSection
-from fcsim.scenario.sections.trapeze import FaultSection, SliceDdSection
 from fcsim.scenario.sections.workloads import StreamSection
 from fcsim.scenario.workload_model import (
-    FioConfig,
     GeneratorConfig,
     IperfConfig,
     NetperfConfig,
@@ -56,10 +52,10 @@ from fcsim.scenario.workload_model import (
     TransferConfig,
     WorkloadConfig,
 )
-from fcsim.scenario.zone_checks import member_ports
 from fcsim.stats.steady import SteadyState
+from fcsim.storage.config import DdSection, FioConfig, FioSection
 from fcsim.storage.local import BlockConfig, ChannelConfig, LocalTarget
-from fcsim.trapeze.config import BlockServerConfig, SliceJobConfig
+from fcsim.trapeze.config import BlockServerConfig, FaultSection, SliceDdSection, SliceJobConfig
 from fcsim.workload.distributions import Constant, Distribution, Exponential, Uniform
 from fcsim.workload.fio import FioOptions
 

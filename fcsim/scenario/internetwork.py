@@ -14,10 +14,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from fcsim.ethernet.config import EthernetNodeSection
 from fcsim.host.routes import network_between
 from fcsim.scenario.sections.document import TOPOLOGIES, InternetworkScenario
-from fcsim.scenario.sections.ethernet import EthernetNodeSection
-from fcsim.scenario.sections.myrinet import MyrinetNodeSection
+from fcsim.scenario.sections.myrinet_nodes import MyrinetNodeSection
 from fcsim.scenario.sections.nodes import FabricNodeSection, LoopNodeSection, NodeSection
 from fcsim.scenario.workload_model import (
     IperfConfig,

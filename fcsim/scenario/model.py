@@ -17,7 +17,7 @@ from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import Speed
 from fcsim.fc2.login import ServiceParameters
 from fcsim.host.host_model import HostModel
-from fcsim.loop.ring import DEFAULT_REPEAT_WORDS
+from fcsim.loop.config import LoopConfig, LoopPortConfig
 from fcsim.myrinet.switch import MyrinetSwitchModel
 from fcsim.scenario.workload_model import WorkloadConfig
 from fcsim.stats.steady import SteadyState
@@ -164,7 +164,7 @@ class Scenario:
     topology: str
     run: RunConfig
     nodes: tuple[NodeConfig, ...]
-    links: tuple[LinkConfig, ...]
+    links: tuple[LinkConfig | LoopConfig, ...]
     workloads: tuple[WorkloadConfig, ...]
     source: str = "<memory>"
     description: str = ""
@@ -175,47 +175,3 @@ class Scenario:
     faults: tuple[FaultConfig, ...] = ()
     zones: tuple[tuple[str, tuple[str, ...]], ...] = ()
     fspf: FspfTimers = DEFAULT_TIMERS
-
-
-# -- arbitrated loop (topology = "loop") ----------------------------------------------
-
-
-@dataclass(frozen=True)
-class LoopPortConfig:
-    """A node's loop port: hard *al_pa* (None: soft address), *fairness* (access
-    fairness algorithm), *repeat_delay* in transmission words (None: the loop's)
-    and *login_credit*, the BB credit it announces at login (frames)."""
-
-    al_pa: int | None = None
-    fairness: bool = True
-    repeat_delay: int | None = None
-    login_credit: int = 0
-
-
-@dataclass(frozen=True)
-class LoopConfig:
-    """The ring of an arbitrated loop; for ``topology = "loop"`` it is the one
-    element of :attr:`Scenario.links`.
-
-    *order*: node names in ring order (each sends to the next, the last to the
-    first); *speed*; *cable* of every hop, or *cables*, one per hop in ring
-    order (hop *i* from ``order[i]`` to the next; empty: *cable* for all);
-    *bit_error_rate* per hop;
-    *repeat_delay*: default repeat delay of a port, transmission words;
-    *lip_at*: times of loop initialisations after the one at start, s;
-    *position_map*: initialisation includes LIRP and LILP.
-    """
-
-    name: str
-    order: tuple[str, ...]
-    speed: Speed
-    cable: Cable = field(default_factory=Cable)
-    bit_error_rate: float = 0.0
-    repeat_delay: int = DEFAULT_REPEAT_WORDS
-    lip_at: tuple[float, ...] = ()
-    position_map: bool = True
-    cables: tuple[Cable, ...] = ()
-
-    def hop_cables(self) -> tuple[Cable, ...]:
-        """The cable of each hop, in ring order."""
-        return self.cables or (self.cable,) * len(self.order)

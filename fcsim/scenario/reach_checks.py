@@ -14,9 +14,9 @@ from fcsim.host.routes import FIBRE_CHANNEL
 from fcsim.scenario.internetwork import shared
 from fcsim.scenario.sections.apps import IperfSection, NetperfSection
 from fcsim.scenario.sections.transfer import TransferSection
-from fcsim.scenario.sections.trapeze import FaultSection, SliceDdSection
-from fcsim.scenario.storage_checks import local_disks
 from fcsim.schema.errors import Problem, given, show
+from fcsim.storage.checks import local_disks
+from fcsim.trapeze.config import FaultSection, SliceDdSection
 
 
 def reach(doc: Any, w: Any, raw: dict[str, Any], path: str) -> Iterator[Problem]:
@@ -26,7 +26,7 @@ def reach(doc: Any, w: Any, raw: dict[str, Any], path: str) -> Iterator[Problem]
         yield from _chain(doc, w, raw, path)
         return
     if isinstance(w, SliceDdSection | FaultSection):
-        return  # only in a Myrinet file, whose links join every node (myrinet_checks)
+        return  # only in a Myrinet file, whose links join every node (fcsim.myrinet.checks)
     any_network = isinstance(w, NetperfSection | IperfSection)
     starts = w.source if isinstance(w.source, tuple) else (w.source,)
     ends = w.destination if isinstance(w.destination, tuple) else (w.destination,)

@@ -1,6 +1,7 @@
 """A scenario's workloads as typed values in SI units, after loading and
 checking: FC-2 streams and generators, netperf, iperf, fio-like block jobs
-and relayed transfers (Slice jobs are :mod:`fcsim.trapeze.config`'s), and
+and relayed transfers (block jobs are :mod:`fcsim.storage.config`'s, Slice
+jobs :mod:`fcsim.trapeze.config`'s), and
 which node pairs each exchanges frames between. Part of the scenario model
 (:mod:`fcsim.scenario.model`)."""
 
@@ -12,9 +13,9 @@ from itertools import pairwise
 from fcsim.apps.iperf import IperfOptions
 from fcsim.apps.netperf import NetperfOptions
 from fcsim.apps.transfer import TransferOptions
+from fcsim.storage.config import FioConfig
 from fcsim.trapeze.config import SliceJobConfig
 from fcsim.workload.distributions import Distribution
-from fcsim.workload.fio import FioOptions
 
 
 @dataclass(frozen=True)
@@ -143,32 +144,6 @@ class IperfConfig:
     def targets(self) -> tuple[str, ...]:
         """The nodes the workload sends to."""
         return self.servers
-
-
-@dataclass(frozen=True)
-class FioConfig:
-    """An fio job from *source* against *destination*: an FCP target node or a
-    disk on *source*'s own channels (then no FC is involved),
-    with *options*, in Class *cls*; commands time out after *timeout* s; it
-    starts at *start* s. A dd is a job of this kind (:attr:`dd`: report it as
-    dd does). *stripe_over*: the targets of a volume striped in grains of
-    *stripe* bytes (the first is *destination*; empty: one target)."""
-
-    name: str
-    source: str
-    destination: str
-    options: FioOptions
-    cls: int = 3
-    timeout: float = 30.0
-    start: float = 0.0
-    dd: bool = False
-    stripe_over: tuple[str, ...] = ()
-    stripe: int | None = None
-
-    @property
-    def targets(self) -> tuple[str, ...]:
-        """Every target the job addresses, in stripe order."""
-        return self.stripe_over or (self.destination,)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,9 @@
-"""Topology builders: the only code that creates ports and links and wires them."""
+"""A built network's containers (:class:`~fcsim.topology.network.Network`, the
+Ethernet and Myrinet networks' :class:`~fcsim.topology.network.LanNetwork`),
+the point-to-point builder and the internetwork of several networks. Each
+technology's builder is in its own package (``fcsim/<technology>/build.py``);
+builders read their sections through the Protocols they declare, never
+:mod:`fcsim.scenario`."""
 
 from fcsim.topology.network import Network
 from fcsim.topology.point_to_point import build_point_to_point

@@ -10,13 +10,46 @@ internetwork has its own name in results, traces and captures.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 from fcsim.engine.simulation import Simulation
 from fcsim.host.routes import network_between
-from fcsim.scenario.model import Scenario
 from fcsim.topology.network import Network
+
+
+class InternetworkNode(Protocol):
+    """What the builder reads of a node: its *name* (on a network it is on
+    with others, ``node@network``) and its static *routes*, (peer node,
+    network name) pairs."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def routes(self) -> tuple[tuple[str, str], ...]: ...
+
+
+class MemberNetwork(Protocol):
+    """What the builder reads of one network: its *name*, *topology* (the key
+    of its builder) and its *nodes*, the ports of the hosts on it; the whole
+    description is handed to that builder."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def topology(self) -> str: ...
+    @property
+    def nodes(self) -> Sequence[InternetworkNode]: ...
+
+
+class InternetworkLayout(Protocol):
+    """What the builder reads of an internetwork's description: its *networks*
+    and its *nodes* (:class:`fcsim.scenario.model.Scenario` is one)."""
+
+    @property
+    def networks(self) -> Sequence[MemberNetwork]: ...
+    @property
+    def nodes(self) -> Sequence[InternetworkNode]: ...
 
 
 class Internetwork(Network):
@@ -86,10 +119,11 @@ class Internetwork(Network):
         return {"links": links, "nodes": {}, "networks": networks}
 
 
-def build_internetwork(sim: Simulation, scenario: Scenario,
-                       builders: dict[str, Callable[[Simulation, Scenario], Network]]
+def build_internetwork(sim: Simulation, scenario: InternetworkLayout,
+                       builders: dict[str, Callable[[Simulation, Any], Network]]
                        ) -> Internetwork:
-    """Build each network of *scenario* with the builder of its topology."""
+    """Build each network of *scenario* with the builder of its topology (by
+    topology name: (simulation, the network's description) -> network)."""
     networks = {sub.name: builders[sub.topology](sim, sub) for sub in scenario.networks}
     attached: dict[str, list[tuple[str, str]]] = {}
     for sub in scenario.networks:

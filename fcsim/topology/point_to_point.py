@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Protocol
+
 from fcsim.engine.simulation import Simulation
+from fcsim.fc0.cable import Cable
+from fcsim.fc0.speed import Speed
+from fcsim.fc2.login import ServiceParameters
 from fcsim.fc2.nport import NPort
 from fcsim.fc2.recovering_port import make_port
 from fcsim.link.link import Link
-from fcsim.scenario.model import LinkConfig, NodeConfig
 from fcsim.topology.network import Network
 
 DEFAULT_PORT_IDS = (0x000001, 0x000002)
@@ -14,8 +19,40 @@ DEFAULT_PORT_IDS = (0x000001, 0x000002)
 assign them; FC-FS lets the two ports choose)."""
 
 
+class PointToPointNode(Protocol):
+    """What the builder reads of a node: its *name*, N_Port ID (*port_id*;
+    None: one of :data:`DEFAULT_PORT_IDS`) and login service parameters
+    (*params*)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def port_id(self) -> int | None: ...
+    @property
+    def params(self) -> ServiceParameters: ...
+
+
+class PointToPointLink(Protocol):
+    """What the builder reads of the link: *name*, *ends* (the two node names),
+    *speed*, *cable*, *bit_error_rate* and the *error_rates* of ends whose
+    frames have another."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def ends(self) -> tuple[str, str]: ...
+    @property
+    def speed(self) -> Speed: ...
+    @property
+    def cable(self) -> Cable: ...
+    @property
+    def bit_error_rate(self) -> float: ...
+    @property
+    def error_rates(self) -> tuple[tuple[str, float], ...]: ...
+
+
 def build_point_to_point(
-    sim: Simulation, nodes: tuple[NodeConfig, ...], links: tuple[LinkConfig, ...],
+    sim: Simulation, nodes: Sequence[PointToPointNode], links: Sequence[PointToPointLink],
     recovering: bool = False,
 ) -> Network:
     """Build two N_Ports, join them with the one link and log them in; with

@@ -5,10 +5,10 @@ model wraps it and charges CPU time around the calls (docs/tcp.md).
 """
 
 from fcsim.transport.segment import HEADER_BYTES, Segment
-from fcsim.transport.tcb import State, TcpCounters
+from fcsim.transport.tcb import State, TcpControlBlock, TcpCounters
 from fcsim.transport.tcp import TcpEndpoint
 from fcsim.transport.tcp_config import Negotiated, TcpConfig
 from fcsim.transport.udp import Datagram, UdpEndpoint
 
 __all__ = ["HEADER_BYTES", "Datagram", "Negotiated", "Segment", "State", "TcpConfig",
-           "TcpCounters", "TcpEndpoint", "UdpEndpoint"]
+           "TcpControlBlock", "TcpCounters", "TcpEndpoint", "UdpEndpoint"]

@@ -1,11 +1,19 @@
-"""The TCP control block: connection state and counters (4.4BSD ``tcp_var.h``).
+"""The TCP control block: connection state, timers and counters (4.4BSD
+``tcp_var.h``).
 
 :class:`TcpControlBlock` holds the variables of RFC 793 section 3.2 and the
 4.4BSD ``struct tcpcb`` additions (congestion window, RTT timing, delayed-ACK
-and persist state), the two socket buffers (:class:`~fcsim.transport.sockbuf.SocketBuffer`,
-with mbuf accounting) and the counters.
-:mod:`~fcsim.transport.tcp_output`, :mod:`~fcsim.transport.tcp_input` and
-:mod:`~fcsim.transport.tcp` add behaviour on top of it.
+and persist state, the flags of ``t_flags``, the reassembly queue, the
+timers), the two socket buffers (:class:`~fcsim.transport.sockbuf.SocketBuffer`,
+with mbuf accounting) and the counters: the state, every field declared here,
+with only the bookkeeping of its own timers
+(:meth:`~TcpControlBlock.delay_ack`, :meth:`~TcpControlBlock.stop_timers`).
+The protocol is module functions that take the control block, as in 4.4BSD:
+:func:`~fcsim.transport.tcp_input.tcp_input`,
+:func:`~fcsim.transport.tcp_output.tcp_output`, the receive side's
+reassembly (:mod:`~fcsim.transport.tcp_reass`) and the timer routines
+(:mod:`~fcsim.transport.tcp_timer`); :class:`~fcsim.transport.tcp.TcpEndpoint`
+holds one and serves the socket calls.
 
 Sequence numbers are plain ints from an initial send sequence number of 0;
 they never wrap (see :mod:`~fcsim.transport.segment`).
@@ -17,6 +25,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
+from functools import partial
 
 from fcsim.engine.simulation import Simulation
 from fcsim.transport.linux import LINUX_2_4, LinuxReceiveWindow
@@ -24,6 +33,7 @@ from fcsim.transport.rtt import RttEstimator
 from fcsim.transport.segment import MAX_WINDOW_FIELD, Segment
 from fcsim.transport.sockbuf import MCLBYTES, SocketBuffer
 from fcsim.transport.tcp_config import MAX_WINDOW_SHIFT, TcpConfig
+from fcsim.transport.timer import Timer
 
 
 class State(Enum):
@@ -65,7 +75,7 @@ class TcpCounters:
     segments_sent: int = 0
     """All segments handed to the layer below (data, ACKs, SYN, FIN)."""
     segments_received: int = 0
-    """All segments given to :meth:`receive`."""
+    """All segments given to tcp_input."""
     data_segments_sent: int = 0
     """Segments carrying new data (not retransmissions)."""
     bytes_sent: int = 0
@@ -94,8 +104,18 @@ class TcpCounters:
     """Data bytes returned to the reader, bytes."""
 
 
+TimerRoutine = Callable[["TcpControlBlock"], None]
+"""What a timer of the control block does when it expires, given the block
+(the routines of :mod:`~fcsim.transport.tcp_timer`)."""
+
+
 class TcpControlBlock:
-    """State of one end of a TCP connection; behaviour lives in the subclasses."""
+    """State of one end of a TCP connection (4.4BSD ``struct tcpcb`` with its
+    socket's buffers), named *name* (the address in the ``src`` of its
+    segments), its options *config*, *transmit(segment)* the layer below;
+    *tick_phase* places the host's fast clock. The timers call
+    *on_rexmt*, *on_persist* and *on_fast_tick* with the block when they
+    expire."""
 
     def __init__(
         self,
@@ -103,12 +123,16 @@ class TcpControlBlock:
         name: str,
         config: TcpConfig,
         transmit: Callable[[Segment], None],
-        tick_phase: float = 0.0,
+        tick_phase: float,
+        on_rexmt: TimerRoutine,
+        on_persist: TimerRoutine,
+        on_fast_tick: TimerRoutine,
     ) -> None:
         self.sim = sim
         self.name = name
         self.config = config
-        self._transmit = transmit
+        self.transmit = transmit
+        """The layer below: called at once with every segment sent."""
         self.tick_phase = tick_phase
         """Phase of this host's 200 ms fast clock: ticks at phase + k x delack_tick, s."""
         self.peer: str | None = None
@@ -116,7 +140,9 @@ class TcpControlBlock:
         self.counters = TcpCounters()
         self.established_at: float | None = None
         """Simulated time the connection reached ESTABLISHED, s."""
-        self._connected: Callable[[], None] | None = None
+        self.connected: Callable[[], None] | None = None
+        """Called (as a zero-delay event) when the connection is established
+        (soisconnected), else None."""
 
         # Values negotiated on the SYNs (tcp_mss and RFC 1323).
         self.mss = config.interface_mss
@@ -161,25 +187,44 @@ class TcpControlBlock:
         """Congestion window, bytes."""
         self.ssthresh = MAX_WINDOW_FIELD << MAX_WINDOW_SHIFT
         """Slow-start threshold, bytes (BSD starts it at the largest window)."""
-        self._dupacks = 0
-        self._force = False
-        self._sentfin = False
-        self._rtt_seq: int | None = None
-        self._rtt_start = 0.0
+        self.dupacks = 0
+        """Consecutive duplicate ACKs (t_dupacks)."""
+        self.force = False
+        """A persist probe is being sent (t_force)."""
+        self.sentfin = False
+        """Our FIN has been sent (TF_SENTFIN)."""
+        self.rtt_seq: int | None = None
+        """The sequence number being timed for an RTT sample (t_rtseq), None if none."""
+        self.rtt_start = 0.0
+        """When the timed sequence number was sent, s (t_rtt counts from it)."""
         self.rtt = RttEstimator(config.rto_initial, config.rto_min, config.rto_max)
-        self._last_input = 0.0
+        self.last_input = 0.0
+        """When the last segment arrived, s (t_idle counts from it)."""
 
         # Receive sequence space and the receive buffer.
         self.irs = 0
         self.rcv_nxt = 0
         self.rcv_adv = 0
         """Right edge of the window last advertised, sequence number."""
-        self._reass: list[tuple[int, int, bool, int, int]] = []
-        """Out-of-order segments: (start, end, FIN, length as received, its first sequence)."""
-        self._fin_received = False
-        self._delack = False
-        self._acknow = False
-        self._segments_unacked = 0
+        self.reass: list[tuple[int, int, bool, int, int]] = []
+        """The reassembly queue, out-of-order segments: (start, end, FIN,
+        length as received, its first sequence)."""
+        self.fin_received = False
+        """The peer's FIN has been taken in order."""
+        self.delack = False
+        """A delayed ACK is owed (TF_DELACK)."""
+        self.acknow = False
+        """An ACK is to be sent at once (TF_ACKNOW)."""
+        self.segments_unacked = 0
+        """Full-sized segments received since the last ACK sent (the *ack_every* count)."""
+
+        # Timers (t_timer[]; the delayed ACK rides the host's fast clock).
+        self.rexmt_timer = Timer(sim, partial(on_rexmt, self))
+        """The retransmission timer (TCPT_REXMT)."""
+        self.persist_timer = Timer(sim, partial(on_persist, self))
+        """The persist timer (TCPT_PERSIST)."""
+        self.fast_timer = Timer(sim, partial(on_fast_tick, self))
+        """The next tick of the host's fast clock while a delayed ACK is owed."""
 
     # Read-only views for host models and invariant tests.
 
@@ -218,6 +263,21 @@ class TcpControlBlock:
         """Bytes in the send buffer sent but not acknowledged, bytes."""
         return self.sb_cc - self.unsent
 
+    # The control block's own bookkeeping.
+
+    def delay_ack(self) -> None:
+        """Owe a delayed ACK (TF_DELACK): it leaves at the next fast-clock tick
+        unless a segment sent before carries it."""
+        self.delack = True
+        if not self.fast_timer.running:
+            self.fast_timer.start(self._next_tick_delay())
+
+    def stop_timers(self) -> None:
+        """Stop the retransmission and persist timers (tcp_canceltimers less the
+        fast clock, which a delayed ACK still owed keeps)."""
+        self.rexmt_timer.stop()
+        self.persist_timer.stop()
+
     def _next_tick_delay(self) -> float:
         """Seconds to the next tick of the host's fast clock, strictly after now."""
         tick = self.config.delack_tick
@@ -229,4 +289,4 @@ class TcpControlBlock:
 
 
 __all__ = ["HAVE_RECEIVED_FIN", "SENDS_FIN", "SYNCHRONIZED", "State", "TcpControlBlock",
-           "TcpCounters"]
+           "TcpCounters", "TimerRoutine"]

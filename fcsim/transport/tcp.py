@@ -30,6 +30,12 @@ The socket calls follow 4.4BSD ``sosend()``/``soreceive()`` (uipc_socket.c):
 Callbacks (``done``, ``got``, ``connected``) run as zero-delay events, after
 the protocol processing that caused them, like a process woken by the kernel.
 One write and one read may be outstanding at a time, as with blocking calls.
+
+The connection's state is the endpoint's :attr:`~TcpEndpoint.tcb`
+(:class:`~fcsim.transport.tcb.TcpControlBlock`), on which the protocol's
+functions work: :func:`~fcsim.transport.tcp_input.tcp_input` for an arriving
+segment, :func:`~fcsim.transport.tcp_output.tcp_output` after a socket call,
+the timer routines of :mod:`~fcsim.transport.tcp_timer` when a timer expires.
 """
 
 from __future__ import annotations
@@ -38,13 +44,16 @@ from collections.abc import Callable
 
 from fcsim.engine.simulation import Simulation
 from fcsim.transport.segment import Segment
-from fcsim.transport.tcb import State
+from fcsim.transport.tcb import State, TcpControlBlock, TcpCounters
 from fcsim.transport.tcp_config import TcpConfig
-from fcsim.transport.tcp_input import TcpInput
+from fcsim.transport.tcp_input import tcp_input
+from fcsim.transport.tcp_output import send_syn, tcp_output
+from fcsim.transport.tcp_timer import fast_tick, persist_timeout, rexmt_timeout
 
 
-class TcpEndpoint(TcpInput):
-    """One side of a TCP connection.
+class TcpEndpoint:
+    """One side of a TCP connection: the socket calls (4.4BSD ``tcp_usrreq``
+    and the stream socket's ``sosend``/``soreceive``) on its control block.
 
     Constructor: ``TcpEndpoint(sim, name, config, transmit, tick_phase=0.0)``;
     *name* is the address put in the ``src`` of every segment; *tick_phase*
@@ -59,7 +68,14 @@ class TcpEndpoint(TcpInput):
         transmit: Callable[[Segment], None],
         tick_phase: float = 0.0,
     ) -> None:
-        super().__init__(sim, name, config, transmit, tick_phase)
+        self.sim = sim
+        self.name = name
+        self.config = config
+        self.tcb = TcpControlBlock(sim, name, config, transmit, tick_phase,
+                                   rexmt_timeout, persist_timeout, fast_tick)
+        """The connection's state (its TCP control block)."""
+        self.counters: TcpCounters = self.tcb.counters
+        """What this endpoint has done (its control block's counters)."""
         self._writer: tuple[list[int], Callable[[], None]] | None = None
         self._reader: tuple[int, Callable[[int], None]] | None = None
         self._space_waiter: tuple[int, Callable[[int], None]] | None = None
@@ -69,29 +85,31 @@ class TcpEndpoint(TcpInput):
 
     def open_active(self, peer: str, connected: Callable[[], None] | None = None) -> None:
         """connect(): send a SYN to *peer*; *connected()* once ESTABLISHED."""
-        if self.state is not State.CLOSED:
-            raise RuntimeError(f"{self.name}: open_active in state {self.state.value}")
-        self.peer = peer
-        self._connected = connected
-        self.state = State.SYN_SENT
-        self.snd_una = self.iss
-        self._rtt_seq = self.iss
-        self._rtt_start = self.sim.now
-        self._send_syn()
+        tp = self.tcb
+        if tp.state is not State.CLOSED:
+            raise RuntimeError(f"{self.name}: open_active in state {tp.state.value}")
+        tp.peer = peer
+        tp.connected = connected
+        tp.state = State.SYN_SENT
+        tp.snd_una = tp.iss
+        tp.rtt_seq = tp.iss
+        tp.rtt_start = self.sim.now
+        send_syn(tp)
 
     def open_passive(self, connected: Callable[[], None] | None = None) -> None:
         """listen()/accept(): wait for a SYN; *connected()* once ESTABLISHED."""
-        if self.state is not State.CLOSED:
-            raise RuntimeError(f"{self.name}: open_passive in state {self.state.value}")
-        self._connected = connected
-        self.state = State.LISTEN
+        tp = self.tcb
+        if tp.state is not State.CLOSED:
+            raise RuntimeError(f"{self.name}: open_passive in state {tp.state.value}")
+        tp.connected = connected
+        tp.state = State.LISTEN
 
     # -- the layer below ----------------------------------------------------------
 
     def receive(self, segment: Segment) -> None:
-        """A segment from the layer below has arrived."""
-        self.counters.segments_received += 1
-        self._input(segment)
+        """A segment from the layer below has arrived: tcp_input, then the
+        process blocked in send() or recv() may go on."""
+        tcp_input(self.tcb, segment)
         self._wake_writer()
         self._wake_reader()
 
@@ -103,9 +121,9 @@ class TcpEndpoint(TcpInput):
             raise RuntimeError(f"{self.name}: a write is already outstanding")
         if nbytes < 0:
             raise ValueError(f"{self.name}: cannot write {nbytes} bytes")
-        if self._close_requested or self.state in (State.FIN_WAIT_1, State.FIN_WAIT_2,
-                                                   State.CLOSING, State.LAST_ACK,
-                                                   State.TIME_WAIT):
+        if self._close_requested or self.tcb.state in (State.FIN_WAIT_1, State.FIN_WAIT_2,
+                                                       State.CLOSING, State.LAST_ACK,
+                                                       State.TIME_WAIT):
             raise RuntimeError(f"{self.name}: write after close")
         self._writer = ([nbytes], done)
         self._wake_writer()
@@ -123,9 +141,10 @@ class TcpEndpoint(TcpInput):
         """PRU_SEND of one mbuf of *nbytes* written bytes: append it to the send
         buffer and run tcp_output. *space*: sosend's count of free space;
         returns how much of it the mbuf uses by that count, bytes."""
-        used = self.so_snd.append_written(nbytes, space)
+        tp = self.tcb
+        used = tp.so_snd.append_written(nbytes, space)
         self.counters.bytes_written += nbytes
-        self._output()
+        tcp_output(tp)
         return used
 
     def read(self, max_bytes: int, got: Callable[[int], None]) -> None:
@@ -145,15 +164,16 @@ class TcpEndpoint(TcpInput):
 
     def _usrclosed(self) -> None:
         """tcp_usrclosed(): the state change of a close, then tcp_output."""
-        if self.state in (State.CLOSED, State.LISTEN, State.SYN_SENT):
-            self.state = State.CLOSED
-            self._stop_timers()
+        tp = self.tcb
+        if tp.state in (State.CLOSED, State.LISTEN, State.SYN_SENT):
+            tp.state = State.CLOSED
+            tp.stop_timers()
             return
-        if self.state in (State.SYN_RECEIVED, State.ESTABLISHED):
-            self.state = State.FIN_WAIT_1
-        elif self.state is State.CLOSE_WAIT:
-            self.state = State.LAST_ACK
-        self._output()
+        if tp.state in (State.SYN_RECEIVED, State.ESTABLISHED):
+            tp.state = State.FIN_WAIT_1
+        elif tp.state is State.CLOSE_WAIT:
+            tp.state = State.LAST_ACK
+        tcp_output(tp)
 
     def _send_lowat(self) -> int:
         """SO_SNDLOWAT as sosend() sees it: at most the send buffer's size, bytes
@@ -163,18 +183,19 @@ class TcpEndpoint(TcpInput):
 
     def _wake_writer(self) -> None:
         """sosend(): copy what the rules allow; finish the write when all is copied."""
-        if self._space_waiter is not None and self.state is not State.CLOSED:
+        if self._space_waiter is not None and self.tcb.state is not State.CLOSED:
             resid, ready = self._space_waiter
-            space = self.so_snd.space
+            space = self.tcb.so_snd.space
             if space >= resid or space >= self._send_lowat():
                 self._space_waiter = None
                 ready(space)
             return
-        if self._writer is None or self.state is State.CLOSED:
+        if self._writer is None or self.tcb.state is State.CLOSED:
             return
+        tp = self.tcb
         remaining, done = self._writer
         chunk = self.config.sosend_chunk
-        so_snd = self.so_snd
+        so_snd = tp.so_snd
         while remaining[0]:
             space = so_snd.space
             if space < remaining[0] and space < self._send_lowat():
@@ -184,7 +205,7 @@ class TcpEndpoint(TcpInput):
                 remaining[0] -= n
                 space -= so_snd.append_written(n, space)
                 self.counters.bytes_written += n
-                self._output()
+                tcp_output(tp)
         self._writer = None
         self.sim.call_later(0.0, lambda _event: done())
         if self._close_requested:
@@ -194,21 +215,21 @@ class TcpEndpoint(TcpInput):
         """soreceive(): hand buffered data to a waiting reader, then PRU_RCVD."""
         if self._reader is None:
             return
+        tp = self.tcb
         max_bytes, got = self._reader
-        if self.so_rcv.cc:
-            n = min(max_bytes, self.so_rcv.cc)
-            self.so_rcv.drop(n)
+        if tp.so_rcv.cc:
+            n = min(max_bytes, tp.so_rcv.cc)
+            tp.so_rcv.drop(n)
             self.counters.bytes_read += n
             self._reader = None
-            if self.linux is not None:
-                emptied = self.linux.read(n)
-                if self.linux.read_ack(self._delack, self.rcv_nxt - self.last_ack_sent, emptied,
-                                       self.rcv_adv - self.rcv_nxt,
-                                       self.rcv_adv - self.last_ack_sent):
-                    self._acknow = True
-            self._output()
+            if tp.linux is not None:
+                emptied = tp.linux.read(n)
+                if tp.linux.read_ack(tp.delack, tp.rcv_nxt - tp.last_ack_sent, emptied,
+                                     tp.rcv_adv - tp.rcv_nxt, tp.rcv_adv - tp.last_ack_sent):
+                    tp.acknow = True
+            tcp_output(tp)
             self.sim.call_later(0.0, lambda _event: got(n))
-        elif self._fin_received:
+        elif tp.fin_received:
             self._reader = None
             self.sim.call_later(0.0, lambda _event: got(0))
 

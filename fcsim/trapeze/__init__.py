@@ -8,6 +8,8 @@ kernel-to-kernel calls over it, nonblocking, their replies handled in the
 receive interrupt (:mod:`fcsim.trapeze.netrpc`). Slice's block I/O servers
 serve their disks over NetRPC, and a client stripes a file over them, with
 read-ahead, write-behind and page faults (:mod:`fcsim.trapeze.blockio`,
-:mod:`fcsim.trapeze.client`, :mod:`fcsim.trapeze.storage`). See
-``docs/trapeze.md``.
+:mod:`fcsim.trapeze.client`). The scenario tables and their typed values are
+:mod:`fcsim.trapeze.config`'s, the checks across keys
+:mod:`fcsim.trapeze.checks`'s, and :mod:`fcsim.trapeze.build` builds a
+scenario's Slice service. See ``docs/trapeze.md``.
 """

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from fcsim.validation.checks import das2
-from fcsim.validation.figures import FigurePlan, Series
+from fcsim.validation.figure_plan import FigurePlan, Series
 from fcsim.validation.plots import draw_line, new_figure, save_png
 from fcsim.validation.points import ROOT, Point, scenario_file
 

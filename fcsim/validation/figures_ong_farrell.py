@@ -41,7 +41,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter, NullLocator
 
 from fcsim.scenario.loader import load_scenario
-from fcsim.validation.figures import (
+from fcsim.validation.figure_plan import (
     FigurePlan,
     Grid,
     Series,

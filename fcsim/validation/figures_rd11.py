@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from fcsim.scenario.loader import load_scenario
-from fcsim.validation.figures import (
+from fcsim.validation.figure_plan import (
     FigurePlan,
     Grid,
     Series,

@@ -4,12 +4,10 @@ scenario file, reduced to the figures a check or a figure needs."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
-from contextlib import closing
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from fcsim.resources import DATA_ROOT
 from fcsim.runner import run_once
@@ -17,10 +15,6 @@ from fcsim.scenario.loader import load_scenario
 from fcsim.scenario.model import Scenario
 from fcsim.scenario.workload_model import IperfConfig, NetperfConfig
 from fcsim.sweep import iperf_narrowed, narrowed
-from fcsim.workers import default_jobs, run_unordered
-
-if TYPE_CHECKING:
-    from fcsim.validation.store import ResultStore
 
 ROOT = DATA_ROOT
 """The folder point scenario paths are relative to (the project folder in a
@@ -125,46 +119,3 @@ def run_point(point: Point) -> dict[str, Any]:
     out = simulate(point)
     kept = {key: out.get(key, {}) for key in POINT_RESULTS}
     return {**kept, "cpu_s": time.process_time() - started}
-
-
-def run_points(points: Iterable[Point], jobs: int | None = None,
-               progress: Callable[[int, str], None] | None = None,
-               store: ResultStore | None = None,
-               scheduler: str | None = None) -> dict[Point, dict[str, Any]]:
-    """Results of every distinct point, run on *jobs* processes (default: all
-    cores), or on the Dask cluster whose *scheduler* address is given;
-    *progress(done, label)* after each, with the point's label. With a
-    *store*, points it holds are not simulated again, and each new result is
-    kept in it as it arrives."""
-    todo = sorted(set(points))
-    jobs = jobs or default_jobs()
-    results: dict[Point, dict[str, Any]] = {}
-    if store is not None:
-        for point in todo:
-            kept = store.get(point)
-            if kept is not None:
-                results[point] = kept
-        todo = [point for point in todo if point not in results]
-
-    def arrived(point: Point, result: dict[str, Any]) -> None:
-        results[point] = result
-        if store is not None:
-            store.put(point, result)
-        if progress:
-            progress(len(results), point.label())
-
-    if scheduler is not None:
-        from fcsim.validation.cluster import run_on_cluster  # Dask only when asked for
-        finishing = run_on_cluster(todo, scheduler)
-    elif jobs == 1 or len(todo) <= 1:
-        for point in todo:
-            arrived(point, run_point(point))
-        return results
-    else:
-        finishing = run_unordered(run_point, todo, jobs)
-    # Leaving the block, at the end or on Ctrl-C, kills every worker (fcsim/workers.py)
-    # or cancels the cluster's tasks (cluster.py).
-    with closing(finishing) as finished:
-        for point, result in finished:
-            arrived(point, result)
-    return results

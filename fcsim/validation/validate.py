@@ -18,9 +18,9 @@ from typing import Any, TextIO
 
 from fcsim import __version__
 from fcsim.progress import Progress
+from fcsim.validation.batch import run_points
 from fcsim.validation.checks import CHECKS, NoFigure, Results, Verdict
 from fcsim.validation.claims import Claim, record_statuses
-from fcsim.validation.points import run_points
 from fcsim.validation.report import (
     readme_table,
     regressions,

@@ -12,8 +12,8 @@ import pytest
 
 from fcsim.engine.simulation import Simulation
 from fcsim.runner import run_scenario
-from fcsim.scenario.workload_model import FioConfig
 from fcsim.storage.array import DiskArray
+from fcsim.storage.config import FioConfig
 from fcsim.storage.device_model import ArrayModel, load_array_model, load_disk_model
 from fcsim.workload.fio import FioOptions
 from tests.builders import p2p

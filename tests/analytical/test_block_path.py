@@ -11,7 +11,7 @@ from fcsim.engine.simulation import Simulation
 from fcsim.host.block import Volume
 from fcsim.host.host_model import HostModel
 from fcsim.runner import run_scenario
-from fcsim.scenario.workload_model import FioConfig
+from fcsim.storage.config import FioConfig
 from fcsim.storage.device_model import RamDiskModel
 from fcsim.workload.fio import FioOptions
 from tests.builders import fabric

@@ -11,9 +11,9 @@ import pytest
 
 from fcsim.engine.simulation import Simulation
 from fcsim.runner import run_scenario
-from fcsim.scenario.workload_model import FioConfig
 from fcsim.storage.channel import Channel, priority
 from fcsim.storage.channel_model import load_channel_model
+from fcsim.storage.config import FioConfig
 from fcsim.storage.device_model import load_disk_model
 from fcsim.storage.disk import Disk
 from fcsim.storage.local import ChannelConfig

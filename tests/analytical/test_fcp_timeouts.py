@@ -23,7 +23,7 @@ import pytest
 from fcsim.fc2.frame import frame_chars
 from fcsim.fc4.fcp import FCP_CMND_SIZE, FCP_RSP_SIZE
 from fcsim.runner import run_scenario
-from fcsim.scenario.workload_model import FioConfig
+from fcsim.storage.config import FioConfig
 from fcsim.storage.device_model import load_device_model
 from fcsim.workload.fio import FioOptions
 from tests.builders import p2p

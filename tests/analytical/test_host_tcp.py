@@ -61,7 +61,7 @@ def test_ideal_hosts_are_link_limited() -> None:
     bytes_only = TcpConfig(sndbuf=262144, rcvbuf=262144, mtu=MTU, mbuf_accounting=False)
     sim, run = _netperf(options, tcp=bytes_only)
     rate = _steady_rate(sim, run, 1.0, 3.0)
-    mss = run.local.endpoint.mss
+    mss = run.local.endpoint.tcb.mss
     iu = mss + HEADER_BYTES + NETWORK_HEADER + LLC_SNAP
     expected = speed_named("266M").char_rate * mss / _wire_chars(iu)
     assert rate == pytest.approx(expected, rel=0.02)
@@ -75,7 +75,7 @@ def test_ideal_hosts_on_a_long_link_are_window_limited() -> None:
     sim, run = _netperf(options, length=length)
     rate = _steady_rate(sim, run, 1.0, 3.0)
     speed = speed_named("266M")
-    mss = run.local.endpoint.mss
+    mss = run.local.endpoint.tcb.mss
     delay = length * 5e-9
     bus = IDEAL.bus_bandwidth
     data_iu = mss + HEADER_BYTES + NETWORK_HEADER + LLC_SNAP

@@ -12,9 +12,10 @@ from fcsim.fc2.frame import FRAMING_BYTES, MAX_DATA_FIELD, frame_chars
 from fcsim.fc2.login import ServiceParameters
 from fcsim.fc2.port import MIN_FILL_WORDS
 from fcsim.fc4.fcp import FCP_CMND_SIZE, FCP_RSP_SIZE
+from fcsim.loop.config import LoopPortConfig
 from fcsim.runner import run_scenario
-from fcsim.scenario.model import LoopPortConfig
-from fcsim.scenario.workload_model import FioConfig, StreamConfig
+from fcsim.scenario.workload_model import StreamConfig
+from fcsim.storage.config import FioConfig
 from fcsim.storage.device_model import RamDiskModel
 from fcsim.workload.fio import FioOptions
 from tests.builders import loop

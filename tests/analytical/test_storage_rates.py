@@ -16,7 +16,7 @@ from fcsim.report import summary_text
 from fcsim.runner import run_scenario
 from fcsim.scenario.loader import load_scenario
 from fcsim.scenario.model import NodeConfig, Scenario
-from fcsim.scenario.workload_model import FioConfig
+from fcsim.storage.config import FioConfig
 from fcsim.storage.device_model import DiskModel, RamDiskModel, load_disk_model
 from fcsim.workload.fio import FioOptions
 from tests.builders import fabric, p2p

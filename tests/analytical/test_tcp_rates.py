@@ -32,7 +32,7 @@ def steady_rate(reader: Reader, start: float, end: float) -> float:
 def test_large_windows_run_at_the_link_rate_less_headers(mtu: int):
     cfg = TcpConfig(sndbuf=262144, rcvbuf=262144, mtu=mtu)
     w, _, reader = transfer(cfg, cfg, None, 65536, 262144, until=0.6, delay=50e-6, rate=RATE)
-    mss = w.a.mss
+    mss = w.a.tcb.mss
     expected = RATE * mss / (mss + HEADER_BYTES)
     assert steady_rate(reader, 0.3, 0.6) == pytest.approx(expected, rel=0.02)
 
@@ -44,9 +44,9 @@ def test_small_windows_send_one_window_per_round_trip(delay: float, ack_every: i
     cfg = TcpConfig(sndbuf=262144, rcvbuf=262144, mtu=1500, ack_every=ack_every,
                     mbuf_accounting=False)
     w, _, reader = transfer(cfg, cfg, None, 65536, 262144, until=2.0, delay=delay, rate=RATE)
-    window = min(w.a.sndbuf, w.b.rcvbuf)
-    rtt = 2 * delay + (w.a.mss + HEADER_BYTES) / RATE + HEADER_BYTES / RATE
-    expected = min(RATE * w.a.mss / (w.a.mss + HEADER_BYTES), window / rtt)
+    window = min(w.a.tcb.sndbuf, w.b.tcb.rcvbuf)
+    rtt = 2 * delay + (w.a.tcb.mss + HEADER_BYTES) / RATE + HEADER_BYTES / RATE
+    expected = min(RATE * w.a.tcb.mss / (w.a.tcb.mss + HEADER_BYTES), window / rtt)
     assert expected == pytest.approx(window / rtt)  # window-limited, not link-limited
     assert steady_rate(reader, 1.0, 2.0) == pytest.approx(expected, rel=0.02)
 
@@ -68,7 +68,7 @@ def test_send_buffer_below_the_receivers_update_threshold_waits_for_every_tick(m
     sender = TcpConfig(sndbuf=32768, rcvbuf=32768, mtu=ONG_MTU, nodelay=True)
     receiver = TcpConfig(sndbuf=131072, rcvbuf=131072, mtu=ONG_MTU, nodelay=True)
     w, _, reader = transfer(sender, receiver, None, msg, 131072, until=3.0, rate=RATE)
-    assert (w.a.mss, w.b.mss, w.b.rcvbuf) == (32768, 63488, 190464)
+    assert (w.a.tcb.mss, w.b.tcb.mss, w.b.tcb.rcvbuf) == (32768, 63488, 190464)
     assert steady_rate(reader, 1.0, 3.0) == pytest.approx(32768 / 0.2, rel=0.01)
     assert w.b.counters.window_updates <= 1  # the one after the SYN's unscaled window
     assert w.b.counters.delayed_acks >= 14
@@ -91,7 +91,7 @@ def test_symmetric_32k_buffers_with_nodelay_do_not_deadlock(update_fraction: flo
     rates = {}
     for msg in (4096, 8192):
         w, _, reader = transfer(cfg, cfg, None, msg, 32768, until=1.0, rate=RATE)
-        assert w.a.mss == 32768
+        assert w.a.tcb.mss == 32768
         rates[msg] = steady_rate(reader, 0.3, 1.0)
     assert rates[8192] >= 0.95 * rates[4096]
     assert rates[4096] > 0.9 * RATE

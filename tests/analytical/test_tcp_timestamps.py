@@ -137,7 +137,7 @@ def test_every_ack_of_new_data_is_an_rtt_sample_echoing_the_oldest_unacknowledge
     acknowledges), and the sender takes every ACK of new data as a sample, its
     arrival less the echoed time (4.4BSD tcp_input, RFC 1323 section 4)."""
     sim, a, b, sent = _pair(True, True)
-    a.rtt = _Recording()
+    a.tcb.rtt = _Recording()
     a.write(60000, lambda: None)
     sim.run(1.0)
     starts = {s.seq: s.tsval for s in sent if s.src == "a" and s.length}
@@ -148,6 +148,6 @@ def test_every_ack_of_new_data_is_an_rtt_sample_echoing_the_oldest_unacknowledge
             assert ack.tsecr == starts[last]
             expected.append(ack)
         last = ack.ack
-    assert len(expected) > 5 and len(a.rtt.samples) == len(expected) + 1  # and the SYN-ACK's
-    assert all(rtt >= 200e-6 - 1e-12 for rtt in a.rtt.samples)  # never below the round trip
+    assert len(expected) > 5 and len(a.tcb.rtt.samples) == len(expected) + 1  # and the SYN-ACK's
+    assert all(rtt >= 200e-6 - 1e-12 for rtt in a.tcb.rtt.samples)  # never below the round trip
     assert a.counters.bytes_acked == 60000

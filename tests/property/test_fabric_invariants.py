@@ -7,12 +7,11 @@ import dataclasses
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fcsim.build import build_workloads
+from fcsim.build import build_fabric, build_workloads
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.switch_model import load_switch_model
 from fcsim.fc2.login import ServiceParameters
 from fcsim.scenario.workload_model import StreamConfig
-from fcsim.topology.fabric import build_fabric
 from tests.builders import fabric
 from tests.property.test_fc2_invariants import CreditChecker
 

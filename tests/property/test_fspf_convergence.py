@@ -11,13 +11,12 @@ import dataclasses
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fcsim.build import build_workloads
+from fcsim.build import build_fabric, build_workloads
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.fspf import FspfTimers
 from fcsim.faults.config import FaultConfig
 from fcsim.faults.injector import install
 from fcsim.fc2.port_states import LOS_ASSERT
-from fcsim.topology.fabric import build_fabric
 from tests.builders import fabric
 
 SWITCHES = {"e1": "generic-nonblocking", "e2": "generic-nonblocking",

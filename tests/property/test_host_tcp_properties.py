@@ -35,13 +35,13 @@ def test_every_byte_once_in_order_within_buffers(send_size, socket, cls, nodelay
     checks = 0
     for step in range(1, 41):  # sample the buffers along the run
         sim.run(step * 0.002)
-        assert sender.sb_cc <= sender.sndbuf
-        assert receiver.unread <= receiver.rcvbuf
+        assert sender.tcb.sb_cc <= sender.tcb.sndbuf
+        assert receiver.tcb.unread <= receiver.tcb.rcvbuf
         assert receiver.counters.bytes_read <= sender.counters.bytes_written
         checks += 1
     sim.run(1.0)  # the sender stops writing at 50 ms; TCP drains
     assert checks == 40
     written = sender.counters.bytes_written
     assert written > 0
-    assert receiver.counters.bytes_read + receiver.unread == written  # each byte once
+    assert receiver.counters.bytes_read + receiver.tcb.unread == written  # each byte once
     assert sender.counters.bytes_acked == written

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from fcsim.build import build_workloads
 from fcsim.engine.simulation import Simulation
 from fcsim.fc2.login import ServiceParameters
-from fcsim.loop.builder import build_loop
+from fcsim.loop.build import build_loop
+from fcsim.loop.config import LoopPortConfig
 from fcsim.loop.loop import Loop
-from fcsim.scenario.model import LoopPortConfig
 from fcsim.scenario.workload_model import StreamConfig
 from tests.builders import loop
 
@@ -133,7 +133,7 @@ def test_fair_ports_each_win_once_per_access_window(case: tuple[int, list[int]])
                       for i, step in enumerate(steps))
     scenario = loop(n, workloads, duration=1.0)
     sim = Simulation(scenario.run.seed)
-    with patch("fcsim.loop.builder.Loop", WinRecorder):
+    with patch("fcsim.loop.build.Loop", WinRecorder):
         net = build_loop(sim, scenario.nodes, scenario.links)
     build_workloads(sim, scenario, net)
     windows = 60
@@ -169,7 +169,7 @@ def test_fair_ports_win_once_per_access_window_with_bursts(
                                                               strict=True)))
     scenario = loop(n, workloads, duration=1.0)
     sim = Simulation(scenario.run.seed)
-    with patch("fcsim.loop.builder.Loop", WinRecorder):
+    with patch("fcsim.loop.build.Loop", WinRecorder):
         net = build_loop(sim, scenario.nodes, scenario.links)
     build_workloads(sim, scenario, net)
     windows = 12

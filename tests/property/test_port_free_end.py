@@ -12,11 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fcsim.build import build_workloads
+from fcsim.build import build_fabric, build_workloads
 from fcsim.engine.simulation import Simulation
 from fcsim.fc0.speed import speed_named
 from fcsim.fc2.port import Port
-from fcsim.topology.fabric import build_fabric
 from tests.property.test_fabric_invariants import fabrics
 
 

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fcsim.cli import main
-from fcsim.scenario.fault_checks import KINDS_OF, NEEDS, TAKES, TARGETS
+from fcsim.faults.checks import KINDS_OF, NEEDS, TAKES, TARGETS
 from fcsim.scenario.loader import ScenarioError, scenario_from_document
 from fcsim.scenario.reference import scenario_schema
 

@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from fcsim.build import BUILDERS
 from fcsim.engine.simulation import Simulation
 from fcsim.fc4.fcp import GOOD, Command
-from fcsim.scenario.workload_model import FioConfig
+from fcsim.storage.build import Storage
+from fcsim.storage.config import FioConfig
 from fcsim.storage.device_model import ArrayModel, RamDiskModel, load_disk_model
-from fcsim.storage.san import Storage
 from fcsim.workload.fio import RW_MODES, FioOptions
 from tests.builders import fabric
 

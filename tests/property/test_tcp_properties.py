@@ -22,9 +22,9 @@ class CheckedWire(Wire):
 
     def _carry(self, seg: Segment, src: str) -> None:
         for ep in (self.a, self.b):
-            assert 0 <= ep.unread <= ep.rcvbuf
-            assert 0 <= ep.sb_cc <= ep.sndbuf
-            assert ep.unsent + ep.unacked == ep.sb_cc
+            assert 0 <= ep.tcb.unread <= ep.tcb.rcvbuf
+            assert 0 <= ep.tcb.sb_cc <= ep.tcb.sndbuf
+            assert ep.tcb.unsent + ep.tcb.unacked == ep.tcb.sb_cc
         super()._carry(seg, src)
 
 
@@ -81,4 +81,4 @@ def test_every_byte_arrives_once_in_order_within_buffer_bounds(
     assert reader.eof_at is not None
     assert reader.total == writer.written == total
     assert wire.a.counters.bytes_acked == total
-    assert wire.a.sb_cc == 0 and wire.b.unread == 0
+    assert wire.a.tcb.sb_cc == 0 and wire.b.tcb.unread == 0

@@ -11,7 +11,8 @@ from fcsim.fc0.speed import CATALOG
 from fcsim.fc2.frame import FRAMING_BYTES, MAX_DATA_FIELD
 from fcsim.fc2.port import MIN_FILL_WORDS
 from fcsim.runner import run_scenario
-from fcsim.scenario.workload_model import FioConfig, StreamConfig
+from fcsim.scenario.workload_model import StreamConfig
+from fcsim.storage.config import FioConfig
 from fcsim.storage.device_model import RamDiskModel
 from fcsim.workload.fio import FioOptions
 from tests.builders import p2p

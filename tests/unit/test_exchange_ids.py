@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from fcsim.build import build_workloads
 from fcsim.engine.simulation import Simulation
 from fcsim.fc2.exchange_ids import ExchangeIds
-from fcsim.fc2.header import UNASSIGNED_ID
+from fcsim.fc2.header import TYPE_VENDOR, UNASSIGNED_ID
 from fcsim.fc2.login import R_A_TOV, ServiceParameters
 from fcsim.scenario.workload_model import StreamConfig
 from fcsim.topology.point_to_point import build_point_to_point
@@ -67,7 +67,11 @@ def _run(stream: StreamConfig, duration: float, b: ServiceParameters | None = No
     net = build_point_to_point(sim, scenario.nodes, scenario.links)
     seen: list[int] = []
     receiver = net.nodes["b"]
-    receiver.receive_hook = lambda seq, _time: seen.append(seq.exchange.ox_id)
+
+    def received(seq, _time) -> bool:
+        seen.append(seq.exchange.ox_id)
+        return True
+    receiver.register((TYPE_VENDOR,), received)
     (workload,) = build_workloads(sim, scenario, net)
     sim.run(duration)
     return net.nodes["a"], receiver, workload, seen
@@ -123,9 +127,9 @@ def test_fcp_commands_free_their_exchanges() -> None:
     writes and reads, the initiator holds only its PRLI's exchange."""
     import dataclasses
 
-    from fcsim.scenario.workload_model import FioConfig
+    from fcsim.storage.build import Storage
+    from fcsim.storage.config import FioConfig
     from fcsim.storage.device_model import RamDiskModel
-    from fcsim.storage.san import Storage
     from fcsim.workload.fio import FioOptions
 
     job = FioConfig("job", "a", "b", FioOptions("randrw", 4096, iodepth=4, count=400))

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from fcsim.build import build_workloads
+from fcsim.build import build_fabric, build_workloads
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.addressing import NAME_SERVER
 from fcsim.fabric.fspf import DEFAULT_TIMERS, FspfTimers
@@ -25,7 +25,6 @@ from fcsim.fc2.port_states import LOS_ASSERT
 from fcsim.runner import run_once
 from fcsim.scenario.loader import ScenarioError, scenario_from_document
 from fcsim.scenario.workload_model import StreamConfig
-from fcsim.topology.fabric import build_fabric
 from tests.builders import fabric
 from tests.property.test_fabric_invariants import CreditReturnChecker
 

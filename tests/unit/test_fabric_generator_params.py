@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from fcsim.build import build_fabric
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.long_distance import long_distance_buffers
 from fcsim.fc0.speed import speed_named
 from fcsim.fc2.frame import MAX_DATA_FIELD, frame_chars
 from fcsim.runner import run_scenario
 from fcsim.scenario.loader import load_scenario
-from fcsim.topology.fabric import build_fabric
 from tests.builders import assert_refused
 
 CORE_EDGE = """topology = "fabric"

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from fcsim.build import build_workloads
+from fcsim.build import build_fabric, build_workloads
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.addressing import FABRIC_LOGIN, NAME_SERVER
 from fcsim.fabric.switch_model import load_switch_model
 from fcsim.fc2 import header as h
 from fcsim.scenario.workload_model import StreamConfig
-from fcsim.topology.fabric import build_fabric
 from tests.builders import fabric
 
 

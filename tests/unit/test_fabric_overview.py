@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from fcsim.cli import main
+from fcsim.drawing.overview import overview, overview_figure, positions
+from fcsim.drawing.topology import DETAILED_VERTICES, topology_graph
 from fcsim.scenario.loader import load_scenario
-from fcsim.topology.drawing import DETAILED_VERTICES, topology_graph
-from fcsim.topology.overview import overview, overview_figure, positions
 from tests.text_overlap import overlapping_labels
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,9 +11,8 @@ from typing import Any
 import pytest
 
 from fcsim.cli import main
-from fcsim.faults.config import FaultConfig
+from fcsim.faults.config import FaultConfig, ScheduledFaultSection
 from fcsim.scenario.loader import ScenarioError, scenario_from_document
-from fcsim.scenario.sections.faults import ScheduledFaultSection
 
 P2P = """\
 topology = "point-to-point"

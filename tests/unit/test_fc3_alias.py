@@ -6,6 +6,7 @@ import struct
 
 import pytest
 
+from fcsim.build import build_fabric
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.addressing import ALIAS_SERVER
 from fcsim.fc2 import header as h
@@ -23,7 +24,6 @@ from fcsim.fc3.ports import port_names, ports_of
 from fcsim.runner import run_once
 from fcsim.scenario.model import AliasGroupConfig, NodeConfig
 from fcsim.scenario.workload_model import StreamConfig
-from fcsim.topology.fabric import build_fabric
 from tests.builders import fabric
 
 

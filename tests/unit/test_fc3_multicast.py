@@ -3,12 +3,12 @@ copy per output, and frees the input buffer after the last copy."""
 
 from __future__ import annotations
 
+from fcsim.build import build_fabric
 from fcsim.engine.simulation import Simulation
 from fcsim.fc3.alias import FIRST_ALIAS_ID
 from fcsim.runner import run_once
 from fcsim.scenario.model import AliasGroupConfig
 from fcsim.scenario.workload_model import StreamConfig
-from fcsim.topology.fabric import build_fabric
 from tests.builders import fabric
 
 SIZE = 8 * 2112  # eight full frames per sequence

@@ -9,7 +9,7 @@ import re
 
 from fcsim.host.request_queue import SplitMeter
 from fcsim.runner import run_once
-from fcsim.scenario.workload_model import FioConfig
+from fcsim.storage.config import FioConfig
 from fcsim.storage.device_model import RamDiskModel
 from fcsim.trace.timeline import Timeline
 from fcsim.workload.fio import DataMeter, FioOptions

@@ -11,7 +11,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fcsim.build import build_workloads
+from fcsim.build import build_fabric, build_workloads
 from fcsim.cli import main
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.login import FABRIC_EXCHANGES
@@ -24,7 +24,6 @@ from fcsim.flow.fairness import max_min
 from fcsim.flow.model import solve
 from fcsim.runner import run_once
 from fcsim.scenario.loader import load_scenario, scenario_from_document
-from fcsim.topology.fabric import build_fabric
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "scenarios"
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from fcsim.build import build_workloads
+from fcsim.build import build_fabric, build_workloads
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.fspf import (
     DEAD_INTERVAL,
@@ -28,7 +28,6 @@ from fcsim.faults.injector import install
 from fcsim.fc2.port_states import LOS_ASSERT
 from fcsim.scenario.loader import ScenarioError, scenario_from_document
 from fcsim.scenario.workload_model import StreamConfig
-from fcsim.topology.fabric import build_fabric
 from tests.builders import fabric
 
 NODES = {"h0": "e1:0", "d0": "e2:0"}

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from fcsim.build import build_hosts
 from fcsim.engine.simulation import Simulation
+from fcsim.ethernet.build import build_ethernet
 from fcsim.host.host_model import HostModel
 from fcsim.scenario.loader import load_scenario
-from fcsim.topology.ethernet import build_ethernet
 from fcsim.transport.linux import (
     RMEM_MAX,
     LinuxReceiveWindow,
@@ -139,7 +139,7 @@ def test_a_linux_host_applies_the_profile() -> None:
     socket = host.tcp_socket(5001, TcpConfig(sndbuf=16384, rcvbuf=16384, mtu=9000))
     assert socket.endpoint.config.rcvbuf == 32768
     assert socket.endpoint.config.rx_truesize == TRUESIZE
-    assert socket.endpoint.linux is not None
+    assert socket.endpoint.tcb.linux is not None
     assert host.cpu.processors == 2
     with pytest.raises(ValueError, match="tcp_stack"):
         HostModel(name="x", tcp_stack="solaris")

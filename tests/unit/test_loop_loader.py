@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from fcsim.fc0.cable import DEFAULT_PROPAGATION
+from fcsim.loop.config import LoopConfig, LoopPortConfig
 from fcsim.scenario.loader import ScenarioError, load_scenario
-from fcsim.scenario.model import LoopConfig, LoopPortConfig
 
 BASE = """\
 topology = "loop"

@@ -14,12 +14,12 @@ from fcsim.fc0.speed import CATALOG
 from fcsim.fc2.frame import frame_chars
 from fcsim.fc2.login import ServiceParameters
 from fcsim.fc2.nport import NPort
+from fcsim.loop.config import LoopPortConfig
 from fcsim.loop.initialisation import lip_arrival, timeline
 from fcsim.loop.loop import Loop
 from fcsim.loop.lport import LPort
 from fcsim.loop.ring import Ring
 from fcsim.runner import run_scenario
-from fcsim.scenario.model import LoopPortConfig
 from fcsim.scenario.workload_model import StreamConfig
 from fcsim.trace.timeline import Timeline
 from fcsim.workload.stream import Stream

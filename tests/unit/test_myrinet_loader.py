@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from fcsim.engine.simulation import Simulation
+from fcsim.myrinet.build import build_myrinet
 from fcsim.scenario.loader import ScenarioError, load_scenario
-from fcsim.topology.myrinet import build_myrinet
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = (ROOT / "scenarios" / "myrinet-two-hosts.toml").read_text(encoding="utf-8")

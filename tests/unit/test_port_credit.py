@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from fcsim.build import build_fabric
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.long_distance import long_distance_buffers, nominal_gbps
 from fcsim.fc0.speed import speed_named
 from fcsim.scenario.loader import load_scenario
-from fcsim.topology.fabric import build_fabric
 from tests.builders import assert_refused
 
 EXAMPLE = Path(__file__).parents[2] / "scenarios" / "fabric-long-distance-isl.toml"

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from fcsim.build import build_fabric
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.routing import next_hops, pick, switch_seed
 from fcsim.fabric.switch_model import load_switch_model
 from fcsim.runner import run_scenario
 from fcsim.scenario.loader import load_scenario
 from fcsim.scenario.workload_model import StreamConfig
-from fcsim.topology.fabric import build_fabric
 from tests.builders import assert_refused, fabric
 
 LISTED = """topology = "fabric"

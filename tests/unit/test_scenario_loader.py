@@ -17,13 +17,13 @@ from fcsim.scenario.loader import ScenarioError, load_scenario
 from fcsim.scenario.sections.document import TOPOLOGIES
 from fcsim.scenario.sections.nodes import NodeSection
 from fcsim.scenario.workload_model import (
-    FioConfig,
     GeneratorConfig,
     IperfConfig,
     NetperfConfig,
     StreamConfig,
     TransferConfig,
 )
+from fcsim.storage.config import FioConfig
 from fcsim.trapeze.config import SliceJobConfig
 from fcsim.workload.distributions import Constant, Exponential, Uniform
 

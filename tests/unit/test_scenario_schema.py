@@ -17,10 +17,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fcsim.loop.config import LoopSection
 from fcsim.scenario.loader import scenario_from_document
 from fcsim.scenario.reference import GENERATED, SCHEMAS, render, scenario_schema, schema_text
 from fcsim.scenario.sections.links import LinkSection, SwitchSection
-from fcsim.scenario.sections.loop import LoopSection
 from fcsim.scenario.sections.nodes import FabricNodeSection, LoopNodeSection, NodeSection
 from fcsim.scenario.sections.run import RunSection
 from fcsim.scenario.sections.workloads import WORKLOADS

@@ -188,28 +188,28 @@ def test_tiny_segments_close_the_window_and_only_freed_mbufs_reopen_it():
     # moving on, and keeps it shut until the reads have freed enough mbufs.
     sim, w = _trickle(SMALL, 16, 1.0)
     b = w.b
-    assert b.unread == 65536 and b.rcv_wnd == 0
-    assert b.so_rcv.mbcnt == 2048 * MSIZE and b.so_rcv.space == 131072 - 2048 * MSIZE
+    assert b.tcb.unread == 65536 and b.tcb.rcv_wnd == 0
+    assert b.tcb.so_rcv.mbcnt == 2048 * MSIZE and b.tcb.so_rcv.space == 131072 - 2048 * MSIZE
     updates = b.counters.window_updates
     got: list[int] = []
     b.read(32768, got.append)  # half the bytes read: 1024 mbufs freed, still sb_mbmax
     sim.run(sim.now + 0.5)
-    assert got == [32768] and b.so_rcv.space == 0
-    assert b.rcv_wnd == 0 and b.counters.window_updates == updates
+    assert got == [32768] and b.tcb.so_rcv.space == 0
+    assert b.tcb.rcv_wnd == 0 and b.counters.window_updates == updates
     b.read(32768, got.append)  # all read: every mbuf free, a window update reopens it
-    assert b.so_rcv.mbcnt == 0 and b.rcv_wnd == 65536
+    assert b.tcb.so_rcv.mbcnt == 0 and b.tcb.rcv_wnd == 65536
     assert b.counters.window_updates == updates + 1
     sim.run(sim.now + 0.1)
-    assert got == [32768, 32768] and b.unread > 0  # the sender has resumed
+    assert got == [32768, 32768] and b.tcb.unread > 0  # the sender has resumed
 
 
 def test_without_accounting_the_same_flood_reopens_on_a_half_read():
     sim, w = _trickle(replace(SMALL, mbuf_accounting=False), 16, 1.0)
     b = w.b
-    assert b.unread == 65536 and b.rcv_wnd == 0
+    assert b.tcb.unread == 65536 and b.tcb.rcv_wnd == 0
     updates = b.counters.window_updates
     b.read(32768, lambda n: None)
-    assert b.rcv_wnd == 32768 and b.counters.window_updates == updates + 1
+    assert b.tcb.rcv_wnd == 32768 and b.counters.window_updates == updates + 1
 
 
 def test_a_send_buffer_of_clusters_holds_fewer_small_writes():
@@ -223,8 +223,8 @@ def test_a_send_buffer_of_clusters_holds_fewer_small_writes():
     w.b.open_passive()
     w.a.open_active("b", connected=writer.start)
     sim.run(0.5)
-    assert w.a.sb_cc == 30 * 1024
-    assert w.a.so_snd.mbcnt == 30 * CLUSTER
+    assert w.a.tcb.sb_cc == 30 * 1024
+    assert w.a.tcb.so_snd.mbcnt == 30 * CLUSTER
 
 
 def test_a_lossy_transfer_frees_every_mbuf():
@@ -236,7 +236,7 @@ def test_a_lossy_transfer_frees_every_mbuf():
                             drop=drop_first(lambda seg: seg.src == "a" and seg.seq > 20000, 3))
     assert reader.total == total and reader.eof_at is not None
     assert w.a.counters.retransmitted_segments >= 1
-    for sb in (w.a.so_snd, w.b.so_rcv):
+    for sb in (w.a.tcb.so_snd, w.b.tcb.so_rcv):
         assert (sb.cc, sb.mbcnt, sb.mbufs) == (0, 0, 0)
 
 

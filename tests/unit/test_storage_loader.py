@@ -11,7 +11,7 @@ from fcsim.catalog import MODEL_FOLDER
 from fcsim.cli import main
 from fcsim.host.host_model import load_host_model
 from fcsim.scenario.loader import ScenarioError, load_scenario
-from fcsim.scenario.workload_model import FioConfig
+from fcsim.storage.config import FioConfig
 from fcsim.storage.device_model import ArrayModel, DiskModel, RamDiskModel
 from tests.builders import assert_refused
 

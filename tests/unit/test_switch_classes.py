@@ -7,13 +7,12 @@ import dataclasses
 
 import pytest
 
-from fcsim.build import build_workloads
+from fcsim.build import build_fabric, build_workloads
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.switch_model import load_switch_model
 from fcsim.fc2.frame import MAX_DATA_FIELD
 from fcsim.runner import run_scenario
 from fcsim.scenario.workload_model import StreamConfig
-from fcsim.topology.fabric import build_fabric
 from tests.builders import fabric
 
 BASE = load_switch_model("generic-nonblocking")

@@ -143,8 +143,8 @@ def test_handshake_takes_one_round_trip_for_the_active_side_and_one_and_a_half_f
     delay, rate = 1e-3, 1e6
     w, _, _ = transfer(ETHER, ETHER, 0, 1, 1, until=0.1, delay=delay, rate=rate)
     hop = delay + HEADER_BYTES / rate
-    assert w.a.established_at == pytest.approx(2 * hop)
-    assert w.b.established_at == pytest.approx(3 * hop)
+    assert w.a.tcb.established_at == pytest.approx(2 * hop)
+    assert w.b.tcb.established_at == pytest.approx(3 * hop)
     assert [s.flags for _, s in w.log[:3]] == [0x02, 0x12, 0x10]
 
 
@@ -152,11 +152,12 @@ def test_mss_is_the_smaller_offer_and_window_scale_needs_both_sides():
     big = TcpConfig(sndbuf=262144, rcvbuf=262144, mtu=9000, window_scaling=True)
     small = TcpConfig(sndbuf=262144, rcvbuf=262144, mtu=1500, window_scaling=True)
     w, _, _ = transfer(big, small, 0, 1, 1, until=0.1)
-    assert w.a.mss == w.b.mss == 1460
-    assert (w.a.snd_scale, w.a.rcv_scale) == (3, 3)  # 65535 << 2 < 262144 <= 65535 << 3
+    assert w.a.tcb.mss == w.b.tcb.mss == 1460
+    assert (w.a.tcb.snd_scale, w.a.tcb.rcv_scale) == (3, 3)  # 65535 << 2 < 262144 <= 65535 << 3
     off = TcpConfig(sndbuf=262144, rcvbuf=262144, mtu=1500, window_scaling=False)
     w, _, _ = transfer(big, off, 0, 1, 1, until=0.1)
-    assert (w.a.snd_scale, w.a.rcv_scale, w.b.snd_scale, w.b.rcv_scale) == (0, 0, 0, 0)
+    a, b = w.a.tcb, w.b.tcb
+    assert (a.snd_scale, a.rcv_scale, b.snd_scale, b.rcv_scale) == (0, 0, 0, 0)
     syn = w.log[0][1]
     assert syn.wscale == 3 and syn.mss == 8192  # 8960 rounded down to 2048 multiples
     assert w.log[1][1].wscale is None  # no option on the SYN-ACK of a side without it
@@ -200,7 +201,7 @@ def test_tcp_mss_rounds_buffers_up_to_mss_multiples_capped_by_sb_max():
     plain = TcpConfig(sndbuf=10000, rcvbuf=10000, mtu=1500, round_buffers_to_mss=False)
     assert plain.negotiate(1460).sndbuf == 10000
     w, _, _ = transfer(cfg, cfg, 0, 1, 1, until=0.1)
-    assert (w.a.sndbuf, w.b.rcvbuf) == (10220, 10220)
+    assert (w.a.tcb.sndbuf, w.b.tcb.rcvbuf) == (10220, 10220)
 
 
 # -- Nagle and delayed ACKs -------------------------------------------------------------
@@ -302,7 +303,7 @@ def test_a_lost_syn_is_sent_again_after_the_initial_timeout():
     w, _, _ = transfer(ETHER, ETHER, 0, 1, 1, until=10.0, drop=drop)
     syns = [t for t, s in w.log if s.flags == 0x02]
     assert syns[1] - syns[0] == pytest.approx(ETHER.rto_initial)
-    assert w.a.state is State.FIN_WAIT_2 and w.b.state is State.CLOSE_WAIT
+    assert w.a.tcb.state is State.FIN_WAIT_2 and w.b.tcb.state is State.CLOSE_WAIT
 
 
 def test_a_lost_syn_ack_is_answered_again_when_the_syn_is_repeated():
@@ -338,10 +339,10 @@ def test_close_sends_fin_after_the_data_and_the_reader_sees_end_of_stream():
     fins = [s for _, s in w.log if s.src == "a" and s.flags & 0x01]
     assert fins and fins[0].seq + fins[0].length == 1 + 50_000
     assert reader.total == 50_000 and reader.eof_at is not None
-    assert (w.a.state, w.b.state) == (State.FIN_WAIT_2, State.CLOSE_WAIT)
+    assert (w.a.tcb.state, w.b.tcb.state) == (State.FIN_WAIT_2, State.CLOSE_WAIT)
     w.b.close()
     w.b.sim.run(3.0)
-    assert (w.a.state, w.b.state) == (State.TIME_WAIT, State.CLOSED)
+    assert (w.a.tcb.state, w.b.tcb.state) == (State.TIME_WAIT, State.CLOSED)
 
 
 def test_write_blocks_until_acks_free_the_send_buffer():
@@ -353,7 +354,7 @@ def test_write_blocks_until_acks_free_the_send_buffer():
     w.a.open_active("b", connected=lambda: w.a.write(20_000, lambda: done_at.append(sim.now)))
     Reader(w.b, 65536).start()
     sim.run(1.0)
-    assert w.a.sndbuf == 8760  # rounded up to 6 x 1460
+    assert w.a.tcb.sndbuf == 8760  # rounded up to 6 x 1460
     assert done_at and done_at[0] > 2 * 20e-3  # needed two rounds of ACKs
     assert w.a.counters.bytes_written == 20_000
 

@@ -8,7 +8,8 @@ from collections.abc import Iterator
 import pytest
 
 from fcsim.validation import cluster
-from fcsim.validation.points import Point, run_points
+from fcsim.validation.batch import run_points
+from fcsim.validation.points import Point
 
 distributed = pytest.importorskip("distributed")
 

@@ -134,8 +134,9 @@ def test_a_result_store_skips_finished_points_and_keeps_them_on_interrupt(
         tmp_path, monkeypatch) -> None:
     import pytest
 
-    from fcsim.validation import points as points_module
-    from fcsim.validation.points import Point, run_points
+    from fcsim.validation import batch
+    from fcsim.validation.batch import run_points
+    from fcsim.validation.points import Point
     from fcsim.validation.store import ResultStore
 
     wanted = [Point("scenarios/ong-farrell/line-rate.toml", repetition=r) for r in range(3)]
@@ -156,7 +157,7 @@ def test_a_result_store_skips_finished_points_and_keeps_them_on_interrupt(
     def no_simulation(point: Point) -> dict:
         raise AssertionError(f"{point} simulated again")
 
-    monkeypatch.setattr(points_module, "run_point", no_simulation)
+    monkeypatch.setattr(batch, "run_point", no_simulation)
     assert run_points(wanted, 1, store=store) == fresh
     store.close()
 

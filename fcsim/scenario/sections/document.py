@@ -7,32 +7,28 @@ from typing import Annotated, Literal
 
 from pydantic import Field, TypeAdapter
 
-from fcsim.scenario.sections.apps import IperfSection, NetperfSection
-from fcsim.scenario.sections.ethernet import (
+from fcsim.ethernet.config import (
     EthernetLinkSection,
     EthernetNodeSection,
     EthernetSwitchSection,
 )
+from fcsim.fabric.config import FspfSection, ZoneSection
+from fcsim.faults.config import ScheduledFaultSection
+from fcsim.fc3.config import AliasGroup
+from fcsim.loop.config import LoopSection
+from fcsim.myrinet.config import MyrinetLinkSection, MyrinetSwitchSection
+from fcsim.scenario.sections.apps import IperfSection, NetperfSection
 from fcsim.scenario.sections.fabric import FabricSection
-from fcsim.scenario.sections.faults import ScheduledFaultSection
-from fcsim.scenario.sections.fc3 import AliasGroup
-from fcsim.scenario.sections.fspf import FspfSection
 from fcsim.scenario.sections.internetwork import InternetworkNodeSection, Network
 from fcsim.scenario.sections.links import FabricLinkSection, LinkSection, SwitchSection
-from fcsim.scenario.sections.loop import LoopSection
-from fcsim.scenario.sections.myrinet import (
-    MyrinetLinkSection,
-    MyrinetNodeSection,
-    MyrinetSwitchSection,
-)
+from fcsim.scenario.sections.myrinet_nodes import MyrinetNodeSection
 from fcsim.scenario.sections.nodes import FabricNodeSection, LoopNodeSection, NodeSection
 from fcsim.scenario.sections.run import RunSection
 from fcsim.scenario.sections.transfer import TransferSection
-from fcsim.scenario.sections.trapeze import FaultSection, SliceDdSection
 from fcsim.scenario.sections.workloads import Workload
-from fcsim.scenario.sections.zoning import ZoneSection
 from fcsim.schema.fields import Expects, Name, Text, table, tables
 from fcsim.schema.section import Section, key
+from fcsim.trapeze.config import FaultSection, SliceDdSection
 
 TOPOLOGY_NAMES = ("point-to-point", "fabric", "loop", "ethernet", "myrinet", "internetwork")
 """The values of ``topology``."""

@@ -10,18 +10,17 @@ from pydantic import create_model
 from fcsim.fabric.shapes import KINDS, PATTERNS
 from fcsim.scenario.sections.links import (
     ROUTING_HELP,
-    SPEED_HELP,
-    CableLength,
     Distance,
     PortBuffers,
     RoutingPolicy,
     SwitchModelName,
 )
 from fcsim.scenario.sections.nodes import DeviceName, NodeKeys
-from fcsim.scenario.sections.storage import FioSection, Rw
 from fcsim.scenario.sections.workloads import EXCHANGES_HELP, ExchangeUse
 from fcsim.schema.fields import Count, Speed, choice, integer, size, table, value_type
+from fcsim.schema.link_fields import SPEED_HELP, CableLength
 from fcsim.schema.section import Section, key
+from fcsim.storage.config import FioSection, Rw
 
 Kind = choice(dict(zip(KINDS, KINDS, strict=True)))
 Domains = integer(2, 239, "an integer 2..239 (switches, each a fabric domain)")

@@ -8,16 +8,16 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from fcsim.scenario.sections.ethernet import (
+from fcsim.ethernet.config import (
     EthernetLinkSection,
     EthernetNodeSection,
     EthernetSwitchSection,
     Mtu,
     VlanId,
 )
+from fcsim.loop.config import LoopSection
+from fcsim.myrinet.config import MyrinetLinkSection, MyrinetSwitchSection
 from fcsim.scenario.sections.links import FabricLinkSection, LinkSection, SwitchSection
-from fcsim.scenario.sections.loop import LoopSection
-from fcsim.scenario.sections.myrinet import MyrinetLinkSection, MyrinetSwitchSection
 from fcsim.scenario.sections.nodes import LoopNodeSection, PortId
 from fcsim.schema.fields import Name, table, tables, value_type
 from fcsim.schema.section import Section, key

@@ -3,14 +3,12 @@ and the host behind it."""
 
 from __future__ import annotations
 
-from typing import Any
-
+from fcsim.catalog import model_name
 from fcsim.faults.config import BY_PROTOCOL, LINK_DOWN_POLICIES
 from fcsim.fc2.frame import MAX_DATA_FIELD
 from fcsim.fc2.login import ServiceParameters
-from fcsim.host.host_model import load_host_model
+from fcsim.host.config import TIMESTAMPS_HELP, HostName, Load
 from fcsim.loop.al_pa import is_nl_al_pa
-from fcsim.scenario.sections.channels import BlockSection, ChannelSection
 from fcsim.schema.fields import (
     Count,
     Flag,
@@ -20,16 +18,15 @@ from fcsim.schema.fields import (
     Words,
     choice,
     distinct_list,
-    fraction,
     hex_or_integer,
     integer,
     is_int,
     size,
     table,
     tables,
-    value_type,
 )
 from fcsim.schema.section import Section, key
+from fcsim.storage.config import BlockSection, ChannelSection, LocalNames
 from fcsim.storage.device_model import load_device_model
 
 _SP = ServiceParameters()
@@ -43,18 +40,6 @@ def _written(seconds: float) -> str:
     return "0 s"
 
 
-def model_name(load: Any, kind: str, folder: str) -> Any:
-    """A device model named in a scenario, loaded from the catalog."""
-    def read(value: Any) -> Any:
-        if not (isinstance(value, str) and value.strip()):
-            raise ValueError()
-        return load(value)
-    return value_type(object, read, f"the name of a {kind} model in {folder} or a model "
-                      "file ending in .toml", {"type": "string", "minLength": 1})
-
-
-HostName = model_name(load_host_model, "host", "models/hosts/")
-"""A host model by catalog name or file path (a :class:`HostModel` once read)."""
 DeviceName = model_name(load_device_model, "disk, RAM disk or array",
                         "models/disks/, models/ramdisks/ or models/arrays/")
 """A storage device model by catalog name or file path."""
@@ -67,11 +52,6 @@ DataField = size(256, MAX_DATA_FIELD, f"a data field size of 256..{MAX_DATA_FIEL
 Classes = distinct_list(lambda c: is_int(c) and c in (1, 2, 3), "a non-empty list of distinct "
                         "classes out of 1, 2, 3 such as [2, 3]", item_schema={"enum": [1, 2, 3]})
 IpClass = integer(1, 3, "the class of service of IP over FC: 1, 2 or 3")
-TIMESTAMPS_HELP = ("The host's TCP asks for the RFC 1323 timestamps option on its SYNs; "
-                   "used when both ends ask, each segment then carries 12 more bytes "
-                   "(default: the host model's tcp_timestamps, off in every catalog model).")
-Load = fraction("a fraction of the processor in [0, 1) such as 0.2 (other processes on the "
-                "host)")
 PortId = hex_or_integer(6, lambda v: 1 <= v <= 0xFFFFEF, "an N_Port ID: a string such as "
                         "'0x010200' (6 hex digits) or an integer 1..0xFFFFEF")
 AlPa = hex_or_integer(2, is_nl_al_pa, "a hard NL_Port AL_PA, one of the 126 neutral-disparity "
@@ -79,20 +59,7 @@ AlPa = hex_or_integer(2, is_nl_al_pa, "a hard NL_Port AL_PA, one of the 126 neut
 LoginCredit = integer(0, text="an integer 0..bb_credit (frames)")
 Channels = tables(ChannelSection, "an array of tables, written [[nodes.channels]]")
 Block = table(BlockSection, "a table, written [nodes.block]")
-LocalNames = value_type(tuple, lambda v: _local_names(v), "a disk name such as 'scsi0.0', or "
-                        "a list of distinct ones", {"anyOf": [
-                            {"type": "string", "minLength": 1},
-                            {"type": "array", "items": {"type": "string", "minLength": 1},
-                             "minItems": 1, "uniqueItems": True}]})
 TaskSet = integer(1, text="an integer >= 1 (commands)")
-
-
-def _local_names(value: Any) -> tuple[str, ...]:
-    names = value if isinstance(value, list) else [value]
-    if not (names and all(isinstance(n, str) and n.strip() for n in names)
-            and len(set(names)) == len(names)):
-        raise ValueError()
-    return tuple(names)
 
 
 class NodeKeys(Section):

@@ -1,7 +1,7 @@
 """The ``[[workloads]]`` tables of FC-2 traffic: saturating streams and open-loop
 generators with their size and inter-arrival distributions; :data:`Workload`
 joins them with the applications of :mod:`fcsim.scenario.sections.apps`, the
-block workloads of :mod:`fcsim.scenario.sections.storage` and the relayed
+block workloads of :mod:`fcsim.storage.config` and the relayed
 transfers of :mod:`fcsim.scenario.sections.transfer`."""
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from pydantic import BeforeValidator, Field, create_model
 
 from fcsim.fc2.frame import MAX_DATA_FIELD
 from fcsim.scenario.sections.apps import IperfSection, NetperfSection
-from fcsim.scenario.sections.storage import DdSection, FioSection
 from fcsim.scenario.sections.transfer import TransferSection
 from fcsim.schema.fields import (
     SIZE_TEXT,
@@ -27,6 +26,7 @@ from fcsim.schema.fields import (
     time,
 )
 from fcsim.schema.section import Section, key
+from fcsim.storage.config import DdSection, FioSection
 from fcsim.workload.stream import EXCHANGE_USES
 
 DISTRIBUTIONS = {"constant": ("value",), "exponential": ("mean",), "uniform": ("low", "high")}

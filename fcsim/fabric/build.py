@@ -1,0 +1,199 @@
+"""Build a switched fabric: N_Ports on switches, switches joined by ISLs.
+
+Link ends name an N_Port or a switch port as ``"switch:port"``. Each switch
+gets a domain (given, or 1, 2, ... in order); an N_Port on switch port p gets
+the N_Port ID domain / p / 00. Routes between switches come from
+:func:`fcsim.fabric.routing.next_hops`; each switch chooses among equal-cost
+ISLs by its routing policy (:func:`fcsim.fabric.routing.chooser`). Each
+N_Port's BB credit towards its F_Port is the switch model's, the switch's
+towards the N_Port is the N_Port's. With *login* each N_Port logs in frame
+by frame at start (:mod:`fcsim.fabric.login`) and its workloads wait for
+that; otherwise logins take no time. In a run with faults (*recovering*)
+every switch is a :class:`~fcsim.fabric.recovering_switch.RecoveringSwitch`.
+
+The builder takes what it reads as the small protocols below (the scenario's
+switch and link configurations satisfy them); the run's builder
+(:mod:`fcsim.build`) hands it the N_Ports (a node with several has one per
+port, :mod:`fcsim.fc3.ports`), the pairs that exchange frames and the zones,
+and plugs FC-3's alias groups in afterwards (:mod:`fcsim.fc3.build`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Protocol
+
+from fcsim.engine.simulation import Simulation
+from fcsim.fabric.addressing import port_id
+from fcsim.fabric.login import FabricLogin
+from fcsim.fabric.network import FabricNetwork
+from fcsim.fabric.recovering_switch import RecoveringSwitch
+from fcsim.fabric.routing import chooser, fspf_cost, next_hops, switch_seed
+from fcsim.fabric.services import E_D_TOV, FabricServices
+from fcsim.fabric.switch import Switch
+from fcsim.fabric.switch_port import SwitchPort
+from fcsim.fabric.zoning import Zoning
+from fcsim.fc0.cable import Cable
+from fcsim.fc0.speed import Speed
+from fcsim.fc2.login import ServiceParameters
+from fcsim.fc2.nport import NPort
+from fcsim.fc2.recovering_port import make_port
+from fcsim.link.link import Link
+
+
+class SwitchSpec(Protocol):
+    """A switch to build: its name, model (a fabric switch's
+    :class:`~fcsim.fabric.switch_model.SwitchModel`), domain (None: the next
+    free) and routing policy (None: the model's)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def model(self) -> Any: ...
+    @property
+    def domain(self) -> int | None: ...
+    @property
+    def routing(self) -> str | None: ...
+
+
+class LinkSpec(Protocol):
+    """A link to build: its name, ends, line speed, cable, bit error rate (and
+    per end), FSPF cost (None: from its speed) and its switch ports' receive
+    buffers (None: the switch model's)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def ends(self) -> tuple[str, str]: ...
+    @property
+    def speed(self) -> Speed: ...
+    @property
+    def cable(self) -> Cable: ...
+    @property
+    def bit_error_rate(self) -> float: ...
+    @property
+    def error_rates(self) -> tuple[tuple[str, float], ...]: ...
+    @property
+    def cost(self) -> float | None: ...
+    @property
+    def bb_credit(self) -> int | None: ...
+
+
+def assign_domains(switches: Iterable[SwitchSpec]) -> dict[str, int]:
+    """The domain of each of *switches* by name: its own, or the lowest of
+    1..239 no switch names, in order."""
+    configs = list(switches)
+    used = {s.domain for s in configs if s.domain is not None}
+    free = (d for d in range(1, 240) if d not in used)
+    return {s.name: s.domain if s.domain is not None else next(free) for s in configs}
+
+
+def split_end(end: str) -> tuple[str, int | None]:
+    """``"sw1:3"`` -> ("sw1", 3); a node name -> (name, None)."""
+    name, sep, index = end.partition(":")
+    return (name, int(index)) if sep else (name, None)
+
+
+def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequence[LinkSpec],
+                 nports: Mapping[str, ServiceParameters], pairs: set[tuple[str, str]],
+                 zones: tuple[tuple[str, tuple[str, ...]], ...] = (), login: bool = True,
+                 recovering: bool = False) -> FabricNetwork:
+    """Build *switches*, the N_Ports *nports* (each N_Port's name and login
+    service parameters) and *links*, and route the fabric; the N_Ports of
+    each of *pairs* (sender, receiver) log in with each other, with fabric
+    login frame by frame at start if *login*; *zones*: each (name, N_Port
+    names); *recovering*: a run with faults (every port a
+    :class:`~fcsim.fc2.recovering_port.RecoveringPort` too)."""
+    net = FabricNetwork()
+    domains = assign_domains(switches)
+    for config in switches:
+        if recovering:
+            net.switches[config.name] = RecoveringSwitch(
+                sim, config.name, domains[config.name], config.model, config.routing, net.losses)
+        else:
+            net.switches[config.name] = Switch(sim, config.name, domains[config.name],
+                                               config.model, config.routing)
+    isls: list[tuple[str, str, str, float]] = []
+    ends_of: dict[str, dict[str, SwitchPort]] = {}
+    for link in links:
+        (a_name, a_port), (b_name, b_port) = (split_end(e) for e in link.ends)
+        if a_port is None and b_port is None:
+            raise ValueError(f"link {link.name}: a fabric link needs a switch port at one end")
+        if a_port is None or b_port is None:
+            node, (sw_name, index) = ((a_name, (b_name, b_port)) if a_port is None
+                                      else (b_name, (a_name, a_port)))
+            _attach_node(sim, net, node, nports[node], net.switches[sw_name], index, link,
+                         recovering)
+        else:
+            a, b = net.switches[a_name], net.switches[b_name]
+            pa = make_port(sim, f"{a_name}:{a_port}", link.bb_credit or a.model.bb_credit,
+                           E_D_TOV, recovering)
+            pb = make_port(sim, f"{b_name}:{b_port}", link.bb_credit or b.model.bb_credit,
+                           E_D_TOV, recovering)
+            net.links[link.name] = Link(link.name, pa, pb, link.speed, link.cable,
+                                        link.bit_error_rate, link.error_rates)
+            pa.login(pb.rx_buffers)
+            pb.login(pa.rx_buffers)
+            ends_of[link.name] = {a_name: a.add_port(a_port, pa), b_name: b.add_port(b_port, pb)}
+            cost = link.cost if link.cost is not None else fspf_cost(link.speed.baud)
+            isls.append((a_name, b_name, link.name, cost))
+    unattached = set(nports) - set(net.nodes)
+    if unattached:
+        raise ValueError(f"nodes not linked to a switch: {', '.join(sorted(unattached))}")
+    net.isls, net.isl_ends = isls, ends_of
+    route(net, isls)
+    directory: set[int] = set()
+    zoning = Zoning({name: frozenset(net.nodes[member].port_id for member in members)
+                     for name, members in zones}) if zones else None
+    for switch in net.switches.values():
+        switch.services = FabricServices(switch, directory)
+        switch.services.zoning = zoning
+    net.zones = zones
+    # N_Ports log in with the peers they exchange with (both ways): the work of
+    # a fabric of thousands of N_Ports grows with its traffic, not its size squared;
+    # an alias group is logged in with implicitly (fcsim.fc3.build)
+    for a, b in pairs | {(b, a) for a, b in pairs}:
+        net.nodes[a].login(net.nodes[b])
+    net.addresses = {name: node.port_id for name, node in net.nodes.items()}
+    if login:
+        for name, node in net.nodes.items():
+            targets = sorted({net.addresses[d] for s, d in pairs if s == name})
+            net.logins[name] = FabricLogin(node, targets)
+            net.logins[name].start()
+    return net
+
+
+def _attach_node(sim: Simulation, net: FabricNetwork, name: str, params: ServiceParameters,
+                 switch: Switch, index: int, link: LinkSpec, recovering: bool) -> None:
+    """N_Port *name* with login service parameters *params*, cabled by *link*
+    to port *index* of *switch*; with *recovering*, both ports recover from
+    link faults."""
+    if name in net.nodes:
+        raise ValueError(f"N_Port {name} has more than one link; one link per N_Port")
+    node = NPort(sim, name, port_id(switch.domain, index), params,
+                 port=make_port(sim, name, params.bb_credit, params.e_d_tov, recovering))
+    net.nodes[name] = node
+    f_port = make_port(sim, f"{switch.name}:{index}", link.bb_credit or switch.model.bb_credit,
+                       E_D_TOV, recovering)
+    net.links[link.name] = Link(link.name, node.port, f_port, link.speed, link.cable,
+                                link.bit_error_rate, link.error_rates)
+    node.port.login(f_port.rx_buffers)
+    f_port.login(params.bb_credit)
+    switch.local[index] = switch.add_port(index, f_port)
+
+
+def route(net: FabricNetwork, isls: list[tuple[str, str, str, float]],
+          switches: list[str] | None = None, table: dict[Any, Any] | None = None) -> None:
+    """Give every switch of *net* (or those named in *switches*) its FSPF
+    routes over *isls* (those of :attr:`FabricNetwork.isls` in use); *table*:
+    their next hops (:func:`fcsim.fabric.routing.next_hops`), if already
+    computed."""
+    ends_of = net.isl_ends
+    if table is None:
+        table = next_hops(net.switches, isls)
+    domains = {name: sw.domain for name, sw in net.switches.items()}
+    for name in net.switches if switches is None else switches:
+        switch = net.switches[name]
+        routes = {domains[target]: [ends_of[key][name] for key in keys]  # type: ignore[index]
+                  for target, keys in table[name].items()}
+        switch.set_routing(routes, chooser(switch.routing, switch_seed(switch.domain)))

@@ -1,0 +1,55 @@
+"""Checks across keys of a fabric's ``[[zones]]``: names unique, every member
+an N_Port (by name or port World Wide Name), every workload between N_Ports
+that share a zone. The scenario's checks (:mod:`fcsim.scenario.checks`) call
+them with the N_Ports the nodes have."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from itertools import pairwise
+from typing import Any
+
+from fcsim.fc2.els_payload import port_wwn
+from fcsim.schema.errors import Problem, given
+from fcsim.schema.rules import unique
+
+
+def member_ports(members: tuple[str, ...], ports: list[str]) -> list[str | None]:
+    """The N_Port each of *members* names (its name or port WWN), None if none."""
+    by_wwn = {port_wwn(port): port for port in ports}
+    return [m if m in ports else by_wwn.get(m.lower()) for m in members]
+
+
+def zone_problems(doc: Any, raw: dict[str, Any], ports: list[str]) -> Iterator[Problem]:
+    """Every problem of the ``[[zones]]`` of the checked fabric *doc* read from
+    *raw*, whose nodes have the N_Ports named *ports*."""
+    zones = getattr(doc, "zones", [])
+    if not zones:
+        return
+    raws = raw["zones"]
+    yield from unique(raws, "zones", "name", [z.name for z in zones])
+    sets = []
+    for i, zone in enumerate(zones):
+        resolved = member_ports(zone.members, ports)
+        for j, (member, port) in enumerate(zip(zone.members, resolved, strict=True)):
+            if port is None:
+                yield Problem(f"zones[{i}].members[{j}]", given(member),
+                              "an N_Port name or its port WWN: " + ", ".join(
+                                  f"{p!r} ({port_wwn(p)})" for p in ports[:4])
+                              + (", ..." if len(ports) > 4 else ""))
+        sets.append({p for p in resolved if p is not None})
+    for i, w in enumerate(doc.workloads):
+        for s, d in _pairs(w):
+            if s in ports and d in ports and not any({s, d} <= zone for zone in sets):
+                yield Problem(f"workloads[{i}]", f"from {s!r} to {d!r}",
+                              "two N_Ports that share a zone (the name server shows an "
+                              "N_Port only those)")
+
+
+def _pairs(w: Any) -> list[tuple[str, str]]:
+    """The (sender, receiver) names of workload section *w*."""
+    if hasattr(w, "path"):
+        return list(pairwise(w.path))
+    sources = w.source if isinstance(w.source, tuple) else (w.source,)
+    targets = w.destination if isinstance(w.destination, tuple) else (w.destination,)
+    return [(s, d) for s in sources for d in targets]

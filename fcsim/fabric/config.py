@@ -1,0 +1,52 @@
+"""A fabric's tables in a scenario file: ``[fspf]``, FSPF's timers
+(docs/faults.md, "FSPF"), and ``[[zones]]``, which N_Ports see each other in
+the name server (docs/faults.md, "Zoning"). The scenario's document
+(:mod:`fcsim.scenario.sections.document`) assembles them with the others."""
+
+from __future__ import annotations
+
+from fcsim.schema.fields import Name, PositiveTime, Time, name_list
+from fcsim.schema.section import Section, key
+
+ZoneMembers = name_list(1, "a list of distinct N_Port names (node names, NAME.i) or port "
+                        "World Wide Names written '21:00:...'")
+
+
+class FspfSection(Section):
+    """FSPF's timers, fabric-wide (FC-SW; :mod:`fcsim.fabric.fspf`). A switch
+    whose E_Port leaves or enters Active routes around it at once, originates
+    a new Link State Record no sooner than `min_ls_interval` after its
+    previous one and floods it; a switch takes a new instance of a record only
+    `min_ls_arrival` after the previous one (earlier ones are discarded and
+    sent again after `rxmt_interval`) and computes its routes no sooner than
+    `spf_hold_time` after its previous computation. Defaults: FC-SW's
+    (Min_LS_Interval 5 s, Min_LS_Arrival 1 s, Rxmt_Interval 5 s) and Cisco
+    MDS's SPF hold time (0)."""
+
+    where = "in [fspf]"
+
+    min_ls_interval: Time = key("5 s", "Least time between two originations of a "
+                                "switch's Link State Record (FC-SW Min_LS_Interval), s.",
+                                "5 s")
+    min_ls_arrival: Time = key("1 s", "Least time between two accepted instances of one "
+                               "Link State Record at a switch (FC-SW Min_LS_Arrival), s.",
+                               "1 s")
+    rxmt_interval: PositiveTime = key("5 s", "An LSU left unacknowledged is sent again after "
+                                      "this (FC-SW Rxmt_Interval), s.", "5 s")
+    spf_hold_time: Time = key("0 s", "Least time between two route computations of a "
+                              "switch (Cisco MDS 'spf hold-time', default 0), s.", "200 ms")
+
+
+class ZoneSection(Section):
+    """A zone: N_Ports that may see each other. With zones, the name server's
+    answer to an N_Port (GID_FT) lists only the N_Ports that share a zone with
+    it; an N_Port in no zone sees no other (soft zoning: the switches do not
+    filter frames). Every workload runs between N_Ports that share a zone.
+    A member is an N_Port's name or its port World Wide Name, which fcsim
+    derives from the name (NAA 2: 21:00 then the CRC-32 of the name; `fcsim
+    run --pcap` shows it in FLOGI and PLOGI)."""
+
+    where = "in [[zones]]"
+
+    name: Name = key(help="The zone's name, unique among zones.", example="backup")
+    members: ZoneMembers = key(help="Its N_Ports.", example=["host", "21:00:00:00:9e:eb:a5:e1"])

@@ -1,0 +1,39 @@
+"""Field types of the cables of every technology's sections: the line speed
+and transmission code, propagation delay, bit error rates and cable length
+(Fibre Channel links and loops, Ethernet and Myrinet cables)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fcsim.fc0.speed import CODING_8B10B, CODING_64B66B
+from fcsim.schema.fields import choice, fraction, length, value_type
+
+CODINGS = {"8b/10b": CODING_8B10B, "64b/66b": CODING_64B66B}
+"""The transmission codes a link may name."""
+SPEED_HELP = ("Line speed: a catalog name (case-insensitive) 133M, 266M, 531M, 1062M, 1GFC, "
+              "2GFC, 4GFC, 8GFC (8b/10b), 16GFC, 32GFC (64b/66b), or a baud rate such as "
+              "'265.625 Mbaud'.")
+CODING_HELP = ("The transmission code. Default: the catalog speed's own coding, 8b/10b for a "
+               "baud rate given directly. Setting it keeps the baud rate.")
+PROPAGATION_HELP = ("One-way delay per length, written 'TIME/LENGTH'; each half is read as a "
+                    "quantity, and a length without a number means 1 of that unit ('5 ns/m' = "
+                    "'5 ns / 1 m'; '5 us/km' is the same value).")
+DEFAULT_PROPAGATION = "5 ns/m"
+"""Light in glass fibre (FC-PI); :data:`fcsim.fc0.cable.DEFAULT_PROPAGATION` in SI."""
+Coding = choice(CODINGS, "'8b/10b' or '64b/66b'")
+BitErrorRate = fraction("a number in [0, 1) such as 1e-12")
+
+
+def _two_rates(value: Any) -> tuple[float, float]:
+    if not (isinstance(value, list) and len(value) == 2
+            and all(type(v) in (int, float) and 0 <= v < 1 for v in value)):
+        raise ValueError()
+    return float(value[0]), float(value[1])
+
+
+BitErrorRates = value_type(tuple, _two_rates, "a list of two numbers in [0, 1) such as "
+                           "[1e-9, 1e-12]", {"type": "array", "minItems": 2, "maxItems": 2,
+                                             "items": {"type": "number", "minimum": 0,
+                                                       "exclusiveMaximum": 1}})
+CableLength = length()

@@ -1,0 +1,266 @@
+"""The storage side of a scenario: an FCP target with its device on every node
+that names one (a model, or the node's own disks on its channels), the
+disks on every node's channels, an FCP initiator on every node that runs
+block workloads to targets, a request queue per node and device it
+addresses, and the fio and dd jobs, each on a volume of its devices (through
+the node's host, with its system-call and copy costs, when it has one).
+:class:`Storage` reads the nodes and workloads of a scenario through
+:class:`StorageScenario`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from fcsim.engine.simulation import Simulation
+from fcsim.fc2.nport import NPort
+from fcsim.fc4.fcp_initiator import DEFAULT_TIMEOUT, FcpInitiator
+from fcsim.fc4.fcp_target import FcpTarget
+from fcsim.host.block import FcpLun, HostIo, Volume, striped_capacity
+from fcsim.host.cpu import INTERRUPT
+from fcsim.host.host import Host
+from fcsim.host.request_queue import RequestQueue
+from fcsim.storage.array import DiskArray
+from fcsim.storage.config import FioConfig
+from fcsim.storage.device_model import ArrayModel, DiskModel, RamDiskModel
+from fcsim.storage.disk import Disk
+from fcsim.storage.local import (
+    MAXPHYS,
+    BlockConfig,
+    ChannelConfig,
+    DiskServer,
+    LocalDisks,
+    LocalTarget,
+)
+from fcsim.storage.ramdisk import RamDisk
+from fcsim.topology.network import Network
+from fcsim.workload.fio import Fio
+
+_DEVICES: dict[type, Any] = {DiskModel: Disk, RamDiskModel: RamDisk, ArrayModel: DiskArray}
+"""The simulated device of each kind of model."""
+
+
+class StorageNode(Protocol):
+    """What the storage builder reads of a node: its name, its disk channels,
+    its block layer (None: the defaults), the device behind its FCP target
+    (None: not a target) and the target's maximum burst, bytes (None: no
+    limit)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def channels(self) -> Sequence[ChannelConfig]: ...
+    @property
+    def block(self) -> BlockConfig | None: ...
+    @property
+    def target(self) -> DiskModel | RamDiskModel | ArrayModel | LocalTarget | None: ...
+    @property
+    def max_burst(self) -> int | None: ...
+
+
+class StorageScenario(Protocol):
+    """What the storage builder reads of a scenario: its nodes, and its
+    workloads, of which it builds the :class:`~fcsim.storage.config.FioConfig`
+    ones (fio and dd jobs)."""
+
+    @property
+    def nodes(self) -> Sequence[StorageNode]: ...
+    @property
+    def workloads(self) -> Sequence[object]: ...
+
+
+def limit(target: FcpTarget, device: Disk | RamDisk | DiskArray | DiskServer,
+          interval: float) -> tuple[str, float]:
+    """The busiest of the device's resources and the target's link directions
+    over *interval* s, and its utilisation: what limits the target."""
+    used = dict(device.utilisations(interval))
+    port = target.nport.port
+    if interval > 0:
+        used["FC link to the initiators"] = port.stats.busy_time / interval
+        peer = getattr(port, "peer", None)
+        if peer is not None:
+            used["FC link from the initiators"] = peer.stats.busy_time / interval
+    name = max(used, key=used.__getitem__)
+    return name, used[name]
+
+
+class Storage:
+    """The targets, local disks, request queues, initiators and block jobs of
+    *scenario* on the built *net*."""
+
+    def __init__(self, sim: Simulation, scenario: StorageScenario, net: Network,
+                 hosts: dict[str, Host] | None = None) -> None:
+        self.sim, self.net, self.hosts = sim, net, hosts or {}
+        self._nodes = {n.name: n for n in scenario.nodes}
+        self.local = {n.name: LocalDisks(sim, n.name, n.channels, self._bus(n.name))
+                      for n in scenario.nodes if n.channels}
+        self.queues: dict[str, dict[str, RequestQueue]] = {}
+        self.initiators: dict[str, FcpInitiator] = {}
+        self._classes = {w.source: (w.cls, w.timeout) for w in reversed(scenario.workloads)
+                         if isinstance(w, FioConfig)}
+        self.devices: dict[str, Disk | RamDisk | DiskArray | DiskServer] = {}
+        self.targets: dict[str, FcpTarget] = {}
+        for node in scenario.nodes:
+            model = node.target
+            if model is None:
+                continue
+            if isinstance(model, LocalTarget):
+                volume = Volume(sim, tuple(self._queue(node.name, d) for d in model.disks),
+                                model.stripe)
+                device: Any = DiskServer(model, volume, [self.local[node.name].disks[d]
+                                                         for d in model.disks])
+            else:
+                device = _DEVICES[type(model)](sim, node.name, model)
+            self.devices[node.name] = device
+            ports = [port for port, _ in net.attachments(node.name) if isinstance(port, NPort)]
+            self.targets[node.name] = FcpTarget(sim, ports[0], device, model.queue_depth,
+                                                node.max_burst)
+        self.jobs: list[tuple[FioConfig, Fio]] = []
+        for w in scenario.workloads:
+            if not isinstance(w, FioConfig):
+                continue
+            volume = self.volume(w.source, w.targets, w.stripe)
+            device = (HostIo(self.hosts[w.source], volume) if w.source in self.hosts
+                      else volume)
+            capacity = striped_capacity([self._capacity(w.source, t) for t in w.targets],
+                                        w.stripe)
+            self.jobs.append((w, Fio(sim, w.name, device, capacity, w.options, w.start,
+                                     metered=True)))
+
+    def _bus(self, node: str) -> Any:
+        host = self.hosts.get(node)
+        return host.bus if host is not None else None
+
+    def _capacity(self, node: str, device: str) -> int:
+        local = self.local.get(node)
+        if local is not None and device in local.disks:
+            return local.disks[device].model.capacity
+        return self.devices[device].model.capacity
+
+    def volume(self, node: str, devices: tuple[str, ...], stripe: int | None) -> Volume:
+        """A volume of *node* over *devices* (its local disks, or FCP target nodes),
+        striped in grains of *stripe* bytes when several, each behind its request
+        queue."""
+        return Volume(self.sim, tuple(self._queue(node, d) for d in devices), stripe)
+
+    def _initiator(self, node: str, port: NPort) -> FcpInitiator:
+        """*node*'s FCP initiator on *port*, made at its first use, in the class
+        and with the timeout of the node's first block job (Class 3 and Linux
+        sd's timeout for a node that runs none: a transfer's relay)."""
+        initiator = self.initiators.get(port.name)
+        if initiator is None:
+            cls, timeout = self._classes.get(node, (3, DEFAULT_TIMEOUT))
+            initiator = self.initiators[port.name] = FcpInitiator(self.sim, port, cls, timeout)
+        return initiator
+
+    def _queue(self, node: str, device: str) -> RequestQueue:
+        """The request queue of *node* in front of *device* (one of its local
+        disks, or an FCP target node), made on first use."""
+        queues = self.queues.setdefault(node, {})
+        queue = queues.get(device)
+        if queue is not None:
+            return queue
+        block = self._nodes[node].block or BlockConfig()
+        local = self.local.get(node)
+        host = self.hosts.get(node)
+        interrupt = None
+        if host is not None:
+            cpu, cost = host.cpu, host.model.interrupt
+
+            def interrupt() -> None:
+                cpu.run(cost, None, INTERRUPT)
+        metered = not (local is not None and device in local.disks)
+        if not metered:
+            disk: Any = local.disks[device]  # type: ignore[union-attr]
+            depth = block.queue_depth or disk.model.queue_depth
+            largest = block.max_request or MAXPHYS
+        else:
+            port, address = self.net.route(node, device, fibre_channel=True)
+            disk = FcpLun(self._initiator(node, port), address)
+            depth, largest = block.queue_depth, block.max_request
+        queue = queues[device] = RequestQueue(self.sim, f"{node}:{device}", disk, depth,
+                                              largest, block.merge, block.elevator, interrupt,
+                                              metered)
+        return queue
+
+    def __bool__(self) -> bool:
+        return bool(self.targets or self.jobs)
+
+    def warnings(self) -> list[str]:
+        """A line for each target whose jobs may keep more commands outstanding
+        (fio's iodepth x numjobs, summed over the jobs of each node and capped
+        at the node's request-queue depth) than its task set holds: the
+        excess is answered TASK SET FULL and waits at the initiators, so the
+        device sees its queue depth, not the jobs' (real systems allow it)."""
+        wanted: dict[str, dict[str, int]] = {}
+        for config, _ in self.jobs:
+            for name in config.targets:
+                if name in self.targets:
+                    nodes = wanted.setdefault(name, {})
+                    nodes[config.source] = (nodes.get(config.source, 0)
+                                            + config.options.iodepth * config.options.numjobs)
+        out = []
+        for name, nodes in wanted.items():
+            depths = [self.queues[node][name].depth for node in nodes]
+            total = sum(n if depth is None else min(n, depth)
+                        for n, depth in zip(nodes.values(), depths, strict=True))
+            depth = self.targets[name].queue_depth
+            if total > depth:
+                out.append(f"target {name}: its jobs keep up to {total} commands outstanding "
+                           f"(iodepth x numjobs), more than its queue depth of {depth}: the "
+                           f"other {total - depth} wait at the initiators after TASK SET FULL")
+        return out
+
+    def reset_stats(self) -> None:
+        """Start a new measured interval."""
+        for device in self.devices.values():
+            device.reset_stats()
+        for target in self.targets.values():
+            target.reset_stats()
+        for local in self.local.values():
+            local.reset_stats()
+        for queues in self.queues.values():
+            for queue in queues.values():
+                queue.reset_stats()
+        for initiator in self.initiators.values():
+            initiator.reset_fabric()
+        for _, job in self.jobs:
+            job.reset_stats()
+
+    def results(self, interval: float) -> dict[str, Any]:
+        """Jobs (fio figures; a dd's as dd reports them), targets and their
+        devices, local disks and channels, request queues, and initiators'
+        recovery counts over *interval* s."""
+        jobs = {}
+        for config, job in self.jobs:
+            figures = job.results(interval)
+            if config.dd:
+                elapsed = figures["elapsed_s"]
+                moved = figures["moved_bytes"]  # dd counts from its start, warm-up or not
+                figures = {"direction": config.options.rw, "bs": config.options.bs,
+                           "count": config.options.count, "bytes": moved,
+                           "elapsed_s": elapsed, "finished": elapsed is not None,
+                           "bytes_per_s": moved / elapsed if elapsed else None}
+            jobs[config.name] = figures
+        targets = {}
+        for name, target in self.targets.items():
+            device = self.devices[name]
+            busiest, share = limit(target, device, interval)
+            d_id = target.nport.port_id
+            fabric = [i.fabric.get(d_id, (0.0, 0)) for i in self.initiators.values()]
+            count = sum(n for _, n in fabric)
+            targets[name] = {"device": device.model.name, "limit": busiest,
+                             "limit_utilisation": share,
+                             "mean_queue_depth": target.mean_depth(interval),
+                             "max_queue_depth": target.max_depth,
+                             "task_set_full": target.queue_full, "aborts": target.aborts,
+                             **device.results(interval),
+                             "mean_fabric_s": sum(t for t, _ in fabric) / count
+                             if count else None}
+        initiators = {name: vars(i.stats).copy() for name, i in self.initiators.items()}
+        out = {"jobs": jobs, "targets": targets, "initiators": initiators,
+               "queues": {node: {name: q.results(interval) for name, q in queues.items()}
+                          for node, queues in self.queues.items()}}
+        if self.local:
+            out["local"] = {node: local.results(interval) for node, local in self.local.items()}
+        return out

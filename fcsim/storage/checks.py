@@ -1,0 +1,154 @@
+"""Checks across keys of block storage: each of a node's disk channels holds
+no more disks than it has addresses for, addresses are real and distinct,
+`target_disks` names disks the node has, and a fio or dd job addresses
+targets or its node's disks, in whole blocks, on a volume it fits."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from fcsim.fc4.fcp import BLOCK
+from fcsim.host.block import striped_capacity
+from fcsim.schema.errors import Problem, count, given
+from fcsim.schema.rules import unique
+from fcsim.storage.config import DdSection, FioSection
+
+
+def local_disks(node: Any) -> dict[str, Any]:
+    """The disks on the channels of node section *node*: name -> disk model
+    (addresses as the channel gives them, else 0, 1, 2, ... skipping the
+    adapter's SCSI ID; a channel over its capacity names only what fits)."""
+    out = {}
+    for c in getattr(node, "channels", ()):
+        ids = c.ids or [i for i in range(c.model.ids)
+                        if c.model.kind == "ata" or i != c.adapter_id]
+        for address, model in zip(ids, c.disks, strict=False):
+            out[f"{c.name}.{address}"] = model
+    return out
+
+
+def channels(nodes: Any, raws: list[dict[str, Any]]) -> Iterator[Problem]:
+    """Every problem of the nodes' channels and served disks."""
+    for i, node in enumerate(nodes):
+        if not hasattr(node, "channels"):
+            continue
+        raw = raws[i]
+        yield from unique(raw.get("channels", []), f"nodes[{i}].channels", "name",
+                          [c.name for c in node.channels])
+        for j, c in enumerate(node.channels):
+            yield from _channel(c, raw["channels"][j], f"nodes[{i}].channels[{j}]")
+        if hasattr(node, "target_disks"):
+            yield from _served(node, raw, f"nodes[{i}]")
+
+
+def _channel(c: Any, raw: dict[str, Any], path: str) -> Iterator[Problem]:
+    model = c.model
+    if len(c.disks) > model.devices:
+        what = (f"at most {model.devices} disks on {model.name} ({model.ids} SCSI IDs, one "
+                "the host adapter's)" if model.kind == "scsi" else
+                f"at most 2 disks on an ATA channel (master and slave; {model.name})")
+        yield Problem(f"{path}.disks", f"given {count(len(c.disks), 'disk')}", what)
+    if c.ids is not None:
+        if len(c.ids) != len(c.disks):
+            yield Problem(f"{path}.ids", given(raw["ids"]),
+                          f"one address per disk ({count(len(c.disks), 'disk')})")
+        for k, address in enumerate(c.ids):
+            if address >= model.ids:
+                yield Problem(f"{path}.ids[{k}]", given(address),
+                              f"an address 0..{model.ids - 1} on {model.name}")
+            elif model.kind == "scsi" and address == c.adapter_id:
+                yield Problem(f"{path}.ids[{k}]", given(address),
+                              f"an ID other than the host adapter's ({c.adapter_id})")
+    if model.kind == "scsi" and c.adapter_id >= model.ids:
+        yield Problem(f"{path}.adapter_id", given(raw["adapter_id"]),
+                      f"a SCSI ID 0..{model.ids - 1} on {model.name}")
+
+
+def _served(node: Any, raw: dict[str, Any], path: str) -> Iterator[Problem]:
+    if node.target_disks is None:
+        for k in ("target_stripe", "target_queue_depth"):
+            if k in raw:
+                yield Problem(f"{path}.{k}", given(raw[k]), "no target_stripe or "
+                              "target_queue_depth without target_disks")
+        return
+    if node.target is not None:
+        yield Problem(f"{path}.target_disks", given(raw["target_disks"]),
+                      "either target (a device model) or target_disks (the node's own "
+                      "disks), not both")
+    disks = local_disks(node)
+    for k, name in enumerate(node.target_disks):
+        if name not in disks:
+            where = (f"{path}.target_disks" if len(node.target_disks) == 1
+                     else f"{path}.target_disks[{k}]")
+            yield Problem(where, given(name), "a disk of this node's channels: "
+                          + (", ".join(map(repr, disks)) or "it has none ([[nodes.channels]])"))
+    if len(node.target_disks) > 1 and node.target_stripe is None:
+        yield Problem(f"{path}.target_stripe", "missing", "a stripe grain such as '32 KiB' "
+                      "for a target over several disks")
+    if node.target_stripe is not None and node.target_stripe % BLOCK:
+        yield Problem(f"{path}.target_stripe", given(raw["target_stripe"]),
+                      f"a whole number of {BLOCK}-byte blocks")
+
+
+def block_job(w: FioSection | DdSection, raw: dict[str, Any], path: str,
+              targets: dict[str, Any], own: dict[str, Any]) -> Iterator[Problem]:
+    """Every problem of the fio or dd job *w* at *path* (*raw* its table): it
+    addresses FCP targets (*targets*: node name -> device model) or its node's
+    own disks (*own*: disk name -> disk model), a volume over several has a
+    stripe, and a job fits the targets' queues and capacity."""
+    devices, remote = [], []
+    for j, end in enumerate(w.destination):
+        where = f"{path}.to" if len(w.destination) == 1 else f"{path}.to[{j}]"
+        if end in own:
+            devices.append(own[end])
+        elif end not in targets:
+            mine = f", or a disk of {w.source}'s channels ({', '.join(own)})" if own else ""
+            yield Problem(where, given(end), "an FCP target node (key 'target' or "
+                          f"'target_disks' in [[nodes]]){mine}")
+        else:
+            devices.append(targets[end])
+            remote.append(targets[end])
+    if len(devices) < len(w.destination):
+        return
+    if w.bs % BLOCK:
+        yield Problem(f"{path}.bs", given(raw["bs"]),
+                      f"a whole number of {BLOCK}-byte blocks (READ(10)/WRITE(10) count them)")
+    if len(devices) > 1 and w.stripe is None:
+        yield Problem(f"{path}.stripe", "missing", "a stripe grain such as '32 KiB' for a "
+                      "volume over several targets")
+    if w.stripe is not None and w.stripe % BLOCK:
+        yield Problem(f"{path}.stripe", given(raw["stripe"]),
+                      f"a whole number of {BLOCK}-byte blocks")
+    if isinstance(w, DdSection):
+        yield from _dd(w, raw, path, devices)
+        return
+    depth = min((d.queue_depth for d in remote), default=w.iodepth)
+    if w.iodepth > depth:
+        yield Problem(f"{path}.iodepth", given(w.iodepth),
+                      f"at most the target's queue depth ({depth}, "
+                      f"{min(remote, key=lambda d: d.queue_depth).name})")
+    capacity = striped_capacity([d.capacity for d in devices], w.stripe or BLOCK)
+    end = w.offset + (w.size if w.size is not None else capacity - w.offset)
+    if end > capacity or end - w.offset < w.bs:
+        key = "size" if "size" in raw else "offset"
+        yield Problem(f"{path}.{key}", given(raw.get(key, 0)),
+                      f"a region of at least bs that fits the device's {capacity} "
+                      f"bytes ({', '.join(d.name for d in devices)})")
+
+
+def _dd(w: DdSection, raw: dict[str, Any], path: str, devices: list[Any]) -> Iterator[Problem]:
+    """skip goes with reading the device (dd's input), seek with writing it
+    (dd's output), and every block dd moves lies on the device."""
+    key, wrong = ("seek", "skip") if w.direction == "write" else ("skip", "seek")
+    if wrong in raw:
+        yield Problem(f"{path}.{wrong}", given(raw[wrong]),
+                      f"no {wrong} with direction = '{w.direction}': the device is dd's "
+                      f"{'output' if w.direction == 'write' else 'input'}, offset by {key}")
+        return
+    capacity = striped_capacity([d.capacity for d in devices], w.stripe or BLOCK)
+    if w.offset + w.count * w.bs > capacity:
+        where = key if key in raw else "count"
+        yield Problem(f"{path}.{where}", given(raw[where]),
+                      f"a dd that ends on the device: ({key} + count) x bs <= its "
+                      f"{capacity} bytes ({', '.join(d.name for d in devices)})")

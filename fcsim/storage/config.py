@@ -1,0 +1,228 @@
+"""Block storage in a scenario: the ``[[nodes.channels]]`` tables (disk
+channels on a node, with their disks), the ``[nodes.block]`` table (the
+node's block layer), and the ``[[workloads]]`` tables of block storage (fio
+jobs and dd, run by a node's FCP initiator against a node that is an FCP
+target, ``target`` in ``[[nodes]]``, or against the node's own disks), with
+:class:`FioConfig`, such a job as a typed value in SI units that
+:class:`fcsim.storage.build.Storage` builds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from fcsim.schema.fields import (
+    Count,
+    Flag,
+    Name,
+    OneOrMoreNames,
+    Time,
+    choice,
+    integer,
+    is_int,
+    size,
+    time,
+    value_type,
+)
+from fcsim.schema.section import Section, key
+from fcsim.storage.channel_model import load_channel_model
+from fcsim.storage.device_model import load_disk_model
+from fcsim.workload.fio import RW_MODES, FioOptions
+
+BlockSize = size(512, text="a size with a unit such as '4 KiB', a whole number of 512-byte "
+                           "blocks, >= 512 B")
+Region = size(512, text="a size with a unit such as '1 GiB', >= 512 B")
+Offset = size(0)
+Rw = choice({mode: mode for mode in RW_MODES})
+Percent = integer(0, 100, "an integer 0..100 (percent)")
+FcpClass = integer(2, 3, "a class of service for FCP: 2 or 3")
+Timeout = time(above=True)
+Direction = choice({"read": "read", "write": "write"})
+Blocks = integer(0, text="an integer >= 0 (blocks of bs)")
+Grain = size(512, text="a size with a unit such as '32 KiB', a whole number of 512-byte "
+                       "blocks, >= 512 B")
+
+
+class _Block(Section):
+    """Keys of every block workload: it runs from an initiator to a target."""
+
+    name: Name = key(None, "The workload's name, unique among workloads (default: "
+                     "workload<i>).", "randread")
+    type: str = key(help="The kind of workload.")
+    source: Name = key(alias="from", help="The node issuing the commands (its FCP "
+                       "initiator).", example="host")
+    destination: OneOrMoreNames = key(alias="to", help="The FCP target node (a node with target), "
+                               "or a list of them: a volume striped over them in grains of "
+                               "stripe bytes, round robin.", example="array")
+    stripe: Grain = key(None, "The stripe grain of a volume over several targets, bytes "
+                        "(the Slice client stripes 32 KiB).", "32 KiB")
+    cls: FcpClass = key(3, "The class of service of the exchanges.", 2, alias="class")
+    timeout: Timeout = key("30 s", "Command timeout, s: an unanswered command is aborted "
+                           "(ABTS) and sent again (default: Linux sd's 30 s).", "1 s")
+    start: Time = key("0 s", "When the job starts (after PRLI with the target), s.", "1 ms")
+
+
+class FioSection(_Block):
+    """An fio job against the target's logical unit: `numjobs` jobs, each with
+    `iodepth` commands outstanding, sequential or random, reporting IOPS,
+    throughput and completion-latency percentiles."""
+
+    where = "with type = 'fio'"
+
+    type: Literal["fio"] = key(help="An fio job.")
+    rw: Rw = key(help="Access pattern, fio --rw.", example="randread")
+    bs: BlockSize = key("4 KiB", "Bytes per command, fio --bs.", "64 KiB")
+    iodepth: Count = key(1, "Commands outstanding per job, fio --iodepth; at most the "
+                         "target's queue depth.", 32)
+    numjobs: Count = key(1, "Jobs, fio --numjobs.", 4)
+    rwmixread: Percent = key(50, "Percent reads of randrw, fio --rwmixread.", 70)
+    offset: Offset = key(0, "Start of the region addressed, bytes, fio --offset.", "1 GiB")
+    size: Region = key(None, "Bytes of the region addressed, fio --size (default: to the end "
+                       "of the device).", "8 GiB")
+    count: Count = key(None, "Commands per job, fio --number_ios (default: until the run "
+                       "ends).", 1000)
+
+
+class DdSection(_Block):
+    """dd between the target's logical unit and memory, data not touched: `read`
+    is `dd if=/dev/sdX of=/dev/null bs=BS count=N skip=K`, `write` is
+    `dd if=/dev/zero of=/dev/sdX bs=BS count=N seek=K`; one command at a time
+    from K blocks of BS into the device (its start by default): a disk's zone
+    there sets the media rate. Reports the bytes moved and the elapsed time."""
+
+    where = "with type = 'dd'"
+
+    type: Literal["dd"] = key(help="dd.")
+    direction: Direction = key(help="Read from the target or write to it.", example="read")
+    bs: BlockSize = key("512 B", "Bytes per command, dd bs= (dd's default 512).", "64 KiB")
+    count: Count = key(help="Commands, dd count=.", example=1000)
+    skip: Blocks = key(0, "direction = 'read' only: blocks of bs skipped at the start of the "
+                       "device before reading, dd skip= (the device is dd's input).", 100000)
+    seek: Blocks = key(0, "direction = 'write' only: blocks of bs skipped at the start of the "
+                       "device before writing, dd seek= (the device is dd's output).", 100000)
+
+    @property
+    def offset(self) -> int:
+        """Where on the device the first command starts, bytes."""
+        return (self.skip + self.seek) * self.bs
+
+
+def _channel_model(value: Any) -> Any:
+    if not (isinstance(value, str) and value.strip()):
+        raise ValueError()
+    return load_channel_model(value)
+
+
+def _disks(value: Any) -> tuple[Any, ...]:
+    if not (isinstance(value, list) and value
+            and all(isinstance(v, str) and v.strip() for v in value)):
+        raise ValueError()
+    return tuple(load_disk_model(v) for v in value)
+
+
+def _ids(value: Any) -> tuple[int, ...]:
+    if not (isinstance(value, list) and value and all(is_int(v) and 0 <= v <= 15
+                                                      for v in value)
+            and len(set(value)) == len(value)):
+        raise ValueError()
+    return tuple(value)
+
+
+ChannelName = value_type(object, _channel_model, "the name of a disk channel model in "
+                         "models/disk-channels/ or a model file ending in .toml",
+                         {"type": "string", "minLength": 1})
+DiskModels = value_type(tuple, _disks, "a non-empty list of disk model names from "
+                        "models/disks/ (or model files ending in .toml), one per disk",
+                        {"type": "array", "items": {"type": "string", "minLength": 1},
+                         "minItems": 1})
+Addresses = value_type(tuple, _ids, "a non-empty list of distinct addresses 0..15, one per "
+                       "disk (SCSI IDs; ATA: 0 master, 1 slave)",
+                       {"type": "array", "items": {"type": "integer", "minimum": 0,
+                                                   "maximum": 15},
+                        "minItems": 1, "uniqueItems": True})
+AdapterId = integer(0, 15, "a SCSI ID 0..15")
+Depth = integer(1, text="an integer >= 1 (commands)")
+Largest = size(512, text="a size with a unit such as '128 KiB', >= 512 B")
+Order = choice({"elevator": True, "fifo": False})
+LocalNames = value_type(tuple, lambda v: _local_names(v), "a disk name such as 'scsi0.0', or "
+                        "a list of distinct ones", {"anyOf": [
+                            {"type": "string", "minLength": 1},
+                            {"type": "array", "items": {"type": "string", "minLength": 1},
+                             "minItems": 1, "uniqueItems": True}]})
+"""Disks of the node's own channels, by name ('scsi0.0'), one or several."""
+
+
+def _local_names(value: Any) -> tuple[str, ...]:
+    names = value if isinstance(value, list) else [value]
+    if not (names and all(isinstance(n, str) and n.strip() for n in names)
+            and len(set(names)) == len(names)):
+        raise ValueError()
+    return tuple(names)
+
+
+class ChannelSection(Section):
+    """A disk channel of the node (a SCSI bus, an ATA channel) and the disks on
+    it. Its disks are named `<channel>.<address>` (`scsi0.0`: SCSI ID 0 on
+    `scsi0`); a job on the node addresses them with `to`, and `target_disks`
+    serves them over FC. When the node has a host, the channel's adapter moves
+    every byte over the host's I/O bus."""
+
+    where = "in [[nodes.channels]]"
+
+    name: Name = key(help="The channel's name, unique on its node; its disks are named "
+                     "<name>.<address>.", example="scsi0")
+    model: ChannelName = key(help="The channel: a model in models/disk-channels/ "
+                             "(ultra-scsi, ultra-wide-scsi, ultra-ata-33) or a model file "
+                             "path ending in .toml.", example="ultra-wide-scsi")
+    disks: DiskModels = key(help="The disks on the channel, one disk model each, in "
+                            "address order.", example=["seagate-medalist-pro-st39140w"])
+    ids: Addresses = key(None, "Each disk's address: its SCSI ID (arbitration priority "
+                         "7 highest .. 0, then 15 .. 8) or ATA 0 master / 1 slave "
+                         "(default: 0, 1, 2, ... skipping the host adapter's ID).", [0, 1])
+    adapter_id: AdapterId = key(7, "SCSI only: the host adapter's SCSI ID (7, the highest "
+                                "priority, as adapters are usually set).", 7)
+
+
+class BlockSection(Section):
+    """The node's block layer: one request queue per device its jobs (or its
+    target) address, merging adjacent requests and cutting large ones (see
+    docs/storage.md)."""
+
+    where = "in [nodes.block]"
+
+    queue_depth: Depth = key(None, "Commands the block layer gives each device at once; "
+                             "the rest wait in the queue, where they may merge (default: a "
+                             "local disk's own queue depth; an FCP target: no limit).", 32)
+    max_request: Largest = key(None, "The largest request, bytes: longer ones are cut, merges "
+                               "stop there (default: 128 KiB, FreeBSD's MAXPHYS, for local "
+                               "disks; no limit for FCP targets).", "128 KiB")
+    merge: Flag = key(True, "Merge a request into a waiting one it continues (same "
+                      "direction, adjacent).", False)
+    order: Order = key("elevator", "The order waiting requests go to the device: 'elevator' "
+                       "(one-way, C-LOOK, as FreeBSD's bufqdisksort) or 'fifo'.", "fifo")
+
+
+@dataclass(frozen=True)
+class FioConfig:
+    """An fio job from *source* against *destination*: an FCP target node or a
+    disk on *source*'s own channels (then no FC is involved),
+    with *options*, in Class *cls*; commands time out after *timeout* s; it
+    starts at *start* s. A dd is a job of this kind (:attr:`dd`: report it as
+    dd does). *stripe_over*: the targets of a volume striped in grains of
+    *stripe* bytes (the first is *destination*; empty: one target)."""
+
+    name: str
+    source: str
+    destination: str
+    options: FioOptions
+    cls: int = 3
+    timeout: float = 30.0
+    start: float = 0.0
+    dd: bool = False
+    stripe_over: tuple[str, ...] = ()
+    stripe: int | None = None
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        """Every target the job addresses, in stripe order."""
+        return self.stripe_over or (self.destination,)
