@@ -100,9 +100,9 @@ def level(demands: list[float], units: list[float], capacity: float) -> float:
     return math.inf
 
 
-def round_robin(group: list[Queue], rate: np.ndarray, holding: list[set[int]],
-                positions: list[dict[int, float]], capacity: np.ndarray,
-                resources: list[int], own: set[int], rising: set[int]) -> float:
+def round_robin(group: list[Queue], rate: list[float], holding: list[set[int]],
+                positions: list[dict[int, float]], capacity: list[float],
+                resources: list[int], rising: set[int]) -> float:
     """The level of the output whose queues are *group*, for a max-min
     solution (*rate* per sender, the resources *holding* each; *positions*
     per exchange each resource's place on its path): every queue gets
@@ -113,30 +113,34 @@ def round_robin(group: list[Queue], rate: np.ndarray, holding: list[set[int]],
     count) are full at the level (inf if they never are). A sender held by a
     cap that is still rising (*rising*) counts as wanting more wherever it
     is."""
-    rates, demands = [], []
-    wanted = set(resources) | own | rising
+    rates, demands, loads = [], [], []
     for q in group:
         r = 0.0
         waits = False
-        for j, share, k, e in zip(q.senders, q.shares, q.positions, q.exchanges, strict=True):
-            r += share * rate[j]
-            place = positions[e]
-            waits = waits or bool(holding[j]) and all(
-                h in rising or place.get(h, -1) >= k for h in holding[j])
+        load: dict[int, float] = {}
+        for j, share, k, e, units in zip(q.senders, q.shares, q.positions, q.exchanges, q.units,
+                                         strict=True):
+            m = share * rate[j]
+            r += m
+            for i, u in units.items():
+                load[i] = load.get(i, 0.0) + m * u
+            if not waits:
+                holders = holding[j]
+                place = positions[e]
+                waits = bool(holders) and all(h in rising or place.get(h, -1) >= k
+                                              for h in holders)
         rates.append(r)
         demands.append(math.inf if waits else r)
-    if not any(math.isinf(d) for d in demands) and rates:
+        loads.append(load)
+    if math.inf not in demands and rates:
         most = max(rates)  # none waits: the level the busiest would fill it at
         demands = [math.inf if r >= most * (1 - CLOSE) else d
                    for r, d in zip(rates, demands, strict=True)]
     top = math.inf
     for i in resources:
-        units = []
-        for q, r in zip(group, rates, strict=True):
-            load = sum(share * rate[j] * u.get(i, 0.0)
-                       for j, share, u in zip(q.senders, q.shares, q.units, strict=True))
-            units.append(load / r if r > 0 else 0.0)
-        top = min(top, level(demands, units, float(capacity[i])))
+        units = [load.get(i, 0.0) / r if r > 0 else 0.0
+                 for load, r in zip(loads, rates, strict=True)]
+        top = min(top, level(demands, units, capacity[i]))
     return top
 
 

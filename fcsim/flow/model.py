@@ -95,7 +95,11 @@ def _per_frame(stream: StreamFlow) -> tuple[float, float]:
             stream.size / len(payloads))
 
 
-DAMPING = float(__import__("os").environ.get("DAMP", "0.5"))
+DAMPING = 0.5
+"""Each round of :func:`_settle` moves a level this fraction of the way to
+what its round robin gives (a full step can swing between two states)."""
+SETTLED = 1e-6
+"""Relative move under which every output's level counts as settled."""
 ROUNDS = 200
 """Solutions per output after which the arbitration levels count as
 unsettled (:func:`_levels`; the result is then flagged *arbitration
@@ -247,10 +251,10 @@ def _levels(by_output: dict[str, list[Queue]], where: dict[tuple[str, str, str |
         holding = held(rows, cols, values, cap, filling.rate, load)
         rising = {int(i) for o, idx in own.items() if o not in fixed for i in idx}
         if full:
+            rate, limit = filling.rate.tolist(), cap.tolist()
             for o in full:
-                fixed[o] = min(t, round_robin(by_output[o], filling.rate, holding, positions, cap,
-                                              [i for i in mine[o] if eligible(i)],
-                                              set(own[o].tolist()), rising))
+                fixed[o] = min(t, round_robin(by_output[o], rate, holding, positions, limit,
+                                              [i for i in mine[o] if eligible(i)], rising))
             before = None
             continue
         if math.isinf(t) or not any(h in rising for hs in holding for h in hs):
@@ -292,15 +296,15 @@ def _settle(by_output: dict[str, list[Queue]], own: dict[str, np.ndarray],
         filling = max_min(rows, cols, values, cap, senders)
         holding = held(rows, cols, values, cap, filling.rate, filling.load)
         found = {}
+        rate, limit = filling.rate.tolist(), cap.tolist()
         for o, group in by_output.items():
-            level = round_robin(group, filling.rate, holding, positions, cap, mine[o],
-                                set(own[o].tolist()), set())
+            level = round_robin(group, rate, holding, positions, limit, mine[o], set())
             if math.isfinite(level):
                 found[o] = level
         if found.keys() == levels.keys() and all(
-                math.isclose(found[o], levels[o], rel_tol=1e-7) for o in found):
+                math.isclose(found[o], levels[o], rel_tol=SETTLED) for o in found):
             return cap, True
-        levels = {o: level if o not in levels or math.isinf(levels[o])
+        levels = {o: level if math.isinf(levels.get(o, math.inf))
                   else levels[o] + DAMPING * (level - levels[o]) for o, level in found.items()}
     return cap, False
 
@@ -382,12 +386,14 @@ def caveats(result: FlowResult) -> dict[str, list[str]]:
         if len(set(st.frame_payloads)) > 1 and any(
                 tight(name) for e in st.exchanges for name in e.path):
             found[st.source].add("credit-tight pipeline")
+    ends: dict[str, list[str]] = defaultdict(list)
+    for n, e in fabric.directions.items():
+        ends[e.link].append(n)
     for i, r in enumerate(result.resources):
         if r.kind != "credit":
             continue
         d = fabric.directions[r.owner]
-        back = next((n for n, e in fabric.directions.items() if e.link == d.link
-                     and n != r.owner), None)
+        back = next((n for n in ends[d.link] if n != r.owner), None)
         wait = longest.get(back, 0.0) if back is not None else 0.0
         frames = sum(on[r.owner][g][s] for g in on[r.owner] for s in on[r.owner][g])
         senders = {s for g in on[r.owner] for s in on[r.owner][g]}
