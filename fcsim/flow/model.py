@@ -22,19 +22,27 @@ A sender's rate is its frames per second; its exchanges' paths
 - ``router``: a switch's central router, its frames per second.
 - ``processing``: an N_Port's frame processing time, one frame at a time.
 
-The rates are max-min fair (:func:`fcsim.flow.fairness.max_min`). Where the
-packet model's switches share differently, the result is flagged, not
-corrected (:func:`caveats`): an output serves its *inputs* in turn, not
-senders; a switch input's buffers are shared by every output (frames for a
-congested output fill them, and the link into it then runs at that output's
-pace); an input FIFO holds frames behind a head waiting for another output;
-a central router serves frames in arrival order.
+- ``arbitration``: each (output, input) queue of a switch: the output's
+  round-robin level, a cap on the frames that input sends it
+  (:mod:`fcsim.flow.arbitration`).
+
+The rates are max-min fair (:func:`fcsim.flow.fairness.max_min`) under the
+caps, and the caps are what the switches' turn-taking gives for those
+rates (:func:`_levels`, :func:`_settle`): an output serves its *inputs* in
+turn, not senders, and a switch input's buffers are shared by every output,
+so that frames for a held output fill them and the link into the input
+then runs at that output's pace. Where the packet model's switches still
+share otherwise, the result is flagged, not corrected (:func:`caveats`): an
+input FIFO holds frames behind a head waiting for another output; a
+central router serves frames in arrival order; an R_RDY waits behind a
+frame the other way; a frame that waits at a full output holds its buffer
+longer; a short frame at the end of each sequence needs a credit more.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 import math
+from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -100,10 +108,16 @@ DAMPING = 0.5
 what its round robin gives (a full step can swing between two states)."""
 SETTLED = 1e-6
 """Relative move under which every output's level counts as settled."""
-ROUNDS = 200
-"""Solutions per output after which the arbitration levels count as
-unsettled (:func:`_levels`; the result is then flagged *arbitration
-unsettled*)."""
+RISES = 40
+"""Max-min solutions the levels may take to rise (:func:`_levels`: about one
+for each distinct level at which outputs fill)."""
+ROUNDS = 100
+"""Max-min solutions the levels may take to settle (:func:`_settle`). Past
+either budget the levels count as unsettled: the rates are then plain
+max-min, and the caveats name where the switches share otherwise. Each
+solution costs about O(senders x hops x distinct levels); a fabric whose
+outputs fill at many distinct levels, such as the 239-domain one, runs out
+of rises."""
 
 
 def solve(fabric: FlowFabric) -> FlowResult:
@@ -236,7 +250,7 @@ def _levels(by_output: dict[str, list[Queue]], where: dict[tuple[str, str, str |
     t = 1.0
     before: tuple[float, np.ndarray] | None = None
     cap = capacity.copy()
-    for _ in range(ROUNDS * (len(by_output) + 1)):
+    for _ in range(RISES):
         cap = capacity.copy()
         for o, idx in own.items():
             cap[idx] = fixed.get(o, t)
@@ -274,9 +288,7 @@ def _levels(by_output: dict[str, list[Queue]], where: dict[tuple[str, str, str |
                     nxt = min(nxt, t * cap[i] / load[i])
         before = (t, load)
         t = max(nxt, t * (1 + 1e-9))
-    for o, idx in own.items():
-        cap[idx] = fixed.get(o, math.inf)
-    return cap, False
+    return capacity, False
 
 
 def _settle(by_output: dict[str, list[Queue]], own: dict[str, np.ndarray],
@@ -306,16 +318,20 @@ def _settle(by_output: dict[str, list[Queue]], own: dict[str, np.ndarray],
             return cap, True
         levels = {o: level if math.isinf(levels.get(o, math.inf))
                   else levels[o] + DAMPING * (level - levels[o]) for o, level in found.items()}
-    return cap, False
+    return capacity, False
 
 
 def caveats(result: FlowResult) -> dict[str, list[str]]:
     """Per sender, how the packet model's switches may share otherwise than
     max-min fairness, for this result (empty: the result is what they give):
 
-    - *arbitration unsettled*: the round-robin levels of the switch outputs
-      (:func:`_levels`) did not settle, so the rates are not the fixed point
-      of the switches' turn-taking;
+    - *per-port arbitration*, *shared input buffers*: only where the
+      round-robin levels of the switch outputs did not settle within their
+      budget (:data:`ROUNDS`; the rates are then plain max-min): a full
+      output out of a switch that does not carry equal frame rates from the
+      inputs holding senders stopped there, and a switch input carrying a
+      sender stopped further on beside others stopped elsewhere
+      (:func:`_unsettled`);
     - *input FIFO*: an input of a switch without virtual output queues
       carries frames for more than one output (head-of-line blocking);
     - *central router*: a sender stopped by a switch's router (served in
@@ -364,9 +380,8 @@ def caveats(result: FlowResult) -> dict[str, list[str]]:
                 outputs[inp]) > 1:
             for s in senders:
                 found[s].add("input FIFO")
-    if not result.settled:
-        for s in result.senders:
-            found[s].add("arbitration unsettled")
+    if not result.settled:  # plain max-min: name where the switches share otherwise
+        _unsettled(result, on, after, found)
     for s, (kind, _) in stopped.items():
         if kind == "router":
             found[s].add("central router")
@@ -406,6 +421,43 @@ def caveats(result: FlowResult) -> dict[str, list[str]]:
             for s in senders:
                 found[s].add("credit behind a full output")
     return {s: sorted(found.get(s, ())) for s in result.senders}
+
+
+def _unsettled(result: FlowResult, on: dict[str, dict[str, dict[str, float]]],
+               after: dict[str, dict[str, set[str]]], found: dict[str, set[str]]) -> None:
+    """Where the round-robin levels are not computed (the rates are plain
+    max-min), add to *found* per sender what the switches would share
+    otherwise: *per-port arbitration* where a full output out of a switch
+    does not carry equal frame rates from the inputs holding senders stopped
+    there, or another input carries more; *shared input buffers* where a
+    switch input carries a sender stopped further on and others stopped
+    elsewhere. *on* gives the frames per second on each direction per (input,
+    sender), *after* the directions that follow each input per sender."""
+    fabric = result.fabric
+    stopped = {name: (b.kind, b.owner) for name, b in zip(result.senders, result.bottleneck,
+                                                           strict=True)}
+    for name, groups in on.items():
+        if fabric.directions[name].origin is None:
+            continue  # leaves an N_Port: its own turn-taking is modelled exactly
+        holding = {g for g, senders in groups.items()
+                   if any(stopped[s] in (("line", name), ("credit", name)) for s in senders)}
+        if not holding:
+            continue
+        totals = {g: sum(senders.values()) for g, senders in groups.items()}
+        top = max(totals[g] for g in holding)
+        if any(abs(totals[g] - top) > CLOSE * top for g in holding) or any(
+                totals[g] > top * (1 + CLOSE) for g in groups):
+            for senders in groups.values():
+                for s in senders:
+                    found[s].add("per-port arbitration")
+    for inp, senders in after.items():
+        if fabric.directions[inp].switch is None:
+            continue
+        further = {s for s, rest in senders.items()
+                   if stopped[s][1] in rest or stopped[s][1] in _origins(fabric, rest)}
+        if further and len({stopped[s] for s in senders}) > 1:
+            for s in senders:
+                found[s].add("shared input buffers")
 
 
 def _full(result: FlowResult, where: dict[tuple[str, str], int], direction: str) -> bool:
