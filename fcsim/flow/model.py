@@ -496,7 +496,8 @@ def results(result: FlowResult) -> dict[str, Any]:
         streams[s.name] = {
             "source": s.source, "destination": s.destination,
             "throughput_bytes_per_s": result.stream_rates[s.name],
-            "bottleneck": {"kind": b.kind, "at": b.owner},
+            "bottleneck": {"kind": b.kind, "at": b.owner} | (
+                {"input": b.via} if b.via is not None else {}),
             "exchanges": [{"ox_id": e.ox_id, "path": list(e.path), "share": e.weight}
                           for e in s.exchanges],
             "caveats": result.caveats[s.source]}
