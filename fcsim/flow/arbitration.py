@@ -13,25 +13,29 @@ the input then carries frames at the pace they leave, the transmitter at
 its other end taking its own inputs in turn at that pace.
 
 Each (output, input) pair is a :class:`Queue`: the frames one input sends
-to one output. :func:`caps` turns a max-min solution into a frame-rate cap
-on every queue of every output where the turn-taking binds (the fixed point
-:func:`fcsim.flow.model.solve` iterates):
+to one output. Its cap is the output's *level* (frames/s), which
+:func:`round_robin` computes from a max-min solution, and
+:func:`fcsim.flow.model.solve` solves again under the caps until they hold
+still:
 
-- an output is *saturated* when a sender on it is held (stopped by a full
-  resource, :func:`held`) at the output or beyond it on that exchange's
-  path: its line, its credit, the frame processing of the N_Port it feeds,
-  an earlier cap of its own, or anything after the output;
-- a queue is *backlogged* at a saturated output when it carries such a
-  sender (its frames wait for the output: it would send more);
-- the output's level *Q* is then the round-robin share: every queue gets
-  min(its rate, Q) and the output's resources (line seconds, credit
-  seconds by Little's law, the receiving N_Port's processing seconds per
-  frame) are exactly full, backlogged queues counting as wanting more than
-  any level (water-filling, :func:`level`);
-- where a backlogged queue carries a sender held *beyond* the output, its
-  frames fill the buffers of the input the output feeds, and the output
-  sends only as they cross: every queue's level is at most that queue's rate
-  (the slowest such one), the frames the transmitter takes in turn.
+- a queue is *backlogged* (:func:`waiting`) when it carries a sender held
+  (stopped by a full resource on which no sender goes faster,
+  :func:`held`) only at the output or further on that exchange's path: its
+  frames wait for the output, it would send more. A sender held also
+  somewhere before the output, or on the path of another of its exchanges,
+  is not waiting here;
+- the level is the round-robin share: every queue gets min(its rate,
+  level), backlogged ones counting as wanting more than any level, and the
+  output's resources are then exactly full (water-filling, :func:`level`):
+  its line seconds, its credit seconds (by Little's law), the receiving
+  N_Port's processing seconds, and the caps of the next switch's outputs on
+  the frames this output feeds into that switch: a queue there held to its
+  level fills the input's shared buffers, so this output sends frames for
+  it only at that pace, and takes its own inputs in turn within it (the
+  blocking reaches back hop by hop);
+- an output with no backlogged queue gets the level at which its busiest
+  queue would fill it (above every rate, so it does not bind, and the
+  level moves continuously as the output comes to be full).
 
 Within a queue the frames of its senders keep the proportions the earlier
 hops gave them (caps there), and max-min fairness among the senders of one
@@ -51,8 +55,9 @@ CLOSE = 1e-6
 
 @dataclass
 class Queue:
-    """The frames *input* (a link direction into the switch, or None for a
-    sender's own link) sends to *output* (a link direction out of a switch):
+    """The frames *input* (a link direction into the switch: a sender's own
+    link or another switch's output) sends to *output* (a link direction out
+    of a switch):
     per member, the sender's index, its share of the sender's frames, the
     output's position on the member's exchange path, the exchange, and per
     frame of the member its load on each of the output's resources
@@ -106,29 +111,21 @@ def round_robin(group: list[Queue], rate: list[float], holding: list[set[int]],
     """The level of the output whose queues are *group*, for a max-min
     solution (*rate* per sender, the resources *holding* each; *positions*
     per exchange each resource's place on its path): every queue gets
-    min(its rate, level), a queue carrying a sender held at the output or
-    beyond it counting as wanting more than any level, and the output's
-    *resources* (of its line, its credit, the receiving N_Port's processing
-    and the caps of the next switch's outputs on its frames, those that
-    count) are full at the level (inf if they never are). A sender held by a
-    cap that is still rising (*rising*) counts as wanting more wherever it
-    is."""
+    min(its rate, level), a backlogged queue (:func:`waiting`) counting as
+    wanting more than any level, and the output's *resources* (of its line,
+    its credit, the receiving N_Port's processing and the caps of the next
+    switch's outputs on its frames, those that count) are full at the level
+    (inf if they never are). With no queue backlogged, the busiest counts as
+    wanting more."""
     rates, demands, loads = [], [], []
-    for q in group:
+    for q, waits in zip(group, waiting(group, holding, positions, rising), strict=True):
         r = 0.0
-        waits = False
         load: dict[int, float] = {}
-        for j, share, k, e, units in zip(q.senders, q.shares, q.positions, q.exchanges, q.units,
-                                         strict=True):
+        for j, share, units in zip(q.senders, q.shares, q.units, strict=True):
             m = share * rate[j]
             r += m
             for i, u in units.items():
                 load[i] = load.get(i, 0.0) + m * u
-            if not waits:
-                holders = holding[j]
-                place = positions[e]
-                waits = bool(holders) and all(h in rising or place.get(h, -1) >= k
-                                              for h in holders)
         rates.append(r)
         demands.append(math.inf if waits else r)
         loads.append(load)
@@ -142,6 +139,25 @@ def round_robin(group: list[Queue], rate: list[float], holding: list[set[int]],
                  for load, r in zip(loads, rates, strict=True)]
         top = min(top, level(demands, units, capacity[i]))
     return top
+
+
+def waiting(group: list[Queue], holding: list[set[int]], positions: list[dict[int, float]],
+            rising: set[int]) -> list[bool]:
+    """Per queue of *group*, whether it is backlogged: it carries a sender
+    held only at the output or further on that exchange's path (*positions*),
+    or by a cap that is still rising (*rising*: it would want more wherever
+    it is), so that its frames wait for the output."""
+    flags = []
+    for q in group:
+        waits = False
+        for j, k, e in zip(q.senders, q.positions, q.exchanges, strict=True):
+            holders = holding[j]
+            place = positions[e]
+            if holders and all(h in rising or place.get(h, -1) >= k for h in holders):
+                waits = True
+                break
+        flags.append(waits)
+    return flags
 
 
 def resources_of(group: list[Queue]) -> list[int]:
