@@ -12,6 +12,7 @@ from fcsim.fabric.switch_model import SwitchModel
 from fcsim.fc2.frame import frame_chars
 from fcsim.fc2.login import ServiceParameters
 from fcsim.fc2.port import MIN_FILL_WORDS
+from fcsim.flow import model
 from fcsim.flow.arbitration import level
 from fcsim.flow.fabric import StreamFlow, flow_fabric
 from fcsim.flow.model import SETTLED, FlowResult, solve
@@ -156,3 +157,22 @@ def test_blocking_reaches_back_through_every_hop() -> None:
         assert math.isclose(flow.stream_rates[name], share * x, rel_tol=10 * SETTLED), name
     assert not any(flow.caveats.values())
     _agree(flow, _packet(scenario, 1e-3, 4e-3))
+
+
+def test_levels_that_do_not_settle_give_plain_max_min_flagged(monkeypatch) -> None:
+    """Without the solutions to let the levels rise (a fabric too large for
+    the budget), the rates are plain max-min (fabric-core-edge-isls.toml:
+    the busy ISL's line split equally among its five exchanges' senders,
+    2.5 senders' worth) and every stream is flagged where the switches share
+    otherwise."""
+    monkeypatch.setattr(model, "RISES", 0)
+    scenario = load_scenario(EXAMPLES / "fabric-core-edge-isls.toml")
+    flow = solve(flow_fabric(scenario))
+    assert not flow.settled
+    stream = flow.fabric.streams[0]
+    busy = "edge1:30->core:0"
+    each = _frames_per_s(stream, flow, busy) / 2.5 * _payload(stream)
+    for rate in flow.stream_rates.values():
+        assert math.isclose(rate, each, rel_tol=1e-9)
+    assert all({"per-port arbitration", "shared input buffers"} & set(c)
+               for c in flow.caveats.values())
