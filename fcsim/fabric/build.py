@@ -9,7 +9,8 @@ N_Port's BB credit towards its F_Port is the switch model's, the switch's
 towards the N_Port is the N_Port's. With *login* each N_Port logs in frame
 by frame at start (:mod:`fcsim.fabric.login`) and its workloads wait for
 that; otherwise logins take no time. In a run with faults (*recovering*)
-every switch is a :class:`~fcsim.fabric.recovering_switch.RecoveringSwitch`.
+every switch is a :class:`~fcsim.fabric.recovering_switch.RecoveringSwitch` and
+every port a :class:`~fcsim.fc2.recovering_port.RecoveringPort`.
 
 The builder takes what it reads as the small protocols below (the scenario's
 switch and link configurations satisfy them); the run's builder
@@ -102,8 +103,7 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
     service parameters) and *links*, and route the fabric; the N_Ports of
     each of *pairs* (sender, receiver) log in with each other, with fabric
     login frame by frame at start if *login*; *zones*: each (name, N_Port
-    names); *recovering*: a run with faults (every port a
-    :class:`~fcsim.fc2.recovering_port.RecoveringPort` too)."""
+    names); *recovering*: a run with faults (its switches and ports recover)."""
     net = FabricNetwork()
     domains = assign_domains(switches)
     for config in switches:
@@ -167,7 +167,7 @@ def _attach_node(sim: Simulation, net: FabricNetwork, name: str, params: Service
                  switch: Switch, index: int, link: LinkSpec, recovering: bool) -> None:
     """N_Port *name* with login service parameters *params*, cabled by *link*
     to port *index* of *switch*; with *recovering*, both ports recover from
-    link faults."""
+    link faults (:class:`~fcsim.fc2.recovering_port.RecoveringPort`)."""
     if name in net.nodes:
         raise ValueError(f"N_Port {name} has more than one link; one link per N_Port")
     node = NPort(sim, name, port_id(switch.domain, index), params,
