@@ -34,12 +34,10 @@ from fcsim.fabric.services import E_D_TOV, FabricServices
 from fcsim.fabric.switch import Switch
 from fcsim.fabric.switch_port import SwitchPort
 from fcsim.fabric.zoning import Zoning
-from fcsim.fc0.cable import Cable
-from fcsim.fc0.speed import Speed
 from fcsim.fc2.login import ServiceParameters
 from fcsim.fc2.nport import NPort
 from fcsim.fc2.recovering_port import make_port
-from fcsim.link.link import Link
+from fcsim.link.link import Link, LinkSpec
 
 
 class SwitchSpec(Protocol):
@@ -57,23 +55,11 @@ class SwitchSpec(Protocol):
     def routing(self) -> str | None: ...
 
 
-class LinkSpec(Protocol):
+class FabricLinkSpec(LinkSpec, Protocol):
     """A link to build: its name, ends, line speed, cable, bit error rate (and
     per end), FSPF cost (None: from its speed) and its switch ports' receive
     buffers (None: the switch model's)."""
 
-    @property
-    def name(self) -> str: ...
-    @property
-    def ends(self) -> tuple[str, str]: ...
-    @property
-    def speed(self) -> Speed: ...
-    @property
-    def cable(self) -> Cable: ...
-    @property
-    def bit_error_rate(self) -> float: ...
-    @property
-    def error_rates(self) -> tuple[tuple[str, float], ...]: ...
     @property
     def cost(self) -> float | None: ...
     @property
@@ -95,7 +81,7 @@ def split_end(end: str) -> tuple[str, int | None]:
     return (name, int(index)) if sep else (name, None)
 
 
-def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequence[LinkSpec],
+def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequence[FabricLinkSpec],
                  nports: Mapping[str, ServiceParameters], pairs: set[tuple[str, str]],
                  zones: tuple[tuple[str, tuple[str, ...]], ...] = (), login: bool = True,
                  recovering: bool = False) -> FabricNetwork:
@@ -164,7 +150,7 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
 
 
 def _attach_node(sim: Simulation, net: FabricNetwork, name: str, params: ServiceParameters,
-                 switch: Switch, index: int, link: LinkSpec, recovering: bool) -> None:
+                 switch: Switch, index: int, link: FabricLinkSpec, recovering: bool) -> None:
     """N_Port *name* with login service parameters *params*, cabled by *link*
     to port *index* of *switch*; with *recovering*, both ports recover from
     link faults (:class:`~fcsim.fc2.recovering_port.RecoveringPort`)."""
