@@ -12,6 +12,7 @@ from fcsim.build import build_fabric
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.long_distance import long_distance_buffers, nominal_gbps
 from fcsim.fc0.speed import speed_named
+from fcsim.fc2.login import LOGIN_BB_CREDIT
 from fcsim.scenario.loader import load_scenario
 from tests.builders import assert_refused
 
@@ -45,7 +46,18 @@ def test_the_isl_ports_get_the_distance_s_buffers_and_f_ports_the_model_s() -> N
         assert port.rx_buffers == want and port.credit_login == want
     f_port = net.switches["siteA"].ports[0].port
     assert f_port.rx_buffers == model.bb_credit
+    _logged_in(net)
     assert net.nodes["host"].port.credit_login == model.bb_credit
+
+
+def _logged_in(net) -> None:
+    """Run *net*'s fabric logins to the end: an N_Port sends its FLOGI on the
+    login BB credit and learns the F_Port's buffers from the LS_ACC."""
+    host = net.nodes["host"]
+    assert host.port.credit_login == LOGIN_BB_CREDIT and host.ready_at is None
+    sim = host.sim
+    while host.ready_at is None:
+        sim.run(sim.now + 1e-4)
 
 
 def test_bb_credit_sets_both_switch_ports_of_a_link(tmp_path: Path) -> None:
@@ -57,6 +69,7 @@ def test_bb_credit_sets_both_switch_ports_of_a_link(tmp_path: Path) -> None:
     net = build_fabric(Simulation(1), load_scenario(path))
     assert {net.links["isl"].a.rx_buffers, net.links["isl"].b.rx_buffers} == {40}
     assert net.switches["siteA"].ports[0].port.rx_buffers == 3
+    _logged_in(net)
     assert net.nodes["host"].port.credit_login == 3  # an F_Port's buffers are its N_Port's credit
 
 
