@@ -91,3 +91,42 @@ def test_refused_outside_a_fabric(tmp_path: Path) -> None:
         encoding="utf-8")
     assert_refused(tmp_path, base, ("[[links]]", "[[links]]\nbb_credit = 40"),
                    "links[0].bb_credit", "given 40", "only on a link of a fabric")
+
+
+class _FlogiCredit:
+    """Trace sink: for each FLOGI *port* sends, its credit and login credit after it."""
+
+    def __init__(self, port: str) -> None:
+        self.port, self.rows = port, []
+
+    def frame(self, time, port, frame, start, end) -> None:
+        if port.name == self.port and getattr(frame, "d_id", None) == 0xFFFFFE:
+            self.rows.append((start, port.credit, port.credit_login))
+
+    def primitive(self, *args) -> None:
+        """Not needed."""
+
+    def state(self, *args) -> None:
+        """Not needed."""
+
+
+def test_a_link_failure_logs_the_n_port_out_and_its_flogi_again_uses_one_credit(
+        tmp_path: Path) -> None:
+    """A Link Failure logs an N_Port out of the fabric (FC-FS): when its link
+    is back it sends its FLOGI again on the login BB credit, not on the
+    F_Port's buffers it had learned."""
+    from fcsim.runner import run_once
+    text = (Path(__file__).parents[2] / "scenarios" / "fabric-16-port-switch.toml").read_text(
+        encoding="utf-8").replace('ends = ["h0", "ancor:0"]',
+                                  'name = "h0link"\nends = ["h0", "ancor:0"]', 1)
+    text = text.replace('duration = "50 ms"', 'duration = "8 ms"')
+    text += ('\n[[faults]]\nat = "5 ms"\nkind = "link-down"\nlink = "h0link"\n'
+             '\n[[faults]]\nat = "6 ms"\nkind = "link-up"\nlink = "h0link"\n')
+    path = tmp_path / "relogin.toml"
+    path.write_text(text, encoding="utf-8")
+    scenario = load_scenario(path)
+    sink = _FlogiCredit("h0")
+    run_once(scenario, scenario.run.seed, [sink])
+    assert [(credit, login) for _, credit, login in sink.rows] == [
+        (LOGIN_BB_CREDIT - 1, LOGIN_BB_CREDIT)] * 2
+    assert sink.rows[1][0] > 6e-3  # the second FLOGI, once the link is back
