@@ -4,6 +4,8 @@ types that read option values (sizes and times through :mod:`fcsim.units`)."""
 from __future__ import annotations
 
 import argparse
+import re
+from typing import NoReturn
 
 from fcsim import __version__
 from fcsim.preflight import add_limit_options
@@ -34,10 +36,25 @@ class UsageError(Exception):
     the command exits with status 2 before any work, as for a bad scenario."""
 
 
-def build_parser() -> argparse.ArgumentParser:
+class CommandParser(argparse.ArgumentParser):
+    """A command's argument parser whose refusals (a missing argument, an
+    unknown option or command, a value that does not parse, the commands' own
+    checks) are one line like every other refusal: a :class:`UsageError`
+    naming the option, what was given and what is allowed, then where the
+    usage is, instead of argparse's usage block and exit. Its commands'
+    parsers are of the same class (argparse makes them so)."""
+
+    def error(self, message: str) -> NoReturn:
+        """Refuse the arguments: *message* as argparse words it, an option's
+        ``argument `` prefix dropped so that it begins with the option."""
+        message = re.sub(r"^argument (\S+): ", r"\1: ", message)
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+def build_parser() -> CommandParser:
     """The parser of the command line, each command's own parser kept as its
-    ``subparser`` default (errors show that command's usage)."""
-    parser = argparse.ArgumentParser(
+    ``subparser`` default (errors name that command's help)."""
+    parser = CommandParser(
         prog="fcsim", description="Discrete-event simulator for Fibre Channel and the "
         "networks and storage around it.")
     parser.add_argument("--version", action="version", version=f"fcsim {__version__}")
@@ -148,7 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "editors and TOML language servers (see docs/scenarios.md).")
     schema.add_argument("kind", nargs="?", choices=SCHEMAS, default="scenario",
                         help="which files (default: scenario)")
-    for command in (run, draw, check, figures, explain, schema):  # errors show their own usage
+    for command in (run, draw, check, figures, explain, schema):  # errors name their own help
         command.set_defaults(subparser=command)
     return parser
 

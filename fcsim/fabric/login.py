@@ -1,7 +1,8 @@
 """Timed fabric login of an N_Port, frame by frame.
 
-At start an N_Port logs in with the fabric (FLOGI to FFFFFE, whose ACC brings
-its N_Port ID), logs in with the name server (PLOGI to FFFFFC), asks it for
+At start an N_Port logs in with the fabric (FLOGI to FFFFFE, sent on the
+login BB credit of one, whose ACC brings its N_Port ID and the F_Port's BB
+credit), logs in with the name server (PLOGI to FFFFFC), asks it for
 the ports of the fabric (GID_FT), and logs in with each port it will send to
 (PLOGI, answered ACC by that N_Port). Its workloads start when the last ACC
 arrives. Every request and answer is a Class 3 sequence through the fabric.
@@ -23,13 +24,14 @@ from fcsim.fc2 import header as h
 from fcsim.fc2.els_payload import (
     gid_ft_ports,
     gid_ft_request,
+    login_bb_credit,
     login_of,
     ls_acc,
     rscn_ports,
     scr_request,
 )
 from fcsim.fc2.frame import MAX_DATA_FIELD
-from fcsim.fc2.login import PeerLogin
+from fcsim.fc2.login import LOGIN_BB_CREDIT, PeerLogin
 from fcsim.fc2.nport import NPort
 from fcsim.fc2.sequence import Exchange, Sequence
 
@@ -61,7 +63,9 @@ class FabricLogin:
         nport.register((h.TYPE_ELS, h.TYPE_CT), self._received)
 
     def start(self) -> None:
-        """Send the FLOGI (call at time 0)."""
+        """Send the FLOGI (call at time 0) on the login BB credit: the F_Port's
+        buffers are known only from the FLOGI's LS_ACC."""
+        self.nport.port.learn_credit(LOGIN_BB_CREDIT)
         self._request(FABRIC_LOGIN, self._login(els.ELS_FLOGI), h.R_CTL_ELS_REQUEST, h.TYPE_ELS)
 
     def restart(self, done: Callable[[], None]) -> None:
@@ -105,6 +109,8 @@ class FabricLogin:
         d_id = exchange.responder_id
         if d_id == FABRIC_LOGIN and exchange is self._step:
             nport.port_id = self.assigned
+            if isinstance(seq.ulp, bytes):
+                nport.port.learn_credit(login_bb_credit(seq.ulp))
             self._request(NAME_SERVER, self._login(els.ELS_PLOGI), h.R_CTL_ELS_REQUEST,
                           h.TYPE_ELS)
         elif ((d_id == NAME_SERVER and seq.type == h.TYPE_ELS and not self.scr)

@@ -13,6 +13,11 @@ from fcsim.fc2.frame import MAX_DATA_FIELD
 
 R_A_TOV = 10.0
 """Resource_Allocation timeout, s: FC-PH's default, 10 s."""
+LOGIN_BB_CREDIT = 1
+"""BB credit a port has towards its link peer before a Fabric Login tells it
+the peer's receive buffers, frames: FC-FS's default BB_Credit of one, with
+which an N_Port sends its FLOGI; the LS_ACC's common service parameters then
+give the F_Port's (the clause of FC-FS-5 was not re-read for this model)."""
 ELS_TIMEOUT = 2 * R_A_TOV
 """How long an N_Port waits for the reply to a login before it asks again, s:
 2 x R_A_TOV, the ELS timeout of FC-LS that Linux lpfc uses."""

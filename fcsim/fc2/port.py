@@ -200,6 +200,18 @@ class Port(LazyCredit):
             raise ValueError(f"{self.name}: BB credit must be >= 1, got {bb_credit}")
         self.credit_login = self.credit = bb_credit
 
+    def learn_credit(self, bb_credit: int) -> None:
+        """A login completed now gives this port the BB credit *bb_credit*
+        (the peer's receive buffers) in place of the one it had: the frames it
+        sent and has not had an R_RDY for stay counted against the new credit."""
+        if bb_credit < 1:
+            raise ValueError(f"{self.name}: BB credit must be >= 1, got {bb_credit}")
+        outstanding = self.credit_login - self.current_credit()
+        self.credit_login = bb_credit
+        self.credit = bb_credit - outstanding
+        if self.credit > 0:
+            self.kick()
+
     def check_wired(self) -> None:
         """Raise if the port is not attached to an owner and a link."""
         if self.owner is None or self.peer is None:
