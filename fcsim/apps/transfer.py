@@ -23,9 +23,10 @@ the data in its own buffers of *mover_buffer* bytes instead: it overlaps
 device and network I/O only when a client's request (*mover_request* bytes,
 by default a block) is larger than one mover buffer, moving it in pieces of
 a mover buffer, two at a time; a request that fits in one buffer is read
-whole, then written, before the next (:func:`mover_staging`). Each read and write costs the host its system
-call, copies (or page remaps), wake-ups and interrupts, as every socket and
-block request does (:mod:`fcsim.host.host`, :mod:`fcsim.host.block`).
+whole, then written, before the next (:func:`mover_staging`). Each read and
+write costs the host its system call, copies (or page remaps), wake-ups and
+interrupts, as every socket and block request does (:mod:`fcsim.host.host`,
+:mod:`fcsim.host.block`).
 
 The transfer starts at its start time once every connection is established
 and every target has accepted its process login; it ends when the last

@@ -15,8 +15,8 @@ from fcsim.progress import Progress
 from fcsim.resources import IN_SOURCE_TREE, SOURCE_ROOT
 from fcsim.validation.claims import load_claims
 from fcsim.validation.cluster import ClusterError
-from fcsim.validation.sensitivity import load_sensitivity, table_markdown
 from fcsim.validation.figures import figure_points, write_figures
+from fcsim.validation.sensitivity import load_sensitivity, table_markdown
 from fcsim.validation.store import FILE_NAME as STORE_FILE
 from fcsim.validation.store import ResultStore
 from fcsim.validation.validate import finish, select, validate

@@ -22,7 +22,6 @@ from matplotlib.axes import Axes
 from fcsim.output import write_output
 from fcsim.plot_layout import make_readable
 from fcsim.validation.claims import STATUSES
-from fcsim.validation.sensitivity import load_sensitivity, section_html
 from fcsim.validation.plots import (
     draw_line,
     log_x_axis,
@@ -30,6 +29,7 @@ from fcsim.validation.plots import (
     png_bytes,
     whiskers,
 )
+from fcsim.validation.sensitivity import load_sensitivity, section_html
 
 README_BEGIN = "<!-- validation-table:begin -->"
 """The line after which :func:`update_readme` puts the table."""
