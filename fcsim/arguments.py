@@ -116,6 +116,10 @@ def build_parser() -> CommandParser:
                             f"a full run, its report in {REPORT_DIR}")
     check.add_argument("--readme", action="store_true",
                        help="refresh the README's validation table (full runs only)")
+    check.add_argument("--sensitivity", action="store_true",
+                       help="print which verdicts rest on which assumptions (the table of "
+                            "validation/sensitivity.toml beside the recorded statuses) and "
+                            "run nothing")
     check.add_argument("--no-store", action="store_true",
                        help=f"simulate every point again, ignoring the report folder's "
                             f"{STORE_FILE}")

@@ -187,6 +187,7 @@ def _workloads(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
         if isinstance(w, TransferSection):
             yield from reach(doc, w, raws[i], path)
             yield from _start(w, raws[i], path, doc.run.duration)
+            yield from _mover(w, raws[i], path, hosts)
             continue
         starts = w.source if isinstance(w.source, tuple) else (w.source,)
         ends = w.destination if isinstance(w.destination, tuple) else (w.destination,)
@@ -244,6 +245,18 @@ def _start(w: TransferSection, raw: dict[str, Any], path: str,
     if w.start >= duration:
         yield Problem(f"{path}.start", given(raw["start"]),
                       f"a time before run.duration ({show(duration)} s)")
+
+
+def _mover(w: TransferSection, raw: dict[str, Any], path: str,
+           hosts: set[str]) -> Iterator[Problem]:
+    """A transfer's mover is a host on its path; its buffer size comes with it."""
+    if w.mover is not None and (w.mover not in w.path or w.mover not in hosts):
+        yield Problem(f"{path}.mover", given(raw["mover"]),
+                      f"a host on the path ({show(list(w.path))})")
+    for name in ("mover_buffer", "mover_request"):
+        if w.mover is None and getattr(w, name) is not None:
+            yield Problem(f"{path}.{name}", given(raw[name]),
+                          "only with mover: the host that stages the data")
 
 
 def _generator(w: GeneratorSection, raw: dict[str, Any], path: str) -> Iterator[Problem]:

@@ -278,8 +278,10 @@ def _workload(w: Any, index: int) -> WorkloadConfig:
         return FioConfig(name, w.source, w.destination[0], options, w.cls, w.timeout, w.start,
                          dd, striped, w.stripe)
     if isinstance(w, TransferSection):
+        mover_buffer = {} if w.mover_buffer is None else {"mover_buffer": w.mover_buffer}
         return TransferConfig(name, w.path, TransferOptions(
-            w.size, w.block, w.socket, w.buffers, w.nodelay, w.read_disk, w.write_disk), w.start)
+            w.size, w.block, w.socket, w.buffers, w.nodelay, w.read_disk, w.write_disk,
+            w.mover, mover_request=w.mover_request, **mover_buffer), w.start)
     if isinstance(w, IperfSection):
         options = IperfOptions(w.protocol, w.parallel, w.window[0], w.length, w.bandwidth[0],
                                w.duration, w.nodelay, w.interval)
