@@ -110,8 +110,8 @@ def _last_point(example: Path):
 def _problems(path: Path, home: Path, prefs: tuple[str, ...] = ()) -> list[str]:
     options = [arg for pref in prefs for arg in ("-o", pref)]
     result = subprocess.run(
-        ["tshark", "-n", *options, "-r", str(path), "-Y", ERRORS, "-T", "fields", "-e", "frame.number",
-         "-e", "_ws.expert.message"], env={**os.environ, "HOME": str(home)},
+        ["tshark", "-n", *options, "-r", str(path), "-Y", ERRORS, "-T", "fields",
+         "-e", "frame.number", "-e", "_ws.expert.message"], env={**os.environ, "HOME": str(home)},
         capture_output=True, text=True, check=True, timeout=600)
     return [line for line in result.stdout.splitlines() if line.strip()]
 
