@@ -13,6 +13,7 @@ from fcsim.fc0.speed import speed_named
 from fcsim.fc2.frame import MAX_DATA_FIELD, frame_chars
 from fcsim.fc2.port import Port
 from fcsim.fc4.nvme import CMD_IU_SIZE, ERSP_SIZE, RSP_SIZE, ersp_ratio
+from fcsim.host.host_model import load_host_model
 from fcsim.runner import run_scenario
 from fcsim.scenario.model import Scenario
 from fcsim.storage.config import FioConfig, NvmeOptions
@@ -102,3 +103,19 @@ def test_at_high_depth_the_flash_channels_set_the_rate() -> None:
     channels = SSD.channels * SSD.channel_rate / bs
     assert channels < SSD.dies / SSD.read_latency and channels < 1 / per_read
     assert figures["throughput_bytes_per_s"] / bs == pytest.approx(channels, rel=0.01)
+
+
+def test_at_high_depth_the_hosts_adapter_sets_the_rate() -> None:
+    """An ideal host whose FC adapter spends c per command it sends serves at
+    most 1 / c NVMe commands a second, as it does SCSI commands: 512-byte
+    sequential reads, 64 outstanding, which link and drive would serve far
+    faster."""
+    command_time = 1 / 35180  # the adapter default (fcsim.host.adapter)
+    scenario = nvme_san(FioOptions("read", 512, 64), 40e-3, "16GFC", 10e-3)
+    a, b = scenario.nodes
+    host = dataclasses.replace(load_host_model("ideal"), adapter_command_time=command_time)
+    scenario = dataclasses.replace(scenario, nodes=(dataclasses.replace(a, host=host), b))
+    figures = storage(scenario)["jobs"]["job"]
+    drive = min(SSD.dies / SSD.read_latency, SSD.channels * SSD.channel_rate / 512)
+    assert drive > 3 / command_time
+    assert figures["throughput_bytes_per_s"] / 512 == pytest.approx(1 / command_time, rel=0.01)
