@@ -36,14 +36,17 @@ from fcsim.fc4.nvme import (
 @dataclass
 class TargetConnection:
     """A connection the target granted: its *sqsize* and *ersp_ratio*, the
-    commands it holds now and the most ever, the responses sent (the count
-    the ersp_ratio runs on), of which ERSPs, and commands that arrived with
-    the queue already full (a host that broke the negotiated size)."""
+    commands it holds now and the most in the measured interval, the
+    responses sent since it was made (*sent*, the count the ersp_ratio runs
+    on), and in the interval the responses, of which ERSPs, and commands
+    that arrived with the queue already full (a host that broke the
+    negotiated size)."""
 
     sqsize: int
     ersp_ratio: int
     held: int = 0
     most: int = 0
+    sent: int = 0
     responses: int = 0
     ersps: int = 0
     overruns: int = 0
@@ -171,17 +174,19 @@ class NvmeTarget:
         conn = io.conn
         del self._ios[io.exchange]
         conn.held -= 1
+        conn.sent += 1
         conn.responses += 1
-        ersp = status != SUCCESS or conn.responses % conn.ersp_ratio == 0
+        ersp = status != SUCCESS or conn.sent % conn.ersp_ratio == 0
         conn.ersps += ersp
         self.nport.send(io.exchange, ERSP_SIZE if ersp else RSP_SIZE, 3,
                         r_ctl=h.R_CTL_COMMAND_STATUS, type_=TYPE_NVME,
                         ulp=NvmeResponse(status, ersp), last=True)
 
     def reset_stats(self) -> None:
-        """Start a new measured interval: the most held restarts from now."""
+        """Start a new measured interval."""
         for conn in self.connections.values():
             conn.most = conn.held
+            conn.responses = conn.ersps = conn.overruns = 0
 
     def results(self) -> dict[str, object]:
         """Its connections' figures."""

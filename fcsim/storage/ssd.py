@@ -10,9 +10,10 @@ allocation spreads consecutive pages over channels first. A read takes, for
 each page it touches, the page read (*read_latency*) on its die, then the
 transfer of its bytes of that page over the die's channel at
 *channel_rate*; it completes when every page has. A write is acknowledged
-once its bytes are in the write buffer (after the controller latency; a write
-that finds no room waits, in arrival order, for the flush to make it); the
-buffer drains behind: each page crosses its channel, then is programmed on
+once its bytes are in the write buffer (after the controller latency; its
+pages go in while there is room, in arrival order, so a write waits for the
+flush to make room, and one larger than the buffer goes in as its first
+pages drain); the buffer drains behind: each page crosses its channel, then is programmed on
 its die (*program_latency*), and its bytes leave the buffer. A die serves
 reads before waiting programs (reads are not held behind the flush).
 The die is free again after its page read; the channel transfer that
@@ -44,7 +45,7 @@ class Ssd:
         self._channels = [Server(sim, f"{name}/channel{c}") for c in range(model.channels)]
         self.buffered = 0  # bytes in the write buffer
         self.most_buffered = 0
-        self._room: deque[tuple[int, int, Callable[[], None]]] = deque()
+        self._room: deque[tuple[deque[tuple[int, int]], Callable[[], None]]] = deque()
         self.stats = Breakdown()
 
     def pages(self, offset: int, length: int) -> list[tuple[int, int]]:
@@ -92,26 +93,35 @@ class Ssd:
                       _READ)
 
     def _buffer(self, offset: int, length: int, done: Callable[[], None]) -> None:
-        if self._room or self.buffered + length > self.model.write_buffer:
-            self._room.append((offset, length, done))
-            return
-        self._take(offset, length, done)
+        """Queue the write's pages for the buffer, behind any write waiting."""
+        self._room.append((deque(self.pages(offset, length)), done))
+        if len(self._room) == 1:
+            self._fill()
 
-    def _take(self, offset: int, length: int, done: Callable[[], None]) -> None:
-        self.buffered += length
-        self.most_buffered = max(self.most_buffered, self.buffered)
-        done()
-        for page, piece in self.pages(offset, length):
-            die, channel = self._place(page)
-            transfer = piece / self.model.channel_rate
-            self.stats.transfer += transfer
-            channel.serve(transfer, lambda die=die, piece=piece: die.serve(
-                self.model.program_latency, lambda: self._programmed(piece), _PROGRAM))
+    def _fill(self) -> None:
+        """Move the waiting writes' pages into the buffer, in order, while they
+        fit; a write is acknowledged once its last page is in (a write larger
+        than the buffer goes in as its first pages drain)."""
+        model = self.model
+        while self._room:
+            pieces, done = self._room[0]
+            while pieces and self.buffered + pieces[0][1] <= model.write_buffer:
+                page, piece = pieces.popleft()
+                self.buffered += piece
+                self.most_buffered = max(self.most_buffered, self.buffered)
+                die, channel = self._place(page)
+                transfer = piece / model.channel_rate
+                self.stats.transfer += transfer
+                channel.serve(transfer, lambda die=die, piece=piece: die.serve(
+                    model.program_latency, lambda: self._programmed(piece), _PROGRAM))
+            if pieces:
+                return
+            self._room.popleft()
+            done()
 
     def _programmed(self, piece: int) -> None:
         self.buffered -= piece
-        while self._room and self.buffered + self._room[0][1] <= self.model.write_buffer:
-            self._take(*self._room.popleft())
+        self._fill()
 
     def utilisations(self, interval: float) -> dict[str, float]:
         """Mean busy fraction of the dies and of the channels over *interval* s."""

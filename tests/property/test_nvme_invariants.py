@@ -1,13 +1,15 @@
 """Invariants of NVMe over FC under random jobs: every command completes
 exactly once, no connection ever holds more commands than its negotiated
-size (at the host or at the target), every byte asked for reaches the drive,
+size (at the host or at the target), every byte asked for reaches the drive
+(whose write buffer never holds more than it can, even for a write larger
+than it),
 and the responses are ERSPs exactly every ersp_ratio-th on each connection."""
 
 from __future__ import annotations
 
 import dataclasses
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from fcsim.runner import run_scenario
@@ -29,6 +31,8 @@ def _ssd(mqes: int, buffer_pages: int) -> SsdModel:
        count=st.integers(1, 12), queues=st.integers(1, 3), queue_size=st.integers(2, 16),
        mqes=st.integers(2, 16), first_burst=st.sampled_from([0, 2048, 8192]),
        buffer_pages=st.integers(2, 8), seed=st.integers(1, 1000))
+@example(rw="write", blocks=5, iodepth=1, numjobs=1, count=1, queues=1, queue_size=2, mqes=2,
+         first_burst=0, buffer_pages=2, seed=1)  # a write larger than the write buffer
 def test_every_command_completes_once_within_its_queue(
         rw: str, blocks: int, iodepth: int, numjobs: int, count: int, queues: int,
         queue_size: int, mqes: int, first_burst: int, buffer_pages: int, seed: int) -> None:
@@ -49,6 +53,7 @@ def test_every_command_completes_once_within_its_queue(
     device = storage["targets"]["b"]
     assert device["commands"] == total and device["bytes"] == total * bs
     assert device["bytes_written"] == figures["write_ios"] * bs
+    assert device["most_buffered_bytes"] <= ssd.write_buffer
     sqsize = min(queue_size, mqes)
     connections = storage["nvme_targets"]["b"]["connections"]
     assert len(connections) == queues
