@@ -53,7 +53,7 @@ from fcsim.scenario.workload_model import (
     WorkloadConfig,
 )
 from fcsim.stats.steady import SteadyState
-from fcsim.storage.config import DdSection, FioConfig, FioSection
+from fcsim.storage.config import DdSection, FioConfig, FioSection, NvmeOptions
 from fcsim.storage.local import BlockConfig, ChannelConfig, LocalTarget
 from fcsim.trapeze.config import BlockServerConfig, FaultSection, SliceDdSection, SliceJobConfig
 from fcsim.workload.distributions import Constant, Distribution, Exponential, Uniform
@@ -275,8 +275,10 @@ def _workload(w: Any, index: int) -> WorkloadConfig:
                    else FioOptions(w.rw, w.bs, w.iodepth, w.numjobs, w.rwmixread, w.offset,
                                    w.size, w.count))
         striped = w.destination if len(w.destination) > 1 else ()
+        nvme = (NvmeOptions(w.queues or w.numjobs, w.queue_size, w.first_burst)
+                if isinstance(w, FioSection) and w.protocol == "nvme" else None)
         return FioConfig(name, w.source, w.destination[0], options, w.cls, w.timeout, w.start,
-                         dd, striped, w.stripe)
+                         dd, striped, w.stripe, nvme)
     if isinstance(w, TransferSection):
         mover_buffer = {} if w.mover_buffer is None else {"mover_buffer": w.mover_buffer}
         return TransferConfig(name, w.path, TransferOptions(

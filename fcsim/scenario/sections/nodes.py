@@ -40,8 +40,8 @@ def _written(seconds: float) -> str:
     return "0 s"
 
 
-DeviceName = model_name(load_device_model, "disk, RAM disk or array",
-                        "models/disks/, models/ramdisks/ or models/arrays/")
+DeviceName = model_name(load_device_model, "disk, RAM disk, array or SSD",
+                        "models/disks/, models/ramdisks/, models/arrays/ or models/ssds/")
 """A storage device model by catalog name or file path."""
 Burst = size(512, text="a size with a unit such as '64 KiB', >= 512 B")
 
@@ -104,9 +104,11 @@ class NodeKeys(Section):
                          "adapter_command_time, the completion interrupt) bound its I/O "
                          "per second.", "ideal")
     target: DeviceName = key(None, "Makes the node an FCP target (SCSI over FC) with one "
-                             "logical unit served by this device: a model in models/disks/, "
-                             "models/ramdisks/ or models/arrays/, or a model file path "
-                             "ending in .toml.",
+                             "logical unit served by this device, and an FC-NVMe "
+                             "controller over the same device for the jobs that address it "
+                             "with protocol = 'nvme': a model in models/disks/, "
+                             "models/ramdisks/, models/arrays/ or models/ssds/, or a model "
+                             "file path ending in .toml.",
                              "ibm-deskstar-22gxp")
     max_burst: Burst = key(None, "FCP target only: its maximum burst size (SCSI "
                            "disconnect-reconnect mode page), bytes: the most write data it asks "
