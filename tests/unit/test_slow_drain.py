@@ -4,6 +4,7 @@ closed forms computed from the model's own parameters."""
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import pytest
 
@@ -187,3 +188,33 @@ def test_bad_slow_drain_keys_are_refused(tmp_path, edit, key, given, allowed) ->
 
     base = (DATA_ROOT / "scenarios" / "fabric-slow-drain.toml").read_text(encoding="utf-8")
     assert_refused(tmp_path, base, edit, key, given, allowed)
+
+
+def test_hold_time_removes_a_stuck_receivers_frames_a_buffer_load_per_hold_time() -> None:
+    """Behind a receiver stuck for the whole run, every frame for it waits in
+    the switch's input buffers until the hold time H removes it; each removal
+    frees a buffer, the sender fills it again, and that frame waits H in turn:
+    the input's buffers' worth of frames is removed per H (plus the few us each
+    refill takes), all counted at the output to the stuck receiver."""
+    from fcsim.fabric.switch_model import load_switch_model
+
+    hold, stuck_at, end = 2e-3, 1e-3, 11e-3
+    model = dataclasses.replace(load_switch_model("generic-nonblocking"), hold_time=hold)
+    scenario = fabric({"a": "sw:0", "b": "sw:1"}, SATURATING, duration=end,
+                      switches={"sw": model})
+    nodes = tuple(dataclasses.replace(n, params=ServiceParameters(
+        drain=DrainSpec(stuck_at=stuck_at, stuck_for=1.0))) if n.name == "b" else n
+        for n in scenario.nodes)
+    sim, net = _built(dataclasses.replace(scenario, nodes=nodes))
+    sim.run(stuck_at)
+    received = net.nodes["b"].port.stats.frames_rx
+    sim.run(end)
+    switch = net.switches["sw"]
+    out = switch.ports[1]
+    assert net.nodes["b"].port.stats.frames_rx - received <= net.nodes["b"].params.bb_credit
+    assert out.timeouts == switch.stats.discarded  # every one of them, at that output
+    assert switch.ports[0].timeouts == 0
+    # whole hold times after the first frames queued: (end - stuck_at) / hold is
+    # 5, less the refills' few us each, so 4 (the fifth ends after the run)
+    generations = math.ceil((end - stuck_at) / hold) - 1
+    assert out.timeouts == model.bb_credit * generations
