@@ -218,3 +218,31 @@ def test_hold_time_removes_a_stuck_receivers_frames_a_buffer_load_per_hold_time(
     # 5, less the refills' few us each, so 4 (the fifth ends after the run)
     generations = math.ceil((end - stuck_at) / hold) - 1
     assert out.timeouts == model.bb_credit * generations
+
+
+@pytest.mark.parametrize("rate", [15e6, 40e6, 120e6])
+def test_victim_on_a_shared_credit_pool_gets_the_culprits_rate(rate: float) -> None:
+    """Head-of-line blocking on the shared credits of an ISL: in the example,
+    frames for "slow" hold the buffers of the ISL into edge2 and each credit
+    "slow"'s drain frees lets the core send the next frame of its one queue
+    for that ISL, which the sources' round robin at edge1 fills one frame of
+    each stream in turn; the victim's frame crosses at once and its credit
+    comes straight back, so the next is the culprit's again. The victim gets
+    one frame per frame the slow device drains: its drain rate r (frames of
+    the same size), while 2 r is below what the ISL carries."""
+    from fcsim.resources import DATA_ROOT
+    from fcsim.scenario.loader import read_document, scenario_from_document
+
+    path = DATA_ROOT / "scenarios" / "fabric-slow-drain.toml"
+    doc = read_document(path)
+    doc["run"].update(duration="40 ms", warmup="5 ms")
+    for w in doc["workloads"]:
+        w["size"] = "2112 B"  # one full frame a sequence: no partial sequence at the ends
+    next(n for n in doc["nodes"] if n["name"] == "slow")["rx_drain_rate"] = f"{rate} B/s"
+    scenario = scenario_from_document(doc, str(path))
+    isl = next(link for link in scenario.links if link.name == "isl-core-edge2")
+    line = isl.speed.baud / 10 * 2112 / (2112 + FRAMING_BYTES + 6 * 4)  # payload B/s, 8b/10b
+    assert 2 * rate < line
+    summary = run_scenario(scenario)["summary"]
+    assert summary["to-slow"]["throughput_bytes_per_s"]["mean"] == pytest.approx(rate, rel=0.01)
+    assert summary["to-fast"]["throughput_bytes_per_s"]["mean"] == pytest.approx(rate, rel=0.01)
