@@ -181,6 +181,8 @@ _SLOW = 'rx_drain_rate = "40 MB/s"   # the device takes out 40 MB/s of payload'
      "given with rx_stuck_for"),
     ((_SLOW, 'rx_stuck_for = "0 s"\nrx_stuck_at = "1 ms"'), "nodes[3].rx_stuck_for",
      "given '0 s'", "> 0"),
+    ((_SLOW, 'rx_delay = { distribution = "uniform", low = "5 us", high = "1 us" }'),
+     "nodes[3].rx_delay.high", "given '1 us'", "not below low ('5 us')"),
 ])
 def test_bad_slow_drain_keys_are_refused(tmp_path, edit, key, given, allowed) -> None:
     from fcsim.resources import DATA_ROOT
@@ -246,3 +248,23 @@ def test_victim_on_a_shared_credit_pool_gets_the_culprits_rate(rate: float) -> N
     summary = run_scenario(scenario)["summary"]
     assert summary["to-slow"]["throughput_bytes_per_s"]["mean"] == pytest.approx(rate, rel=0.01)
     assert summary["to-fast"]["throughput_bytes_per_s"]["mean"] == pytest.approx(rate, rel=0.01)
+
+
+def test_scenario_keys_become_the_drain(tmp_path) -> None:
+    """The node keys as the loader reads them: a drawn rx_frame_time keeps its
+    mean as the login parameter (the flow model's) and its draw in the drain;
+    a node with none of the keys has no DrainSpec (it frees each buffer at once)."""
+    from fcsim.resources import DATA_ROOT
+    from fcsim.scenario.loader import load_scenario
+    from fcsim.workload.distributions import Uniform
+
+    text = (DATA_ROOT / "scenarios" / "fabric-slow-drain.toml").read_text(encoding="utf-8")
+    path = tmp_path / "case.toml"
+    path.write_text(text.replace(_SLOW, 'rx_frame_time = { distribution = "uniform", '
+                                 'low = "10 us", high = "30 us" }\nrx_delay = "5 us"\n'
+                                 'rx_stuck_at = "1 ms"\nrx_stuck_for = "2 ms"'), encoding="utf-8")
+    nodes = {n.name: n for n in load_scenario(path).nodes}
+    params = nodes["slow"].params
+    assert params.rx_frame_time == pytest.approx(20e-6)
+    assert params.drain == DrainSpec(Uniform(10e-6, 30e-6), 0.0, 5e-6, 1e-3, 2e-3)
+    assert nodes["fast"].params.drain is None
