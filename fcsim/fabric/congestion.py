@@ -130,6 +130,8 @@ def culprits_and_victims(switches: Mapping[str, Switch], addresses: Mapping[str,
     limit = TXWAIT_CONGESTED * interval
     holding = [sp for switch in switches.values() for sp in switch.ports.values()
                if interval > 0 and sp.port.stats.credit_wait >= limit]
+    if not holding:  # no culprit without a port holding back traffic
+        return {"txwait_threshold": TXWAIT_CONGESTED, "holding_back": [], "culprits": []}
     device_of = {id(sp): sp.port.peer.name for switch in switches.values()
                  for sp in switch.local.values() if sp.port.peer is not None}
     paths = _paths(switches, addresses, list(flows))
