@@ -141,6 +141,7 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
     for a, b in pairs | {(b, a) for a, b in pairs}:
         net.nodes[a].login(net.nodes[b])
     net.addresses = {name: node.port_id for name, node in net.nodes.items()}
+    net.flows = tuple(sorted(pairs))
     if login:
         for name, node in net.nodes.items():
             targets = sorted({net.addresses[d] for s, d in pairs if s == name})

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from fcsim.fabric.congestion import culprits_and_victims, port_counters
 from fcsim.fabric.login import FabricLogin
 from fcsim.fabric.routing import balance
 from fcsim.fabric.switch import Switch
@@ -56,6 +57,8 @@ class FabricNetwork(Network):
         self.isls: list[tuple[str, str, str, float]] = []
         self.isl_ends: dict[str, dict[str, SwitchPort]] = {}
         self.zones: tuple[tuple[str, tuple[str, ...]], ...] = ()
+        self.flows: tuple[tuple[str, str], ...] = ()
+        """The (sender, receiver) pairs that log in with each other."""
 
     def address_of(self, node: str) -> int:
         """The N_Port ID the fabric gives *node* (domain / port / 00), or the
@@ -91,8 +94,12 @@ class FabricNetwork(Network):
                    "discarded_payload": sw.stats.discarded_payload,
                    "refused_payload": sw.stats.refused_payload, "errors": sw.stats.errors,
                    "output_queues": {str(index): sp.queue.results(sw.sim.now)
-                                     for index, sp in sorted(sw.ports.items())}}
+                                     for index, sp in sorted(sw.ports.items())},
+                   "ports": {str(index): port_counters(sp, interval)
+                             for index, sp in sorted(sw.ports.items())}}
             for name, sw in self.switches.items()}
+        out["congestion"] = culprits_and_victims(self.switches, self.addresses, self.flows,
+                                                 interval)
         if self.aliases is not None:
             out["fc3"] = self.aliases.results(interval)
         if self.zones:

@@ -304,6 +304,7 @@ class Switch:
             self._new_head(inp, held.out, queue)
         now = self.sim.now
         held.out.queue.leave(now, now - held.queued)
+        held.out.timeouts += 1
         self.refuse(inp, held.frame, h.R_CTL_F_BSY, h.P_BSY_NO_RESOURCES, held.free_at)
         if head and not self.model.virtual_output_queues and inp.fifo:
             inp.fifo[0].out.port.kick()
@@ -414,6 +415,7 @@ class Switch:
         now = self.sim.now
         for sp in self.ports.values():
             sp.queue.reset(now)
+            sp.timeouts = 0
 
     def __repr__(self) -> str:
         return f"<Switch {self.name} domain {self.domain}>"

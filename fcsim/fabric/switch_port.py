@@ -105,6 +105,10 @@ class SwitchPort:
         """A wake-up of this output is scheduled (by the switch, for when an
         input it waits on is free to be read again)."""
         self.queue = QueueMeter(switch.sim.now)
+        self.timeouts = 0
+        """Frames for this output its switch removed after they waited the
+        model's hold time (Class 3 discarded, Class 2 answered F_BSY), over the
+        measured interval."""
         self.frame_received: Callable[[Frame], None] = partial(switch.arrive, self)
         """A frame (or, cut-through, its header) has arrived."""
         self.frame_dropped: Callable[[Frame], None] = partial(switch.arrive_damaged, self)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fcsim.fc2.frame import MAX_DATA_FIELD
+from fcsim.fc2.receive_drain import DrainSpec
 
 R_A_TOV = 10.0
 """Resource_Allocation timeout, s: FC-PH's default, 10 s."""
@@ -42,7 +43,9 @@ class ServiceParameters:
     *e_d_tov*: error-detect timeout, s (FC-PH default 2 s): a Class 1/2 sequence
     whose ACKs have not all arrived this long after its last frame is aborted.
     *rx_frame_time*: time the port needs to process a received frame before its
-    buffer is free again, s (0 = at once).
+    buffer is free again, s (0 = at once). *drain*: how its receive path frees
+    its buffers (:class:`~fcsim.fc2.receive_drain.DrainSpec`; None: each after
+    *rx_frame_time*); neither is sent at login.
     """
 
     bb_credit: int = 16
@@ -53,6 +56,7 @@ class ServiceParameters:
     busy_retry: float = 1e-3
     e_d_tov: float = 2.0
     rx_frame_time: float = 0.0
+    drain: DrainSpec | None = None
 
     def __post_init__(self) -> None:
         if self.bb_credit < 1:

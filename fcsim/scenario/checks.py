@@ -96,6 +96,16 @@ def _nodes(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
             yield Problem(f"nodes[{i}].background_load", given(raws[i]["background_load"]),
                           "a host model for the node (background_load loads a host's "
                           "processor)")
+        for key in ("rx_frame_time", "rx_delay"):
+            table = getattr(node, key, None)
+            if table is not None and table.distribution == "uniform" and table.low > table.high:
+                yield Problem(f"nodes[{i}].{key}.high", given(raws[i][key]["high"]),
+                              f"a time not below low ({show(raws[i][key]['low'])})")
+        stuck = [k for k in ("rx_stuck_at", "rx_stuck_for") if getattr(node, k, None) is not None]
+        if len(stuck) == 1:
+            other = "rx_stuck_for" if stuck[0] == "rx_stuck_at" else "rx_stuck_at"
+            yield Problem(f"nodes[{i}].{stuck[0]}", given(raws[i][stuck[0]]),
+                          f"given with {other} (a stuck receiver needs both)")
     if not isinstance(doc, EthernetScenario):
         yield from channels(doc.nodes, raws)
     if isinstance(doc, MyrinetScenario):

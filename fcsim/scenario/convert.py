@@ -18,6 +18,7 @@ from fcsim.faults.config import BY_PROTOCOL, DEV_LOSS_TMO, FaultConfig
 from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import Coding, Speed
 from fcsim.fc2.login import ServiceParameters
+from fcsim.fc2.receive_drain import DrainSpec
 from fcsim.fc3.ports import ports_of
 from fcsim.host.block import striped_capacity
 from fcsim.loop.config import LoopConfig, LoopPortConfig, LoopSection
@@ -177,8 +178,15 @@ def _lan_node(n: Any) -> NodeConfig:
 
 
 def _node(n: NodeKeys) -> NodeConfig:
+    frame_time = _time(n.rx_frame_time)
+    plain = isinstance(frame_time, float)  # a constant rx_frame_time alone: no DrainSpec
+    delay = None if n.rx_delay is None else _time(n.rx_delay)
+    drain = DrainSpec(frame_time, (n.rx_drain_rate or 0.0) / 8, delay or 0.0, n.rx_stuck_at,
+                      n.rx_stuck_for or 0.0)
     params = ServiceParameters(n.bb_credit, n.rx_data_field, n.ee_credit, frozenset(n.classes),
-                               n.concurrent_sequences, n.busy_retry, n.e_d_tov, n.rx_frame_time)
+                               n.concurrent_sequences, n.busy_retry, n.e_d_tov,
+                               frame_time if plain else frame_time.mean,
+                               None if plain and drain == DrainSpec(frame_time) else drain)
     port = (LoopPortConfig(n.al_pa, n.fairness, n.repeat_delay, n.login_credit)
             if isinstance(n, LoopNodeSection) else None)
     channels = tuple(channels_of(n))
@@ -252,6 +260,11 @@ def _distribution(table: Any) -> Distribution:
     if table.distribution == "exponential":
         return Exponential(table.mean)
     return Uniform(table.low, table.high)
+
+
+def _time(table: Any) -> float | Distribution:
+    """A plain time (a constant table), s, or its distribution."""
+    return float(table.value) if table.distribution == "constant" else _distribution(table)
 
 
 def _workload(w: Any, index: int) -> WorkloadConfig:

@@ -97,9 +97,10 @@ def test_all_examples_are_there() -> None:
         "das2-vlan-loopback.toml", "fabric-16-port-switch.toml", "fabric-239-domains.toml",
         "fabric-core-edge-isls.toml", "fabric-fat-tree-permutation.toml",
         "fabric-fspf-flap.toml", "fabric-isl-failure.toml", "fabric-long-distance-isl.toml",
-        "fabric-rscn-zoning.toml", "fabric-storage-on-core.toml", "fc3-hunt-group.toml",
-        "fc3-multicast.toml", "fc3-striping.toml", "fcp-abts-after-loss.toml",
-        "fcp-read-and-write.toml", "gige-mtu-1500.toml", "gige-mtu-9000.toml",
+        "fabric-rscn-zoning.toml", "fabric-slow-drain.toml", "fabric-storage-on-core.toml",
+        "fc3-hunt-group.toml", "fc3-multicast.toml", "fc3-striping.toml",
+        "fcp-abts-after-loss.toml", "fcp-read-and-write.toml", "gige-mtu-1500.toml",
+        "gige-mtu-9000.toml",
         "gige-pulled-cable.toml", "gige-udp-phase-effects.toml", "loop-32-ports.toml",
         "loop-fairness.toml", "loop-lip-busy.toml", "loop-two-sites.toml",
         "myrinet-slice-storage.toml", "myrinet-switch-failure.toml", "myrinet-two-hosts.toml",
@@ -410,8 +411,11 @@ def test_node_defaults_are_the_login_defaults() -> None:
     node = NodeSection.model_validate({"name": "n"})
     defaults = ServiceParameters()
     for name in ("bb_credit", "rx_data_field", "ee_credit", "concurrent_sequences",
-                 "busy_retry", "e_d_tov", "rx_frame_time"):
+                 "busy_retry", "e_d_tov"):
         assert getattr(node, name) == getattr(defaults, name), name
+    # a time or a distribution of times: the default is the constant one
+    assert node.rx_frame_time.distribution == "constant"
+    assert node.rx_frame_time.value == defaults.rx_frame_time
     assert frozenset(node.classes) == defaults.classes
 
 
