@@ -58,7 +58,8 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
     pairs |= set(scenario.peers)
     net = fabric_build.build_fabric(sim, scenario.switches, scenario.links,  # type: ignore[arg-type]
                                     nports, pairs, scenario.zones, scenario.run.login,
-                                    bool(scenario.faults))
+                                    bool(scenario.faults),
+                                    scenario.zone_enforcement == "hard")
     if scenario.alias_groups:
         groups = {g.name for g in scenario.alias_groups}
         senders = [(w.source, w.destination) for w in scenario.workloads  # type: ignore[union-attr]

@@ -10,6 +10,9 @@ towards the N_Port is the N_Port's. With *login* each N_Port logs in frame
 by frame at start (:mod:`fcsim.fabric.login`) and its workloads wait for
 that; otherwise logins take no time. In a run with faults (*recovering*)
 every switch is a :class:`~fcsim.fabric.recovering_switch.RecoveringSwitch`.
+With zones enforced in hardware (*hard_zoning*) every node's switch port is
+a :class:`~fcsim.fabric.hard_zoning.ZonedFPort`, which drops the frames
+between N_Ports that share no zone; without, no port checks a frame.
 
 The builder takes what it reads as the small protocols below (the scenario's
 switch and link configurations satisfy them); the run's builder
@@ -97,13 +100,15 @@ def split_end(end: str) -> tuple[str, int | None]:
 def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequence[LinkSpec],
                  nports: Mapping[str, ServiceParameters], pairs: set[tuple[str, str]],
                  zones: tuple[tuple[str, tuple[str, ...]], ...] = (), login: bool = True,
-                 recovering: bool = False) -> FabricNetwork:
+                 recovering: bool = False, hard_zoning: bool = False) -> FabricNetwork:
     """Build *switches*, the N_Ports *nports* (each N_Port's name and login
     service parameters) and *links*, and route the fabric; the N_Ports of
     each of *pairs* (sender, receiver) log in with each other, with fabric
     login frame by frame at start if *login*; *zones*: each (name, N_Port
-    names); *recovering*: a run with faults."""
+    names); *recovering*: a run with faults; *hard_zoning*: the F_Ports drop
+    the frames between N_Ports that share no zone."""
     net = FabricNetwork()
+    permitted: dict[int, frozenset[int]] | None = {} if hard_zoning and zones else None
     domains = assign_domains(switches)
     for config in switches:
         if recovering:
@@ -121,7 +126,8 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
         if a_port is None or b_port is None:
             node, (sw_name, index) = ((a_name, (b_name, b_port)) if a_port is None
                                       else (b_name, (a_name, a_port)))
-            _attach_node(sim, net, node, nports[node], net.switches[sw_name], index, link)
+            _attach_node(sim, net, node, nports[node], net.switches[sw_name], index, link,
+                         permitted)
         else:
             a, b = net.switches[a_name], net.switches[b_name]
             pa = Port(sim, f"{a_name}:{a_port}", link.bb_credit or a.model.bb_credit)
@@ -141,10 +147,13 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
     directory: set[int] = set()
     zoning = Zoning({name: frozenset(net.nodes[member].port_id for member in members)
                      for name, members in zones}) if zones else None
+    if permitted is not None and zoning is not None:  # the ports hold it: filled in place
+        permitted.update(zoning.permitted())
     for switch in net.switches.values():
         switch.services = FabricServices(switch, directory)
         switch.services.zoning = zoning
     net.zones = zones
+    net.hard_zoning = permitted is not None
     # N_Ports log in with the peers they exchange with (both ways): the work of
     # a fabric of thousands of N_Ports grows with its traffic, not its size squared;
     # an alias group is logged in with implicitly (fcsim.fc3.build)
@@ -160,9 +169,11 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
 
 
 def _attach_node(sim: Simulation, net: FabricNetwork, name: str, params: ServiceParameters,
-                 switch: Switch, index: int, link: LinkSpec) -> None:
+                 switch: Switch, index: int, link: LinkSpec,
+                 permitted: dict[int, frozenset[int]] | None = None) -> None:
     """N_Port *name* with login service parameters *params*, cabled by *link*
-    to port *index* of *switch*."""
+    to port *index* of *switch*; with *permitted* (hard zoning), that port
+    drops the frames between N_Ports it does not pair."""
     if name in net.nodes:
         raise ValueError(f"N_Port {name} has more than one link; one link per N_Port")
     node = NPort(sim, name, port_id(switch.domain, index), params)
@@ -172,7 +183,7 @@ def _attach_node(sim: Simulation, net: FabricNetwork, name: str, params: Service
                                 link.bit_error_rate, link.error_rates)
     node.port.login(f_port.rx_buffers)
     f_port.login(params.bb_credit)
-    switch.local[index] = switch.add_port(index, f_port)
+    switch.local[index] = switch.add_port(index, f_port, permitted)
 
 
 def route(net: FabricNetwork, isls: list[tuple[str, str, str, float]],

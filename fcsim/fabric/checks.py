@@ -1,6 +1,7 @@
 """Checks across keys of a fabric's ``[[zones]]``: names unique, every member
 an N_Port (by name or port World Wide Name), every workload between N_Ports
-that share a zone. The scenario's checks (:mod:`fcsim.scenario.checks`) call
+that share a zone (unless ``[zoning]`` enforces them in hardware, when the
+switches drop such a workload's frames), and ``[zoning]`` only with zones. The scenario's checks (:mod:`fcsim.scenario.checks`) call
 them with the N_Ports the nodes have."""
 
 from __future__ import annotations
@@ -24,7 +25,11 @@ def zone_problems(doc: Any, raw: dict[str, Any], ports: list[str]) -> Iterator[P
     """Every problem of the ``[[zones]]`` of the checked fabric *doc* read from
     *raw*, whose nodes have the N_Ports named *ports*."""
     zones = getattr(doc, "zones", [])
+    enforcement = getattr(getattr(doc, "zoning", None), "enforcement", None)
     if not zones:
+        if enforcement is not None:
+            yield Problem("zoning", f"enforcement = {enforcement!r} with no [[zones]]",
+                          "[zoning] in a fabric with [[zones]] to enforce")
         return
     raws = raw["zones"]
     yield from unique(raws, "zones", "name", [z.name for z in zones])
@@ -38,6 +43,8 @@ def zone_problems(doc: Any, raw: dict[str, Any], ports: list[str]) -> Iterator[P
                                   f"{p!r} ({port_wwn(p)})" for p in ports[:4])
                               + (", ..." if len(ports) > 4 else ""))
         sets.append({p for p in resolved if p is not None})
+    if enforcement == "hard":
+        return  # the switches drop the frames of a workload between unzoned N_Ports
     for i, w in enumerate(doc.workloads):
         for s, d in _pairs(w):
             if s in ports and d in ports and not any({s, d} <= zone for zone in sets):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from fcsim.fabric.hard_zoning import ZonedFPort
 from fcsim.fabric.login import FabricLogin
 from fcsim.fabric.routing import balance
 from fcsim.fabric.switch import Switch
@@ -42,7 +43,8 @@ class FabricNetwork(Network):
     """A built fabric: N_Ports, links and switches by name, the timed fabric
     login of each N_Port (with ``run.login``), and the ISLs, each as (switch,
     switch, link name, FSPF cost) with its switch port at each end by switch
-    name (:attr:`isl_ends`); its *zones*, each (name, N_Port names)."""
+    name (:attr:`isl_ends`); its *zones*, each (name, N_Port names), and
+    whether its F_Ports enforce them frame by frame (*hard_zoning*)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -56,6 +58,7 @@ class FabricNetwork(Network):
         self.isls: list[tuple[str, str, str, float]] = []
         self.isl_ends: dict[str, dict[str, SwitchPort]] = {}
         self.zones: tuple[tuple[str, tuple[str, ...]], ...] = ()
+        self.hard_zoning = False
 
     def address_of(self, node: str) -> int:
         """The N_Port ID the fabric gives *node* (domain / port / 00), or the
@@ -134,5 +137,12 @@ class FabricNetwork(Network):
         """The zones and, per N_Port, the others its name server shows it."""
         sharing = {name: {m for _, members in self.zones if name in members for m in members}
                    for name in self.nodes}
-        return {"zones": {name: list(members) for name, members in self.zones},
-                "visible": {name: sorted(others - {name}) for name, others in sharing.items()}}
+        out: dict[str, Any] = {
+            "zones": {name: list(members) for name, members in self.zones},
+            "visible": {name: sorted(others - {name}) for name, others in sharing.items()}}
+        if self.hard_zoning:
+            out["enforcement"] = "hard"
+            out["dropped"] = {sp.port.name: sp.zone_dropped
+                              for switch in self.switches.values()
+                              for sp in switch.ports.values() if isinstance(sp, ZonedFPort)}
+        return out

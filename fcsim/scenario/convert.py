@@ -96,7 +96,9 @@ def to_scenario(doc: Document, file: str) -> Scenario:
     return Scenario(name=name, topology=doc.topology, run=config, nodes=nodes, links=links,
                     workloads=workloads, source=file, description=doc.description,
                     switches=switches, alias_groups=groups, faults=_faults(doc, links),
-                    zones=_zones(doc), fspf=_fspf(doc))
+                    zones=_zones(doc), fspf=_fspf(doc),
+                    zone_enforcement=getattr(getattr(doc, "zoning", None), "enforcement",
+                                             "soft"))
 
 
 def _fspf(doc: Document) -> FspfTimers:

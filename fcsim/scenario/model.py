@@ -157,7 +157,8 @@ class Scenario:
     workloads, but the *peers*, pairs of its ports the internetwork's
     workloads exchange over it, which log in with each other on a fabric).
     *faults*: the fault schedule, in time order (equal times in file order).
-    *zones*: a fabric's zones, each (name, its N_Port names). *fspf*: a
+    *zones*: a fabric's zones, each (name, its N_Port names), enforced by its
+    switches as *zone_enforcement* says ("soft" or "hard"). *fspf*: a
     fabric's FSPF timers."""
 
     name: str
@@ -175,3 +176,4 @@ class Scenario:
     faults: tuple[FaultConfig, ...] = ()
     zones: tuple[tuple[str, tuple[str, ...]], ...] = ()
     fspf: FspfTimers = DEFAULT_TIMERS
+    zone_enforcement: str = "soft"
