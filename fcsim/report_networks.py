@@ -47,6 +47,9 @@ def network_lines(first: dict[str, Any]) -> list[str]:
         ports = ", ".join(f"{port} {n}" for port, n in sorted(dropped.items()) if n)
         lines.append(f"  hard zoning: {sum(dropped.values())} frames between unzoned N_Ports "
                      f"dropped at their F_Port" + (f" ({ports})" if ports else ""))
+    for port, n in sorted(first.get("npiv", {}).get("fdisc", {}).items()):
+        lines.append(f"  NPIV at {port}: {n['accepted']} FDISC logins accepted, "
+                     f"{n['refused']} refused (LS_RJT)")
     lines += routing_lines(first)
     ports, note = busiest(first["nodes"], lambda n: n["data_frames_tx"] + n["data_frames_rx"],
                           FEW if many(first["nodes"]) else SHOWN)

@@ -7,6 +7,11 @@ the ports of the fabric (GID_FT), and logs in with each port it will send to
 arrives. Every request and answer is a Class 3 sequence through the fabric.
 An N_Port also answers the PLOGIs it receives, at any time. After its link
 failed and came back it logs in again the same way (:meth:`FabricLogin.restart`).
+A virtual N_Port behind a physical one (NPIV) logs in with FDISC instead of
+FLOGI (FC-LS-5), once the N_Port before it on the port has its N_Port ID
+(:mod:`fcsim.fabric.npiv`); an FDISC the switch refuses (LS_RJT, past its
+port's login limit) leaves it logged out, :attr:`FabricLogin.refused`, and
+its workloads never start.
 In a run with faults it also registers for state changes (SCR to the fabric
 controller, after the name server's login) and, told by an RSCN that peers
 it sends to changed, asks the name server again (GID_FT) and logs in with
@@ -42,11 +47,18 @@ faults): its first exchange with a peer after its peers' PLOGIs has OX_ID
 
 
 class FabricLogin:
-    """Logs *nport* in with the fabric, then with each N_Port ID in *targets*."""
+    """Logs *nport* in with the fabric, then with each N_Port ID in *targets*;
+    *fdisc*: a virtual N_Port (NPIV), which logs in with FDISC; *assigned*:
+    called once the fabric has answered its FLOGI or FDISC (ACC or LS_RJT)."""
 
-    def __init__(self, nport: NPort, targets: list[int]) -> None:
+    def __init__(self, nport: NPort, targets: list[int], fdisc: bool = False,
+                 assigned: Callable[[], None] | None = None) -> None:
         self.nport = nport
         self.targets = targets
+        self.fdisc = fdisc
+        self.refused = False
+        """The fabric refused its FDISC (LS_RJT): it stays logged out."""
+        self._assigned = assigned
         self.assigned = nport.port_id
         self.pending: set[int] = set()
         self._step: Exchange | None = None
@@ -62,7 +74,8 @@ class FabricLogin:
 
     def start(self) -> None:
         """Send the FLOGI (call at time 0)."""
-        self._request(FABRIC_LOGIN, self._login(els.ELS_FLOGI), h.R_CTL_ELS_REQUEST, h.TYPE_ELS)
+        command = els.ELS_FDISC if self.fdisc else els.ELS_FLOGI
+        self._request(FABRIC_LOGIN, self._login(command), h.R_CTL_ELS_REQUEST, h.TYPE_ELS)
 
     def restart(self, done: Callable[[], None]) -> None:
         """Log in again from FLOGI, as at start (a Link Failure or Link
@@ -104,6 +117,11 @@ class FabricLogin:
             return
         d_id = exchange.responder_id
         if d_id == FABRIC_LOGIN and exchange is self._step:
+            if self._assigned is not None:
+                self._assigned()
+            if isinstance(seq.ulp, bytes) and seq.ulp[0] == els.ELS_LS_RJT:
+                self.refused, self._step = True, None
+                return
             nport.port_id = self.assigned
             self._request(NAME_SERVER, self._login(els.ELS_PLOGI), h.R_CTL_ELS_REQUEST,
                           h.TYPE_ELS)

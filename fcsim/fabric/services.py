@@ -2,7 +2,10 @@
 
 A request addressed to a well-known address is answered by the switch it
 enters, after the model's service time: FLOGI (to FFFFFE) with an ACC that
-carries the N_Port ID of the port (domain / port / 00), PLOGI to the name
+carries the N_Port ID of the port (domain / port / 00), FDISC (NPIV, FC-LS-5:
+a further N_Port ID behind a port that sent its FLOGI) with an ACC carrying
+domain / port / k for its k-th, up to the model's ``npiv_logins``, after
+which LS_RJT (insufficient resources), PLOGI to the name
 server (FFFFFC) with an ACC, and the name-server query GID_FT with the list of
 N_Port IDs that have logged in with the fabric; with FC-3 alias groups, the
 alias server's joins (FFFFF8, :mod:`fcsim.fc3.alias`); in a run with faults
@@ -32,7 +35,7 @@ from fcsim.fabric.zoning import Zoning
 from fcsim.fc1 import ordered_sets as osets
 from fcsim.fc2 import els
 from fcsim.fc2 import header as h
-from fcsim.fc2.els_payload import gid_ft_accept, login_payload
+from fcsim.fc2.els_payload import gid_ft_accept, login_payload, ls_rjt
 from fcsim.fc2.frame import MAX_DATA_FIELD, Frame
 from fcsim.fc2.sequence import Exchange, Sequence
 
@@ -82,13 +85,21 @@ class FabricServices:
         self.aliases: AliasService | None = None
         self.controller: Registrations | None = None
         self.zoning: Zoning | None = None
+        self.fdisc_accepted: dict[int, int] = {}
+        """Per F_Port index, the FDISC logins it accepted (its N_Port IDs beyond the FLOGI's)."""
+        self.fdisc_refused: dict[int, int] = {}
+        """Per F_Port index, the FDISC logins it refused past the limit."""
 
     def request(self, inp: SwitchPort, frame: Frame) -> None:
         """Answer the service request *frame* that came in on *inp*."""
         if frame.sequence is None:
             return
         self.switch.stats.service_payload_in += frame.payload_len
-        if frame.d_id == FABRIC_LOGIN and frame.type == h.TYPE_ELS:
+        ulp = frame.sequence.ulp
+        if (frame.d_id == FABRIC_LOGIN and frame.type == h.TYPE_ELS
+                and isinstance(ulp, bytes) and ulp[0] == els.ELS_FDISC):
+            self._fdisc(inp, frame)
+        elif frame.d_id == FABRIC_LOGIN and frame.type == h.TYPE_ELS:
             assigned = port_id(self.switch.domain, inp.index)
             self.directory.add(assigned)
             self._answer(inp, frame, h.R_CTL_ELS_REPLY, h.TYPE_ELS,
@@ -110,6 +121,22 @@ class FabricServices:
         elif frame.d_id == ALIAS_SERVER and frame.type == h.TYPE_CT and self.aliases:
             self._answer(inp, frame, h.R_CTL_SOLICITED_CONTROL, h.TYPE_CT,
                          self.aliases.request(frame.sequence.ulp), frame.s_id)
+
+    def _fdisc(self, inp: SwitchPort, frame: Frame) -> None:
+        """An FDISC on F_Port *inp*: the next N_Port ID behind it (domain /
+        port / k for the k-th), or LS_RJT past the model's limit."""
+        index = inp.index
+        k = self.fdisc_accepted.get(index, 0) + 1
+        if k > self.switch.model.npiv_logins:
+            self.fdisc_refused[index] = self.fdisc_refused.get(index, 0) + 1
+            self._answer(inp, frame, h.R_CTL_ELS_REPLY, h.TYPE_ELS,
+                         ls_rjt(els.LS_RJT_UNABLE, els.LS_RJT_NO_RESOURCES), frame.s_id)
+            return
+        self.fdisc_accepted[index] = k
+        assigned = port_id(self.switch.domain, index) | k
+        self.directory.add(assigned)
+        self._answer(inp, frame, h.R_CTL_ELS_REPLY, h.TYPE_ELS,
+                     self._accept(f"{self.switch.name}:{index}", inp.port.rx_buffers), assigned)
 
     def _accept(self, name: str, bb_credit: int) -> bytes:
         """The LS_ACC of a login with the fabric port *name*: its *bb_credit*

@@ -200,7 +200,8 @@ def _node(n: NodeKeys) -> NodeConfig:
                       getattr(n, "vlan", None), getattr(n, "ports", 1),
                       getattr(n, "buses", None) or (),
                       link_down=getattr(n, "link_down", BY_PROTOCOL),
-                      dev_loss_tmo=getattr(n, "dev_loss_tmo", DEV_LOSS_TMO))
+                      dev_loss_tmo=getattr(n, "dev_loss_tmo", DEV_LOSS_TMO),
+                      virtual_ports=getattr(n, "virtual_ports", 0))
 
 
 def channels_of(n: NodeKeys) -> list[ChannelConfig]:

@@ -61,7 +61,8 @@ class NodeConfig:
     scenario (None: as its host model says). *vlan*: on Ethernet, its NIC is
     VLAN-aware and tags its frames with this VLAN (None: untagged).
     *ports*: its N_Ports (fabric only; the first is the node itself, the others
-    NAME.1 .., see :mod:`fcsim.fc3.ports`). *block_server*: on Myrinet, the
+    NAME.1 .., see :mod:`fcsim.fc3.ports`), and its virtual N_Ports behind the
+    first (*virtual_ports*, NPIV: NAME.v1 ..). *block_server*: on Myrinet, the
     Slice block I/O service it runs over Trapeze (None: none).
     *buses*: (network name, bus index) pairs placing the node's card on each
     network on one of its host's I/O buses (internetworks; default bus 0).
@@ -90,6 +91,7 @@ class NodeConfig:
     block_server: BlockServerConfig | None = None
     link_down: str = BY_PROTOCOL
     dev_loss_tmo: float = DEV_LOSS_TMO
+    virtual_ports: int = 0
 
 
 @dataclass(frozen=True)

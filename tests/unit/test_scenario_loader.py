@@ -96,7 +96,8 @@ def test_all_examples_are_there() -> None:
     assert [p.name for p in EXAMPLES] == [
         "das2-vlan-loopback.toml", "fabric-16-port-switch.toml", "fabric-239-domains.toml",
         "fabric-core-edge-isls.toml", "fabric-fat-tree-permutation.toml",
-        "fabric-fspf-flap.toml", "fabric-hard-zoning.toml", "fabric-isl-failure.toml", "fabric-long-distance-isl.toml",
+        "fabric-fspf-flap.toml", "fabric-hard-zoning.toml", "fabric-isl-failure.toml",
+        "fabric-long-distance-isl.toml", "fabric-npiv.toml",
         "fabric-rscn-zoning.toml", "fabric-storage-on-core.toml", "fc3-hunt-group.toml",
         "fc3-multicast.toml", "fc3-striping.toml", "fcp-abts-after-loss.toml",
         "fcp-read-and-write.toml", "gige-mtu-1500.toml", "gige-mtu-9000.toml",
