@@ -59,6 +59,10 @@ class FabricLogin:
         self.refused = False
         """The fabric refused its FDISC (LS_RJT): it stays logged out."""
         self._assigned = assigned
+        self.rscn_queries = 0
+        """Name-server queries (GID_FT) it sent after RSCNs."""
+        self.rscn_logins = 0
+        """PLOGIs it sent after RSCNs, to peers the name server listed again."""
         self.assigned = nport.port_id
         self.pending: set[int] = set()
         self._step: Exchange | None = None
@@ -146,6 +150,7 @@ class FabricLogin:
             for target in sorted(self._looking & listed):
                 self._request(target, self._login(els.ELS_PLOGI), h.R_CTL_ELS_REQUEST,
                               h.TYPE_ELS)
+                self.rscn_logins += 1
             self._looking, self._query, self._step = set(), None, None
         elif d_id in self.pending and seq.r_ctl == h.R_CTL_ELS_REPLY:
             self.pending.discard(d_id)
@@ -163,3 +168,4 @@ class FabricLogin:
             self.nport.send(exchange, len(payload), 3, r_ctl=h.R_CTL_UNSOLICITED_CONTROL,
                             type_=h.TYPE_CT, ulp=payload)
             self._query = exchange
+            self.rscn_queries += 1

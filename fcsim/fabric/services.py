@@ -10,7 +10,8 @@ server (FFFFFC) with an ACC, and the name-server query GID_FT with the list of
 N_Port IDs that have logged in with the fabric; with FC-3 alias groups, the
 alias server's joins (FFFFF8, :mod:`fcsim.fc3.alias`); in a run with faults
 the fabric controller's State Change Registrations (FFFFFD,
-:mod:`fcsim.fabric.rscn`), and with zones a GID_FT lists only the ports that
+:mod:`fcsim.fabric.rscn`) and the SW_RSCNs other switches send its domain
+controller (FFFC00 + domain), and with zones a GID_FT lists only the ports that
 share a zone with the asker (:mod:`fcsim.fabric.zoning`). Answers are Class 3
 sequences sent back out of the port the request came in on: one frame, or
 for a GID_FT accept longer than a data field (more than 524 ports) several,
@@ -24,6 +25,7 @@ from typing import Protocol
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.addressing import (
     ALIAS_SERVER,
+    DOMAIN_CONTROLLERS,
     FABRIC_CONTROLLER,
     FABRIC_LOGIN,
     NAME_SERVER,
@@ -63,6 +65,9 @@ class Registrations(Protocol):
     def register(self, frame: Frame) -> bytes:
         """The answer to the SCR *frame*."""
 
+    def switch_changed(self, switch_name: str, payload: bytes) -> None:
+        """An SW_RSCN (*payload*) reached the domain controller of switch *switch_name*."""
+
 
 class AliasService(Protocol):
     """The alias server (FC-3's alias groups, :class:`fcsim.fc3.alias.AliasServer`)."""
@@ -87,6 +92,8 @@ class FabricServices:
         self.zoning: Zoning | None = None
         self.fdisc_accepted: dict[int, int] = {}
         """Per F_Port index, the FDISC logins it accepted (its N_Port IDs beyond the FLOGI's)."""
+        self.queries = 0
+        """Name-server queries (GID_FT) it answered."""
         self.fdisc_refused: dict[int, int] = {}
         """Per F_Port index, the FDISC logins it refused past the limit."""
 
@@ -110,6 +117,7 @@ class FabricServices:
                          self._accept(f"{self.switch.name} name server",
                                       self.switch.model.bb_credit), frame.s_id)
         elif frame.d_id == NAME_SERVER and frame.type == h.TYPE_CT:
+            self.queries += 1
             ports = (sorted(self.directory) if self.zoning is None
                      else self.zoning.visible(frame.s_id, self.directory))
             self._answer(inp, frame, h.R_CTL_SOLICITED_CONTROL, h.TYPE_CT,
@@ -118,6 +126,9 @@ class FabricServices:
               and frame.sequence.r_ctl == h.R_CTL_ELS_REQUEST):  # an SCR; not an RSCN's LS_ACC
             self._answer(inp, frame, h.R_CTL_ELS_REPLY, h.TYPE_ELS,
                          self.controller.register(frame), frame.s_id)
+        elif (frame.d_id >> 8 == DOMAIN_CONTROLLERS and self.controller
+              and isinstance(ulp, bytes)):  # an SW_RSCN from another switch: its RSCNs
+            self.controller.switch_changed(self.switch.name, ulp)  # go after the service time
         elif frame.d_id == ALIAS_SERVER and frame.type == h.TYPE_CT and self.aliases:
             self._answer(inp, frame, h.R_CTL_SOLICITED_CONTROL, h.TYPE_CT,
                          self.aliases.request(frame.sequence.ulp), frame.s_id)

@@ -43,7 +43,7 @@ from collections.abc import Mapping
 from typing import Protocol
 
 from fcsim.engine.simulation import Simulation
-from fcsim.fabric.addressing import WELL_KNOWN_LOW, area_of, domain_of
+from fcsim.fabric.addressing import DOMAIN_CONTROLLERS, WELL_KNOWN_LOW, area_of, domain_of
 from fcsim.fabric.hard_zoning import ZonedFPort
 from fcsim.fabric.routing import Choose
 from fcsim.fabric.services import FabricServices
@@ -185,6 +185,10 @@ class Switch:
             out = self.local.get(d_id >> 8 & 0xFF)
         else:
             out = self.output_for(frame, d_id, inp)
+        if out is None and d_id >> 8 == DOMAIN_CONTROLLERS:  # a switch's, FFFC00 + domain
+            out = self._to_controller(inp, frame)
+            if out is None:
+                return
         if out is None and self.aliases is not None:  # an alias: FC-3 routes or replicates it
             out = self.aliases.route(self, inp, frame)
             if out is None:
@@ -213,6 +217,23 @@ class Switch:
             self.sim.call_later(ready - now, self._queue, held)
         else:
             self._queue(held)
+
+    def _to_controller(self, inp: SwitchPort, frame: Frame) -> SwitchPort | None:
+        """A frame for a domain controller (an SW_RSCN, FC-SW-7): this
+        switch's services answer it (None), or the E_Port towards its domain."""
+        domain = frame.d_id & 0xFF
+        if domain == self.domain:
+            self.free_input(inp, frame, inp.eof_in)
+            if self.services is None:
+                self._discard(frame)
+            else:
+                self.services.request(inp, frame)
+            return None
+        hops = self.routes.get(domain)
+        if not hops:
+            self.refuse(inp, frame, h.R_CTL_F_RJT, F_RJT_INVALID_D_ID)
+            return None
+        return self._pick(hops, frame, frame.d_id, inp)
 
     def _queue(self, held: Held) -> None:
         now = held.queued = self.sim.now
