@@ -42,6 +42,14 @@ def network_lines(first: dict[str, Any]) -> list[str]:
         if len(used) > len(outputs):
             lines.append(f"    ({len(used) - len(outputs)} more outputs with shorter waits "
                          "in --json)")
+    dropped = first.get("zoning", {}).get("dropped")
+    if dropped is not None:  # hard zoning
+        ports = ", ".join(f"{port} {n}" for port, n in sorted(dropped.items()) if n)
+        lines.append(f"  hard zoning: {sum(dropped.values())} frames between unzoned N_Ports "
+                     f"dropped at their F_Port" + (f" ({ports})" if ports else ""))
+    for port, n in sorted(first.get("npiv", {}).get("fdisc", {}).items()):
+        lines.append(f"  NPIV at {port}: {n['accepted']} FDISC logins accepted, "
+                     f"{n['refused']} refused (LS_RJT)")
     lines += _congestion_lines(first)
     lines += routing_lines(first)
     ports, note = busiest(first["nodes"], lambda n: n["data_frames_tx"] + n["data_frames_rx"],

@@ -124,6 +124,11 @@ class SwitchPort:
     # port in __init__ (one call a frame fewer on the switch's hot path than a
     # method here that calls them).
 
+    def reset_stats(self, now: float) -> None:
+        """Start a new measurement interval at *now* (s)."""
+        self.queue.reset(now)
+        self.timeouts = 0
+
     def waits_for_credit(self) -> bool:
         """True if a frame for this output is ready but needs BB credit."""
         return self.switch.has_candidate(self)

@@ -121,6 +121,11 @@ def scr_request() -> bytes:
     return struct.pack(">B3xI", els.ELS_SCR, els.SCR_FULL)
 
 
+def ls_rjt(reason: int, explanation: int) -> bytes:
+    """An LS_RJT (4 bytes of command, 4 of reserved, reason, explanation, vendor)."""
+    return struct.pack(">B3xxBBx", els.ELS_LS_RJT, reason, explanation)
+
+
 def ls_acc() -> bytes:
     """A bare LS_ACC (4 bytes), the answer to an SCR or an RSCN."""
     return struct.pack(">B3x", els.ELS_ACC)

@@ -8,7 +8,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from fcsim.ethernet.checks import ethernet_links
-from fcsim.fabric.checks import zone_problems
+from fcsim.fabric.checks import npiv_problems, zone_problems
+from fcsim.fabric.npiv import virtual_ports_of
 from fcsim.faults.checks import fault_problems
 from fcsim.fc3.checks import fc3_problems
 from fcsim.fc3.ports import ports_of
@@ -57,7 +58,7 @@ def check(doc: Scenario, raw: dict[str, Any]) -> list[Problem]:
                 *([] if networks else _workloads(doc, raw))]
     return [*_run(doc, raw), *_nodes(doc, raw), *_links(doc, raw), *_workloads(doc, raw),
             *fc3_problems(doc, raw), *fault_problems(doc, raw),
-            *zone_problems(doc, raw, list(ports_of(doc.nodes)))]
+            *zone_problems(doc, raw, list(ports_of(doc.nodes))), *npiv_problems(doc, raw)]
 
 
 def _shape(doc: Scenario) -> Iterator[Problem]:
@@ -127,7 +128,8 @@ def _nodes(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
 def _links(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
     if isinstance(doc, LoopScenario):
         return
-    names = list(ports_of(doc.nodes))  # node names, and NAME.i of nodes with several N_Ports
+    virtual = set(virtual_ports_of(doc.nodes))  # NPIV: behind their node's first N_Port
+    names = [p for p in ports_of(doc.nodes) if p not in virtual]  # NAME.i of several
     raws = raw.get("links", [])
     ports = ({s.name: s.model.ports for s in doc.switches}
              if isinstance(doc, FabricScenario | LanScenario) else {})
@@ -179,7 +181,7 @@ def _fabric_ends(doc: FabricScenario, raws: list[dict[str, Any]],
 
 def _workloads(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
     raws = raw.get("workloads", [])
-    names = [n.name for n in doc.nodes]
+    names = [n.name for n in doc.nodes] + virtual_ports_of(doc.nodes)
     groups = [g.name for g in getattr(doc, "alias_groups", [])]
     hosts = {n.name for n in doc.nodes if n.host is not None}
     targets = {n.name: n.target for n in doc.nodes if getattr(n, "target", None) is not None}

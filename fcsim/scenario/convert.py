@@ -97,7 +97,9 @@ def to_scenario(doc: Document, file: str) -> Scenario:
     return Scenario(name=name, topology=doc.topology, run=config, nodes=nodes, links=links,
                     workloads=workloads, source=file, description=doc.description,
                     switches=switches, alias_groups=groups, faults=_faults(doc, links),
-                    zones=_zones(doc), fspf=_fspf(doc))
+                    zones=_zones(doc), fspf=_fspf(doc),
+                    zone_enforcement=getattr(getattr(doc, "zoning", None), "enforcement",
+                                             "soft"))
 
 
 def _fspf(doc: Document) -> FspfTimers:
@@ -206,7 +208,8 @@ def _node(n: NodeKeys) -> NodeConfig:
                       getattr(n, "vlan", None), getattr(n, "ports", 1),
                       getattr(n, "buses", None) or (),
                       link_down=getattr(n, "link_down", BY_PROTOCOL),
-                      dev_loss_tmo=getattr(n, "dev_loss_tmo", DEV_LOSS_TMO))
+                      dev_loss_tmo=getattr(n, "dev_loss_tmo", DEV_LOSS_TMO),
+                      virtual_ports=getattr(n, "virtual_ports", 0))
 
 
 def channels_of(n: NodeKeys) -> list[ChannelConfig]:

@@ -185,6 +185,7 @@ class LinkDownKeys(NodeKeys):
         "failed (dropped), s (Linux scsi_transport_fc's dev_loss_tmo default; lpfc uses "
         "30 s).", "30 s")
 NPorts = integer(1, 255, "an integer 1..255 (N_Ports of the node)")
+VirtualPorts = integer(0, 255, "an integer 0..255 (virtual N_Ports, NPIV)")
 
 
 class FabricNodeSection(LinkDownKeys):
@@ -200,6 +201,12 @@ class FabricNodeSection(LinkDownKeys):
         1, "N_Ports of the node, each logging in with the fabric and cabled by its own "
         "link: the first is the node's name, the others NAME.1 .. NAME.(ports-1). A "
         "stream can stripe over them (stripe_ports); alias groups take them as members.", 4)
+    virtual_ports: VirtualPorts = key(
+        0, "Virtual N_Ports (NPIV) behind the node's first N_Port, named NAME.v1 .. "
+        "NAME.v<n>, each with its own N_Port ID (domain / port / k), logging in with FDISC "
+        "after the FLOGI, one after another; a switch port accepts its model's "
+        "npiv_logins and refuses the rest (LS_RJT). Needs run.login = true; not in a run "
+        "with faults (docs/fabric-services.md).", 8)
 
 
 class NodeSection(LinkDownKeys):
