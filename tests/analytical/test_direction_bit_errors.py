@@ -31,7 +31,8 @@ STREAMS = (StreamConfig("ab", "a", "b", 10 * PAYLOAD, outstanding=2),
 
 def run(scenario) -> tuple[object, object]:
     sim = Simulation(3)
-    net = build_point_to_point(sim, scenario.nodes, scenario.links)
+    net = build_point_to_point(sim, scenario.nodes, scenario.links,
+                               recovering=bool(scenario.faults))
     build_workloads(sim, scenario, net)
     install(sim, scenario, net)
     sim.run(scenario.run.duration)
