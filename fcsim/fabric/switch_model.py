@@ -35,7 +35,10 @@ class SwitchModel:
     (Class 2) or discarded (Class 3), s (None: never). *service_time*: how
     long the switch's fabric services take to answer a login or name-server
     request, s. *routing*: how it chooses among equal-cost next hops, one of
-    :data:`fcsim.fabric.routing.POLICIES`. *sources*: provenance per parameter.
+    :data:`fcsim.fabric.routing.POLICIES`. *max_port_credit*: the most receive
+    buffers one port can be given (a long-distance E_Port given its port
+    group's shared pool; None: no more than *bb_credit*); it is read by credit
+    planning, not by the simulation. *sources*: provenance per parameter.
     """
 
     name: str
@@ -49,6 +52,7 @@ class SwitchModel:
     hold_time: float | None = None
     service_time: float = 0.0
     routing: str = "exchange-based"
+    max_port_credit: int | None = None
     sources: dict[str, str] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
@@ -62,6 +66,8 @@ class SwitchModel:
             raise ValueError(f"{self.name}: hold_time must be > 0 s")
         if self.service_time < 0:
             raise ValueError(f"{self.name}: service_time must be >= 0 s")
+        if self.max_port_credit is not None and self.max_port_credit < self.bb_credit:
+            raise ValueError(f"{self.name}: max_port_credit must be >= bb_credit")
         if self.routing not in POLICIES:
             raise ValueError(f"{self.name}: routing must be one of {', '.join(POLICIES)}")
 
@@ -112,6 +118,10 @@ class SwitchFile(ModelFile):
                              "S_ID and D_ID) or 'exchange-based' (a hash of S_ID, D_ID and "
                              "OX_ID); see docs/fabrics.md.", "exchange-based",
                              "vendor guide")
+    max_port_credit: Frames = _entry("The most receive buffers one port can be given (a "
+                                     "long-distance port given its port group's shared "
+                                     "buffers); read by `fcsim credits`, not by a run "
+                                     "(default: bb_credit).", 1500, "data sheet")
 
 
 def load_switch_model(name: str, directory: Path | None = None) -> SwitchModel:
