@@ -68,7 +68,8 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
 
 
 BUILDERS: dict[str, Callable[[Simulation, Scenario], Network]] = {
-    "point-to-point": lambda sim, sc: build_point_to_point(sim, sc.nodes, sc.links),
+    "point-to-point": lambda sim, sc: build_point_to_point(sim, sc.nodes, sc.links,
+                                                           recovering=bool(sc.faults)),
     "fabric": build_fabric,
     "loop": lambda sim, sc: build_loop(sim, sc.nodes, sc.links),
     "ethernet": build_ethernet,

@@ -79,7 +79,9 @@ class EthernetPort:
     :attr:`delay`. With :attr:`cut_through`, the owner is handed each data
     frame as soon as its preamble and MAC header are in (:data:`HEADER_CHARS`)
     rather than at its end: a cut-through switch's view, before the FCS can
-    be checked."""
+    be checked. It is a :class:`fcsim.link.link.PhyEnd` (a link end whose light
+    and carrier faults act on), its transmitter a
+    :class:`fcsim.link.line.LineEnd`."""
 
     GAP_WORDS = GAP // 4
     credit = 0  # no link-level credit (trace sinks show it)
@@ -93,14 +95,14 @@ class EthernetPort:
         self.bit_error_rate = 0.0
         self.stats = EthernetStats()
         self._busy = False
-        self._line_free = self._gap_end = 0.0
+        self.line_free = self.gap_end = 0.0
         self._control: list[EthernetFrame] = []
         self.paused_until = 0.0
         self.pauses_rx = 0
         self.up = self.light = True
         self.frames_lost = 0
-        self._rng = sim.rng(f"port/{name}")
-        self._sinks = sim.sinks
+        self.rng = sim.rng(f"port/{name}")
+        self.sinks = sim.sinks
         self._later = sim.call_later
 
     def kick(self) -> None:

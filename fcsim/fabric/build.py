@@ -9,7 +9,8 @@ N_Port's BB credit towards its F_Port is the switch model's, the switch's
 towards the N_Port is the N_Port's. With *login* each N_Port logs in frame
 by frame at start (:mod:`fcsim.fabric.login`) and its workloads wait for
 that; otherwise logins take no time. In a run with faults (*recovering*)
-every switch is a :class:`~fcsim.fabric.recovering_switch.RecoveringSwitch`.
+every switch is a :class:`~fcsim.fabric.recovering_switch.RecoveringSwitch` and
+every port a :class:`~fcsim.fc2.recovering_port.RecoveringPort`.
 
 The builder takes what it reads as the small protocols below (the scenario's
 switch and link configurations satisfy them); the run's builder
@@ -29,7 +30,7 @@ from fcsim.fabric.login import FabricLogin
 from fcsim.fabric.network import FabricNetwork
 from fcsim.fabric.recovering_switch import RecoveringSwitch
 from fcsim.fabric.routing import chooser, fspf_cost, next_hops, switch_seed
-from fcsim.fabric.services import FabricServices
+from fcsim.fabric.services import E_D_TOV, FabricServices
 from fcsim.fabric.switch import Switch
 from fcsim.fabric.switch_port import SwitchPort
 from fcsim.fabric.zoning import Zoning
@@ -37,7 +38,7 @@ from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import Speed
 from fcsim.fc2.login import ServiceParameters
 from fcsim.fc2.nport import NPort
-from fcsim.fc2.port import Port
+from fcsim.fc2.recovering_port import make_port
 from fcsim.link.link import Link
 
 
@@ -102,7 +103,7 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
     service parameters) and *links*, and route the fabric; the N_Ports of
     each of *pairs* (sender, receiver) log in with each other, with fabric
     login frame by frame at start if *login*; *zones*: each (name, N_Port
-    names); *recovering*: a run with faults."""
+    names); *recovering*: a run with faults (its switches and ports recover)."""
     net = FabricNetwork()
     domains = assign_domains(switches)
     for config in switches:
@@ -121,11 +122,14 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
         if a_port is None or b_port is None:
             node, (sw_name, index) = ((a_name, (b_name, b_port)) if a_port is None
                                       else (b_name, (a_name, a_port)))
-            _attach_node(sim, net, node, nports[node], net.switches[sw_name], index, link)
+            _attach_node(sim, net, node, nports[node], net.switches[sw_name], index, link,
+                         recovering)
         else:
             a, b = net.switches[a_name], net.switches[b_name]
-            pa = Port(sim, f"{a_name}:{a_port}", link.bb_credit or a.model.bb_credit)
-            pb = Port(sim, f"{b_name}:{b_port}", link.bb_credit or b.model.bb_credit)
+            pa = make_port(sim, f"{a_name}:{a_port}", link.bb_credit or a.model.bb_credit,
+                           E_D_TOV, recovering)
+            pb = make_port(sim, f"{b_name}:{b_port}", link.bb_credit or b.model.bb_credit,
+                           E_D_TOV, recovering)
             net.links[link.name] = Link(link.name, pa, pb, link.speed, link.cable,
                                         link.bit_error_rate, link.error_rates)
             pa.login(pb.rx_buffers)
@@ -160,14 +164,17 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
 
 
 def _attach_node(sim: Simulation, net: FabricNetwork, name: str, params: ServiceParameters,
-                 switch: Switch, index: int, link: LinkSpec) -> None:
+                 switch: Switch, index: int, link: LinkSpec, recovering: bool) -> None:
     """N_Port *name* with login service parameters *params*, cabled by *link*
-    to port *index* of *switch*."""
+    to port *index* of *switch*; with *recovering*, both ports recover from
+    link faults (:class:`~fcsim.fc2.recovering_port.RecoveringPort`)."""
     if name in net.nodes:
         raise ValueError(f"N_Port {name} has more than one link; one link per N_Port")
-    node = NPort(sim, name, port_id(switch.domain, index), params)
+    node = NPort(sim, name, port_id(switch.domain, index), params,
+                 port=make_port(sim, name, params.bb_credit, params.e_d_tov, recovering))
     net.nodes[name] = node
-    f_port = Port(sim, f"{switch.name}:{index}", link.bb_credit or switch.model.bb_credit)
+    f_port = make_port(sim, f"{switch.name}:{index}", link.bb_credit or switch.model.bb_credit,
+                       E_D_TOV, recovering)
     net.links[link.name] = Link(link.name, node.port, f_port, link.speed, link.cable,
                                 link.bit_error_rate, link.error_rates)
     node.port.login(f_port.rx_buffers)

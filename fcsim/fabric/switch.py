@@ -390,13 +390,13 @@ class Switch:
             if frame.is_link_control:
                 self._release_class1(frame, held)
             return frame
-        if blocked_until is not None and not out._wake_pending:
-            out._wake_pending = True
+        if blocked_until is not None and not out.wake_pending:
+            out.wake_pending = True
             self.sim.call_later(blocked_until - now, self._wake, out)
         return None
 
     def _wake(self, out: SwitchPort) -> None:
-        out._wake_pending = False
+        out.wake_pending = False
         out.port.kick()
 
     def has_candidate(self, out: SwitchPort) -> bool:

@@ -101,7 +101,9 @@ class SwitchPort:
         output, when it took a frame from another: its next turn (-1: none)."""
         self.pos = -1
         self.waiting: list[int] = []
-        self._wake_pending = False
+        self.wake_pending = False
+        """A wake-up of this output is scheduled (by the switch, for when an
+        input it waits on is free to be read again)."""
         self.queue = QueueMeter(switch.sim.now)
         self.frame_received: Callable[[Frame], None] = partial(switch.arrive, self)
         """A frame (or, cut-through, its header) has arrived."""

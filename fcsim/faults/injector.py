@@ -2,8 +2,9 @@
 
 :func:`install` does nothing for a scenario without faults, so such a run is
 the run it always was. With faults, every Fibre Channel port of a
-point-to-point link or fabric becomes a
-:class:`~fcsim.fc2.recovering_port.RecoveringPort`, every N_Port gets its
+point-to-point link or fabric is a
+:class:`~fcsim.fc2.recovering_port.RecoveringPort` (its builder made it one
+for a scenario with faults), every N_Port gets its
 recovery (:mod:`fcsim.faults.nport_recovery`) and its Class 1 and 2
 sequence recovery (:mod:`fcsim.fc2.sequence_recovery`), a fabric its own
 (:mod:`fcsim.faults.fabric_recovery`: FSPF, RSCN), and each fault acts at
@@ -35,7 +36,6 @@ from __future__ import annotations
 from typing import Any
 
 from fcsim.engine.simulation import Simulation
-from fcsim.fabric.services import E_D_TOV as FABRIC_E_D_TOV
 from fcsim.faults import config as k
 from fcsim.faults.config import FaultConfig, FaultPlan
 from fcsim.faults.fabric_recovery import FabricRecovery
@@ -78,12 +78,8 @@ class FaultRun:
         self.fabric: FabricRecovery | None = None
         self._offsets = [0.0] * len(COUNTERS)
         self.incidents = Incidents(sim, self._read)
-        self._loop_payload_lost = 0
         if self.loop is None:
             self._recovering(scenario)
-        else:
-            for port in self.loop.ports:
-                port.lose = self._loses(port.lose)
         self.sequences = {name: SequenceRecovery(node) for name, node in net.nodes.items()}
         for name, recovery in self.sequences.items():
             net.nodes[name].recover_sequences(recovery)
@@ -102,20 +98,13 @@ class FaultRun:
         self.incidents.watch(record)
         self._apply(record)
 
-    def _loses(self, lose: Any) -> Any:
-        """A loop port's loss of a frame to a LIP, its payload counted too."""
-        def counted(frame: Any) -> None:
-            if not frame.is_link_control:
-                self._loop_payload_lost += frame.payload_len
-            lose(frame)
-        return counted
-
     def _recovering(self, scenario: FaultPlan) -> None:
-        """Every port recovers; every N_Port, and a fabric, too."""
+        """Every port recovers (as built); every N_Port, and a fabric, too."""
         for port in self.net.ports():
-            owner = port.owner
-            e_d_tov = owner.params.e_d_tov if isinstance(owner, NPort) else FABRIC_E_D_TOV
-            self.ports[port.name] = RecoveringPort.convert(port, e_d_tov)
+            if not isinstance(port, RecoveringPort):
+                raise ValueError(f"port {port.name} was built without link recovery: build the "
+                                 "network of a scenario with faults with recovering ports")
+            self.ports[port.name] = port
         relogin: Relogin | None = None
         logins = getattr(self.net, "logins", {})
         if scenario.topology == "point-to-point":
@@ -293,7 +282,7 @@ class FaultRun:
             payload += self.fabric.stats.payload_lost
         if self.loop is not None:
             frames += sum(p.loop_stats.lost for p in self.loop.ports)
-            payload += self._loop_payload_lost
+            payload += sum(p.loop_stats.payload_lost for p in self.loop.ports)
         resent = sum(endpoint.counters.retransmitted_bytes for host in self.hosts.values()
                      for endpoint in host.tcp_endpoints)
         resent += sum(recovery.retransmitted_bytes for recovery in self.sequences.values())
@@ -309,7 +298,6 @@ class FaultRun:
         read = self._read()
         kept = COUNTERS.index("retransmitted")  # counted since the start of the run
         self._offsets = [self._offsets[i] if i == kept else v for i, v in enumerate(read)]
-        self._loop_payload_lost = 0
         for port in self.ports.values():
             port.lcf.reset_stats()
         if self.fabric is not None:

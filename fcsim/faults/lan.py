@@ -43,6 +43,7 @@ from fcsim.faults.config import FaultConfig, FaultPlan
 from fcsim.faults.incidents import COUNTERS, Incidents, Record
 from fcsim.faults.repeats import Repeats
 from fcsim.fc2.port_states import AC, LOS_ASSERT, LOS_DEASSERT
+from fcsim.link.link import PhyEnd
 
 DOWN = "down"
 """The state of a LAN port whose link is down (:data:`AC`: up)."""
@@ -53,7 +54,7 @@ class LanLink:
     up again *relink* s after light returns (*relinked* says how): *listeners*
     ``(link, old, new, reason)`` are told of each change of :attr:`state`."""
 
-    def __init__(self, sim: Simulation, port: Any, relink: float, relinked: str) -> None:
+    def __init__(self, sim: Simulation, port: PhyEnd, relink: float, relinked: str) -> None:
         self.sim, self.port, self.relink, self.relinked = sim, port, relink, relinked
         self.peer: LanLink | None = None
         self.state = AC

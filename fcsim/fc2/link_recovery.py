@@ -30,7 +30,7 @@ Every timer and count, with its source, is in :mod:`fcsim.fc2.port_states`
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from fcsim.fc2.port_states import (
     AC,
@@ -53,8 +53,8 @@ from fcsim.fc2.port_states import (
 )
 
 if TYPE_CHECKING:
+    from fcsim.engine.simulation import Simulation
     from fcsim.fc2.frame import Frame
-    from fcsim.fc2.recovering_port import RecoveringPort
 
 IMPAIRMENT_MEMORY = 1.0
 """How long a receiver's window of loss or corruption is kept after it closed,
@@ -108,6 +108,36 @@ class RecoveryStats(FrameLosses):
         return {name: getattr(self, name) for name in self.NAMES}
 
 
+class ControlledPort(Protocol):
+    """What a :class:`LinkControl` reads of its port and tells it
+    (:class:`fcsim.fc2.recovering_port.RecoveringPort` implements it): the line
+    times the link set, when its line is next free (a
+    :class:`fcsim.link.line.LineEnd`), and the peer port, whose :attr:`lcf` is
+    the link control at the other end."""
+
+    sim: Simulation
+    name: str
+    peer: Any
+    """The port at the other end: a :class:`ControlledPort` once linked."""
+    lcf: LinkControl
+    char_time: float
+    word_time: float
+    delay: float
+    """The cable's propagation delay, s."""
+    line_free: float
+    """When the port's line is free of frames, s."""
+    bit_error_rate: float
+
+    def state_changed(self, old: str, new: str) -> None:
+        """The link control went from state *old* to *new*."""
+
+    def kick(self) -> None:
+        """The link is Active again: send what waits."""
+
+    def lose_r_rdys(self, start: float, end: float) -> None:
+        """R_RDYs arriving at the port from *start* to *end* (s) are lost."""
+
+
 Listener = Callable[["LinkControl", str, str, str], None]
 """Told of each state change: (link control, old state, new state, reason)."""
 
@@ -123,7 +153,7 @@ class LinkControl:
     (lost) or received it corrupted; *listeners* are told of every change.
     """
 
-    def __init__(self, port: RecoveringPort) -> None:
+    def __init__(self, port: ControlledPort) -> None:
         self.port = port
         self.state = AC
         self.since = 0.0
@@ -141,7 +171,7 @@ class LinkControl:
     @property
     def peer(self) -> LinkControl:
         """The link control at the other end of the link."""
-        return self.port.peer.lcf  # type: ignore[union-attr]
+        return self.port.peer.lcf
 
     @property
     def receiving(self) -> bool:
@@ -201,7 +231,7 @@ class LinkControl:
         """Begin sending this state's ordered set (after the frame in progress)."""
         port = self.port
         sent = SENDS[self.state]
-        start = max(now, port._line_free)
+        start = max(now, port.line_free)
         for sink in self._sim.sinks:
             sink.primitive(now, port, sent.name, start)
         arrives = start + port.delay

@@ -154,6 +154,10 @@ class Port(LazyCredit):
     :data:`GAP_WORDS` fill words after each frame) and :attr:`delay`. The
     owner may set :attr:`drained` when it hands out a frame after which it has
     nothing to send (see the module's docstring); it stays false otherwise.
+
+    Its transmitter is a :class:`fcsim.link.line.LineEnd` (:attr:`line_free`,
+    :attr:`gap_end`, :attr:`rng`, :attr:`sinks`, :attr:`stats`) and the port a
+    :class:`fcsim.link.link.LinkEnd`.
     """
 
     GAP_WORDS = MIN_FILL_WORDS
@@ -177,15 +181,15 @@ class Port(LazyCredit):
         self.buffers_used = 0
         self.stats = PortStats()
         self._busy = False
-        self._line_free = 0.0
-        self._gap_end = 0.0
+        self.line_free = 0.0
+        self.gap_end = 0.0
         self._stall_since: float | None = None
         self._r_rdys: deque[float] = deque()
         self._wake_pending = False
         self.drained = False
         self._free_at: tuple[float, int] | None = None  # the reserved end of the last gap
-        self._rng = sim.rng(f"port/{name}")
-        self._sinks = sim.sinks
+        self.rng = sim.rng(f"port/{name}")
+        self.sinks = sim.sinks
         self._later = sim.call_later
 
     # -- set-up -----------------------------------------------------------------
@@ -254,14 +258,14 @@ class Port(LazyCredit):
     def send_r_rdy(self) -> None:
         """Send one R_RDY in the next free fill word."""
         now = self.sim.now
-        start = self._line_free if self._line_free > now else now
+        start = self.line_free if self.line_free > now else now
         end = start + self.word_time
-        self._line_free = end
-        if end > self._gap_end:
-            self._gap_end = end
+        self.line_free = end
+        if end > self.gap_end:
+            self.gap_end = end
         self.stats.r_rdy_tx += 1
-        if self._sinks:
-            for sink in self._sinks:
+        if self.sinks:
+            for sink in self.sinks:
                 sink.primitive(now, self, "R_RDY", start)
         peer: Port = self.peer  # type: ignore[assignment]
         peer._r_rdys.append(end + self.delay)

@@ -1,8 +1,8 @@
 """A link-level port that can fail and recover: :class:`~fcsim.fc2.port.Port`
 with a Link Control Facility (:mod:`fcsim.fc2.link_recovery`).
 
-A scenario with faults turns every Fibre Channel port of its network into a
-:class:`RecoveringPort` (:meth:`RecoveringPort.convert`); one without keeps
+The builder of a network whose scenario has faults makes every Fibre Channel
+port of it a :class:`RecoveringPort` (:func:`make_port`); one without makes
 the plain :class:`Port`, whose per-frame path has no fault check at all.
 What the recovering port adds:
 
@@ -26,42 +26,47 @@ What the recovering port adds:
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from fcsim.fc2.frame import Frame
 from fcsim.fc2.link_recovery import LinkControl
 from fcsim.fc2.port import Port
 from fcsim.fc2.port_states import AC, IDLES_ON_ENTRY, LR1, SOF_CHARACTERS
+
+if TYPE_CHECKING:
+    from fcsim.engine.simulation import Simulation
+    from fcsim.fc2.frame import Frame
 
 RECEIVED, CORRUPTED, LOST = 0, 1, 2
 """What became of a transmission at a recovering port's receiver
 (:meth:`RecoveringPort.fate`)."""
 
 
+def make_port(sim: Simulation, name: str, rx_buffers: int, e_d_tov: float,
+              recovering: bool) -> Port:
+    """The link-level port *name* with *rx_buffers* receive buffers that a
+    builder makes: a :class:`RecoveringPort` whose link timeout is *e_d_tov*
+    (s) if the network is *recovering* (its scenario has faults), else a plain
+    :class:`Port`."""
+    if recovering:
+        return RecoveringPort(sim, name, rx_buffers, e_d_tov)
+    return Port(sim, name, rx_buffers)
+
+
 class RecoveringPort(Port):
-    """A :class:`Port` with a Link Control Facility :attr:`lcf`; *e_d_tov* is
-    the link timeout, s."""
+    """A :class:`Port` with a Link Control Facility :attr:`lcf`, Active from
+    the start; *e_d_tov* is the link timeout, s. It is the
+    :class:`~fcsim.fc2.link_recovery.ControlledPort` of its :attr:`lcf`."""
 
-    lcf: LinkControl
-    e_d_tov: float
-    flush_hooks: list[Callable[[], int]]
-    """Called when the port leaves Active: each discards the frames its owner
-    holds in this port's receive buffers and returns how many buffers it freed."""
-    _stale: int
-    _credit_seen: float
-    _timing: bool
-
-    @classmethod
-    def convert(cls, port: Port, e_d_tov: float) -> RecoveringPort:
-        """Turn *port* (already linked) into a recovering port, Active now."""
-        port.__class__ = cls
-        recovering: RecoveringPort = port  # type: ignore[assignment]
-        recovering.lcf = LinkControl(recovering)
-        recovering.e_d_tov = e_d_tov
-        recovering.flush_hooks = []
-        recovering._stale = 0  # buffers freed by a reset whose frames are still handed on
-        recovering._credit_seen = 0.0  # when BB credit last arrived, s
-        recovering._timing = False  # a link timeout check is pending
-        return recovering
+    def __init__(self, sim: Simulation, name: str, rx_buffers: int, e_d_tov: float) -> None:
+        super().__init__(sim, name, rx_buffers)
+        self.lcf = LinkControl(self)
+        self.e_d_tov = e_d_tov
+        self.flush_hooks: list[Callable[[], int]] = []
+        """Called when the port leaves Active: each discards the frames its owner
+        holds in this port's receive buffers and returns how many buffers it freed."""
+        self._stale = 0  # buffers freed by a reset whose frames are still handed on
+        self._credit_seen = 0.0  # when BB credit last arrived, s
+        self._timing = False  # a link timeout check is pending
 
     # -- transmitter -------------------------------------------------------------
 
@@ -184,5 +189,5 @@ class RecoveringPort(Port):
             self.credit = self.credit_login
             self._r_rdys.clear()
             self._credit_seen = now
-            self._gap_end = max(self._gap_end, max(now, self._line_free)
+            self.gap_end = max(self.gap_end, max(now, self.line_free)
                                 + IDLES_ON_ENTRY * self.word_time)

@@ -1,5 +1,6 @@
-"""The flow-level (fluid) model of a fabric: steady max-min fair rates of
-saturating Class 3 streams over the paths the switches' routing gives
+"""The flow-level (fluid) model of a fabric: steady rates of saturating
+Class 3 streams, max-min fair under the round robin of the switch outputs,
+over the paths the switches' routing gives
 (:mod:`fcsim.flow.model`), for capacity planning at sizes the packet model
 cannot reach, and as an oracle for it. It reads the fabric's topology and
 routing and never the packet model's simulation objects; nothing below

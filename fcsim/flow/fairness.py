@@ -46,24 +46,37 @@ def max_min(rows: np.ndarray, cols: np.ndarray, values: np.ndarray, capacity: np
     rate = np.zeros(senders)
     bottleneck = np.full(senders, -1)
     frozen = np.zeros(senders, dtype=bool)
+    # only entries on resources that can fill take part; frozen senders' load is kept aside
+    bounded = np.isfinite(capacity[rows])
+    r, c, v = rows[bounded], cols[bounded], values[bounded]
+    unbounded = np.bincount(c, minlength=senders) == 0
+    settled_load = np.zeros(resources)
     level = 0.0
-    while not frozen.all():
-        moving = ~frozen[cols]
-        growth = np.bincount(rows, weights=values * moving, minlength=resources)
-        load = np.bincount(rows, weights=values * rate[cols], minlength=resources)
+    while True:
+        growth = np.bincount(r, weights=v, minlength=resources)
+        load = settled_load + growth * level
         grows = growth > 0
+        if not grows.any():
+            break  # what moves is bounded nowhere
         room = np.full(resources, np.inf)
         room[grows] = (capacity[grows] - load[grows]) / growth[grows]
         step = max(float(room.min()), 0.0)
         level += step
-        rate[~frozen] = level
         full = grows & (room <= step + TOLERANCE * np.maximum(1.0, level))
         # the senders on a full resource stop; each names the first full one it uses
-        on_full = full[rows] & moving
-        hit = np.unique(cols[on_full])
+        on_full = full[r]
+        hit = np.unique(c[on_full])
         first = np.full(senders, resources)
-        np.minimum.at(first, cols[on_full], rows[on_full])
+        np.minimum.at(first, c[on_full], r[on_full])
         bottleneck[hit] = first[hit]
         frozen[hit] = True
+        rate[hit] = level
+        stays = ~frozen[c]
+        settled_load += np.bincount(r[~stays], weights=v[~stays] * level, minlength=resources)
+        r, c, v = r[stays], c[stays], v[stays]
+        if not len(r):
+            break
+    if np.any(unbounded | ~frozen):
+        raise ValueError("a sender that no finite resource bounds has no max-min rate")
     load = np.bincount(rows, weights=values * rate[cols], minlength=resources)
     return Filling(rate, bottleneck, load)

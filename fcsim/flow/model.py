@@ -22,25 +22,35 @@ A sender's rate is its frames per second; its exchanges' paths
 - ``router``: a switch's central router, its frames per second.
 - ``processing``: an N_Port's frame processing time, one frame at a time.
 
-The rates are max-min fair (:func:`fcsim.flow.fairness.max_min`). Where the
-packet model's switches share differently, the result is flagged, not
-corrected (:func:`caveats`): an output serves its *inputs* in turn, not
-senders; a switch input's buffers are shared by every output (frames for a
-congested output fill them, and the link into it then runs at that output's
-pace); an input FIFO holds frames behind a head waiting for another output;
-a central router serves frames in arrival order.
+- ``arbitration``: each (output, input) queue of a switch: the output's
+  round-robin level, a cap on the frames that input sends it
+  (:mod:`fcsim.flow.arbitration`).
+
+The rates are max-min fair (:func:`fcsim.flow.fairness.max_min`) under the
+caps, and the caps are what the switches' turn-taking gives for those
+rates (:func:`_levels`, :func:`_settle`): an output serves its *inputs* in
+turn, not senders, and a switch input's buffers are shared by every output,
+so that frames for a held output fill them and the link into the input
+then runs at that output's pace. Where the packet model's switches still
+share otherwise, the result is flagged, not corrected (:func:`caveats`): an
+input FIFO holds frames behind a head waiting for another output; a
+central router serves frames in arrival order; an R_RDY waits behind a
+frame the other way; a frame that waits at a full output holds its buffer
+longer; a short frame at the end of each sequence needs a credit more.
 """
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from fcsim.fc2.frame import frame_chars
 from fcsim.fc2.port import MIN_FILL_WORDS
+from fcsim.flow.arbitration import Queue, held, resources_of, round_robin
 from fcsim.flow.fabric import FlowFabric, StreamFlow
 from fcsim.flow.fairness import TOLERANCE, max_min
 
@@ -52,12 +62,16 @@ CLOSE = 1e-6
 
 @dataclass(frozen=True)
 class Resource:
-    """A resource of the fabric: *kind* (line, credit, router, processing),
-    the direction, switch or N_Port it belongs to (*owner*) and its *capacity*."""
+    """A resource of the fabric: *kind* (line, credit, router, processing,
+    arbitration), the direction, switch or N_Port it belongs to (*owner*),
+    its *capacity* and, for an output's arbitration, the input whose queue
+    it caps (*via*; frames/s, inf where the output's turn-taking does not
+    bind)."""
 
     kind: str
     owner: str
     capacity: float
+    via: str | None = None
 
 
 @dataclass
@@ -79,6 +93,7 @@ class FlowResult:
     utilisation: dict[str, float]
     payload: dict[str, float]
     caveats: dict[str, list[str]]
+    settled: bool = True
 
 
 def _per_frame(stream: StreamFlow) -> tuple[float, float]:
@@ -88,51 +103,109 @@ def _per_frame(stream: StreamFlow) -> tuple[float, float]:
             stream.size / len(payloads))
 
 
+DAMPING = 0.5
+"""Each round of :func:`_settle` moves a level this fraction of the way to
+what its round robin gives (a full step can swing between two states)."""
+SETTLED = 1e-6
+"""Relative move under which every output's level counts as settled."""
+RISES = 40
+"""Max-min solutions the levels may take to rise (:func:`_levels`: about one
+for each distinct level at which outputs fill)."""
+ROUNDS = 100
+"""Max-min solutions the levels may take to settle (:func:`_settle`). Past
+either budget the levels count as unsettled: the rates are then plain
+max-min, and the caveats name where the switches share otherwise. Each
+solution costs about O(senders x hops x distinct levels); a fabric whose
+outputs fill at many distinct levels, such as the 239-domain one, runs out
+of rises."""
+
+
 def solve(fabric: FlowFabric) -> FlowResult:
-    """Max-min fair rates of every sending N_Port of *fabric*."""
+    """Rates of every sending N_Port of *fabric*: max-min fair over the
+    fabric's resources, with each switch output's per-port arbitration and
+    the blocking of its inputs' shared buffers as caps on its queues
+    (:mod:`fcsim.flow.arbitration`), solved again with the caps until they
+    hold still."""
     senders = sorted({s.source for s in fabric.streams})
     index = {name: i for i, name in enumerate(senders)}
     slots: dict[str, float] = defaultdict(float)
     for s in fabric.streams:
         slots[s.source] += s.slots
     resources: list[Resource] = []
-    where: dict[tuple[str, str], int] = {}
+    where: dict[tuple[str, str, str | None], int] = {}
 
-    def resource(kind: str, owner: str, capacity: float) -> int:
-        key = (kind, owner)
+    def resource(kind: str, owner: str, capacity: float, via: str | None = None) -> int:
+        key = (kind, owner, via)
         if key not in where:
             where[key] = len(resources)
-            resources.append(Resource(kind, owner, capacity))
+            resources.append(Resource(kind, owner, capacity, via))
         return where[key]
 
     entries: dict[tuple[int, int], float] = defaultdict(float)
     busy: dict[tuple[str, int], float] = defaultdict(float)  # (direction, sender): busy s/frame
     carried: dict[tuple[str, int], float] = defaultdict(float)  # payload bytes per frame
+    queues: dict[tuple[str, str], Queue] = {}
+    positions: list[dict[int, float]] = []
     for s in fabric.streams:
         j = index[s.source]
         chars, payload = _per_frame(s)
+        processing = fabric.processing.get(s.destination)
         for exchange in s.exchanges:
             share = exchange.weight / slots[s.source]
-            for name in exchange.path:
+            place: dict[int, float] = {}
+            e = len(positions)
+            positions.append(place)
+            for k, name in enumerate(exchange.path):
                 d = fabric.directions[name]
                 frame_time = chars * d.speed.char_time
-                entries[resource("line", name, 1.0), j] += share * (
-                    frame_time + GAP_CHARS * d.speed.char_time)
+                line = resource("line", name, 1.0)
+                entries[line, j] += share * (frame_time + GAP_CHARS * d.speed.char_time)
                 cycle = frame_time + 2 * d.delay + d.hold + d.speed.word_time
-                entries[resource("credit", name, d.credit), j] += share * cycle
+                credit = resource("credit", name, d.credit)
+                entries[credit, j] += share * cycle
+                place[line] = place[credit] = k
+                units = {line: frame_time + GAP_CHARS * d.speed.char_time, credit: cycle}
                 busy[name, j] += share * frame_time
                 carried[name, j] += share * payload
                 if d.switch in fabric.routers:
-                    entries[resource("router", d.switch, fabric.routers[d.switch]), j] += share
-            if s.destination in fabric.processing:
-                entries[resource("processing", s.destination, 1.0), j] += (
-                    share * fabric.processing[s.destination])
+                    router = resource("router", d.switch, fabric.routers[d.switch])
+                    entries[router, j] += share
+                    place[router] = k + 0.5
+                if d.switch is None and processing is not None:
+                    p = resource("processing", s.destination, 1.0)
+                    entries[p, j] += share * processing
+                    place[p] = k
+                    units[p] = processing
+                if k + 1 < len(exchange.path):  # the next output's cap on this input's frames
+                    units[resource("arbitration", exchange.path[k + 1], math.inf, name)] = 1.0
+                if d.origin is not None:
+                    via = exchange.path[k - 1]
+                    q = queues.get((name, via))
+                    if q is None:
+                        q = queues[name, via] = Queue(name, via)
+                    cap = resource("arbitration", name, math.inf, via)
+                    entries[cap, j] += share
+                    place[cap] = k
+                    q.senders.append(j)
+                    q.shares.append(share)
+                    q.positions.append(k)
+                    q.exchanges.append(e)
+                    q.units.append(units)
     keys = list(entries)
     rows = np.array([r for r, _ in keys], dtype=np.int64)
     cols = np.array([c for _, c in keys], dtype=np.int64)
     values = np.array([entries[k] for k in keys])
     capacity = np.array([r.capacity for r in resources])
+    by_output: dict[str, list[Queue]] = defaultdict(list)
+    for q in queues.values():
+        by_output[q.output].append(q)
+    capacity, settled = _levels(by_output, where, rows, cols, values, capacity, positions,
+                                len(senders))
     filling = max_min(rows, cols, values, capacity, len(senders))
+    resources = [replace(r, capacity=float(c)) for r, c in zip(resources, capacity, strict=True)]
+    holding = held(rows, cols, values, capacity, filling.rate, filling.load)
+    stops = [min(h | {int(b)}, key=lambda i: (resources[i].kind == "arbitration", i))
+             for h, b in zip(holding, filling.bottleneck, strict=True)]
     rates = filling.rate
     stream_rates = {}
     for s in fabric.streams:
@@ -146,23 +219,119 @@ def solve(fabric: FlowFabric) -> FlowResult:
     for (name, j), payload in carried.items():
         carried_rate[name] += payload * rates[j]
     result = FlowResult(fabric, resources, senders, rates,
-                        [resources[b] for b in filling.bottleneck], filling.load,
-                        stream_rates, dict(utilisation), dict(carried_rate), {})
+                        [resources[b] for b in stops], filling.load,
+                        stream_rates, dict(utilisation), dict(carried_rate), {}, settled)
     result.caveats = caveats(result)
     return result
+
+
+def _levels(by_output: dict[str, list[Queue]], where: dict[tuple[str, str, str | None], int],
+            rows: np.ndarray, cols: np.ndarray, values: np.ndarray, capacity: np.ndarray,
+            positions: list[dict[int, float]], senders: int) -> tuple[np.ndarray, bool]:
+    """The round-robin level of every output (:mod:`fcsim.flow.arbitration`),
+    as *capacity* with each queue's cap set to its output's level (inf where
+    the output never fills), and whether the levels settled within
+    :data:`ROUNDS` solutions per output.
+
+    The levels rise together: at level *t* every queue of an output not yet
+    settled is capped at *t* and the senders take their max-min rates under
+    the caps; *t* rises (to where the loads, linear in *t* between changes,
+    first fill a resource of an output) until an output's resources are
+    full; its level is then fixed by water-filling
+    (:func:`fcsim.flow.arbitration.round_robin`) and *t* goes on rising for
+    the others, until no sender is held by a rising cap. A cap of the next
+    switch's output counts among an output's resources once that level is
+    fixed."""
+    own = {o: np.array([where["arbitration", o, q.input] for q in group], dtype=np.int64)
+           for o, group in by_output.items()}
+    owner = {int(i): o for o, idx in own.items() for i in idx}
+    mine = {o: resources_of(group) for o, group in by_output.items()}
+    fixed: dict[str, float] = {}
+    t = 1.0
+    before: tuple[float, np.ndarray] | None = None
+    cap = capacity.copy()
+    for _ in range(RISES):
+        cap = capacity.copy()
+        for o, idx in own.items():
+            cap[idx] = fixed.get(o, t)
+        filling = max_min(rows, cols, values, cap, senders)
+        load = filling.load
+
+        def eligible(i: int) -> bool:
+            return i not in owner or owner[i] in fixed
+
+        full = [o for o in by_output if o not in fixed and any(
+            load[i] >= cap[i] * (1 - CLOSE) for i in mine[o] if eligible(i))]
+        holding = held(rows, cols, values, cap, filling.rate, load)
+        rising = {int(i) for o, idx in own.items() if o not in fixed for i in idx}
+        if full:
+            rate, limit = filling.rate.tolist(), cap.tolist()
+            for o in full:
+                fixed[o] = min(t, round_robin(by_output[o], rate, holding, positions, limit,
+                                              [i for i in mine[o] if eligible(i)], rising))
+            before = None
+            continue
+        if math.isinf(t) or not any(h in rising for hs in holding for h in hs):
+            return _settle(by_output, own, mine, fixed, rows, cols, values, capacity,
+                           positions, senders)
+        nxt = math.inf
+        for o in by_output:
+            if o in fixed:
+                continue
+            for i in mine[o]:
+                if not eligible(i) or load[i] <= 0:
+                    continue
+                if before is not None and load[i] > before[1][i]:
+                    slope = (load[i] - before[1][i]) / (t - before[0])
+                    nxt = min(nxt, t + (cap[i] - load[i]) / slope)
+                elif before is None:
+                    nxt = min(nxt, t * cap[i] / load[i])
+        before = (t, load)
+        t = max(nxt, t * (1 + 1e-9))
+    return capacity, False
+
+
+def _settle(by_output: dict[str, list[Queue]], own: dict[str, np.ndarray],
+            mine: dict[str, list[int]], fixed: dict[str, float], rows: np.ndarray,
+            cols: np.ndarray, values: np.ndarray, capacity: np.ndarray,
+            positions: list[dict[int, float]], senders: int) -> tuple[np.ndarray, bool]:
+    """From the levels *fixed* as they rose, every output's level again from
+    the solution they give, until none moves (the fixed point: each output's
+    level is what its round robin gives for the rates the levels give);
+    the capacities with the levels and whether they settled."""
+    levels = dict(fixed)
+    cap = capacity.copy()
+    for _ in range(ROUNDS):
+        cap = capacity.copy()
+        for o, idx in own.items():
+            cap[idx] = levels.get(o, math.inf)
+        filling = max_min(rows, cols, values, cap, senders)
+        holding = held(rows, cols, values, cap, filling.rate, filling.load)
+        found = {}
+        rate, limit = filling.rate.tolist(), cap.tolist()
+        for o, group in by_output.items():
+            level = round_robin(group, rate, holding, positions, limit, mine[o], set())
+            if math.isfinite(level):
+                found[o] = level
+        if found.keys() == levels.keys() and all(
+                math.isclose(found[o], levels[o], rel_tol=SETTLED) for o in found):
+            return cap, True
+        levels = {o: level if math.isinf(levels.get(o, math.inf))
+                  else levels[o] + DAMPING * (level - levels[o]) for o, level in found.items()}
+    return capacity, False
 
 
 def caveats(result: FlowResult) -> dict[str, list[str]]:
     """Per sender, how the packet model's switches may share otherwise than
     max-min fairness, for this result (empty: the result is what they give):
 
-    - *per-port arbitration*: at a full link direction out of a switch, the
-      inputs holding senders stopped there do not carry equal frame rates on
-      it, or another input carries more than they do (an output takes its
-      inputs in turn, so each backlogged input gets an equal share);
-    - *shared input buffers*: a switch input carries a sender stopped further
-      on and others not stopped at the same resource (frames for the further
-      bottleneck fill the input's buffers and its link slows to that pace);
+    - *per-port arbitration*, *shared input buffers*: only where the
+      round-robin levels of the switch outputs did not settle within their
+      budget (:data:`ROUNDS`; the rates are then plain max-min): a full
+      output out of a switch that does not carry equal frame rates from the
+      inputs holding senders stopped there, and a switch input carrying a
+      sender stopped further on beside others stopped elsewhere
+      (:func:`_unsettled`);
     - *input FIFO*: an input of a switch without virtual output queues
       carries frames for more than one output (head-of-line blocking);
     - *central router*: a sender stopped by a switch's router (served in
@@ -205,32 +374,14 @@ def caveats(result: FlowResult) -> dict[str, list[str]]:
                     outputs[path[k - 1]].add(name)
     stopped = {name: (b.kind, b.owner) for name, b in zip(result.senders, result.bottleneck,
                                                            strict=True)}
-    for name, groups in on.items():
-        if fabric.directions[name].origin is None:
-            continue  # leaves an N_Port: its own turn-taking is modelled exactly
-        held = {g for g, senders in groups.items()
-                if any(stopped[s] in (("line", name), ("credit", name)) for s in senders)}
-        if not held:
-            continue
-        totals = {g: sum(senders.values()) for g, senders in groups.items()}
-        top = max(totals[g] for g in held)
-        if any(abs(totals[g] - top) > CLOSE * top for g in held) or any(
-                totals[g] > top * (1 + CLOSE) for g in groups):
-            for senders in groups.values():
-                for s in senders:
-                    found[s].add("per-port arbitration")
     for inp, senders in after.items():
-        if fabric.directions[inp].switch is None:
-            continue
-        further = {s for s, rest in senders.items()
-                   if stopped[s][1] in rest or stopped[s][1] in _origins(fabric, rest)}
-        if further and len({stopped[s] for s in senders}) > 1:
-            for s in senders:
-                found[s].add("shared input buffers")
-        model = fabric.models[fabric.directions[inp].switch]  # type: ignore[index]
-        if not model.virtual_output_queues and len(outputs[inp]) > 1:
+        switch = fabric.directions[inp].switch
+        if switch is not None and not fabric.models[switch].virtual_output_queues and len(
+                outputs[inp]) > 1:
             for s in senders:
                 found[s].add("input FIFO")
+    if not result.settled:  # plain max-min: name where the switches share otherwise
+        _unsettled(result, on, after, found)
     for s, (kind, _) in stopped.items():
         if kind == "router":
             found[s].add("central router")
@@ -250,12 +401,14 @@ def caveats(result: FlowResult) -> dict[str, list[str]]:
         if len(set(st.frame_payloads)) > 1 and any(
                 tight(name) for e in st.exchanges for name in e.path):
             found[st.source].add("credit-tight pipeline")
+    ends: dict[str, list[str]] = defaultdict(list)
+    for n, e in fabric.directions.items():
+        ends[e.link].append(n)
     for i, r in enumerate(result.resources):
         if r.kind != "credit":
             continue
         d = fabric.directions[r.owner]
-        back = next((n for n, e in fabric.directions.items() if e.link == d.link
-                     and n != r.owner), None)
+        back = next((n for n in ends[d.link] if n != r.owner), None)
         wait = longest.get(back, 0.0) if back is not None else 0.0
         frames = sum(on[r.owner][g][s] for g in on[r.owner] for s in on[r.owner][g])
         senders = {s for g in on[r.owner] for s in on[r.owner][g]}
@@ -268,6 +421,43 @@ def caveats(result: FlowResult) -> dict[str, list[str]]:
             for s in senders:
                 found[s].add("credit behind a full output")
     return {s: sorted(found.get(s, ())) for s in result.senders}
+
+
+def _unsettled(result: FlowResult, on: dict[str, dict[str, dict[str, float]]],
+               after: dict[str, dict[str, set[str]]], found: dict[str, set[str]]) -> None:
+    """Where the round-robin levels are not computed (the rates are plain
+    max-min), add to *found* per sender what the switches would share
+    otherwise: *per-port arbitration* where a full output out of a switch
+    does not carry equal frame rates from the inputs holding senders stopped
+    there, or another input carries more; *shared input buffers* where a
+    switch input carries a sender stopped further on and others stopped
+    elsewhere. *on* gives the frames per second on each direction per (input,
+    sender), *after* the directions that follow each input per sender."""
+    fabric = result.fabric
+    stopped = {name: (b.kind, b.owner) for name, b in zip(result.senders, result.bottleneck,
+                                                           strict=True)}
+    for name, groups in on.items():
+        if fabric.directions[name].origin is None:
+            continue  # leaves an N_Port: its own turn-taking is modelled exactly
+        holding = {g for g, senders in groups.items()
+                   if any(stopped[s] in (("line", name), ("credit", name)) for s in senders)}
+        if not holding:
+            continue
+        totals = {g: sum(senders.values()) for g, senders in groups.items()}
+        top = max(totals[g] for g in holding)
+        if any(abs(totals[g] - top) > CLOSE * top for g in holding) or any(
+                totals[g] > top * (1 + CLOSE) for g in groups):
+            for senders in groups.values():
+                for s in senders:
+                    found[s].add("per-port arbitration")
+    for inp, senders in after.items():
+        if fabric.directions[inp].switch is None:
+            continue
+        further = {s for s, rest in senders.items()
+                   if stopped[s][1] in rest or stopped[s][1] in _origins(fabric, rest)}
+        if further and len({stopped[s] for s in senders}) > 1:
+            for s in senders:
+                found[s].add("shared input buffers")
 
 
 def _full(result: FlowResult, where: dict[tuple[str, str], int], direction: str) -> bool:
@@ -306,7 +496,8 @@ def results(result: FlowResult) -> dict[str, Any]:
         streams[s.name] = {
             "source": s.source, "destination": s.destination,
             "throughput_bytes_per_s": result.stream_rates[s.name],
-            "bottleneck": {"kind": b.kind, "at": b.owner},
+            "bottleneck": {"kind": b.kind, "at": b.owner} | (
+                {"input": b.via} if b.via is not None else {}),
             "exchanges": [{"ox_id": e.ox_id, "path": list(e.path), "share": e.weight}
                           for e in s.exchanges],
             "caveats": result.caveats[s.source]}

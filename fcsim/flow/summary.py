@@ -41,8 +41,9 @@ def flow_summary(figures: dict[str, Any]) -> str:
     sc = figures["scenario"]
     streams = figures["streams"]
     lines = [f"{sc['name']}  ({sc['file']}, {sc['topology']})",
-             f"flow model: steady max-min fair rates of {len(streams)} saturating Class 3 "
-             f"stream(s), exchanges on paths {figures['spread']} "
+             f"flow model: steady rates of {len(streams)} saturating Class 3 stream(s) "
+             "(max-min fair under the switches' round robin), exchanges on paths "
+             f"{figures['spread']} "
              f"(--spread), computed in {figures['wall_time_s']:.2f} s",
              "It leaves out " + "; ".join(LEAVES_OUT) + ". Use the packet model (without "
              "--model flow) for those, for latency and queueing, and to confirm a design.",
@@ -50,9 +51,9 @@ def flow_summary(figures: dict[str, Any]) -> str:
     caveated = sorted({c for s in streams.values() for c in s["caveats"]})
     if caveated:
         count = sum(1 for s in streams.values() if s["caveats"])
-        lines += [f"WARNING: {count} stream(s) where the switches share otherwise than "
-                  f"max-min fairness ({', '.join(caveated)}; docs/model.md, 'Flow model'): "
-                  "their packet-model rates may differ", ""]
+        lines += [f"WARNING: {count} stream(s) where the switches do something the flow "
+                  f"model does not compute ({', '.join(caveated)}; docs/model.md, 'Flow "
+                  "model'): their packet-model rates may differ", ""]
     total = figures["total_throughput_bytes_per_s"]
     lines.append(f"total {format_bytes_rate(total)} over {len(streams)} stream(s)")
     order = sorted(streams.items(), key=lambda item: item[1]["throughput_bytes_per_s"])
@@ -61,7 +62,9 @@ def flow_summary(figures: dict[str, Any]) -> str:
         b = s["bottleneck"]
         lines.append(f"  {name:<20} {s['source']} -> {s['destination']}  "
                      f"{format_bytes_rate(s['throughput_bytes_per_s'])}  "
-                     f"{b['kind']} of {b['at']}" + ("  *" if s["caveats"] else ""))
+                     f"{b['kind']} of {b['at']}"
+                     + (f" for input {b['input']}" if "input" in b else "")
+                     + ("  *" if s["caveats"] else ""))
     isl = figures["isl_utilisation"]
     if isl["directions"]:
         lines += ["", f"ISL utilisation over {isl['directions']} direction(s): mean "

@@ -2,23 +2,67 @@
 
 The link owns only what belongs to the medium: the line rate, the cable's
 propagation delay and the bit error rate of each direction. The transmitters
-live in the ports (:class:`fcsim.fc2.port.Port`, an Ethernet port), each
-telling the link how many transmission words its gap after a frame takes
-(``GAP_WORDS``).
+live in the ports (:class:`fcsim.fc2.port.Port`, an Ethernet port, a Myrinet
+port), each a :class:`LinkEnd` telling the link how many transmission words
+its gap after a frame takes (``GAP_WORDS``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import Speed
 
-if TYPE_CHECKING:
-    from fcsim.fc2.port import Port
+
+class LinkEnd(Protocol):
+    """What a :class:`Link` reads and sets of each port it joins: every port
+    kind a link joins implements it (its transmitter, for
+    :func:`fcsim.link.line.launch`, is a :class:`fcsim.link.line.LineEnd`)."""
+
+    GAP_WORDS: ClassVar[int]
+    """Transmission words of the technology's gap after each frame."""
+    name: str
+    """The port's name, unique in the network."""
+    peer: Any
+    """The port at the other end (None until linked); of the port's own kind."""
+    char_time: float
+    """One transmission character on the line, s (set by the link)."""
+    word_time: float
+    """One transmission word (four characters), s (set by the link)."""
+    gap_time: float
+    """The gap after each frame, ``GAP_WORDS`` words, s (set by the link)."""
+    delay: float
+    """The cable's propagation delay, s (set by the link)."""
+    bit_error_rate: float
+    """Probability that one line bit this port sends is received in error (set
+    by the link; a fault may change it)."""
 
 
-class Link:
+class PhyEnd(LinkEnd, Protocol):
+    """A link end whose physical layer a fault acts on directly (the Ethernet
+    and Myrinet ports, :class:`fcsim.faults.lan.LanLink`): light at its
+    receiver, and the carrier its PHY reports. A Fibre Channel port's
+    physical layer is its Link Control Facility's
+    (:class:`fcsim.fc2.link_recovery.LinkControl`)."""
+
+    light: bool
+    """Light reaches the receiver: frames arriving while it does not are lost."""
+    frames_lost: int
+    """Frames lost at or from this port for want of light."""
+
+    def set_light(self, on: bool) -> None:
+        """Light reaches the receiver again (*on*) or no more, now."""
+
+    def carrier(self, up: bool) -> None:
+        """The PHY reports the link up or down now."""
+
+
+End = TypeVar("End", bound=LinkEnd)
+"""The port kind at both ends of a link."""
+
+
+class Link(Generic[End]):
     """Joins ports *a* and *b* at *speed* over *cable*.
 
     *bit_error_rate* is the probability that any one line bit is received in
@@ -30,8 +74,8 @@ class Link:
     def __init__(
         self,
         name: str,
-        a: Port,
-        b: Port,
+        a: End,
+        b: End,
         speed: Speed,
         cable: Cable,
         bit_error_rate: float = 0.0,
@@ -62,11 +106,11 @@ class Link:
             port.bit_error_rate = rates.get(port.name, bit_error_rate)
 
     @property
-    def ports(self) -> tuple[Port, Port]:
+    def ports(self) -> tuple[End, End]:
         """The two ends."""
         return (self.a, self.b)
 
-    def direction_name(self, sender: Port) -> str:
+    def direction_name(self, sender: End) -> str:
         """Name of the direction that *sender* transmits on, e.g. ``"A->B"``."""
         receiver = self.b if sender is self.a else self.a
         return f"{sender.name}->{receiver.name}"

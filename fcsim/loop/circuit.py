@@ -3,9 +3,10 @@
 The opener won arbitration and sent OPN(yx); the opened port received it.
 While the circuit lasts, frames and R_RDYs go only between the two, over the
 ports between them, which repeat: :meth:`Circuit.join` gives a port the
-circuit's BB credit and path, :meth:`Circuit.part` takes them away (credit
-does not outlive a tenancy). A LIP aborts the circuit: a frame still in
-flight when the LIP reaches its receiver is lost.
+circuit's BB credit and path (:meth:`fcsim.loop.lport.LPort.enter_circuit`);
+:meth:`~fcsim.loop.lport.LPort.leave_circuit` takes them away (credit does
+not outlive a tenancy). A LIP aborts the circuit: a frame still in flight
+when the LIP reaches its receiver is lost.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ class Circuit:
     """
 
     __slots__ = ("opener", "opened", "won_at", "to_opened", "to_opener", "arb_seen_at",
-                 "sent", "live", "cut_opened", "cut_opener", "_sim")
+                 "sent", "live", "cut_opened", "cut_opener", "_ring", "_sim")
 
     def __init__(self, ring: Ring, opener: LPort, opened: LPort, won_at: float) -> None:
         self.opener = opener
@@ -44,36 +45,19 @@ class Circuit:
         self.sent = 0
         self.live = True
         self.cut_opened = self.cut_opener = INF
+        self._ring = ring
         self._sim = opener.sim
 
     def join(self, port: LPort, opener: bool) -> None:
         """*port* enters the circuit: its credit (the peer's login BB credit), the
         R_RDYs it owes, and the path its frames take."""
         peer = self.opened if opener else self.opener
-        port.circuit, port.peer, port._peer_id = self, peer, peer.port_id
-        port.credit = peer.login_credit
-        port._granted, port._received, port._cls_sent = port.login_credit, 0, False
-        port._hops = port.loop.ring.hops(port.index, peer.index)  # type: ignore[union-attr]
+        hops = self._ring.hops(port.index, peer.index)
         if opener:
-            port._delay, port._deliver = self.to_opened, self.deliver_to_opened
-            port._hold_mark = self.won_at
-            port._begun.clear()
+            port.enter_circuit(self, peer, hops, self.to_opened, self.deliver_to_opened,
+                               self.won_at)
         else:
-            port._delay, port._deliver = self.to_opener, self.deliver_to_opener
-
-    @staticmethod
-    def part(port: LPort, now: float) -> None:
-        """*port* leaves its circuit at *now* (s): credit and R_RDYs in flight are gone."""
-        circuit = port.circuit
-        if circuit is not None and circuit.opener is port:
-            port.loop_stats.hold_time += now - port._hold_mark
-        port.circuit = port.peer = None
-        port.credit = 0
-        port._r_rdys.clear()
-        port._waiting = False
-        if port._stall_since is not None:
-            port.stats.credit_wait += now - port._stall_since
-            port._stall_since = None
+            port.enter_circuit(self, peer, hops, self.to_opener, self.deliver_to_opener, None)
 
     def deliver_to_opened(self, frame: Frame) -> None:
         """A frame from the opener reaches the opened port (or is lost to a LIP)."""

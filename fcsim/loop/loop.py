@@ -184,8 +184,7 @@ class Loop:
             if other != dest.index:
                 self._seen(circuit, seen_by_owner(self.ring, index, now, self.priority, other,
                                                   start))
-        if not port._busy:
-            port._send_next()
+        port.transmit()
 
     def _opened(self, circuit: Circuit) -> None:
         if not circuit.live:
@@ -198,16 +197,13 @@ class Loop:
         else:
             dest.try_arbitrate()
         dest.grant_free_buffers()
-        if not dest._busy:
-            dest._send_next()
+        dest.transmit()
 
     # -- closing --------------------------------------------------------------------
 
     def close(self, circuit: Circuit) -> None:
         """The opener sends CLS (it has nothing more, or it closes for fairness)."""
-        opener = circuit.opener
-        opener._cls_sent = True
-        end = opener.send_ordered_set("CLS")
+        end = circuit.opener.send_cls()
         self._later(end + circuit.to_opened - self.sim.now, self._cls_at_opened, circuit)
 
     def _cls_at_opened(self, circuit: Circuit) -> None:
@@ -215,9 +211,8 @@ class Loop:
             return
         now = self.sim.now
         dest = circuit.opened
-        dest._cls_sent = True
-        end = dest.send_ordered_set("CLS")  # after the frame it is sending
-        Circuit.part(dest, now)
+        end = dest.send_cls()  # after the frame it is sending
+        dest.leave_circuit(now)
         if dest.index in self.arbitrating:  # ARB_PEND survived the circuit: ARBs from its CLS on
             self.arbitrating[dest.index] = end
         self._later(end - now, self._resumed, (self._epoch, dest))
@@ -229,7 +224,7 @@ class Loop:
             return
         now = self.sim.now
         opener = circuit.opener
-        Circuit.part(opener, now)
+        opener.leave_circuit(now)
         circuit.live = False
         self.circuit = None
         self.gates = ((circuit.opened.index, dest_resumed), (opener.index, now))
@@ -258,15 +253,15 @@ class Loop:
         if self.sim.sinks:
             self._sink(self.ports[origin], "IDLE (access window reset)")
         for port in self.ports:
-            if port.fair and not port.access and not port._access_pending:
-                port._access_pending = True
+            if port.fair and not port.access and not port.access_pending:
+                port.access_pending = True
                 delay = at + ring.path(origin, port.index) + ring.repeat[port.index] - now
                 self._later(delay, self._access, (self._epoch, port))
 
     def _access(self, value: tuple[int, LPort]) -> None:
         epoch, port = value
         if epoch == self._epoch:
-            port._access_pending = False
+            port.access_pending = False
             port.access = True
             port.try_arbitrate()
 
@@ -293,14 +288,14 @@ class Loop:
             circuit.cut_opener = plan.cut_at[circuit.opener.index]
             for port in (circuit.opener, circuit.opened):
                 if port.circuit is circuit:
-                    Circuit.part(port, now)
+                    port.leave_circuit(now)
             self.circuit = None
         for index in self.arbitrating:
             self.ports[index].end_arbitration(now)
         self.arbitrating.clear()
         self._resolve()
         for port, at in zip(self.ports, plan.monitoring_at, strict=True):
-            port.initialising, port.access, port._access_pending = True, True, False
+            port.initialising, port.access, port.access_pending = True, True, False
             self._later(at - now, self._monitor, (self._epoch, port))
         self.gates = ((self.master, plan.end),)
         if self.sim.sinks:

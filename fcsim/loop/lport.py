@@ -44,7 +44,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from fcsim.fc1.ordered_sets import SOFc1
 from fcsim.fc2.header import F_CTL_END_SEQUENCE
@@ -57,20 +57,43 @@ if TYPE_CHECKING:
     from fcsim.fc2.frame import Frame
     from fcsim.fc2.nport import NPort
     from fcsim.fc2.sequence import Sequence
-    from fcsim.loop.circuit import Circuit
-    from fcsim.loop.loop import Loop
+
+
+class Tenancy(Protocol):
+    """The loop circuit a port is in, as the port sees it
+    (:class:`fcsim.loop.circuit.Circuit`)."""
+
+    opener: LPort
+    """The port that won arbitration and opened the circuit."""
+    opened: LPort
+    """The port it opened."""
+    arb_seen_at: float
+    """When another port's ARB first reaches the opener, s."""
+    sent: int
+    """Frames the opener has sent in it (the opener counts them)."""
+
+
+class LoopAccess(Protocol):
+    """What a port asks of its loop (:class:`fcsim.loop.loop.Loop`)."""
+
+    def arbitrate(self, port: LPort) -> None:
+        """*port* begins sending its ARB now."""
+
+    def close(self, circuit: Tenancy) -> None:
+        """The opener of *circuit* sends CLS now."""
 
 
 class LoopPortStats:
     """Loop figures of one L_Port over the measured interval (times in s).
 
     *errored_tx*: frames it sent that arrived with a transmission error;
-    *lost*: frames to it destroyed in flight by a LIP; *overruns*: frames to
-    it that found no free buffer.
+    *lost*: frames to it destroyed in flight by a LIP, and *payload_lost*
+    their payload, bytes (link-control frames carry none); *overruns*: frames
+    to it that found no free buffer.
     """
 
     __slots__ = ("arbitrations", "arbitration_wait", "tenancies", "opened", "hold_time",
-                 "overruns", "lost", "errored_tx")
+                 "overruns", "lost", "payload_lost", "errored_tx")
 
     def __init__(self) -> None:
         self.reset()
@@ -78,7 +101,7 @@ class LoopPortStats:
     def reset(self) -> None:
         """Zero every counter."""
         self.arbitrations = self.tenancies = self.opened = self.overruns = self.lost = 0
-        self.errored_tx = 0
+        self.payload_lost = self.errored_tx = 0
         self.arbitration_wait = self.hold_time = 0.0
 
 
@@ -91,6 +114,16 @@ class LPort(LazyCredit):
     (the lowest wins LISM). The :class:`~fcsim.loop.loop.Loop` sets
     :attr:`loop`, :attr:`index`, the line times and the error rate; the builder
     sets :attr:`al_pa` and :attr:`port_id`.
+
+    Its transmitter is a :class:`fcsim.link.line.LineEnd`. What the loop and
+    its circuits use of it: :meth:`enter_circuit` and :meth:`leave_circuit`
+    (a tenancy's credit, path and R_RDYs), :meth:`transmit` (send in the
+    circuit if idle), :meth:`send_cls`, :meth:`send_ordered_set`,
+    :meth:`grant_free_buffers`, :meth:`receive` and :meth:`lose` (a frame
+    arriving, or destroyed by a LIP), the arbitration spells
+    (:meth:`start_arbitration`, :meth:`end_arbitration`,
+    :meth:`try_arbitrate`), and the flags :attr:`initialising`,
+    :attr:`access` and :attr:`access_pending` the loop keeps.
     """
 
     def __init__(self, sim: Simulation, name: str, rx_buffers: int, login_credit: int = 0,
@@ -105,27 +138,32 @@ class LPort(LazyCredit):
         self.rx_buffers, self.login_credit = rx_buffers, login_credit
         self.fair, self.repeat_words = fair, repeat_words
         self.owner: NPort | None = None
-        self.loop: Loop | None = None
-        self.circuit: Circuit | None = None
+        self.loop: LoopAccess | None = None
+        self.circuit: Tenancy | None = None
         self.peer: LPort | None = None
         self.arb_since: float | None = None
         self.index = self.al_pa = -1
         self.port_id = self.credit = self.buffers_used = 0
         self.char_time = self.word_time = self.gap_time = self.bit_error_rate = 0.0
         self.access = self.initialising = True
+        """*access*: a fair port may arbitrate (its access window is open);
+        *initialising*: the loop initialises and the port may not arbitrate."""
+        self.access_pending = False
+        """The IDLEs of an access window reset are on their way to the port
+        (the loop sets and clears it)."""
         self.stats = PortStats()
         self.loop_stats = LoopPortStats()
         self._peer_id = self._hops = self._granted = self._received = 0
-        self._cls_sent = self._access_pending = self._busy = False
+        self._cls_sent = self._busy = False
         self._begun: set[Sequence] = set()  # sequences part-sent in the circuit (opener)
         self.drained = False  # an N_Port's mark (fcsim.fc2.port); a loop port does not use it
         self._waiting = self._wake_pending = False
-        self._delay = self._line_free = self._gap_end = self._arb_mark = self._hold_mark = 0.0
-        self._deliver: Callable[[object], None] | None = None
+        self._delay = self.line_free = self.gap_end = self._arb_mark = self._hold_mark = 0.0
+        self._deliver: Callable[[Frame], None] | None = None  # set in each circuit
         self._stall_since: float | None = None
         self._r_rdys: deque[float] = deque()
-        self._rng = sim.rng(f"lport/{name}")
-        self._sinks, self._later = sim.sinks, sim.call_later
+        self.rng = sim.rng(f"lport/{name}")
+        self.sinks, self._later = sim.sinks, sim.call_later
 
     # -- arbitration and circuits (driven by the Loop) ------------------------------
 
@@ -171,21 +209,61 @@ class LPort(LazyCredit):
             self._granted += 1
             self.send_r_rdy()
 
+    def enter_circuit(self, circuit: Tenancy, peer: LPort, hops: int, delay: float,
+                      deliver: Callable[[Frame], None], won_at: float | None) -> None:
+        """Enter *circuit* with *peer*: its credit (the peer's login BB credit),
+        the R_RDYs this port owes, the *hops* and path *delay* (s) its frames
+        take, and *deliver*, called with each frame as it reaches the peer.
+        *won_at*: when this port, the opener, won arbitration (s; None for the
+        opened port)."""
+        self.circuit, self.peer, self._peer_id = circuit, peer, peer.port_id
+        self.credit = peer.login_credit
+        self._granted, self._received, self._cls_sent = self.login_credit, 0, False
+        self._hops = hops
+        self._delay, self._deliver = delay, deliver
+        if won_at is not None:
+            self._hold_mark = won_at
+            self._begun.clear()
+
+    def leave_circuit(self, now: float) -> None:
+        """Leave the circuit at *now* (s): credit and R_RDYs in flight are gone."""
+        circuit = self.circuit
+        if circuit is not None and circuit.opener is self:
+            self.loop_stats.hold_time += now - self._hold_mark
+        self.circuit = self.peer = None
+        self.credit = 0
+        self._r_rdys.clear()
+        self._waiting = False
+        if self._stall_since is not None:
+            self.stats.credit_wait += now - self._stall_since
+            self._stall_since = None
+
+    def transmit(self) -> None:
+        """Send in the circuit now, unless a frame is already on its way out."""
+        if not self._busy:
+            self._send_next()
+
+    def send_cls(self) -> float:
+        """Send CLS in the next free word (nothing more goes in this circuit);
+        returns its end, s."""
+        self._cls_sent = True
+        return self.send_ordered_set("CLS")
+
     def send_ordered_set(self, name: str) -> float:
         """Send one ordered set (OPN, CLS) in the next free word; returns its end, s."""
         now = self.sim.now
-        start = self._line_free if self._line_free > now else now
-        end = self._line_free = start + self.word_time
-        if end > self._gap_end:
-            self._gap_end = end
-        if self._sinks:
-            for sink in self._sinks:
+        start = self.line_free if self.line_free > now else now
+        end = self.line_free = start + self.word_time
+        if end > self.gap_end:
+            self.gap_end = end
+        if self.sinks:
+            for sink in self.sinks:
                 sink.primitive(now, self, name, start)
         return end
 
     # -- transmitter ----------------------------------------------------------------
 
-    def arbitration_seen(self, circuit: Circuit) -> None:
+    def arbitration_seen(self, circuit: Tenancy) -> None:
         """Another port's ARB reached the opener of *circuit*: a fair one may now close."""
         if self.circuit is circuit and not self._busy:
             self._send_next()
@@ -230,7 +308,7 @@ class LPort(LazyCredit):
                     self._begun.discard(seq)
                 else:
                     self._begun.add(seq)
-        start, end, gap_end = launch(self, frame, now, self._hops)  # type: ignore[arg-type]
+        start, end, gap_end = launch(self, frame, now, self._hops)
         self._later(end + self._delay - now, self._deliver, frame)  # type: ignore[arg-type]
         self._later(gap_end - now, self._send_next)
 
@@ -264,7 +342,10 @@ class LPort(LazyCredit):
 
     def lose(self, frame: Frame) -> None:
         """A frame in flight was destroyed by a LIP."""
-        self.loop_stats.lost += 1
+        stats = self.loop_stats
+        stats.lost += 1
+        if not frame.is_link_control:
+            stats.payload_lost += frame.payload_len
         self._discard(frame)
 
     def _discard(self, frame: Frame) -> None:

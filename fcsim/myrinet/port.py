@@ -59,7 +59,10 @@ class MyrinetPort:
     slack with *stop* and *go* marks (None: it never stops the sender) and
     *router* (a switch reading route bytes; None at a NIC). The link
     (:class:`fcsim.link.link.Link`) sets :attr:`peer`, :attr:`char_time`,
-    :attr:`word_time` and :attr:`delay`."""
+    :attr:`word_time` and :attr:`delay`: it is a :class:`fcsim.link.link.PhyEnd`
+    (a link end whose light and carrier faults act on; its packets go out
+    character by character from its source buffer, not through
+    :func:`fcsim.link.line.launch`)."""
 
     GAP_WORDS = 0  # the GAP symbol is one of the packet's own characters
     credit = 0  # no credit (trace sinks show it)

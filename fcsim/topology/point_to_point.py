@@ -10,6 +10,7 @@ from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import Speed
 from fcsim.fc2.login import ServiceParameters
 from fcsim.fc2.nport import NPort
+from fcsim.fc2.recovering_port import make_port
 from fcsim.link.link import Link
 from fcsim.topology.network import Network
 
@@ -51,9 +52,12 @@ class PointToPointLink(Protocol):
 
 
 def build_point_to_point(
-    sim: Simulation, nodes: Sequence[PointToPointNode], links: Sequence[PointToPointLink]
+    sim: Simulation, nodes: Sequence[PointToPointNode], links: Sequence[PointToPointLink],
+    recovering: bool = False,
 ) -> Network:
-    """Build two N_Ports, join them with the one link and log them in.
+    """Build two N_Ports, join them with the one link and log them in; with
+    *recovering* (the scenario has faults) their ports recover from link
+    faults (:class:`~fcsim.fc2.recovering_port.RecoveringPort`).
 
     Login is implicit and takes no time: each port's BB credit is the other's
     receive buffers, and each learns the other's receive limits and EE credit.
@@ -64,7 +68,9 @@ def build_point_to_point(
     net = Network()
     for config, default_id in zip(nodes, DEFAULT_PORT_IDS, strict=True):
         port_id = default_id if config.port_id is None else config.port_id
-        net.nodes[config.name] = NPort(sim, config.name, port_id, config.params)
+        params = config.params
+        port = make_port(sim, config.name, params.bb_credit, params.e_d_tov, recovering)
+        net.nodes[config.name] = NPort(sim, config.name, port_id, params, port=port)
     a, b = net.nodes.values()
     if a.port_id == b.port_id:
         raise ValueError(f"nodes {a.name} and {b.name} have the same N_Port ID {a.port_id:06X}")

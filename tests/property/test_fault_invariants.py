@@ -117,7 +117,8 @@ def test_every_byte_is_accounted_for_and_credit_stays_in_bounds(streams, a, b, f
     sim = Simulation(1)
     bounds = Bounds()
     sim.sinks.append(bounds)
-    net = build_point_to_point(sim, scenario.nodes, scenario.links)
+    net = build_point_to_point(sim, scenario.nodes, scenario.links,
+                               recovering=bool(scenario.faults))
     workloads = build_workloads(sim, scenario, net)
     run = install(sim, scenario, net)
     sim.run(scenario.run.duration)

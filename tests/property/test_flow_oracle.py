@@ -8,10 +8,15 @@ sequence size, exchanges per stream, login or not). The packet model runs it
 for a short time; each stream's throughput and each link direction's
 utilisation must match the flow model's within :data:`TOLERANCE` (relative,
 for streams) and :data:`UTILISATION_TOLERANCE` (absolute, for links) where
-the flow model says its max-min result is what the switches give (no
-caveat, :func:`fcsim.flow.model.caveats`). Where it names a caveat, the
-packet model must still keep every stream within what the flow model gives
-it alone on its path (its own line and credit bounds).
+the flow model says it computes what the switches give (no caveat,
+:func:`fcsim.flow.model.caveats`): max-min fair rates under the round robin
+of every switch output over its inputs and the blocking of shared input
+buffers, settled to their fixed point (:mod:`fcsim.flow.arbitration`).
+Where it names a caveat (what it does not compute: R_RDYs and frames
+waiting behind other frames, a sequence's short last frame on a
+credit-tight hop, input FIFOs, central routers, or levels that did not
+settle), the packet model must still keep every stream within what the
+flow model gives it alone on its path (its own line and credit bounds).
 
 Examples per run: :data:`EXAMPLES` (environment variable
 ``FCSIM_ORACLE_EXAMPLES``, default 60, drawn the same way each run); more

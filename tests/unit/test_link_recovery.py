@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from fcsim.build import build_workloads
+from fcsim.build import BUILDERS, build_workloads
 from fcsim.engine.simulation import Simulation
 from fcsim.faults.config import FaultConfig
 from fcsim.faults.injector import install
@@ -61,7 +61,7 @@ def built(faults: tuple[FaultConfig, ...], duration: float = 0.03, length: float
     sim = Simulation(1)
     out = io.StringIO()
     sim.sinks.append(Timeline(out))
-    net = build_point_to_point(sim, scenario.nodes, scenario.links)
+    net = build_point_to_point(sim, scenario.nodes, scenario.links, recovering=True)
     build_workloads(sim, scenario, net)
     run = install(sim, scenario, net)
     return sim, net, run, out
@@ -83,6 +83,24 @@ def test_a_run_without_faults_keeps_plain_ports() -> None:
     net = build_point_to_point(sim, scenario.nodes, scenario.links)
     assert install(sim, scenario, net) is None
     assert all(type(port) is Port for port in net.ports())
+
+
+def test_the_builder_makes_recovering_ports_for_a_scenario_with_faults() -> None:
+    scenario = dataclasses.replace(p2p(STREAM, 0.01),
+                                   faults=(FaultConfig(0.005, "link-down", link="link"),))
+    net = BUILDERS[scenario.topology](Simulation(1), scenario)
+    assert all(type(port) is RecoveringPort for port in net.ports())
+    assert [port.e_d_tov for port in net.ports()] == [
+        node.params.e_d_tov for node in net.nodes.values()]
+
+
+def test_faults_on_a_network_built_without_recovery_are_refused() -> None:
+    scenario = dataclasses.replace(p2p(STREAM, 0.01),
+                                   faults=(FaultConfig(0.005, "link-down", link="link"),))
+    sim = Simulation(1)
+    net = build_point_to_point(sim, scenario.nodes, scenario.links)
+    with pytest.raises(ValueError, match="port a was built without link recovery"):
+        install(sim, scenario, net)
 
 
 def test_a_pulled_cable_fails_the_link_and_it_recovers_once_put_back() -> None:
@@ -143,8 +161,8 @@ def test_a_loss_of_sync_longer_than_r_t_tov_is_a_link_failure() -> None:
 
 def test_a_burst_over_a_start_of_frame_loses_the_frame_and_its_credit() -> None:
     sim, net, _, _ = built((), length=1.0)
-    port = RecoveringPort.convert(net.nodes["b"].port, 2.0)
-    RecoveringPort.convert(net.nodes["a"].port, 2.0)
+    port = net.nodes["b"].port
+    assert isinstance(port, RecoveringPort) and isinstance(net.nodes["a"].port, RecoveringPort)
     port.lcf.impairments.append((1e-6, 1e-6 + 2 * port.char_time, False))
     assert port.fate(1e-6 - 1e-9, 5e-6) == LOST  # the SOF is hit: not even seen
     assert port.fate(0.5e-6, 5e-6) == CORRUPTED  # hit further in: received with an error

@@ -9,7 +9,12 @@ import io
 
 import pytest
 
+from fcsim.engine.simulation import Simulation
 from fcsim.faults.config import FaultConfig
+from fcsim.fc1 import ordered_sets as osets
+from fcsim.fc2 import header as h
+from fcsim.fc2.frame import Frame
+from fcsim.loop.lport import LPort
 from fcsim.runner import run_once
 from fcsim.scenario.workload_model import StreamConfig
 from fcsim.trace.timeline import Timeline
@@ -47,3 +52,27 @@ def test_a_lip_cut_short_by_another_recovers_when_the_last_ends() -> None:
     assert [i["completed"] for i in inits] == [True, False, True]
     record = result["faults"]["schedule"][0]
     assert record["recovered_s"] == pytest.approx(inits[2]["start_s"] + inits[2]["duration_s"])
+
+
+def test_a_loop_port_counts_the_frames_and_payload_a_lip_destroys() -> None:
+    """What a fault run reads of a loop port's losses: every frame counts, only
+    the payload of frames that carry one (a link-control frame carries none),
+    and each lost frame reaches the owner as dropped."""
+    port = LPort(Simulation(1), "p", rx_buffers=2)
+    dropped: list[Frame] = []
+
+    class Owner:
+        def frame_dropped(self, frame: Frame) -> None:
+            dropped.append(frame)
+
+    port.owner = Owner()  # type: ignore[assignment]
+    data = Frame(osets.SOFn3, osets.EOFn, h.R_CTL_SOLICITED_DATA, 1, 2, h.TYPE_VENDOR, 0,
+                 0, 0, 0, 0xFFFF, 2112, 3)
+    ack = Frame(osets.SOFn2, osets.EOFt, h.R_CTL_ACK_1, 1, 2, 0, 0, 0, 0, 0, 0, 0, 2)
+    for frame in (data, ack, data):
+        port.lose(frame)
+    assert port.loop_stats.lost == 3
+    assert port.loop_stats.payload_lost == 2 * data.payload_len == 2 * 2112
+    assert dropped == [data, ack, data]
+    port.reset_stats()
+    assert port.loop_stats.lost == port.loop_stats.payload_lost == 0

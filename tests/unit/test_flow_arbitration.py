@@ -1,0 +1,178 @@
+"""The flow model's per-port arbitration and shared input buffers
+(:mod:`fcsim.flow.arbitration`): closed forms from the round robin of a
+switch output over its inputs, each checked against the packet model on a
+short run (the cases the oracle found, tests/property/test_flow_oracle.py)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+from fcsim.fabric.switch_model import SwitchModel
+from fcsim.fc2.frame import frame_chars
+from fcsim.fc2.login import ServiceParameters
+from fcsim.fc2.port import MIN_FILL_WORDS
+from fcsim.flow import model
+from fcsim.flow.arbitration import level
+from fcsim.flow.fabric import StreamFlow, flow_fabric
+from fcsim.flow.model import SETTLED, FlowResult, solve
+from fcsim.runner import run_once
+from fcsim.scenario.loader import load_scenario, scenario_from_document
+from fcsim.scenario.model import Scenario
+from tests.unit.test_flow_model import EXAMPLES
+
+TOLERANCE = 0.02
+"""Packet against flow, relative (the oracle's)."""
+
+
+def _frames_per_s(stream: StreamFlow, flow: FlowResult, direction: str) -> float:
+    """Frames per second *direction*'s line carries of *stream*'s frames when
+    it carries nothing else: framing and fill words at its speed."""
+    speed = flow.fabric.directions[direction].speed
+    chars = [frame_chars(d) + 4 * MIN_FILL_WORDS for d in stream.frame_payloads]
+    return len(chars) / (sum(chars) * speed.char_time)
+
+
+def _payload(stream: StreamFlow) -> float:
+    """Mean payload per frame of *stream*, bytes."""
+    return stream.size / len(stream.frame_payloads)
+
+
+def _packet(scenario: Scenario, warmup: float, duration: float) -> dict[str, float]:
+    """Each stream's packet-model throughput, bytes/s."""
+    run = replace(scenario.run, warmup=warmup, duration=duration)
+    figures = run_once(replace(scenario, run=run), 1)
+    assert not figures.get("warnings")
+    return {name: w["throughput_bytes_per_s"] for name, w in figures["workloads"].items()}
+
+
+def _agree(flow: FlowResult, packet: dict[str, float]) -> None:
+    for name, rate in flow.stream_rates.items():
+        assert abs(packet[name] - rate) <= TOLERANCE * rate, (name, packet[name], rate)
+
+
+def test_water_filling_gives_the_backlogged_queues_what_the_others_leave() -> None:
+    """Three queues, one wanting 0.1 of a unit resource, two backlogged: the
+    level is (1 - 0.1) / 2; units weigh each queue's frames."""
+    assert math.isclose(level([0.1, math.inf, math.inf], [1.0, 1.0, 1.0], 1.0), 0.45)
+    assert math.isclose(level([math.inf, math.inf], [1.0, 3.0], 1.0), 0.25)
+    assert level([0.1, 0.2], [1.0, 1.0], 1.0) == math.inf
+
+
+def _parking_lot() -> Scenario:
+    """Two switches at 2GFC, two N_Ports on each; s0n0, s0n1 and s1n0 stream
+    8 KiB sequences to s1n1: the output to s1n1 takes the ISL and s1n0's
+    link in turn."""
+    return scenario_from_document({
+        "name": "parking lot", "topology": "fabric",
+        "fabric": {"kind": "full-mesh", "switches": 2, "model": "generic-nonblocking",
+                   "nodes_per_switch": 2, "isls": 1, "speed": "2GFC", "length": "5 m",
+                   "isl_length": "10 m", "traffic": "fan-in", "targets": 1,
+                   "stream_size": "8 KiB", "outstanding": 1},
+        "run": {"duration": "3 ms"}}, "parking-lot.toml")
+
+
+def test_an_output_gives_each_input_an_equal_frame_rate() -> None:
+    """Per-port round robin at the output to s1n1: half its frames from the
+    ISL, shared by the two streams on it, half from s1n0 (max-min fairness
+    over senders would give each stream a third)."""
+    scenario = _parking_lot()
+    flow = solve(flow_fabric(scenario))
+    streams = {s.name: s for s in flow.fabric.streams}
+    assert [len(streams[n].exchanges[0].path) for n in ("fanin0", "fanin1", "fanin2")] == [
+        3, 3, 2]
+    out = streams["fanin2"].exchanges[0].path[-1]
+    line = _frames_per_s(streams["fanin2"], flow, out) * _payload(streams["fanin2"])
+    assert math.isclose(flow.stream_rates["fanin2"], line / 2, rel_tol=10 * SETTLED)
+    assert math.isclose(flow.stream_rates["fanin0"], line / 4, rel_tol=10 * SETTLED)
+    assert math.isclose(flow.stream_rates["fanin1"], line / 4, rel_tol=10 * SETTLED)
+    assert not any(flow.caveats.values())
+    _agree(flow, _packet(scenario, 0.5e-3, 3e-3))
+
+
+def test_a_held_output_paces_the_link_into_its_input() -> None:
+    """fabric-core-edge-isls.toml: the edge1 output to isl-e1-c-a takes host0,
+    host2 and host3 in turn (a third of its line each); host3 moves its other
+    exchange at the same frame rate, over isl-e1-c-b, whose frames for the
+    full core output to edge2:31 fill the core's input buffers, so that ISL
+    runs at that output's pace and edge1 takes host1 and host3 in turn on
+    it: host1 gets a third as well and host3 two."""
+    scenario = load_scenario(EXAMPLES / "fabric-core-edge-isls.toml")
+    flow = solve(flow_fabric(scenario))
+    streams = {s.name: s for s in flow.fabric.streams}
+    busy = "edge1:30->core:0"
+    assert sorted(s.name for s in flow.fabric.streams for e in s.exchanges
+                  if busy in e.path) == ["host0-disk0", "host0-disk0", "host2-disk2",
+                                         "host2-disk2", "host3-disk3"]
+    third = _frames_per_s(streams["host0-disk0"], flow, busy) / 3 * _payload(
+        streams["host0-disk0"])
+    for name, share in (("host0-disk0", 1), ("host1-disk1", 1), ("host2-disk2", 1),
+                        ("host3-disk3", 2)):
+        assert math.isclose(flow.stream_rates[name], share * third, rel_tol=10 * SETTLED), name
+    assert not any(flow.caveats.values())
+    _agree(flow, _packet(scenario, scenario.run.warmup, scenario.run.duration))  # 20 ms
+
+
+def _chain() -> Scenario:
+    """A core-edge fabric (edges e0 and e1, core c0, 4GFC N_Ports, two 8GFC
+    ISLs a pair, device-based routing, store-and-forward VOQ switches with
+    16 credits, N_Ports with 8): five streams of 64 KiB sequences, three
+    exchanges each, fan in to e1n2, three of them from e0 over the core."""
+    scenario = scenario_from_document({
+        "name": "chain", "topology": "fabric",
+        "fabric": {"kind": "core-edge", "switches": 3, "cores": 1, "model": "generic-nonblocking",
+                   "nodes_per_switch": 3, "isls": 2, "speed": "4GFC", "isl_speed": "8GFC",
+                   "length": "7 m", "isl_length": "10 m", "routing": "device-based",
+                   "traffic": "fan-in", "targets": 1, "stream_size": "64 KiB",
+                   "outstanding": 3},
+        "run": {"duration": "1 ms", "login": True}}, "chain.toml")
+    model = SwitchModel(name="voq", ports=64, bb_credit=16, routing_latency=0.0,
+                        cut_through=False, virtual_output_queues=True, crossbar_speedup=2.0)
+    return replace(scenario, switches=tuple(replace(s, model=model) for s in scenario.switches),
+                   nodes=tuple(replace(n, params=ServiceParameters(bb_credit=8))
+                               for n in scenario.nodes))
+
+
+def test_blocking_reaches_back_through_every_hop() -> None:
+    """The output to e1n2 takes four inputs in turn: e1n0, e1n1, and two
+    ISLs from the core, one carrying fanin0, the other fanin1 and fanin2.
+    fanin2 shares the e0 ISL to the core with fanin0: its frames wait at the
+    core for the ISL to e1 (held at e1's output), fill the core's input
+    buffers, and that e0 ISL then carries frames at their pace, e0 taking
+    fanin0 and fanin2 in turn. So fanin0 = fanin1 = fanin2 = x, the ISL with
+    two streams gets 2x and each local input as much: x = line / 7."""
+    scenario = _chain()
+    flow = solve(flow_fabric(scenario))
+    streams = {s.name: s for s in flow.fabric.streams}
+    paths = {name: {e.path for e in s.exchanges} for name, s in streams.items()}
+    assert all(len(p) == 1 for p in paths.values())
+    path = {name: next(iter(p)) for name, p in paths.items()}
+    assert path["fanin1"][2] == path["fanin2"][2] != path["fanin0"][2]  # the ISLs into e1
+    assert path["fanin0"][1] == path["fanin2"][1] != path["fanin1"][1]  # the ISLs out of e0
+    assert len(path["fanin3"]) == len(path["fanin4"]) == 2  # local to e1
+    out = path["fanin0"][-1]
+    x = _frames_per_s(streams["fanin0"], flow, out) / 7 * _payload(streams["fanin0"])
+    for name, share in (("fanin0", 1), ("fanin1", 1), ("fanin2", 1), ("fanin3", 2),
+                        ("fanin4", 2)):
+        assert math.isclose(flow.stream_rates[name], share * x, rel_tol=10 * SETTLED), name
+    assert not any(flow.caveats.values())
+    _agree(flow, _packet(scenario, 1e-3, 4e-3))
+
+
+def test_levels_that_do_not_settle_give_plain_max_min_flagged(monkeypatch) -> None:
+    """Without the solutions to let the levels rise (a fabric too large for
+    the budget), the rates are plain max-min (fabric-core-edge-isls.toml:
+    the busy ISL's line split equally among its five exchanges' senders,
+    2.5 senders' worth) and every stream is flagged where the switches share
+    otherwise."""
+    monkeypatch.setattr(model, "RISES", 0)
+    scenario = load_scenario(EXAMPLES / "fabric-core-edge-isls.toml")
+    flow = solve(flow_fabric(scenario))
+    assert not flow.settled
+    stream = flow.fabric.streams[0]
+    busy = "edge1:30->core:0"
+    each = _frames_per_s(stream, flow, busy) / 2.5 * _payload(stream)
+    for rate in flow.stream_rates.values():
+        assert math.isclose(rate, each, rel_tol=1e-9)
+    assert all({"per-port arbitration", "shared input buffers"} & set(c)
+               for c in flow.caveats.values())
