@@ -165,7 +165,8 @@ def build_parser() -> argparse.ArgumentParser:
     credits.add_argument("--simulate", action="store_true",
                          help="also find the knee (the fewest credits at full rate) by a "
                               "short simulated sweep and print its rates beside the formula's")
-    for command in (run, draw, check, figures, explain, schema, credits):  # errors show their own usage
+    # errors show their own usage
+    for command in (run, draw, check, figures, explain, schema, credits):
         command.set_defaults(subparser=command)
     return parser
 
