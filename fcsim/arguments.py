@@ -160,7 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
     credits.add_argument("--length", metavar="LENGTH", required=True,
                          help="the cable's length, e.g. '10km'")
     credits.add_argument("--frame-size", metavar="N", default="2112",
-                         help="bytes in each frame's data field, 0..2112 (default: 2112, "
+                         help="bytes in each frame's data field, 1..2112 (default: 2112, "
                               "the full frames vendors' calculators assume)")
     credits.add_argument("--simulate", action="store_true",
                          help="also find the knee (the fewest credits at full rate) by a "

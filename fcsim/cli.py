@@ -35,6 +35,7 @@ from fcsim.credits import credits_text, simulated_knee
 from fcsim.drawing.topology import FORMATS, draw_topology
 from fcsim.fabric.credit_planning import plan
 from fcsim.fc0.cable import Cable
+from fcsim.fc0.speed import CATALOG, FIBRE_CHANNEL_SPEEDS
 from fcsim.fc2.frame import MAX_DATA_FIELD
 from fcsim.flow.fabric import unsupported
 from fcsim.flow.summary import flow_run, flow_summary
@@ -141,10 +142,14 @@ def _main(argv: Sequence[str] | None) -> int:
 
 
 def _credits(args: argparse.Namespace) -> int:
+    fibre = ", ".join(FIBRE_CHANNEL_SPEEDS)
     try:
         speed = parse_baud(args.speed)
-    except UnitError as error:
-        raise UsageError(f"--speed: {error}") from None
+    except UnitError:
+        speed = None
+    if speed is None or (speed.name in CATALOG and speed.name not in FIBRE_CHANNEL_SPEEDS):
+        raise UsageError(f"--speed: given {args.speed!r}; a Fibre Channel speed ({fibre}) "
+                         "or a baud rate such as '8.5 Gbaud'")
     try:
         length = parse_length(args.length)
     except UnitError as error:
@@ -155,8 +160,8 @@ def _credits(args: argparse.Namespace) -> int:
         size = int(args.frame_size)
     except ValueError:
         size = -1
-    if not 0 <= size <= MAX_DATA_FIELD:
-        raise UsageError(f"--frame-size: given {args.frame_size!r}; an integer 0..2112 (bytes "
+    if not 1 <= size <= MAX_DATA_FIELD:
+        raise UsageError(f"--frame-size: given {args.frame_size!r}; an integer 1..2112 (bytes "
                          "of a frame's data field)")
     answer = plan(speed, Cable(length), size)
     sys.stdout.write(credits_text(answer, simulated_knee(answer) if args.simulate else None))

@@ -51,7 +51,7 @@ class CreditPlan:
 
 def plan(speed: Speed, cable: Cable, frame_size: int) -> CreditPlan:
     """The credits a link of *speed* over *cable* needs to run at full rate with
-    frames of *frame_size* data bytes (0..2112)."""
+    frames of *frame_size* data bytes (1..2112)."""
     chars = frame_chars(frame_size)
     frame_time = chars * speed.char_time
     slot = (chars + 4 * MIN_FILL_WORDS) * speed.char_time

@@ -200,6 +200,12 @@ CATALOG: dict[str, Speed] = _catalog()
 :func:`speed_named`."""
 
 
+FIBRE_CHANNEL_SPEEDS: tuple[str, ...] = (
+    "133M", "266M", "531M", "1062M", "1GFC", "2GFC", "4GFC", "8GFC", "16GFC", "32GFC",
+    "64GFC", "128GFC")
+"""The catalog's Fibre Channel speeds (the rest are Ethernet's and Myrinet's)."""
+
+
 def speed_named(name: str) -> Speed:
     """Return the catalog speed *name* (case-insensitive); KeyError if unknown."""
     for key, speed in CATALOG.items():

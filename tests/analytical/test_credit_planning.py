@@ -59,10 +59,13 @@ def test_command_prints_credits(capsys) -> None:
 
 
 @pytest.mark.parametrize(("argv", "line"), [
-    (["--speed", "33GFC", "--length", "1km"], "fcsim: error: --speed: '33GFC' is not a baud"),
+    (["--speed", "33GFC", "--length", "1km"],
+     "fcsim: error: --speed: given '33GFC'; a Fibre Channel speed (133M, "),
+    (["--speed", "10GBASE-R", "--length", "1km"],
+     "fcsim: error: --speed: given '10GBASE-R'; a Fibre Channel speed"),
     (["--speed", "8GFC", "--length", "far"], "fcsim: error: --length: 'far'"),
     (["--speed", "8GFC", "--length", "1km", "--frame-size", "3000"],
-     "fcsim: error: --frame-size: given '3000'; an integer 0..2112"),
+     "fcsim: error: --frame-size: given '3000'; an integer 1..2112"),
 ])
 def test_command_errors_are_one_line(capsys, argv: list[str], line: str) -> None:
     assert main(["credits", *argv]) == 2
