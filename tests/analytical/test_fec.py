@@ -11,7 +11,9 @@ from fcsim.fabric.switch_model import load_switch_model
 from fcsim.fc0.speed import CATALOG, RS_528_514, RS_544_514
 from fcsim.fc1.fec import correctable, uncorrectable_probability
 from fcsim.fc2.frame import MAX_DATA_FIELD, frame_chars
+from fcsim.resources import DATA_ROOT
 from fcsim.runner import run_scenario
+from fcsim.scenario.loader import load_scenario
 from fcsim.scenario.workload_model import StreamConfig
 from tests.builders import fabric, p2p
 
@@ -93,3 +95,15 @@ def test_error_free_line_counts_no_codeword() -> None:
     below = run_scenario(p2p((stream,), duration=1e-4, speed="16GFC"))
     assert "fec_corrected_codewords" not in below["repetitions"][0]["links"]["link"][
         "directions"]["a->b"]
+
+
+def test_the_fec_example_loses_what_its_description_says() -> None:
+    scenario = load_scenario(DATA_ROOT / "scenarios" / "p2p-32gfc-fec.toml")
+    (link,) = scenario.links
+    result = run_scenario(scenario)
+    direction = result["repetitions"][0]["links"]["fibre"]["directions"]["host->disk"]
+    loss, _ = _expected_loss("32GFC", link.bit_error_rate)
+    assert loss == pytest.approx(0.006, abs=0.001)  # "about 0.6 % of the frames"
+    frames, lost = direction["frames"], direction["errors"]
+    assert abs(lost - frames * loss) < 4 * math.sqrt(frames * loss * (1 - loss))
+    assert direction["fec_corrected_codewords"] > 100 * direction["fec_uncorrected_codewords"]

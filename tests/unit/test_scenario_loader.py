@@ -104,7 +104,7 @@ def test_all_examples_are_there() -> None:
         "loop-fairness.toml", "loop-lip-busy.toml", "loop-two-sites.toml",
         "myrinet-slice-storage.toml", "myrinet-switch-failure.toml", "myrinet-two-hosts.toml",
         "netperf-tcp-rr.toml", "netperf-tcp-stream-sweep.toml", "p2p-1gfc-class3.toml",
-        "p2p-266-open-loop.toml", "p2p-class1-connections.toml",
+        "p2p-266-open-loop.toml", "p2p-32gfc-fec.toml", "p2p-class1-connections.toml",
         "p2p-class2-bidirectional.toml", "p2p-error-bursts.toml", "p2p-flapping-cable.toml",
         "p2p-long-link-credit.toml", "p2p-one-way-errors.toml", "p2p-pulled-cable.toml",
         "p2p-udp-pulled-cable.toml", "relay-gige-to-fc.toml", "san-array.toml",
