@@ -4,6 +4,8 @@ types that read option values (sizes and times through :mod:`fcsim.units`)."""
 from __future__ import annotations
 
 import argparse
+import re
+from typing import NoReturn
 
 from fcsim import __version__
 from fcsim.preflight import add_limit_options
@@ -34,10 +36,25 @@ class UsageError(Exception):
     the command exits with status 2 before any work, as for a bad scenario."""
 
 
-def build_parser() -> argparse.ArgumentParser:
+class CommandParser(argparse.ArgumentParser):
+    """A command's argument parser whose refusals (a missing argument, an
+    unknown option or command, a value that does not parse, the commands' own
+    checks) are one line like every other refusal: a :class:`UsageError`
+    naming the option, what was given and what is allowed, then where the
+    usage is, instead of argparse's usage block and exit. Its commands'
+    parsers are of the same class (argparse makes them so)."""
+
+    def error(self, message: str) -> NoReturn:
+        """Refuse the arguments: *message* as argparse words it, an option's
+        ``argument `` prefix dropped so that it begins with the option."""
+        message = re.sub(r"^argument (\S+): ", r"\1: ", message)
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+def build_parser() -> CommandParser:
     """The parser of the command line, each command's own parser kept as its
-    ``subparser`` default (errors show that command's usage)."""
-    parser = argparse.ArgumentParser(
+    ``subparser`` default (errors name that command's help)."""
+    parser = CommandParser(
         prog="fcsim", description="Discrete-event simulator for Fibre Channel and the "
         "networks and storage around it.")
     parser.add_argument("--version", action="version", version=f"fcsim {__version__}")
@@ -99,6 +116,10 @@ def build_parser() -> argparse.ArgumentParser:
                             f"a full run, its report in {REPORT_DIR}")
     check.add_argument("--readme", action="store_true",
                        help="refresh the README's validation table (full runs only)")
+    check.add_argument("--sensitivity", action="store_true",
+                       help="print which verdicts rest on which assumptions (the table of "
+                            "validation/sensitivity.toml beside the recorded statuses) and "
+                            "run nothing")
     check.add_argument("--no-store", action="store_true",
                        help=f"simulate every point again, ignoring the report folder's "
                             f"{STORE_FILE}")
@@ -165,7 +186,7 @@ def build_parser() -> argparse.ArgumentParser:
     credits.add_argument("--simulate", action="store_true",
                          help="also find the knee (the fewest credits at full rate) by a "
                               "short simulated sweep and print its rates beside the formula's")
-    # errors show their own usage
+    # errors name their own help
     for command in (run, draw, check, figures, explain, schema, credits):
         command.set_defaults(subparser=command)
     return parser

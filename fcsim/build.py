@@ -16,6 +16,7 @@ from fcsim.engine.simulation import Simulation
 from fcsim.ethernet.build import build_ethernet
 from fcsim.fabric import build as fabric_build
 from fcsim.fabric.network import FabricNetwork
+from fcsim.fabric.npiv import virtual_names
 from fcsim.fc3.build import install_aliases, striped_stream
 from fcsim.fc3.ports import ports_of
 from fcsim.fc3.striping import stripe_pairs
@@ -58,7 +59,10 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
     pairs |= set(scenario.peers)
     net = fabric_build.build_fabric(sim, scenario.switches, scenario.links,  # type: ignore[arg-type]
                                     nports, pairs, scenario.zones, scenario.run.login,
-                                    bool(scenario.faults))
+                                    bool(scenario.faults),
+                                    scenario.zone_enforcement == "hard",
+                                    {n.name: virtual_names(n.name, n.virtual_ports)
+                                     for n in scenario.nodes if n.virtual_ports})
     if scenario.alias_groups:
         groups = {g.name for g in scenario.alias_groups}
         senders = [(w.source, w.destination) for w in scenario.workloads  # type: ignore[union-attr]

@@ -10,7 +10,7 @@ A model is named by its catalog name (the file's stem, no folder) or, for a
 model of one's own, by the path of its file ending in ``.toml`` (relative
 paths from :data:`MODEL_FOLDER`: the scenario file's folder while a scenario
 loads). A file may say what it models with ``type`` (:data:`MODEL_TYPES`);
-where several types may be named (a target: a disk, RAM disk or array),
+where several types may be named (a target: a disk, RAM disk, array or SSD),
 :func:`model_type` tells which a file is.
 """
 
@@ -37,11 +37,13 @@ MODEL_FOLDER: ContextVar[Path] = ContextVar("MODEL_FOLDER", default=Path("."))
 """The folder that relative model file paths start from."""
 _CATALOG_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _SINGULAR = {"switches": "switch", "hosts": "host", "adapters": "adapter", "disks": "disk",
-             "ramdisks": "RAM disk", "arrays": "array", "disk-channels": "disk channel",
+             "ramdisks": "RAM disk", "arrays": "array", "ssds": "SSD",
+             "disk-channels": "disk channel",
              "ethernet-switches": "Ethernet switch", "myrinet-switches": "Myrinet switch"}
 
 MODEL_TYPES = {"switches": "switch", "hosts": "host", "adapters": "adapter", "disks": "disk",
-               "ramdisks": "ramdisk", "arrays": "array", "disk-channels": "disk-channel",
+               "ramdisks": "ramdisk", "arrays": "array", "ssds": "ssd",
+               "disk-channels": "disk-channel",
                "ethernet-switches": "ethernet-switch", "myrinet-switches": "myrinet-switch"}
 """Each catalog folder and the ``type`` its files may declare."""
 
@@ -133,9 +135,14 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ValueError(f"{path}: not a valid TOML model file ({error})") from None
 
 
+_SAID_WITH_A_VOWEL = {"SSD"}
+"""Initialisms whose spoken first letter starts with a vowel sound ("an SSD")."""
+
+
 def _a(noun: str) -> str:
     """*noun* with its indefinite article."""
-    return f"{'an' if noun[0] in 'aeiouAEIOU' else 'a'} {noun}"
+    vowel = noun[0] in "aeiouAEIOU" or noun.split()[0] in _SAID_WITH_A_VOWEL
+    return f"{'an' if vowel else 'a'} {noun}"
 
 
 def model_type(name: str, schemas: dict[str, type[ModelFile]]) -> str:

@@ -123,8 +123,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
     command = args.subparser
+    if unknown:  # named by the command they were given to (parse_args names only 'fcsim')
+        command.error(f"unrecognized arguments: {' '.join(unknown)}")
     if args.command == "topology":
         return _topology(args)
     if args.command == "validate":

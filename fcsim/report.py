@@ -208,7 +208,8 @@ def _storage_lines(results: dict[str, Any]) -> list[str]:
         lat = job["latency_s"]
         latency = ("-" if lat["mean"] is None else
                    f"mean {format_time(lat['mean'])}, p50 {format_time(lat['p50'])}, "
-                   f"p99 {format_time(lat['p99'])}")
+                   f"p99 {format_time(lat['p99'])}"
+                   + (f", p99.9 {format_time(lat['p99.9'])}" if "p99.9" in lat else ""))
         lines.append(f"  {name}: fio {job['rw']} bs={job['bs']} iodepth={job['iodepth']} "
                      f"numjobs={job['numjobs']}: {figures['iops']['mean']:.0f} IOPS, "
                      f"{format_bytes_rate(figures['throughput_bytes_per_s']['mean'])}, "
@@ -228,6 +229,12 @@ def _storage_lines(results: dict[str, Any]) -> list[str]:
         if disks:
             lines.append("    disk utilisation: " + ", ".join(
                 f"{name} {100 * u:.1f} %" for name, u in disks.items()))
+    for name, nvme in storage.get("nvme_targets", {}).items():
+        for ident, c in nvme["connections"].items():
+            lines.append(f"  NVMe controller {name}, I/O connection {ident}: sqsize "
+                         f"{c['sqsize']}, at most {c['max_outstanding']} outstanding, "
+                         f"{c['responses']} responses of which {c['ersp']} ERSP "
+                         f"(ersp_ratio {c['ersp_ratio']}), {c['overruns']} over sqsize")
     for node, local in storage.get("local", {}).items():
         for name, d in local["disks"].items():
             lines.append(f"  disk {node}:{name} ({d['model']} on {d['channel']}): utilisation "

@@ -40,6 +40,10 @@ def fault_lines(first: dict[str, Any]) -> list[str]:
                      f"{fabric['frames_lost']} frames lost in switches "
                      f"({format_size(fabric['payload_lost_bytes'])}), "
                      f"{fabric['rscn_sent']} RSCN sent")
+        if fabric["sw_rscn_sent"] or fabric["rscn_queries"]:
+            lines.append(f"  RSCNs: {fabric['sw_rscn_sent']} SW_RSCN between switches, "
+                         f"{fabric['rscn_queries']} name-server queries and "
+                         f"{fabric['rscn_logins']} PLOGIs after them")
     return [*lines, ""]
 
 

@@ -42,6 +42,15 @@ def network_lines(first: dict[str, Any]) -> list[str]:
         if len(used) > len(outputs):
             lines.append(f"    ({len(used) - len(outputs)} more outputs with shorter waits "
                          "in --json)")
+    dropped = first.get("zoning", {}).get("dropped")
+    if dropped is not None:  # hard zoning
+        ports = ", ".join(f"{port} {n}" for port, n in sorted(dropped.items()) if n)
+        lines.append(f"  hard zoning: {sum(dropped.values())} frames between unzoned N_Ports "
+                     f"dropped at their F_Port" + (f" ({ports})" if ports else ""))
+    for port, n in sorted(first.get("npiv", {}).get("fdisc", {}).items()):
+        lines.append(f"  NPIV at {port}: {n['accepted']} FDISC logins accepted, "
+                     f"{n['refused']} refused (LS_RJT)")
+    lines += _congestion_lines(first)
     lines += routing_lines(first)
     ports, note = busiest(first["nodes"], lambda n: n["data_frames_tx"] + n["data_frames_rx"],
                           FEW if many(first["nodes"]) else SHOWN)
@@ -56,6 +65,33 @@ def network_lines(first: dict[str, Any]) -> list[str]:
             f"connections {n['connections']}")
     if "loop" in first:
         lines += _loop_text(first)
+    return lines
+
+
+def _congestion_lines(first: dict[str, Any]) -> list[str]:
+    """The switch ports that held traffic back (TxWait over the threshold), the
+    culprits and their victims (:mod:`fcsim.fabric.congestion`); nothing if none."""
+    view = first.get("congestion")
+    if not view or not view["holding_back"]:
+        return []
+    lines = ["", f"congestion (first repetition; ports with TxWait >= "
+                 f"{100 * view['txwait_threshold']:g} % of the interval)"]
+    for where in view["holding_back"]:
+        switch, _, index = where.rpartition(":")
+        port = first["switches"][switch]["ports"][index]
+        tx = port["tx"]
+        lines.append(
+            f"  {where} -> {port['peer']}: TxWait {100 * tx['txwait_fraction']:.2f} % "
+            f"({tx['txwait_2_5us']} x 2.5 us), {tx['credit_zero']} transitions to zero "
+            f"credit ({format_time(tx['credit_zero_s'])} at zero), utilisation "
+            f"{100 * tx['utilisation']:.2f} %, {tx['hold_time_removed']} removed after the "
+            "hold time")
+    for culprit in view["culprits"]:
+        victims = ", ".join(f"{v['flow']} (at {', '.join(v['shared'])})"
+                            for v in culprit["victims"]) or "none"
+        spreading = ", ".join(culprit["spreading"]) or "no other port"
+        lines.append(f"  culprit: {culprit['device']} behind {culprit['port']} "
+                     f"({culprit['kind']}); spreading to {spreading}; victims: {victims}")
     return lines
 
 

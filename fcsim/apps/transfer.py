@@ -18,9 +18,15 @@ reads blocks from its input and writes them to its output:
 A relay keeps at most *buffers* blocks: with one, it reads a block, writes
 it, then reads the next, as a copy loop does; with more, a reading thread
 and a writing thread share that many buffers, so reading the next block
-overlaps writing the last. Each read and write costs the host its system
-call, copies (or page remaps), wake-ups and interrupts, as every socket and
-block request does (:mod:`fcsim.host.host`, :mod:`fcsim.host.block`).
+overlaps writing the last. A host named the transfer's HPSS *mover* stages
+the data in its own buffers of *mover_buffer* bytes instead: it overlaps
+device and network I/O only when a client's request (*mover_request* bytes,
+by default a block) is larger than one mover buffer, moving it in pieces of
+a mover buffer, two at a time; a request that fits in one buffer is read
+whole, then written, before the next (:func:`mover_staging`). Each read and
+write costs the host its system call, copies (or page remaps), wake-ups and
+interrupts, as every socket and block request does (:mod:`fcsim.host.host`,
+:mod:`fcsim.host.block`).
 
 The transfer starts at its start time once every connection is established
 and every target has accepted its process login; it ends when the last
@@ -56,7 +62,9 @@ class TransferOptions:
     """*size* bytes moved in blocks of *block* bytes; TCP connections with socket
     buffers of *socket* bytes (TCP_NODELAY if *nodelay*); *buffers* blocks per
     relay; the first host reads *read_disk*, the last writes *write_disk*
-    (disks on their own channels; None: memory)."""
+    (disks on their own channels; None: memory); the host *mover* (None: none)
+    is an HPSS mover staging the data in buffers of *mover_buffer* bytes, the
+    client asking it for *mover_request* bytes at a time (None: a block)."""
 
     size: int
     block: int
@@ -65,6 +73,21 @@ class TransferOptions:
     nodelay: bool = False
     read_disk: str | None = None
     write_disk: str | None = None
+    mover: str | None = None
+    mover_buffer: int = 1 << 20
+    mover_request: int | None = None
+
+
+def mover_staging(block: int, mover_buffer: int) -> tuple[int, int]:
+    """How an HPSS mover stages a client's requests of *block* bytes (the size of
+    a request, not of the client's reads and writes) in its
+    buffers of *mover_buffer* bytes: (bytes it reads or writes per call,
+    buffers it holds). A request larger than one buffer is moved in pieces of
+    one buffer, device I/O into one while the network drains the other; one
+    that fits in a buffer gets "no double buffering benefit because the entire
+    amount of the transfer fits in one Mover buffer" (HPSS 7.3 Management
+    Guide, Mover configuration, Buffer Size): read whole, then written."""
+    return (mover_buffer, 2) if block > mover_buffer else (block, 1)
 
 
 class End(Protocol):
@@ -138,14 +161,16 @@ class BlockEnd:
 
 
 class Relay:
-    """The process on one host: *size* bytes from *source* to *sink* in blocks
-    of *block* bytes, with *buffers* blocks between its reading and writing."""
+    """The process on one host: the transfer's *size* bytes from *source* to
+    *sink* in pieces of *piece* bytes, with *buffers* pieces between its
+    reading and writing."""
 
     def __init__(self, host: Host, source: End, sink: End, options: TransferOptions,
-                 finished: Callable[[], None],
+                 piece: int, buffers: int, finished: Callable[[], None],
                  progress: Callable[[int], None] | None = None) -> None:
         self.host, self.source, self.sink = host, source, sink
         self.options, self.finished, self.progress = options, finished, progress
+        self.piece, self.buffers = piece, buffers
         self.to_read = self.to_write = options.size
         self.filled: list[int] = []  # blocks read, not yet written, bytes each
         self.reading = self.writing = False
@@ -156,8 +181,8 @@ class Relay:
 
     def _pump(self) -> None:
         held = len(self.filled) + self.reading + self.writing
-        if not self.reading and self.to_read > 0 and held < self.options.buffers:
-            size = min(self.options.block, self.to_read)
+        if not self.reading and self.to_read > 0 and held < self.buffers:
+            size = min(self.piece, self.to_read)
             self.to_read -= size
             self.reading = True
             self.source.move(size, lambda: self._read(size))
@@ -212,7 +237,11 @@ class Transfer:
                             else BlockEnd(volume(relays[-1], sink), write=True))
         for k, (up, down) in enumerate(pairwise(relays)):
             outs[up], ins[down] = self._connection(hosts[up], hosts[down], port + k)
-        self.relays = [Relay(hosts[node], ins[node], outs[node], options, self._relay_done)
+        self.relays = [Relay(hosts[node], ins[node], outs[node], options,
+                             *(mover_staging(options.mover_request or options.block,
+                                             options.mover_buffer)
+                               if node == options.mover else (options.block, options.buffers)),
+                             self._relay_done)
                        for node in relays]
         self.relays[-1].progress = self._written
         self._left = len(self.relays)

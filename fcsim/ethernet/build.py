@@ -14,9 +14,7 @@ from fcsim.ethernet.checks import loop_in_a_vlan
 from fcsim.ethernet.nic import Nic
 from fcsim.ethernet.port import EthernetPort
 from fcsim.ethernet.switch import EthernetSwitch, Trunk
-from fcsim.fc0.cable import Cable
-from fcsim.fc0.speed import Speed
-from fcsim.link.link import Link
+from fcsim.link.link import Link, LinkSpec
 from fcsim.topology.network import LanNetwork, link_results
 
 MAC_BASE = 0x020000000000
@@ -35,24 +33,12 @@ class EthernetNodeConfig(Protocol):
     def vlan(self) -> int | None: ...
 
 
-class EthernetLinkConfig(Protocol):
+class EthernetLinkConfig(LinkSpec, Protocol):
     """What the builder reads of a cable: *name*, *ends* (node names or
     ``switch:port``), *speed*, *cable*, bit error rates (*bit_error_rate*, and
     *error_rates* per sending end), the access *vlans* of its switch-port ends,
     or the VLANs of a *trunk* and its *native_vlan*."""
 
-    @property
-    def name(self) -> str: ...
-    @property
-    def ends(self) -> tuple[str, str]: ...
-    @property
-    def speed(self) -> Speed: ...
-    @property
-    def cable(self) -> Cable: ...
-    @property
-    def bit_error_rate(self) -> float: ...
-    @property
-    def error_rates(self) -> tuple[tuple[str, float], ...]: ...
     @property
     def vlans(self) -> tuple[int, ...]: ...
     @property

@@ -12,6 +12,10 @@ NAME_SERVER = 0xFFFFFC
 ALIAS_SERVER = 0xFFFFF8
 """Well-known address of the alias server (FC-PH-2; Linux ``FC_FID_ALIASES``)."""
 
+DOMAIN_CONTROLLERS = 0xFFFC
+"""The top 16 bits of a domain controller's address, FFFC00 + domain (FC-SW-7):
+switches send each other SW_RSCNs there."""
+
 WELL_KNOWN_LOW = 0xFFFFF0
 """Addresses from here up are well-known fabric services."""
 
@@ -36,3 +40,8 @@ def area_of(n_port_id: int) -> int:
     """The area (switch port) of an N_Port ID."""
     return n_port_id >> 8 & 0xFF
 
+
+
+def domain_controller(domain: int) -> int:
+    """The address of the domain controller of *domain* (FFFC00 + domain, FC-SW-7)."""
+    return DOMAIN_CONTROLLERS << 8 | domain

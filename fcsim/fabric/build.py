@@ -11,6 +11,9 @@ by frame at start (:mod:`fcsim.fabric.login`) and its workloads wait for
 that; otherwise logins take no time. In a run with faults (*recovering*)
 every switch is a :class:`~fcsim.fabric.recovering_switch.RecoveringSwitch` and
 every port a :class:`~fcsim.fc2.recovering_port.RecoveringPort`.
+With zones enforced in hardware (*hard_zoning*) every node's switch port is
+a :class:`~fcsim.fabric.hard_zoning.ZonedFPort`, which drops the frames
+between N_Ports that share no zone; without, no port checks a frame.
 
 The builder takes what it reads as the small protocols below (the scenario's
 switch and link configurations satisfy them); the run's builder
@@ -28,18 +31,17 @@ from fcsim.engine.simulation import Simulation
 from fcsim.fabric.addressing import port_id
 from fcsim.fabric.login import FabricLogin
 from fcsim.fabric.network import FabricNetwork
+from fcsim.fabric.npiv import SharedPort
 from fcsim.fabric.recovering_switch import RecoveringSwitch
 from fcsim.fabric.routing import chooser, fspf_cost, next_hops, switch_seed
 from fcsim.fabric.services import E_D_TOV, FabricServices
 from fcsim.fabric.switch import Switch
 from fcsim.fabric.switch_port import SwitchPort
 from fcsim.fabric.zoning import Zoning
-from fcsim.fc0.cable import Cable
-from fcsim.fc0.speed import Speed
 from fcsim.fc2.login import ServiceParameters
 from fcsim.fc2.nport import NPort
 from fcsim.fc2.recovering_port import make_port
-from fcsim.link.link import Link
+from fcsim.link.link import Link, LinkSpec
 
 
 class SwitchSpec(Protocol):
@@ -57,23 +59,11 @@ class SwitchSpec(Protocol):
     def routing(self) -> str | None: ...
 
 
-class LinkSpec(Protocol):
+class FabricLinkSpec(LinkSpec, Protocol):
     """A link to build: its name, ends, line speed, cable, bit error rate (and
     per end), FSPF cost (None: from its speed) and its switch ports' receive
     buffers (None: the switch model's)."""
 
-    @property
-    def name(self) -> str: ...
-    @property
-    def ends(self) -> tuple[str, str]: ...
-    @property
-    def speed(self) -> Speed: ...
-    @property
-    def cable(self) -> Cable: ...
-    @property
-    def bit_error_rate(self) -> float: ...
-    @property
-    def error_rates(self) -> tuple[tuple[str, float], ...]: ...
     @property
     def cost(self) -> float | None: ...
     @property
@@ -95,16 +85,23 @@ def split_end(end: str) -> tuple[str, int | None]:
     return (name, int(index)) if sep else (name, None)
 
 
-def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequence[LinkSpec],
+def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequence[FabricLinkSpec],
                  nports: Mapping[str, ServiceParameters], pairs: set[tuple[str, str]],
                  zones: tuple[tuple[str, tuple[str, ...]], ...] = (), login: bool = True,
-                 recovering: bool = False) -> FabricNetwork:
+                 recovering: bool = False, hard_zoning: bool = False,
+                 virtual: Mapping[str, Sequence[str]] | None = None) -> FabricNetwork:
     """Build *switches*, the N_Ports *nports* (each N_Port's name and login
     service parameters) and *links*, and route the fabric; the N_Ports of
     each of *pairs* (sender, receiver) log in with each other, with fabric
     login frame by frame at start if *login*; *zones*: each (name, N_Port
-    names); *recovering*: a run with faults (its switches and ports recover)."""
+    names); *recovering*: a run with faults (its switches and ports
+    recover); *hard_zoning*: the F_Ports drop the frames between N_Ports
+    that share no zone; *virtual*: per N_Port
+    name, the virtual N_Ports (NPIV) behind it, of *nports* too, which log in
+    with FDISC after it (:mod:`fcsim.fabric.npiv`)."""
+    virtual = virtual or {}
     net = FabricNetwork()
+    permitted: dict[int, frozenset[int]] | None = {} if hard_zoning and zones else None
     domains = assign_domains(switches)
     for config in switches:
         if recovering:
@@ -123,7 +120,9 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
             node, (sw_name, index) = ((a_name, (b_name, b_port)) if a_port is None
                                       else (b_name, (a_name, a_port)))
             _attach_node(sim, net, node, nports[node], net.switches[sw_name], index, link,
-                         recovering)
+                         recovering, permitted)
+            if virtual.get(node):
+                _attach_virtual(sim, net, node, virtual[node], nports)
         else:
             a, b = net.switches[a_name], net.switches[b_name]
             pa = make_port(sim, f"{a_name}:{a_port}", link.bb_credit or a.model.bb_credit,
@@ -137,7 +136,7 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
             ends_of[link.name] = {a_name: a.add_port(a_port, pa), b_name: b.add_port(b_port, pb)}
             cost = link.cost if link.cost is not None else fspf_cost(link.speed.line_rate)
             isls.append((a_name, b_name, link.name, cost))
-    unattached = set(nports) - set(net.nodes)
+    unattached = set(nports) - set(net.nodes)  # a virtual N_Port is attached with its port
     if unattached:
         raise ValueError(f"nodes not linked to a switch: {', '.join(sorted(unattached))}")
     net.isls, net.isl_ends = isls, ends_of
@@ -145,29 +144,43 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
     directory: set[int] = set()
     zoning = Zoning({name: frozenset(net.nodes[member].port_id for member in members)
                      for name, members in zones}) if zones else None
+    if permitted is not None and zoning is not None:  # the ports hold it: filled in place
+        permitted.update(zoning.permitted())
     for switch in net.switches.values():
         switch.services = FabricServices(switch, directory)
         switch.services.zoning = zoning
     net.zones = zones
+    net.hard_zoning = permitted is not None
     # N_Ports log in with the peers they exchange with (both ways): the work of
     # a fabric of thousands of N_Ports grows with its traffic, not its size squared;
     # an alias group is logged in with implicitly (fcsim.fc3.build)
     for a, b in pairs | {(b, a) for a, b in pairs}:
         net.nodes[a].login(net.nodes[b])
     net.addresses = {name: node.port_id for name, node in net.nodes.items()}
+    net.flows = tuple(sorted(pairs))
     if login:
         for name, node in net.nodes.items():
             targets = sorted({net.addresses[d] for s, d in pairs if s == name})
-            net.logins[name] = FabricLogin(node, targets)
-            net.logins[name].start()
+            shared = net.shared.get(net.virtual_of.get(name, name))
+            net.logins[name] = FabricLogin(node, targets, name in net.virtual_of,
+                                           None if shared is None else shared.answered)
+        for name in net.nodes:
+            if name in net.shared:  # the port's N_Ports log in one after another
+                group = [name, *virtual[name]]
+                net.shared[name].log_in([net.logins[n].start for n in group])
+            elif name not in net.virtual_of:
+                net.logins[name].start()
     return net
 
 
 def _attach_node(sim: Simulation, net: FabricNetwork, name: str, params: ServiceParameters,
-                 switch: Switch, index: int, link: LinkSpec, recovering: bool) -> None:
+                 switch: Switch, index: int, link: FabricLinkSpec, recovering: bool,
+                 permitted: dict[int, frozenset[int]] | None = None) -> None:
     """N_Port *name* with login service parameters *params*, cabled by *link*
     to port *index* of *switch*; with *recovering*, both ports recover from
-    link faults (:class:`~fcsim.fc2.recovering_port.RecoveringPort`)."""
+    link faults (:class:`~fcsim.fc2.recovering_port.RecoveringPort`); with
+    *permitted* (hard zoning), the switch port drops the frames between
+    N_Ports it does not pair."""
     if name in net.nodes:
         raise ValueError(f"N_Port {name} has more than one link; one link per N_Port")
     node = NPort(sim, name, port_id(switch.domain, index), params,
@@ -179,7 +192,21 @@ def _attach_node(sim: Simulation, net: FabricNetwork, name: str, params: Service
                                 link.bit_error_rate, link.error_rates)
     node.port.login(f_port.rx_buffers)
     f_port.login(params.bb_credit)
-    switch.local[index] = switch.add_port(index, f_port)
+    switch.local[index] = switch.add_port(index, f_port, permitted)
+
+
+def _attach_virtual(sim: Simulation, net: FabricNetwork, name: str, names: Sequence[str],
+                    nports: Mapping[str, ServiceParameters]) -> None:
+    """The virtual N_Ports *names* (NPIV) behind N_Port *name*, on its link
+    port, the k-th with N_Port ID domain / port / k."""
+    physical = net.nodes[name]
+    group = [physical]
+    for k, v in enumerate(names, 1):
+        node = NPort(sim, v, physical.port_id | k, nports[v], physical.port)
+        net.nodes[v] = node
+        net.virtual_of[v] = name
+        group.append(node)
+    net.shared[name] = SharedPort(physical.port, group)
 
 
 def route(net: FabricNetwork, isls: list[tuple[str, str, str, float]],

@@ -1,11 +1,13 @@
 """A fabric's tables in a scenario file: ``[fspf]``, FSPF's timers
-(docs/faults.md, "FSPF"), and ``[[zones]]``, which N_Ports see each other in
-the name server (docs/faults.md, "Zoning"). The scenario's document
-(:mod:`fcsim.scenario.sections.document`) assembles them with the others."""
+(docs/faults.md, "FSPF"), ``[[zones]]``, which N_Ports see each other in
+the name server (docs/faults.md, "Zoning"), and ``[zoning]``, how the
+switches enforce the zones (docs/fabric-services.md, "Hard zoning"). The
+scenario's document (:mod:`fcsim.scenario.sections.document`) assembles them
+with the others."""
 
 from __future__ import annotations
 
-from fcsim.schema.fields import Name, PositiveTime, Time, name_list
+from fcsim.schema.fields import Name, PositiveTime, Time, choice, name_list
 from fcsim.schema.section import Section, key
 
 ZoneMembers = name_list(1, "a list of distinct N_Port names (node names, NAME.i) or port "
@@ -50,3 +52,26 @@ class ZoneSection(Section):
 
     name: Name = key(help="The zone's name, unique among zones.", example="backup")
     members: ZoneMembers = key(help="Its N_Ports.", example=["host", "21:00:00:00:9e:eb:a5:e1"])
+
+
+ENFORCEMENTS = ("soft", "hard")
+"""How the switches enforce the zones (:class:`ZoningSection`)."""
+Enforcement = choice(dict(zip(ENFORCEMENTS, ENFORCEMENTS, strict=True)))
+
+
+class ZoningSection(Section):
+    """How the switches enforce the `[[zones]]`. 'soft': the name server shows
+    an N_Port only the N_Ports zoned with it, and frames are not checked
+    (every workload then runs between N_Ports that share a zone). 'hard': the
+    switch hardware also checks each frame's S_ID and D_ID as it enters an
+    F_Port and drops, and counts per port, every frame between N_Ports that
+    share no zone (Cisco MDS checks at ingress; Brocade Fabric OS enforces
+    zones in hardware, frame by frame, when a zone's members are all WWNs or
+    all domain,index); a workload between unzoned N_Ports is then allowed, and
+    its frames (from its PLOGI on) are dropped. See docs/fabric-services.md."""
+
+    where = "in [zoning]"
+
+    enforcement: Enforcement = key("soft", "'soft' (name-server filtering only) or 'hard' "
+                                   "(the switches also drop frames between N_Ports that "
+                                   "share no zone).", "hard")

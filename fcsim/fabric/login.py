@@ -1,12 +1,18 @@
 """Timed fabric login of an N_Port, frame by frame.
 
-At start an N_Port logs in with the fabric (FLOGI to FFFFFE, whose ACC brings
-its N_Port ID), logs in with the name server (PLOGI to FFFFFC), asks it for
+At start an N_Port logs in with the fabric (FLOGI to FFFFFE, sent on the
+login BB credit of one, whose ACC brings its N_Port ID and the F_Port's BB
+credit), logs in with the name server (PLOGI to FFFFFC), asks it for
 the ports of the fabric (GID_FT), and logs in with each port it will send to
 (PLOGI, answered ACC by that N_Port). Its workloads start when the last ACC
 arrives. Every request and answer is a Class 3 sequence through the fabric.
 An N_Port also answers the PLOGIs it receives, at any time. After its link
 failed and came back it logs in again the same way (:meth:`FabricLogin.restart`).
+A virtual N_Port behind a physical one (NPIV) logs in with FDISC instead of
+FLOGI (FC-LS-5), once the N_Port before it on the port has its N_Port ID
+(:mod:`fcsim.fabric.npiv`); an FDISC the switch refuses (LS_RJT, past its
+port's login limit) leaves it logged out, :attr:`FabricLogin.refused`, and
+its workloads never start.
 In a run with faults it also registers for state changes (SCR to the fabric
 controller, after the name server's login) and, told by an RSCN that peers
 it sends to changed, asks the name server again (GID_FT) and logs in with
@@ -23,13 +29,14 @@ from fcsim.fc2 import header as h
 from fcsim.fc2.els_payload import (
     gid_ft_ports,
     gid_ft_request,
+    login_bb_credit,
     login_of,
     ls_acc,
     rscn_ports,
     scr_request,
 )
 from fcsim.fc2.frame import MAX_DATA_FIELD
-from fcsim.fc2.login import PeerLogin
+from fcsim.fc2.login import LOGIN_BB_CREDIT, PeerLogin
 from fcsim.fc2.nport import NPort
 from fcsim.fc2.sequence import Exchange, Sequence
 
@@ -42,11 +49,22 @@ faults): its first exchange with a peer after its peers' PLOGIs has OX_ID
 
 
 class FabricLogin:
-    """Logs *nport* in with the fabric, then with each N_Port ID in *targets*."""
+    """Logs *nport* in with the fabric, then with each N_Port ID in *targets*;
+    *fdisc*: a virtual N_Port (NPIV), which logs in with FDISC; *assigned*:
+    called once the fabric has answered its FLOGI or FDISC (ACC or LS_RJT)."""
 
-    def __init__(self, nport: NPort, targets: list[int]) -> None:
+    def __init__(self, nport: NPort, targets: list[int], fdisc: bool = False,
+                 assigned: Callable[[], None] | None = None) -> None:
         self.nport = nport
         self.targets = targets
+        self.fdisc = fdisc
+        self.refused = False
+        """The fabric refused its FDISC (LS_RJT): it stays logged out."""
+        self._assigned = assigned
+        self.rscn_queries = 0
+        """Name-server queries (GID_FT) it sent after RSCNs."""
+        self.rscn_logins = 0
+        """PLOGIs it sent after RSCNs, to peers the name server listed again."""
         self.assigned = nport.port_id
         self.pending: set[int] = set()
         self._step: Exchange | None = None
@@ -61,8 +79,16 @@ class FabricLogin:
         nport.register((h.TYPE_ELS, h.TYPE_CT), self._received)
 
     def start(self) -> None:
-        """Send the FLOGI (call at time 0)."""
-        self._request(FABRIC_LOGIN, self._login(els.ELS_FLOGI), h.R_CTL_ELS_REQUEST, h.TYPE_ELS)
+        """Send the FLOGI (call at time 0) on the login BB credit: the F_Port's
+        buffers are known only from the FLOGI's LS_ACC. A virtual N_Port sends
+        its FDISC on the link its physical N_Port logged in, whose credit is
+        known already."""
+        if self.fdisc:
+            command = els.ELS_FDISC
+        else:
+            self.nport.port.learn_credit(LOGIN_BB_CREDIT)
+            command = els.ELS_FLOGI
+        self._request(FABRIC_LOGIN, self._login(command), h.R_CTL_ELS_REQUEST, h.TYPE_ELS)
 
     def restart(self, done: Callable[[], None]) -> None:
         """Log in again from FLOGI, as at start (a Link Failure or Link
@@ -104,7 +130,14 @@ class FabricLogin:
             return
         d_id = exchange.responder_id
         if d_id == FABRIC_LOGIN and exchange is self._step:
+            if self._assigned is not None:
+                self._assigned()
+            if isinstance(seq.ulp, bytes) and seq.ulp[0] == els.ELS_LS_RJT:
+                self.refused, self._step = True, None
+                return
             nport.port_id = self.assigned
+            if isinstance(seq.ulp, bytes) and not self.fdisc:
+                nport.port.learn_credit(login_bb_credit(seq.ulp))
             self._request(NAME_SERVER, self._login(els.ELS_PLOGI), h.R_CTL_ELS_REQUEST,
                           h.TYPE_ELS)
         elif ((d_id == NAME_SERVER and seq.type == h.TYPE_ELS and not self.scr)
@@ -128,6 +161,7 @@ class FabricLogin:
             for target in sorted(self._looking & listed):
                 self._request(target, self._login(els.ELS_PLOGI), h.R_CTL_ELS_REQUEST,
                               h.TYPE_ELS)
+                self.rscn_logins += 1
             self._looking, self._query, self._step = set(), None, None
         elif d_id in self.pending and seq.r_ctl == h.R_CTL_ELS_REPLY:
             self.pending.discard(d_id)
@@ -145,3 +179,4 @@ class FabricLogin:
             self.nport.send(exchange, len(payload), 3, r_ctl=h.R_CTL_UNSOLICITED_CONTROL,
                             type_=h.TYPE_CT, ulp=payload)
             self._query = exchange
+            self.rscn_queries += 1

@@ -10,7 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from fcsim.fabric.congestion import culprits_and_victims, port_counters
+from fcsim.fabric.hard_zoning import ZonedFPort
 from fcsim.fabric.login import FabricLogin
+from fcsim.fabric.npiv import SharedPort
 from fcsim.fabric.routing import balance
 from fcsim.fabric.switch import Switch
 from fcsim.fabric.switch_port import SwitchPort
@@ -42,7 +45,8 @@ class FabricNetwork(Network):
     """A built fabric: N_Ports, links and switches by name, the timed fabric
     login of each N_Port (with ``run.login``), and the ISLs, each as (switch,
     switch, link name, FSPF cost) with its switch port at each end by switch
-    name (:attr:`isl_ends`); its *zones*, each (name, N_Port names)."""
+    name (:attr:`isl_ends`); its *zones*, each (name, N_Port names), and
+    whether its F_Ports enforce them frame by frame (*hard_zoning*)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -56,6 +60,13 @@ class FabricNetwork(Network):
         self.isls: list[tuple[str, str, str, float]] = []
         self.isl_ends: dict[str, dict[str, SwitchPort]] = {}
         self.zones: tuple[tuple[str, tuple[str, ...]], ...] = ()
+        self.flows: tuple[tuple[str, str], ...] = ()
+        """The (sender, receiver) pairs that log in with each other."""
+        self.hard_zoning = False
+        self.shared: dict[str, SharedPort] = {}
+        """Per N_Port with virtual N_Ports behind it (NPIV), their shared link port."""
+        self.virtual_of: dict[str, str] = {}
+        """Per virtual N_Port, the N_Port whose link port it shares."""
 
     def address_of(self, node: str) -> int:
         """The N_Port ID the fabric gives *node* (domain / port / 00), or the
@@ -63,9 +74,16 @@ class FabricNetwork(Network):
         return self.addresses[node]
 
     def not_up(self) -> str | None:
-        """Why the fabric is not usable yet: logins, then alias groups joining."""
+        """Why the fabric is not usable yet: logins (but those the fabric
+        refused, NPIV past a port's limit), then alias groups joining."""
         why = super().not_up()
         return why if why is not None or self.aliases is None else self.aliases.not_up()
+
+    def refused(self, name: str) -> bool:
+        """True if the fabric refused N_Port *name*'s login (an FDISC past its
+        port's NPIV limit): it is not waited for."""
+        login = self.logins.get(name)
+        return login is not None and login.refused
 
     def up_at(self) -> float:
         """When every N_Port had logged in and every alias group was joined, s."""
@@ -91,12 +109,18 @@ class FabricNetwork(Network):
                    "discarded_payload": sw.stats.discarded_payload,
                    "refused_payload": sw.stats.refused_payload, "errors": sw.stats.errors,
                    "output_queues": {str(index): sp.queue.results(sw.sim.now)
-                                     for index, sp in sorted(sw.ports.items())}}
+                                     for index, sp in sorted(sw.ports.items())},
+                   "ports": {str(index): port_counters(sp, interval)
+                             for index, sp in sorted(sw.ports.items())}}
             for name, sw in self.switches.items()}
+        out["congestion"] = culprits_and_victims(self.switches, self.addresses, self.flows,
+                                                 interval)
         if self.aliases is not None:
             out["fc3"] = self.aliases.results(interval)
         if self.zones:
             out["zoning"] = self._zoning()
+        if self.shared:
+            out["npiv"] = self._npiv()
         out["routing"] = self._routing(out["links"])
         return out
 
@@ -130,9 +154,38 @@ class FabricNetwork(Network):
         return {"policies": {name: sw.routing for name, sw in self.switches.items()},
                 "groups": groups}
 
+    def _npiv(self) -> dict[str, Any]:
+        """Per physical N_Port with virtual ones: its N_Ports, those logged in
+        and those refused; per switch port, the FDISCs it accepted and refused."""
+        ports = {}
+        for name, shared in self.shared.items():
+            names = [nport.name for nport in shared.nports]
+            ports[name] = {
+                "n_ports": len(names),
+                "logged_in": sum(self.nodes[n].ready_at is not None for n in names),
+                "refused": sorted(n for n in names if n in self.logins
+                                  and self.logins[n].refused)}
+        fdisc = {}
+        for switch in self.switches.values():
+            services = switch.services
+            if services is None:
+                continue
+            for index in sorted(set(services.fdisc_accepted) | set(services.fdisc_refused)):
+                fdisc[switch.ports[index].port.name] = {
+                    "accepted": services.fdisc_accepted.get(index, 0),
+                    "refused": services.fdisc_refused.get(index, 0)}
+        return {"ports": ports, "fdisc": fdisc}
+
     def _zoning(self) -> dict[str, Any]:
         """The zones and, per N_Port, the others its name server shows it."""
         sharing = {name: {m for _, members in self.zones if name in members for m in members}
                    for name in self.nodes}
-        return {"zones": {name: list(members) for name, members in self.zones},
-                "visible": {name: sorted(others - {name}) for name, others in sharing.items()}}
+        out: dict[str, Any] = {
+            "zones": {name: list(members) for name, members in self.zones},
+            "visible": {name: sorted(others - {name}) for name, others in sharing.items()}}
+        if self.hard_zoning:
+            out["enforcement"] = "hard"
+            out["dropped"] = {sp.port.name: sp.zone_dropped
+                              for switch in self.switches.values()
+                              for sp in switch.ports.values() if isinstance(sp, ZonedFPort)}
+        return out

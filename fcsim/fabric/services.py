@@ -2,12 +2,16 @@
 
 A request addressed to a well-known address is answered by the switch it
 enters, after the model's service time: FLOGI (to FFFFFE) with an ACC that
-carries the N_Port ID of the port (domain / port / 00), PLOGI to the name
+carries the N_Port ID of the port (domain / port / 00), FDISC (NPIV, FC-LS-5:
+a further N_Port ID behind a port that sent its FLOGI) with an ACC carrying
+domain / port / k for its k-th, up to the model's ``npiv_logins``, after
+which LS_RJT (insufficient resources), PLOGI to the name
 server (FFFFFC) with an ACC, and the name-server query GID_FT with the list of
 N_Port IDs that have logged in with the fabric; with FC-3 alias groups, the
 alias server's joins (FFFFF8, :mod:`fcsim.fc3.alias`); in a run with faults
 the fabric controller's State Change Registrations (FFFFFD,
-:mod:`fcsim.fabric.rscn`), and with zones a GID_FT lists only the ports that
+:mod:`fcsim.fabric.rscn`) and the SW_RSCNs other switches send its domain
+controller (FFFC00 + domain), and with zones a GID_FT lists only the ports that
 share a zone with the asker (:mod:`fcsim.fabric.zoning`). Answers are Class 3
 sequences sent back out of the port the request came in on: one frame, or
 for a GID_FT accept longer than a data field (more than 524 ports) several,
@@ -21,6 +25,7 @@ from typing import Protocol
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.addressing import (
     ALIAS_SERVER,
+    DOMAIN_CONTROLLERS,
     FABRIC_CONTROLLER,
     FABRIC_LOGIN,
     NAME_SERVER,
@@ -32,7 +37,7 @@ from fcsim.fabric.zoning import Zoning
 from fcsim.fc1 import ordered_sets as osets
 from fcsim.fc2 import els
 from fcsim.fc2 import header as h
-from fcsim.fc2.els_payload import gid_ft_accept, login_payload
+from fcsim.fc2.els_payload import gid_ft_accept, login_payload, ls_rjt
 from fcsim.fc2.frame import MAX_DATA_FIELD, Frame
 from fcsim.fc2.sequence import Exchange, Sequence
 
@@ -60,6 +65,9 @@ class Registrations(Protocol):
     def register(self, frame: Frame) -> bytes:
         """The answer to the SCR *frame*."""
 
+    def switch_changed(self, switch_name: str, payload: bytes) -> None:
+        """An SW_RSCN (*payload*) reached the domain controller of switch *switch_name*."""
+
 
 class AliasService(Protocol):
     """The alias server (FC-3's alias groups, :class:`fcsim.fc3.alias.AliasServer`)."""
@@ -82,13 +90,23 @@ class FabricServices:
         self.aliases: AliasService | None = None
         self.controller: Registrations | None = None
         self.zoning: Zoning | None = None
+        self.fdisc_accepted: dict[int, int] = {}
+        """Per F_Port index, the FDISC logins it accepted (its N_Port IDs beyond the FLOGI's)."""
+        self.queries = 0
+        """Name-server queries (GID_FT) it answered."""
+        self.fdisc_refused: dict[int, int] = {}
+        """Per F_Port index, the FDISC logins it refused past the limit."""
 
     def request(self, inp: SwitchPort, frame: Frame) -> None:
         """Answer the service request *frame* that came in on *inp*."""
         if frame.sequence is None:
             return
         self.switch.stats.service_payload_in += frame.payload_len
-        if frame.d_id == FABRIC_LOGIN and frame.type == h.TYPE_ELS:
+        ulp = frame.sequence.ulp
+        if (frame.d_id == FABRIC_LOGIN and frame.type == h.TYPE_ELS
+                and isinstance(ulp, bytes) and ulp[0] == els.ELS_FDISC):
+            self._fdisc(inp, frame)
+        elif frame.d_id == FABRIC_LOGIN and frame.type == h.TYPE_ELS:
             assigned = port_id(self.switch.domain, inp.index)
             self.directory.add(assigned)
             self._answer(inp, frame, h.R_CTL_ELS_REPLY, h.TYPE_ELS,
@@ -99,6 +117,7 @@ class FabricServices:
                          self._accept(f"{self.switch.name} name server",
                                       self.switch.model.bb_credit), frame.s_id)
         elif frame.d_id == NAME_SERVER and frame.type == h.TYPE_CT:
+            self.queries += 1
             ports = (sorted(self.directory) if self.zoning is None
                      else self.zoning.visible(frame.s_id, self.directory))
             self._answer(inp, frame, h.R_CTL_SOLICITED_CONTROL, h.TYPE_CT,
@@ -107,9 +126,28 @@ class FabricServices:
               and frame.sequence.r_ctl == h.R_CTL_ELS_REQUEST):  # an SCR; not an RSCN's LS_ACC
             self._answer(inp, frame, h.R_CTL_ELS_REPLY, h.TYPE_ELS,
                          self.controller.register(frame), frame.s_id)
+        elif (frame.d_id >> 8 == DOMAIN_CONTROLLERS and self.controller
+              and isinstance(ulp, bytes)):  # an SW_RSCN from another switch: its RSCNs
+            self.controller.switch_changed(self.switch.name, ulp)  # go after the service time
         elif frame.d_id == ALIAS_SERVER and frame.type == h.TYPE_CT and self.aliases:
             self._answer(inp, frame, h.R_CTL_SOLICITED_CONTROL, h.TYPE_CT,
                          self.aliases.request(frame.sequence.ulp), frame.s_id)
+
+    def _fdisc(self, inp: SwitchPort, frame: Frame) -> None:
+        """An FDISC on F_Port *inp*: the next N_Port ID behind it (domain /
+        port / k for the k-th), or LS_RJT past the model's limit."""
+        index = inp.index
+        k = self.fdisc_accepted.get(index, 0) + 1
+        if k > self.switch.model.npiv_logins:
+            self.fdisc_refused[index] = self.fdisc_refused.get(index, 0) + 1
+            self._answer(inp, frame, h.R_CTL_ELS_REPLY, h.TYPE_ELS,
+                         ls_rjt(els.LS_RJT_UNABLE, els.LS_RJT_NO_RESOURCES), frame.s_id)
+            return
+        self.fdisc_accepted[index] = k
+        assigned = port_id(self.switch.domain, index) | k
+        self.directory.add(assigned)
+        self._answer(inp, frame, h.R_CTL_ELS_REPLY, h.TYPE_ELS,
+                     self._accept(f"{self.switch.name}:{index}", inp.port.rx_buffers), assigned)
 
     def _accept(self, name: str, bb_credit: int) -> bytes:
         """The LS_ACC of a login with the fabric port *name*: its *bb_credit*

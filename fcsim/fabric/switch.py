@@ -39,10 +39,12 @@ from __future__ import annotations
 
 from bisect import bisect_left, insort
 from collections import deque
+from collections.abc import Mapping
 from typing import Protocol
 
 from fcsim.engine.simulation import Simulation
-from fcsim.fabric.addressing import WELL_KNOWN_LOW, area_of, domain_of
+from fcsim.fabric.addressing import DOMAIN_CONTROLLERS, WELL_KNOWN_LOW, area_of, domain_of
+from fcsim.fabric.hard_zoning import ZonedFPort
 from fcsim.fabric.routing import Choose
 from fcsim.fabric.services import FabricServices
 from fcsim.fabric.switch_model import SwitchModel
@@ -93,13 +95,18 @@ class Switch:
         self._router_free = 0.0
         self._pick: Choose = lambda hops, frame, d_id, inp: hops[0]
 
-    def add_port(self, index: int, port: Port) -> SwitchPort:
-        """Attach link-level *port*, already linked, as switch port *index* (0-based)."""
+    def add_port(self, index: int, port: Port,
+                 permitted: Mapping[int, frozenset[int]] | None = None) -> SwitchPort:
+        """Attach link-level *port*, already linked, as switch port *index*
+        (0-based); with *permitted* (hard zoning: per N_Port ID, those it
+        shares a zone with), an F_Port that drops the frames between others
+        (:class:`~fcsim.fabric.hard_zoning.ZonedFPort`)."""
         if not 0 <= index < self.model.ports:
             raise ValueError(f"{self.name}: port {index} outside 0..{self.model.ports - 1}")
         if index in self.ports:
             raise ValueError(f"{self.name}: port {index} is already connected")
-        sp = self.ports[index] = SwitchPort(self, index, port)
+        sp = self.ports[index] = (SwitchPort(self, index, port) if permitted is None
+                                  else ZonedFPort(self, index, port, permitted))
         self._inputs = list(self.ports.values())
         sp.pos = len(self._inputs) - 1
         return sp
@@ -139,12 +146,26 @@ class Switch:
             self._discard(frame)
             self.free_input(inp, frame)
 
+    def whole_at(self, inp: SwitchPort, frame: Frame) -> float:
+        """When *frame*, handed in at input *inp* now, is whole, s: now with
+        store-and-forward, at its EOF with cut-through (handed in at its header)."""
+        if self.model.cut_through:
+            return self.sim.now + (frame.chars - HEADER_CHARS) * inp.port.char_time
+        return self.sim.now
+
+    def discard_on_arrival(self, inp: SwitchPort, frame: Frame) -> None:
+        """Discard *frame*, just handed in at *inp* (hard zoning), freeing its
+        buffer once it is whole."""
+        inp.eof_in = self.whole_at(inp, frame)
+        self.free_input(inp, frame, inp.eof_in)
+        self._discard(frame)
+
     def arrive(self, inp: SwitchPort, frame: Frame) -> None:
         """*frame* (or, cut-through, its header) has arrived at input *inp*:
         answer it, refuse it or route it, and queue it once routed."""
         now = self.sim.now
         model = self.model
-        if model.cut_through:  # handed in at its header: the rest is still arriving
+        if model.cut_through:  # whole_at, inline (once a frame)
             eof = inp.eof_in = now + (frame.chars - HEADER_CHARS) * inp.port.char_time
         else:
             eof = inp.eof_in = now
@@ -164,6 +185,10 @@ class Switch:
             out = self.local.get(d_id >> 8 & 0xFF)
         else:
             out = self.output_for(frame, d_id, inp)
+        if out is None and d_id >> 8 == DOMAIN_CONTROLLERS:  # a switch's, FFFC00 + domain
+            out = self._to_controller(inp, frame)
+            if out is None:
+                return
         if out is None and self.aliases is not None:  # an alias: FC-3 routes or replicates it
             out = self.aliases.route(self, inp, frame)
             if out is None:
@@ -192,6 +217,23 @@ class Switch:
             self.sim.call_later(ready - now, self._queue, held)
         else:
             self._queue(held)
+
+    def _to_controller(self, inp: SwitchPort, frame: Frame) -> SwitchPort | None:
+        """A frame for a domain controller (an SW_RSCN, FC-SW-7): this
+        switch's services answer it (None), or the E_Port towards its domain."""
+        domain = frame.d_id & 0xFF
+        if domain == self.domain:
+            self.free_input(inp, frame, inp.eof_in)
+            if self.services is None:
+                self._discard(frame)
+            else:
+                self.services.request(inp, frame)
+            return None
+        hops = self.routes.get(domain)
+        if not hops:
+            self.refuse(inp, frame, h.R_CTL_F_RJT, F_RJT_INVALID_D_ID)
+            return None
+        return self._pick(hops, frame, frame.d_id, inp)
 
     def _queue(self, held: Held) -> None:
         now = held.queued = self.sim.now
@@ -304,6 +346,7 @@ class Switch:
             self._new_head(inp, held.out, queue)
         now = self.sim.now
         held.out.queue.leave(now, now - held.queued)
+        held.out.timeouts += 1
         self.refuse(inp, held.frame, h.R_CTL_F_BSY, h.P_BSY_NO_RESOURCES, held.free_at)
         if head and not self.model.virtual_output_queues and inp.fifo:
             inp.fifo[0].out.port.kick()
@@ -413,7 +456,7 @@ class Switch:
         self.stats.reset()
         now = self.sim.now
         for sp in self.ports.values():
-            sp.queue.reset(now)
+            sp.reset_stats(now)
 
     def __repr__(self) -> str:
         return f"<Switch {self.name} domain {self.domain}>"

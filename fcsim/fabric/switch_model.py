@@ -35,10 +35,12 @@ class SwitchModel:
     (Class 2) or discarded (Class 3), s (None: never). *service_time*: how
     long the switch's fabric services take to answer a login or name-server
     request, s. *routing*: how it chooses among equal-cost next hops, one of
-    :data:`fcsim.fabric.routing.POLICIES`. *max_port_credit*: the most receive
-    buffers one port can be given (a long-distance E_Port given its port
-    group's shared pool; None: no more than *bb_credit*); it is read by credit
-    planning, not by the simulation. *sources*: provenance per parameter.
+    :data:`fcsim.fabric.routing.POLICIES`. *npiv_logins*: FDISC logins (N_Port
+    IDs beyond the FLOGI's, NPIV) an F_Port accepts; the next is refused with
+    LS_RJT. *max_port_credit*: the most receive buffers one port can be given
+    (a long-distance E_Port given its port group's shared pool; None: no more
+    than *bb_credit*); it is read by credit planning, not by the simulation.
+    *sources*: provenance per parameter.
     """
 
     name: str
@@ -52,6 +54,7 @@ class SwitchModel:
     hold_time: float | None = None
     service_time: float = 0.0
     routing: str = "exchange-based"
+    npiv_logins: int = 255
     max_port_credit: int | None = None
     sources: dict[str, str] = field(default_factory=dict, compare=False)
 
@@ -66,6 +69,8 @@ class SwitchModel:
             raise ValueError(f"{self.name}: hold_time must be > 0 s")
         if self.service_time < 0:
             raise ValueError(f"{self.name}: service_time must be >= 0 s")
+        if not 0 <= self.npiv_logins <= 255:
+            raise ValueError(f"{self.name}: npiv_logins must be 0..255")
         if self.max_port_credit is not None and self.max_port_credit < self.bb_credit:
             raise ValueError(f"{self.name}: max_port_credit must be >= bb_credit")
         if self.routing not in POLICIES:
@@ -83,6 +88,8 @@ Timeout = sourced(PositiveTime, "PositiveTime")
 Yes = sourced(Flag, "Flag")
 Speedup = sourced(number("a number >= 1", 1.0), "Speedup")
 PerSecond = sourced(number("a number > 0 (per second)", above=True), "PerSecond")
+NpivLogins = sourced(integer(0, 255, "an integer 0..255 (the N_Port ID's last byte)"),
+                     "NpivLogins")
 Policy = sourced(choice(dict(zip(POLICIES, POLICIES, strict=True))), "RoutingPolicy")
 
 
@@ -118,6 +125,11 @@ class SwitchFile(ModelFile):
                              "S_ID and D_ID) or 'exchange-based' (a hash of S_ID, D_ID and "
                              "OX_ID); see docs/fabrics.md.", "exchange-based",
                              "vendor guide")
+    npiv_logins: NpivLogins = _entry(
+        "FDISC logins (NPIV: N_Port IDs beyond the FLOGI's) an F_Port accepts; the next "
+        "is refused with LS_RJT. 255 is the most the N_Port ID's last byte allows "
+        "(Brocade Adapters Administrator's Guide 53-1001583-01: at most 255 virtual PIDs "
+        "per N_Port on a switch).", 255, "vendor guide")
     max_port_credit: Frames = _entry("The most receive buffers one port can be given (a "
                                      "long-distance port given its port group's shared "
                                      "buffers); read by `fcsim credits`, not by a run "

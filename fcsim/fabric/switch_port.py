@@ -105,6 +105,10 @@ class SwitchPort:
         """A wake-up of this output is scheduled (by the switch, for when an
         input it waits on is free to be read again)."""
         self.queue = QueueMeter(switch.sim.now)
+        self.timeouts = 0
+        """Frames for this output its switch removed after they waited the
+        model's hold time (Class 3 discarded, Class 2 answered F_BSY), over the
+        measured interval."""
         self.frame_received: Callable[[Frame], None] = partial(switch.arrive, self)
         """A frame (or, cut-through, its header) has arrived."""
         self.frame_dropped: Callable[[Frame], None] = partial(switch.arrive_damaged, self)
@@ -119,6 +123,11 @@ class SwitchPort:
     # them out with next_frame: the switch's Crossbar methods, bound to this
     # port in __init__ (one call a frame fewer on the switch's hot path than a
     # method here that calls them).
+
+    def reset_stats(self, now: float) -> None:
+        """Start a new measurement interval at *now* (s)."""
+        self.queue.reset(now)
+        self.timeouts = 0
 
     def waits_for_credit(self) -> bool:
         """True if a frame for this output is ready but needs BB credit."""

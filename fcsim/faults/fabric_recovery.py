@@ -138,8 +138,11 @@ class FabricRecovery:
         return self.fspf.computations
 
     def results(self) -> dict[str, Any]:
-        """Routes recomputed, frames the switches lost and RSCNs sent, as JSON."""
+        """Routes recomputed, frames the switches lost, RSCNs and SW_RSCNs sent
+        and the name-server queries and logins the RSCNs set off, as JSON."""
         return {"reroutes": self.reroutes, "lsus_sent": self.fspf.lsus_sent,
                 "lsus_discarded": self.fspf.lsus_discarded, "frames_lost": self.stats.frames_lost,
                 "payload_lost_bytes": self.stats.payload_lost,
-                "rscn_sent": self.controller.sent}
+                "rscn_sent": self.controller.sent, "sw_rscn_sent": self.controller.sw_rscn_sent,
+                "rscn_queries": sum(login.rscn_queries for login in self.net.logins.values()),
+                "rscn_logins": sum(login.rscn_logins for login in self.net.logins.values())}

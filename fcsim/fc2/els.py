@@ -8,13 +8,24 @@ pages of 4), FC-GS (CT_IU preamble of 16 bytes; GID_FT request and accept).
 
 from __future__ import annotations
 
+ELS_LS_RJT = 0x01
+"""Link Service Reject (FC-LS-5)."""
 ELS_ACC = 0x02
 ELS_PLOGI = 0x03
 ELS_FLOGI = 0x04
+ELS_FDISC = 0x51
+"""Discover F_Port Service Parameters (FC-LS-5): after the FLOGI, a login for
+a further N_Port ID behind the same port (NPIV), sent with S_ID 0."""
 ELS_RSCN = 0x61
 """Registered State Change Notification (FC-LS), from the fabric controller."""
 ELS_SCR = 0x62
 """State Change Registration (FC-LS), to the fabric controller."""
+
+LS_RJT_UNABLE = 0x09
+"""LS_RJT reason: unable to perform command request (FC-LS-5)."""
+LS_RJT_NO_RESOURCES = 0x29
+"""LS_RJT explanation: insufficient resources (FC-LS-5), as a switch answers an
+FDISC past its port's NPIV login limit."""
 
 LOGIN_PAYLOAD = 116
 """FLOGI, PLOGI and their ACC: service parameter payload, bytes."""

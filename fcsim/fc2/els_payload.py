@@ -80,6 +80,12 @@ def login_payload(command: int, node: str, bb_credit: int, rx_data_field: int,
     return payload
 
 
+def login_bb_credit(payload: bytes) -> int:
+    """The BB_Credit a FLOGI, PLOGI or LS_ACC *payload* offers (its common
+    service parameters' second word, after the command word and FC-PH version)."""
+    return int(struct.unpack_from(">H", payload, 6)[0])
+
+
 def login_of(command: int, node: str, params: ServiceParameters) -> bytes:
     """FLOGI, PLOGI or LS_ACC (*command*) from the N_Port of *node* offering
     its service parameters *params*."""
@@ -113,6 +119,11 @@ def gid_ft_ports(accept: bytes) -> list[int]:
 def scr_request() -> bytes:
     """SCR asking for every state change (8 bytes: command, reserved, function)."""
     return struct.pack(">B3xI", els.ELS_SCR, els.SCR_FULL)
+
+
+def ls_rjt(reason: int, explanation: int) -> bytes:
+    """An LS_RJT (4 bytes of command, 4 of reserved, reason, explanation, vendor)."""
+    return struct.pack(">B3xxBBx", els.ELS_LS_RJT, reason, explanation)
 
 
 def ls_acc() -> bytes:

@@ -10,9 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fcsim.fc2.frame import MAX_DATA_FIELD
+from fcsim.fc2.receive_drain import DrainSpec
 
 R_A_TOV = 10.0
 """Resource_Allocation timeout, s: FC-PH's default, 10 s."""
+LOGIN_BB_CREDIT = 1
+"""BB credit a port has towards its link peer before a Fabric Login tells it
+the peer's receive buffers, frames: FC-FS's default BB_Credit of one, with
+which an N_Port sends its FLOGI; the LS_ACC's common service parameters then
+give the F_Port's (the clause of FC-FS-5 was not re-read for this model)."""
 ELS_TIMEOUT = 2 * R_A_TOV
 """How long an N_Port waits for the reply to a login before it asks again, s:
 2 x R_A_TOV, the ELS timeout of FC-LS that Linux lpfc uses."""
@@ -37,7 +43,9 @@ class ServiceParameters:
     *e_d_tov*: error-detect timeout, s (FC-PH default 2 s): a Class 1/2 sequence
     whose ACKs have not all arrived this long after its last frame is aborted.
     *rx_frame_time*: time the port needs to process a received frame before its
-    buffer is free again, s (0 = at once).
+    buffer is free again, s (0 = at once). *drain*: how its receive path frees
+    its buffers (:class:`~fcsim.fc2.receive_drain.DrainSpec`; None: each after
+    *rx_frame_time*); neither is sent at login.
     """
 
     bb_credit: int = 16
@@ -48,6 +56,7 @@ class ServiceParameters:
     busy_retry: float = 1e-3
     e_d_tov: float = 2.0
     rx_frame_time: float = 0.0
+    drain: DrainSpec | None = None
 
     def __post_init__(self) -> None:
         if self.bb_credit < 1:

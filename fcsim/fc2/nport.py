@@ -67,6 +67,7 @@ from fcsim.fc2.frame import SOF_FIRST, SOF_NEXT, Frame
 from fcsim.fc2.inbound import Inbound
 from fcsim.fc2.login import R_A_TOV, PeerLogin, ServiceParameters
 from fcsim.fc2.port import Port
+from fcsim.fc2.receive_drain import DrainSpec, ReceiveDrain
 from fcsim.fc2.sequence import Exchange, Sequence
 
 _BLOCKED, _FREE, _NEEDS_CREDIT = 0, 1, 2
@@ -187,7 +188,12 @@ class NPort:
         self.exchange_ids = ExchangeIds()
         """The OX_IDs of the exchanges this port originates (held while open)."""
         self._next_seq_id = 0
-        self._rx_free_at = 0.0
+        spec = params.drain or DrainSpec(frame_time=params.rx_frame_time)
+        self.drain = ReceiveDrain(sim, name, spec, self._handle) if spec.active else None
+        """The receive path that frees its buffers late (None: each at once)."""
+        self._take: Callable[[Frame], None] = (self._handle if self.drain is None
+                                               else self.drain.receive)
+        """What takes a received frame out of its buffer: the drain, or at once."""
         self._handlers: dict[int, list[Handler]] = {}  # by frame TYPE, the latest first
         self._recovery: SequenceErrorPolicy | None = None
         self._keeper: Keeper | None = None
@@ -564,17 +570,13 @@ class NPort:
         """Handle a good frame from the link (called by :class:`Port`).
 
         With an *rx_stage* (a host adapter's DMA, say) the frame is handed to it
-        first and handled when it calls back; its buffer stays taken until then.
+        first and, when it calls back, to the :attr:`drain` (if any) and then
+        handled; its buffer stays taken until then.
         """
         if self.rx_stage is not None:
-            self.rx_stage(frame, lambda: self._handle(frame))
-        elif self.params.rx_frame_time:
-            now = self.sim.now
-            done = max(now, self._rx_free_at) + self.params.rx_frame_time
-            self._rx_free_at = done
-            self.sim.call_later(done - now, self._handle, frame)
+            self.rx_stage(frame, lambda: self._take(frame))
         else:
-            self._handle(frame)
+            self._take(frame)
 
     def _handle(self, frame: Frame) -> None:
         if frame.uses_bb_credit:

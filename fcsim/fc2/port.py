@@ -73,10 +73,17 @@ class PortStats:
     *errors_rx*: frames received with a CRC error (the error happened on this
     port's cable); *eofni_rx*: frames received ending in EOFni or EOFdti,
     found bad and marked invalid by a cut-through switch upstream (FC-FS-5),
-    so not counted as CRC errors here."""
+    so not counted as CRC errors here. *credit_wait* is the time a frame was
+    ready, the transmitter free and BB credit zero (Cisco MDS's TxWait);
+    *credit_stalls* the number of such waits. *credit_zero* counts the times
+    the transmit BB credit fell to zero (Cisco MDS's "transmit B2B credit
+    transitions to zero") and *credit_zero_time* is the time it stayed there,
+    from the spending of the last credit to the next R_RDY's arrival, whether
+    or not a frame waited."""
 
     __slots__ = ("frames_tx", "frames_rx", "chars_tx", "busy_time", "credit_stalls",
-                 "credit_wait", "r_rdy_tx", "r_rdy_rx", "errors_rx", "eofni_rx")
+                 "credit_wait", "r_rdy_tx", "r_rdy_rx", "errors_rx", "eofni_rx",
+                 "credit_zero", "credit_zero_time")
 
     def __init__(self) -> None:
         self.reset()
@@ -84,9 +91,9 @@ class PortStats:
     def reset(self) -> None:
         """Zero every counter."""
         self.frames_tx = self.frames_rx = self.chars_tx = 0
-        self.busy_time = self.credit_wait = 0.0
+        self.busy_time = self.credit_wait = self.credit_zero_time = 0.0
         self.credit_stalls = self.r_rdy_tx = self.r_rdy_rx = self.errors_rx = 0
-        self.eofni_rx = 0
+        self.eofni_rx = self.credit_zero = 0
 
 
 class LazyCredit:
@@ -97,8 +104,12 @@ class LazyCredit:
     one waiting for credit schedules a wake-up at the next arrival. A class
     using it has ``credit``, ``stats`` (``r_rdy_rx``, ``credit_wait``),
     ``_r_rdys``, ``_stall_since``, ``_wake_pending``, ``_busy``, ``sim``,
-    ``_later`` and ``_send_next``.
+    ``_later`` and ``_send_next``; one that counts the time at zero credit
+    sets ``_zero_since`` when it spends its last credit.
     """
+
+    _zero_since: float | None = None
+    """Since when the BB credit is zero, s (None: it is not, or not counted)."""
 
     def current_credit(self) -> int:
         """BB credit now, counting every R_RDY that has arrived."""
@@ -122,6 +133,9 @@ class LazyCredit:
             arrived = arrivals.popleft()
             self.credit += 1
             stats.r_rdy_rx += 1
+            if self._zero_since is not None:
+                stats.credit_zero_time += arrived - self._zero_since
+                self._zero_since = None
             if self._stall_since is not None:
                 stats.credit_wait += arrived - self._stall_since
                 self._stall_since = None
@@ -187,6 +201,7 @@ class Port(LazyCredit):
         self.line_free = 0.0
         self.gap_end = 0.0
         self._stall_since: float | None = None
+        self._zero_since: float | None = None
         self._r_rdys: deque[float] = deque()
         self._wake_pending = False
         self.drained = False
@@ -202,6 +217,18 @@ class Port(LazyCredit):
         if bb_credit < 1:
             raise ValueError(f"{self.name}: BB credit must be >= 1, got {bb_credit}")
         self.credit_login = self.credit = bb_credit
+
+    def learn_credit(self, bb_credit: int) -> None:
+        """A login completed now gives this port the BB credit *bb_credit*
+        (the peer's receive buffers) in place of the one it had: the frames it
+        sent and has not had an R_RDY for stay counted against the new credit."""
+        if bb_credit < 1:
+            raise ValueError(f"{self.name}: BB credit must be >= 1, got {bb_credit}")
+        outstanding = self.credit_login - self.current_credit()
+        self.credit_login = bb_credit
+        self.credit = bb_credit - outstanding
+        if self.credit > 0:
+            self.kick()
 
     def check_wired(self) -> None:
         """Raise if the port is not attached to an owner and a link."""
@@ -249,6 +276,9 @@ class Port(LazyCredit):
             return
         if frame.uses_bb_credit:
             self.credit -= 1
+            if not self.credit:
+                self.stats.credit_zero += 1
+                self._zero_since = now
         start, end, gap_end = launch(self, frame, now)
         peer: Port = self.peer  # type: ignore[assignment]
         arrival = end if peer.header_notice is None else start + peer.header_notice
@@ -312,6 +342,8 @@ class Port(LazyCredit):
             self.fec.reset()
         if self._stall_since is not None:
             self._stall_since = self.sim.now
+        if self._zero_since is not None:
+            self._zero_since = self.sim.now
 
     def close_stats(self) -> None:
         """End the measurement interval now, counting an open credit stall up to now."""
@@ -320,6 +352,10 @@ class Port(LazyCredit):
             now = self.sim.now
             self.stats.credit_wait += now - self._stall_since
             self._stall_since = now
+        if self._zero_since is not None:
+            now = self.sim.now
+            self.stats.credit_zero_time += now - self._zero_since
+            self._zero_since = now
 
     def __repr__(self) -> str:
         return f"<Port {self.name}>"

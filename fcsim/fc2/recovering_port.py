@@ -187,6 +187,9 @@ class RecoveringPort(Port):
                 self._stall_since = None
         if new == AC:
             self.credit = self.credit_login
+            if self._zero_since is not None:  # the reset restores the credit
+                self.stats.credit_zero_time += now - self._zero_since
+                self._zero_since = None
             self._r_rdys.clear()
             self._credit_seen = now
             self.gap_end = max(self.gap_end, max(now, self.line_free)

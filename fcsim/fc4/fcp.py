@@ -43,6 +43,8 @@ PRLI_SIZE = 20
 
 GOOD = 0x00
 """SCSI status GOOD."""
+CHECK_CONDITION = 0x02
+"""SCSI status CHECK CONDITION."""
 TASK_SET_FULL = 0x28
 """SCSI status TASK SET FULL: the logical unit's task set has no room."""
 QUEUE_FULL_DELAY = 3e-3

@@ -121,6 +121,9 @@ def unsupported(scenario: Scenario) -> str | None:
             return f"node {node.name}: storage"
         if node.ports > 1:
             return f"node {node.name}: several N_Ports"
+        if node.params.drain is not None:
+            return (f"node {node.name}: a slow-drain receive path (rx_drain_rate, rx_delay, "
+                    "rx_stuck_at or a drawn rx_frame_time)")
     for link in scenario.links:
         if link.bit_error_rate:
             return f"link {link.name}: a bit error rate (losses and recovery)"

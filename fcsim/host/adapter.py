@@ -10,8 +10,8 @@ data of a SCSI write (an FCP_DATA sequence from host memory) is fetched frame
 by frame, one DMA after the other, each frame then given the card's time and
 sent once fetched, so the bus and the link work on different frames at once
 and the slower of the two sets the pace; the card is taken to have room for
-a whole burst. Each SCSI command (an FCP_CMND sequence it fetches) costs the
-card's processor its *command_time* besides, on the same timeline: the
+a whole burst. Each SCSI or NVMe command (an FCP_CMND or NVMe_CMND sequence
+it fetches) costs the card's processor its *command_time* besides, on the same timeline: the
 firmware's work on the I/O control block, the exchange and the response it
 posts, which is what bounds an adapter's I/O-per-second rating with small
 blocks. So a card serves at most 1 / *command_time* commands a second.
@@ -28,6 +28,7 @@ from fcsim.fc2.frame import Frame
 from fcsim.fc2.header import R_CTL_UNSOLICITED_COMMAND, TYPE_FCP
 from fcsim.fc2.nport import NPort
 from fcsim.fc2.sequence import Sequence
+from fcsim.fc4.nvme import TYPE_NVME
 from fcsim.host.bus import IoBus
 
 ADAPTER_COMMAND_TIME = 1 / 35180
@@ -117,7 +118,7 @@ class HostAdapter:
                 self._fetch_frame()
 
         def fetched() -> None:
-            command = seq.r_ctl == R_CTL_UNSOLICITED_COMMAND and seq.type == TYPE_FCP
+            command = seq.r_ctl == R_CTL_UNSOLICITED_COMMAND and seq.type in (TYPE_FCP, TYPE_NVME)
             delay = self._card(1, self.model.command_time if command else 0.0)
             if delay > 0:
                 self.sim.call_later(delay, on_card)

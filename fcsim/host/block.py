@@ -10,7 +10,8 @@ offset *(g div n) * stripe* there), as the Slice client stripes its block
 servers; a request becomes one request per device it touches, its pieces on
 one device being contiguous there. The request completes when every piece
 has; its status is the worst of theirs. :class:`FcpLun` is an FCP target's
-logical unit reached through the node's initiator.
+logical unit reached through the node's initiator, :class:`NvmeNamespace` an
+FC-NVMe controller's namespace through its NVMe initiator.
 
 :class:`HostIo` puts a process on a host in front of a volume, as a program
 reading or writing a raw device does (dd, fio's psync engine): each request
@@ -32,8 +33,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from fcsim.engine.simulation import Simulation
-from fcsim.fc4.fcp import GOOD, Command
+from fcsim.fc4.fcp import CHECK_CONDITION, GOOD, Command
 from fcsim.fc4.fcp_initiator import FcpInitiator
+from fcsim.fc4.nvme import SUCCESS, NvmeCommand
+from fcsim.fc4.nvme_initiator import NvmeInitiator
 from fcsim.host.copies import block_copy_time
 from fcsim.host.cpu import PROCESS
 from fcsim.host.host import Host
@@ -77,6 +80,30 @@ class FcpLun:
         counts its data frames as they arrive."""
         self.initiator.submit(self.d_id, write, offset, length,
                               lambda command: done(_status(command)), meter)
+
+
+class NvmeNamespace:
+    """The namespace of the FC-NVMe controller at N_Port *d_id*, through
+    *initiator* (its association and I/O connections made at login)."""
+
+    def __init__(self, initiator: NvmeInitiator, d_id: int) -> None:
+        self.initiator, self.d_id = initiator, d_id
+
+    def login(self, then: Callable[[], None]) -> None:
+        """PRLI, Create Association and the I/O connections; *then()* once made."""
+        self.initiator.connect(self.d_id, then)
+
+    def submit(self, write: bool, offset: int, length: int, done: Status,
+               meter: Any = None) -> None:
+        """NVMe Write or Read; *done(status)* when it completes (GOOD for an
+        NVMe success, CHECK CONDITION otherwise); *meter* counts its data
+        frames as they arrive."""
+        self.initiator.submit(self.d_id, write, offset, length,
+                              lambda command: done(_nvme_status(command)), meter)
+
+
+def _nvme_status(command: NvmeCommand) -> int:
+    return GOOD if command.status == SUCCESS else CHECK_CONDITION
 
 
 def _status(command: Command) -> int:

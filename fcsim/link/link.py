@@ -16,6 +16,32 @@ from fcsim.fc0.speed import Speed
 from fcsim.fc1.fec import FecLine
 
 
+class CableSpec(Protocol):
+    """What a builder reads of a cable to lay: its *name*, its two *ends*
+    (node names, or ``switch:port``), its line *speed* and its *cable*
+    (length and propagation). A scenario's link tables are such."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def ends(self) -> tuple[str, str]: ...
+    @property
+    def speed(self) -> Speed: ...
+    @property
+    def cable(self) -> Cable: ...
+
+
+class LinkSpec(CableSpec, Protocol):
+    """A :class:`CableSpec` whose bits may be received in error: its
+    *bit_error_rate* (both ways) and the *error_rates* of ends whose frames
+    have another, as (end, rate)."""
+
+    @property
+    def bit_error_rate(self) -> float: ...
+    @property
+    def error_rates(self) -> tuple[tuple[str, float], ...]: ...
+
+
 class LinkEnd(Protocol):
     """What a :class:`Link` reads and sets of each port it joins: every port
     kind a link joins implements it (its transmitter, for

@@ -18,9 +18,7 @@ from typing import Any, Protocol
 import networkx as nx
 
 from fcsim.engine.simulation import Simulation
-from fcsim.fc0.cable import Cable
-from fcsim.fc0.speed import Speed
-from fcsim.link.link import Link
+from fcsim.link.link import CableSpec, Link
 from fcsim.myrinet.nic import MyrinetNic
 from fcsim.myrinet.port import MyrinetPort
 from fcsim.myrinet.slack import reach
@@ -35,20 +33,6 @@ class MyrinetNodeConfig(Protocol):
     def name(self) -> str: ...
     @property
     def mtu(self) -> int: ...
-
-
-class MyrinetLinkConfig(Protocol):
-    """What the builder reads of a cable: *name*, *ends* (node names or
-    ``switch:port``), *speed* and *cable*."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def ends(self) -> tuple[str, str]: ...
-    @property
-    def speed(self) -> Speed: ...
-    @property
-    def cable(self) -> Cable: ...
 
 
 class MyrinetSwitchConfig(Protocol):
@@ -68,7 +52,7 @@ class MyrinetLayout(Protocol):
     @property
     def nodes(self) -> Sequence[MyrinetNodeConfig]: ...
     @property
-    def links(self) -> Sequence[MyrinetLinkConfig]: ...
+    def links(self) -> Sequence[CableSpec]: ...
     @property
     def switches(self) -> Sequence[MyrinetSwitchConfig]: ...
 

@@ -8,7 +8,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from fcsim.ethernet.checks import ethernet_links
-from fcsim.fabric.checks import zone_problems
+from fcsim.fabric.checks import npiv_problems, zone_problems
+from fcsim.fabric.npiv import virtual_ports_of
 from fcsim.faults.checks import fault_problems
 from fcsim.fc3.checks import fc3_problems
 from fcsim.fc3.ports import ports_of
@@ -57,7 +58,7 @@ def check(doc: Scenario, raw: dict[str, Any]) -> list[Problem]:
                 *([] if networks else _workloads(doc, raw))]
     return [*_run(doc, raw), *_nodes(doc, raw), *_links(doc, raw), *_workloads(doc, raw),
             *fc3_problems(doc, raw), *fault_problems(doc, raw),
-            *zone_problems(doc, raw, list(ports_of(doc.nodes)))]
+            *zone_problems(doc, raw, list(ports_of(doc.nodes))), *npiv_problems(doc, raw)]
 
 
 def _shape(doc: Scenario) -> Iterator[Problem]:
@@ -96,6 +97,16 @@ def _nodes(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
             yield Problem(f"nodes[{i}].background_load", given(raws[i]["background_load"]),
                           "a host model for the node (background_load loads a host's "
                           "processor)")
+        for key in ("rx_frame_time", "rx_delay"):
+            table = getattr(node, key, None)
+            if table is not None and table.distribution == "uniform" and table.low > table.high:
+                yield Problem(f"nodes[{i}].{key}.high", given(raws[i][key]["high"]),
+                              f"a time not below low ({show(raws[i][key]['low'])})")
+        stuck = [k for k in ("rx_stuck_at", "rx_stuck_for") if getattr(node, k, None) is not None]
+        if len(stuck) == 1:
+            other = "rx_stuck_for" if stuck[0] == "rx_stuck_at" else "rx_stuck_at"
+            yield Problem(f"nodes[{i}].{stuck[0]}", given(raws[i][stuck[0]]),
+                          f"given with {other} (a stuck receiver needs both)")
     if not isinstance(doc, EthernetScenario):
         yield from channels(doc.nodes, raws)
     if isinstance(doc, MyrinetScenario):
@@ -117,7 +128,8 @@ def _nodes(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
 def _links(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
     if isinstance(doc, LoopScenario):
         return
-    names = list(ports_of(doc.nodes))  # node names, and NAME.i of nodes with several N_Ports
+    virtual = set(virtual_ports_of(doc.nodes))  # NPIV: behind their node's first N_Port
+    names = [p for p in ports_of(doc.nodes) if p not in virtual]  # NAME.i of several
     raws = raw.get("links", [])
     ports = ({s.name: s.model.ports for s in doc.switches}
              if isinstance(doc, FabricScenario | LanScenario) else {})
@@ -169,7 +181,7 @@ def _fabric_ends(doc: FabricScenario, raws: list[dict[str, Any]],
 
 def _workloads(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
     raws = raw.get("workloads", [])
-    names = [n.name for n in doc.nodes]
+    names = [n.name for n in doc.nodes] + virtual_ports_of(doc.nodes)
     groups = [g.name for g in getattr(doc, "alias_groups", [])]
     hosts = {n.name for n in doc.nodes if n.host is not None}
     targets = {n.name: n.target for n in doc.nodes if getattr(n, "target", None) is not None}
@@ -187,6 +199,7 @@ def _workloads(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
         if isinstance(w, TransferSection):
             yield from reach(doc, w, raws[i], path)
             yield from _start(w, raws[i], path, doc.run.duration)
+            yield from _mover(w, raws[i], path, hosts)
             continue
         starts = w.source if isinstance(w.source, tuple) else (w.source,)
         ends = w.destination if isinstance(w.destination, tuple) else (w.destination,)
@@ -214,6 +227,10 @@ def _workloads(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
             yield from _application(w, raws[i], path, hosts, doc.run.duration)
         if isinstance(w, FioSection | DdSection):
             yield from block_job(w, raws[i], path, targets, own)
+        if isinstance(w, FioSection) and w.protocol == "nvme" and getattr(doc, "faults", None):
+            yield Problem(f"{path}.protocol", given("nvme"), "'fcp' in a scenario with "
+                          "faults: FC-NVMe's recovery of lost frames (FC-NVMe-2 sequence "
+                          "retransmission) is not modelled")
         if isinstance(w, SliceDdSection | FaultSection) and not list(
                 _unknown(starts + ends, names)):
             yield from slice_job(w, raws[i], path, {n.name: n for n in doc.nodes})
@@ -244,6 +261,18 @@ def _start(w: TransferSection, raw: dict[str, Any], path: str,
     if w.start >= duration:
         yield Problem(f"{path}.start", given(raw["start"]),
                       f"a time before run.duration ({show(duration)} s)")
+
+
+def _mover(w: TransferSection, raw: dict[str, Any], path: str,
+           hosts: set[str]) -> Iterator[Problem]:
+    """A transfer's mover is a host on its path; its buffer size comes with it."""
+    if w.mover is not None and (w.mover not in w.path or w.mover not in hosts):
+        yield Problem(f"{path}.mover", given(raw["mover"]),
+                      f"a host on the path ({show(list(w.path))})")
+    for name in ("mover_buffer", "mover_request"):
+        if w.mover is None and getattr(w, name) is not None:
+            yield Problem(f"{path}.{name}", given(raw[name]),
+                          "only with mover: the host that stages the data")
 
 
 def _generator(w: GeneratorSection, raw: dict[str, Any], path: str) -> Iterator[Problem]:

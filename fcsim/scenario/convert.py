@@ -18,6 +18,7 @@ from fcsim.faults.config import BY_PROTOCOL, DEV_LOSS_TMO, FaultConfig
 from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import Coding, Speed
 from fcsim.fc2.login import ServiceParameters
+from fcsim.fc2.receive_drain import DrainSpec
 from fcsim.fc3.ports import ports_of
 from fcsim.host.block import striped_capacity
 from fcsim.loop.config import LoopConfig, LoopPortConfig, LoopSection
@@ -53,7 +54,7 @@ from fcsim.scenario.workload_model import (
     WorkloadConfig,
 )
 from fcsim.stats.steady import SteadyState
-from fcsim.storage.config import DdSection, FioConfig, FioSection
+from fcsim.storage.config import DdSection, FioConfig, FioSection, NvmeOptions
 from fcsim.storage.local import BlockConfig, ChannelConfig, LocalTarget
 from fcsim.trapeze.config import BlockServerConfig, FaultSection, SliceDdSection, SliceJobConfig
 from fcsim.workload.distributions import Constant, Distribution, Exponential, Uniform
@@ -96,7 +97,9 @@ def to_scenario(doc: Document, file: str) -> Scenario:
     return Scenario(name=name, topology=doc.topology, run=config, nodes=nodes, links=links,
                     workloads=workloads, source=file, description=doc.description,
                     switches=switches, alias_groups=groups, faults=_faults(doc, links),
-                    zones=_zones(doc), fspf=_fspf(doc))
+                    zones=_zones(doc), fspf=_fspf(doc),
+                    zone_enforcement=getattr(getattr(doc, "zoning", None), "enforcement",
+                                             "soft"))
 
 
 def _fspf(doc: Document) -> FspfTimers:
@@ -177,8 +180,15 @@ def _lan_node(n: Any) -> NodeConfig:
 
 
 def _node(n: NodeKeys) -> NodeConfig:
+    frame_time = _time(n.rx_frame_time)
+    plain = isinstance(frame_time, float)  # a constant rx_frame_time alone: no DrainSpec
+    delay = None if n.rx_delay is None else _time(n.rx_delay)
+    drain = DrainSpec(frame_time, (n.rx_drain_rate or 0.0) / 8, delay or 0.0, n.rx_stuck_at,
+                      n.rx_stuck_for or 0.0)
     params = ServiceParameters(n.bb_credit, n.rx_data_field, n.ee_credit, frozenset(n.classes),
-                               n.concurrent_sequences, n.busy_retry, n.e_d_tov, n.rx_frame_time)
+                               n.concurrent_sequences, n.busy_retry, n.e_d_tov,
+                               frame_time if plain else frame_time.mean,
+                               None if plain and drain == DrainSpec(frame_time) else drain)
     port = (LoopPortConfig(n.al_pa, n.fairness, n.repeat_delay, n.login_credit)
             if isinstance(n, LoopNodeSection) else None)
     channels = tuple(channels_of(n))
@@ -198,7 +208,8 @@ def _node(n: NodeKeys) -> NodeConfig:
                       getattr(n, "vlan", None), getattr(n, "ports", 1),
                       getattr(n, "buses", None) or (),
                       link_down=getattr(n, "link_down", BY_PROTOCOL),
-                      dev_loss_tmo=getattr(n, "dev_loss_tmo", DEV_LOSS_TMO))
+                      dev_loss_tmo=getattr(n, "dev_loss_tmo", DEV_LOSS_TMO),
+                      virtual_ports=getattr(n, "virtual_ports", 0))
 
 
 def channels_of(n: NodeKeys) -> list[ChannelConfig]:
@@ -254,6 +265,11 @@ def _distribution(table: Any) -> Distribution:
     return Uniform(table.low, table.high)
 
 
+def _time(table: Any) -> float | Distribution:
+    """A plain time (a constant table), s, or its distribution."""
+    return float(table.value) if table.distribution == "constant" else _distribution(table)
+
+
 def _workload(w: Any, index: int) -> WorkloadConfig:
     name = w.name or f"workload{index}"
     if isinstance(w, SliceDdSection):
@@ -275,11 +291,15 @@ def _workload(w: Any, index: int) -> WorkloadConfig:
                    else FioOptions(w.rw, w.bs, w.iodepth, w.numjobs, w.rwmixread, w.offset,
                                    w.size, w.count))
         striped = w.destination if len(w.destination) > 1 else ()
+        nvme = (NvmeOptions(w.queues or w.numjobs, w.queue_size, w.first_burst)
+                if isinstance(w, FioSection) and w.protocol == "nvme" else None)
         return FioConfig(name, w.source, w.destination[0], options, w.cls, w.timeout, w.start,
-                         dd, striped, w.stripe)
+                         dd, striped, w.stripe, nvme)
     if isinstance(w, TransferSection):
+        mover_buffer = {} if w.mover_buffer is None else {"mover_buffer": w.mover_buffer}
         return TransferConfig(name, w.path, TransferOptions(
-            w.size, w.block, w.socket, w.buffers, w.nodelay, w.read_disk, w.write_disk), w.start)
+            w.size, w.block, w.socket, w.buffers, w.nodelay, w.read_disk, w.write_disk,
+            w.mover, mover_request=w.mover_request, **mover_buffer), w.start)
     if isinstance(w, IperfSection):
         options = IperfOptions(w.protocol, w.parallel, w.window[0], w.length, w.bandwidth[0],
                                w.duration, w.nodelay, w.interval)

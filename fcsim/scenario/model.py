@@ -61,7 +61,8 @@ class NodeConfig:
     scenario (None: as its host model says). *vlan*: on Ethernet, its NIC is
     VLAN-aware and tags its frames with this VLAN (None: untagged).
     *ports*: its N_Ports (fabric only; the first is the node itself, the others
-    NAME.1 .., see :mod:`fcsim.fc3.ports`). *block_server*: on Myrinet, the
+    NAME.1 .., see :mod:`fcsim.fc3.ports`), and its virtual N_Ports behind the
+    first (*virtual_ports*, NPIV: NAME.v1 ..). *block_server*: on Myrinet, the
     Slice block I/O service it runs over Trapeze (None: none).
     *buses*: (network name, bus index) pairs placing the node's card on each
     network on one of its host's I/O buses (internetworks; default bus 0).
@@ -90,6 +91,7 @@ class NodeConfig:
     block_server: BlockServerConfig | None = None
     link_down: str = BY_PROTOCOL
     dev_loss_tmo: float = DEV_LOSS_TMO
+    virtual_ports: int = 0
 
 
 @dataclass(frozen=True)
@@ -157,7 +159,8 @@ class Scenario:
     workloads, but the *peers*, pairs of its ports the internetwork's
     workloads exchange over it, which log in with each other on a fabric).
     *faults*: the fault schedule, in time order (equal times in file order).
-    *zones*: a fabric's zones, each (name, its N_Port names). *fspf*: a
+    *zones*: a fabric's zones, each (name, its N_Port names), enforced by its
+    switches as *zone_enforcement* says ("soft" or "hard"). *fspf*: a
     fabric's FSPF timers."""
 
     name: str
@@ -175,3 +178,4 @@ class Scenario:
     faults: tuple[FaultConfig, ...] = ()
     zones: tuple[tuple[str, tuple[str, ...]], ...] = ()
     fspf: FspfTimers = DEFAULT_TIMERS
+    zone_enforcement: str = "soft"

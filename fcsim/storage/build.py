@@ -16,13 +16,15 @@ from fcsim.engine.simulation import Simulation
 from fcsim.fc2.nport import NPort
 from fcsim.fc4.fcp_initiator import DEFAULT_TIMEOUT, FcpInitiator
 from fcsim.fc4.fcp_target import FcpTarget
-from fcsim.host.block import FcpLun, HostIo, Volume, striped_capacity
+from fcsim.fc4.nvme_initiator import NvmeInitiator
+from fcsim.fc4.nvme_target import NvmeTarget
+from fcsim.host.block import FcpLun, HostIo, NvmeNamespace, Volume, striped_capacity
 from fcsim.host.cpu import INTERRUPT
 from fcsim.host.host import Host
 from fcsim.host.request_queue import RequestQueue
 from fcsim.storage.array import DiskArray
-from fcsim.storage.config import FioConfig
-from fcsim.storage.device_model import ArrayModel, DiskModel, RamDiskModel
+from fcsim.storage.config import FioConfig, NvmeOptions
+from fcsim.storage.device_model import ArrayModel, DiskModel, RamDiskModel, SsdModel
 from fcsim.storage.disk import Disk
 from fcsim.storage.local import (
     MAXPHYS,
@@ -33,10 +35,12 @@ from fcsim.storage.local import (
     LocalTarget,
 )
 from fcsim.storage.ramdisk import RamDisk
+from fcsim.storage.ssd import Ssd
 from fcsim.topology.network import Network
 from fcsim.workload.fio import Fio
 
-_DEVICES: dict[type, Any] = {DiskModel: Disk, RamDiskModel: RamDisk, ArrayModel: DiskArray}
+_DEVICES: dict[type, Any] = {DiskModel: Disk, RamDiskModel: RamDisk, ArrayModel: DiskArray,
+                             SsdModel: Ssd}
 """The simulated device of each kind of model."""
 
 
@@ -53,7 +57,8 @@ class StorageNode(Protocol):
     @property
     def block(self) -> BlockConfig | None: ...
     @property
-    def target(self) -> DiskModel | RamDiskModel | ArrayModel | LocalTarget | None: ...
+    def target(self) -> DiskModel | RamDiskModel | ArrayModel | SsdModel | LocalTarget | None:
+        ...
     @property
     def max_burst(self) -> int | None: ...
 
@@ -69,7 +74,7 @@ class StorageScenario(Protocol):
     def workloads(self) -> Sequence[object]: ...
 
 
-def limit(target: FcpTarget, device: Disk | RamDisk | DiskArray | DiskServer,
+def limit(target: FcpTarget, device: Disk | RamDisk | DiskArray | Ssd | DiskServer,
           interval: float) -> tuple[str, float]:
     """The busiest of the device's resources and the target's link directions
     over *interval* s, and its utilisation: what limits the target."""
@@ -98,7 +103,13 @@ class Storage:
         self.initiators: dict[str, FcpInitiator] = {}
         self._classes = {w.source: (w.cls, w.timeout) for w in reversed(scenario.workloads)
                          if isinstance(w, FioConfig)}
-        self.devices: dict[str, Disk | RamDisk | DiskArray | DiskServer] = {}
+        self._nvme = {w.source: w.nvme for w in reversed(scenario.workloads)
+                      if isinstance(w, FioConfig) and w.nvme is not None}
+        nvme_targets = {t for w in scenario.workloads
+                        if isinstance(w, FioConfig) and w.nvme is not None for t in w.targets}
+        self.nvme_initiators: dict[str, NvmeInitiator] = {}
+        self.nvme_targets: dict[str, NvmeTarget] = {}
+        self.devices: dict[str, Disk | RamDisk | DiskArray | Ssd | DiskServer] = {}
         self.targets: dict[str, FcpTarget] = {}
         for node in scenario.nodes:
             model = node.target
@@ -115,17 +126,21 @@ class Storage:
             ports = [port for port, _ in net.attachments(node.name) if isinstance(port, NPort)]
             self.targets[node.name] = FcpTarget(sim, ports[0], device, model.queue_depth,
                                                 node.max_burst)
+            if node.name in nvme_targets:
+                self.nvme_targets[node.name] = NvmeTarget(
+                    sim, ports[0], device, model.queue_depth,
+                    max((o.first_burst for o in self._nvme.values()), default=0))
         self.jobs: list[tuple[FioConfig, Fio]] = []
         for w in scenario.workloads:
             if not isinstance(w, FioConfig):
                 continue
-            volume = self.volume(w.source, w.targets, w.stripe)
+            volume = self.volume(w.source, w.targets, w.stripe, w.nvme)
             device = (HostIo(self.hosts[w.source], volume) if w.source in self.hosts
                       else volume)
             capacity = striped_capacity([self._capacity(w.source, t) for t in w.targets],
                                         w.stripe)
             self.jobs.append((w, Fio(sim, w.name, device, capacity, w.options, w.start,
-                                     metered=True)))
+                                     metered=True, tail=w.nvme is not None)))
 
     def _bus(self, node: str) -> Any:
         host = self.hosts.get(node)
@@ -137,11 +152,22 @@ class Storage:
             return local.disks[device].model.capacity
         return self.devices[device].model.capacity
 
-    def volume(self, node: str, devices: tuple[str, ...], stripe: int | None) -> Volume:
-        """A volume of *node* over *devices* (its local disks, or FCP target nodes),
-        striped in grains of *stripe* bytes when several, each behind its request
-        queue."""
-        return Volume(self.sim, tuple(self._queue(node, d) for d in devices), stripe)
+    def volume(self, node: str, devices: tuple[str, ...], stripe: int | None,
+               nvme: NvmeOptions | None = None) -> Volume:
+        """A volume of *node* over *devices* (its local disks, or FC target nodes,
+        reached over FCP or, with *nvme*, over FC-NVMe), striped in grains of
+        *stripe* bytes when several, each behind its request queue."""
+        return Volume(self.sim, tuple(self._queue(node, d, nvme) for d in devices), stripe)
+
+    def _nvme_initiator(self, node: str, port: NPort) -> NvmeInitiator:
+        """*node*'s FC-NVMe host on *port*, made at its first use with the
+        settings of the node's first NVMe job."""
+        initiator = self.nvme_initiators.get(port.name)
+        if initiator is None:
+            o = self._nvme[node]
+            initiator = self.nvme_initiators[port.name] = NvmeInitiator(
+                self.sim, port, o.queues, o.queue_size, o.first_burst)
+        return initiator
 
     def _initiator(self, node: str, port: NPort) -> FcpInitiator:
         """*node*'s FCP initiator on *port*, made at its first use, in the class
@@ -153,11 +179,14 @@ class Storage:
             initiator = self.initiators[port.name] = FcpInitiator(self.sim, port, cls, timeout)
         return initiator
 
-    def _queue(self, node: str, device: str) -> RequestQueue:
+    def _queue(self, node: str, device: str, nvme: NvmeOptions | None = None) -> RequestQueue:
         """The request queue of *node* in front of *device* (one of its local
-        disks, or an FCP target node), made on first use."""
+        disks, or an FC target node over FCP or, with *nvme*, the queue named
+        ``nvme:<device>`` in front of its FC-NVMe namespace), made on first
+        use."""
         queues = self.queues.setdefault(node, {})
-        queue = queues.get(device)
+        name = f"nvme:{device}" if nvme is not None else device
+        queue = queues.get(name)
         if queue is not None:
             return queue
         block = self._nodes[node].block or BlockConfig()
@@ -176,9 +205,10 @@ class Storage:
             largest = block.max_request or MAXPHYS
         else:
             port, address = self.net.route(node, device, fibre_channel=True)
-            disk = FcpLun(self._initiator(node, port), address)
+            disk = (NvmeNamespace(self._nvme_initiator(node, port), address) if nvme is not None
+                    else FcpLun(self._initiator(node, port), address))
             depth, largest = block.queue_depth, block.max_request
-        queue = queues[device] = RequestQueue(self.sim, f"{node}:{device}", disk, depth,
+        queue = queues[name] = RequestQueue(self.sim, f"{node}:{name}", disk, depth,
                                               largest, block.merge, block.elevator, interrupt,
                                               metered)
         return queue
@@ -194,6 +224,8 @@ class Storage:
         device sees its queue depth, not the jobs' (real systems allow it)."""
         wanted: dict[str, dict[str, int]] = {}
         for config, _ in self.jobs:
+            if config.nvme is not None:
+                continue  # NVMe commands wait at the host for a queue entry, never refused
             for name in config.targets:
                 if name in self.targets:
                     nodes = wanted.setdefault(name, {})
@@ -224,6 +256,8 @@ class Storage:
                 queue.reset_stats()
         for initiator in self.initiators.values():
             initiator.reset_fabric()
+        for nvme in self.nvme_targets.values():
+            nvme.reset_stats()
         for _, job in self.jobs:
             job.reset_stats()
 
@@ -261,6 +295,14 @@ class Storage:
         out = {"jobs": jobs, "targets": targets, "initiators": initiators,
                "queues": {node: {name: q.results(interval) for name, q in queues.items()}
                           for node, queues in self.queues.items()}}
+        if self.nvme_targets:
+            out["nvme_targets"] = {name: t.results() for name, t in self.nvme_targets.items()}
+            out["nvme_initiators"] = {
+                name: {**vars(i.stats), "connections": {
+                    f"{d_id:06x}": [{"sqsize": c.sqsize, "max_outstanding": c.most}
+                                    for c in i.connections(d_id)]
+                    for d_id in i.targets()}}
+                for name, i in self.nvme_initiators.items()}
         if self.local:
             out["local"] = {node: local.results(interval) for node, local in self.local.items()}
         return out

@@ -123,6 +123,13 @@ def block_job(w: FioSection | DdSection, raw: dict[str, Any], path: str,
     if isinstance(w, DdSection):
         yield from _dd(w, raw, path, devices)
         return
+    if isinstance(w, FioSection) and w.protocol == "nvme":
+        yield from _nvme(w, raw, path, remote, devices)
+        return
+    for name in ("queues", "queue_size", "first_burst"):
+        if isinstance(w, FioSection) and name in raw:
+            yield Problem(f"{path}.{name}", given(raw[name]), "no such key with protocol = "
+                          "'fcp' (it is an NVMe setting: set protocol = 'nvme')")
     depth = min((d.queue_depth for d in remote), default=w.iodepth)
     if w.iodepth > depth:
         yield Problem(f"{path}.iodepth", given(w.iodepth),
@@ -152,3 +159,14 @@ def _dd(w: DdSection, raw: dict[str, Any], path: str, devices: list[Any]) -> Ite
         yield Problem(f"{path}.{where}", given(raw[where]),
                       f"a dd that ends on the device: ({key} + count) x bs <= its "
                       f"{capacity} bytes ({', '.join(d.name for d in devices)})")
+
+
+def _nvme(w: FioSection, raw: dict[str, Any], path: str, remote: list[Any],
+          devices: list[Any]) -> Iterator[Problem]:
+    """The problems of an NVMe job: it runs in Class 3 to FC targets."""
+    if len(remote) < len(devices):
+        yield Problem(f"{path}.to", given(raw.get("to")), "FC target nodes (key 'target' "
+                      "in [[nodes]]): NVMe over FC does not reach a node's own disks")
+    if w.cls != 3:
+        yield Problem(f"{path}.class", given(raw.get("class")), "3 (this model runs FC-NVMe "
+                      "in Class 3 only)")

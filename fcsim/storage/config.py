@@ -39,6 +39,9 @@ FcpClass = integer(2, 3, "a class of service for FCP: 2 or 3")
 Timeout = time(above=True)
 Direction = choice({"read": "read", "write": "write"})
 Blocks = integer(0, text="an integer >= 0 (blocks of bs)")
+Protocol = choice({"fcp": "fcp", "nvme": "nvme"})
+QueueSize = integer(2, 65536, "an integer 2..65536 (submission queue entries)")
+FirstBurst = size(0, text="a size with a unit such as '8 KiB' (0: no first burst)")
 Grain = size(512, text="a size with a unit such as '32 KiB', a whole number of 512-byte "
                        "blocks, >= 512 B")
 
@@ -81,6 +84,20 @@ class FioSection(_Block):
                        "of the device).", "8 GiB")
     count: Count = key(None, "Commands per job, fio --number_ios (default: until the run "
                        "ends).", 1000)
+    protocol: Protocol = key("fcp", "The storage protocol: 'fcp' (SCSI over FC, FCP) or "
+                             "'nvme' (NVMe over FC, FC-NVMe, in Class 3; its results add "
+                             "the p99.9 latency).", "nvme")
+    queues: Count = key(None, "protocol = 'nvme' only: I/O connections (NVMe queue pairs) "
+                        "to each target, commands spread round robin over them (default: "
+                        "numjobs, as Linux gives each CPU its queue).", 4)
+    queue_size: QueueSize = key(128, "protocol = 'nvme' only: entries the host asks of each "
+                                "I/O connection (the target grants at most its MQES); no more "
+                                "commands are outstanding on it, the rest wait at the host "
+                                "(default: Linux's NVMF_DEF_QUEUE_SIZE, 128).", 32)
+    first_burst: FirstBurst = key(0, "protocol = 'nvme' only: the first burst the host offers "
+                                  "at PRLI, bytes: that much of each write goes with its "
+                                  "command, without waiting for a transfer ready (0: none).",
+                                  "8 KiB")
 
 
 class DdSection(_Block):
@@ -203,13 +220,24 @@ class BlockSection(Section):
 
 
 @dataclass(frozen=True)
+class NvmeOptions:
+    """An fio job's FC-NVMe settings: *queues* I/O connections per target of
+    *queue_size* entries asked, and the *first_burst* offered, bytes."""
+
+    queues: int
+    queue_size: int = 128
+    first_burst: int = 0
+
+
+@dataclass(frozen=True)
 class FioConfig:
     """An fio job from *source* against *destination*: an FCP target node or a
     disk on *source*'s own channels (then no FC is involved),
     with *options*, in Class *cls*; commands time out after *timeout* s; it
     starts at *start* s. A dd is a job of this kind (:attr:`dd`: report it as
     dd does). *stripe_over*: the targets of a volume striped in grains of
-    *stripe* bytes (the first is *destination*; empty: one target)."""
+    *stripe* bytes (the first is *destination*; empty: one target). *nvme*:
+    the job runs NVMe over FC with these settings (None: SCSI over FCP)."""
 
     name: str
     source: str
@@ -221,6 +249,7 @@ class FioConfig:
     dd: bool = False
     stripe_over: tuple[str, ...] = ()
     stripe: int | None = None
+    nvme: NvmeOptions | None = None
 
     @property
     def targets(self) -> tuple[str, ...]:

@@ -1,5 +1,7 @@
-"""Storage device models: mechanical disks and RAM disks, each value with its
-source (``models/disks/<name>.toml``, ``models/ramdisks/<name>.toml``)."""
+"""Storage device models: mechanical disks, RAM disks, disk arrays and NVMe
+SSDs, each value with its source (``models/disks/<name>.toml``,
+``models/ramdisks/<name>.toml``, ``models/arrays/<name>.toml``,
+``models/ssds/<name>.toml``)."""
 
 from __future__ import annotations
 
@@ -118,6 +120,39 @@ class ArrayModel:
         return per_disk * self.data_disks
 
 
+@dataclass(frozen=True)
+class SsdModel:
+    """An NVMe solid-state drive (:mod:`fcsim.storage.ssd`): *capacity* in
+    bytes; the controller's *controller_latency* per command, s; *channels*
+    flash channels of *dies_per_channel* dies each, every die a parallel
+    unit; *page_size* bytes per flash page; *read_latency* and
+    *program_latency* of one page on a die, s; *channel_rate*, bytes/s, of
+    each channel; a DRAM *write_buffer* of that many bytes; *queue_depth*:
+    the entries it grants an I/O queue at most (MQES)."""
+
+    name: str
+    capacity: int
+    controller_latency: float
+    read_latency: float
+    program_latency: float
+    channels: int
+    dies_per_channel: int
+    page_size: int
+    channel_rate: float
+    write_buffer: int
+    queue_depth: int = 1024
+    sources: dict[str, str] = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.write_buffer < self.page_size:
+            raise ValueError(f"{self.name}: write_buffer must hold at least one page")
+
+    @property
+    def dies(self) -> int:
+        """Parallel units: channels x dies per channel."""
+        return self.channels * self.dies_per_channel
+
+
 def _entry(help: str, value: Any, required: bool = False) -> Any:
     return key(REQUIRED if required else None, help,
                {"value": value, "source": "data sheet"})
@@ -198,7 +233,28 @@ class ArrayFile(ModelFile):
     queue_depth: Commands = _entry("Host commands accepted at once.", 256)
 
 
-DEVICE_KINDS = ("disks", "ramdisks", "arrays")
+class SsdFile(ModelFile):
+    """An NVMe SSD model file (`models/ssds/<name>.toml`), read into
+    `fcsim.storage.device_model.SsdModel`."""
+
+    where = "in an SSD model file"
+    defaults_from = SsdModel
+
+    capacity: Bytes = _entry("Capacity, bytes.", 960_000_000_000, True)
+    controller_latency: Delay = _entry("Controller time per command, s.", "10 us", True)
+    read_latency: Latency = _entry("Reading one flash page on a die, s.", "75 us", True)
+    program_latency: Latency = _entry("Programming one flash page on a die, s.", "750 us",
+                                      True)
+    channels: Commands = _entry("Flash channels.", 8, True)
+    dies_per_channel: Commands = _entry("Dies on each channel (each a parallel unit).", 8,
+                                        True)
+    page_size: Bytes = _entry("Bytes per flash page.", 8192, True)
+    channel_rate: Rate = _entry("Transfer rate of one flash channel, bytes/s.", 333e6, True)
+    write_buffer: Bytes = _entry("DRAM write buffer, bytes.", 268435456, True)
+    queue_depth: Commands = _entry("Entries granted an I/O queue at most (MQES).", 1024)
+
+
+DEVICE_KINDS = ("disks", "ramdisks", "arrays", "ssds")
 """The catalog folders of storage devices."""
 
 
@@ -214,6 +270,12 @@ def load_ramdisk_model(name: str, directory: Path | None = None) -> RamDiskModel
     return RamDiskModel(name=name, sources=sources, **values)
 
 
+def load_ssd_model(name: str, directory: Path | None = None) -> SsdModel:
+    """The SSD model *name* (``models/ssds/<name>.toml``)."""
+    values, sources = read_model("ssds", name, SsdFile, directory)
+    return SsdModel(name=name, sources=sources, **values)
+
+
 def load_array_model(name: str, directory: Path | None = None) -> ArrayModel:
     """The array model *name* (``models/arrays/<name>.toml``), its member disk
     model from ``models/disks/`` (or beside *directory*)."""
@@ -226,17 +288,17 @@ def load_array_model(name: str, directory: Path | None = None) -> ArrayModel:
         raise ValueError(f"array model {name!r}: {error}") from None
 
 
-Device = DiskModel | RamDiskModel | ArrayModel
+Device = DiskModel | RamDiskModel | ArrayModel | SsdModel
 """A storage device model."""
 _LOADERS = {"disks": load_disk_model, "ramdisks": load_ramdisk_model,
-            "arrays": load_array_model}
+            "arrays": load_array_model, "ssds": load_ssd_model}
 _SCHEMAS: dict[str, type[ModelFile]] = {"disks": DiskFile, "ramdisks": RamDiskFile,
-                                        "arrays": ArrayFile}
+                                        "arrays": ArrayFile, "ssds": SsdFile}
 
 
 def load_device_model(name: str) -> Device:
     """A storage device model by catalog name, from ``models/disks/``,
-    ``models/ramdisks/`` or ``models/arrays/``; a model file path (ending in
+    ``models/ramdisks/``, ``models/arrays/`` or ``models/ssds/``; a model file path (ending in
     .toml) is read as the type it declares (``type``), or else as the type its
     keys belong to, or on a tie as the type its folder names
     (:func:`fcsim.catalog.model_type`)."""
@@ -248,4 +310,4 @@ def load_device_model(name: str) -> Device:
     if "/" in name:
         return load_disk_model(name)  # the catalog's own message
     known = sorted(p.stem for kind in DEVICE_KINDS for p in (MODELS_DIR / kind).glob("*.toml"))
-    raise ValueError(f"no disk, RAM disk or array model {name!r}; known: {', '.join(known)}")
+    raise ValueError(f"no disk, RAM disk, array or SSD model {name!r}; known: {', '.join(known)}")

@@ -42,11 +42,16 @@ class Network:
         Here: N_Ports that have not completed their logins (fabric login runs
         frame by frame with ``run.login``).
         """
-        waiting = [name for name, node in self.nodes.items() if node.ready_at is None]
+        waiting = [name for name, node in self.nodes.items()
+                   if node.ready_at is None and not self.refused(name)]
         if waiting:
             return (f"{len(waiting)} of {len(self.nodes)} N_Ports had not completed "
                     f"login ({', '.join(waiting[:5])}{', ...' if len(waiting) > 5 else ''})")
         return None
+
+    def refused(self, name: str) -> bool:
+        """True if N_Port *name*'s login was refused for good (not waited for)."""
+        return False
 
     def up_at(self) -> float:
         """When the network became usable, s (call once :meth:`not_up` is None)."""

@@ -6,12 +6,10 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from fcsim.engine.simulation import Simulation
-from fcsim.fc0.cable import Cable
-from fcsim.fc0.speed import Speed
 from fcsim.fc2.login import ServiceParameters
 from fcsim.fc2.nport import NPort
 from fcsim.fc2.recovering_port import make_port
-from fcsim.link.link import Link
+from fcsim.link.link import Link, LinkSpec
 from fcsim.topology.network import Network
 
 DEFAULT_PORT_IDS = (0x000001, 0x000002)
@@ -32,27 +30,8 @@ class PointToPointNode(Protocol):
     def params(self) -> ServiceParameters: ...
 
 
-class PointToPointLink(Protocol):
-    """What the builder reads of the link: *name*, *ends* (the two node names),
-    *speed*, *cable*, *bit_error_rate* and the *error_rates* of ends whose
-    frames have another."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def ends(self) -> tuple[str, str]: ...
-    @property
-    def speed(self) -> Speed: ...
-    @property
-    def cable(self) -> Cable: ...
-    @property
-    def bit_error_rate(self) -> float: ...
-    @property
-    def error_rates(self) -> tuple[tuple[str, float], ...]: ...
-
-
 def build_point_to_point(
-    sim: Simulation, nodes: Sequence[PointToPointNode], links: Sequence[PointToPointLink],
+    sim: Simulation, nodes: Sequence[PointToPointNode], links: Sequence[LinkSpec],
     recovering: bool = False,
 ) -> Network:
     """Build two N_Ports, join them with the one link and log them in; with

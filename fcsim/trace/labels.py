@@ -2,6 +2,7 @@
 and ladder diagrams: the TCP segment an IP frame starts (over FC, Ethernet
 or Myrinet), the Trapeze message a Myrinet packet carries a part of, the FCP
 information unit or link service an FCP exchange's frame carries, the
+FC-NVMe information unit or link service an NVMe exchange's carries, the
 extended and generic link services of logins and the name server."""
 
 from __future__ import annotations
@@ -15,6 +16,16 @@ from fcsim.fc2 import header as h
 from fcsim.fc2.els_payload import CT_ACCEPT, CT_REJECT
 from fcsim.fc4.fcp import BLOCK, Command, Response, TransferReady
 from fcsim.fc4.fcp_initiator import PRLI
+from fcsim.fc4.nvme import (
+    TYPE_NVME,
+    CreateAssociation,
+    CreateConnection,
+    LsAccept,
+    NvmeCommand,
+    NvmeResponse,
+    NvmeTransferReady,
+    PrliNvme,
+)
 from fcsim.myrinet.packet import MyrinetPacket
 from fcsim.transport.segment import Segment
 from fcsim.trapeze.message import Fragment
@@ -77,4 +88,31 @@ def upper_layer(frame: Any) -> str:
     if seq.type == h.TYPE_FCP and r_ctl == h.R_CTL_SOLICITED_DATA:
         burst = ulp.offset if isinstance(ulp, TransferReady) else 0
         return f"FCP_DATA offset {burst + frame.parameter}"
+    if seq.type == TYPE_NVME or isinstance(ulp, PrliNvme):
+        return _nvme(ulp, r_ctl, frame.parameter, first)
+    return ""
+
+
+def _nvme(ulp: object, r_ctl: int, parameter: int, first: bool) -> str:
+    """An FC-NVMe information unit or link service (its first frame's, but
+    for data, whose every frame gives its offset)."""
+    if isinstance(ulp, NvmeTransferReady) and r_ctl == h.R_CTL_SOLICITED_DATA:
+        return f"NVMe_DATA offset {ulp.offset + parameter}"
+    if not first:
+        return ""
+    if isinstance(ulp, PrliNvme):
+        return "PRLI (NVMe)" if r_ctl == h.R_CTL_ELS_REQUEST else "LS_ACC (PRLI NVMe)"
+    if isinstance(ulp, CreateAssociation):
+        return f"Create Association sqsize {ulp.sqsize}"
+    if isinstance(ulp, CreateConnection):
+        return f"Create I/O Connection qid {ulp.qid} sqsize {ulp.sqsize}"
+    if isinstance(ulp, LsAccept):
+        return f"LS_ACC association {ulp.association} connection {ulp.connection}"
+    if isinstance(ulp, NvmeCommand):
+        return (f"NVMe_CMND {'Write' if ulp.write else 'Read'} offset {ulp.offset} "
+                f"length {ulp.length}")
+    if isinstance(ulp, NvmeTransferReady):
+        return f"NVMe_XFER_RDY offset {ulp.offset} burst {ulp.burst}"
+    if isinstance(ulp, NvmeResponse):
+        return "NVMe_ERSP" if ulp.ersp else "NVMe_RSP"
     return ""

@@ -13,7 +13,9 @@ carries:
   payload bytes of every frame are zeros;
 - an FCP sequence gets its information unit (FCP_CMND with its READ(10) or
   WRITE(10) CDB, FCP_XFER_RDY, FCP_RSP) and a PRLI its service parameter page
-  (:mod:`fcsim.fc4.fcp_bytes`); data is zeros.
+  (:mod:`fcsim.fc4.fcp_bytes`); data is zeros;
+- an NVMe PRLI gets its service parameter page of TYPE 0x28
+  (:mod:`fcsim.fc4.nvme_bytes`); the FC-NVMe IUs and link services are zeros.
 
 It keeps the little state a capture needs across frames: the IP
 identification counter of each source, and the window scale each TCP
@@ -43,6 +45,8 @@ from fcsim.fc4.ip_header import (
     tcp_options,
     udp_header,
 )
+from fcsim.fc4.nvme import PrliNvme
+from fcsim.fc4.nvme_bytes import prli_nvme
 from fcsim.myrinet.packet import MyrinetPacket
 from fcsim.transport.segment import MAX_WINDOW_FIELD, SYN, Segment
 from fcsim.transport.udp import Datagram
@@ -64,6 +68,8 @@ def _fcp(r_ctl: int, ulp: object) -> bytes | None:
         return fcp_rsp(ulp)
     if ulp == PRLI:
         return prli(r_ctl == h.R_CTL_ELS_REPLY, r_ctl == h.R_CTL_ELS_REQUEST)
+    if isinstance(ulp, PrliNvme):
+        return prli_nvme(r_ctl == h.R_CTL_ELS_REPLY, r_ctl == h.R_CTL_ELS_REQUEST)
     return None
 
 

@@ -2,7 +2,8 @@
 
 Each claim names its source document, where in it, what it says, the
 experiment, the metric, the acceptance band, its role (``calibration``: model
-values were fitted on it; ``prediction``: not), the mechanism behind it, the
+values were fitted on it; ``prediction``: not; ``weak prediction``: not, and the
+document doubts it itself), the mechanism behind it, the
 document's own figure, whether the quick run includes it, and the status
 recorded from the last accepted full run (``passes``, ``fails`` or
 ``not modelled``), against which a new run is compared.
@@ -20,7 +21,10 @@ from fcsim.validation.points import ROOT
 CLAIMS_FILE = ROOT / "validation" / "claims.toml"
 """Where the claims live."""
 
-ROLES = ("calibration", "prediction")
+ROLES = ("calibration", "prediction", "weak prediction")
+"""A claim's role: model values were fitted on it; or not; or not, and the document
+itself doubts it, so it is reported but not counted among the discriminating
+predictions."""
 STATUSES = ("passes", "fails", "not modelled")
 """What a claim's check can find, and what is recorded."""
 FIELDS = ("id", "source", "figure", "claim", "document", "setup", "metric", "band", "role",

@@ -16,6 +16,7 @@ from fcsim.resources import IN_SOURCE_TREE, SOURCE_ROOT
 from fcsim.validation.claims import load_claims
 from fcsim.validation.cluster import ClusterError
 from fcsim.validation.figures import figure_points, write_figures
+from fcsim.validation.sensitivity import load_sensitivity, table_markdown
 from fcsim.validation.store import FILE_NAME as STORE_FILE
 from fcsim.validation.store import ResultStore
 from fcsim.validation.validate import finish, select, validate
@@ -68,7 +69,14 @@ def figures_command(parser: argparse.ArgumentParser, args: argparse.Namespace) -
 
 def validate_command(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     """``fcsim validate``: run and judge the claims, write the report; the exit
-    status (1 on a regression)."""
+    status (1 on a regression); with ``--sensitivity``, print the sensitivity
+    table and run nothing."""
+    if args.sensitivity:
+        if args.quick or args.claims or args.record or args.readme:
+            parser.error("--sensitivity prints the recorded table and runs nothing: give it "
+                         "alone")
+        sys.stdout.write(table_markdown(load_sensitivity()))
+        return 0
     if args.readme and (args.quick or args.claims):
         parser.error("--readme: the README table comes from a full run (no --quick, --claims)")
     full = not (args.quick or args.claims)

@@ -29,6 +29,7 @@ from fcsim.validation.plots import (
     png_bytes,
     whiskers,
 )
+from fcsim.validation.sensitivity import load_sensitivity, section_html
 
 README_BEGIN = "<!-- validation-table:begin -->"
 """The line after which :func:`update_readme` puts the table."""
@@ -168,7 +169,8 @@ def _across(labels: list[str]) -> bool:
 
 def write_report(folder: Path, outcomes: list[dict], meta: dict) -> None:
     """Write ``results.json`` (``{"meta", "outcomes"}``) and a self-contained
-    ``index.html`` (summary table, one section per claim with its plot inline) into
+    ``index.html`` (summary table, one section per claim with its plot inline, and
+    the sensitivity table of :mod:`fcsim.validation.sensitivity`) into
     *folder* (made if needed), each as :func:`fcsim.output.write_output` writes
     files. Both are built before anything is written, so a failure leaves any
     earlier report as it was."""
@@ -219,6 +221,7 @@ def _page(outcomes: list[dict], meta: dict) -> str:
                     for key, value in meta.items())
     sections = "".join(_report_section(source, [o for o in outcomes if o.get("source") == source])
                        for source in dict.fromkeys(o.get("source") for o in outcomes))
+    sensitivity = section_html(load_sensitivity())
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -247,10 +250,11 @@ img {{ max-width: 100%; }}
 <dl class="meta">{facts}</dl>
 <h2>Summary</h2>
 <p>{e(summary_line(outcomes))}</p>
+<p><a href="#sensitivity">Sensitivity: which verdicts rest on which assumptions</a></p>
 <table>
 <tr><th>ID</th><th>document</th><th>simulated</th><th>band</th><th>status</th></tr>
 {rows}</table>
-{sections}</body>
+{sections}{sensitivity}</body>
 </html>
 """
 

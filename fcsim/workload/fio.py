@@ -81,10 +81,12 @@ class Fio:
     """The fio job *options* named *name*, run against *device*, which holds
     *capacity* bytes, from *start* s. With *metered* the device counts the
     data into the job's meter as it arrives (``submit(..., meter=)``);
-    otherwise the job counts each command's bytes as it completes."""
+    otherwise the job counts each command's bytes as it completes. With
+    *tail* its latency percentiles add p99.9."""
 
     def __init__(self, sim: Simulation, name: str, device: BlockDevice, capacity: int,
-                 options: FioOptions, start: float = 0.0, metered: bool = False) -> None:
+                 options: FioOptions, start: float = 0.0, metered: bool = False,
+                 tail: bool = False) -> None:
         if options.rw not in RW_MODES:
             raise ValueError(f"{name}: rw must be one of {', '.join(RW_MODES)}")
         self.sim, self.name, self.device = sim, name, device
@@ -101,6 +103,7 @@ class Fio:
         self.moved = 0  # bytes of good commands since the start, never reset
         self.delivered = DataMeter()  # data bytes as they arrive, this interval
         self._metered = metered
+        self._tail = tail
         self.first_issue: float | None = None
         self.finished: float | None = None
         self._open = 0
@@ -176,6 +179,7 @@ class Fio:
             "throughput_bytes_per_s": self.delivered.payload / interval if interval > 0 else 0.0,
             "latency_s": {"mean": lat.mean if lat.count else None, "p50": quantile(0.5),
                           "p90": quantile(0.9), "p99": quantile(0.99),
+                          **({"p99.9": quantile(0.999)} if self._tail else {}),
                           "max": lat.max if lat.count else None},
             "elapsed_s": elapsed, "moved_bytes": self.moved,
         }

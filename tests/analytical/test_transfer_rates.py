@@ -80,6 +80,31 @@ def test_a_relay_with_one_buffer_alternates_its_hops_and_with_two_overlaps_them(
         assert rate == pytest.approx(g, rel=0.005)
 
 
+def _mover(mover_buffer: str, request: str | None) -> str:
+    return (f'mover = "m"\nmover_buffer = "{mover_buffer}"\n'
+            + (f'mover_request = "{request}"\n' if request else ""))
+
+
+@pytest.mark.parametrize(("mover_buffer", "mover_request"), [
+    ("1 MiB", None), ("4 MiB", None), ("512 KiB", None), ("1 MiB", "512 MB")])
+def test_an_hpss_mover_double_buffers_only_requests_larger_than_its_buffer(
+        mover_buffer: str, mover_request: str | None) -> None:
+    """HPSS 7.3 Management Guide (Mover buffer size): a request that fits in one
+    mover buffer gets no double buffering, so the mover alternates its two hops
+    as a one-buffer relay does, whatever `buffers` the clients hold; a request
+    (a block, or the mover_request given) of more than one mover buffer is
+    staged in pieces that overlap, and the relay runs at the wire's goodput."""
+    block, window = 2**20, 64 * 2**10
+    text = (_hosts("a", "m", "b") + _lan("in", "a", "m") + _lan("out", "m", "b")
+            + _transfer(["a", "m", "b"], "{size}", "1 MiB", "64 KiB", 2)
+            + _mover(mover_buffer, mover_request))
+    rate, g = _steady_rate(text), _goodput(9000)
+    if mover_buffer == "512 KiB" or mover_request:
+        assert rate == pytest.approx(g, rel=0.01)
+    else:
+        assert g / 2 <= rate <= g * block / (2 * (block - window))
+
+
 def _two_networks(routes: str = "") -> str:
     fc = ('[[networks]]\nname = "fc"\ntopology = "point-to-point"\n\n[[networks.links]]\n'
           'ends = ["a", "b"]\nspeed = "1GFC"\nlength = "10 m"\n\n')

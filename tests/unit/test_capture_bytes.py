@@ -294,3 +294,20 @@ def test_tshark_reads_prli_scsi_commands_transfer_ready_and_status(tmp_path: Pat
     assert status and all(row == ["0x00"] or row == ["0"] for row in status)
     assert _tshark(capture, tmp_path, "fcels.opcode", where="fcels") == [["0x20"], ["0x02"]]
     assert _tshark(capture, tmp_path, "frame.number", where="_ws.malformed") == []
+
+
+@needs_tshark
+def test_tshark_reads_the_nvme_prli_and_its_accept(tmp_path: Path) -> None:
+    """The PRLI for NVMe and its LS_ACC decode as FC-LS lays them out, their
+    service parameter page of TYPE 0x28; the FC-NVMe IUs after them (zeros,
+    not rebuilt yet, and not dissected by Wireshark 4.0) read without a
+    malformed frame."""
+    path = tmp_path / "nvme.toml"
+    path.write_text((ROOT / "scenarios" / "nvme-vs-fcp-nvme.toml").read_text()
+                    .replace('"20 ms"', '"1 ms"').replace('"2 ms"', '"0 s"'))
+    capture = tmp_path / "nvme.pcap"
+    with PcapWriter(capture) as writer:
+        run_once(load_scenario(path), 1, [PcapSink(writer)])
+    assert _tshark(capture, tmp_path, "fcels.opcode", where="fcels") == [["0x20"], ["0x02"]]
+    assert _tshark(capture, tmp_path, "fcels.prlilo.type", where="fcels") == [["40"], ["40"]]
+    assert _tshark(capture, tmp_path, "frame.number", where="_ws.malformed") == []

@@ -58,12 +58,32 @@ def test_bad_scenario_exits_2_and_writes_nothing(tmp_path, capsys) -> None:
     assert list(tmp_path.iterdir()) == [bad]
 
 
-def test_bad_arguments_exit_2(capsys) -> None:
-    with pytest.raises(SystemExit) as exit_info:  # argparse's own: with the usage
-        main(["run", str(EXAMPLE), "--jobs", "0"])
-    assert exit_info.value.code == 2
-    assert main(["run", str(EXAMPLE), "--json", "--trace"]) == 2  # one line
-    assert capsys.readouterr().err.count("\n") > 2
+@pytest.mark.parametrize(("argv", "line"), [
+    (["run"], "fcsim: error: the following arguments are required: FILE "
+              "(see 'fcsim run --help')"),
+    (["run", str(EXAMPLE), "--bogus"], "fcsim: error: unrecognized arguments: --bogus "
+                                       "(see 'fcsim run --help')"),
+    (["run", str(EXAMPLE), "--jobs", "0"], "fcsim: error: --jobs: expected an integer >= 1, "
+                                           "got '0' (see 'fcsim run --help')"),
+    (["run", str(EXAMPLE), "--pcap-limit"], "fcsim: error: --pcap-limit: expected one "
+                                            "argument (see 'fcsim run --help')"),
+    (["frob"], "fcsim: error: COMMAND: invalid choice: 'frob' (choose from 'run', 'topology', "
+               "'validate', 'figures', 'explain', 'schema', 'credits') (see 'fcsim --help')"),
+    ([], "fcsim: error: the following arguments are required: COMMAND (see 'fcsim --help')"),
+    (["topology", str(EXAMPLE), "--nope", "1"], "fcsim: error: unrecognized arguments: "
+                                                "--nope 1 (see 'fcsim topology --help')"),
+    (["run", str(EXAMPLE), "--json", "--trace"], None),
+], ids=["missing-file", "unknown-option", "bad-value", "missing-value", "unknown-command",
+        "no-command", "unknown-option-of-topology", "options-together"])
+def test_bad_arguments_are_one_line_and_exit_2(argv: list[str], line: str | None,
+                                               capsys) -> None:
+    """Every refusal of the arguments, argparse's own included, is one line in
+    the form of the others (no usage block) with exit status 2."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("fcsim: error: "), err
+    if line is not None:
+        assert err == line + "\n"
 
 
 @pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark is not installed")

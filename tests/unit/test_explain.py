@@ -139,3 +139,21 @@ def test_explain_names_flogi_and_its_ls_acc_in_the_239_domain_fabric(capsys) -> 
     assert "->FFFFFE" in rows[0][5]
     assert rows[1][1:3] == ["e0:0", "e0n0"] and rows[1][5].endswith("| LS_ACC (FLOGI)"), rows
     assert "FFFFFE->" in rows[1][5]
+
+
+def test_an_n_port_sends_its_flogi_on_the_login_bb_credit(capsys) -> None:
+    """Before its Fabric Login completes an N_Port has a BB credit of 1 (the
+    login BB_Credit, FC-FS): its FLOGI spends it (0 left), the R_RDY for it
+    brings it back to 1, and only the LS_ACC's service parameters give it the
+    F_Port's buffers, so its next frame (the name server's PLOGI) leaves that
+    many less one. Not the F_Port's full buffers from the start."""
+    from fcsim.scenario.loader import load_scenario
+    scenario = load_scenario(ROOT / "scenarios" / "fabric-16-port-switch.toml")
+    buffers = scenario.switches[0].model.bb_credit  # what the F_Port offers
+    assert main(["explain", scenario.source, "--ports", "h0", "--events", "6"]) == 0
+    rows = _rows(capsys.readouterr().out)
+    flogi = next(r for r in rows if r[5].endswith("| FLOGI"))
+    back = next(r for r in rows if r[5] == "R_RDY: a credit back to h0")
+    plogi = next(r for r in rows if r[5].endswith("| PLOGI"))
+    assert (flogi[4], back[4]) == ("0", "1"), rows
+    assert int(plogi[4]) == buffers - 1, rows

@@ -157,6 +157,7 @@ def test_what_the_flow_model_cannot_represent_is_named() -> None:
     assert "faults" == unsupported(load_scenario(EXAMPLES / "fabric-isl-failure.toml"))
     assert "topology" in unsupported(load_scenario(EXAMPLES / "p2p-1gfc-class3.toml"))
     assert unsupported(load_scenario(EXAMPLES / "fabric-239-domains.toml")) is None
+    assert "slow-drain" in unsupported(load_scenario(EXAMPLES / "fabric-slow-drain.toml"))
 
 
 def test_run_model_flow_refuses_in_one_line(capsys) -> None:

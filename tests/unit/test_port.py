@@ -125,3 +125,20 @@ def test_credit_never_exceeds_login_and_buffers_hold() -> None:
     sim.run(1e-3)
     assert len(ob.received) == 2  # the receiver never frees a buffer
     assert b.buffers_used == 2 and a.current_credit() == 0
+
+
+def test_a_login_completed_with_frames_out_counts_them_against_the_new_credit() -> None:
+    """A port that sent on the login credit of 1 learns its peer's buffers at
+    a login: its credit becomes those buffers less the frames still without an
+    R_RDY (none once the R_RDY is in), and a frame that waited for credit goes."""
+    sim, a, b, (owner_a, _), _ = _pair(4, length=2000.0, hold=None)
+    a.login(1)
+    owner_a.queue.extend([_data(0), _data(1)])
+    a.kick()
+    sim.run(1e-6)  # the first frame is out, the second waits for credit
+    assert a.current_credit() == 0 and len(owner_a.queue) == 1
+    a.learn_credit(b.rx_buffers)
+    assert a.credit_login == b.rx_buffers
+    sim.run(2e-6)  # the second frame leaves on the new credit
+    assert not owner_a.queue
+    assert a.current_credit() == b.rx_buffers - 2  # two frames out, neither answered

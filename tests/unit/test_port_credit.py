@@ -12,6 +12,7 @@ from fcsim.build import build_fabric
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.long_distance import long_distance_buffers, nominal_gbps
 from fcsim.fc0.speed import speed_named
+from fcsim.fc2.login import LOGIN_BB_CREDIT
 from fcsim.scenario.loader import load_scenario
 from tests.builders import assert_refused
 
@@ -45,7 +46,18 @@ def test_the_isl_ports_get_the_distance_s_buffers_and_f_ports_the_model_s() -> N
         assert port.rx_buffers == want and port.credit_login == want
     f_port = net.switches["siteA"].ports[0].port
     assert f_port.rx_buffers == model.bb_credit
+    _logged_in(net)
     assert net.nodes["host"].port.credit_login == model.bb_credit
+
+
+def _logged_in(net) -> None:
+    """Run *net*'s fabric logins to the end: an N_Port sends its FLOGI on the
+    login BB credit and learns the F_Port's buffers from the LS_ACC."""
+    host = net.nodes["host"]
+    assert host.port.credit_login == LOGIN_BB_CREDIT and host.ready_at is None
+    sim = host.sim
+    while host.ready_at is None:
+        sim.run(sim.now + 1e-4)
 
 
 def test_bb_credit_sets_both_switch_ports_of_a_link(tmp_path: Path) -> None:
@@ -57,6 +69,7 @@ def test_bb_credit_sets_both_switch_ports_of_a_link(tmp_path: Path) -> None:
     net = build_fabric(Simulation(1), load_scenario(path))
     assert {net.links["isl"].a.rx_buffers, net.links["isl"].b.rx_buffers} == {40}
     assert net.switches["siteA"].ports[0].port.rx_buffers == 3
+    _logged_in(net)
     assert net.nodes["host"].port.credit_login == 3  # an F_Port's buffers are its N_Port's credit
 
 
@@ -78,3 +91,42 @@ def test_refused_outside_a_fabric(tmp_path: Path) -> None:
         encoding="utf-8")
     assert_refused(tmp_path, base, ("[[links]]", "[[links]]\nbb_credit = 40"),
                    "links[0].bb_credit", "given 40", "only on a link of a fabric")
+
+
+class _FlogiCredit:
+    """Trace sink: for each FLOGI *port* sends, its credit and login credit after it."""
+
+    def __init__(self, port: str) -> None:
+        self.port, self.rows = port, []
+
+    def frame(self, time, port, frame, start, end) -> None:
+        if port.name == self.port and getattr(frame, "d_id", None) == 0xFFFFFE:
+            self.rows.append((start, port.credit, port.credit_login))
+
+    def primitive(self, *args) -> None:
+        """Not needed."""
+
+    def state(self, *args) -> None:
+        """Not needed."""
+
+
+def test_a_link_failure_logs_the_n_port_out_and_its_flogi_again_uses_one_credit(
+        tmp_path: Path) -> None:
+    """A Link Failure logs an N_Port out of the fabric (FC-FS): when its link
+    is back it sends its FLOGI again on the login BB credit, not on the
+    F_Port's buffers it had learned."""
+    from fcsim.runner import run_once
+    text = (Path(__file__).parents[2] / "scenarios" / "fabric-16-port-switch.toml").read_text(
+        encoding="utf-8").replace('ends = ["h0", "ancor:0"]',
+                                  'name = "h0link"\nends = ["h0", "ancor:0"]', 1)
+    text = text.replace('duration = "50 ms"', 'duration = "8 ms"')
+    text += ('\n[[faults]]\nat = "5 ms"\nkind = "link-down"\nlink = "h0link"\n'
+             '\n[[faults]]\nat = "6 ms"\nkind = "link-up"\nlink = "h0link"\n')
+    path = tmp_path / "relogin.toml"
+    path.write_text(text, encoding="utf-8")
+    scenario = load_scenario(path)
+    sink = _FlogiCredit("h0")
+    run_once(scenario, scenario.run.seed, [sink])
+    assert [(credit, login) for _, credit, login in sink.rows] == [
+        (LOGIN_BB_CREDIT - 1, LOGIN_BB_CREDIT)] * 2
+    assert sink.rows[1][0] > 6e-3  # the second FLOGI, once the link is back

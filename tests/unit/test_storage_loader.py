@@ -76,7 +76,8 @@ seek = 3
 
 CASES = {
     "unknown disk model": (('"fc-disk-10k"', '"fc-disk-15k"'), "nodes[1].target",
-                           "given 'fc-disk-15k'", "no disk, RAM disk or array model 'fc-disk-15k'"),
+                           "given 'fc-disk-15k'",
+                           "no disk, RAM disk, array or SSD model 'fc-disk-15k'"),
     "block size zero": (('rw = "randread"', 'rw = "randread"\nbs = 0'), "workloads[0].bs",
                         "given 0", ">= 512 B"),
     "block size not whole blocks": (('rw = "randread"', 'rw = "randread"\nbs = 1000'),
@@ -97,6 +98,21 @@ CASES = {
                                  "workloads[0].to[1]", "given 'host'", "a node other than"),
     "same target twice": (('to = "disk"', 'to = ["disk", "disk"]'), "workloads[0].to",
                           "given ['disk', 'disk']", "a list of distinct node names"),
+    "protocol unknown": (('rw = "randread"', 'rw = "randread"\nprotocol = "iscsi"'),
+                         "workloads[0].protocol", "given 'iscsi'", "one of 'fcp', 'nvme'"),
+    "an NVMe key over FCP": (('rw = "randread"', 'rw = "randread"\nqueue_size = 64'),
+                             "workloads[0].queue_size", "given 64",
+                             "no such key with protocol = 'fcp'"),
+    "NVMe in class 2": (('rw = "randread"', 'rw = "randread"\nprotocol = "nvme"\nclass = 2'),
+                        "workloads[0].class", "given 2", "3 (this model runs FC-NVMe"),
+    "queue of one entry": (('rw = "randread"', 'rw = "randread"\nprotocol = "nvme"\n'
+                                                'queue_size = 1'),
+                           "workloads[0].queue_size", "given 1", "an integer 2..65536"),
+    "NVMe with faults": (('rw = "randread"', 'rw = "randread"\nprotocol = "nvme"\n'
+                                              '[[faults]]\nkind = "link-down"\n'
+                                              'link = "link0"\nat = "1 ms"'),
+                         "workloads[0].protocol", "given 'nvme'",
+                         "'fcp' in a scenario with faults"),
 }
 
 
@@ -233,10 +249,11 @@ def test_the_type_a_file_says_or_its_keys_win_over_its_folder(tmp_path: Path,
 
 
 @pytest.mark.parametrize(("text", "given", "allowed"), [
-    ('type = "raid"\n' + ARRAY, "given 'raid'", "one of 'disk', 'ramdisk', 'array'"),
+    ('type = "raid"\n' + ARRAY, "given 'raid'", "one of 'disk', 'ramdisk', 'array', 'ssd'"),
     ('capacity = { value = 1000000000, source = "t" }\n'
      'queue_depth = { value = 16, source = "t" }\n', "missing",
-     "one of 'disk', 'ramdisk', 'array': its keys fit a disk and a RAM disk alike"),
+     "one of 'disk', 'ramdisk', 'array', 'ssd': its keys fit a disk, a RAM disk and an SSD "
+     "alike"),
 ])
 def test_a_model_file_of_no_clear_type_is_one_line(tmp_path: Path, text: str, given: str,
                                                     allowed: str) -> None:

@@ -18,10 +18,10 @@ def _tcp(value: float, corner: float) -> dict[tuple[int, int], float]:
             for w in das2.WINDOW_SUMS for f in das2.FLOWS}
 
 
-def test_the_corner_is_the_lowest_quarter_of_both_axes() -> None:
+def test_the_corner_is_window_sums_to_64_kib_with_up_to_4_flows() -> None:
     assert das2.in_corner(32 * KIB, 1) and das2.in_corner(64 * KIB, 2)
-    assert das2.in_corner(64 * KIB, 3)
-    assert not das2.in_corner(128 * KIB, 1) and not das2.in_corner(32 * KIB, 4)
+    assert das2.in_corner(64 * KIB, 4)
+    assert not das2.in_corner(128 * KIB, 1) and not das2.in_corner(32 * KIB, 6)
 
 
 def test_tcp_passes_above_the_floor_with_a_lower_corner() -> None:

@@ -12,7 +12,7 @@ from fcsim.ethernet.config import (
     EthernetNodeSection,
     EthernetSwitchSection,
 )
-from fcsim.fabric.config import FspfSection, ZoneSection
+from fcsim.fabric.config import FspfSection, ZoneSection, ZoningSection
 from fcsim.faults.config import ScheduledFaultSection
 from fcsim.fc3.config import AliasGroup
 from fcsim.loop.config import LoopSection
@@ -69,6 +69,8 @@ Zones = tables(ZoneSection, "an array of tables, written [[zones]]")
 _NO_ZONES = "no [[zones]] outside topology = 'fabric': the name server zones N_Ports"
 Fspf = table(FspfSection, "a table, written [fspf]")
 _NO_FSPF = "no [fspf] outside topology = 'fabric': FSPF routes between a fabric's switches"
+ZoningTable = table(ZoningSection, "a table, written [zoning]")
+_NO_ZONING = "no [zoning] outside topology = 'fabric': a fabric's switches enforce zones"
 _FAULTS_HELP = "The fault schedule (default: none; docs/faults.md)."
 _FAULTS_EXAMPLE = {"at": "5 ms", "kind": "link-down", "link": "fibre"}
 _NO_FAULTS = ("no [[faults]] outside topology = 'point-to-point', 'fabric', 'loop', "
@@ -93,7 +95,8 @@ class PointToPointScenario(_Scenario):
     """Two nodes joined by one link."""
 
     elsewhere = {"switches": _NO_SWITCHES, "loop": _NO_LOOP, "alias_groups": _NO_ALIASES,
-                 "fabric": _NO_FABRIC, "zones": _NO_ZONES, "fspf": _NO_FSPF}
+                 "fabric": _NO_FABRIC, "zones": _NO_ZONES, "fspf": _NO_FSPF,
+                 "zoning": _NO_ZONING}
 
     topology: Literal["point-to-point"] = key(help="Exactly 2 nodes and 1 link joining them.")
     nodes: Nodes = key(
@@ -131,6 +134,9 @@ class FabricScenario(_Scenario):
                        [{"name": "backup", "members": ["host", "tape"]}])
     fspf: Fspf = key(None, "FSPF's timers (default: FC-SW's; docs/faults.md).",
                      {"min_ls_interval": "5 s", "spf_hold_time": "0 s"})
+    zoning: ZoningTable = key(None, "How the switches enforce the zones (default: soft, "
+                              "name-server filtering only; docs/fabric-services.md).",
+                              {"enforcement": "hard"})
 
 
 class LoopScenario(_Scenario):
@@ -139,7 +145,8 @@ class LoopScenario(_Scenario):
 
     elsewhere = {"links": "no [[links]] on a loop: the [loop] table describes the ring",
                  "switches": _NO_SWITCHES, "alias_groups": _NO_ALIASES,
-                 "fabric": _NO_FABRIC, "zones": _NO_ZONES, "fspf": _NO_FSPF}
+                 "fabric": _NO_FABRIC, "zones": _NO_ZONES, "fspf": _NO_FSPF,
+                 "zoning": _NO_ZONING}
 
     topology: Literal["loop"] = key(help="An arbitrated loop of 2 to 126 NL_Ports.")
     loop: Loop = key(help="The ring.")
@@ -155,7 +162,8 @@ class EthernetScenario(_Scenario):
     (FC-2 and SCSI workloads need Fibre Channel)."""
 
     elsewhere = {"loop": _NO_LOOP, "alias_groups": _NO_ALIASES,
-                 "fabric": _NO_FABRIC, "zones": _NO_ZONES, "fspf": _NO_FSPF}
+                 "fabric": _NO_FABRIC, "zones": _NO_ZONES, "fspf": _NO_FSPF,
+                 "zoning": _NO_ZONING}
 
     topology: Literal["ethernet"] = key(help="An Ethernet network.")
     switches: EthernetSwitches = key([], "The Ethernet switches (default: none, hosts "
@@ -178,7 +186,8 @@ class MyrinetScenario(_Scenario):
     workloads need Fibre Channel."""
 
     elsewhere = {"loop": _NO_LOOP, "alias_groups": _NO_ALIASES,
-                 "fabric": _NO_FABRIC, "zones": _NO_ZONES, "fspf": _NO_FSPF}
+                 "fabric": _NO_FABRIC, "zones": _NO_ZONES, "fspf": _NO_FSPF,
+                 "zoning": _NO_ZONING}
 
     topology: Literal["myrinet"] = key(help="A Myrinet network.")
     switches: MyrinetSwitches = key([], "The Myrinet switches (default: none, two hosts "
@@ -206,7 +215,8 @@ class InternetworkScenario(_Scenario):
                  "own", "switches": "no [[switches]] in an internetwork: each [[networks]] "
                  "table has its own", "loop": "no [loop] in an internetwork: a [[networks]] "
                  "table with topology = 'loop' has it", "alias_groups": _NO_ALIASES,
-                 "fabric": _NO_FABRIC, "faults": _NO_FAULTS, "zones": _NO_ZONES, "fspf": _NO_FSPF}
+                 "fabric": _NO_FABRIC, "faults": _NO_FAULTS, "zones": _NO_ZONES, "fspf": _NO_FSPF,
+                 "zoning": _NO_ZONING}
 
     topology: Literal["internetwork"] = key(help="Several networks joined by the hosts on "
                                             "more than one.")

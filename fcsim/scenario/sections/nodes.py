@@ -9,6 +9,7 @@ from fcsim.fc2.frame import MAX_DATA_FIELD
 from fcsim.fc2.login import ServiceParameters
 from fcsim.host.config import TIMESTAMPS_HELP, HostName, Load
 from fcsim.loop.al_pa import is_nl_al_pa
+from fcsim.scenario.sections.workloads import Times
 from fcsim.schema.fields import (
     Count,
     Flag,
@@ -21,6 +22,7 @@ from fcsim.schema.fields import (
     hex_or_integer,
     integer,
     is_int,
+    quantity,
     size,
     table,
     tables,
@@ -28,6 +30,7 @@ from fcsim.schema.fields import (
 from fcsim.schema.section import Section, key
 from fcsim.storage.config import BlockSection, ChannelSection, LocalNames
 from fcsim.storage.device_model import load_device_model
+from fcsim.units import parse_rate
 
 _SP = ServiceParameters()
 
@@ -40,13 +43,14 @@ def _written(seconds: float) -> str:
     return "0 s"
 
 
-DeviceName = model_name(load_device_model, "disk, RAM disk or array",
-                        "models/disks/, models/ramdisks/ or models/arrays/")
+DeviceName = model_name(load_device_model, "disk, RAM disk, array or SSD",
+                        "models/disks/, models/ramdisks/, models/arrays/ or models/ssds/")
 """A storage device model by catalog name or file path."""
 Burst = size(512, text="a size with a unit such as '64 KiB', >= 512 B")
 
 
 Buffers = integer(1, text="an integer >= 1 (receive buffers)")
+DrainRate = quantity(parse_rate, "a rate such as '200 MB/s', > 0", above=True)
 DataField = size(256, MAX_DATA_FIELD, f"a data field size of 256..{MAX_DATA_FIELD} bytes such "
                  f"as '{MAX_DATA_FIELD} B'")
 Classes = distinct_list(lambda c: is_int(c) and c in (1, 2, 3), "a non-empty list of distinct "
@@ -89,9 +93,27 @@ class NodeKeys(Section):
     e_d_tov: PositiveTime = key(
         _written(_SP.e_d_tov), "Error-detect timeout, s: a Class 1/2 sequence whose ACKs "
         "are not all back this long after its last frame is aborted.", "2 s")
-    rx_frame_time: Time = key(
+    rx_frame_time: Times = key(
         _written(_SP.rx_frame_time), "Time the node needs per received frame before the "
-        "buffer is free (and its R_RDY sent), s; 0 = at once.", "1 us")
+        "buffer is free (and its R_RDY sent), s; 0 = at once. Frames are taken out of the "
+        "buffers one at a time in arrival order, so a constant time t caps the node at 1/t "
+        "frames/s. A plain time, or a distribution table as a generator's interarrival "
+        "(drawn per frame). With a host, this follows the adapter's DMA.", "1 us")
+    rx_drain_rate: DrainRate = key(
+        None, "A slow-drain device: the payload bytes per second its receive path takes out "
+        "of the buffers, one frame after another (on top of rx_frame_time), so a stream to "
+        "it is capped at this rate (default: no limit).", "200 MB/s")
+    rx_delay: Times = key(
+        None, "A slow-drain device: time from a frame's being taken out of its buffer to "
+        "the buffer's being free (its R_RDY sent), s, or its distribution; not serial, but "
+        "buffers are freed in arrival order. With bb_credit buffers it caps a stream at "
+        "about bb_credit frames per delay plus the round trip (default: 0).", "100 us")
+    rx_stuck_at: Time = key(
+        None, "A stuck receiver: from this time, s, it frees no receive buffer and so "
+        "returns no R_RDY for rx_stuck_for; buffers due then are freed when it ends "
+        "(default: never).", "2 ms")
+    rx_stuck_for: PositiveTime = key(
+        None, "How long a stuck receiver (rx_stuck_at) returns no R_RDY, s.", "5 ms")
     host: HostName = key(None, "The host behind the N_Port (processor, bus and adapter "
                          "costs): a model in models/hosts/ or a model file path ending in "
                          ".toml, relative to the scenario file. Left out: a bare N_Port "
@@ -104,9 +126,11 @@ class NodeKeys(Section):
                          "adapter_command_time, the completion interrupt) bound its I/O "
                          "per second.", "ideal")
     target: DeviceName = key(None, "Makes the node an FCP target (SCSI over FC) with one "
-                             "logical unit served by this device: a model in models/disks/, "
-                             "models/ramdisks/ or models/arrays/, or a model file path "
-                             "ending in .toml.",
+                             "logical unit served by this device, and an FC-NVMe "
+                             "controller over the same device for the jobs that address it "
+                             "with protocol = 'nvme': a model in models/disks/, "
+                             "models/ramdisks/, models/arrays/ or models/ssds/, or a model "
+                             "file path ending in .toml.",
                              "ibm-deskstar-22gxp")
     max_burst: Burst = key(None, "FCP target only: its maximum burst size (SCSI "
                            "disconnect-reconnect mode page), bytes: the most write data it asks "
@@ -161,6 +185,7 @@ class LinkDownKeys(NodeKeys):
         "failed (dropped), s (Linux scsi_transport_fc's dev_loss_tmo default; lpfc uses "
         "30 s).", "30 s")
 NPorts = integer(1, 255, "an integer 1..255 (N_Ports of the node)")
+VirtualPorts = integer(0, 255, "an integer 0..255 (virtual N_Ports, NPIV)")
 
 
 class FabricNodeSection(LinkDownKeys):
@@ -176,6 +201,12 @@ class FabricNodeSection(LinkDownKeys):
         1, "N_Ports of the node, each logging in with the fabric and cabled by its own "
         "link: the first is the node's name, the others NAME.1 .. NAME.(ports-1). A "
         "stream can stripe over them (stripe_ports); alias groups take them as members.", 4)
+    virtual_ports: VirtualPorts = key(
+        0, "Virtual N_Ports (NPIV) behind the node's first N_Port, named NAME.v1 .. "
+        "NAME.v<n>, each with its own N_Port ID (domain / port / k), logging in with FDISC "
+        "after the FLOGI, one after another; a switch port accepts its model's "
+        "npiv_logins and refuses the rest (LS_RJT). Needs run.login = true; not in a run "
+        "with faults (docs/fabric-services.md).", 8)
 
 
 class NodeSection(LinkDownKeys):

@@ -46,6 +46,21 @@ class TransferSection(Section):
                            "scsi0.1")
     buffers: Count = key(1, "Blocks a relay process holds: 1 reads a block, then writes it; "
                          "more let a reading and a writing thread overlap.", 4)
+    mover: Name = key(None, "A host on the path that is an HPSS mover: it stages the data in "
+                      "its own buffers of mover_buffer bytes and overlaps device and network "
+                      "I/O only for a request (a block) larger than one buffer, in pieces of "
+                      "one buffer, two at a time; a request that fits in one is read whole, "
+                      "then written, before the next (HPSS 7.3 Management Guide, Mover "
+                      "buffer size). Default: no mover, every relay holds `buffers` blocks.",
+                      "mover")
+    mover_buffer: Block = key(None, "The mover's buffer size, bytes; only with mover "
+                              "(default: 1 MiB, HPSS 4.5's default Mover buffer, 1,048,576 "
+                              "bytes, Installation Guide table 6-23).", "4 MiB")
+    mover_request: Block = key(None, "The size of each request the client makes of the mover, "
+                               "bytes; only with mover (default: block). A PFTP transfer "
+                               "moves up to the smaller of 64 storage segments and 512 MB "
+                               "between socket openings on disk (HPSS 4.5 Installation "
+                               "Guide, PFTP Client Stanza).", "512 MB")
     nodelay: Flag = key(False, "TCP_NODELAY on every connection.", True)
     start: Time = key("0 s", "When the transfer starts (after the connections and logins), "
                       "s.", "10 ms")

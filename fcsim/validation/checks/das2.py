@@ -38,10 +38,10 @@ UDP_DATAGRAM = 1470
 
 TCP_FLOOR = 970.0
 """DAS2-TCP: the least summed throughput outside the corner, 10^6 bit/s."""
-CORNER_WINDOW = 32 * KIB + (256 - 32) * KIB / 4
-CORNER_FLOWS = 1 + (12 - 1) / 4
-"""The small-window/few-flow corner: the lowest quarter of the report's window-sum
-axis (32-256 KiB: up to 88 KiB) and of its flow axis (1-12: up to 3.75 flows)."""
+CORNER_WINDOW = 64 * KIB
+CORNER_FLOWS = 4
+"""The small-window/few-flow corner of the claim's reading: window sums up to
+64 KB (here KiB, the files' unit) combined with up to 4 flows."""
 UDP_TOLERANCE = 0.05
 """DAS2-UDP: delivered within 5 % of the shaped rate, up to the loop-back's capacity."""
 

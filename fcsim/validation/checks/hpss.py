@@ -110,33 +110,34 @@ def _half_points() -> list[Point]:
 
 
 def _half_judge(results: Results) -> Verdict:
+    """Single-stream write over read on each mover path in [0.4, 0.6]; the writes
+    from memory are shown, not judged (the report never measured them)."""
     reads = {p: total(results, single("read", p)) for p in PATHS}
     writes = {p: total(results, single("write", p)) for p in PATHS}
     memory = {p: total(results, single("write", p, memory=True)) for p in PATHS}
-    ratio = fmean(writes.values()) / fmean(reads.values())
-    from_memory = fmean(memory.values()) / fmean(reads.values())
-    in_band = 0.4 <= ratio <= 0.6
-    closes = (1 - from_memory) <= 0.5 * (1 - ratio)
+    ratio = {p: writes[p] / reads[p] for p in PATHS}
+    bad = [p for p in PATHS if not 0.4 <= ratio[p] <= 0.6]
     disk = dd_rate(results)
-    detail = (f"mean single-stream write {fmean(writes.values()):.1f} over read "
-              f"{fmean(reads.values()):.1f} MB/s = {ratio:.2f} (band [0.4, 0.6]); per path "
-              + ", ".join(f"{NAMES[p]} {writes[p]:.1f}/{reads[p]:.1f}" for p in PATHS)
-              + f"; the local disk alone reads {disk:.1f} MB/s to /dev/null; writes from "
-              f"memory {fmean(memory.values()):.1f} MB/s, {from_memory:.2f} of the reads: the "
-              + ("gap closes by more than half" if closes else "gap does not close by half")
-              + ("" if in_band else
-                 ". Single-stream writes run at the disk's rate, but single-stream reads run at "
-                 "the mover path's capacity (window-limited on the H70), twice and more the "
-                 "disk's; the report's ratio of about 0.5 with nine-stream writes of about "
-                 "22 MB/s a stream implies single-stream reads of about 45 MB/s on every "
-                 "path, a per-stream limit the model does not have"))
+    detail = ("single-stream write / read on each mover path (band [0.4, 0.6]): "
+              + ", ".join(f"{NAMES[p]} {writes[p]:.1f}/{reads[p]:.1f} = {ratio[p]:.2f}"
+                          for p in PATHS)
+              + f" MB/s; the local disk alone reads {disk:.1f} MB/s to /dev/null. Shown, not "
+              "judged (the report never measured writes from memory): writes from memory "
+              + ", ".join(f"{NAMES[p]} {memory[p] / reads[p]:.2f}" for p in PATHS)
+              + " of the reads"
+              + ("" if not bad else
+                 f". Outside the band: {', '.join(NAMES[p] for p in bad)}. Single-stream "
+                 "writes run at the disk's rate, single-stream reads at what the mover path "
+                 "gives one stream; the report's ratio of about 0.5 with nine-stream writes of "
+                 "about 22 MB/s a stream implies single-stream reads of about 45 MB/s on "
+                 "every path"))
     labels = [NAMES[p] for p in PATHS]
     plot = bars("HPSS-WRITEHALF: single-stream write / read, from disk and from memory",
                 "write / read", [f"{x} disk" for x in labels] + [f"{x} memory" for x in labels],
-                [[writes[p] / reads[p]] for p in PATHS] + [[memory[p] / reads[p]]
-                                                           for p in PATHS], (0.4, 0.6))
-    return Verdict(f"{ratio:.2f}; from memory {from_memory:.2f}",
-                   passes_if(in_band and closes), detail, plot)
+                [[ratio[p]] for p in PATHS] + [[memory[p] / reads[p]] for p in PATHS],
+                (0.4, 0.6))
+    return Verdict(", ".join(f"{NAMES[p]} {ratio[p]:.2f}" for p in PATHS), passes_if(not bad),
+                   detail, plot)
 
 
 # -- HPSS-MOVERS ---------------------------------------------------------------------

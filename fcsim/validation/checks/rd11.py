@@ -5,6 +5,7 @@ of ``scenarios/rd11/``."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from statistics import fmean
 
 from fcsim.validation.checks.common import (
     Check,
@@ -15,6 +16,7 @@ from fcsim.validation.checks.common import (
     passes_if,
     pct,
     repeated,
+    values,
 )
 from fcsim.validation.points import Point
 
@@ -48,6 +50,18 @@ def _worse(results: Results, test: tuple[str, int, str], load: str) -> float:
     return change if metric == "round_trip_s" else -change
 
 
+def repetition_spread(runs: Sequence[float]) -> float:
+    """The repetition-to-repetition spread of *runs*: (max - min) / mean, %."""
+    return (max(runs) - min(runs)) / fmean(runs) * 100
+
+
+def _spread(results: Results, test: tuple[str, int, str], load: str) -> float:
+    """The larger repetition spread of the test figure, alone and under *load*, %."""
+    experiment, size, metric = test
+    return max(repetition_spread(values(results, rd11_file(experiment, variant), None, size,
+                                        metric, "test")) for variant in ("none", load))
+
+
 def _test_name(test: tuple[str, int, str]) -> str:
     experiment, size, metric = test
     what = "latency" if metric == "round_trip_s" else "throughput"
@@ -56,18 +70,26 @@ def _test_name(test: tuple[str, int, str]) -> str:
 
 def _degradation_judge(claim: str, tests: Sequence[tuple[str, int, str]], loads: Sequence[str],
                        passes: Callable[[float], bool], criterion: str,
-                       band: tuple[float, float] | None,
-                       why_not: str = "") -> Callable[[Results], Verdict]:
+                       band: tuple[float, float] | None, why_not: str = "",
+                       with_spread: bool = False, note: str = "") -> Callable[[Results], Verdict]:
+    """A degradation claim's judge (*why_not* shown when it fails, *note* always);
+    *with_spread*: each figure's change is shown beside the repetitions' spread of
+    the runs it compares."""
     def judge(results: Results) -> Verdict:
         worse = {f"{_test_name(t)}, load {load}": _worse(results, t, load)
                  for t in tests for load in loads}
         bad = [k for k, v in worse.items() if not passes(v)]
+        spread = ("; each change beside the repetitions spread (max - min over mean, alone "
+                  "and loaded): " + ", ".join(
+                      f"{_test_name(t)}, load {load} {pct(_worse(results, t, load))} % "
+                      f"(repetitions spread {_spread(results, t, load):.2f} %)"
+                      for t in tests for load in loads)) if with_spread else ""
         return Verdict(
             f"{pct(min(worse.values()))} to {pct(max(worse.values()))} % worse",
             passes_if(not bad),
             f"test pair against the same test without load; criterion {criterion}; "
-            + (f"not met by {', '.join(f'{k} ({worse[k]:+.2f} %)' for k in bad)}.{why_not}"
-               if bad else "met by every figure"),
+            + (f"not met by {', '.join(f'{k} ({worse[k]:+.2f} %)' for k in bad)}{spread}."
+               f"{why_not}" if bad else f"met by every figure{spread}.") + note,
             bars(f"{claim}: test-pair degradation under load", "% worse than unloaded",
                   list(worse), [[v] for v in worse.values()], band))
     return judge
@@ -106,6 +128,11 @@ NO_SHARING = (" In the model the test and load pairs share only the switch's cro
               "central Class 2/3 path is a candidate) is modelled.")
 
 
+WEAK = (" The document doubts this few percent itself (\"it is difficult to be sure that "
+        "this is not resulting of statistical fluctuations\"): a weak claim, reported but "
+        "not counted among the discriminating predictions.")
+
+
 CHECKS: dict[str, Check] = {
     "RD11-LARGE-LARGE": Check(
         lambda: _rd11_points(LARGE_TESTS, LARGE_LOADS),
@@ -114,8 +141,8 @@ CHECKS: dict[str, Check] = {
     "RD11-LARGE-SMALL": Check(
         lambda: _rd11_points(SMALL_TESTS, LARGE_LOADS),
         _degradation_judge("RD11-LARGE-SMALL", SMALL_TESTS, LARGE_LOADS,
-                           lambda v: 0.5 <= v <= 5, "worse by 0.5 % to 5 %", (0.5, 5),
-                           NO_SHARING)),
+                           lambda v: 0 <= v <= 5, "worse by 0 % to 5 %", (0, 5),
+                           NO_SHARING, with_spread=True, note=WEAK)),
     "RD11-SMALLLOAD": Check(
         lambda: _rd11_points(SMALL_TESTS + LARGE_TESTS[1:], ("small-1",)),
         _degradation_judge("RD11-SMALLLOAD", SMALL_TESTS + LARGE_TESTS[1:], ("small-1",),

@@ -1,0 +1,175 @@
+"""What a fabric's switches report of congestion, per port and fabric-wide.
+
+Per switch port and direction (:func:`port_counters`), the counters switch
+vendors ship, from the link-level port's own counts (made where the credit
+changes, not per frame):
+
+* TxWait: time a frame was ready for the port, its transmitter free and its
+  transmit BB credit zero (Cisco MDS "TxWait", counted there in 2.5 us
+  units: Cisco MDS 9000 NX-OS Interfaces Configuration Guide, "Slow Drain
+  Device Detection and Congestion Avoidance"); given in s and in those units.
+* Transitions to zero transmit credit (Cisco MDS "transmit B2B credit
+  transitions to zero" in ``show interface counters``) and the time at zero
+  credit, from the spending of the last credit to the next R_RDY (Brocade's
+  ``tim_txcrd_z`` in ``portstatsshow`` samples zero credit every 2.5 us; it
+  counts from the last credit's allocation, while the last frame is still
+  being sent, IBM support note 6983837).
+* Frames removed after the switch's hold time (Brocade's edge hold time,
+  FOS Administration Guide: 80-500 ms; a Class 3 frame is discarded).
+* Utilisation of each direction.
+
+The receive direction of a port reports its link peer's transmit counters:
+what the peer waited for this port's buffers.
+
+Fabric-wide (:func:`culprits_and_victims`), from those counters and the
+routes alone, not from the scenario's workloads:
+
+* A port *holds back* traffic when its TxWait is at least
+  :data:`TXWAIT_CONGESTED` of the interval.
+* A flow (a sender and receiver pair that logged in with each other) crosses
+  the switch outputs its routes give it (every equal-cost next hop).
+* A *culprit* is a switch port cabled to an N_Port (an F_Port) that either
+  holds back traffic itself: its device returns credit slowly ("slow
+  drain"); or is busy at least :data:`BUSY` of the interval while a flow to
+  it crosses another port that holds back traffic: its device takes more
+  than its link carries and the excess waits upstream
+  ("over-utilisation"). They are listed slow drains first, then by TxWait
+  and utilisation, the most first.
+* A *victim* of a culprit is a flow to another N_Port that crosses an output
+  (an ISL, or an F_Port) that holds back traffic and that a flow to the
+  culprit crosses too: it waits for credit the culprit's frames hold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from fcsim.fabric.addressing import area_of, domain_of
+from fcsim.fabric.switch import Switch
+from fcsim.fabric.switch_port import SwitchPort
+from fcsim.fc2.port import Port
+
+TXWAIT_UNIT = 2.5e-6
+"""Cisco MDS counts TxWait in ticks of 2.5 us (its slow-drain configuration guide)."""
+TXWAIT_CONGESTED = 0.05
+"""The fraction of the interval with TxWait at which a port holds back traffic.
+An assumption: vendors leave the threshold to the user (Cisco's port-monitor
+``tx-wait`` counter and Brocade MAPS rules take a percentage), and 5 % marks a
+port whose credit, not its line, sets its pace for a twentieth of the time."""
+BUSY = 0.95
+"""The utilisation at which an F_Port's own line is the limit (an assumption,
+as :data:`TXWAIT_CONGESTED`)."""
+
+
+def _direction(port: Port, interval: float) -> dict[str, Any]:
+    """The transmit counters of *port* over *interval* s."""
+    s = port.stats
+    return {"frames": s.frames_tx,
+            "utilisation": s.busy_time / interval if interval > 0 else 0.0,
+            "txwait_s": s.credit_wait,
+            "txwait_2_5us": int(s.credit_wait / TXWAIT_UNIT),
+            "txwait_fraction": s.credit_wait / interval if interval > 0 else 0.0,
+            "credit_zero": s.credit_zero,
+            "credit_zero_s": s.credit_zero_time}
+
+
+def port_counters(sp: SwitchPort, interval: float) -> dict[str, Any]:
+    """Switch port *sp*'s counters over *interval* s: ``tx`` (towards its
+    peer, with the frames removed after the hold time) and ``rx`` (from its
+    peer: the peer's transmit counters). Call after the ports' stats are closed."""
+    port = sp.port
+    peer = port.peer
+    tx = _direction(port, interval)
+    tx["hold_time_removed"] = sp.timeouts
+    return {"peer": peer.name if peer is not None else None, "tx": tx,
+            "rx": _direction(peer, interval) if peer is not None else None}
+
+
+def _paths(switches: Mapping[str, Switch], addresses: Mapping[str, int],
+           flows: Iterable[tuple[str, str]]) -> dict[tuple[str, str], set[SwitchPort]]:
+    """The switch outputs each flow may cross (every equal-cost next hop)."""
+    switch_of: dict[int, Switch] = {}
+    for switch in switches.values():
+        for sp in switch.ports.values():
+            switch_of[id(sp.port)] = switch
+    entry = {sp.port.peer.name: switch for switch in switches.values()
+             for sp in switch.local.values() if sp.port.peer is not None}
+    paths = {}
+    for src, dst in flows:
+        d_id = addresses[dst]
+        crossed: set[SwitchPort] = set()
+        todo = [entry.get(src)]
+        seen: set[str] = set()
+        while todo:
+            switch = todo.pop()
+            if switch is None or switch.name in seen:
+                continue
+            seen.add(switch.name)
+            if domain_of(d_id) == switch.domain:
+                out = switch.local.get(area_of(d_id))
+                if out is not None:
+                    crossed.add(out)
+                continue
+            for hop in switch.routes.get(domain_of(d_id), ()):
+                crossed.add(hop)
+                peer = hop.port.peer
+                todo.append(switch_of.get(id(peer)) if peer is not None else None)
+        paths[(src, dst)] = crossed
+    return paths
+
+
+def culprits_and_victims(switches: Mapping[str, Switch], addresses: Mapping[str, int],
+                         flows: Iterable[tuple[str, str]],
+                         interval: float) -> dict[str, Any]:
+    """The fabric-wide view (see the module docstring) over *interval* s:
+    the ports that hold back traffic, the culprits and each one's victims."""
+    def name(sp: SwitchPort) -> str:
+        return f"{sp.switch.name}:{sp.index}"
+
+    limit = TXWAIT_CONGESTED * interval
+    holding = [sp for switch in switches.values() for sp in switch.ports.values()
+               if interval > 0 and sp.port.stats.credit_wait >= limit]
+    if not holding:  # no culprit without a port holding back traffic
+        return {"txwait_threshold": TXWAIT_CONGESTED, "holding_back": [], "culprits": []}
+    device_of = {id(sp): sp.port.peer.name for switch in switches.values()
+                 for sp in switch.local.values() if sp.port.peer is not None}
+    paths = _paths(switches, addresses, list(flows))
+    held = set(holding)
+
+    def kind(sp: SwitchPort) -> str | None:
+        """Why F_Port *sp* is a culprit (None: it is not)."""
+        if sp in held:
+            return "slow drain"
+        device = device_of[id(sp)]
+        if (interval > 0 and sp.port.stats.busy_time >= BUSY * interval
+                and any(dst == device and (crossed - {sp}) & held
+                        for (_, dst), crossed in paths.items())):
+            return "over-utilisation"
+        return None
+
+    kinds = {id(sp): kind(sp) for switch in switches.values() for sp in switch.local.values()
+             if id(sp) in device_of}
+    culprits = sorted((sp for switch in switches.values() for sp in switch.local.values()
+                       if kinds.get(id(sp)) is not None),
+                      key=lambda sp: (kinds[id(sp)] != "slow drain",
+                                      -sp.port.stats.credit_wait, -sp.port.stats.busy_time,
+                                      name(sp)))
+    found = []
+    for culprit in culprits:
+        device = device_of[id(culprit)]
+        shared = set().union(*(crossed for (_, dst), crossed in paths.items()
+                               if dst == device)) & held
+        victims = [{"flow": f"{src}->{dst}",
+                    "shared": sorted(name(sp) for sp in crossed & shared)}
+                   for (src, dst), crossed in sorted(paths.items())
+                   if dst != device and crossed & shared]
+        found.append({"port": name(culprit), "device": device, "kind": kinds[id(culprit)],
+                      "txwait_s": culprit.port.stats.credit_wait,
+                      "txwait_fraction": culprit.port.stats.credit_wait / interval,
+                      "utilisation": culprit.port.stats.busy_time / interval,
+                      "spreading": sorted(name(sp) for sp in shared if sp is not culprit),
+                      "victims": victims})
+    return {"txwait_threshold": TXWAIT_CONGESTED,
+            "holding_back": sorted(name(sp) for sp in holding),
+            "culprits": found}
