@@ -169,7 +169,25 @@ def build_parser() -> CommandParser:
                     "editors and TOML language servers (see docs/scenarios.md).")
     schema.add_argument("kind", nargs="?", choices=SCHEMAS, default="scenario",
                         help="which files (default: scenario)")
-    for command in (run, draw, check, figures, explain, schema):  # errors name their own help
+    credits = commands.add_parser(
+        "credits", help="the buffer credits a link needs for full rate, and the switches "
+                        "that have them",
+        description="The buffer-to-buffer credits a link of this speed and length needs to "
+                    "run at full rate with frames of this size (closed form), and the "
+                    "catalog switches whose ports have that many; --simulate confirms it "
+                    "with a short simulated sweep (docs/cli.md).")
+    credits.add_argument("--speed", metavar="SPEED", required=True,
+                         help="a Fibre Channel speed name such as 32GFC, or a baud rate")
+    credits.add_argument("--length", metavar="LENGTH", required=True,
+                         help="the cable's length, e.g. '10km'")
+    credits.add_argument("--frame-size", metavar="N", default="2112",
+                         help="bytes in each frame's data field, 1..2112 (default: 2112, "
+                              "the full frames vendors' calculators assume)")
+    credits.add_argument("--simulate", action="store_true",
+                         help="also find the knee (the fewest credits at full rate) by a "
+                              "short simulated sweep and print its rates beside the formula's")
+    # errors name their own help
+    for command in (run, draw, check, figures, explain, schema, credits):
         command.set_defaults(subparser=command)
     return parser
 

@@ -31,7 +31,12 @@ from pathlib import Path
 from typing import Any
 
 from fcsim.arguments import UsageError, build_parser
+from fcsim.credits import credits_text, simulated_knee
 from fcsim.drawing.topology import FORMATS, draw_topology
+from fcsim.fabric.credit_planning import plan
+from fcsim.fc0.cable import Cable
+from fcsim.fc0.speed import CATALOG, FIBRE_CHANNEL_SPEEDS
+from fcsim.fc2.frame import MAX_DATA_FIELD
 from fcsim.flow.fabric import unsupported
 from fcsim.flow.summary import flow_run, flow_summary
 from fcsim.output import (
@@ -61,7 +66,7 @@ from fcsim.trace.pcap import FILE_HEADER_SIZE, PcapWriter
 from fcsim.trace.pcapng import SECTION_HEADER_SIZE, PcapngWriter
 from fcsim.trace.timeline import Timeline
 from fcsim.trace.timeseries import TimeSeries
-from fcsim.units import format_size
+from fcsim.units import UnitError, format_size, parse_baud, parse_length
 from fcsim.validation.commands import (
     figures_command,
     validate_command,
@@ -130,10 +135,39 @@ def _main(argv: Sequence[str] | None) -> int:
         return figures_command(command, args)
     if args.command == "explain":
         return _explain(args)
+    if args.command == "credits":
+        return _credits(args)
     if args.command == "schema":
         sys.stdout.write(schema_text(SCHEMAS[args.kind]()))
         return 0
     return _run(args)
+
+
+def _credits(args: argparse.Namespace) -> int:
+    fibre = ", ".join(FIBRE_CHANNEL_SPEEDS)
+    try:
+        speed = parse_baud(args.speed)
+    except UnitError:
+        speed = None
+    if speed is None or (speed.name in CATALOG and speed.name not in FIBRE_CHANNEL_SPEEDS):
+        raise UsageError(f"--speed: given {args.speed!r}; a Fibre Channel speed ({fibre}) "
+                         "or a baud rate such as '8.5 Gbaud'")
+    try:
+        length = parse_length(args.length)
+    except UnitError as error:
+        raise UsageError(f"--length: {error}") from None
+    if length < 0:
+        raise UsageError(f"--length: given {args.length!r}; a length >= 0 such as '10km'")
+    try:
+        size = int(args.frame_size)
+    except ValueError:
+        size = -1
+    if not 1 <= size <= MAX_DATA_FIELD:
+        raise UsageError(f"--frame-size: given {args.frame_size!r}; an integer 1..2112 (bytes "
+                         "of a frame's data field)")
+    answer = plan(speed, Cable(length), size)
+    sys.stdout.write(credits_text(answer, simulated_knee(answer) if args.simulate else None))
+    return 0
 
 
 def _run(args: argparse.Namespace) -> int:

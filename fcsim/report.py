@@ -329,6 +329,9 @@ def _details(results: dict[str, Any]) -> list[str]:
                 f"    {direction}: utilisation {100 * d['utilisation']:.2f} %, "
                 f"{d['frames']} frames,{credit} {d['errors']} errors"
                 + (f", {d['eofni']} EOFni (errored upstream)" if d.get("eofni") else "")
+                + (f", FEC {d['fec_corrected_codewords']} codewords corrected, "
+                   f"{d['fec_uncorrected_codewords']} uncorrectable"
+                   if "fec_corrected_codewords" in d else "")
                 + (f", {d['stops']} STOPs held it {100 * d['stopped_s'] / interval:.2f} %"
                    if "stops" in d and interval > 0 else ""))
         return out

@@ -30,6 +30,7 @@ from fcsim.ethernet.frame import (
     EthernetFrame,
     pause_frame,
 )
+from fcsim.fc1.fec import FecLine
 from fcsim.link.line import launch
 
 HEADER_CHARS = PREAMBLE + HEADER
@@ -93,6 +94,8 @@ class EthernetPort:
         self.char_time = self.word_time = self.gap_time = self.delay = 0.0
         self.cut_through = False
         self.bit_error_rate = 0.0
+        self.line_bits = 10.0
+        self.fec: FecLine | None = None
         self.stats = EthernetStats()
         self._busy = False
         self.line_free = self.gap_end = 0.0

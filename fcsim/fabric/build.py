@@ -134,7 +134,7 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
             pa.login(pb.rx_buffers)
             pb.login(pa.rx_buffers)
             ends_of[link.name] = {a_name: a.add_port(a_port, pa), b_name: b.add_port(b_port, pb)}
-            cost = link.cost if link.cost is not None else fspf_cost(link.speed.baud)
+            cost = link.cost if link.cost is not None else fspf_cost(link.speed.line_rate)
             isls.append((a_name, b_name, link.name, cost))
     unattached = set(nports) - set(net.nodes)  # a virtual N_Port is attached with its port
     if unattached:

@@ -80,9 +80,11 @@ routed towards, ingress switch port or None for a frame the switch
 originates) -> hop."""
 
 
-def fspf_cost(baud: float) -> float:
-    """FSPF link cost of an ISL at *baud* (1000 at 1.0625 Gbaud, inversely proportional)."""
-    return REFERENCE_COST * REFERENCE_BAUD / baud
+def fspf_cost(line_rate: float) -> float:
+    """FSPF link cost of an ISL whose line carries *line_rate* bits/s (1000 at
+    1.0625 Gbaud NRZ, inversely proportional: a PAM4 or multi-lane speed counts
+    its line bits, not its symbols)."""
+    return REFERENCE_COST * REFERENCE_BAUD / line_rate
 
 
 def next_hops(

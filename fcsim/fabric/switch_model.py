@@ -37,7 +37,10 @@ class SwitchModel:
     request, s. *routing*: how it chooses among equal-cost next hops, one of
     :data:`fcsim.fabric.routing.POLICIES`. *npiv_logins*: FDISC logins (N_Port
     IDs beyond the FLOGI's, NPIV) an F_Port accepts; the next is refused with
-    LS_RJT. *sources*: provenance per parameter.
+    LS_RJT. *max_port_credit*: the most receive buffers one port can be given
+    (a long-distance E_Port given its port group's shared pool; None: no more
+    than *bb_credit*); it is read by credit planning, not by the simulation.
+    *sources*: provenance per parameter.
     """
 
     name: str
@@ -52,6 +55,7 @@ class SwitchModel:
     service_time: float = 0.0
     routing: str = "exchange-based"
     npiv_logins: int = 255
+    max_port_credit: int | None = None
     sources: dict[str, str] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
@@ -67,6 +71,8 @@ class SwitchModel:
             raise ValueError(f"{self.name}: service_time must be >= 0 s")
         if not 0 <= self.npiv_logins <= 255:
             raise ValueError(f"{self.name}: npiv_logins must be 0..255")
+        if self.max_port_credit is not None and self.max_port_credit < self.bb_credit:
+            raise ValueError(f"{self.name}: max_port_credit must be >= bb_credit")
         if self.routing not in POLICIES:
             raise ValueError(f"{self.name}: routing must be one of {', '.join(POLICIES)}")
 
@@ -124,6 +130,10 @@ class SwitchFile(ModelFile):
         "is refused with LS_RJT. 255 is the most the N_Port ID's last byte allows "
         "(Brocade Adapters Administrator's Guide 53-1001583-01: at most 255 virtual PIDs "
         "per N_Port on a switch).", 255, "vendor guide")
+    max_port_credit: Frames = _entry("The most receive buffers one port can be given (a "
+                                     "long-distance port given its port group's shared "
+                                     "buffers); read by `fcsim credits`, not by a run "
+                                     "(default: bb_credit).", 1500, "data sheet")
 
 
 def load_switch_model(name: str, directory: Path | None = None) -> SwitchModel:

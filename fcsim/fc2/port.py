@@ -37,6 +37,7 @@ from __future__ import annotations
 from collections import deque
 from typing import TYPE_CHECKING, Protocol
 
+from fcsim.fc1.fec import FecLine
 from fcsim.fc1.ordered_sets import INVALID_EOFS
 from fcsim.link.line import launch
 
@@ -189,6 +190,8 @@ class Port(LazyCredit):
         self.gap_time = 0.0
         self.delay = 0.0
         self.bit_error_rate = 0.0
+        self.line_bits = 10.0
+        self.fec: FecLine | None = None
         self.header_notice: float | None = None
         self.credit_login = 0
         self.credit = 0
@@ -335,6 +338,8 @@ class Port(LazyCredit):
         """Start a new measurement interval now (an open credit stall restarts now)."""
         self._absorb(self.sim.now)
         self.stats.reset()
+        if self.fec is not None:
+            self.fec.reset()
         if self._stall_since is not None:
             self._stall_since = self.sim.now
         if self._zero_since is not None:

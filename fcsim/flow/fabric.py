@@ -176,7 +176,7 @@ def flow_fabric(scenario: Scenario, spread: str = "exact") -> FlowFabric:
         if pa is not None and pb is not None:
             isl_ends[link.name] = {a: (b, pb), b: (a, pa)}
             isls.append((a, b, link.name,
-                         link.cost if link.cost is not None else fspf_cost(link.speed.baud)))
+                         link.cost if link.cost is not None else fspf_cost(link.speed.line_rate)))
             for (s, ps), (r, pr) in (((a, pa), (b, pb)), ((b, pb), (a, pa))):
                 name = f"{s}:{ps}->{r}:{pr}"
                 directions[name] = Direction(name, link.name, link.speed, delay,

@@ -56,7 +56,7 @@ from typing import Any
 
 from fcsim.engine.simulation import Simulation
 from fcsim.fc2.nport import NPort
-from fcsim.host.bus import BUS_TYPES, IoBus
+from fcsim.host.bus import BUS_TYPES, IoBus, PcieBus
 from fcsim.host.copies import copy_time
 from fcsim.host.cpu import INTERRUPT, PROCESS, SOFTINT, BackgroundLoad, Cpu
 from fcsim.host.host_model import HostModel
@@ -106,9 +106,13 @@ class Host:
         self.model = model
         self.cpu = Cpu(sim, f"{name}.cpu", processors=model.processors)
         kind = BUS_TYPES[model.bus]
-        self.buses = [IoBus(sim, f"{name}.bus" if k == 0 else f"{name}.bus{k}", kind,
-                            model.bus_bandwidth, model.bus_overhead)
-                      for k in range(model.buses)]
+        self.buses = [
+            PcieBus(sim, f"{name}.bus" if k == 0 else f"{name}.bus{k}", kind,
+                    model.bus_bandwidth, model.bus_overhead, model.bus_max_payload)
+            if kind.tlp_overhead else
+            IoBus(sim, f"{name}.bus" if k == 0 else f"{name}.bus{k}", kind,
+                  model.bus_bandwidth, model.bus_overhead)
+            for k in range(model.buses)]
         self.bus = self.buses[0]
         bus_of = bus_of or {}
         for network, index in bus_of.items():

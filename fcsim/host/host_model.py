@@ -61,7 +61,8 @@ class HostModel:
     raw devices do (AIX raw logical volumes, Linux raw(8)): no copy,
     *page_remap* a page to pin the buffer instead. *bus*: bus standard
     (``fcsim.host.bus``) with its sustained *bus_bandwidth* (bytes/s) and
-    *bus_overhead* per DMA transfer; the machine has *buses* such buses, each
+    *bus_overhead* per DMA transfer (on PCI Express, packets of at most
+    *bus_max_payload* bytes, each with the TLP overhead); the machine has *buses* such buses, each
     served on its own (a scenario places each card on one).
     *adapter_frame_time*: the adapter's own time per frame.
     *adapter_command_time*: the FC adapter's processor time per SCSI command it
@@ -129,6 +130,7 @@ class HostModel:
     bus: str = "PCI-64/66"
     bus_bandwidth: float = 533e6
     bus_overhead: float = 0.0
+    bus_max_payload: int = 256
     buses: int = 1
     adapter_frame_time: float = 0.0
     adapter_command_time: float = ADAPTER_COMMAND_TIME
@@ -170,6 +172,9 @@ class HostModel:
             raise ValueError(f"{self.name}: page_size must be a power of two >= 512 bytes")
         if self.buses < 1:
             raise ValueError(f"{self.name}: buses must be >= 1")
+        payload = self.bus_max_payload
+        if payload < 128 or payload > 4096 or payload & (payload - 1):
+            raise ValueError(f"{self.name}: bus_max_payload must be 128, 256 ... 4096 bytes")
         if self.rx_coalesce_frames < 1 or self.rx_coalesce_time < 0:
             raise ValueError(f"{self.name}: rx_coalesce_frames >= 1, rx_coalesce_time >= 0 s")
         if self.processors < 1:
@@ -204,6 +209,7 @@ ModelName = sourced(Name, "Name")
 Frames = sourced(Count, "Count")
 PageSize = sourced(integer(512, text="a power of two >= 512 (bytes)"), "PageSize")
 BusCount = sourced(Count, "Count")
+PayloadSize = sourced(integer(128, text="an integer >= 128 (bytes)"), "PayloadSize")
 Processors = sourced(Count, "Count")
 Stack = sourced(choice({name: name for name in STACKS}), "Stack")
 RxBuffers = sourced(choice({name: name for name in RX_BUFFERS}), "RxBuffers")
@@ -224,6 +230,10 @@ class AdapterFile(ModelFile):
     bus_bandwidth: BytesPerSecond = _entry("Sustained DMA rate over the bus, bytes/s.", 1.21e7,
                                            "calibrated on claim ONG-PEAK")
     bus_overhead: Cost = _entry("Bus time per DMA transfer, s.", "10 us")
+    bus_max_payload: PayloadSize = _entry(
+        "PCI Express only: the max payload size negotiated for the card (128, 256 ... 4096 "
+        "bytes); each DMA transfer travels as packets of at most this many data bytes, each "
+        "with 24 bytes of TLP overhead (default 256).", 256, "the platform's data sheet")
     adapter_frame_time: Cost = _entry("The card's own time per frame, s.", "4 us")
     adapter_command_time: Cost = _entry(
         "FC card: its processor's time per SCSI command it sends (the I/O control block, "

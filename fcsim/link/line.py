@@ -17,6 +17,7 @@ from random import Random
 from typing import Protocol
 
 from fcsim.engine.simulation import TraceSink
+from fcsim.fc1.fec import FecLine
 
 
 class LineStats(Protocol):
@@ -55,7 +56,14 @@ class LineEnd(Protocol):
     """The technology's gap after each frame, s (FC's fill words, Ethernet's
     inter-frame gap)."""
     bit_error_rate: float
-    """Probability that one line bit of a frame this end sends is received in error."""
+    """Probability that one line bit of a frame this end sends is received in
+    error (before FEC, on a line that has it)."""
+    line_bits: float
+    """Line bits one transmission character costs (10 for 8b/10b, 8.25 for
+    64b/66b): the bits a frame exposes to bit errors per character."""
+    fec: FecLine | None
+    """The FEC of the line this end sends on (32GFC and faster), which decides
+    which frames bit errors destroy; None: any bit in error destroys a frame."""
     line_free: float
     """When the line is free of frames and ordered sets, s."""
     gap_end: float
@@ -74,9 +82,10 @@ def launch(port: LineEnd, frame: LineFrame, now: float,
     """Put *frame* on *port*'s line at *now*: after the frame in progress and the
     gap that follows it (``port.gap_time``: FC's fill words, Ethernet's
     inter-frame gap; primitive signals sent in it may have lengthened it);
-    count it, draw transmission errors over *hops* links' worth of bits, and
-    tell the trace sinks. Returns (start, end, end of the gap), s. Shared by
-    every transmitter of every technology.
+    count it, draw transmission errors over *hops* links' worth of bits
+    (through the line's FEC if it has one), and tell the trace sinks.
+    Returns (start, end, end of the gap), s. Shared by every transmitter of
+    every technology.
     """
     start = port.gap_end
     if port.line_free > start:
@@ -91,9 +100,14 @@ def launch(port: LineEnd, frame: LineFrame, now: float,
     stats.frames_tx += 1
     stats.chars_tx += frame.chars
     stats.busy_time += duration
-    if port.bit_error_rate and port.rng.random() < 1.0 - (
-            1.0 - port.bit_error_rate) ** (frame.chars * 10 * hops):
-        frame.corrupt = True
+    ber = port.bit_error_rate
+    if ber:
+        fec = port.fec
+        if fec is None:
+            if port.rng.random() < 1.0 - (1.0 - ber) ** (frame.chars * port.line_bits * hops):
+                frame.corrupt = True
+        elif fec.frame_lost(start, frame.chars * hops, ber, port.rng):
+            frame.corrupt = True
     if port.sinks:
         for sink in port.sinks:
             sink.frame(now, port, frame, start, end)

@@ -13,6 +13,7 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import Speed
+from fcsim.fc1.fec import FecLine
 
 
 class CableSpec(Protocol):
@@ -59,10 +60,17 @@ class LinkEnd(Protocol):
     gap_time: float
     """The gap after each frame, ``GAP_WORDS`` words, s (set by the link)."""
     delay: float
-    """The cable's propagation delay, s (set by the link)."""
+    """The cable's propagation delay and, on a line with FEC, the line time of
+    one codeword, which the receiver holds before decoding it, s (set by the
+    link)."""
     bit_error_rate: float
     """Probability that one line bit this port sends is received in error (set
     by the link; a fault may change it)."""
+    line_bits: float
+    """Line bits per transmission character (set by the link)."""
+    fec: FecLine | None
+    """The FEC of the direction this port sends on (set by the link; None below
+    32GFC)."""
 
 
 class PhyEnd(LinkEnd, Protocol):
@@ -122,8 +130,10 @@ class Link(Generic[End]):
             near.char_time = speed.char_time
             near.word_time = speed.word_time
             near.gap_time = near.GAP_WORDS * speed.word_time
-            near.delay = cable.delay
+            near.delay = cable.delay + speed.codeword_time
             near.bit_error_rate = bit_error_rate
+            near.line_bits = speed.line_bits_per_byte
+            near.fec = FecLine(speed) if speed.fec is not None else None
         rates = dict(by_sender)
         if not set(rates) <= {a.name, b.name}:
             raise ValueError(f"{name}: bit error rates for {sorted(rates)}, ends {a.name} "

@@ -88,6 +88,7 @@ class Loop:
             port.char_time, port.word_time = speed.char_time, speed.word_time
             port.gap_time = MIN_FILL_WORDS * speed.word_time
             port.bit_error_rate = bit_error_rate
+            port.line_bits = speed.line_bits_per_byte
         self.ring = Ring([p.repeat_words * speed.word_time for p in self.ports],
                          [c.delay for c in self.cables])
         self.priority = [p.al_pa for p in self.ports]

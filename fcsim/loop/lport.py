@@ -46,6 +46,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
+from fcsim.fc1.fec import FecLine
 from fcsim.fc1.ordered_sets import SOFc1
 from fcsim.fc2.header import F_CTL_END_SEQUENCE
 from fcsim.fc2.port import LazyCredit, PortStats
@@ -145,6 +146,8 @@ class LPort(LazyCredit):
         self.index = self.al_pa = -1
         self.port_id = self.credit = self.buffers_used = 0
         self.char_time = self.word_time = self.gap_time = self.bit_error_rate = 0.0
+        self.line_bits = 10.0
+        self.fec: FecLine | None = None  # a loop runs at 8GFC at most: no FEC
         self.access = self.initialising = True
         """*access*: a fair port may arbitrate (its access window is open);
         *initialising*: the loop initialises and the port may not arbitrate."""

@@ -30,6 +30,7 @@ from __future__ import annotations
 from typing import Any
 
 from fcsim.engine.simulation import Simulation
+from fcsim.fc1.fec import FecLine
 from fcsim.myrinet.slack import Buffer, Segment
 
 
@@ -73,6 +74,8 @@ class MyrinetPort:
         self.peer: MyrinetPort | None = None
         self.char_time = self.word_time = self.gap_time = self.delay = 0.0
         self.bit_error_rate = 0.0
+        self.line_bits = 9.0
+        self.fec: FecLine | None = None
         self.buffer = Buffer(sim, self, size, stop, go, router)
         self.strip = 0 if router is None else 1  # a switch drops the route byte it read
         self.go = True

@@ -12,8 +12,9 @@ from fcsim.schema.fields import choice, fraction, length, value_type
 CODINGS = {"8b/10b": CODING_8B10B, "64b/66b": CODING_64B66B}
 """The transmission codes a link may name."""
 SPEED_HELP = ("Line speed: a catalog name (case-insensitive) 133M, 266M, 531M, 1062M, 1GFC, "
-              "2GFC, 4GFC, 8GFC (8b/10b), 16GFC, 32GFC (64b/66b), or a baud rate such as "
-              "'265.625 Mbaud'.")
+              "2GFC, 4GFC, 8GFC (8b/10b), 16GFC (64b/66b), 32GFC (256b/257b, RS(528,514) "
+              "FEC), 64GFC (PAM4, 256b/257b, RS(544,514)), 128GFC (four 32GFC lanes), or a "
+              "baud rate such as '265.625 Mbaud'. A loop runs at 8GFC at most (FC-AL-2).")
 CODING_HELP = ("The transmission code. Default: the catalog speed's own coding, 8b/10b for a "
                "baud rate given directly. Setting it keeps the baud rate.")
 PROPAGATION_HELP = ("One-way delay per length, written 'TIME/LENGTH'; each half is read as a "

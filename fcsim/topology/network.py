@@ -92,6 +92,10 @@ def link_results(links_by_name: dict[str, Link], interval: float) -> dict[str, A
                 "errors": port.peer.stats.errors_rx if port.peer else 0,
                 "eofni": getattr(port.peer.stats, "eofni_rx", 0) if port.peer else 0,
             }
+            if port.fec is not None:  # the receiver's decoder, 32GFC and faster
+                directions[link.direction_name(port)].update(
+                    fec_corrected_codewords=port.fec.corrected,
+                    fec_uncorrected_codewords=port.fec.uncorrected)
         links[link.name] = {"speed": link.speed.name, "baud": link.speed.baud,
                             "length_m": link.cable.length, "directions": directions}
     return links

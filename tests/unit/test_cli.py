@@ -68,7 +68,7 @@ def test_bad_scenario_exits_2_and_writes_nothing(tmp_path, capsys) -> None:
     (["run", str(EXAMPLE), "--pcap-limit"], "fcsim: error: --pcap-limit: expected one "
                                             "argument (see 'fcsim run --help')"),
     (["frob"], "fcsim: error: COMMAND: invalid choice: 'frob' (choose from 'run', 'topology', "
-               "'validate', 'figures', 'explain', 'schema') (see 'fcsim --help')"),
+               "'validate', 'figures', 'explain', 'schema', 'credits') (see 'fcsim --help')"),
     ([], "fcsim: error: the following arguments are required: COMMAND (see 'fcsim --help')"),
     (["topology", str(EXAMPLE), "--nope", "1"], "fcsim: error: unrecognized arguments: "
                                                 "--nope 1 (see 'fcsim topology --help')"),

@@ -133,6 +133,10 @@ CASES = {
         edited(('speed = "1GFC"', 'speed = "1GFC"\nhop_length = "2 m"\n'
                                   'hop_lengths = ["2 m", "2 m", "2 m"]')),
         "loop.hop_lengths", "given ['2 m', '2 m', '2 m']", "hop_length or hop_lengths, not both"),
+    "loop at 16GFC": (edited(('speed = "1GFC"', 'speed = "16GFC"')), "loop.speed",
+                      "given '16GFC'", "a speed FC-AL-2 defines for a loop: at most 8GFC"),
+    "loop at 10 Gbaud": (edited(('speed = "1GFC"', 'speed = "10 Gbaud"')), "loop.speed",
+                         "given '10 Gbaud'", "at most 8GFC (8.5 Gbaud, 8b/10b)"),
     "hop_lengths item": (edited(('speed = "1GFC"', 'speed = "1GFC"\nhop_lengths = ["2 m", '
                                                    '"far", "2 m"]')),
                          "loop.hop_lengths[1]", "given 'far'", "a length with a unit"),
@@ -157,6 +161,12 @@ def test_bad_loop_value_is_one_precise_line(tmp_path: Path, case: str) -> None:
     message = str(info.value).splitlines()[0]
     assert message.startswith(f"{path}: {key_path}: {given}; "), message
     assert allowed in message, message
+
+
+def test_loop_at_8gfc_is_accepted(tmp_path: Path) -> None:
+    path, read = load(tmp_path, edited(('speed = "1GFC"', 'speed = "8GFC"')))
+    (ring,) = read(path).links
+    assert ring.speed.name == "8GFC"
 
 
 def test_point_to_point_still_needs_its_links(tmp_path: Path) -> None:

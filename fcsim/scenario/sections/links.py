@@ -75,13 +75,15 @@ class LinkSection(Section):
     propagation: Propagation = key(DEFAULT_PROPAGATION, PROPAGATION_HELP, "4.9 us/km")
     bit_error_rate: BitErrorRate = key(
         0.0, "Probability that a line bit is received in error, the same in both "
-        "directions; a frame with a bit in error fails its CRC.", 1e-12)
+        "directions; a frame with a bit in error fails its CRC. At 32GFC and faster it "
+        "is the rate before FEC: a frame is lost only when a codeword it touches has "
+        "more symbols in error than the code corrects (docs/model.md).", 1e-12)
     bit_error_rates: BitErrorRates = key(
         None, "The bit error rate of each direction: frames from the first end to the "
         "second, then back (instead of bit_error_rate).", [1e-9, 1e-12])
     cost: Cost = key(
         None, "The FSPF cost of an inter-switch link (default: 1000 at 1.0625 Gbaud, "
-        "inversely proportional to the baud rate). Routes take the least total cost; "
+        "inversely proportional to the line bit rate). Routes take the least total cost; "
         "exchanges are spread over equal-cost next hops.", 500)
 
 
