@@ -1,7 +1,7 @@
-"""Build hook: ship the device catalog, the example scenarios and the validation
-claims inside the package (``fcsim/_data``), so that an install from a wheel
-finds them (:mod:`fcsim.resources`). An editable install reads them from the
-source tree instead. Everything else is in pyproject.toml."""
+"""Build hook: ship the device catalog, the example scenarios, the validation
+claims and the sensitivity table inside the package (``fcsim/_data``), so
+that an install from a wheel finds them (:mod:`fcsim.resources`). An
+editable install reads them from the source tree instead. Everything else is in pyproject.toml."""
 
 import shutil
 from pathlib import Path
@@ -9,7 +9,7 @@ from pathlib import Path
 from setuptools import setup
 from setuptools.command.build_py import build_py
 
-DATA = ("models", "scenarios", "validation/claims.toml")
+DATA = ("models", "scenarios", "validation/claims.toml", "validation/sensitivity.toml")
 """Project files that fcsim reads at run time, relative to the project folder."""
 
 
