@@ -230,9 +230,19 @@ def _short(example: Path):
     return study.set("run.duration", "4 ms").scenario
 
 
+FDISC_ACC = pytest.mark.xfail(strict=True, reason=(
+    "a virtual N_Port's FDISC goes from S_ID 00.00.00 (FC-LS: an N_Port asking for an "
+    "N_Port ID) and its LS_ACC to the ID assigned; Wireshark matches an ELS reply to its "
+    "request by the conversation of the two addresses and leaves the requester's address "
+    "out of that key only for FLOGI (epan/dissectors/packet-fcels.c, dissect_fcels: "
+    "NO_ADDR2 when opcode == FC_ELS_FLOGI), so it finds no request for the FDISC's "
+    "LS_ACC and warns 'No record of Exchange. Unable to decode ACC'"))
+
+
 @needs_tshark
-@pytest.mark.parametrize("example", sorted((ROOT / "scenarios").glob("*.toml")),
-                         ids=lambda p: p.stem)
+@pytest.mark.parametrize("example", [
+    pytest.param(p, marks=FDISC_ACC) if p.stem == "fabric-npiv" else p
+    for p in sorted((ROOT / "scenarios").glob("*.toml"))], ids=lambda p: p.stem)
 def test_every_example_captures_on_one_cable_without_errors(example: Path,
                                                             tmp_path: Path) -> None:
     """A pcapng capture of each example on its first node's cable: tshark finds
