@@ -43,6 +43,8 @@ class End:
     char_time: float
     gap_time: float
     bit_error_rate: float = 0.0
+    line_bits: float = 10.0
+    fec: None = None
     line_free: float = 0.0
     gap_end: float = 0.0
     stats: Counters = field(default_factory=Counters)
@@ -91,7 +93,7 @@ def test_a_frame_waits_for_words_sent_after_the_gap_and_not_for_an_idle_line() -
 
 
 def test_bit_errors_hit_a_frame_as_often_as_its_line_bits_allow() -> None:
-    """P(corrupt) = 1 - (1 - BER)^(10 bits x chars x hops)."""
+    """P(corrupt) = 1 - (1 - BER)^(line bits x chars x hops): 10 a character at 1GFC's 8b/10b."""
     ber, chars, hops, n = 1e-5, 1000, 3, 20000
     port = end(ber)
     hit = 0
@@ -99,7 +101,7 @@ def test_bit_errors_hit_a_frame_as_often_as_its_line_bits_allow() -> None:
         frame = Frame(chars)
         launch(port, frame, port.gap_end, hops)
         hit += frame.corrupt
-    p = 1.0 - (1.0 - ber) ** (10 * chars * hops)
+    p = 1.0 - (1.0 - ber) ** (port.line_bits * chars * hops)
     assert abs(hit / n - p) < 4 * math.sqrt(p * (1 - p) / n)
 
 
