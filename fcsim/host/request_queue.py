@@ -188,7 +188,9 @@ class RequestQueue:
         return False
 
     def _join(self, r: _Request, at: int, after: bool) -> None:
-        """Merge *r* with the waiting request it now touches at *at*, if any."""
+        """Merge *r* with the waiting request it now touches at *at*, if any: a
+        request merged into another counts as a merge, as Linux counts one
+        (block/blk-merge.c, attempt_merge -> blk_account_io_merge_request)."""
         for s in self._waiting:
             if s is r or s.write != r.write or not self._fits(r, s.length):
                 continue
@@ -198,6 +200,7 @@ class RequestQueue:
                 r.waiters.extend(s.waiters)
                 r.parts = r.parts + s.parts if after else s.parts + r.parts
                 self._waiting.remove(s)
+                self.merges += 1
                 return
 
     def _dispatch(self) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from fcsim.engine.simulation import Simulation
@@ -81,6 +81,10 @@ class _Recorder:
                           st.floats(0, 1e-3)), min_size=1, max_size=40),
        st.integers(1, 3), st.sampled_from([None, 4096, 8192, 65536]), st.booleans(),
        st.booleans())
+# a back merge that makes a waiting request touch the next one joins the two: that
+# request merged into another counts as a merge too
+@example([(False, 0, 1, 0.0), (False, 0, 1, 0.0), (True, 3, 8, 0.0),
+          (True, 11, 5, 0.00029476286435648066), (True, 16, 1, 0.0)], 1, None, True, False)
 def test_merging_never_changes_the_bytes(requests, depth, largest, merge, elevator) -> None:
     sim = Simulation(1)
     device = _Recorder(sim, 2e-4)
