@@ -8,6 +8,7 @@ every one can be set per port in a scenario.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from fcsim.fc2.frame import MAX_DATA_FIELD
 from fcsim.fc2.receive_drain import DrainSpec
@@ -90,3 +91,16 @@ class PeerLogin:
 
     def __post_init__(self) -> None:
         self.ee_credit = self.ee_credit_login
+
+
+class NodeSpec(Protocol):
+    """What a builder reads of an N_Port to build: its *name*, the N_Port ID
+    it asks for (*port_id*; None: the topology gives it one) and its login
+    service parameters (*params*). A scenario's node tables are such."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def port_id(self) -> int | None: ...
+    @property
+    def params(self) -> ServiceParameters: ...

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 from fcsim.engine.simulation import Simulation
 from fcsim.fc2.els_payload import port_name
-from fcsim.fc2.login import ServiceParameters
+from fcsim.fc2.login import NodeSpec
 from fcsim.fc2.nport import NPort
 from fcsim.loop.al_pa import assign
 from fcsim.loop.config import LoopConfig, LoopPortConfig
@@ -32,17 +32,11 @@ from fcsim.topology.network import Network
 from fcsim.units import format_time
 
 
-class LoopNode(Protocol):
+class LoopNode(NodeSpec, Protocol):
     """What the loop builder reads of a node: its name, the N_Port ID it asks
     for (None: its AL_PA gives it), its login service parameters and its loop
     port's settings (None: the defaults)."""
 
-    @property
-    def name(self) -> str: ...
-    @property
-    def port_id(self) -> int | None: ...
-    @property
-    def params(self) -> ServiceParameters: ...
     @property
     def loop(self) -> LoopPortConfig | None: ...
 

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
 
 from fcsim.engine.simulation import Simulation
-from fcsim.fc2.login import ServiceParameters
+from fcsim.fc2.login import NodeSpec
 from fcsim.fc2.nport import NPort
 from fcsim.fc2.recovering_port import make_port
 from fcsim.link.link import Link, LinkSpec
@@ -17,21 +16,8 @@ DEFAULT_PORT_IDS = (0x000001, 0x000002)
 assign them; FC-FS lets the two ports choose)."""
 
 
-class PointToPointNode(Protocol):
-    """What the builder reads of a node: its *name*, N_Port ID (*port_id*;
-    None: one of :data:`DEFAULT_PORT_IDS`) and login service parameters
-    (*params*)."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def port_id(self) -> int | None: ...
-    @property
-    def params(self) -> ServiceParameters: ...
-
-
 def build_point_to_point(
-    sim: Simulation, nodes: Sequence[PointToPointNode], links: Sequence[LinkSpec],
+    sim: Simulation, nodes: Sequence[NodeSpec], links: Sequence[LinkSpec],
     recovering: bool = False,
 ) -> Network:
     """Build two N_Ports, join them with the one link and log them in; with
