@@ -18,7 +18,7 @@ from fcsim.fabric import build as fabric_build
 from fcsim.fabric.network import FabricNetwork
 from fcsim.fabric.npiv import virtual_names
 from fcsim.fc3.build import install_aliases, striped_stream
-from fcsim.fc3.ports import ports_of
+from fcsim.fc3.ports import port_names, ports_of
 from fcsim.fc3.striping import stripe_pairs
 from fcsim.host.block import HostIo
 from fcsim.host.host import Host
@@ -35,6 +35,7 @@ from fcsim.scenario.workload_model import (
     exchanging_pairs,
 )
 from fcsim.storage.build import Storage
+from fcsim.storage.config import FioConfig
 from fcsim.topology.internetwork import build_internetwork
 from fcsim.topology.network import Network
 from fcsim.topology.point_to_point import build_point_to_point
@@ -54,8 +55,10 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
     recover from faults if it has any."""
     node_configs = {n.name: n for n in scenario.nodes}
     nports = {port: node_configs[node].params for port, node in ports_of(scenario.nodes).items()}
+    paths = multipath_pairs(scenario)
     pairs = {(s, d) for w in scenario.workloads for s, d in exchanging_pairs(w)
-             if d in nports} | stripe_pairs(scenario.workloads)
+             if d in nports and (s, d) not in paths} | stripe_pairs(scenario.workloads)
+    pairs |= {pair for found in paths.values() for pair in found}
     pairs |= set(scenario.peers)
     net = fabric_build.build_fabric(sim, scenario.switches, scenario.links,  # type: ignore[arg-type]
                                     nports, pairs, scenario.zones, scenario.run.login,
@@ -69,6 +72,27 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
                    if getattr(w, "destination", "") in groups]
         install_aliases(sim, scenario.alias_groups, senders, net)
     return net
+
+
+def multipath_pairs(scenario: Scenario) -> dict[tuple[str, str], set[tuple[str, str]]]:
+    """Per (node, target) of an FCP block job from a node with a multipath
+    layer, the (its N_Port, the target's N_Port) pairs on one fabric: the
+    paths, which log in with each other in place of the two nodes."""
+    nodes = {n.name: n for n in scenario.nodes}
+    fabric_of = fabric_build.fabrics(scenario.links)  # type: ignore[arg-type]
+    out: dict[tuple[str, str], set[tuple[str, str]]] = {}
+    for w in scenario.workloads:
+        if not isinstance(w, FioConfig) or w.nvme is not None:
+            continue
+        host = nodes[w.source]
+        if host.multipath is None:
+            continue
+        for target in w.targets:
+            out[(w.source, target)] = {
+                (a, b) for a in port_names(host.name, host.ports)
+                for b in port_names(target, nodes[target].ports)
+                if a in fabric_of and fabric_of[a] == fabric_of.get(b)}
+    return out
 
 
 BUILDERS: dict[str, Callable[[Simulation, Scenario], Network]] = {

@@ -253,12 +253,38 @@ def _storage_lines(results: dict[str, Any]) -> list[str]:
                              f"{q['merged']} merged, {q['commands']} commands, depth mean "
                              f"{q['mean_depth']:.2f} max {q['max_depth']}")
     lines += _slice_lines(storage)
+    lines += _multipath_lines(storage)
     for name, i in storage["initiators"].items():
         if any(i.values()):
             lines.append(f"  initiator {name}: {i['timeouts']} timeouts (ABTS), "
                          f"{i['retries']} commands sent again, {i['queue_full']} TASK SET "
                          f"FULL, {i['short_data']} with read data missing")
     return [*lines, ""]
+
+
+MAX_PATH_EVENTS = 20
+"""Path events the summary lists per multipath device (all are in the results)."""
+
+
+def _multipath_lines(storage: dict[str, Any]) -> list[str]:
+    """Each multipath device: its requests, each path's share and state, and
+    the path events in time order."""
+    lines = []
+    for name, m in storage.get("multipath", {}).items():
+        lines.append(f"  multipath {name}: {m['ios']} requests, {m['requeued']} sent again on "
+                     f"another path, {m['failed_ios']} failed for want of a path, "
+                     f"{len(m['groups'])} path group(s)")
+        for path, p in m["paths"].items():
+            lines.append(f"    path {path} (group {p['group']}, prio {p['prio']}): {p['ios']} "
+                         f"requests, {p['errors']} failed on it, {p['failures']} failures, "
+                         f"{p['state']}{', marginal' if p['marginal'] else ''}")
+        events = m["events"]
+        for e in events[:MAX_PATH_EVENTS]:
+            lines.append(f"    at {format_time(e['time_s'])} {e['path'] or 'device'}: "
+                         f"{e['event']}")
+        if len(events) > MAX_PATH_EVENTS:
+            lines.append(f"    ... {len(events) - MAX_PATH_EVENTS} more events in the results")
+    return lines
 
 
 def _slice_lines(storage: dict[str, Any]) -> list[str]:

@@ -85,6 +85,26 @@ def split_end(end: str) -> tuple[str, int | None]:
     return (name, int(index)) if sep else (name, None)
 
 
+def fabrics(links: Iterable[FabricLinkSpec]) -> dict[str, int]:
+    """The fabric of every switch and N_Port *links* join, by name: switches
+    joined by inter-switch links, and the N_Ports cabled to them, share a
+    number; switches with no link between them (fabric A and fabric B of a
+    dual-fabric SAN) do not."""
+    parent: dict[str, str] = {}
+
+    def root(name: str) -> str:
+        parent.setdefault(name, name)
+        while parent[name] != name:
+            parent[name] = parent[parent[name]]
+            name = parent[name]
+        return name
+    for link in links:
+        a, b = (root(split_end(e)[0]) for e in link.ends)
+        parent[a] = b
+    roots: dict[str, int] = {}
+    return {name: roots.setdefault(root(name), len(roots)) for name in list(parent)}
+
+
 def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequence[FabricLinkSpec],
                  nports: Mapping[str, ServiceParameters], pairs: set[tuple[str, str]],
                  zones: tuple[tuple[str, tuple[str, ...]], ...] = (), login: bool = True,
@@ -140,6 +160,7 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
     if unattached:
         raise ValueError(f"nodes not linked to a switch: {', '.join(sorted(unattached))}")
     net.isls, net.isl_ends = isls, ends_of
+    net.fabric_of = fabrics(links)
     route(net, isls)
     directory: set[int] = set()
     zoning = Zoning({name: frozenset(net.nodes[member].port_id for member in members)

@@ -67,11 +67,21 @@ class FabricNetwork(Network):
         """Per N_Port with virtual N_Ports behind it (NPIV), their shared link port."""
         self.virtual_of: dict[str, str] = {}
         """Per virtual N_Port, the N_Port whose link port it shares."""
+        self.fabric_of: dict[str, int] = {}
+        """The fabric of each switch and N_Port (:func:`fcsim.fabric.build.fabrics`)."""
 
     def address_of(self, node: str) -> int:
         """The N_Port ID the fabric gives *node* (domain / port / 00), or the
         Alias_ID of an alias group."""
         return self.addresses[node]
+
+    def same_fabric(self, a: str, b: str) -> bool:
+        """True if N_Ports *a* and *b* are on one fabric (switches joined by
+        inter-switch links), so that frames between them are routed; a
+        virtual N_Port is on its physical port's."""
+        fabric = self.fabric_of
+        a, b = self.virtual_of.get(a, a), self.virtual_of.get(b, b)
+        return a in fabric and fabric[a] == fabric.get(b)
 
     def not_up(self) -> str | None:
         """Why the fabric is not usable yet: logins (but those the fabric

@@ -47,6 +47,13 @@ CHECK_CONDITION = 0x02
 """SCSI status CHECK CONDITION."""
 TASK_SET_FULL = 0x28
 """SCSI status TASK SET FULL: the logical unit's task set has no room."""
+DID_TIME_OUT = 0x03 << 16
+"""A command failed by the host for want of an answer, after its abort: Linux's
+host byte DID_TIME_OUT (``include/scsi/scsi_status.h``) above the SCSI status,
+so that it ranks worse than any status a target returns."""
+DID_TRANSPORT_FAILFAST = 0x0F << 16
+"""A command failed by the FC transport once its remote port has been blocked
+for fast_io_fail_tmo (or lost): Linux's host byte DID_TRANSPORT_FAILFAST."""
 QUEUE_FULL_DELAY = 3e-3
 """Delay before a command answered TASK SET FULL is sent again when the
 initiator has no other command outstanding to wake it, s (Linux

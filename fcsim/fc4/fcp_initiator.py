@@ -13,6 +13,7 @@ from fcsim.fc2 import header as h
 from fcsim.fc2.nport import NPort
 from fcsim.fc2.sequence import Exchange, Sequence
 from fcsim.fc4.fcp import (
+    DID_TIME_OUT,
     FCP_CMND_SIZE,
     GOOD,
     PRLI_SIZE,
@@ -54,13 +55,22 @@ class FcpInitiator:
     device has none). :attr:`fabric` sums, per
     target N_Port, the time its completed commands spent outside the device: from
     the FCP_CMND's sending to the FCP_RSP's arrival, less the device's time
-    (s), and counts them."""
+    (s), and counts them.
+
+    With *failfast* (a path of a multipath device, whose requests Linux's
+    dm-multipath marks REQ_FAILFAST_TRANSPORT) a command whose abort is
+    answered, or goes unanswered for the timeout too, is not sent again on
+    this port: it completes with :data:`~fcsim.fc4.fcp.DID_TIME_OUT`, for the
+    layer above to retry on another path. :meth:`terminate` fails every
+    command to a remote port at once, as the FC transport does when the
+    port's fast_io_fail_tmo or dev_loss_tmo expires."""
 
     def __init__(self, sim: Simulation, nport: NPort, cls: int = 3,
-                 timeout: float = DEFAULT_TIMEOUT) -> None:
+                 timeout: float = DEFAULT_TIMEOUT, failfast: bool = False) -> None:
         if cls not in (2, 3):
             raise ValueError(f"{nport.name}: FCP runs in Class 2 or 3, got {cls}")
         self.sim, self.nport, self.cls, self.timeout = sim, nport, cls, timeout
+        self.failfast = failfast
         self.stats = InitiatorStats()
         self.fabric: dict[int, tuple[float, int]] = {}
         self._by_exchange: dict[Exchange, Command] = {}
@@ -156,9 +166,37 @@ class FcpInitiator:
             self._responded(command, seq.ulp)  # type: ignore[arg-type]
         elif seq.r_ctl == h.R_CTL_BA_ACC:
             self._end_attempt(command, aborted=True)
-            self.stats.retries += 1
-            self._issue(command)
+            self._after_abort(command)
         return True
+
+    def _after_abort(self, command: Command) -> None:
+        """*command*'s abort is over: sent again, or with :attr:`failfast`
+        handed up as timed out."""
+        if self.failfast:
+            self._fail(command, DID_TIME_OUT)
+            return
+        self.stats.retries += 1
+        self._issue(command)
+
+    def _fail(self, command: Command, status: int) -> None:
+        """*command*, no longer outstanding here, completes with *status* (a
+        host byte: the transport gave it up)."""
+        self._pending.pop(command.tag, None)
+        command.status = status
+        command.completed = self.sim.now
+        command.done(command)
+
+    def terminate(self, d_id: int, status: int) -> int:
+        """Fail every command to N_Port *d_id* now with *status*, those
+        outstanding (their exchanges ended as aborted) and those waiting after
+        TASK SET FULL (Linux ``fc_terminate_rport_io``); how many."""
+        doomed = [c for c in self._by_exchange.values() if c.d_id == d_id]
+        for command in doomed:
+            self._end_attempt(command, aborted=True)
+        doomed += self._waiting_room.pop(d_id, ())
+        for command in doomed:
+            self._fail(command, status)
+        return len(doomed)
 
     def _end_attempt(self, command: Command, aborted: bool = False) -> None:
         """The exchange of *command*'s attempt ends: its OX_ID is freed, R_A_TOV
@@ -227,8 +265,7 @@ class FcpInitiator:
                 continue
             if aborting:
                 self._end_attempt(command, aborted=True)
-                self.stats.retries += 1
-                self._issue(command)
+                self._after_abort(command)
                 continue
             self.stats.timeouts += 1
             self._pending[tag] = (now + self.timeout, command, attempt, True)

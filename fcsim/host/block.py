@@ -81,6 +81,11 @@ class FcpLun:
         self.initiator.submit(self.d_id, write, offset, length,
                               lambda command: done(_status(command)), meter)
 
+    def terminate(self, status: int) -> int:
+        """Fail every command outstanding to the target now with *status* (the
+        FC transport gave its remote port up); how many."""
+        return self.initiator.terminate(self.d_id, status)
+
 
 class NvmeNamespace:
     """The namespace of the FC-NVMe controller at N_Port *d_id*, through

@@ -33,7 +33,7 @@ from fcsim.scenario.sections.transfer import TransferSection
 from fcsim.scenario.sections.workloads import GeneratorSection, StreamSection
 from fcsim.schema.errors import Problem, count, given, show
 from fcsim.schema.rules import ends_once, known, unique
-from fcsim.storage.checks import block_job, channels, local_disks
+from fcsim.storage.checks import block_job, channels, local_disks, multipath
 from fcsim.storage.config import DdSection, FioSection
 from fcsim.storage.local import LocalTarget
 from fcsim.topology.point_to_point import DEFAULT_PORT_IDS
@@ -117,6 +117,7 @@ def _nodes(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
     if isinstance(doc, FabricScenario):
         yield from unique(raw.get("switches", []), "switches", "domain",
                           [s.domain for s in doc.switches])
+        yield from multipath(doc.nodes, raws, doc.links, doc.workloads)
     if isinstance(doc, PointToPointScenario):
         ids = [n.port_id or default for n, default in zip(doc.nodes, DEFAULT_PORT_IDS,
                                                           strict=True)]

@@ -54,7 +54,13 @@ from fcsim.scenario.workload_model import (
     WorkloadConfig,
 )
 from fcsim.stats.steady import SteadyState
-from fcsim.storage.config import DdSection, FioConfig, FioSection, NvmeOptions
+from fcsim.storage.config import (
+    DdSection,
+    FioConfig,
+    FioSection,
+    MultipathConfig,
+    NvmeOptions,
+)
 from fcsim.storage.local import BlockConfig, ChannelConfig, LocalTarget
 from fcsim.trapeze.config import BlockServerConfig, FaultSection, SliceDdSection, SliceJobConfig
 from fcsim.workload.distributions import Constant, Distribution, Exponential, Uniform
@@ -209,7 +215,20 @@ def _node(n: NodeKeys) -> NodeConfig:
                       getattr(n, "buses", None) or (),
                       link_down=getattr(n, "link_down", BY_PROTOCOL),
                       dev_loss_tmo=getattr(n, "dev_loss_tmo", DEV_LOSS_TMO),
-                      virtual_ports=getattr(n, "virtual_ports", 0))
+                      virtual_ports=getattr(n, "virtual_ports", 0),
+                      multipath=_multipath(n),
+                      non_optimized_ports=getattr(n, "non_optimized_ports", None) or ())
+
+
+def _multipath(n: NodeKeys) -> MultipathConfig | None:
+    """The node's multipath layer, with its dev_loss_tmo (None: none)."""
+    m = getattr(n, "multipath", None)
+    if m is None:
+        return None
+    return MultipathConfig(m.path_grouping_policy, m.path_selector, m.rr_min_io_rq,
+                           m.failback, m.no_path_retry, m.polling_interval,
+                           m.fast_io_fail_tmo, m.marginal_pathgroups,
+                           n.dev_loss_tmo)  # type: ignore[attr-defined]
 
 
 def channels_of(n: NodeKeys) -> list[ChannelConfig]:

@@ -21,6 +21,7 @@ from fcsim.loop.config import LoopConfig, LoopPortConfig
 from fcsim.myrinet.switch import MyrinetSwitchModel
 from fcsim.scenario.workload_model import WorkloadConfig
 from fcsim.stats.steady import SteadyState
+from fcsim.storage.config import MultipathConfig
 from fcsim.storage.device_model import ArrayModel, DiskModel, RamDiskModel
 from fcsim.storage.local import BlockConfig, ChannelConfig, LocalTarget
 from fcsim.trapeze.config import BlockServerConfig
@@ -68,7 +69,9 @@ class NodeConfig:
     network on one of its host's I/O buses (internetworks; default bus 0).
     *link_down*: what its N_Port does with upper-layer sequences while its
     link is down (:data:`fcsim.faults.config.LINK_DOWN_POLICIES`), holding
-    them at most *dev_loss_tmo* s.
+    them at most *dev_loss_tmo* s. *multipath*: its multipath layer (None:
+    none); *non_optimized_ports*: a target's N_Ports in the ALUA
+    active/non-optimised group.
     """
 
     name: str
@@ -92,6 +95,8 @@ class NodeConfig:
     link_down: str = BY_PROTOCOL
     dev_loss_tmo: float = DEV_LOSS_TMO
     virtual_ports: int = 0
+    multipath: MultipathConfig | None = None
+    non_optimized_ports: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

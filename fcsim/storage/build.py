@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from fcsim.engine.simulation import Simulation
 from fcsim.fc2.nport import NPort
+from fcsim.fc3.ports import port_names
 from fcsim.fc4.fcp_initiator import DEFAULT_TIMEOUT, FcpInitiator
 from fcsim.fc4.fcp_target import FcpTarget
 from fcsim.fc4.nvme_initiator import NvmeInitiator
@@ -23,7 +24,7 @@ from fcsim.host.cpu import INTERRUPT
 from fcsim.host.host import Host
 from fcsim.host.request_queue import RequestQueue
 from fcsim.storage.array import DiskArray
-from fcsim.storage.config import FioConfig, NvmeOptions
+from fcsim.storage.config import FioConfig, MultipathConfig, NvmeOptions
 from fcsim.storage.device_model import ArrayModel, DiskModel, RamDiskModel, SsdModel
 from fcsim.storage.disk import Disk
 from fcsim.storage.local import (
@@ -34,6 +35,7 @@ from fcsim.storage.local import (
     LocalDisks,
     LocalTarget,
 )
+from fcsim.storage.multipath import ALUA_NON_OPTIMISED, ALUA_OPTIMISED, Multipath, Path
 from fcsim.storage.ramdisk import RamDisk
 from fcsim.storage.ssd import Ssd
 from fcsim.topology.network import Network
@@ -48,7 +50,9 @@ class StorageNode(Protocol):
     """What the storage builder reads of a node: its name, its disk channels,
     its block layer (None: the defaults), the device behind its FCP target
     (None: not a target) and the target's maximum burst, bytes (None: no
-    limit)."""
+    limit); its N_Ports (the first is the node itself, the others NAME.1,
+    ...), its multipath layer (None: none) and, a target's, the N_Ports in
+    the ALUA active/non-optimised group."""
 
     @property
     def name(self) -> str: ...
@@ -61,6 +65,12 @@ class StorageNode(Protocol):
         ...
     @property
     def max_burst(self) -> int | None: ...
+    @property
+    def ports(self) -> int: ...
+    @property
+    def multipath(self) -> MultipathConfig | None: ...
+    @property
+    def non_optimized_ports(self) -> Sequence[str]: ...
 
 
 class StorageScenario(Protocol):
@@ -111,6 +121,11 @@ class Storage:
         self.nvme_targets: dict[str, NvmeTarget] = {}
         self.devices: dict[str, Disk | RamDisk | DiskArray | Ssd | DiskServer] = {}
         self.targets: dict[str, FcpTarget] = {}
+        self.port_targets: dict[str, FcpTarget] = {}
+        """The FCP targets on a target node's other N_Ports, by N_Port name,
+        made for the multipath devices that reach them."""
+        self.multipaths: dict[str, Multipath] = {}
+        """The multipath devices, by 'node:target'."""
         for node in scenario.nodes:
             model = node.target
             if model is None:
@@ -176,8 +191,42 @@ class Storage:
         initiator = self.initiators.get(port.name)
         if initiator is None:
             cls, timeout = self._classes.get(node, (3, DEFAULT_TIMEOUT))
-            initiator = self.initiators[port.name] = FcpInitiator(self.sim, port, cls, timeout)
+            failfast = self._nodes[node].multipath is not None
+            initiator = self.initiators[port.name] = FcpInitiator(self.sim, port, cls, timeout,
+                                                                  failfast)
         return initiator
+
+    def _multipath(self, node: str, device: str) -> Multipath:
+        """*node*'s multipath device over every path to target *device*: each pair
+        of their N_Ports on one fabric, the target port's ALUA priority its
+        path's."""
+        host, target = self._nodes[node], self._nodes[device]
+        config: MultipathConfig = host.multipath  # type: ignore[assignment]
+        paths = []
+        for local in port_names(node, host.ports):
+            for remote in port_names(device, target.ports):
+                if not self.net.same_fabric(local, remote):
+                    continue
+                lun = FcpLun(self._initiator(node, self.net.nodes[local]),
+                             self.net.address_of(remote))
+                self._port_target(device, remote)
+                prio = (ALUA_NON_OPTIMISED if remote in target.non_optimized_ports
+                        else ALUA_OPTIMISED)
+                paths.append(Path(f"{local}-{remote}", local, remote, lun, prio))
+        device_mp = self.multipaths[f"{node}:{device}"] = Multipath(
+            self.sim, f"{node}:{device}", paths, config)
+        for path in paths:
+            device_mp.watch(path, self.net.nodes[path.local])
+        return device_mp
+
+    def _port_target(self, device: str, port: str) -> None:
+        """An FCP target on N_Port *port* of target node *device* (its first has
+        one), serving the node's device, made at first use."""
+        if port == device or port in self.port_targets:
+            return
+        first = self.targets[device]
+        self.port_targets[port] = FcpTarget(self.sim, self.net.nodes[port], first.device,
+                                            first.queue_depth, self._nodes[device].max_burst)
 
     def _queue(self, node: str, device: str, nvme: NvmeOptions | None = None) -> RequestQueue:
         """The request queue of *node* in front of *device* (one of its local
@@ -203,6 +252,9 @@ class Storage:
             disk: Any = local.disks[device]  # type: ignore[union-attr]
             depth = block.queue_depth or disk.model.queue_depth
             largest = block.max_request or MAXPHYS
+        elif nvme is None and self._nodes[node].multipath is not None:
+            disk = self._multipath(node, device)
+            depth, largest = block.queue_depth, block.max_request
         else:
             port, address = self.net.route(node, device, fibre_channel=True)
             disk = (NvmeNamespace(self._nvme_initiator(node, port), address) if nvme is not None
@@ -260,6 +312,8 @@ class Storage:
             nvme.reset_stats()
         for _, job in self.jobs:
             job.reset_stats()
+        for device in self.multipaths.values():
+            device.reset_stats()
 
     def results(self, interval: float) -> dict[str, Any]:
         """Jobs (fio figures; a dd's as dd reports them), targets and their
@@ -305,4 +359,6 @@ class Storage:
                 for name, i in self.nvme_initiators.items()}
         if self.local:
             out["local"] = {node: local.results(interval) for node, local in self.local.items()}
+        if self.multipaths:
+            out["multipath"] = {name: m.results() for name, m in self.multipaths.items()}
         return out

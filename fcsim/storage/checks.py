@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from fcsim.fabric.build import fabrics
+from fcsim.fc3.ports import port_names
 from fcsim.fc4.fcp import BLOCK
 from fcsim.host.block import striped_capacity
 from fcsim.schema.errors import Problem, count, given
@@ -170,3 +172,41 @@ def _nvme(w: FioSection, raw: dict[str, Any], path: str, remote: list[Any],
     if w.cls != 3:
         yield Problem(f"{path}.class", given(raw.get("class")), "3 (this model runs FC-NVMe "
                       "in Class 3 only)")
+
+
+def multipath(nodes: Any, raws: list[dict[str, Any]], links: Any,
+              workloads: Any) -> Iterator[Problem]:
+    """Every problem of the fabric's multipath hosts and ALUA targets: a
+    target's non-optimised ports are its own N_Ports, and a host's FCP job has
+    a path (one of its N_Ports and one of the target's on one fabric) to each
+    target."""
+    by_name = {n.name: n for n in nodes}
+    for i, node in enumerate(nodes):
+        names = port_names(node.name, node.ports)
+        for j, port in enumerate(node.non_optimized_ports or ()):
+            if node.target is None and node.target_disks is None:
+                yield Problem(f"nodes[{i}].non_optimized_ports", given(raws[i][
+                    "non_optimized_ports"]), "given only for an FCP target (key target or "
+                    "target_disks)")
+                break
+            if port not in names:
+                yield Problem(f"nodes[{i}].non_optimized_ports[{j}]", given(port),
+                              f"one of the node's N_Ports ({', '.join(names)})")
+    fabric_of = fabrics(links)
+    for i, w in enumerate(workloads):
+        host = by_name.get(getattr(w, "source", None))  # type: ignore[arg-type]
+        if (not isinstance(w, FioSection | DdSection) or host is None
+                or host.multipath is None or getattr(w, "protocol", "fcp") != "fcp"):
+            continue
+        for j, end in enumerate(w.destination):
+            target = by_name.get(end)
+            if target is None:
+                continue
+            found = [(a, b) for a in port_names(host.name, host.ports)
+                     for b in port_names(end, target.ports)
+                     if a in fabric_of and fabric_of[a] == fabric_of.get(b)]
+            if not found:
+                where = f"workloads[{i}].to" if len(w.destination) == 1 else \
+                    f"workloads[{i}].to[{j}]"
+                yield Problem(where, given(end), f"a target with an N_Port on a fabric of one "
+                              f"of {host.name}'s N_Ports (its multipath device needs a path)")

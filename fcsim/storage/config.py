@@ -16,6 +16,7 @@ from fcsim.schema.fields import (
     Flag,
     Name,
     OneOrMoreNames,
+    PositiveTime,
     Time,
     choice,
     integer,
@@ -27,6 +28,8 @@ from fcsim.schema.fields import (
 from fcsim.schema.section import Section, key
 from fcsim.storage.channel_model import load_channel_model
 from fcsim.storage.device_model import load_disk_model
+from fcsim.storage.path_selector import SELECTORS
+from fcsim.units import UnitError, parse_time
 from fcsim.workload.fio import RW_MODES, FioOptions
 
 BlockSize = size(512, text="a size with a unit such as '4 KiB', a whole number of 512-byte "
@@ -217,6 +220,138 @@ class BlockSection(Section):
                       "direction, adjacent).", False)
     order: Order = key("elevator", "The order waiting requests go to the device: 'elevator' "
                        "(one-way, C-LOOK, as FreeBSD's bufqdisksort) or 'fifo'.", "fifo")
+
+
+FAILOVER = "failover"
+MULTIBUS = "multibus"
+GROUP_BY_PRIO = "group_by_prio"
+GROUPING_POLICIES = (FAILOVER, MULTIBUS, GROUP_BY_PRIO)
+"""multipath.conf's path_grouping_policy values modelled."""
+IMMEDIATE = "immediate"
+MANUAL = "manual"
+QUEUE = "queue"
+FAIL = "fail"
+MARGINAL_OFF = "off"
+MARGINAL_FPIN = "fpin"
+
+
+def _failback(value: Any) -> str | float:
+    if value in (IMMEDIATE, MANUAL):
+        return value  # type: ignore[no-any-return]
+    if not isinstance(value, str):
+        raise ValueError()
+    try:
+        seconds = parse_time(value)
+    except UnitError as error:
+        raise ValueError(str(error)) from None
+    _positive(seconds)
+    return seconds
+
+
+def _positive(value: float) -> None:
+    if not value > 0:
+        raise ValueError()
+
+
+def _no_path_retry(value: Any) -> str | int:
+    if value in (QUEUE, FAIL):
+        return value  # type: ignore[no-any-return]
+    if not (is_int(value) and value >= 1):
+        raise ValueError()
+    return value  # type: ignore[no-any-return]
+
+
+def _fast_io_fail(value: Any) -> float | None:
+    if value == "off":
+        return None
+    if not isinstance(value, str):
+        raise ValueError()
+    try:
+        seconds = parse_time(value)
+    except UnitError as error:
+        raise ValueError(str(error)) from None
+    _positive(seconds)
+    return seconds
+
+
+Grouping = choice({p: p for p in GROUPING_POLICIES})
+Selector = choice({s: s for s in SELECTORS})
+Failback = value_type(object, _failback, "'immediate', 'manual' or a time with a unit such as "
+                      "'30 s', > 0 s (deferred failback)",
+                      {"anyOf": [{"type": "string", "enum": [IMMEDIATE, MANUAL]},
+                                 {"type": "string"}]})
+NoPathRetry = value_type(object, _no_path_retry, "'fail', 'queue' or an integer >= 1 (path "
+                         "checks to queue for)",
+                         {"anyOf": [{"type": "string", "enum": [QUEUE, FAIL]},
+                                    {"type": "integer", "minimum": 1}]})
+FastIoFail = value_type(object, _fast_io_fail, "'off' or a time with a unit such as '5 s', "
+                        "> 0 s", {"type": "string"})
+Marginal = choice({MARGINAL_OFF: MARGINAL_OFF, MARGINAL_FPIN: MARGINAL_FPIN})
+RepeatCount = integer(1, text="an integer >= 1 (requests)")
+
+
+class MultipathSection(Section):
+    """The node's multipath layer, modelled on Linux dm-multipath and multipathd
+    (multipath.conf's keys, their defaults): every block job of the node to an
+    FCP target goes to one multipath device over every path to it, each a
+    pair (one of the node's N_Ports, one of the target's) in the same fabric.
+    See docs/multipath.md."""
+
+    where = "in [nodes.multipath]"
+
+    path_grouping_policy: Grouping = key(
+        GROUP_BY_PRIO, "How paths form path groups: 'failover' (one path per group), "
+        "'multibus' (all in one group) or 'group_by_prio' (one group per ALUA priority: "
+        "active/optimised 50, active/non-optimised 10). Groups are used in priority order, "
+        "the next when the current has no usable path (default: group_by_prio, which "
+        "multipath.conf's detect_pgpolicy = yes picks for an ALUA array).", "multibus")
+    path_selector: Selector = key(
+        "service-time", "How a group's paths share its I/O: 'round-robin', 'queue-length' "
+        "or 'service-time' (multipath.conf's default).", "round-robin")
+    rr_min_io_rq: RepeatCount = key(
+        1, "round-robin only: requests sent down a path before the next (multipath.conf's "
+        "default 1; kernels since 4.9 use 1 whatever is given).", 1)
+    failback: Failback = key(
+        MANUAL, "When I/O returns to a better path group whose path is reinstated: "
+        "'immediate', 'manual' (never by itself: only when the current group has no "
+        "usable path; multipath.conf's default) or after this long.", "immediate")
+    no_path_retry: NoPathRetry = key(
+        FAIL, "What I/O does when no path is usable: 'fail' at once (multipath.conf's "
+        "default), 'queue' until a path is back, or queue for this many path checks "
+        "(polling_interval each) and then fail.", "queue")
+    polling_interval: PositiveTime = key(
+        "5 s", "How often multipathd's checker looks at a failed path; it is reinstated at "
+        "the first check that finds its remote port online again (multipath.conf's "
+        "default 5 s).", "1 s")
+    fast_io_fail_tmo: FastIoFail = key(
+        "5 s", "How long after the local link goes down the FC transport fails the I/O "
+        "held for a remote port (and the path fails over); 'off': only at the node's "
+        "dev_loss_tmo (multipath.conf's default 5 s).", "off")
+    marginal_pathgroups: Marginal = key(
+        MARGINAL_OFF, "'fpin': a Link Integrity FPIN naming a path's local or remote port "
+        "makes the path marginal: it moves to a group of marginal paths used only when no "
+        "other path is usable, until its local link goes down and comes back "
+        "(multipathd's marginal_pathgroups = fpin); 'off' (its default): FPINs change "
+        "nothing.", "fpin")
+
+
+@dataclass(frozen=True)
+class MultipathConfig:
+    """A node's multipath layer (see :class:`MultipathSection`): its grouping
+    policy, path selector, round-robin repeat count, failback ('immediate',
+    'manual' or a delay, s), no_path_retry ('fail', 'queue' or path checks),
+    polling interval (s), fast_io_fail_tmo (s; None: off), marginal path
+    handling ('off' or 'fpin') and dev_loss_tmo (s, the node's)."""
+
+    path_grouping_policy: str = GROUP_BY_PRIO
+    path_selector: str = "service-time"
+    rr_min_io_rq: int = 1
+    failback: str | float = MANUAL
+    no_path_retry: str | int = FAIL
+    polling_interval: float = 5.0
+    fast_io_fail_tmo: float | None = 5.0
+    marginal_pathgroups: str = MARGINAL_OFF
+    dev_loss_tmo: float = 60.0
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,10 @@ class Network:
         """*node*'s link-level port, with the name of its network ("": the only one)."""
         return [(self.nodes[node], "")]
 
+    def same_fabric(self, a: str, b: str) -> bool:
+        """True if N_Ports *a* and *b* can reach each other (here: one network)."""
+        return True
+
     def route(self, source: str, destination: str,
               fibre_channel: bool = False) -> tuple[Any, int]:
         """*source*'s port towards *destination* and *destination*'s address

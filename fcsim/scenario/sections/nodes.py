@@ -28,7 +28,7 @@ from fcsim.schema.fields import (
     tables,
 )
 from fcsim.schema.section import Section, key
-from fcsim.storage.config import BlockSection, ChannelSection, LocalNames
+from fcsim.storage.config import BlockSection, ChannelSection, LocalNames, MultipathSection
 from fcsim.storage.device_model import load_device_model
 from fcsim.units import parse_rate
 
@@ -63,6 +63,7 @@ AlPa = hex_or_integer(2, is_nl_al_pa, "a hard NL_Port AL_PA, one of the 126 neut
 LoginCredit = integer(0, text="an integer 0..bb_credit (frames)")
 Channels = tables(ChannelSection, "an array of tables, written [[nodes.channels]]")
 Block = table(BlockSection, "a table, written [nodes.block]")
+Multipath = table(MultipathSection, "a table, written [nodes.multipath]")
 TaskSet = integer(1, text="an integer >= 1 (commands)")
 
 
@@ -207,6 +208,16 @@ class FabricNodeSection(LinkDownKeys):
         "after the FLOGI, one after another; a switch port accepts its model's "
         "npiv_logins and refuses the rest (LS_RJT). Needs run.login = true; not in a run "
         "with faults (docs/fabric-services.md).", 8)
+    multipath: Multipath = key(
+        None, "The node's multipath layer (Linux dm-multipath): its FCP block jobs to a "
+        "target go over every path, each a pair of one of its N_Ports and one of the "
+        "target's in the same fabric, grouped, balanced and failed over as the table's "
+        "keys say (default: none; a job uses the node's first N_Port). docs/multipath.md.",
+        {"path_grouping_policy": "multibus", "path_selector": "round-robin"})
+    non_optimized_ports: LocalNames = key(
+        None, "FCP target only: the node's N_Ports (NAME, NAME.1, ...) in the ALUA "
+        "active/non-optimised target port group; the others are active/optimised "
+        "(default: all). A multipath host's group_by_prio uses them last.", ["array.1"])
 
 
 class NodeSection(LinkDownKeys):

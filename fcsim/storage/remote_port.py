@@ -1,0 +1,81 @@
+"""A remote port as Linux's FC transport keeps it for a path of a multipath
+device (``drivers/scsi/scsi_transport_fc.c``, ``struct fc_rport``).
+
+When the local N_Port's link goes down, the HBA driver deletes the remote
+ports it reached (``fc_remote_port_delete``): each is *blocked*, its I/O held
+in the SCSI queue, and two timers start. After ``fast_io_fail_tmo`` the
+transport fails the I/O outstanding and held (``fc_timeout_fail_rport_io``,
+host byte DID_TRANSPORT_FAILFAST) and fails new I/O at once; after
+``dev_loss_tmo`` the remote port is removed with its SCSI devices
+(``fc_timeout_deleted_rport``), failing what is left. When the link is up
+again and the port has logged in, the remote port is *online* again
+(``fc_remote_port_add``). A ``fast_io_fail_tmo`` of None (multipath.conf's
+``off``), or not shorter than ``dev_loss_tmo``, leaves the I/O held until
+``dev_loss_tmo``.
+
+The remote port watches the local N_Port's link control (built with link
+recovery in a run with faults); in a run without faults the link never goes
+down and the remote port stays online. The loss of the remote N_Port's own
+link (which the host learns by RSCN) is not followed here: commands to it go
+unanswered and the SCSI command timeout handles them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from fcsim.engine.simulation import Simulation
+from fcsim.fc2.port_states import AC, DOWN
+
+ONLINE = "online"
+BLOCKED = "blocked"
+FAIL_FAST = "fail-fast"
+LOST = "lost"
+"""The states of a remote port: online, blocked (I/O held), fail-fast
+(fast_io_fail_tmo passed: I/O failed), lost (dev_loss_tmo passed: removed)."""
+
+
+class RemotePort:
+    """The remote port a path reaches through the local N_Port *nport*: its
+    *state*, changed when the local link goes down and comes back and when
+    *fast_io_fail_tmo* (s, None: off) and *dev_loss_tmo* (s) expire;
+    *on_change(port, state)* is told of each change."""
+
+    def __init__(self, sim: Simulation, nport: Any, fast_io_fail_tmo: float | None,
+                 dev_loss_tmo: float, on_change: Callable[[RemotePort, str], None]) -> None:
+        self.sim = sim
+        self.fast_io_fail_tmo, self.dev_loss_tmo = fast_io_fail_tmo, dev_loss_tmo
+        self.on_change = on_change
+        self.state = ONLINE
+        self.blocked_at: float | None = None
+        self._episode = 0
+        lcf = getattr(nport.port, "lcf", None)  # a port built with link recovery
+        if lcf is not None:
+            lcf.listeners.append(self._link_changed)
+
+    def _link_changed(self, lcf: object, old: str, new: str, reason: str) -> None:
+        if new in DOWN and self.state == ONLINE:
+            self._block()
+        elif new == AC and self.state != ONLINE:
+            self._episode += 1
+            self._enter(ONLINE)
+
+    def _block(self) -> None:
+        self._episode += 1
+        episode = self._episode
+        self.blocked_at = self.sim.now
+        fast = self.fast_io_fail_tmo
+        if fast is not None and fast < self.dev_loss_tmo:
+            self.sim.call_later(fast, self._expired, (episode, FAIL_FAST))
+        self.sim.call_later(self.dev_loss_tmo, self._expired, (episode, LOST))
+        self._enter(BLOCKED)
+
+    def _expired(self, value: tuple[int, str]) -> None:
+        episode, state = value
+        if episode == self._episode:
+            self._enter(state)
+
+    def _enter(self, state: str) -> None:
+        self.state = state
+        self.on_change(self, state)

@@ -1,0 +1,99 @@
+"""The multipath layer's parts against Linux's rules: the path selectors'
+choices (drivers/md/dm-queue-length.c, dm-service-time.c,
+dm-round-robin.c), and each refused [nodes.multipath] or ALUA key in one
+line."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fcsim.storage.path_selector import QueueLength, RoundRobin, ServiceTime
+from tests.builders import assert_refused
+
+SCENARIO = (Path(__file__).parents[2] / "scenarios" / "multipath-dual-fabric.toml").read_text()
+
+
+@dataclass
+class FakePath:
+    """A path as a selector sees it."""
+
+    name: str
+    usable: bool = True
+    in_flight: int = 0
+    in_flight_bytes: int = 0
+    relative_throughput: int = 1
+
+
+def test_round_robin_takes_each_usable_path_in_turn_repeat_times() -> None:
+    a, b, c = FakePath("a"), FakePath("b", usable=False), FakePath("c")
+    rr = RoundRobin([a, b, c], repeat=2)
+    assert [rr.select(4096).name for _ in range(6)] == ["a", "a", "c", "c", "a", "a"]
+
+
+@given(st.integers(1, 6), st.integers(1, 4), st.integers(1, 30))
+@settings(max_examples=50, deadline=None)
+def test_round_robin_shares_n_times_k_requests_equally(k: int, repeat: int, rounds: int) -> None:
+    paths = [FakePath(str(i)) for i in range(k)]
+    rr = RoundRobin(paths, repeat)
+    chosen = [rr.select(512).name for _ in range(k * repeat * rounds)]
+    assert all(chosen.count(p.name) == repeat * rounds for p in paths)
+
+
+def test_queue_length_picks_the_fewest_in_flight_ties_going_round() -> None:
+    a, b, c = FakePath("a", in_flight=3), FakePath("b", in_flight=1), FakePath("c", in_flight=1)
+    ql = QueueLength([a, b, c])
+    assert ql.select(512).name == "b"  # after rotation: b, c, a: b first of the two
+    assert ql.select(512).name == "c"  # c, a, b: c first
+    b.usable = c.usable = False
+    assert ql.select(512).name == "a"
+    a.usable = False
+    assert ql.select(512) is None
+
+
+def test_service_time_weighs_bytes_in_flight_by_relative_throughput() -> None:
+    slow = FakePath("slow", in_flight_bytes=0, relative_throughput=1)
+    fast = FakePath("fast", in_flight_bytes=65536, relative_throughput=4)
+    st_ = ServiceTime([slow, fast])
+    # (0 + 64 KiB) / 1 > (64 KiB + 64 KiB) / 4: the fast path, busier, is sooner done
+    assert st_.select(65536).name == "fast"
+    fast.in_flight_bytes = 4 * 65536
+    assert st_.select(65536).name == "slow"  # 64 KiB / 1 < 320 KiB / 4
+    slow.relative_throughput = fast.relative_throughput = 1
+    fast.in_flight_bytes = slow.in_flight_bytes = 8192
+    assert {st_.select(512).name for _ in range(2)} == {"slow", "fast"}  # ties go round
+
+
+@pytest.mark.parametrize(("edit", "key", "given", "allowed"), [
+    (('path_selector = "round-robin"', 'path_selector = "random"'),
+     "nodes[0].multipath.path_selector", "given 'random'", "'queue-length'"),
+    (('path_grouping_policy = "multibus"', 'path_grouping_policy = "group_by_serial"'),
+     "nodes[0].multipath.path_grouping_policy", "given 'group_by_serial'", "'failover'"),
+    (('path_selector = "round-robin"', 'path_selector = "round-robin"\nrr_min_io_rq = 0'),
+     "nodes[0].multipath.rr_min_io_rq", "given 0", "an integer >= 1"),
+    (('path_selector = "round-robin"', 'path_selector = "round-robin"\nno_path_retry = 0'),
+     "nodes[0].multipath.no_path_retry", "given 0", "'fail', 'queue'"),
+    (('path_selector = "round-robin"', 'path_selector = "round-robin"\nfailback = "soon"'),
+     "nodes[0].multipath.failback", "given 'soon'", "'immediate', 'manual'"),
+    (('path_selector = "round-robin"', 'path_selector = "round-robin"\n'
+      'fast_io_fail_tmo = "0 s"'), "nodes[0].multipath.fast_io_fail_tmo", "given '0 s'",
+     "'off' or a time"),
+    (('target = "tms-ramsan"', 'target = "tms-ramsan"\nnon_optimized_ports = ["array.2"]'),
+     "nodes[1].non_optimized_ports[0]", "given 'array.2'", "one of the node's N_Ports"),
+    (('[nodes.multipath]', 'non_optimized_ports = ["host.1"]\n[nodes.multipath]'),
+     "nodes[0].non_optimized_ports", "given ['host.1']", "only for an FCP target"),
+    (('ends = ["host.1", "swB:0"]', 'ends = ["host.1", "swA:2"]'),
+     "workloads[0].to", "given 'array'", "needs a path"),
+])
+def test_bad_multipath_keys_are_refused_in_one_line(tmp_path: Path, edit: tuple[str, str],
+                                                    key: str, given: str,
+                                                    allowed: str) -> None:
+    if key == "workloads[0].to":  # every host port on A, every array port on B
+        base = SCENARIO.replace('ends = ["array", "swA:1"]', 'ends = ["array", "swB:2"]')
+    else:
+        base = SCENARIO
+    assert_refused(tmp_path, base, edit, key, given, allowed)
