@@ -8,7 +8,9 @@ end); random jobs pick block-aligned offsets uniformly in the region (fio's
 default ``blockalign = bs``); ``randrw`` draws each command's direction with
 ``rwmixread`` percent reads; the jobs of one workload (``numjobs``) address
 the same region; latency is fio's completion latency, from the command's issue
-to its response. Its byte rate counts data as its frames arrive (at the
+to its response; a job ends at its first error (fio's default
+``continue_on_error = none``), its commands still outstanding completing.
+Its byte rate counts data as its frames arrive (at the
 initiator for a read, at the target for a write), as a stream's does, not as
 commands complete: with many large commands in flight a short measured
 interval would otherwise count whole commands whose data crossed the link
@@ -98,6 +100,7 @@ class Fio:
         self._rng = sim.rng(f"fio/{name}")
         self._cursor = [0] * options.numjobs
         self._issued = [0] * options.numjobs
+        self._failed = [False] * options.numjobs  # a job ends at its first error
         self.latency = LogHistogram()
         self.reads = self.writes = self.errors = self.bytes = 0
         self.moved = 0  # bytes of good commands since the start, never reset
@@ -159,7 +162,9 @@ class Fio:
                 self.reads += 1
         else:
             self.errors += 1
-        self._next(job)
+            self._failed[job] = True
+        if not self._failed[job]:
+            self._next(job)
 
     def results(self, interval: float) -> dict[str, Any]:
         """The job's figures over a measured *interval* of s."""
