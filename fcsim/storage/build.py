@@ -24,7 +24,7 @@ from fcsim.host.cpu import INTERRUPT
 from fcsim.host.host import Host
 from fcsim.host.request_queue import RequestQueue
 from fcsim.storage.array import DiskArray
-from fcsim.storage.config import FioConfig, MultipathConfig, NvmeOptions
+from fcsim.storage.config import MARGINAL_FPIN, FioConfig, MultipathConfig, NvmeOptions
 from fcsim.storage.device_model import ArrayModel, DiskModel, RamDiskModel, SsdModel
 from fcsim.storage.disk import Disk
 from fcsim.storage.local import (
@@ -218,6 +218,19 @@ class Storage:
         for path in paths:
             device_mp.watch(path, self.net.nodes[path.local])
         return device_mp
+
+    def fpin_listeners(self) -> dict[str, list[Multipath]]:
+        """Per host N_Port (by name), the multipath devices with a path through
+        it that take FPINs (``marginal_pathgroups = fpin``): each is an
+        :class:`~fcsim.fc2.fpin.FpinListener`, to be told of the FPINs that
+        N_Port receives."""
+        out: dict[str, list[Multipath]] = {}
+        for device in self.multipaths.values():
+            if device.config.marginal_pathgroups != MARGINAL_FPIN:
+                continue
+            for port in dict.fromkeys(p.local for p in device.paths):
+                out.setdefault(port, []).append(device)
+        return out
 
     def _port_target(self, device: str, port: str) -> None:
         """An FCP target on N_Port *port* of target node *device* (its first has

@@ -34,12 +34,15 @@ that group at once (``failback immediate``), after a delay, or not by itself
 
 With ``marginal_pathgroups = fpin`` the device is an
 :class:`~fcsim.fc2.fpin.FpinListener`: a Link Integrity descriptor received
-by a path's host port that names the path's host or target port (the
-attached port or one in its list) makes the path marginal (multipathd's
-``fpin_handlers.c``, which Linux's ``fc_host_fpin_rcv`` feeds); marginal
-paths form groups of their own after every other, used only when no other
-path is usable. A path stops being marginal when its host port's link goes
-down and comes back (multipathd clears marginal paths on a link-up event).
+by a path's host port whose list of affected ports names the path's target
+port makes the path marginal (multipathd's ``fpin_handlers.c``, fed by
+Linux's ``fc_host_fpin_rcv``), and so does one whose list names the host
+port itself (its own link: an extension, Linux's handler looks only for
+remote ports); marginal paths form groups of their own after every other,
+used only when no other path is usable. A path stops being marginal when
+its host port's link goes down and comes back (multipathd clears an HBA's
+marginal paths on its link-up event; it does on an RSCN too, which is not
+followed here).
 """
 
 from __future__ import annotations
@@ -378,20 +381,22 @@ class Multipath:
     # -- marginal paths (FPIN) ---------------------------------------------------------------
 
     def fpin_received(self, port_name: int, descriptor: Descriptor) -> None:
-        """An FPIN descriptor arrived at the host N_Port named *port_name* (its
-        WWPN): with marginal_pathgroups = fpin, a Link Integrity descriptor
-        naming a path's host or target port makes the paths through that host
-        port marginal (:class:`~fcsim.fc2.fpin.FpinListener`)."""
+        """An FPIN descriptor arrived at the host N_Port whose WWPN is
+        *port_name* (:class:`~fcsim.fc2.fpin.FpinListener`). With
+        marginal_pathgroups = fpin, a Link Integrity descriptor makes marginal
+        each path through that N_Port whose target port its list names, as
+        multipathd's ``fpin_check_set_scsi_path_marginal`` does, or every path
+        through it when the list names the N_Port itself (its own link)."""
         if self.config.marginal_pathgroups != MARGINAL_FPIN:
             return
         if not isinstance(descriptor, LinkIntegrity):
             return
-        named = {descriptor.attached, *descriptor.affected}
+        named = set(descriptor.affected)
         changed = False
         for path in self.paths:
             if path.marginal or wwpn(path.local) != port_name:
                 continue
-            if wwpn(path.local) in named or wwpn(path.remote) in named:
+            if port_name in named or wwpn(path.remote) in named:
                 path.marginal = changed = True
                 self._note(path.name, "marginal (FPIN Link Integrity)")
         if changed:

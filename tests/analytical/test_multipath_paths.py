@@ -10,8 +10,15 @@ from typing import Any
 
 import pytest
 
+from fcsim.build import BUILDERS
+from fcsim.engine.simulation import Simulation
+from fcsim.faults.injector import install as install_faults
+from fcsim.fc2.els_payload import port_name as wwpn
+from fcsim.fc2.fpin import LinkIntegrity
+from fcsim.fc2.port_states import LOS_ASSERT
 from fcsim.runner import run_once
 from fcsim.scenario.loader import scenario_from_document
+from fcsim.storage.build import Storage
 
 DUAL = """\
 topology = "fabric"
@@ -215,3 +222,87 @@ def test_with_no_path_left_io_fails_or_waits_as_no_path_retry_says(no_path_retry
     else:  # they wait, none fails, and go when a path is reinstated
         assert device["failed_ios"] == device["job"]["errors"] == 0
         assert device["max_queued"] > 0
+
+
+def built(doc: dict[str, Any]) -> tuple[Simulation, Storage]:
+    """The scenario *doc* built (network, storage, faults), not yet run."""
+    scenario = scenario_from_document(doc, "marginal.toml")
+    sim = Simulation(scenario.run.seed)
+    net = BUILDERS[scenario.topology](sim, scenario)
+    storage = Storage(sim, scenario, net)
+    install_faults(sim, scenario, net, {})
+    return sim, storage
+
+
+def link_integrity(*named: str) -> LinkIntegrity:
+    """A Link Integrity descriptor naming the N_Ports *named* (invalid CRC
+    counts past the threshold on the link between swA:0 and its N_Port)."""
+    return LinkIntegrity(event_type=0x6, detecting=wwpn("swA:0"), attached=wwpn(named[0]),
+                         threshold=10, count=25, affected=tuple(wwpn(n) for n in named))
+
+
+def marginal_run(named: tuple[str, ...], marginal_pathgroups: str = "fpin",
+                 faults: list[dict[str, Any]] | None = None) -> tuple[dict[str, Any], int]:
+    """The dual fabrics, round robin, 100 ms; at 20 ms host's N_Port receives a
+    Link Integrity FPIN naming *named*. The device's results and its path
+    host-array's requests when the FPIN came."""
+    doc = document()
+    del doc["workloads"][0]["count"]
+    doc["nodes"][0]["multipath"].update(marginal_pathgroups=marginal_pathgroups,
+                                        fast_io_fail_tmo=f"{FAST * 1e3:g} ms")
+    if faults:
+        doc["faults"] = faults
+    sim, storage = built(doc)
+    (device,) = storage.multipaths.values()
+    at_fpin: list[int] = []
+
+    def notify(_event: object) -> None:
+        at_fpin.append(device.paths[0].ios)
+        for listener in storage.fpin_listeners().get("host", [device]):
+            listener.fpin_received(wwpn("host"), link_integrity(*named))
+    sim.call_later(0.02, notify)
+    sim.run(0.1)
+    return device.results(), at_fpin[0]
+
+
+def test_a_marginal_path_receives_no_new_io_after_the_fpin() -> None:
+    device, before = marginal_run(("host",))
+    marginal, healthy = device["paths"]["host-array"], device["paths"]["host.1-array.1"]
+    assert marginal["marginal"] and not healthy["marginal"]
+    assert marginal["ios"] == before > 0  # not one request more after 20 ms
+    assert healthy["ios"] > 2 * before  # the other path carries everything after
+    assert device["groups"] == [["host.1-array.1"], ["host-array"]]
+    assert [e["event"] for e in device["events"] if e["path"] == "host-array"] == [
+        "marginal (FPIN Link Integrity)"]
+
+
+def test_the_fpin_changes_nothing_without_marginal_pathgroups_or_for_another_port() -> None:
+    for named, setting in ((("host",), "off"), (("host.1", "array.1"), "fpin")):
+        device, before = marginal_run(named, setting)
+        assert not any(p["marginal"] for p in device["paths"].values())
+        ios = [p["ios"] for p in device["paths"].values()]
+        assert abs(ios[0] - ios[1]) <= 1 and ios[0] > before  # round robin goes on
+
+
+def test_a_marginal_path_carries_the_io_when_no_other_path_is_usable() -> None:
+    pull_b = [{"at": "40 ms", "kind": "link-down", "link": "hostB"}]
+    device, before = marginal_run(("array",), faults=pull_b)
+    # (the FPIN names the target port of host's path: it is marginal too)
+    marginal = device["paths"]["host-array"]
+    assert marginal["marginal"]
+    failover = next(e["time_s"] for e in device["events"]
+                    if e["event"].startswith("failed (remote port fail-fast)"))
+    assert failover == pytest.approx(0.04 + LOS_ASSERT + FAST)  # loss of signal, then
+    assert marginal["ios"] > before  # the marginal path took the I/O once alone
+    assert [e["event"] for e in device["events"] if e["path"] == ""][-1].startswith(
+        "path group 2 (host-array)")
+
+
+def test_a_path_is_healthy_again_once_its_link_has_gone_down_and_come_back() -> None:
+    bounce = [{"at": "40 ms", "kind": "link-down", "link": "hostA", "duration": "10 ms"}]
+    device, before = marginal_run(("host",), faults=bounce)
+    path = device["paths"]["host-array"]
+    assert not path["marginal"] and path["ios"] > before
+    events = [e["event"] for e in device["events"] if e["path"] == "host-array"]
+    assert events == ["marginal (FPIN Link Integrity)", "remote port blocked",
+                      "remote port online", "no longer marginal (link up)"]
