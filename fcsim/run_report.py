@@ -153,6 +153,9 @@ def run_page(scenario: Scenario, results: dict[str, Any], series: TimeSeries,
         plots.append(_plot("Storage queue depth: target task sets, block request queues",
                            "commands", series.time,
                            {k: [float(v) for v in vs] for k, vs in series.depth.items()}))
+    if series.paths:
+        plots.append(_plot("Multipath: requests sent down each path", "requests/s",
+                           series.time, series.paths))
     plots.append(_latency(results))
     figures = "\n".join(f'<figure class="plot">{svg}</figure>' for svg in plots)
     return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"

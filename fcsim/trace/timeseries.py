@@ -10,7 +10,9 @@ throughput (bytes/s): the payload its recipient accepted in the interval,
 frames of a sequence abandoned later included (the run's figure takes them
 back, but they crossed the network in that interval); the queue depth of
 block storage: each FCP target's task set and each block-layer request queue
-(requests waiting or at the device), as the sample finds them.
+(requests waiting or at the device), as the sample finds them; and each
+multipath device's paths: the requests sent down each in the interval, per
+second (docs/multipath.md).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ class TimeSeries:
         self.queue: dict[str, list[int]] = {}
         self.throughput: dict[str, list[float]] = {}
         self.depth: dict[str, list[int]] = {}
+        self.paths: dict[str, list[float]] = {}
         self._last: dict[str, float] = {}
         self._sources: tuple[Any, Any, Any] = ((), {}, ())
         self._storage: Any = None
@@ -73,3 +76,8 @@ class TimeSeries:
             for node, queues in storage.queues.items():
                 for device, queue in queues.items():
                     self.depth.setdefault(f"{node} -> {device}", []).append(queue.depth_now)
+            for name, multipath in storage.multipaths.items():
+                for path in multipath.paths:
+                    key = f"{name} {path.name}"
+                    sent = self._delta(f"path/{key}", path.ios)
+                    self.paths.setdefault(key, []).append(sent / step)

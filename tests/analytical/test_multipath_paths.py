@@ -19,6 +19,7 @@ from fcsim.fc2.port_states import LOS_ASSERT
 from fcsim.runner import run_once
 from fcsim.scenario.loader import scenario_from_document
 from fcsim.storage.build import Storage
+from fcsim.trace.timeseries import TimeSeries
 
 DUAL = """\
 topology = "fabric"
@@ -129,13 +130,13 @@ POLL = 0.05
 
 
 def failover(fault: dict[str, Any] | list[dict[str, Any]], host: dict[str, Any] | None = None,
-             job: dict[str, Any] | None = None,
+             job: dict[str, Any] | None = None, series: TimeSeries | None = None,
              **multipath_keys: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     """A 150 ms run of the dual fabrics with *fault* (or faults), two commands outstanding,
     fast_io_fail_tmo :data:`FAST` and polling_interval :data:`POLL` unless the
     multipath keys given say otherwise, and the *host* node's and *job*'s keys
-    given; the device's results (with its job's and the host's initiator's
-    as "job" and "initiator") and the fault's record."""
+    given (*series* samples it); the device's results (with its job's and the
+    host's initiator's as "job" and "initiator") and the fault's record."""
     doc = document()
     doc["run"]["duration"] = "150 ms"
     fio = doc["workloads"][0]
@@ -146,7 +147,7 @@ def failover(fault: dict[str, Any] | list[dict[str, Any]], host: dict[str, Any] 
                                         polling_interval=f"{POLL * 1e3:g} ms")
     doc["nodes"][0]["multipath"].update(multipath_keys)
     doc["faults"] = fault if isinstance(fault, list) else [fault]
-    out = run_once(scenario_from_document(doc, "failover.toml"), 1)
+    out = run_once(scenario_from_document(doc, "failover.toml"), 1, series=series)
     (device,) = out["storage"]["multipath"].values()
     return (device | {"job": out["storage"]["jobs"]["job"],
                       "initiator": out["storage"]["initiators"]["host"]},
@@ -306,3 +307,19 @@ def test_a_path_is_healthy_again_once_its_link_has_gone_down_and_come_back() -> 
     events = [e["event"] for e in device["events"] if e["path"] == "host-array"]
     assert events == ["marginal (FPIN Link Integrity)", "remote port blocked",
                       "remote port online", "no longer marginal (link up)"]
+
+
+def test_the_sampled_path_rates_show_the_outage_and_the_failover() -> None:
+    series = TimeSeries(samples=150)  # one sample a millisecond
+    device, _ = failover(PULL, series=series)
+    failed = when(device, "host-array", "failed")
+    back = when(device, "host-array", "reinstated")
+    a, b = series.paths["host:array host-array"], series.paths["host:array host.1-array.1"]
+    during = [i for i, t in enumerate(series.time) if failed + 1e-3 < t <= back]
+    assert during and all(a[i] == 0 for i in during)  # not one request down the failed path
+    assert all(b[i] > 0 for i in during)  # the other carries them all
+    # round robin again once it is back; before the pull, both equally
+    after = [i for i, t in enumerate(series.time) if t > back + 1e-3]
+    assert all(a[i] > 0 for i in after)
+    before = [i for i, t in enumerate(series.time) if 1e-3 < t < 0.02]
+    assert all(abs(a[i] - b[i]) <= 1 / 1e-3 for i in before)  # one request a sample apart
