@@ -170,6 +170,12 @@ LocalNames = value_type(tuple, lambda v: _local_names(v), "a disk name such as '
                             {"type": "array", "items": {"type": "string", "minLength": 1},
                              "minItems": 1, "uniqueItems": True}]})
 """Disks of the node's own channels, by name ('scsi0.0'), one or several."""
+PortNames = value_type(tuple, lambda v: _local_names(v), "an N_Port name of the node such as "
+                       "'array.1', or a list of distinct ones", {"anyOf": [
+                           {"type": "string", "minLength": 1},
+                           {"type": "array", "items": {"type": "string", "minLength": 1},
+                            "minItems": 1, "uniqueItems": True}]})
+"""N_Ports of the node, by name ('array', 'array.1'), one or several."""
 
 
 def _local_names(value: Any) -> tuple[str, ...]:

@@ -28,7 +28,13 @@ from fcsim.schema.fields import (
     tables,
 )
 from fcsim.schema.section import Section, key
-from fcsim.storage.config import BlockSection, ChannelSection, LocalNames, MultipathSection
+from fcsim.storage.config import (
+    BlockSection,
+    ChannelSection,
+    LocalNames,
+    MultipathSection,
+    PortNames,
+)
 from fcsim.storage.device_model import load_device_model
 from fcsim.units import parse_rate
 
@@ -214,7 +220,7 @@ class FabricNodeSection(LinkDownKeys):
         "target's in the same fabric, grouped, balanced and failed over as the table's "
         "keys say (default: none; a job uses the node's first N_Port). docs/multipath.md.",
         {"path_grouping_policy": "multibus", "path_selector": "round-robin"})
-    non_optimized_ports: LocalNames = key(
+    non_optimized_ports: PortNames = key(
         None, "FCP target only: the node's N_Ports (NAME, NAME.1, ...) in the ALUA "
         "active/non-optimised target port group; the others are active/optimised "
         "(default: all). A multipath host's group_by_prio uses them last.", ["array.1"])
