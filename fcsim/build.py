@@ -87,7 +87,7 @@ def multipath_pairs(scenario: Scenario) -> dict[tuple[str, str], set[tuple[str, 
         host = nodes[w.source]
         if host.multipath is None:
             continue
-        for target in w.targets:
+        for target in (t for t in w.targets if t in nodes):  # not the node's own disks
             out[(w.source, target)] = {
                 (a, b) for a in port_names(host.name, host.ports)
                 for b in port_names(target, nodes[target].ports)

@@ -12,6 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fcsim.build import multipath_pairs
+from fcsim.scenario.loader import load_scenario
 from fcsim.storage.path_selector import QueueLength, RoundRobin, ServiceTime
 from tests.builders import assert_refused
 
@@ -97,3 +99,21 @@ def test_bad_multipath_keys_are_refused_in_one_line(tmp_path: Path, edit: tuple[
     else:
         base = SCENARIO
     assert_refused(tmp_path, base, edit, key, given, allowed)
+
+
+def test_a_multipath_node_job_on_its_own_disks_has_no_paths(tmp_path: Path) -> None:
+    channel = ('channels = [{name = "scsi0", model = "ultra-wide-scsi", '
+               'disks = ["seagate-medalist-pro-st39140w"]}]\n')
+    own = SCENARIO.replace('[nodes.multipath]', channel + '[nodes.multipath]') + '''
+[[workloads]]
+name = "local"
+type = "dd"
+from = "host"
+to = "scsi0.0"
+direction = "read"
+count = 10
+'''
+    path = tmp_path / "own.toml"
+    path.write_text(own, encoding="utf-8")
+    pairs = multipath_pairs(load_scenario(path))
+    assert pairs == {("host", "array"): {("host", "array"), ("host.1", "array.1")}}
