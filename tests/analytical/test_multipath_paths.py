@@ -131,11 +131,13 @@ POLL = 0.05
 
 def failover(fault: dict[str, Any] | list[dict[str, Any]], host: dict[str, Any] | None = None,
              job: dict[str, Any] | None = None, series: TimeSeries | None = None,
+             target_non_optimised: tuple[str, ...] = (),
              **multipath_keys: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     """A 150 ms run of the dual fabrics with *fault* (or faults), two commands outstanding,
     fast_io_fail_tmo :data:`FAST` and polling_interval :data:`POLL` unless the
     multipath keys given say otherwise, and the *host* node's and *job*'s keys
-    given (*series* samples it); the device's results (with its job's and the
+    given, the target's N_Ports *target_non_optimised* in the ALUA
+    active/non-optimised group (*series* samples it); the device's results (with its job's and the
     host's initiator's as "job" and "initiator") and the fault's record."""
     doc = document()
     doc["run"]["duration"] = "150 ms"
@@ -143,6 +145,8 @@ def failover(fault: dict[str, Any] | list[dict[str, Any]], host: dict[str, Any] 
     del fio["count"]
     fio.update(iodepth=2, numjobs=1, **(job or {}))
     doc["nodes"][0].update(host or {})
+    if target_non_optimised:
+        doc["nodes"][1]["non_optimized_ports"] = list(target_non_optimised)
     doc["nodes"][0]["multipath"].update(fast_io_fail_tmo=f"{FAST * 1e3:g} ms",
                                         polling_interval=f"{POLL * 1e3:g} ms")
     doc["nodes"][0]["multipath"].update(multipath_keys)
@@ -323,3 +327,21 @@ def test_the_sampled_path_rates_show_the_outage_and_the_failover() -> None:
     assert all(a[i] > 0 for i in after)
     before = [i for i, t in enumerate(series.time) if 1e-3 < t < 0.02]
     assert all(abs(a[i] - b[i]) <= 1 / 1e-3 for i in before)  # one request a sample apart
+
+
+@pytest.mark.parametrize("failback", ["immediate", "30 ms", "manual"])
+def test_failback_returns_to_the_optimised_group_as_configured(failback: str) -> None:
+    doc_keys = {"path_grouping_policy": "group_by_prio", "failback": failback}
+    device, _ = failover(PULL, target_non_optimised=("array.1",), **doc_keys)
+    switches = [(e["time_s"], e["event"].split(" (")[0]) for e in device["events"]
+                if e["path"] == ""]
+    failed = when(device, "host-array", "failed")
+    back = when(device, "host-array", "reinstated")
+    assert switches[0][1] == "path group 1" and switches[1] == (failed, "path group 2")
+    if failback == "manual":  # stays on the non-optimised group while it works
+        assert len(switches) == 2
+        assert device["paths"]["host.1-array.1"]["ios"] > device["paths"]["host-array"]["ios"]
+    else:
+        delay = 0.0 if failback == "immediate" else 0.03
+        assert switches[2][1] == "path group 1"
+        assert switches[2][0] == pytest.approx(back + delay, abs=1e-12)
