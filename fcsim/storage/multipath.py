@@ -115,7 +115,6 @@ class _Io:
     length: int
     done: Callable[[int], None]
     meter: Any
-    sends: int = 0
 
 
 class Path:
@@ -150,11 +149,10 @@ class Path:
 
 
 class PathGroup:
-    """A priority group: its *paths*, their *selector*, and whether it holds
-    *marginal* paths."""
+    """A priority group: its *paths* and their *selector*."""
 
-    def __init__(self, paths: list[Path], selector: PathSelector, marginal: bool) -> None:
-        self.paths, self.selector, self.marginal = paths, selector, marginal
+    def __init__(self, paths: list[Path], selector: PathSelector) -> None:
+        self.paths, self.selector = paths, selector
 
     @property
     def usable(self) -> bool:
@@ -197,10 +195,10 @@ class Multipath:
         then the marginal ones; the best group with a usable path is current."""
         healthy = [p for p in self.paths if not p.marginal]
         marginal = [p for p in self.paths if p.marginal]
-        self.groups = self._group(healthy, False) + self._group(marginal, True)
+        self.groups = self._group(healthy) + self._group(marginal)
         self.current = None
 
-    def _group(self, paths: list[Path], marginal: bool) -> list[PathGroup]:
+    def _group(self, paths: list[Path]) -> list[PathGroup]:
         policy = self.config.path_grouping_policy
         if not paths:
             return []
@@ -213,8 +211,7 @@ class Multipath:
             prios = sorted({p.prio for p in paths}, reverse=True)
             sets = [[p for p in paths if p.prio == prio] for prio in prios]
         c = self.config
-        return [PathGroup(s, make_selector(c.path_selector, s, c.rr_min_io_rq), marginal)
-                for s in sets]
+        return [PathGroup(s, make_selector(c.path_selector, s, c.rr_min_io_rq)) for s in sets]
 
     def _note(self, subject: str, what: str) -> None:
         self.events.append((self.sim.now, subject, what))
@@ -263,7 +260,6 @@ class Multipath:
         if path is None:
             self._no_path(io)
             return
-        io.sends += 1
         path.ios += 1
         path.bytes += io.length
         path.in_flight += 1
