@@ -316,7 +316,7 @@ class MultipathSection(Section):
         "or 'service-time' (multipath.conf's default).", "round-robin")
     rr_min_io_rq: RepeatCount = key(
         1, "round-robin only: requests sent down a path before the next (multipath.conf's "
-        "default 1; kernels since 4.9 use 1 whatever is given).", 1)
+        "default 1; current kernels use 1 whatever is given).", 1)
     failback: Failback = key(
         MANUAL, "When I/O returns to a better path group whose path is reinstated: "
         "'immediate', 'manual' (never by itself: only when the current group has no "

@@ -3,8 +3,8 @@ device-mapper multipath target offers them (``drivers/md``):
 
 - ``round-robin`` (``dm-round-robin.c``): the paths in turn, *rr_min_io_rq*
   requests down each before the next (multipath.conf's ``rr_min_io_rq``,
-  default 1; kernels since 4.9 take any value above 1 as 1, ``repeat_count >
-  1 is deprecated``);
+  default 1; current kernels take any value above 1 as 1: ``repeat_count >
+  1 is deprecated, using 1 instead``);
 - ``queue-length`` (``dm-queue-length.c``): the path with the fewest requests
   in flight; the list is rotated by one before each choice, so that ties go
   round (``list_move_tail(s->valid_paths.next, ...)`` in ``ql_select_path``);
