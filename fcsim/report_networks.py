@@ -77,9 +77,18 @@ def _congestion_lines(first: dict[str, Any]) -> list[str]:
     lines = ["", f"congestion (first repetition; ports with TxWait >= "
                  f"{100 * view['txwait_threshold']:g} % of the interval)"]
     for where in view["holding_back"]:
-        switch, _, index = where.rpartition(":")
+        at, _, channel = where.partition(" VC ")
+        switch, _, index = at.rpartition(":")
         port = first["switches"][switch]["ports"][index]
         tx = port["tx"]
+        if channel:  # one virtual channel of an ISL port
+            vc = tx["virtual_channels"][int(channel)]
+            lines.append(
+                f"  {where} -> {port['peer']}: TxWait {100 * vc['txwait_fraction']:.2f} % "
+                f"({vc['txwait_2_5us']} x 2.5 us), {vc['credit_zero']} transitions to zero "
+                f"credit ({format_time(vc['credit_zero_s'])} at zero), {vc['frames']} "
+                f"frames; the link's utilisation {100 * tx['utilisation']:.2f} %")
+            continue
         lines.append(
             f"  {where} -> {port['peer']}: TxWait {100 * tx['txwait_fraction']:.2f} % "
             f"({tx['txwait_2_5us']} x 2.5 us), {tx['credit_zero']} transitions to zero "

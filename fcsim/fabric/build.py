@@ -24,7 +24,7 @@ and plugs FC-3's alias groups in afterwards (:mod:`fcsim.fc3.build`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from fcsim.engine.simulation import Simulation
@@ -37,10 +37,15 @@ from fcsim.fabric.routing import chooser, fspf_cost, next_hops, switch_seed
 from fcsim.fabric.services import E_D_TOV, FabricServices
 from fcsim.fabric.switch import Switch
 from fcsim.fabric.switch_port import SwitchPort
+from fcsim.fabric.virtual_channels import (
+    ChannelAssignment,
+    VirtualChannelSwitch,
+)
 from fcsim.fabric.zoning import Zoning
 from fcsim.fc2.login import ServiceParameters
 from fcsim.fc2.nport import NPort
 from fcsim.fc2.recovering_port import make_port
+from fcsim.fc2.vc_port import VirtualChannelPort
 from fcsim.link.link import Link, LinkSpec
 
 
@@ -62,12 +67,21 @@ class SwitchSpec(Protocol):
 class FabricLinkSpec(LinkSpec, Protocol):
     """A link to build: its name, ends, line speed, cable, bit error rate (and
     per end), FSPF cost (None: from its speed) and its switch ports' receive
-    buffers (None: the switch model's)."""
+    buffers (None: the switch model's); an ISL's virtual channels (None:
+    none), the receive buffers of each (None: the port's split evenly) and
+    how data frames are assigned to them
+    (:data:`fcsim.fabric.virtual_channels.ASSIGNMENTS`)."""
 
     @property
     def cost(self) -> float | None: ...
     @property
     def bb_credit(self) -> int | None: ...
+    @property
+    def virtual_channels(self) -> int | None: ...
+    @property
+    def vc_credit(self) -> int | None: ...
+    @property
+    def vc_assignment(self) -> str: ...
 
 
 def assign_domains(switches: Iterable[SwitchSpec]) -> dict[str, int]:
@@ -101,10 +115,18 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
     with FDISC after it (:mod:`fcsim.fabric.npiv`)."""
     virtual = virtual or {}
     net = FabricNetwork()
+    isolated: set[int] | None = None
     permitted: dict[int, frozenset[int]] | None = {} if hard_zoning and zones else None
     domains = assign_domains(switches)
+    channelled = {split_end(end)[0] for link in links if link.virtual_channels
+                  for end in link.ends}
+    if channelled and recovering:
+        raise ValueError("virtual channels are not modelled in a run with faults")
     for config in switches:
-        if recovering:
+        if config.name in channelled:
+            net.switches[config.name] = VirtualChannelSwitch(
+                sim, config.name, domains[config.name], config.model, config.routing)
+        elif recovering:
             net.switches[config.name] = RecoveringSwitch(
                 sim, config.name, domains[config.name], config.model, config.routing, net.losses)
         else:
@@ -123,6 +145,11 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
                          recovering, permitted)
             if virtual.get(node):
                 _attach_virtual(sim, net, node, virtual[node], nports)
+        elif link.virtual_channels:
+            ends_of[link.name] = _channelled_isl(sim, net, link, (a_name, a_port),
+                                                 (b_name, b_port), isolated)
+            cost = link.cost if link.cost is not None else fspf_cost(link.speed.line_rate)
+            isls.append((a_name, b_name, link.name, cost))
         else:
             a, b = net.switches[a_name], net.switches[b_name]
             pa = make_port(sim, f"{a_name}:{a_port}", link.bb_credit or a.model.bb_credit,
@@ -171,6 +198,36 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
             elif name not in net.virtual_of:
                 net.logins[name].start()
     return net
+
+
+def _channelled_isl(sim: Simulation, net: FabricNetwork, link: FabricLinkSpec,
+                    a: tuple[str, int], b: tuple[str, int],
+                    isolated: Collection[int] | None) -> dict[str, SwitchPort]:
+    """The ISL *link* between switch ports *a* and *b*, each (switch, index),
+    split into its virtual channels; *isolated*: the fabric's isolated
+    devices (None: no congestion isolation). Each channel has *vc_credit*
+    buffers at each end, or the port's buffers split evenly (an assumption:
+    vendors set the split per platform)."""
+    channels = link.virtual_channels
+    assert channels is not None
+    ends = {}
+    ports = []
+    for name, index in (a, b):
+        switch = net.switches[name]
+        assert isinstance(switch, VirtualChannelSwitch)
+        buffers = link.vc_credit or max(1, (link.bb_credit or switch.model.bb_credit)
+                                        // channels)
+        ports.append((switch, index, VirtualChannelPort(sim, f"{name}:{index}", channels,
+                                                        buffers)))
+    pa, pb = ports[0][2], ports[1][2]
+    net.links[link.name] = Link(link.name, pa, pb, link.speed, link.cable,
+                                link.bit_error_rate, link.error_rates)
+    pa.login(pb.channel_buffers)
+    pb.login(pa.channel_buffers)
+    for switch, index, port in ports:
+        assignment = ChannelAssignment(channels, link.vc_assignment, isolated)
+        ends[switch.name] = switch.add_channelled_port(index, port, assignment)
+    return ends
 
 
 def _attach_node(sim: Simulation, net: FabricNetwork, name: str, params: ServiceParameters,

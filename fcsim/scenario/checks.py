@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from fcsim.ethernet.checks import ethernet_links
-from fcsim.fabric.checks import npiv_problems, zone_problems
+from fcsim.fabric.checks import channel_problems, npiv_problems, zone_problems
 from fcsim.fabric.npiv import virtual_ports_of
 from fcsim.faults.checks import fault_problems
 from fcsim.fc3.checks import fc3_problems
@@ -153,6 +153,7 @@ def _links(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
     if isinstance(doc, FabricScenario):
         yield from _port_credit(raws)
         yield from _fabric_ends(doc, raws, names)
+        yield from channel_problems(doc, raws)
     if isinstance(doc, EthernetScenario):
         yield from ethernet_links(doc, raws, names)
     if isinstance(doc, MyrinetScenario):

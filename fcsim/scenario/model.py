@@ -106,7 +106,11 @@ class LinkConfig:
     *native_vlan* untagged (None: none). *bb_credit*: in a fabric, the receive
     buffers of each switch port at an end of the link (None: the switch
     model's). *error_rates*: (end, rate) for an end whose frames have a bit
-    error rate other than *bit_error_rate*.
+    error rate other than *bit_error_rate*. *virtual_channels*: an ISL's
+    virtual channels, channel 0 included (None: none), *vc_credit* the
+    receive buffers of each at each end (None: the port's split evenly),
+    *vc_assignment* how data frames take them
+    (:data:`fcsim.fabric.virtual_channels.ASSIGNMENTS`).
     """
 
     name: str
@@ -120,6 +124,9 @@ class LinkConfig:
     native_vlan: int | None = None
     bb_credit: int | None = None
     error_rates: tuple[tuple[str, float], ...] = ()
+    virtual_channels: int | None = None
+    vc_credit: int | None = None
+    vc_assignment: str = "destination"
 
 
 @dataclass(frozen=True)
