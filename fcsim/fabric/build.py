@@ -29,6 +29,7 @@ from typing import Any, Protocol
 
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.addressing import port_id
+from fcsim.fabric.congestion_isolation import CongestionIsolation, IsolationSpec
 from fcsim.fabric.login import FabricLogin
 from fcsim.fabric.network import FabricNetwork
 from fcsim.fabric.npiv import SharedPort
@@ -103,7 +104,8 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
                  nports: Mapping[str, ServiceParameters], pairs: set[tuple[str, str]],
                  zones: tuple[tuple[str, tuple[str, ...]], ...] = (), login: bool = True,
                  recovering: bool = False, hard_zoning: bool = False,
-                 virtual: Mapping[str, Sequence[str]] | None = None) -> FabricNetwork:
+                 virtual: Mapping[str, Sequence[str]] | None = None,
+                 isolation: IsolationSpec | None = None) -> FabricNetwork:
     """Build *switches*, the N_Ports *nports* (each N_Port's name and login
     service parameters) and *links*, and route the fabric; the N_Ports of
     each of *pairs* (sender, receiver) log in with each other, with fabric
@@ -112,10 +114,12 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
     recover); *hard_zoning*: the F_Ports drop the frames between N_Ports
     that share no zone; *virtual*: per N_Port
     name, the virtual N_Ports (NPIV) behind it, of *nports* too, which log in
-    with FDISC after it (:mod:`fcsim.fabric.npiv`)."""
+    with FDISC after it (:mod:`fcsim.fabric.npiv`); *isolation*: the
+    congestion isolation that moves flows to slow devices to the ISLs'
+    low-priority virtual channel (:mod:`fcsim.fabric.congestion_isolation`)."""
     virtual = virtual or {}
     net = FabricNetwork()
-    isolated: set[int] | None = None
+    isolated: set[int] | None = None if isolation is None else set()
     permitted: dict[int, frozenset[int]] | None = {} if hard_zoning and zones else None
     domains = assign_domains(switches)
     channelled = {split_end(end)[0] for link in links if link.virtual_channels
@@ -183,6 +187,9 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
     # an alias group is logged in with implicitly (fcsim.fc3.build)
     for a, b in pairs | {(b, a) for a, b in pairs}:
         net.nodes[a].login(net.nodes[b])
+    if isolation is not None:
+        assert isolated is not None
+        net.isolation = CongestionIsolation(sim, net.switches, isolated, isolation)
     net.addresses = {name: node.port_id for name, node in net.nodes.items()}
     net.flows = tuple(sorted(pairs))
     if login:

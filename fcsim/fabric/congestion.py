@@ -66,6 +66,12 @@ BUSY = 0.95
 as :data:`TXWAIT_CONGESTED`)."""
 
 
+def holds_back(txwait: float, interval: float, threshold: float = TXWAIT_CONGESTED) -> bool:
+    """True if a port with *txwait* s of TxWait over *interval* s holds back
+    traffic: its TxWait is at least *threshold* of the interval."""
+    return interval > 0 and txwait >= threshold * interval
+
+
 def _direction(port: Port, interval: float) -> dict[str, Any]:
     """The transmit counters of *port* over *interval* s."""
     s = port.stats
@@ -181,9 +187,8 @@ def culprits_and_victims(switches: Mapping[str, Switch], addresses: Mapping[str,
             return f"{sp.switch.name}:{sp.e_port.index} VC {sp.vc}"
         return f"{sp.switch.name}:{sp.index}"
 
-    limit = TXWAIT_CONGESTED * interval
     holding = [sp for switch in switches.values() for sp in _outputs(switch)
-               if interval > 0 and _waited(sp) >= limit]
+               if holds_back(_waited(sp), interval)]
     if not holding:  # no culprit without a port holding back traffic
         return {"txwait_threshold": TXWAIT_CONGESTED, "holding_back": [], "culprits": []}
     device_of = {id(sp): sp.port.peer.name for switch in switches.values()

@@ -32,14 +32,22 @@ the others.
 A switch keeps, at each channelled output, a queue per channel at each input
 (its virtual output queues refined by channel, :class:`ChannelQueue`), so a
 channel without credit holds up only its own frames. When a destination's
-channel changes (it is isolated, or recovers), the frames for it already
-queued on its old channel at an output leave first: its next frames there
-keep to the old channel until none of its frames is queued on it, so no
-frame of a sequence overtakes another.
+channel changes (it is isolated, or recovers), every switch moves the
+frames for it already queued for its old channel, in their order, to its
+new channel's queue (:meth:`VirtualChannelSwitch.reassign`), so every frame
+for a destination queued at an output is on one channel and none overtakes
+an earlier one: frames stay in order within each exchange, as the N_Ports
+expect (a Class 3 sequence's first frame ends an earlier sequence of its
+exchange at the receiver). Frames already sent on the old channel reach the
+next switch before those sent after on the new one, and queue there in
+that order. The frames keep the input buffers (and channel credit) of the
+channel they came in on: only the channel they leave on changes.
 """
 
 from __future__ import annotations
 
+from bisect import insort
+from collections import deque
 from collections.abc import Collection
 
 from fcsim.engine.simulation import Simulation
@@ -150,7 +158,6 @@ class VirtualChannelSwitch(Switch):
             raise ValueError(f"{name}: virtual channels need a switch model with virtual "
                              f"output queues ({model.name} has input FIFOs)")
         super().__init__(sim, name, domain, model, routing)
-        self._last_channel: dict[tuple[int, int], int] = {}
 
     def add_channelled_port(self, index: int, port: VirtualChannelPort,
                             assignment: ChannelAssignment) -> ChannelledEPort:
@@ -166,23 +173,46 @@ class VirtualChannelSwitch(Switch):
         switch itself) queues for its channel."""
         out = held.out
         if out.channels is not None and held.inp is not None:
-            held.out = self._channel(out, held.frame)
+            held.out = out.channels[out.assignment.channel(held.frame)]  # type: ignore[attr-defined]
         super()._queue(held)
 
-    def _channel(self, out: SwitchPort, frame: Frame) -> SwitchPort:
-        """The channel queue of *out* *frame* joins: the one its assignment
-        gives, unless frames for its destination are still queued on the one
-        they took before."""
-        channels: list[SwitchPort] = out.channels  # type: ignore[assignment]
-        want = out.assignment.channel(frame)  # type: ignore[attr-defined]
-        key = (out.index, frame.d_id >> 8)
-        last = self._last_channel.get(key)
-        if last is not None and last != want and self._queued(channels[last], key[1]):
-            return channels[last]
-        self._last_channel[key] = want
-        return channels[want]
-
-    def _queued(self, lane: SwitchPort, dest: int) -> bool:
-        """True if a frame for (domain, area) *dest* queues for *lane* at an input."""
-        return any(held.frame.d_id >> 8 == dest
-                   for inp in self._inputs for held in inp.voq.get(lane.index, ()))
+    def reassign(self) -> None:
+        """The channel of some destinations changed (congestion isolation):
+        every frame queued for a channel it no longer takes moves, in its
+        order, to the end of its new channel's queue at its input."""
+        now = self.sim.now
+        for sp in self.ports.values():
+            channels = sp.channels
+            if channels is None:
+                continue
+            assignment: ChannelAssignment = sp.assignment  # type: ignore[attr-defined]
+            for inp in self._inputs:
+                moved: dict[int, list[Held]] = {}
+                for lane in channels[1:]:
+                    queue = inp.voq.get(lane.index)
+                    if not queue:
+                        continue
+                    stay: deque[Held] = deque()
+                    for held in queue:
+                        vc = assignment.channel(held.frame)
+                        if vc == lane.vc:  # type: ignore[attr-defined]
+                            stay.append(held)
+                        else:
+                            moved.setdefault(vc, []).append(held)
+                            lane.queue.leave(now, now - held.queued)
+                    if len(stay) < len(queue):
+                        inp.voq[lane.index] = stay
+                        if not stay:
+                            lane.waiting.remove(inp.pos)
+                            lane.owed = -1
+                for vc, helds in moved.items():
+                    lane = channels[vc]
+                    queue = inp.voq.setdefault(lane.index, deque())
+                    if not queue:
+                        insort(lane.waiting, inp.pos)
+                    for held in helds:
+                        held.out = lane
+                        held.queued = now
+                        lane.queue.enter(now)
+                        queue.append(held)
+            sp.port.kick()

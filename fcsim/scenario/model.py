@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fcsim.ethernet.switch import EthernetSwitchModel
+from fcsim.fabric.congestion_isolation import IsolationSpec
 from fcsim.fabric.fspf import DEFAULT_TIMERS, FspfTimers
 from fcsim.fabric.switch_model import SwitchModel
 from fcsim.faults.config import BY_PROTOCOL, DEV_LOSS_TMO, FaultConfig
@@ -168,7 +169,8 @@ class Scenario:
     *faults*: the fault schedule, in time order (equal times in file order).
     *zones*: a fabric's zones, each (name, its N_Port names), enforced by its
     switches as *zone_enforcement* says ("soft" or "hard"). *fspf*: a
-    fabric's FSPF timers."""
+    fabric's FSPF timers. *isolation*: a fabric's congestion isolation
+    (None: none)."""
 
     name: str
     topology: str
@@ -186,3 +188,4 @@ class Scenario:
     zones: tuple[tuple[str, tuple[str, ...]], ...] = ()
     fspf: FspfTimers = DEFAULT_TIMERS
     zone_enforcement: str = "soft"
+    isolation: IsolationSpec | None = None

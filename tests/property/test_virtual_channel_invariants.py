@@ -1,9 +1,11 @@
 """Invariants of ISLs with virtual channels (hypothesis), with slow-drain
-receivers behind them: the credit of each channel stays between zero and
-its login value and is always in one place (at the sender, in a receive
-buffer of the channel, on the fibre, or coming back as an ER_RDY); every
-frame sent is delivered or still on its way; and every port sends the
-frames of a sequence in their order."""
+receivers behind them and congestion isolation moving their flows from
+channel to channel: the credit of each channel stays between zero and its
+login value and is always in one place (at the sender, in a receive buffer
+of the channel, on the fibre, or coming back as an ER_RDY); every frame
+sent is delivered or still on its way; and every port sends the frames of
+a sequence in their order, and the sequences of an exchange one after
+another."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from hypothesis import strategies as st
 
 from fcsim.build import BUILDERS, build_workloads
 from fcsim.engine.simulation import Simulation
+from fcsim.fabric.congestion_isolation import IsolationSpec
 from fcsim.fabric.switch_model import load_switch_model
 from fcsim.fc2.login import ServiceParameters
 from fcsim.fc2.receive_drain import DrainSpec
@@ -22,7 +25,7 @@ from fcsim.fc2.vc_port import VirtualChannelPort
 from fcsim.scenario.workload_model import StreamConfig
 from tests.builders import fabric
 
-SETTINGS = settings(max_examples=12, deadline=None, derandomize=True,
+SETTINGS = settings(max_examples=20, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])
 SENDERS = 3
 DRAINS = st.sampled_from([None, DrainSpec(rate=10e6), DrainSpec(rate=40e6),
@@ -30,27 +33,41 @@ DRAINS = st.sampled_from([None, DrainSpec(rate=10e6), DrainSpec(rate=40e6),
 
 
 class _Order:
-    """A trace sink checking that every port sends each sequence's frames in order."""
+    """A trace sink checking that every port sends each sequence's frames in
+    order, and no frame of a sequence after a frame of a later sequence of
+    its exchange."""
 
     def __init__(self) -> None:
         self.last: dict[tuple[str, Any], int] = {}
+        self.current: dict[tuple[str, int, int], Any] = {}
+        self.ended: set[tuple[str, Any]] = set()
         self.out_of_order: list[Any] = []
 
     def frame(self, now: float, port: Any, frame: Any, start: float, end: float) -> None:
-        if frame.sequence is None:
+        seq = frame.sequence
+        if seq is None:
             return
-        key = (port.name, frame.sequence)
+        key = (port.name, seq)
         last = self.last.get(key)
         if last is not None and frame.seq_cnt <= last:
             self.out_of_order.append((port.name, frame.seq_cnt, last))
         self.last[key] = frame.seq_cnt
+        exchange = (port.name, frame.s_id, frame.ox_id)
+        current = self.current.get(exchange)
+        if current is not seq:
+            if key in self.ended:  # a later sequence of its exchange went before it
+                self.out_of_order.append((port.name, "sequence", frame.seq_cnt))
+            if current is not None:
+                self.ended.add((port.name, current))
+            self.current[exchange] = seq
 
     def primitive(self, time: float, port: Any, name: str, start: float) -> None:
         pass
 
 
 def build(drains: list[DrainSpec | None], channels: int, credit: int, payload: int,
-          isl_length: float) -> tuple[Simulation, Any, _Order]:
+          isl_length: float, isolation: IsolationSpec | None = None
+          ) -> tuple[Simulation, Any, _Order]:
     """Senders a0.. on sw1 to receivers b0.. on sw2 across one ISL with
     *channels* virtual channels of *credit* buffers; store-and-forward, so a
     frame's input buffer is freed as it starts on its output."""
@@ -67,7 +84,7 @@ def build(drains: list[DrainSpec | None], channels: int, credit: int, payload: i
                   if link.name.startswith("isl") else link for link in scenario.links)
     nodes_ = tuple(dataclasses.replace(n, params=ServiceParameters(drain=drains[int(n.name[1])]))
                    if n.name.startswith("b") else n for n in scenario.nodes)
-    scenario = dataclasses.replace(scenario, links=links, nodes=nodes_)
+    scenario = dataclasses.replace(scenario, links=links, nodes=nodes_, isolation=isolation)
     sim = Simulation(scenario.run.seed)
     order = _Order()
     sim.sinks.append(order)
@@ -76,13 +93,19 @@ def build(drains: list[DrainSpec | None], channels: int, credit: int, payload: i
     return sim, net, order
 
 
+ISOLATION = st.one_of(st.none(), st.builds(
+    lambda window, rising: IsolationSpec(rising, 0.01, window, recover=True),
+    st.sampled_from([0.1e-3, 0.25e-3, 0.4e-3]), st.sampled_from([0.05, 0.3])))
+
+
 @SETTINGS
-@given(st.lists(DRAINS, min_size=SENDERS, max_size=SENDERS), st.integers(2, 5),
-       st.integers(1, 4), st.sampled_from([512, 2112]), st.sampled_from([10.0, 2000.0]))
+@given(st.lists(DRAINS, min_size=SENDERS, max_size=SENDERS), st.integers(3, 5),
+       st.integers(1, 4), st.sampled_from([512, 2112]), st.sampled_from([10.0, 2000.0]),
+       ISOLATION)
 def test_channel_credit_bounded_frames_conserved_and_in_order(
         drains: list[DrainSpec | None], channels: int, credit: int, payload: int,
-        isl_length: float) -> None:
-    sim, net, order = build(drains, channels, credit, payload, isl_length)
+        isl_length: float, isolation: IsolationSpec | None) -> None:
+    sim, net, order = build(drains, channels, credit, payload, isl_length, isolation)
     isl = net.links["isl0"]
     ends = [isl.a, isl.b]
     assert all(isinstance(p, VirtualChannelPort) for p in ends)
