@@ -105,7 +105,8 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
                  zones: tuple[tuple[str, tuple[str, ...]], ...] = (), login: bool = True,
                  recovering: bool = False, hard_zoning: bool = False,
                  virtual: Mapping[str, Sequence[str]] | None = None,
-                 isolation: IsolationSpec | None = None) -> FabricNetwork:
+                 isolation: IsolationSpec | None = None,
+                 priorities: Mapping[str, str] | None = None) -> FabricNetwork:
     """Build *switches*, the N_Ports *nports* (each N_Port's name and login
     service parameters) and *links*, and route the fabric; the N_Ports of
     each of *pairs* (sender, receiver) log in with each other, with fabric
@@ -116,10 +117,13 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
     name, the virtual N_Ports (NPIV) behind it, of *nports* too, which log in
     with FDISC after it (:mod:`fcsim.fabric.npiv`); *isolation*: the
     congestion isolation that moves flows to slow devices to the ISLs'
-    low-priority virtual channel (:mod:`fcsim.fabric.congestion_isolation`)."""
+    low-priority virtual channel (:mod:`fcsim.fabric.congestion_isolation`);
+    *priorities*: the QoS priority of zones not of medium priority, by zone
+    name (read by ISLs whose virtual channels are assigned by priority)."""
     virtual = virtual or {}
     net = FabricNetwork()
     isolated: set[int] | None = None if isolation is None else set()
+    high: set[tuple[int, int]] = set()  # filled once the N_Ports have their IDs
     permitted: dict[int, frozenset[int]] | None = {} if hard_zoning and zones else None
     domains = assign_domains(switches)
     channelled = {split_end(end)[0] for link in links if link.virtual_channels
@@ -151,7 +155,7 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
                 _attach_virtual(sim, net, node, virtual[node], nports)
         elif link.virtual_channels:
             ends_of[link.name] = _channelled_isl(sim, net, link, (a_name, a_port),
-                                                 (b_name, b_port), isolated)
+                                                 (b_name, b_port), isolated, high)
             cost = link.cost if link.cost is not None else fspf_cost(link.speed.line_rate)
             isls.append((a_name, b_name, link.name, cost))
         else:
@@ -187,6 +191,10 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
     # an alias group is logged in with implicitly (fcsim.fc3.build)
     for a, b in pairs | {(b, a) for a, b in pairs}:
         net.nodes[a].login(net.nodes[b])
+    for name, members in zones:
+        if (priorities or {}).get(name) == "high":
+            ids = [net.nodes[m].port_id for m in members]
+            high.update((a, b) for a in ids for b in ids if a != b)
     if isolation is not None:
         assert isolated is not None
         net.isolation = CongestionIsolation(sim, net.switches, isolated, isolation)
@@ -209,10 +217,12 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
 
 def _channelled_isl(sim: Simulation, net: FabricNetwork, link: FabricLinkSpec,
                     a: tuple[str, int], b: tuple[str, int],
-                    isolated: Collection[int] | None) -> dict[str, SwitchPort]:
+                    isolated: Collection[int] | None,
+                    high: Collection[tuple[int, int]]) -> dict[str, SwitchPort]:
     """The ISL *link* between switch ports *a* and *b*, each (switch, index),
     split into its virtual channels; *isolated*: the fabric's isolated
-    devices (None: no congestion isolation). Each channel has *vc_credit*
+    devices (None: no congestion isolation); *high*: its high-priority
+    (S_ID, D_ID) pairs. Each channel has *vc_credit*
     buffers at each end, or the port's buffers split evenly (an assumption:
     vendors set the split per platform)."""
     channels = link.virtual_channels
@@ -232,7 +242,7 @@ def _channelled_isl(sim: Simulation, net: FabricNetwork, link: FabricLinkSpec,
     pa.login(pb.channel_buffers)
     pb.login(pa.channel_buffers)
     for switch, index, port in ports:
-        assignment = ChannelAssignment(channels, link.vc_assignment, isolated)
+        assignment = ChannelAssignment(channels, link.vc_assignment, isolated, high)
         ends[switch.name] = switch.add_channelled_port(index, port, assignment)
     return ends
 

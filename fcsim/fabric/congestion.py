@@ -115,13 +115,13 @@ def port_counters(sp: SwitchPort, interval: float) -> dict[str, Any]:
     return {"peer": peer.name if peer is not None else None, "tx": tx, "rx": rx}
 
 
-def _lane(hop: SwitchPort, d_id: int) -> SwitchPort:
-    """What a flow to *d_id* crosses at output *hop*: the queue of its
-    virtual channel there, if *hop* has channels (the channel its frames take
-    now), else *hop*."""
+def _lane(hop: SwitchPort, d_id: int, s_id: int) -> SwitchPort:
+    """What a flow from *s_id* to *d_id* crosses at output *hop*: the queue of
+    its virtual channel there, if *hop* has channels (the channel its frames
+    take now), else *hop*."""
     if hop.channels is None:
         return hop
-    return hop.channels[hop.assignment.channel_for(d_id)]  # type: ignore[attr-defined]
+    return hop.channels[hop.assignment.channel_for(d_id, s_id)]  # type: ignore[attr-defined]
 
 
 def _waited(sp: SwitchPort) -> float:
@@ -170,7 +170,7 @@ def _paths(switches: Mapping[str, Switch], addresses: Mapping[str, int],
                     crossed.add(out)
                 continue
             for hop in switch.routes.get(domain_of(d_id), ()):
-                crossed.add(_lane(hop, d_id))
+                crossed.add(_lane(hop, d_id, addresses[src]))
                 peer = hop.port.peer
                 todo.append(switch_of.get(id(peer)) if peer is not None else None)
         paths[(src, dst)] = crossed

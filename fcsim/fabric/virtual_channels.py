@@ -20,8 +20,10 @@ the link's assignment (:class:`ChannelAssignment`):
 * ``"priority"``: Cisco MDS's four ER_RDY virtual links: VL0 control, VL1
   high priority, VL2 slow devices, VL3 normal traffic (Cisco MDS 9000 Series
   Interfaces Configuration Guide, Release 8.x, "Congestion Isolation"):
-  every data frame of normal priority on channel 3 (no QoS priority is
-  modelled, so channel 1 stays unused), the flows to isolated devices on 2.
+  the frames between the members of a high-priority QoS zone on channel 1,
+  every other data frame on channel 3 (Cisco's table maps QoS priorities
+  5-6 to VL1 and 0-1 to VL3; medium and low zones are taken as normal
+  traffic, an assumption), the flows to isolated devices on 2.
 
 With congestion isolation (:mod:`fcsim.fabric.congestion_isolation`) the
 last data channel is kept for the flows to isolated devices ("a low-priority
@@ -64,7 +66,9 @@ ASSIGNMENTS = (DESTINATION, PRIORITY)
 CISCO_VIRTUAL_LINKS = 4
 """ER_RDY's virtual links on a Cisco MDS ISL: VL0 control, VL1 high priority,
 VL2 slow devices, VL3 normal (Cisco MDS 9000 Interfaces Configuration Guide 8.x)."""
-CISCO_NORMAL, CISCO_SLOW = 3, 2
+CISCO_HIGH, CISCO_SLOW, CISCO_NORMAL = 1, 2, 3
+PRIORITIES = ("high", "medium", "low")
+"""A QoS zone's priorities (Brocade QoS zones; Cisco zone QoS attribute)."""
 MAX_CHANNELS = 64
 """The most channels a link may have (the key space of a switch's channel queues)."""
 
@@ -82,10 +86,12 @@ class ChannelAssignment:
     *policy* (:data:`ASSIGNMENTS`); *isolated*: the (domain, area) of the
     devices whose flows take the low-priority channel, shared by every link
     of the fabric and changed by congestion isolation (None: no isolation,
-    no channel kept for it)."""
+    no channel kept for it); *high*: the (S_ID, D_ID) pairs of high-priority
+    QoS zones, which may be filled after it is made."""
 
     def __init__(self, channels: int, policy: str = DESTINATION,
-                 isolated: Collection[int] | None = None) -> None:
+                 isolated: Collection[int] | None = None,
+                 high: Collection[tuple[int, int]] = frozenset()) -> None:
         if policy not in ASSIGNMENTS:
             raise ValueError(f"virtual channel assignment must be one of "
                              f"{', '.join(ASSIGNMENTS)}, got {policy!r}")
@@ -97,6 +103,8 @@ class ChannelAssignment:
         self.channels = channels
         self.policy = policy
         self.isolated = isolated
+        self.high = high if policy == PRIORITY else frozenset()
+        """The (S_ID, D_ID) pairs of high priority (QoS zones), read by 'priority' only."""
         if policy == PRIORITY:
             self.low, self.first, self.spread = CISCO_SLOW, CISCO_NORMAL, 1
         elif isolated is not None:
@@ -106,13 +114,15 @@ class ChannelAssignment:
 
     def channel(self, frame: Frame) -> int:
         """The channel *frame* takes now."""
-        return 0 if frame.is_link_control else self.channel_for(frame.d_id)
+        return 0 if frame.is_link_control else self.channel_for(frame.d_id, frame.s_id)
 
-    def channel_for(self, d_id: int) -> int:
-        """The channel a data frame for *d_id* takes now."""
+    def channel_for(self, d_id: int, s_id: int = 0) -> int:
+        """The channel a data frame from *s_id* to *d_id* takes now."""
         dest = d_id >> 8
         if self.isolated and dest in self.isolated:
             return self.low  # type: ignore[return-value]
+        if self.high and (s_id, d_id) in self.high:
+            return CISCO_HIGH
         return self.first + (dest & 0xFF) % self.spread
 
 

@@ -101,7 +101,10 @@ def to_scenario(doc: Document, file: str) -> Scenario:
                     zones=_zones(doc), fspf=_fspf(doc),
                     zone_enforcement=getattr(getattr(doc, "zoning", None), "enforcement",
                                              "soft"),
-                    isolation=_isolation(doc))
+                    isolation=_isolation(doc),
+                    zone_priorities=tuple((z.name, z.priority)
+                                          for z in getattr(doc, "zones", ())
+                                          if z.priority != "medium"))
 
 
 def _isolation(doc: Document) -> IsolationSpec | None:

@@ -170,7 +170,8 @@ class Scenario:
     *zones*: a fabric's zones, each (name, its N_Port names), enforced by its
     switches as *zone_enforcement* says ("soft" or "hard"). *fspf*: a
     fabric's FSPF timers. *isolation*: a fabric's congestion isolation
-    (None: none)."""
+    (None: none). *zone_priorities*: (zone name, QoS priority) of each zone
+    whose priority is not 'medium'."""
 
     name: str
     topology: str
@@ -189,3 +190,4 @@ class Scenario:
     fspf: FspfTimers = DEFAULT_TIMERS
     zone_enforcement: str = "soft"
     isolation: IsolationSpec | None = None
+    zone_priorities: tuple[tuple[str, str], ...] = ()

@@ -235,3 +235,41 @@ def test_bad_channel_keys_are_refused(tmp_path, edit, key, given, allowed) -> No
 
     base = EXAMPLE.read_text(encoding="utf-8")
     assert_refused(tmp_path, base, edit, key, given, allowed)
+
+
+@pytest.mark.parametrize("rate", [15e6, 40e6])
+def test_a_high_priority_qos_zone_takes_vl1(rate: float) -> None:
+    """Cisco's virtual links assigned by priority, no isolation: the stream
+    between the members of a high-priority QoS zone takes VL1, the others
+    VL3, where the slow device's frames hold the credit; the high-priority
+    victim gets the ISL's payload rate less the slow flow's r, every frame of
+    it on VL1. With the zone at medium priority it shares VL3 and gets r."""
+    path = DATA_ROOT / "scenarios" / "fabric-slow-drain-isolation.toml"
+
+    def run(priority: str) -> dict[str, Any]:
+        doc = read_document(path)
+        del doc["congestion_isolation"]
+        doc["run"].update(duration="40 ms", warmup="5 ms")
+        for w in doc["workloads"]:
+            w["size"] = "2112 B"
+        next(n for n in doc["nodes"] if n["name"] == "slow")["rx_drain_rate"] = f"{rate} B/s"
+        doc["zones"] = [{"name": "gold", "members": ["array2", "fast"], "priority": priority},
+                        {"name": "slow", "members": ["array1", "slow"]},
+                        {"name": "local", "members": ["array3", "local"]}]
+        scenario = scenario_from_document(doc, str(path))
+        results = run_scenario(scenario)
+        first = results["repetitions"][0]
+        first["rates"] = {name: results["summary"][name]["throughput_bytes_per_s"]["mean"]
+                          for name in first["workloads"]}
+        return first
+
+    high = run("high")
+    line = speed_named("4GFC").baud / 10 * 2112 / (2112 + FRAMING_BYTES + 6 * 4)
+    assert high["rates"]["to-slow"] == pytest.approx(rate, rel=0.01)
+    assert high["rates"]["to-fast"] == pytest.approx(line - rate, rel=0.01)
+    channels = high["switches"]["core"]["ports"]["1"]["tx"]["virtual_channels"]
+    fast_frames = high["switches"]["edge2"]["ports"]["1"]["tx"]["frames"]
+    assert channels[1]["frames"] == fast_frames and channels[2]["frames"] == 0
+    assert high["congestion"]["culprits"][0]["victims"] == []
+    medium = run("medium")
+    assert medium["rates"]["to-fast"] == pytest.approx(rate, rel=0.01)
