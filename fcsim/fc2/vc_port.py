@@ -117,6 +117,12 @@ class VirtualChannelPort(Port):
         self.vc_login = [bb_credit] * self.channels
         self.vc_credit = [bb_credit] * self.channels
 
+    def learn_credit(self, bb_credit: int) -> None:
+        """A link with virtual channels learns its credit per channel when it
+        is built (as switches exchange it in ELP), not from a later login."""
+        raise RuntimeError(f"{self.name}: the credit of a link with virtual channels is "
+                           "set per channel when it is built")
+
     # -- credit ------------------------------------------------------------------
 
     def _absorb(self, now: float) -> float | None:

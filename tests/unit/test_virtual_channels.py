@@ -131,6 +131,8 @@ def test_a_port_with_virtual_channels_sends_no_r_rdy() -> None:
     a, _ = _pair(sim, channels=2, buffers=2)
     with pytest.raises(RuntimeError, match="ER_RDY"):
         a.send_r_rdy()
+    with pytest.raises(RuntimeError, match="per channel"):
+        a.learn_credit(8)
 
 
 def test_destination_assignment() -> None:

@@ -109,7 +109,9 @@ VC_ASSIGNMENT_HELP = ("How data frames take the data channels: 'destination' (ch
                       "the destination's Area_ID mod the data channels, as Brocade maps "
                       "medium-priority traffic by destination address) or 'priority' "
                       "(Cisco's four virtual links: VL0 control, VL1 high priority, VL2 "
-                      "slow devices, VL3 normal: every data frame on 3; needs exactly 4).")
+                      "slow devices, VL3 normal: the frames of high-priority QoS zones "
+                      "on 1, the flows to isolated devices on 2, every other data frame "
+                      "on 3; needs exactly 4).")
 
 
 class FabricLinkSection(LinkSection):
