@@ -178,6 +178,14 @@ class VirtualChannelSwitch(Switch):
         self.attach(sp)
         return sp
 
+    def reset_stats(self) -> None:
+        """Start a new measurement interval, for the channel queues too."""
+        super().reset_stats()
+        now = self.sim.now
+        for sp in self.ports.values():
+            for lane in (sp.channels or ())[1:]:
+                lane.reset_stats(now)
+
     def _queue(self, held: Held) -> None:
         """Queue a routed frame; one for a channelled E_Port (not sent by the
         switch itself) queues for its channel."""
