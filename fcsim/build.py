@@ -65,7 +65,8 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
                                     bool(scenario.faults),
                                     scenario.zone_enforcement == "hard",
                                     {n.name: virtual_names(n.name, n.virtual_ports)
-                                     for n in scenario.nodes if n.virtual_ports})
+                                     for n in scenario.nodes if n.virtual_ports},
+                                    scenario.isolation, dict(scenario.zone_priorities))
     if scenario.alias_groups:
         groups = {g.name for g in scenario.alias_groups}
         senders = [(w.source, w.destination) for w in scenario.workloads  # type: ignore[union-attr]

@@ -51,6 +51,7 @@ def network_lines(first: dict[str, Any]) -> list[str]:
         lines.append(f"  NPIV at {port}: {n['accepted']} FDISC logins accepted, "
                      f"{n['refused']} refused (LS_RJT)")
     lines += _congestion_lines(first)
+    lines += _isolation_lines(first)
     lines += routing_lines(first)
     ports, note = busiest(first["nodes"], lambda n: n["data_frames_tx"] + n["data_frames_rx"],
                           FEW if many(first["nodes"]) else SHOWN)
@@ -77,9 +78,18 @@ def _congestion_lines(first: dict[str, Any]) -> list[str]:
     lines = ["", f"congestion (first repetition; ports with TxWait >= "
                  f"{100 * view['txwait_threshold']:g} % of the interval)"]
     for where in view["holding_back"]:
-        switch, _, index = where.rpartition(":")
+        at, _, channel = where.partition(" VC ")
+        switch, _, index = at.rpartition(":")
         port = first["switches"][switch]["ports"][index]
         tx = port["tx"]
+        if channel:  # one virtual channel of an ISL port
+            vc = tx["virtual_channels"][int(channel)]
+            lines.append(
+                f"  {where} -> {port['peer']}: TxWait {100 * vc['txwait_fraction']:.2f} % "
+                f"({vc['txwait_2_5us']} x 2.5 us), {vc['credit_zero']} transitions to zero "
+                f"credit ({format_time(vc['credit_zero_s'])} at zero), {vc['frames']} "
+                f"frames; the link's utilisation {100 * tx['utilisation']:.2f} %")
+            continue
         lines.append(
             f"  {where} -> {port['peer']}: TxWait {100 * tx['txwait_fraction']:.2f} % "
             f"({tx['txwait_2_5us']} x 2.5 us), {tx['credit_zero']} transitions to zero "
@@ -92,6 +102,26 @@ def _congestion_lines(first: dict[str, Any]) -> list[str]:
         spreading = ", ".join(culprit["spreading"]) or "no other port"
         lines.append(f"  culprit: {culprit['device']} behind {culprit['port']} "
                      f"({culprit['kind']}); spreading to {spreading}; victims: {victims}")
+    return lines
+
+
+def _isolation_lines(first: dict[str, Any]) -> list[str]:
+    """Congestion isolation's rule and each of its events (from the run's
+    start); nothing without it."""
+    iso = first.get("congestion_isolation")
+    if iso is None:
+        return []
+    recover = (f"back under {100 * iso['falling_threshold']:g} %" if iso["recover"]
+               else "no automatic recovery")
+    lines = ["", f"congestion isolation (TxWait read every "
+                 f"{format_time(iso['window_s'])}: isolated at "
+                 f"{100 * iso['rising_threshold']:g} % of it, {recover})"]
+    for event in iso["events"]:
+        lines.append(f"  at {format_time(event['time_s'])}: {event['device']} "
+                     f"({event['port']}) {event['action']}, TxWait "
+                     f"{100 * event['txwait_fraction']:.2f} % of the window")
+    if not iso["events"]:
+        lines.append("  no device isolated")
     return lines
 
 

@@ -24,11 +24,12 @@ and plugs FC-3's alias groups in afterwards (:mod:`fcsim.fc3.build`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.addressing import port_id
+from fcsim.fabric.congestion_isolation import CongestionIsolation, IsolationSpec
 from fcsim.fabric.login import FabricLogin
 from fcsim.fabric.network import FabricNetwork
 from fcsim.fabric.npiv import SharedPort
@@ -37,10 +38,15 @@ from fcsim.fabric.routing import chooser, fspf_cost, next_hops, switch_seed
 from fcsim.fabric.services import E_D_TOV, FabricServices
 from fcsim.fabric.switch import Switch
 from fcsim.fabric.switch_port import SwitchPort
+from fcsim.fabric.virtual_channels import (
+    ChannelAssignment,
+    VirtualChannelSwitch,
+)
 from fcsim.fabric.zoning import Zoning
 from fcsim.fc2.login import ServiceParameters
 from fcsim.fc2.nport import NPort
 from fcsim.fc2.recovering_port import make_port
+from fcsim.fc2.vc_port import VirtualChannelPort
 from fcsim.link.link import Link, LinkSpec
 
 
@@ -62,12 +68,21 @@ class SwitchSpec(Protocol):
 class FabricLinkSpec(LinkSpec, Protocol):
     """A link to build: its name, ends, line speed, cable, bit error rate (and
     per end), FSPF cost (None: from its speed) and its switch ports' receive
-    buffers (None: the switch model's)."""
+    buffers (None: the switch model's); an ISL's virtual channels (None:
+    none), the receive buffers of each (None: the port's split evenly) and
+    how data frames are assigned to them
+    (:data:`fcsim.fabric.virtual_channels.ASSIGNMENTS`)."""
 
     @property
     def cost(self) -> float | None: ...
     @property
     def bb_credit(self) -> int | None: ...
+    @property
+    def virtual_channels(self) -> int | None: ...
+    @property
+    def vc_credit(self) -> int | None: ...
+    @property
+    def vc_assignment(self) -> str: ...
 
 
 def assign_domains(switches: Iterable[SwitchSpec]) -> dict[str, int]:
@@ -109,7 +124,9 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
                  nports: Mapping[str, ServiceParameters], pairs: set[tuple[str, str]],
                  zones: tuple[tuple[str, tuple[str, ...]], ...] = (), login: bool = True,
                  recovering: bool = False, hard_zoning: bool = False,
-                 virtual: Mapping[str, Sequence[str]] | None = None) -> FabricNetwork:
+                 virtual: Mapping[str, Sequence[str]] | None = None,
+                 isolation: IsolationSpec | None = None,
+                 priorities: Mapping[str, str] | None = None) -> FabricNetwork:
     """Build *switches*, the N_Ports *nports* (each N_Port's name and login
     service parameters) and *links*, and route the fabric; the N_Ports of
     each of *pairs* (sender, receiver) log in with each other, with fabric
@@ -118,13 +135,26 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
     recover); *hard_zoning*: the F_Ports drop the frames between N_Ports
     that share no zone; *virtual*: per N_Port
     name, the virtual N_Ports (NPIV) behind it, of *nports* too, which log in
-    with FDISC after it (:mod:`fcsim.fabric.npiv`)."""
+    with FDISC after it (:mod:`fcsim.fabric.npiv`); *isolation*: the
+    congestion isolation that moves flows to slow devices to the ISLs'
+    low-priority virtual channel (:mod:`fcsim.fabric.congestion_isolation`);
+    *priorities*: the QoS priority of zones not of medium priority, by zone
+    name (read by ISLs whose virtual channels are assigned by priority)."""
     virtual = virtual or {}
     net = FabricNetwork()
+    isolated: set[int] | None = None if isolation is None else set()
+    high: set[tuple[int, int]] = set()  # filled once the N_Ports have their IDs
     permitted: dict[int, frozenset[int]] | None = {} if hard_zoning and zones else None
     domains = assign_domains(switches)
+    channelled = {split_end(end)[0] for link in links if link.virtual_channels
+                  for end in link.ends}
+    if channelled and recovering:
+        raise ValueError("virtual channels are not modelled in a run with faults")
     for config in switches:
-        if recovering:
+        if config.name in channelled:
+            net.switches[config.name] = VirtualChannelSwitch(
+                sim, config.name, domains[config.name], config.model, config.routing)
+        elif recovering:
             net.switches[config.name] = RecoveringSwitch(
                 sim, config.name, domains[config.name], config.model, config.routing, net.losses)
         else:
@@ -143,6 +173,11 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
                          recovering, permitted)
             if virtual.get(node):
                 _attach_virtual(sim, net, node, virtual[node], nports)
+        elif link.virtual_channels:
+            ends_of[link.name] = _channelled_isl(sim, net, link, (a_name, a_port),
+                                                 (b_name, b_port), isolated, high)
+            cost = link.cost if link.cost is not None else fspf_cost(link.speed.line_rate)
+            isls.append((a_name, b_name, link.name, cost))
         else:
             a, b = net.switches[a_name], net.switches[b_name]
             pa = make_port(sim, f"{a_name}:{a_port}", link.bb_credit or a.model.bb_credit,
@@ -177,6 +212,13 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
     # an alias group is logged in with implicitly (fcsim.fc3.build)
     for a, b in pairs | {(b, a) for a, b in pairs}:
         net.nodes[a].login(net.nodes[b])
+    for name, members in zones:
+        if (priorities or {}).get(name) == "high":
+            ids = [net.nodes[m].port_id for m in members]
+            high.update((a, b) for a in ids for b in ids if a != b)
+    if isolation is not None:
+        assert isolated is not None
+        net.isolation = CongestionIsolation(sim, net.switches, isolated, isolation)
     net.addresses = {name: node.port_id for name, node in net.nodes.items()}
     net.flows = tuple(sorted(pairs))
     if login:
@@ -192,6 +234,38 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
             elif name not in net.virtual_of:
                 net.logins[name].start()
     return net
+
+
+def _channelled_isl(sim: Simulation, net: FabricNetwork, link: FabricLinkSpec,
+                    a: tuple[str, int], b: tuple[str, int],
+                    isolated: Collection[int] | None,
+                    high: Collection[tuple[int, int]]) -> dict[str, SwitchPort]:
+    """The ISL *link* between switch ports *a* and *b*, each (switch, index),
+    split into its virtual channels; *isolated*: the fabric's isolated
+    devices (None: no congestion isolation); *high*: its high-priority
+    (S_ID, D_ID) pairs. Each channel has *vc_credit*
+    buffers at each end, or the port's buffers split evenly (an assumption:
+    vendors set the split per platform)."""
+    channels = link.virtual_channels
+    assert channels is not None
+    ends = {}
+    ports = []
+    for name, index in (a, b):
+        switch = net.switches[name]
+        assert isinstance(switch, VirtualChannelSwitch)
+        buffers = link.vc_credit or max(1, (link.bb_credit or switch.model.bb_credit)
+                                        // channels)
+        ports.append((switch, index, VirtualChannelPort(sim, f"{name}:{index}", channels,
+                                                        buffers)))
+    pa, pb = ports[0][2], ports[1][2]
+    net.links[link.name] = Link(link.name, pa, pb, link.speed, link.cable,
+                                link.bit_error_rate, link.error_rates)
+    pa.login(pb.channel_buffers)
+    pb.login(pa.channel_buffers)
+    for switch, index, port in ports:
+        assignment = ChannelAssignment(channels, link.vc_assignment, isolated, high)
+        ends[switch.name] = switch.add_channelled_port(index, port, assignment)
+    return ends
 
 
 def _attach_node(sim: Simulation, net: FabricNetwork, name: str, params: ServiceParameters,

@@ -3,7 +3,9 @@ an N_Port (by name or port World Wide Name), every workload between N_Ports
 that share a zone (unless ``[zoning]`` enforces them in hardware, when the
 switches drop such a workload's frames), and ``[zoning]`` only with zones;
 virtual N_Ports (NPIV) only with fabric login, without faults, never a link
-end. The scenario's checks (:mod:`fcsim.scenario.checks`) call
+end; virtual channels only on an ISL between switches with virtual output
+queues, without faults, with enough channels for their assignment. The
+scenario's checks (:mod:`fcsim.scenario.checks`) call
 them with the N_Ports the nodes have."""
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from itertools import pairwise
 from typing import Any
 
 from fcsim.fabric.npiv import virtual_ports_of
+from fcsim.fabric.virtual_channels import least_channels
 from fcsim.fc2.els_payload import port_wwn
 from fcsim.schema.errors import Problem, given
 from fcsim.schema.rules import unique
@@ -90,3 +93,56 @@ def npiv_problems(doc: Any, raw: dict[str, Any]) -> Iterator[Problem]:
             if end in virtual:
                 yield Problem(f"links[{i}].ends[{j}]", given(end),
                               "a node or switch port: a virtual N_Port shares its node's link")
+
+
+def channel_problems(doc: Any, raws: list[dict[str, Any]],
+                     isolation: bool = False) -> Iterator[Problem]:
+    """Every problem of the virtual-channel keys of the checked fabric *doc*'s
+    links, read from *raws*; *isolation*: the fabric isolates congestion."""
+    models = {s.name: s.model for s in getattr(doc, "switches", [])}
+    for i, (link, raw) in enumerate(zip(doc.links, raws, strict=True)):
+        count = getattr(link, "virtual_channels", None)
+        if count is None:
+            for name in ("vc_credit", "vc_assignment"):
+                if name in raw:
+                    yield Problem(f"links[{i}].{name}", given(raw[name]),
+                                  "given with virtual_channels")
+            continue
+        where = f"links[{i}].virtual_channels"
+        if not all(":" in end for end in link.ends):
+            yield Problem(where, given(count), "only on an inter-switch link (both ends "
+                          "switch ports 'switch:port')")
+            continue
+        if getattr(doc, "faults", []):
+            yield Problem(where, given(count), "no virtual channels in a run with faults "
+                          "(their recovery is not modelled)")
+        for end in link.ends:
+            model = models.get(end.partition(":")[0])
+            if model is not None and not model.virtual_output_queues:
+                yield Problem(where, given(count), f"switches with virtual output queues at "
+                              f"both ends ({end.partition(':')[0]}'s model {model.name} has "
+                              "input FIFOs)")
+        least = least_channels(link.vc_assignment, isolation)
+        exact = link.vc_assignment == "priority"
+        if count < least or (exact and count != least):
+            yield Problem(where, given(count), f"{'exactly' if exact else 'at least'} "
+                          f"{least} with vc_assignment = {link.vc_assignment!r}"
+                          + (" and congestion isolation (a channel kept for the isolated "
+                             "flows)" if isolation and not exact else ""))
+
+
+def isolation_problems(doc: Any, raw: dict[str, Any]) -> Iterator[Problem]:
+    """Every problem of the checked fabric *doc*'s ``[congestion_isolation]``
+    read from *raw*: an ISL with virtual channels to isolate on, and a
+    falling threshold not above the rising one."""
+    section = getattr(doc, "congestion_isolation", None)
+    if section is None:
+        return
+    if not any(getattr(link, "virtual_channels", None) for link in doc.links):
+        yield Problem("congestion_isolation", "given with no ISL with virtual_channels",
+                      "[congestion_isolation] in a fabric with an inter-switch link with "
+                      "virtual_channels (the isolated flows take its low-priority channel)")
+    if section.falling_threshold > section.rising_threshold:
+        yield Problem("congestion_isolation.falling_threshold",
+                      given(raw["congestion_isolation"]["falling_threshold"]),
+                      f"not above rising_threshold ({section.rising_threshold:g})")

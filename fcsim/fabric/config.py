@@ -1,13 +1,18 @@
 """A fabric's tables in a scenario file: ``[fspf]``, FSPF's timers
 (docs/faults.md, "FSPF"), ``[[zones]]``, which N_Ports see each other in
-the name server (docs/faults.md, "Zoning"), and ``[zoning]``, how the
-switches enforce the zones (docs/fabric-services.md, "Hard zoning"). The
+the name server (docs/faults.md, "Zoning"), ``[zoning]``, how the
+switches enforce the zones (docs/fabric-services.md, "Hard zoning"), and
+``[congestion_isolation]``, the port monitor that moves the flows to slow
+devices to a low-priority virtual channel (docs/fabrics.md). The
 scenario's document (:mod:`fcsim.scenario.sections.document`) assembles them
 with the others."""
 
 from __future__ import annotations
 
-from fcsim.schema.fields import Name, PositiveTime, Time, choice, name_list
+from fcsim.fabric.congestion import TXWAIT_CONGESTED
+from fcsim.fabric.congestion_isolation import FALLING
+from fcsim.fabric.virtual_channels import PRIORITIES
+from fcsim.schema.fields import Flag, Name, PositiveTime, Time, choice, fraction, name_list
 from fcsim.schema.section import Section, key
 
 ZoneMembers = name_list(1, "a list of distinct N_Port names (node names, NAME.i) or port "
@@ -52,7 +57,15 @@ class ZoneSection(Section):
 
     name: Name = key(help="The zone's name, unique among zones.", example="backup")
     members: ZoneMembers = key(help="Its N_Ports.", example=["host", "21:00:00:00:9e:eb:a5:e1"])
+    priority: QosPriority = key(
+        "medium", "A QoS zone: the priority of the traffic between its members, 'high', "
+        "'medium' or 'low' (Brocade QoS zones, Cisco zone 'attribute qos priority'). On an "
+        "ISL with vc_assignment = 'priority', high-priority frames take VL1, the others "
+        "VL3 (Cisco's virtual links); 'destination' channels do not read it. A pair in "
+        "several zones takes the highest.", "high")
 
+
+QosPriority = choice(dict(zip(PRIORITIES, PRIORITIES, strict=True)))
 
 ENFORCEMENTS = ("soft", "hard")
 """How the switches enforce the zones (:class:`ZoningSection`)."""
@@ -75,3 +88,37 @@ class ZoningSection(Section):
     enforcement: Enforcement = key("soft", "'soft' (name-server filtering only) or 'hard' "
                                    "(the switches also drop frames between N_Ports that "
                                    "share no zone).", "hard")
+
+
+Rising = fraction("a fraction 0 < x < 1 (of the window)", above=True)
+Falling = fraction("a fraction 0 <= x < 1 (of the window)")
+
+
+class CongestionIsolationSection(Section):
+    """Congestion isolation (Cisco MDS congestion isolation, Brocade SDDQ):
+    every `window` the switches read each F_Port's TxWait over the window;
+    a device whose F_Port waited at least `rising_threshold` of it is found
+    slow, and from then on the frames for it take the low-priority virtual
+    channel of every ISL with `virtual_channels` (the last channel with
+    vc_assignment 'destination', channel 2 with 'priority'), so the flows to
+    other devices keep the other channels. With `recover`, a device whose
+    F_Port waited less than `falling_threshold` of a window goes back. Needs
+    an ISL with virtual channels. See docs/fabrics.md."""
+
+    where = "in [congestion_isolation]"
+
+    rising_threshold: Rising = key(TXWAIT_CONGESTED, "TxWait over a window, as a fraction "
+                                   "of it, at or above which an F_Port's device is isolated "
+                                   "(Cisco port-monitor's rising threshold for TxWait; the "
+                                   "default is the congestion view's, an assumption).", 0.3)
+    falling_threshold: Falling = key(FALLING, "With recover: TxWait over a window, as a "
+                                     "fraction of it, below which an isolated device goes "
+                                     "back (the port monitor's falling threshold; default an "
+                                     "assumption); not above rising_threshold.", 0.05)
+    window: PositiveTime = key("1 s", "How often the F_Ports' TxWait is read, the window it "
+                               "is taken over, s (Cisco's port-monitor poll interval; the "
+                               "default an assumption).", "1 ms")
+    recover: Flag = key(False, "Take a device back when its TxWait falls below "
+                        "falling_threshold (Cisco NX-OS 8.5 Fabric Performance Monitor); "
+                        "default false: NX-OS 8.x and Brocade SDDQ release an isolated "
+                        "device only by command.", True)

@@ -27,7 +27,9 @@ routes alone, not from the scenario's workloads:
 * A port *holds back* traffic when its TxWait is at least
   :data:`TXWAIT_CONGESTED` of the interval.
 * A flow (a sender and receiver pair that logged in with each other) crosses
-  the switch outputs its routes give it (every equal-cost next hop).
+  the switch outputs its routes give it (every equal-cost next hop); on an
+  ISL with virtual channels, the queue of the channel its frames take there,
+  which holds back traffic when that channel's TxWait passes the threshold.
 * A *culprit* is a switch port cabled to an N_Port (an F_Port) that either
   holds back traffic itself: its device returns credit slowly ("slow
   drain"); or is busy at least :data:`BUSY` of the interval while a flow to
@@ -48,7 +50,9 @@ from typing import Any
 from fcsim.fabric.addressing import area_of, domain_of
 from fcsim.fabric.switch import Switch
 from fcsim.fabric.switch_port import SwitchPort
+from fcsim.fabric.virtual_channels import ChannelQueue
 from fcsim.fc2.port import Port
+from fcsim.fc2.vc_port import VirtualChannelPort
 
 TXWAIT_UNIT = 2.5e-6
 """Cisco MDS counts TxWait in ticks of 2.5 us (its slow-drain configuration guide)."""
@@ -60,6 +64,12 @@ port whose credit, not its line, sets its pace for a twentieth of the time."""
 BUSY = 0.95
 """The utilisation at which an F_Port's own line is the limit (an assumption,
 as :data:`TXWAIT_CONGESTED`)."""
+
+
+def holds_back(txwait: float, interval: float, threshold: float = TXWAIT_CONGESTED) -> bool:
+    """True if a port with *txwait* s of TxWait over *interval* s holds back
+    traffic: its TxWait is at least *threshold* of the interval."""
+    return interval > 0 and txwait >= threshold * interval
 
 
 def _direction(port: Port, interval: float) -> dict[str, Any]:
@@ -74,16 +84,64 @@ def _direction(port: Port, interval: float) -> dict[str, Any]:
             "credit_zero_s": s.credit_zero_time}
 
 
+def _channels(port: VirtualChannelPort, interval: float) -> list[dict[str, Any]]:
+    """The transmit counters of each virtual channel of *port* over *interval* s."""
+    return [{"channel": vc, "credit_login": port.vc_login[vc],
+             "frames": c.frames_tx,
+             "txwait_s": c.credit_wait,
+             "txwait_2_5us": int(c.credit_wait / TXWAIT_UNIT),
+             "txwait_fraction": c.credit_wait / interval if interval > 0 else 0.0,
+             "credit_zero": c.credit_zero, "credit_zero_s": c.credit_zero_time,
+             "er_rdy_tx": c.er_rdy_tx, "er_rdy_rx": c.er_rdy_rx}
+            for vc, c in enumerate(port.vc_stats)]
+
+
 def port_counters(sp: SwitchPort, interval: float) -> dict[str, Any]:
     """Switch port *sp*'s counters over *interval* s: ``tx`` (towards its
     peer, with the frames removed after the hold time) and ``rx`` (from its
-    peer: the peer's transmit counters). Call after the ports' stats are closed."""
+    peer: the peer's transmit counters); on a link with virtual channels,
+    each direction's ``virtual_channels``, the counters of each channel.
+    Call after the ports' stats are closed."""
     port = sp.port
     peer = port.peer
     tx = _direction(port, interval)
     tx["hold_time_removed"] = sp.timeouts
-    return {"peer": peer.name if peer is not None else None, "tx": tx,
-            "rx": _direction(peer, interval) if peer is not None else None}
+    rx = _direction(peer, interval) if peer is not None else None
+    if isinstance(port, VirtualChannelPort) and isinstance(peer, VirtualChannelPort):
+        tx["virtual_channels"] = _channels(port, interval)
+        rx["virtual_channels"] = _channels(peer, interval)  # type: ignore[index]
+        if sp.channels is not None:
+            tx["hold_time_removed"] += sum(lane.timeouts for lane in sp.channels[1:])
+    return {"peer": peer.name if peer is not None else None, "tx": tx, "rx": rx}
+
+
+def _lane(hop: SwitchPort, d_id: int, s_id: int) -> SwitchPort:
+    """What a flow from *s_id* to *d_id* crosses at output *hop*: the queue of
+    its virtual channel there, if *hop* has channels (the channel its frames
+    take now), else *hop*."""
+    if hop.channels is None:
+        return hop
+    return hop.channels[hop.assignment.channel_for(d_id, s_id)]  # type: ignore[attr-defined]
+
+
+def _waited(sp: SwitchPort) -> float:
+    """The TxWait of output *sp*, s: its port's, or its virtual channel's."""
+    if isinstance(sp, ChannelQueue):
+        return sp.port.vc_stats[sp.vc].credit_wait  # type: ignore[attr-defined]
+    if sp.channels is not None:
+        return sp.port.vc_stats[0].credit_wait  # type: ignore[attr-defined]
+    return sp.port.stats.credit_wait
+
+
+def _outputs(switch: Switch) -> list[SwitchPort]:
+    """The outputs of *switch* whose TxWait counts: its ports, and the data
+    channels of those with virtual channels."""
+    out = []
+    for sp in switch.ports.values():
+        out.append(sp)
+        if sp.channels is not None:
+            out += sp.channels[1:]
+    return out
 
 
 def _paths(switches: Mapping[str, Switch], addresses: Mapping[str, int],
@@ -112,7 +170,7 @@ def _paths(switches: Mapping[str, Switch], addresses: Mapping[str, int],
                     crossed.add(out)
                 continue
             for hop in switch.routes.get(domain_of(d_id), ()):
-                crossed.add(hop)
+                crossed.add(_lane(hop, d_id, addresses[src]))
                 peer = hop.port.peer
                 todo.append(switch_of.get(id(peer)) if peer is not None else None)
         paths[(src, dst)] = crossed
@@ -125,11 +183,12 @@ def culprits_and_victims(switches: Mapping[str, Switch], addresses: Mapping[str,
     """The fabric-wide view (see the module docstring) over *interval* s:
     the ports that hold back traffic, the culprits and each one's victims."""
     def name(sp: SwitchPort) -> str:
+        if isinstance(sp, ChannelQueue):
+            return f"{sp.switch.name}:{sp.e_port.index} VC {sp.vc}"
         return f"{sp.switch.name}:{sp.index}"
 
-    limit = TXWAIT_CONGESTED * interval
-    holding = [sp for switch in switches.values() for sp in switch.ports.values()
-               if interval > 0 and sp.port.stats.credit_wait >= limit]
+    holding = [sp for switch in switches.values() for sp in _outputs(switch)
+               if holds_back(_waited(sp), interval)]
     if not holding:  # no culprit without a port holding back traffic
         return {"txwait_threshold": TXWAIT_CONGESTED, "holding_back": [], "culprits": []}
     device_of = {id(sp): sp.port.peer.name for switch in switches.values()

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from fcsim.fabric.congestion import culprits_and_victims, port_counters
+from fcsim.fabric.congestion_isolation import CongestionIsolation
 from fcsim.fabric.hard_zoning import ZonedFPort
 from fcsim.fabric.login import FabricLogin
 from fcsim.fabric.npiv import SharedPort
@@ -69,6 +70,8 @@ class FabricNetwork(Network):
         """Per virtual N_Port, the N_Port whose link port it shares."""
         self.fabric_of: dict[str, int] = {}
         """The fabric of each switch and N_Port (:func:`fcsim.fabric.build.fabrics`)."""
+        self.isolation: CongestionIsolation | None = None
+        """Its congestion isolation, if the scenario has one."""
 
     def address_of(self, node: str) -> int:
         """The N_Port ID the fabric gives *node* (domain / port / 00), or the
@@ -125,6 +128,8 @@ class FabricNetwork(Network):
             for name, sw in self.switches.items()}
         out["congestion"] = culprits_and_victims(self.switches, self.addresses, self.flows,
                                                  interval)
+        if self.isolation is not None:
+            out["congestion_isolation"] = self.isolation.results()
         if self.aliases is not None:
             out["fc3"] = self.aliases.results(interval)
         if self.zones:

@@ -101,12 +101,20 @@ class Switch:
         (0-based); with *permitted* (hard zoning: per N_Port ID, those it
         shares a zone with), an F_Port that drops the frames between others
         (:class:`~fcsim.fabric.hard_zoning.ZonedFPort`)."""
+        self.check_free(index)
+        return self.attach(SwitchPort(self, index, port) if permitted is None
+                           else ZonedFPort(self, index, port, permitted))
+
+    def check_free(self, index: int) -> None:
+        """Raise ValueError unless port *index* exists and is not connected."""
         if not 0 <= index < self.model.ports:
             raise ValueError(f"{self.name}: port {index} outside 0..{self.model.ports - 1}")
         if index in self.ports:
             raise ValueError(f"{self.name}: port {index} is already connected")
-        sp = self.ports[index] = (SwitchPort(self, index, port) if permitted is None
-                                  else ZonedFPort(self, index, port, permitted))
+
+    def attach(self, sp: SwitchPort) -> SwitchPort:
+        """Take switch port *sp*, made for this switch, as its port ``sp.index``."""
+        self.ports[sp.index] = sp
         self._inputs = list(self.ports.values())
         sp.pos = len(self._inputs) - 1
         return sp
@@ -331,7 +339,7 @@ class Switch:
         """Free the buffer *frame* holds at input *inp* (and send its R_RDY), now
         or at *at* (s) if later."""
         if frame.uses_bb_credit:
-            inp.port.release_buffer(at)
+            inp.port.release_buffer(at, frame)
 
     def _hold_expired(self, held: Held) -> None:
         inp = held.inp
@@ -417,7 +425,7 @@ class Switch:
                 out.next_input = (pos + 1) % len(inputs)
                 inp.read_free = now + frame.chars * inp.port.char_time / self.model.crossbar_speedup
                 if bb:  # free_input, inline
-                    inp.port.release_buffer(head.free_at)
+                    inp.port.release_buffer(head.free_at, frame)
                 if not voq and inp.fifo:
                     nxt = inp.fifo[0].out
                     if nxt is not out:

@@ -76,7 +76,8 @@ class Crossbar(Protocol):
 
 
 class SwitchPort:
-    """Port *index* of *switch*, owner of the link-level *port*.
+    """Port *index* of *switch*, owner of the link-level *port* (unless not
+    *owns_port*: the queue of one virtual channel of the port that owns it).
 
     *pos* is its place in the switch's input order; *waiting*, the sorted
     places of the inputs whose next frame in line (FIFO head, or head of the
@@ -85,7 +86,12 @@ class SwitchPort:
     was) in, s: its arrival with store-and-forward, later with cut-through.
     """
 
-    def __init__(self, switch: Crossbar, index: int, port: Port) -> None:
+    channels: list[SwitchPort] | None = None
+    """The output's queue per virtual channel, channel 0 this port itself
+    (an E_Port on a link with virtual channels,
+    :class:`fcsim.fabric.virtual_channels.ChannelledEPort`); None: one queue."""
+
+    def __init__(self, switch: Crossbar, index: int, port: Port, owns_port: bool = True) -> None:
         self.switch = switch
         self.index = index
         self.port = port
@@ -115,6 +121,8 @@ class SwitchPort:
         """A frame with a transmission error arrived."""
         self.next_frame: Callable[[bool], Frame | None] = partial(switch.pull, self)
         """The next frame for this output, taking inputs in turn (BB credit or not)."""
+        if not owns_port:  # one virtual channel's queue of the port's owner
+            return
         port.owner = self
         if switch.model.cut_through:
             port.header_notice = HEADER_CHARS * port.char_time if port.char_time else None

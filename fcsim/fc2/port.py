@@ -123,6 +123,20 @@ class LazyCredit:
         now = self.sim.now
         return self.credit + sum(1 for arrival in self._r_rdys if arrival <= now)
 
+    def credit_wait_now(self) -> float:
+        """TxWait so far in the interval, s, an open wait counted up to now (or
+        to the R_RDY that ended it), without taking anything in: for
+        observers (a port monitor polling it)."""
+        wait = self.stats.credit_wait
+        since = self._stall_since
+        if since is not None:
+            now = self.sim.now
+            arrivals = self._r_rdys
+            end = arrivals[0] if arrivals and arrivals[0] <= now else now
+            if end > since:
+                wait += end - since
+        return wait
+
     def _absorb(self, now: float) -> float | None:
         """Count in the R_RDYs that have arrived by *now*; when the last of them
         arrived, s (None if none had)."""
@@ -288,9 +302,19 @@ class Port(LazyCredit):
         else:
             self._later(gap_end - now, self._send_next)
 
+    def take_fill_word(self, now: float) -> tuple[float, float]:
+        """Take the next free fill word after *now* for a primitive signal
+        (after the frame in progress; past the gap's first words it lengthens
+        the gap): its start and end, s."""
+        start = self.line_free if self.line_free > now else now
+        end = self.line_free = start + self.word_time
+        if end > self.gap_end:
+            self.gap_end = end
+        return start, end
+
     def send_r_rdy(self) -> None:
         """Send one R_RDY in the next free fill word."""
-        now = self.sim.now
+        now = self.sim.now  # take_fill_word, inline (once a frame)
         start = self.line_free if self.line_free > now else now
         end = start + self.word_time
         self.line_free = end
@@ -320,10 +344,14 @@ class Port(LazyCredit):
             return
         self.owner.frame_received(frame)  # type: ignore[union-attr]
 
-    def release_buffer(self, at: float = 0.0) -> None:
+    def release_buffer(self, at: float = 0.0, frame: Frame | None = None) -> None:
         """Free one receive buffer and return its credit to the peer with an
         R_RDY: now, or at *at* (s) if that is later (a cut-through switch's
-        input holds a frame until after its EOF is in)."""
+        input holds a frame until after its EOF is in). *frame* is the frame
+        that held it, if the caller knows it: a port with one pool of
+        buffers has no use for it, one with virtual channels
+        (:class:`fcsim.fc2.vc_port.VirtualChannelPort`) frees the buffer of
+        that frame's channel."""
         now = self.sim.now
         if at > now:
             self._later(at - now, self._release_now)

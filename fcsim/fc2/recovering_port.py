@@ -147,13 +147,13 @@ class RecoveringPort(Port):
         """Count *frame* as lost on its way to (or in the buffers of) this port."""
         self.lcf.stats.lose(frame)
 
-    def release_buffer(self, at: float = 0.0) -> None:
+    def release_buffer(self, at: float = 0.0, frame: Frame | None = None) -> None:
         """Free a receive buffer, not before *at* (s); one emptied by a reset
         was freed already."""
         if self._stale and at <= self.sim.now:
             self._stale -= 1
             return
-        super().release_buffer(at)
+        super().release_buffer(at, frame)
 
     def fate(self, start: float, end: float) -> int:
         """What became of a transmission that reached the receiver from *start*

@@ -124,9 +124,13 @@ def unsupported(scenario: Scenario) -> str | None:
         if node.params.drain is not None:
             return (f"node {node.name}: a slow-drain receive path (rx_drain_rate, rx_delay, "
                     "rx_stuck_at or a drawn rx_frame_time)")
+    if scenario.isolation is not None:
+        return "congestion isolation (a port monitor acting on credit waits)"
     for link in scenario.links:
         if link.bit_error_rate:
             return f"link {link.name}: a bit error rate (losses and recovery)"
+        if getattr(link, "virtual_channels", None):
+            return f"link {link.name}: virtual channels (credit per channel)"
     for w in scenario.workloads:
         if not isinstance(w, StreamConfig):
             kind = type(w).__name__.removesuffix("Config").lower()

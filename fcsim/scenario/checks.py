@@ -8,7 +8,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from fcsim.ethernet.checks import ethernet_links
-from fcsim.fabric.checks import npiv_problems, zone_problems
+from fcsim.fabric.checks import (
+    channel_problems,
+    isolation_problems,
+    npiv_problems,
+    zone_problems,
+)
 from fcsim.fabric.npiv import virtual_ports_of
 from fcsim.faults.checks import fault_problems
 from fcsim.fc3.checks import fc3_problems
@@ -58,7 +63,8 @@ def check(doc: Scenario, raw: dict[str, Any]) -> list[Problem]:
                 *([] if networks else _workloads(doc, raw))]
     return [*_run(doc, raw), *_nodes(doc, raw), *_links(doc, raw), *_workloads(doc, raw),
             *fc3_problems(doc, raw), *fault_problems(doc, raw),
-            *zone_problems(doc, raw, list(ports_of(doc.nodes))), *npiv_problems(doc, raw)]
+            *zone_problems(doc, raw, list(ports_of(doc.nodes))), *npiv_problems(doc, raw),
+            *isolation_problems(doc, raw)]
 
 
 def _shape(doc: Scenario) -> Iterator[Problem]:
@@ -154,6 +160,8 @@ def _links(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
     if isinstance(doc, FabricScenario):
         yield from _port_credit(raws)
         yield from _fabric_ends(doc, raws, names)
+        yield from channel_problems(doc, raws,
+                                    getattr(doc, "congestion_isolation", None) is not None)
     if isinstance(doc, EthernetScenario):
         yield from ethernet_links(doc, raws, names)
     if isinstance(doc, MyrinetScenario):

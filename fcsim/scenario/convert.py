@@ -12,6 +12,7 @@ from fcsim.apps.netperf import NetperfOptions
 from fcsim.apps.transfer import TransferOptions
 from fcsim.ethernet.config import EthernetLinkSection
 from fcsim.fabric.checks import member_ports
+from fcsim.fabric.congestion_isolation import IsolationSpec
 from fcsim.fabric.fspf import DEFAULT_TIMERS, FspfTimers
 from fcsim.fabric.long_distance import long_distance_buffers
 from fcsim.faults.config import BY_PROTOCOL, DEV_LOSS_TMO, FaultConfig
@@ -105,7 +106,20 @@ def to_scenario(doc: Document, file: str) -> Scenario:
                     switches=switches, alias_groups=groups, faults=_faults(doc, links),
                     zones=_zones(doc), fspf=_fspf(doc),
                     zone_enforcement=getattr(getattr(doc, "zoning", None), "enforcement",
-                                             "soft"))
+                                             "soft"),
+                    isolation=_isolation(doc),
+                    zone_priorities=tuple((z.name, z.priority)
+                                          for z in getattr(doc, "zones", ())
+                                          if z.priority != "medium"))
+
+
+def _isolation(doc: Document) -> IsolationSpec | None:
+    """The congestion isolation of *doc* (None without [congestion_isolation])."""
+    section = getattr(doc, "congestion_isolation", None)
+    if section is None:
+        return None
+    return IsolationSpec(section.rising_threshold, section.falling_threshold, section.window,
+                         section.recover)
 
 
 def _fspf(doc: Document) -> FspfTimers:
@@ -259,7 +273,9 @@ def _link(link: LinkSection | EthernetLinkSection | MyrinetLinkSection,
                       Cable(link.length, link.propagation), getattr(link, "bit_error_rate", 0.0),
                       getattr(link, "cost", None), getattr(link, "vlan", None) or (),
                       getattr(link, "trunk", None) or (), getattr(link, "native_vlan", None),
-                      buffers, _error_rates(link))
+                      buffers, _error_rates(link), getattr(link, "virtual_channels", None),
+                      getattr(link, "vc_credit", None),
+                      getattr(link, "vc_assignment", "destination"))
 
 
 def _error_rates(link: LinkSection | EthernetLinkSection | MyrinetLinkSection

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fcsim.ethernet.switch import EthernetSwitchModel
+from fcsim.fabric.congestion_isolation import IsolationSpec
 from fcsim.fabric.fspf import DEFAULT_TIMERS, FspfTimers
 from fcsim.fabric.switch_model import SwitchModel
 from fcsim.faults.config import BY_PROTOCOL, DEV_LOSS_TMO, FaultConfig
@@ -111,7 +112,11 @@ class LinkConfig:
     *native_vlan* untagged (None: none). *bb_credit*: in a fabric, the receive
     buffers of each switch port at an end of the link (None: the switch
     model's). *error_rates*: (end, rate) for an end whose frames have a bit
-    error rate other than *bit_error_rate*.
+    error rate other than *bit_error_rate*. *virtual_channels*: an ISL's
+    virtual channels, channel 0 included (None: none), *vc_credit* the
+    receive buffers of each at each end (None: the port's split evenly),
+    *vc_assignment* how data frames take them
+    (:data:`fcsim.fabric.virtual_channels.ASSIGNMENTS`).
     """
 
     name: str
@@ -125,6 +130,9 @@ class LinkConfig:
     native_vlan: int | None = None
     bb_credit: int | None = None
     error_rates: tuple[tuple[str, float], ...] = ()
+    virtual_channels: int | None = None
+    vc_credit: int | None = None
+    vc_assignment: str = "destination"
 
 
 @dataclass(frozen=True)
@@ -166,7 +174,9 @@ class Scenario:
     *faults*: the fault schedule, in time order (equal times in file order).
     *zones*: a fabric's zones, each (name, its N_Port names), enforced by its
     switches as *zone_enforcement* says ("soft" or "hard"). *fspf*: a
-    fabric's FSPF timers."""
+    fabric's FSPF timers. *isolation*: a fabric's congestion isolation
+    (None: none). *zone_priorities*: (zone name, QoS priority) of each zone
+    whose priority is not 'medium'."""
 
     name: str
     topology: str
@@ -184,3 +194,5 @@ class Scenario:
     zones: tuple[tuple[str, tuple[str, ...]], ...] = ()
     fspf: FspfTimers = DEFAULT_TIMERS
     zone_enforcement: str = "soft"
+    isolation: IsolationSpec | None = None
+    zone_priorities: tuple[tuple[str, str], ...] = ()

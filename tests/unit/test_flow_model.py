@@ -160,6 +160,17 @@ def test_what_the_flow_model_cannot_represent_is_named() -> None:
     assert "slow-drain" in unsupported(load_scenario(EXAMPLES / "fabric-slow-drain.toml"))
 
 
+def test_flow_model_names_virtual_channels_and_congestion_isolation() -> None:
+    import dataclasses
+
+    vc = load_scenario(EXAMPLES / "fabric-slow-drain-vc.toml")
+    nodes = tuple(dataclasses.replace(n, params=dataclasses.replace(n.params, drain=None))
+                  for n in vc.nodes)
+    assert "virtual channels" in unsupported(dataclasses.replace(vc, nodes=nodes))
+    isolating = load_scenario(EXAMPLES / "fabric-slow-drain-isolation.toml")
+    assert "congestion isolation" in unsupported(dataclasses.replace(isolating, nodes=nodes))
+
+
 def test_run_model_flow_refuses_in_one_line(capsys) -> None:
     assert main(["run", "--model", "flow", str(EXAMPLES / "fabric-isl-failure.toml")]) == 2
     err = capsys.readouterr().err

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from fcsim.fabric.routing import POLICIES
 from fcsim.fabric.switch_model import load_switch_model
+from fcsim.fabric.virtual_channels import ASSIGNMENTS
 from fcsim.scenario.sections.nodes import model_name
 from fcsim.schema.fields import (
     Ends,
@@ -62,7 +63,9 @@ class LinkSection(Section):
     where = "in [[links]]"
     elsewhere = {name: ("only on a link of a fabric: it sets the receive buffers of the "
                         "link's switch ports (a node's own are its bb_credit)")
-                 for name in ("bb_credit", "long_distance")}
+                 for name in ("bb_credit", "long_distance")} | {
+        name: "only on an inter-switch link of a fabric (virtual channels)"
+        for name in ("virtual_channels", "vc_credit", "vc_assignment")}
 
     name: Name = key(None, "The link's name, unique among links (default: link<i>, i its "
                      "position in the file from 0).", "fibre")
@@ -87,6 +90,30 @@ class LinkSection(Section):
         "exchanges are spread over equal-cost next hops.", 500)
 
 
+Channels = integer(2, 64, "an integer 2..64 (virtual channels, channel 0 included)")
+ChannelBuffers = integer(1, text="an integer >= 1 (receive buffers of each virtual channel)")
+ChannelAssignmentName = choice(dict(zip(ASSIGNMENTS, ASSIGNMENTS, strict=True)))
+VIRTUAL_CHANNELS_HELP = (
+    "Split this inter-switch link into virtual channels, each with receive buffers and BB "
+    "credit of its own, returned per channel with ER_RDY (FC-FS-5 Extended R_RDY; Cisco "
+    "MDS 'Extended Receiver Ready', Brocade VC_RDY): channel 0 carries link control and "
+    "what the switches send themselves, data frames take the channel vc_assignment gives "
+    "them, and a channel without credit holds up only its own frames. Both switches need "
+    "virtual output queues. Brocade ISLs have 8 (FOS), Cisco ER_RDY 4 (NX-OS 8.x). See "
+    "docs/fabrics.md (default: none, one pool of credit and R_RDY).")
+VC_CREDIT_HELP = ("Receive buffers of each virtual channel at each end of the link, the BB "
+                  "credit per channel its peer gets (default: the port's buffers, bb_credit "
+                  "or the switch model's, split evenly among the channels, at least 1: an "
+                  "assumption, vendors set the split per platform).")
+VC_ASSIGNMENT_HELP = ("How data frames take the data channels: 'destination' (channel 1 + "
+                      "the destination's Area_ID mod the data channels, as Brocade maps "
+                      "medium-priority traffic by destination address) or 'priority' "
+                      "(Cisco's four virtual links: VL0 control, VL1 high priority, VL2 "
+                      "slow devices, VL3 normal: the frames of high-priority QoS zones "
+                      "on 1, the flows to isolated devices on 2, every other data frame "
+                      "on 3; needs exactly 4).")
+
+
 class FabricLinkSection(LinkSection):
     """A link of a fabric may give the switch ports at its ends receive buffers
     of their own, as a switch is configured for an extended-distance ISL:
@@ -99,6 +126,10 @@ class FabricLinkSection(LinkSection):
 
     bb_credit: PortBuffers = key(None, BB_CREDIT_HELP, 64)
     long_distance: Distance = key(None, LONG_DISTANCE_HELP, "50 km")
+    virtual_channels: Channels = key(None, VIRTUAL_CHANNELS_HELP, 4)
+    vc_credit: ChannelBuffers = key(None, VC_CREDIT_HELP, 8)
+    vc_assignment: ChannelAssignmentName = key("destination", VC_ASSIGNMENT_HELP,
+                                               "priority")
 
 
 class SwitchSection(Section):
