@@ -51,7 +51,8 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
     with its FC-3 alias groups (:func:`fcsim.fc3.build.install_aliases`): each
     N_Port of its nodes, logged in with the N_Ports its workloads exchange
     frames with (and its peers across an internetwork), its switches made to
-    recover from faults if it has any."""
+    recover from faults if it has any (or cures that reset or disable links),
+    with its congestion cures."""
     node_configs = {n.name: n for n in scenario.nodes}
     nports = {port: node_configs[node].params for port, node in ports_of(scenario.nodes).items()}
     pairs = {(s, d) for w in scenario.workloads for s, d in exchanging_pairs(w)
@@ -59,10 +60,11 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
     pairs |= set(scenario.peers)
     net = fabric_build.build_fabric(sim, scenario.switches, scenario.links,  # type: ignore[arg-type]
                                     nports, pairs, scenario.zones, scenario.run.login,
-                                    bool(scenario.faults),
+                                    scenario.recovering,
                                     scenario.zone_enforcement == "hard",
                                     {n.name: virtual_names(n.name, n.virtual_ports)
-                                     for n in scenario.nodes if n.virtual_ports})
+                                     for n in scenario.nodes if n.virtual_ports},
+                                    scenario.cures)
     if scenario.alias_groups:
         groups = {g.name for g in scenario.alias_groups}
         senders = [(w.source, w.destination) for w in scenario.workloads  # type: ignore[union-attr]

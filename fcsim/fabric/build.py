@@ -29,6 +29,7 @@ from typing import Any, Protocol
 
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.addressing import port_id
+from fcsim.fabric.cures import NO_CURES, Cures
 from fcsim.fabric.login import FabricLogin
 from fcsim.fabric.network import FabricNetwork
 from fcsim.fabric.npiv import SharedPort
@@ -89,7 +90,8 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
                  nports: Mapping[str, ServiceParameters], pairs: set[tuple[str, str]],
                  zones: tuple[tuple[str, tuple[str, ...]], ...] = (), login: bool = True,
                  recovering: bool = False, hard_zoning: bool = False,
-                 virtual: Mapping[str, Sequence[str]] | None = None) -> FabricNetwork:
+                 virtual: Mapping[str, Sequence[str]] | None = None,
+                 cures: Cures = NO_CURES) -> FabricNetwork:
     """Build *switches*, the N_Ports *nports* (each N_Port's name and login
     service parameters) and *links*, and route the fabric; the N_Ports of
     each of *pairs* (sender, receiver) log in with each other, with fabric
@@ -98,8 +100,13 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
     recover); *hard_zoning*: the F_Ports drop the frames between N_Ports
     that share no zone; *virtual*: per N_Port
     name, the virtual N_Ports (NPIV) behind it, of *nports* too, which log in
-    with FDISC after it (:mod:`fcsim.fabric.npiv`)."""
+    with FDISC after it (:mod:`fcsim.fabric.npiv`); *cures*: what the switches
+    do against congestion (:mod:`fcsim.fabric.cures`): with credit loss
+    recovery a switch port's link timeout is its time at zero credit."""
     virtual = virtual or {}
+    loss = cures.credit_loss
+    f_timeout = E_D_TOV if loss is None else loss.f_port
+    e_timeout = E_D_TOV if loss is None else loss.e_port
     net = FabricNetwork()
     permitted: dict[int, frozenset[int]] | None = {} if hard_zoning and zones else None
     domains = assign_domains(switches)
@@ -120,15 +127,15 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
             node, (sw_name, index) = ((a_name, (b_name, b_port)) if a_port is None
                                       else (b_name, (a_name, a_port)))
             _attach_node(sim, net, node, nports[node], net.switches[sw_name], index, link,
-                         recovering, permitted)
+                         recovering, permitted, f_timeout)
             if virtual.get(node):
                 _attach_virtual(sim, net, node, virtual[node], nports)
         else:
             a, b = net.switches[a_name], net.switches[b_name]
             pa = make_port(sim, f"{a_name}:{a_port}", link.bb_credit or a.model.bb_credit,
-                           E_D_TOV, recovering)
+                           e_timeout, recovering)
             pb = make_port(sim, f"{b_name}:{b_port}", link.bb_credit or b.model.bb_credit,
-                           E_D_TOV, recovering)
+                           e_timeout, recovering)
             net.links[link.name] = Link(link.name, pa, pb, link.speed, link.cable,
                                         link.bit_error_rate, link.error_rates)
             pa.login(pb.rx_buffers)
@@ -175,19 +182,21 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
 
 def _attach_node(sim: Simulation, net: FabricNetwork, name: str, params: ServiceParameters,
                  switch: Switch, index: int, link: FabricLinkSpec, recovering: bool,
-                 permitted: dict[int, frozenset[int]] | None = None) -> None:
+                 permitted: dict[int, frozenset[int]] | None = None,
+                 link_timeout: float = E_D_TOV) -> None:
     """N_Port *name* with login service parameters *params*, cabled by *link*
     to port *index* of *switch*; with *recovering*, both ports recover from
     link faults (:class:`~fcsim.fc2.recovering_port.RecoveringPort`); with
     *permitted* (hard zoning), the switch port drops the frames between
-    N_Ports it does not pair."""
+    N_Ports it does not pair; *link_timeout*: the switch port's time at zero
+    credit before a Link Reset, s."""
     if name in net.nodes:
         raise ValueError(f"N_Port {name} has more than one link; one link per N_Port")
     node = NPort(sim, name, port_id(switch.domain, index), params,
                  port=make_port(sim, name, params.bb_credit, params.e_d_tov, recovering))
     net.nodes[name] = node
     f_port = make_port(sim, f"{switch.name}:{index}", link.bb_credit or switch.model.bb_credit,
-                       E_D_TOV, recovering)
+                       link_timeout, recovering)
     net.links[link.name] = Link(link.name, node.port, f_port, link.speed, link.cable,
                                 link.bit_error_rate, link.error_rates)
     node.port.login(f_port.rx_buffers)

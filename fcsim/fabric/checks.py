@@ -2,9 +2,10 @@
 an N_Port (by name or port World Wide Name), every workload between N_Ports
 that share a zone (unless ``[zoning]`` enforces them in hardware, when the
 switches drop such a workload's frames), and ``[zoning]`` only with zones;
-virtual N_Ports (NPIV) only with fabric login, without faults, never a link
-end. The scenario's checks (:mod:`fcsim.scenario.checks`) call
-them with the N_Ports the nodes have."""
+virtual N_Ports (NPIV) only with fabric login, without faults or cures that
+reset links, never a link end; ``[congestion.fencing]`` with a threshold.
+The scenario's checks (:mod:`fcsim.scenario.checks`) call them with the
+N_Ports the nodes have."""
 
 from __future__ import annotations
 
@@ -76,10 +77,12 @@ def npiv_problems(doc: Any, raw: dict[str, Any]) -> Iterator[Problem]:
         if not doc.run.login:
             yield Problem(f"nodes[{i}].virtual_ports", given(count),
                           "virtual N_Ports with run.login = true: they log in with FDISC")
-        if getattr(doc, "faults", []):
+        congestion = getattr(doc, "congestion", None)
+        if getattr(doc, "faults", []) or (congestion is not None and (
+                congestion.credit_loss_recovery is not None or congestion.fencing is not None)):
             yield Problem(f"nodes[{i}].virtual_ports", given(count),
-                          "no virtual N_Ports in a run with faults (their logging in again "
-                          "is not modelled)")
+                          "no virtual N_Ports in a run with faults, credit loss recovery or "
+                          "port fencing (their logging in again is not modelled)")
         taken = [n.name for n in nodes if n.name in virtual]
         if taken:
             yield Problem(f"nodes[{i}].virtual_ports", given(count),
@@ -90,3 +93,12 @@ def npiv_problems(doc: Any, raw: dict[str, Any]) -> Iterator[Problem]:
             if end in virtual:
                 yield Problem(f"links[{i}].ends[{j}]", given(end),
                               "a node or switch port: a virtual N_Port shares its node's link")
+
+
+def congestion_problems(doc: Any) -> Iterator[Problem]:
+    """Every problem of the checked fabric *doc*'s ``[congestion]``: fencing
+    needs a threshold."""
+    fencing = getattr(getattr(doc, "congestion", None), "fencing", None)
+    if fencing is not None and fencing.txwait is None and fencing.credit_zero is None:
+        yield Problem("congestion.fencing", "no threshold given",
+                      "txwait, credit_zero or both: what fences a port")

@@ -17,6 +17,11 @@ changes, not per frame):
 * Frames removed after the switch's hold time (Brocade's edge hold time,
   FOS Administration Guide: 80-500 ms; a Class 3 frame is discarded).
 * Utilisation of each direction.
+* In a fabric whose links recover (faults, or credit loss recovery or port
+  fencing, :mod:`fcsim.fabric.cures`): the Link Resets the port began
+  (``link_resets``: credit loss recovery's, Cisco MDS ``lr-tx``) and the
+  frames it sent that were lost at its peer (``frames_lost``: on the line,
+  or discarded from the peer's receive buffers by a reset).
 
 The receive direction of a port reports its link peer's transmit counters:
 what the peer waited for this port's buffers.
@@ -49,6 +54,7 @@ from fcsim.fabric.addressing import area_of, domain_of
 from fcsim.fabric.switch import Switch
 from fcsim.fabric.switch_port import SwitchPort
 from fcsim.fc2.port import Port
+from fcsim.fc2.recovering_port import RecoveringPort
 
 TXWAIT_UNIT = 2.5e-6
 """Cisco MDS counts TxWait in ticks of 2.5 us (its slow-drain configuration guide)."""
@@ -65,13 +71,17 @@ as :data:`TXWAIT_CONGESTED`)."""
 def _direction(port: Port, interval: float) -> dict[str, Any]:
     """The transmit counters of *port* over *interval* s."""
     s = port.stats
-    return {"frames": s.frames_tx,
-            "utilisation": s.busy_time / interval if interval > 0 else 0.0,
-            "txwait_s": s.credit_wait,
-            "txwait_2_5us": int(s.credit_wait / TXWAIT_UNIT),
-            "txwait_fraction": s.credit_wait / interval if interval > 0 else 0.0,
-            "credit_zero": s.credit_zero,
-            "credit_zero_s": s.credit_zero_time}
+    out = {"frames": s.frames_tx,
+           "utilisation": s.busy_time / interval if interval > 0 else 0.0,
+           "txwait_s": s.credit_wait,
+           "txwait_2_5us": int(s.credit_wait / TXWAIT_UNIT),
+           "txwait_fraction": s.credit_wait / interval if interval > 0 else 0.0,
+           "credit_zero": s.credit_zero,
+           "credit_zero_s": s.credit_zero_time}
+    if isinstance(port, RecoveringPort) and isinstance(port.peer, RecoveringPort):
+        out["link_resets"] = port.lcf.stats.resets
+        out["frames_lost"] = port.peer.lcf.stats.frames_lost
+    return out
 
 
 def port_counters(sp: SwitchPort, interval: float) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fcsim.ethernet.switch import EthernetSwitchModel
+from fcsim.fabric.cures import NO_CURES, Cures
 from fcsim.fabric.fspf import DEFAULT_TIMERS, FspfTimers
 from fcsim.fabric.switch_model import SwitchModel
 from fcsim.faults.config import BY_PROTOCOL, DEV_LOSS_TMO, FaultConfig
@@ -161,7 +162,7 @@ class Scenario:
     *faults*: the fault schedule, in time order (equal times in file order).
     *zones*: a fabric's zones, each (name, its N_Port names), enforced by its
     switches as *zone_enforcement* says ("soft" or "hard"). *fspf*: a
-    fabric's FSPF timers."""
+    fabric's FSPF timers; *cures*: what its switches do against congestion."""
 
     name: str
     topology: str
@@ -179,3 +180,10 @@ class Scenario:
     zones: tuple[tuple[str, tuple[str, ...]], ...] = ()
     fspf: FspfTimers = DEFAULT_TIMERS
     zone_enforcement: str = "soft"
+    cures: Cures = NO_CURES
+
+    @property
+    def recovering(self) -> bool:
+        """True if its links recover from resets and failures: it has faults, or
+        congestion cures that reset or disable links."""
+        return bool(self.faults) or self.cures.recovering

@@ -12,7 +12,7 @@ from fcsim.ethernet.config import (
     EthernetNodeSection,
     EthernetSwitchSection,
 )
-from fcsim.fabric.config import FspfSection, ZoneSection, ZoningSection
+from fcsim.fabric.config import CongestionSection, FspfSection, ZoneSection, ZoningSection
 from fcsim.faults.config import ScheduledFaultSection
 from fcsim.fc3.config import AliasGroup
 from fcsim.loop.config import LoopSection
@@ -71,6 +71,9 @@ Fspf = table(FspfSection, "a table, written [fspf]")
 _NO_FSPF = "no [fspf] outside topology = 'fabric': FSPF routes between a fabric's switches"
 ZoningTable = table(ZoningSection, "a table, written [zoning]")
 _NO_ZONING = "no [zoning] outside topology = 'fabric': a fabric's switches enforce zones"
+CongestionTable = table(CongestionSection, "a table, written [congestion]")
+_NO_CONGESTION = ("no [congestion] outside topology = 'fabric': a fabric's switches apply "
+                  "the cures")
 _FAULTS_HELP = "The fault schedule (default: none; docs/faults.md)."
 _FAULTS_EXAMPLE = {"at": "5 ms", "kind": "link-down", "link": "fibre"}
 _NO_FAULTS = ("no [[faults]] outside topology = 'point-to-point', 'fabric', 'loop', "
@@ -96,7 +99,7 @@ class PointToPointScenario(_Scenario):
 
     elsewhere = {"switches": _NO_SWITCHES, "loop": _NO_LOOP, "alias_groups": _NO_ALIASES,
                  "fabric": _NO_FABRIC, "zones": _NO_ZONES, "fspf": _NO_FSPF,
-                 "zoning": _NO_ZONING}
+                 "zoning": _NO_ZONING, "congestion": _NO_CONGESTION}
 
     topology: Literal["point-to-point"] = key(help="Exactly 2 nodes and 1 link joining them.")
     nodes: Nodes = key(
@@ -137,6 +140,10 @@ class FabricScenario(_Scenario):
     zoning: ZoningTable = key(None, "How the switches enforce the zones (default: soft, "
                               "name-server filtering only; docs/fabric-services.md).",
                               {"enforcement": "hard"})
+    congestion: CongestionTable = key(None, "The cures the switches apply to congestion: "
+                                      "credit loss recovery, port fencing, dynamic ingress "
+                                      "rate limiting (default: none; docs/congestion.md).",
+                                      {"fencing": {"window": "1 ms", "txwait": 0.3}})
 
 
 class LoopScenario(_Scenario):
@@ -146,7 +153,7 @@ class LoopScenario(_Scenario):
     elsewhere = {"links": "no [[links]] on a loop: the [loop] table describes the ring",
                  "switches": _NO_SWITCHES, "alias_groups": _NO_ALIASES,
                  "fabric": _NO_FABRIC, "zones": _NO_ZONES, "fspf": _NO_FSPF,
-                 "zoning": _NO_ZONING}
+                 "zoning": _NO_ZONING, "congestion": _NO_CONGESTION}
 
     topology: Literal["loop"] = key(help="An arbitrated loop of 2 to 126 NL_Ports.")
     loop: Loop = key(help="The ring.")
@@ -163,7 +170,7 @@ class EthernetScenario(_Scenario):
 
     elsewhere = {"loop": _NO_LOOP, "alias_groups": _NO_ALIASES,
                  "fabric": _NO_FABRIC, "zones": _NO_ZONES, "fspf": _NO_FSPF,
-                 "zoning": _NO_ZONING}
+                 "zoning": _NO_ZONING, "congestion": _NO_CONGESTION}
 
     topology: Literal["ethernet"] = key(help="An Ethernet network.")
     switches: EthernetSwitches = key([], "The Ethernet switches (default: none, hosts "
@@ -187,7 +194,7 @@ class MyrinetScenario(_Scenario):
 
     elsewhere = {"loop": _NO_LOOP, "alias_groups": _NO_ALIASES,
                  "fabric": _NO_FABRIC, "zones": _NO_ZONES, "fspf": _NO_FSPF,
-                 "zoning": _NO_ZONING}
+                 "zoning": _NO_ZONING, "congestion": _NO_CONGESTION}
 
     topology: Literal["myrinet"] = key(help="A Myrinet network.")
     switches: MyrinetSwitches = key([], "The Myrinet switches (default: none, two hosts "
@@ -216,7 +223,7 @@ class InternetworkScenario(_Scenario):
                  "table has its own", "loop": "no [loop] in an internetwork: a [[networks]] "
                  "table with topology = 'loop' has it", "alias_groups": _NO_ALIASES,
                  "fabric": _NO_FABRIC, "faults": _NO_FAULTS, "zones": _NO_ZONES, "fspf": _NO_FSPF,
-                 "zoning": _NO_ZONING}
+                 "zoning": _NO_ZONING, "congestion": _NO_CONGESTION}
 
     topology: Literal["internetwork"] = key(help="Several networks joined by the hosts on "
                                             "more than one.")
