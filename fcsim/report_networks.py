@@ -51,6 +51,7 @@ def network_lines(first: dict[str, Any]) -> list[str]:
         lines.append(f"  NPIV at {port}: {n['accepted']} FDISC logins accepted, "
                      f"{n['refused']} refused (LS_RJT)")
     lines += _congestion_lines(first)
+    lines += _cure_lines(first)
     lines += routing_lines(first)
     ports, note = busiest(first["nodes"], lambda n: n["data_frames_tx"] + n["data_frames_rx"],
                           FEW if many(first["nodes"]) else SHOWN)
@@ -85,13 +86,34 @@ def _congestion_lines(first: dict[str, Any]) -> list[str]:
             f"({tx['txwait_2_5us']} x 2.5 us), {tx['credit_zero']} transitions to zero "
             f"credit ({format_time(tx['credit_zero_s'])} at zero), utilisation "
             f"{100 * tx['utilisation']:.2f} %, {tx['hold_time_removed']} removed after the "
-            "hold time")
+            "hold time" + (f", {tx['link_resets']} link resets, {tx['frames_lost']} frames lost"
+                           if tx.get("link_resets") else ""))
     for culprit in view["culprits"]:
         victims = ", ".join(f"{v['flow']} (at {', '.join(v['shared'])})"
                             for v in culprit["victims"]) or "none"
         spreading = ", ".join(culprit["spreading"]) or "no other port"
         lines.append(f"  culprit: {culprit['device']} behind {culprit['port']} "
                      f"({culprit['kind']}); spreading to {spreading}; victims: {victims}")
+    return lines
+
+
+def _cure_lines(first: dict[str, Any]) -> list[str]:
+    """What the fabric's congestion cures did (:mod:`fcsim.fabric.cures`);
+    nothing without them."""
+    cures = first.get("cures")
+    if not cures:
+        return []
+    lines = ["", "congestion cures (first repetition)"]
+    fencing = cures.get("fencing")
+    if fencing is not None:
+        for fence in fencing["fenced"]:
+            lines.append(f"  fenced {fence['port']} ({fence['device']}) at "
+                         f"{format_time(fence['at_s'])}: TxWait "
+                         f"{100 * fence['txwait_fraction']:.1f} % of the "
+                         f"{format_time(fencing['window_s'])} window, {fence['credit_zero']} "
+                         "transitions to zero credit")
+        if not fencing["fenced"]:
+            lines.append("  fencing: no port fenced")
     return lines
 
 

@@ -33,6 +33,7 @@ from fcsim.fabric.cures import NO_CURES, Cures
 from fcsim.fabric.login import FabricLogin
 from fcsim.fabric.network import FabricNetwork
 from fcsim.fabric.npiv import SharedPort
+from fcsim.fabric.port_guard import PortGuard
 from fcsim.fabric.recovering_switch import RecoveringSwitch
 from fcsim.fabric.routing import chooser, fspf_cost, next_hops, switch_seed
 from fcsim.fabric.services import E_D_TOV, FabricServices
@@ -102,7 +103,8 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
     name, the virtual N_Ports (NPIV) behind it, of *nports* too, which log in
     with FDISC after it (:mod:`fcsim.fabric.npiv`); *cures*: what the switches
     do against congestion (:mod:`fcsim.fabric.cures`): with credit loss
-    recovery a switch port's link timeout is its time at zero credit."""
+    recovery a switch port's link timeout is its time at zero credit; with
+    fencing, their port monitors (:class:`~fcsim.fabric.port_guard.PortGuard`)."""
     virtual = virtual or {}
     loss = cures.credit_loss
     f_timeout = E_D_TOV if loss is None else loss.f_port
@@ -165,6 +167,8 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
         net.nodes[a].login(net.nodes[b])
     net.addresses = {name: node.port_id for name, node in net.nodes.items()}
     net.flows = tuple(sorted(pairs))
+    if cures.fencing is not None:
+        net.cures.append(PortGuard(sim, net.switches, cures.fencing))
     if login:
         for name, node in net.nodes.items():
             targets = sorted({net.addresses[d] for s, d in pairs if s == name})

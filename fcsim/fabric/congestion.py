@@ -26,6 +26,11 @@ changes, not per frame):
 The receive direction of a port reports its link peer's transmit counters:
 what the peer waited for this port's buffers.
 
+Over a window (:class:`PortWindow`): the TxWait and the transitions to zero
+credit of one port since the last reading, as a switch's port monitor polls
+them (the cures of :mod:`fcsim.fabric.cures` and the report's time series
+read them so).
+
 Fabric-wide (:func:`culprits_and_victims`), from those counters and the
 routes alone, not from the scenario's workloads:
 
@@ -66,6 +71,28 @@ port whose credit, not its line, sets its pace for a twentieth of the time."""
 BUSY = 0.95
 """The utilisation at which an F_Port's own line is the limit (an assumption,
 as :data:`TXWAIT_CONGESTED`)."""
+
+
+class PortWindow:
+    """The transmit counters of *port* read window by window: each
+    :meth:`advance` gives the TxWait (s) and the transitions to zero credit
+    since the previous one (or since the port's stats were last reset, if
+    that was later). It only reads the port."""
+
+    __slots__ = ("port", "_wait", "_zeros")
+
+    def __init__(self, port: Port) -> None:
+        self.port = port
+        self._wait = port.credit_wait_now()
+        self._zeros = port.stats.credit_zero
+
+    def advance(self) -> tuple[float, int]:
+        """(TxWait s, transitions to zero credit) since the last reading."""
+        wait, zeros = self.port.credit_wait_now(), self.port.stats.credit_zero
+        d_wait = wait - self._wait if wait >= self._wait else wait
+        d_zeros = zeros - self._zeros if zeros >= self._zeros else zeros
+        self._wait, self._zeros = wait, zeros
+        return d_wait, d_zeros
 
 
 def _direction(port: Port, interval: float) -> dict[str, Any]:

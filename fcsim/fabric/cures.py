@@ -27,6 +27,7 @@ hold time) is the switch model's ``hold_time`` (:mod:`fcsim.fabric.switch`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 CREDIT_LOSS_F_PORT = 1.0
 """Time at zero transmit credit after which Cisco MDS resets an F_Port's link, s."""
@@ -102,3 +103,14 @@ class Cures:
 
 NO_CURES = Cures()
 """A fabric whose switches do nothing against congestion but what their model does."""
+
+
+class CureRun(Protocol):
+    """A cure at work in a built fabric (:class:`fcsim.fabric.port_guard.PortGuard`,
+    :class:`fcsim.fabric.ingress_limit.DynamicIngressLimit`): what it did, as JSON,
+    under its *name* in the results' ``cures``."""
+
+    name: str
+
+    def results(self, interval: float) -> dict[str, Any]:
+        """What it did (over the measured *interval*, s, where it counts)."""

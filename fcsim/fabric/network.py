@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from fcsim.fabric.congestion import culprits_and_victims, port_counters
+from fcsim.fabric.cures import CureRun
 from fcsim.fabric.hard_zoning import ZonedFPort
 from fcsim.fabric.login import FabricLogin
 from fcsim.fabric.npiv import SharedPort
@@ -67,6 +68,8 @@ class FabricNetwork(Network):
         """Per N_Port with virtual N_Ports behind it (NPIV), their shared link port."""
         self.virtual_of: dict[str, str] = {}
         """Per virtual N_Port, the N_Port whose link port it shares."""
+        self.cures: list[CureRun] = []
+        """The congestion cures at work in it (:mod:`fcsim.fabric.cures`)."""
 
     def address_of(self, node: str) -> int:
         """The N_Port ID the fabric gives *node* (domain / port / 00), or the
@@ -115,6 +118,8 @@ class FabricNetwork(Network):
             for name, sw in self.switches.items()}
         out["congestion"] = culprits_and_victims(self.switches, self.addresses, self.flows,
                                                  interval)
+        if self.cures:
+            out["cures"] = {cure.name: cure.results(interval) for cure in self.cures}
         if self.aliases is not None:
             out["fc3"] = self.aliases.results(interval)
         if self.zones:

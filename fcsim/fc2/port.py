@@ -123,6 +123,20 @@ class LazyCredit:
         now = self.sim.now
         return self.credit + sum(1 for arrival in self._r_rdys if arrival <= now)
 
+    def credit_wait_now(self) -> float:
+        """TxWait so far, s: :attr:`PortStats.credit_wait` and a wait still open
+        up to now (or to the R_RDY that has ended it), without taking R_RDYs
+        in: for observers, as :meth:`credit_now`."""
+        wait = self.stats.credit_wait
+        since = self._stall_since
+        if since is not None:
+            now = self.sim.now
+            arrivals = self._r_rdys
+            end = arrivals[0] if arrivals and arrivals[0] <= now else now
+            if end > since:
+                wait += end - since
+        return wait
+
     def _absorb(self, now: float) -> float | None:
         """Count in the R_RDYs that have arrived by *now*; when the last of them
         arrived, s (None if none had)."""

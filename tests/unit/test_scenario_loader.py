@@ -99,7 +99,7 @@ def test_all_examples_are_there() -> None:
         "fabric-fspf-flap.toml", "fabric-hard-zoning.toml", "fabric-isl-failure.toml",
         "fabric-long-distance-isl.toml", "fabric-npiv.toml", "fabric-rscn-storm.toml",
         "fabric-rscn-zoning.toml", "fabric-slow-drain-credit-loss.toml",
-        "fabric-slow-drain.toml", "fabric-storage-on-core.toml",
+        "fabric-slow-drain-fencing.toml", "fabric-slow-drain.toml", "fabric-storage-on-core.toml",
         "fc3-hunt-group.toml", "fc3-multicast.toml", "fc3-striping.toml",
         "fcp-abts-after-loss.toml", "fcp-read-and-write.toml", "gige-mtu-1500.toml",
         "gige-mtu-9000.toml", "gige-pulled-cable.toml", "gige-udp-phase-effects.toml",
