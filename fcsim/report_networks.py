@@ -114,6 +114,18 @@ def _cure_lines(first: dict[str, Any]) -> list[str]:
                          "transitions to zero credit")
         if not fencing["fenced"]:
             lines.append("  fencing: no port fenced")
+    limit = cures.get("ingress_limit")
+    if limit is not None:
+        ports: dict[str, int] = {}
+        for change in limit["changes"]:
+            ports[change["port"]] = ports.get(change["port"], 0) + 1
+        for port, count in sorted(ports.items()):
+            now = limit["limits"].get(port, 1.0)
+            lines.append(f"  ingress limit of {port}: changed {count} times, "
+                         + (f"{100 * now:.3g} % of its full rate at the end" if now < 1
+                            else "no limit at the end"))
+        if not ports:
+            lines.append("  ingress limit: no port limited")
     return lines
 
 

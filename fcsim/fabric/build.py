@@ -30,6 +30,7 @@ from typing import Any, Protocol
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.addressing import port_id
 from fcsim.fabric.cures import NO_CURES, Cures
+from fcsim.fabric.ingress_limit import DynamicIngressLimit, make_paced_port
 from fcsim.fabric.login import FabricLogin
 from fcsim.fabric.network import FabricNetwork
 from fcsim.fabric.npiv import SharedPort
@@ -104,7 +105,9 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
     with FDISC after it (:mod:`fcsim.fabric.npiv`); *cures*: what the switches
     do against congestion (:mod:`fcsim.fabric.cures`): with credit loss
     recovery a switch port's link timeout is its time at zero credit; with
-    fencing, their port monitors (:class:`~fcsim.fabric.port_guard.PortGuard`)."""
+    fencing, their port monitors (:class:`~fcsim.fabric.port_guard.PortGuard`);
+    with ingress rate limiting, F_Ports whose ingress can be limited and the
+    loop that limits them (:class:`~fcsim.fabric.ingress_limit.DynamicIngressLimit`)."""
     virtual = virtual or {}
     loss = cures.credit_loss
     f_timeout = E_D_TOV if loss is None else loss.f_port
@@ -129,7 +132,7 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
             node, (sw_name, index) = ((a_name, (b_name, b_port)) if a_port is None
                                       else (b_name, (a_name, a_port)))
             _attach_node(sim, net, node, nports[node], net.switches[sw_name], index, link,
-                         recovering, permitted, f_timeout)
+                         recovering, permitted, f_timeout, cures.ingress_limit is not None)
             if virtual.get(node):
                 _attach_virtual(sim, net, node, virtual[node], nports)
         else:
@@ -169,6 +172,8 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
     net.flows = tuple(sorted(pairs))
     if cures.fencing is not None:
         net.cures.append(PortGuard(sim, net.switches, cures.fencing))
+    if cures.ingress_limit is not None:
+        net.cures.append(DynamicIngressLimit(sim, net.switches, cures.ingress_limit))
     if login:
         for name, node in net.nodes.items():
             targets = sorted({net.addresses[d] for s, d in pairs if s == name})
@@ -187,20 +192,22 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
 def _attach_node(sim: Simulation, net: FabricNetwork, name: str, params: ServiceParameters,
                  switch: Switch, index: int, link: FabricLinkSpec, recovering: bool,
                  permitted: dict[int, frozenset[int]] | None = None,
-                 link_timeout: float = E_D_TOV) -> None:
+                 link_timeout: float = E_D_TOV, paced: bool = False) -> None:
     """N_Port *name* with login service parameters *params*, cabled by *link*
     to port *index* of *switch*; with *recovering*, both ports recover from
     link faults (:class:`~fcsim.fc2.recovering_port.RecoveringPort`); with
     *permitted* (hard zoning), the switch port drops the frames between
     N_Ports it does not pair; *link_timeout*: the switch port's time at zero
-    credit before a Link Reset, s."""
+    credit before a Link Reset, s; *paced*: the switch port's ingress can be
+    rate-limited (:class:`~fcsim.fabric.ingress_limit.PacedPort`)."""
     if name in net.nodes:
         raise ValueError(f"N_Port {name} has more than one link; one link per N_Port")
     node = NPort(sim, name, port_id(switch.domain, index), params,
                  port=make_port(sim, name, params.bb_credit, params.e_d_tov, recovering))
     net.nodes[name] = node
-    f_port = make_port(sim, f"{switch.name}:{index}", link.bb_credit or switch.model.bb_credit,
-                       link_timeout, recovering)
+    f_port = (make_paced_port if paced else make_port)(
+        sim, f"{switch.name}:{index}", link.bb_credit or switch.model.bb_credit, link_timeout,
+        recovering)
     net.links[link.name] = Link(link.name, node.port, f_port, link.speed, link.cable,
                                 link.bit_error_rate, link.error_rates)
     node.port.login(f_port.rx_buffers)

@@ -136,10 +136,10 @@ class IngressLimitSection(Section):
     `window`, an F_Port whose TxWait over the window is at least `txwait` of
     it has the rate at which it takes frames from its N_Port (the R_RDYs it
     returns) cut to 1 - `reduce` of what it was, never below `floor` of its
-    full rate; a window under the threshold raises it by `recover` of the
-    full rate, up to no limit. The step values are assumptions (Cisco
-    documents the loop, halving while congested and recovering stepwise, not
-    a fixed step for every release)."""
+    full rate (counted in full-size frames); a window under the threshold
+    raises it by `recover` of what it was, up to no limit. The step values
+    are assumptions (Cisco documents the loop, cutting while congested and
+    recovering stepwise, not its steps)."""
 
     where = "in [congestion.ingress_limit]"
 
@@ -149,10 +149,11 @@ class IngressLimitSection(Section):
                                "1 ms")
     reduce: Step = key(0.5, "The fraction of the current limit cut each window over the "
                        "threshold (an assumption).", 0.5)
-    recover: UpStep = key(0.1, "The fraction of the full rate added back each window under "
-                          "the threshold (an assumption).", 0.1)
-    floor: UpStep = key(0.01, "The lowest limit, a fraction of the full rate (an "
-                        "assumption).", 0.05)
+    recover: UpStep = key(0.25, "The fraction of the current limit added back each window "
+                          "under the threshold (an assumption).", 0.25)
+    floor: UpStep = key(0.001, "The lowest limit, a fraction of the full rate in full-size "
+                        "frames (an assumption: low enough for a host's small read "
+                        "requests, each asking for many frames of data).", 0.001)
 
 
 CreditLoss = table(CreditLossSection, "a table, written [congestion.credit_loss_recovery]")

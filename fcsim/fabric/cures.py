@@ -69,14 +69,15 @@ class Fencing:
 class IngressLimit:
     """Dynamic ingress rate limiting: every *window* s, an F_Port whose TxWait
     over the window is at least *txwait* of it has its ingress limit
-    multiplied by 1 - *reduce* (no lower than *floor*); one under it has it
-    raised by *recover* (fractions of the port's full rate, to 1: no limit)."""
+    multiplied by 1 - *reduce* (no lower than *floor*, a fraction of the
+    port's full rate); one under it has it multiplied by 1 + *recover* (up to
+    1: no limit)."""
 
     window: float
     txwait: float
     reduce: float = 0.5
-    recover: float = 0.1
-    floor: float = 0.01
+    recover: float = 0.25
+    floor: float = 0.001
 
     def __post_init__(self) -> None:
         if self.window <= 0:
