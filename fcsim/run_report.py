@@ -3,9 +3,10 @@
 The page holds the readable summary, the topology drawing and plots over time
 of the first repetition (:class:`~fcsim.trace.timeseries.TimeSeries`): link
 utilisation per direction, BB credit available, switch output queue lengths
-and workload throughput, the queue depth of storage targets and block-layer
-request queues (when the run has block storage), then each workload's latency
-(mean, p50, p99, max).
+and workload throughput, each switch port's TxWait and transitions to zero
+transmit credit (when a port waited for credit: docs/congestion.md), the
+queue depth of storage targets and block-layer request queues (when the run
+has block storage), then each workload's latency (mean, p50, p99, max).
 Plots are inline SVG; a small script lets the reader zoom a plot (click to
 enlarge, click again to restore). Nothing is loaded from the network.
 """
@@ -149,6 +150,13 @@ def run_page(scenario: Scenario, results: dict[str, Any], series: TimeSeries,
              _plot("Workload throughput", "throughput (MB/s)", series.time,
                    {k: [v / 1e6 for v in vs] for k, vs in series.throughput.items()},
                    NO_SEQUENCES)]
+    waited = {k: vs for k, vs in series.txwait.items() if any(vs)}
+    if waited:  # switch ports that waited for credit (congestion, docs/congestion.md)
+        plots.append(_plot("TxWait per switch port (frames ready, no transmit credit)",
+                           "fraction of each interval", series.time, waited))
+        plots.append(_plot("Transitions to zero transmit credit per switch port",
+                           "per interval", series.time,
+                           {k: [float(v) for v in series.credit_zero[k]] for k in waited}))
     if series.depth:
         plots.append(_plot("Storage queue depth: target task sets, block request queues",
                            "commands", series.time,
