@@ -7,7 +7,9 @@ what is on its way fits where it can be: the frames a is counted as having
 sent, less those the switch's input received or lost, fit on the fibre;
 those received, less those sent on, discarded and lost in the switch, fit
 in the input's buffers; those sent on, less those b handled and lost (a
-reset's discards included), fit on the second fibre and in b's buffers."""
+reset's discards included), fit on the second fibre and in b's buffers.
+And no cure reorders a sequence: the frames the switch sends b, sequence by
+sequence, go in the order of their SEQ_CNT (some may be missing)."""
 
 from __future__ import annotations
 
@@ -60,6 +62,8 @@ def test_frames_conserved_under_every_cure(drain: DrainSpec, cures: Cures,
                   if n.name == "b" else n for n in scenario.nodes)
     scenario = dataclasses.replace(scenario, nodes=nodes, cures=cures)
     sim = Simulation(scenario.run.seed)
+    order = _Order("sw:1")
+    sim.sinks.append(order)
     net = BUILDERS[scenario.topology](sim, scenario)
     build_workloads(sim, scenario, net)
     install(sim, scenario, net)
@@ -82,3 +86,30 @@ def test_frames_conserved_under_every_cure(drain: DrainSpec, cures: Cures,
         assert 0 <= on_first <= fibre
         assert 0 <= in_switch <= f_in.rx_buffers
         assert 0 <= beyond <= fibre + b.port.rx_buffers
+    assert order.seen > 0 and order.reordered == 0
+
+
+class _Order:
+    """A trace sink that counts the frames port *name* sends out of SEQ_CNT
+    order within their sequence."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.last: dict[int, tuple[int, object]] = {}  # the sequence kept: its id unique
+        self.reordered = self.seen = 0
+
+    def frame(self, time: float, port: object, frame: object, start: float,
+              end: float) -> None:
+        if getattr(port, "name", None) != self.name or frame.sequence is None:  # type: ignore[attr-defined]
+            return
+        seq = frame.sequence  # type: ignore[attr-defined]
+        self.seen += 1
+        if frame.seq_cnt <= self.last.get(id(seq), (-1, None))[0]:  # type: ignore[attr-defined]
+            self.reordered += 1
+        self.last[id(seq)] = (frame.seq_cnt, seq)  # type: ignore[attr-defined]
+
+    def primitive(self, time: float, port: object, name: str, start: float) -> None:
+        """Not needed."""
+
+    def state(self, time: float, port: object, change: str) -> None:
+        """Not needed."""
