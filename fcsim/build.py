@@ -35,6 +35,7 @@ from fcsim.scenario.workload_model import (
     exchanging_pairs,
 )
 from fcsim.storage.build import Storage
+from fcsim.storage.config import FioConfig
 from fcsim.topology.internetwork import build_internetwork
 from fcsim.topology.network import Network
 from fcsim.topology.point_to_point import build_point_to_point
@@ -58,13 +59,16 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
     pairs = {(s, d) for w in scenario.workloads for s, d in exchanging_pairs(w)
              if d in nports} | stripe_pairs(scenario.workloads)
     pairs |= set(scenario.peers)
+    # a block job's data goes both ways (a read's comes back from its target)
+    both_ways = pairs | {(d, s) for w in scenario.workloads if isinstance(w, FioConfig)
+                         for s, d in exchanging_pairs(w) if d in nports}
     net = fabric_build.build_fabric(sim, scenario.switches, scenario.links,  # type: ignore[arg-type]
                                     nports, pairs, scenario.zones, scenario.run.login,
                                     scenario.recovering,
                                     scenario.zone_enforcement == "hard",
                                     {n.name: virtual_names(n.name, n.virtual_ports)
                                      for n in scenario.nodes if n.virtual_ports},
-                                    scenario.cures)
+                                    scenario.cures, both_ways)
     if scenario.alias_groups:
         groups = {g.name for g in scenario.alias_groups}
         senders = [(w.source, w.destination) for w in scenario.workloads  # type: ignore[union-attr]

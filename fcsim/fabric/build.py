@@ -93,7 +93,8 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
                  zones: tuple[tuple[str, tuple[str, ...]], ...] = (), login: bool = True,
                  recovering: bool = False, hard_zoning: bool = False,
                  virtual: Mapping[str, Sequence[str]] | None = None,
-                 cures: Cures = NO_CURES) -> FabricNetwork:
+                 cures: Cures = NO_CURES,
+                 flows: set[tuple[str, str]] | None = None) -> FabricNetwork:
     """Build *switches*, the N_Ports *nports* (each N_Port's name and login
     service parameters) and *links*, and route the fabric; the N_Ports of
     each of *pairs* (sender, receiver) log in with each other, with fabric
@@ -104,7 +105,10 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
     name, the virtual N_Ports (NPIV) behind it, of *nports* too, which log in
     with FDISC after it (:mod:`fcsim.fabric.npiv`); *cures*: what the switches
     do against congestion (:mod:`fcsim.fabric.cures`): with credit loss
-    recovery a switch port's link timeout is its time at zero credit; with
+    recovery a switch port's link timeout is its time at zero credit;
+    *flows*: the (sender, receiver) pairs data goes between, for the
+    congestion view (default: *pairs*; a read's data comes back from its
+    target); with
     fencing, their port monitors (:class:`~fcsim.fabric.port_guard.PortGuard`);
     with ingress rate limiting, F_Ports whose ingress can be limited and the
     loop that limits them (:class:`~fcsim.fabric.ingress_limit.DynamicIngressLimit`)."""
@@ -169,7 +173,7 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
     for a, b in pairs | {(b, a) for a, b in pairs}:
         net.nodes[a].login(net.nodes[b])
     net.addresses = {name: node.port_id for name, node in net.nodes.items()}
-    net.flows = tuple(sorted(pairs))
+    net.flows = tuple(sorted(pairs if flows is None else flows))
     if cures.fencing is not None:
         net.cures.append(PortGuard(sim, net.switches, cures.fencing))
     if cures.ingress_limit is not None:

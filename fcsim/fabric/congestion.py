@@ -36,8 +36,10 @@ routes alone, not from the scenario's workloads:
 
 * A port *holds back* traffic when its TxWait is at least
   :data:`TXWAIT_CONGESTED` of the interval.
-* A flow (a sender and receiver pair that logged in with each other) crosses
-  the switch outputs its routes give it (every equal-cost next hop).
+* A flow (a sender and receiver pair that logged in with each other, and
+  the way back for a block job, whose read data comes back from its target:
+  the network's ``flows``) crosses the switch outputs its routes give it
+  (every equal-cost next hop).
 * A *culprit* is a switch port cabled to an N_Port (an F_Port) that either
   holds back traffic itself: its device returns credit slowly ("slow
   drain"); or is busy at least :data:`BUSY` of the interval while a flow to

@@ -62,7 +62,8 @@ class FabricNetwork(Network):
         self.isl_ends: dict[str, dict[str, SwitchPort]] = {}
         self.zones: tuple[tuple[str, tuple[str, ...]], ...] = ()
         self.flows: tuple[tuple[str, str], ...] = ()
-        """The (sender, receiver) pairs that log in with each other."""
+        """The (sender, receiver) pairs data goes between: those that log in
+        with each other, and the way back for a block job's (a read's data)."""
         self.hard_zoning = False
         self.shared: dict[str, SharedPort] = {}
         """Per N_Port with virtual N_Ports behind it (NPIV), their shared link port."""

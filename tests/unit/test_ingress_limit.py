@@ -117,6 +117,9 @@ def test_example_paces_the_slow_host_and_gives_the_victim_its_rate_back() -> Non
     assert changes[k - 1]["at_s"] == pytest.approx(k * spec.window)
     del doc["congestion"]
     plain = run_scenario(scenario_from_document(doc, str(path)))
+    culprits = plain["repetitions"][0]["congestion"]["culprits"]
+    assert [(c["device"], [v["flow"] for v in c["victims"]]) for c in culprits] == [
+        ("slow", ["ram2->fast"])]  # the read data, traced back from its target
     jobs = {name: {job: r["summary"][job]["throughput_bytes_per_s"]["mean"]
                    for job in ("slow-reads", "fast-reads")}
             for name, r in (("cured", cured), ("plain", plain))}
