@@ -137,3 +137,22 @@ def test_sampled_txwait_matches_the_ports_counter() -> None:
 def test_report_interval_needs_a_report(capsys) -> None:
     assert main(["run", str(EXAMPLE), "--report-interval", "100 us"]) == 2
     assert "--report-interval: given without --report" in capsys.readouterr().err
+
+
+def test_the_ingress_limit_over_time(tmp_path: Path) -> None:
+    """The DIRL example's page plots the limit of edge2's port to the slow
+    host, a step at each change the results list."""
+    from fcsim.run_report import _ingress_limits
+
+    text = (ROOT / "scenarios" / "fabric-slow-drain-dirl.toml").read_text()
+    path = tmp_path / "dirl.toml"
+    path.write_text(text.replace('duration = "100 ms"', 'duration = "12 ms"')
+                    .replace('warmup = "40 ms"', 'warmup = "2 ms"'))
+    assert main(["run", str(path), "--report", str(tmp_path / "r"), "--report-interval",
+                 "500 us"]) == 0
+    assert "Ingress limit per F_Port" in (tmp_path / "r" / "index.html").read_text()
+    changes = [{"port": "sw:1", "at_s": 1e-3, "limit": 0.5},
+               {"port": "sw:1", "at_s": 2e-3, "limit": 0.25}]
+    results = {"repetitions": [{"cures": {"ingress_limit": {"changes": changes}}}]}
+    assert _ingress_limits(results, [0.5e-3, 1e-3, 1.5e-3, 2.5e-3]) == {
+        "sw:1": [1.0, 0.5, 0.5, 0.25]}
