@@ -41,10 +41,11 @@ framing), the unit the limit counts frames in."""
 
 class PacedPort(Port):
     """An F_Port's link port whose returned R_RDYs are paced: no two closer
-    than :attr:`spacing` s (0: not paced, as a plain port)."""
+    than :attr:`spacing` s (0: not paced, as a plain port). *more*: what the
+    port class it is mixed with takes after the receive buffers."""
 
-    def __init__(self, sim: Simulation, name: str, rx_buffers: int) -> None:
-        super().__init__(sim, name, rx_buffers)
+    def __init__(self, sim: Simulation, name: str, rx_buffers: int, *more: float) -> None:
+        super().__init__(sim, name, rx_buffers, *more)  # type: ignore[call-arg]
         self.spacing = 0.0
         """Least time between two R_RDYs this port returns, s."""
         self._next_ready = 0.0  # the earliest time of the next R_RDY, s
@@ -73,12 +74,8 @@ class PacedPort(Port):
 
 
 class PacedRecoveringPort(PacedPort, RecoveringPort):
-    """A :class:`PacedPort` that recovers from link faults and resets."""
-
-    def __init__(self, sim: Simulation, name: str, rx_buffers: int, e_d_tov: float) -> None:
-        RecoveringPort.__init__(self, sim, name, rx_buffers, e_d_tov)
-        self.spacing = 0.0
-        self._next_ready = 0.0
+    """A :class:`PacedPort` that recovers from link faults and resets (its
+    link timeout *e_d_tov*, s, as :class:`RecoveringPort`'s)."""
 
 
 def make_paced_port(sim: Simulation, name: str, rx_buffers: int, e_d_tov: float,
