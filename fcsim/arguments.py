@@ -92,6 +92,9 @@ def build_parser() -> CommandParser:
     run.add_argument("--report", metavar="DIR",
                      help="also write a self-contained HTML run report, DIR/index.html: "
                           "summary, topology and plots over time")
+    run.add_argument("--report-interval", metavar="TIME", type=_time, default=None,
+                     help="with --report: sample the plots over time every TIME of "
+                          "simulated time, such as '100 us' (default: 200 samples a run)")
     add_limit_options(run)
     draw = commands.add_parser("topology", help="draw a scenario's topology (PNG or SVG)")
     draw.add_argument("scenario", metavar="FILE", help="scenario file (TOML)")
@@ -207,6 +210,17 @@ def _size(text: str) -> int:
         return parse_size(text)
     except UnitError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _time(text: str) -> float:
+    """A positive time with its unit, s."""
+    try:
+        value = parse_time(text)
+    except UnitError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"a time > 0 such as '100 us', got {text!r}")
+    return value
 
 
 def _positive(text: str) -> int:

@@ -52,7 +52,8 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
     with its FC-3 alias groups (:func:`fcsim.fc3.build.install_aliases`): each
     N_Port of its nodes, logged in with the N_Ports its workloads exchange
     frames with (and its peers across an internetwork), its switches made to
-    recover from faults if it has any."""
+    recover from faults if it has any (or cures that reset or disable links),
+    with its congestion cures."""
     node_configs = {n.name: n for n in scenario.nodes}
     nports = {port: node_configs[node].params for port, node in ports_of(scenario.nodes).items()}
     paths = multipath_pairs(scenario)
@@ -60,13 +61,17 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
              if d in nports and (s, d) not in paths} | stripe_pairs(scenario.workloads)
     pairs |= {pair for found in paths.values() for pair in found}
     pairs |= set(scenario.peers)
+    # a block job's data goes both ways (a read's comes back from its target)
+    both_ways = pairs | {(d, s) for w in scenario.workloads if isinstance(w, FioConfig)
+                         for s, d in exchanging_pairs(w) if d in nports}
     net = fabric_build.build_fabric(sim, scenario.switches, scenario.links,  # type: ignore[arg-type]
                                     nports, pairs, scenario.zones, scenario.run.login,
-                                    bool(scenario.faults),
+                                    scenario.recovering,
                                     scenario.zone_enforcement == "hard",
                                     {n.name: virtual_names(n.name, n.virtual_ports)
                                      for n in scenario.nodes if n.virtual_ports},
-                                    scenario.isolation, dict(scenario.zone_priorities))
+                                    scenario.isolation, dict(scenario.zone_priorities),
+                                    scenario.cures, both_ways)
     if scenario.alias_groups:
         groups = {g.name for g in scenario.alias_groups}
         senders = [(w.source, w.destination) for w in scenario.workloads  # type: ignore[union-attr]

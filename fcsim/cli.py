@@ -176,6 +176,8 @@ def _run(args: argparse.Namespace) -> int:
                          "output would mix with the JSON; give --trace FILE")
     if args.pcap_ports and not args.pcap:
         raise UsageError("--pcap-ports: given without --pcap; give --pcap FILE too")
+    if args.report_interval is not None and not args.report:
+        raise UsageError("--report-interval: given without --report; give --report DIR too")
     pcap = _output("--pcap", args.pcap, args.scenario) if args.pcap else None
     trace = (_output("--trace", args.trace, args.scenario) if args.trace not in (None, "-")
              else None)
@@ -236,7 +238,7 @@ def _run(args: argparse.Namespace) -> int:
             sinks.append(Timeline(capped))
         steps = len(sweep_points(scenario)) or scenario.run.repetitions * SLICES
         progress = Progress(steps) if sys.stderr.isatty() else None
-        series = TimeSeries() if report is not None else None
+        series = TimeSeries(interval=args.report_interval) if report is not None else None
         results = run_scenario(scenario, sinks, progress, series,
                                args.jobs or default_jobs())
         if cables is not None:

@@ -52,6 +52,7 @@ def network_lines(first: dict[str, Any]) -> list[str]:
                      f"{n['refused']} refused (LS_RJT)")
     lines += _congestion_lines(first)
     lines += _isolation_lines(first)
+    lines += _cure_lines(first)
     lines += routing_lines(first)
     ports, note = busiest(first["nodes"], lambda n: n["data_frames_tx"] + n["data_frames_rx"],
                           FEW if many(first["nodes"]) else SHOWN)
@@ -95,7 +96,8 @@ def _congestion_lines(first: dict[str, Any]) -> list[str]:
             f"({tx['txwait_2_5us']} x 2.5 us), {tx['credit_zero']} transitions to zero "
             f"credit ({format_time(tx['credit_zero_s'])} at zero), utilisation "
             f"{100 * tx['utilisation']:.2f} %, {tx['hold_time_removed']} removed after the "
-            "hold time")
+            "hold time" + (f", {tx['link_resets']} link resets, {tx['frames_lost']} frames lost"
+                           if tx.get("link_resets") else ""))
     for culprit in view["culprits"]:
         victims = ", ".join(f"{v['flow']} (at {', '.join(v['shared'])})"
                             for v in culprit["victims"]) or "none"
@@ -122,6 +124,35 @@ def _isolation_lines(first: dict[str, Any]) -> list[str]:
                      f"{100 * event['txwait_fraction']:.2f} % of the window")
     if not iso["events"]:
         lines.append("  no device isolated")
+def _cure_lines(first: dict[str, Any]) -> list[str]:
+    """What the fabric's congestion cures did (:mod:`fcsim.fabric.cures`);
+    nothing without them."""
+    cures = first.get("cures")
+    if not cures:
+        return []
+    lines = ["", "congestion cures (first repetition)"]
+    fencing = cures.get("fencing")
+    if fencing is not None:
+        for fence in fencing["fenced"]:
+            lines.append(f"  fenced {fence['port']} ({fence['device']}) at "
+                         f"{format_time(fence['at_s'])}: TxWait "
+                         f"{100 * fence['txwait_fraction']:.1f} % of the "
+                         f"{format_time(fencing['window_s'])} window, {fence['credit_zero']} "
+                         "transitions to zero credit")
+        if not fencing["fenced"]:
+            lines.append("  fencing: no port fenced")
+    limit = cures.get("ingress_limit")
+    if limit is not None:
+        ports: dict[str, int] = {}
+        for change in limit["changes"]:
+            ports[change["port"]] = ports.get(change["port"], 0) + 1
+        for port, count in sorted(ports.items()):
+            now = limit["limits"].get(port, 1.0)
+            lines.append(f"  ingress limit of {port}: changed {count} times, "
+                         + (f"{100 * now:.3g} % of its full rate at the end" if now < 1
+                            else "no limit at the end"))
+        if not ports:
+            lines.append("  ingress limit: no port limited")
     return lines
 
 

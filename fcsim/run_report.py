@@ -3,9 +3,11 @@
 The page holds the readable summary, the topology drawing and plots over time
 of the first repetition (:class:`~fcsim.trace.timeseries.TimeSeries`): link
 utilisation per direction, BB credit available, switch output queue lengths
-and workload throughput, the queue depth of storage targets and block-layer
-request queues (when the run has block storage), then each workload's latency
-(mean, p50, p99, max).
+and workload throughput, each switch port's TxWait and transitions to zero
+transmit credit (when a port waited for credit: docs/congestion.md) and
+each rate-limited F_Port's ingress limit (dynamic ingress rate limiting), the
+queue depth of storage targets and block-layer request queues (when the run
+has block storage), then each workload's latency (mean, p50, p99, max).
 Plots are inline SVG; a small script lets the reader zoom a plot (click to
 enlarge, click again to restore). Nothing is loaded from the network.
 """
@@ -136,6 +138,24 @@ def topology_svg(scenario: Scenario) -> str:
     return topology.getvalue().decode()
 
 
+def _ingress_limits(results: dict[str, Any], times: list[float]) -> dict[str, list[float]]:
+    """Each rate-limited F_Port's ingress limit at each sample time, from the
+    first repetition's changes (docs/congestion.md); empty without them."""
+    first = results["repetitions"][0] if "repetitions" in results else {}
+    changes = first.get("cures", {}).get("ingress_limit", {}).get("changes", [])
+    lines: dict[str, list[float]] = {}
+    for port in sorted({c["port"] for c in changes}):
+        steps = [(c["at_s"], c["limit"]) for c in changes if c["port"] == port]
+        limit, k, values = 1.0, 0, []
+        for t in times:
+            while k < len(steps) and steps[k][0] <= t:
+                limit = steps[k][1]
+                k += 1
+            values.append(limit)
+        lines[port] = values
+    return lines
+
+
 def run_page(scenario: Scenario, results: dict[str, Any], series: TimeSeries,
              drawing: str) -> str:
     """The report page of *scenario*'s *results* with its sampled *series* and
@@ -149,6 +169,17 @@ def run_page(scenario: Scenario, results: dict[str, Any], series: TimeSeries,
              _plot("Workload throughput", "throughput (MB/s)", series.time,
                    {k: [v / 1e6 for v in vs] for k, vs in series.throughput.items()},
                    NO_SEQUENCES)]
+    waited = {k: vs for k, vs in series.txwait.items() if any(vs)}
+    if waited:  # switch ports that waited for credit (congestion, docs/congestion.md)
+        plots.append(_plot("TxWait per switch port (frames ready, no transmit credit)",
+                           "fraction of each interval", series.time, waited))
+        plots.append(_plot("Transitions to zero transmit credit per switch port",
+                           "per interval", series.time,
+                           {k: [float(v) for v in series.credit_zero[k]] for k in waited}))
+    limits = _ingress_limits(results, series.time)
+    if limits:
+        plots.append(_plot("Ingress limit per F_Port (dynamic ingress rate limiting)",
+                           "fraction of the full rate", series.time, limits))
     if series.depth:
         plots.append(_plot("Storage queue depth: target task sets, block request queues",
                            "commands", series.time,

@@ -30,9 +30,12 @@ from typing import Any, Protocol
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.addressing import port_id
 from fcsim.fabric.congestion_isolation import CongestionIsolation, IsolationSpec
+from fcsim.fabric.cures import NO_CURES, Cures
+from fcsim.fabric.ingress_limit import DynamicIngressLimit, make_paced_port
 from fcsim.fabric.login import FabricLogin
 from fcsim.fabric.network import FabricNetwork
 from fcsim.fabric.npiv import SharedPort
+from fcsim.fabric.port_guard import PortGuard
 from fcsim.fabric.recovering_switch import RecoveringSwitch
 from fcsim.fabric.routing import chooser, fspf_cost, next_hops, switch_seed
 from fcsim.fabric.services import E_D_TOV, FabricServices
@@ -126,7 +129,9 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
                  recovering: bool = False, hard_zoning: bool = False,
                  virtual: Mapping[str, Sequence[str]] | None = None,
                  isolation: IsolationSpec | None = None,
-                 priorities: Mapping[str, str] | None = None) -> FabricNetwork:
+                 priorities: Mapping[str, str] | None = None,
+                 cures: Cures = NO_CURES,
+                 flows: set[tuple[str, str]] | None = None) -> FabricNetwork:
     """Build *switches*, the N_Ports *nports* (each N_Port's name and login
     service parameters) and *links*, and route the fabric; the N_Ports of
     each of *pairs* (sender, receiver) log in with each other, with fabric
@@ -139,8 +144,19 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
     congestion isolation that moves flows to slow devices to the ISLs'
     low-priority virtual channel (:mod:`fcsim.fabric.congestion_isolation`);
     *priorities*: the QoS priority of zones not of medium priority, by zone
-    name (read by ISLs whose virtual channels are assigned by priority)."""
+    name (read by ISLs whose virtual channels are assigned by priority);
+    *cures*: what the switches do against congestion
+    (:mod:`fcsim.fabric.cures`): with credit loss recovery a switch port's
+    link timeout is its time at zero credit; with fencing, their port
+    monitors (:class:`~fcsim.fabric.port_guard.PortGuard`); with ingress rate
+    limiting, F_Ports whose ingress can be limited and the loop that limits
+    them (:class:`~fcsim.fabric.ingress_limit.DynamicIngressLimit`); *flows*:
+    the (sender, receiver) pairs data goes between, for the congestion view
+    (default: *pairs*; a read's data comes back from its target)."""
     virtual = virtual or {}
+    loss = cures.credit_loss
+    f_timeout = E_D_TOV if loss is None else loss.f_port
+    e_timeout = E_D_TOV if loss is None else loss.e_port
     net = FabricNetwork()
     isolated: set[int] | None = None if isolation is None else set()
     high: set[tuple[int, int]] = set()  # filled once the N_Ports have their IDs
@@ -149,7 +165,8 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
     channelled = {split_end(end)[0] for link in links if link.virtual_channels
                   for end in link.ends}
     if channelled and recovering:
-        raise ValueError("virtual channels are not modelled in a run with faults")
+        raise ValueError("virtual channels are not modelled in a run with faults or with "
+                         "cures that reset or disable links")
     for config in switches:
         if config.name in channelled:
             net.switches[config.name] = VirtualChannelSwitch(
@@ -170,7 +187,7 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
             node, (sw_name, index) = ((a_name, (b_name, b_port)) if a_port is None
                                       else (b_name, (a_name, a_port)))
             _attach_node(sim, net, node, nports[node], net.switches[sw_name], index, link,
-                         recovering, permitted)
+                         recovering, permitted, f_timeout, cures.ingress_limit is not None)
             if virtual.get(node):
                 _attach_virtual(sim, net, node, virtual[node], nports)
         elif link.virtual_channels:
@@ -181,9 +198,9 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
         else:
             a, b = net.switches[a_name], net.switches[b_name]
             pa = make_port(sim, f"{a_name}:{a_port}", link.bb_credit or a.model.bb_credit,
-                           E_D_TOV, recovering)
+                           e_timeout, recovering)
             pb = make_port(sim, f"{b_name}:{b_port}", link.bb_credit or b.model.bb_credit,
-                           E_D_TOV, recovering)
+                           e_timeout, recovering)
             net.links[link.name] = Link(link.name, pa, pb, link.speed, link.cable,
                                         link.bit_error_rate, link.error_rates)
             pa.login(pb.rx_buffers)
@@ -220,7 +237,11 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
         assert isolated is not None
         net.isolation = CongestionIsolation(sim, net.switches, isolated, isolation)
     net.addresses = {name: node.port_id for name, node in net.nodes.items()}
-    net.flows = tuple(sorted(pairs))
+    net.flows = tuple(sorted(pairs if flows is None else flows))
+    if cures.fencing is not None:
+        net.cures.append(PortGuard(sim, net.switches, cures.fencing))
+    if cures.ingress_limit is not None:
+        net.cures.append(DynamicIngressLimit(sim, net.switches, cures.ingress_limit))
     if login:
         for name, node in net.nodes.items():
             targets = sorted({net.addresses[d] for s, d in pairs if s == name})
@@ -270,19 +291,23 @@ def _channelled_isl(sim: Simulation, net: FabricNetwork, link: FabricLinkSpec,
 
 def _attach_node(sim: Simulation, net: FabricNetwork, name: str, params: ServiceParameters,
                  switch: Switch, index: int, link: FabricLinkSpec, recovering: bool,
-                 permitted: dict[int, frozenset[int]] | None = None) -> None:
+                 permitted: dict[int, frozenset[int]] | None = None,
+                 link_timeout: float = E_D_TOV, paced: bool = False) -> None:
     """N_Port *name* with login service parameters *params*, cabled by *link*
     to port *index* of *switch*; with *recovering*, both ports recover from
     link faults (:class:`~fcsim.fc2.recovering_port.RecoveringPort`); with
     *permitted* (hard zoning), the switch port drops the frames between
-    N_Ports it does not pair."""
+    N_Ports it does not pair; *link_timeout*: the switch port's time at zero
+    credit before a Link Reset, s; *paced*: the switch port's ingress can be
+    rate-limited (:class:`~fcsim.fabric.ingress_limit.PacedPort`)."""
     if name in net.nodes:
         raise ValueError(f"N_Port {name} has more than one link; one link per N_Port")
     node = NPort(sim, name, port_id(switch.domain, index), params,
                  port=make_port(sim, name, params.bb_credit, params.e_d_tov, recovering))
     net.nodes[name] = node
-    f_port = make_port(sim, f"{switch.name}:{index}", link.bb_credit or switch.model.bb_credit,
-                       E_D_TOV, recovering)
+    f_port = (make_paced_port if paced else make_port)(
+        sim, f"{switch.name}:{index}", link.bb_credit or switch.model.bb_credit, link_timeout,
+        recovering)
     net.links[link.name] = Link(link.name, node.port, f_port, link.speed, link.cable,
                                 link.bit_error_rate, link.error_rates)
     node.port.login(f_port.rx_buffers)

@@ -2,11 +2,12 @@
 an N_Port (by name or port World Wide Name), every workload between N_Ports
 that share a zone (unless ``[zoning]`` enforces them in hardware, when the
 switches drop such a workload's frames), and ``[zoning]`` only with zones;
-virtual N_Ports (NPIV) only with fabric login, without faults, never a link
-end; virtual channels only on an ISL between switches with virtual output
-queues, without faults, with enough channels for their assignment. The
-scenario's checks (:mod:`fcsim.scenario.checks`) call
-them with the N_Ports the nodes have."""
+virtual N_Ports (NPIV) only with fabric login, without faults or cures that
+reset links, never a link end; virtual channels only on an ISL between
+switches with virtual output queues, without faults or cures that reset or
+disable links, with enough channels for their assignment;
+``[congestion.fencing]`` with a threshold. The scenario's checks
+(:mod:`fcsim.scenario.checks`) call them with the N_Ports the nodes have."""
 
 from __future__ import annotations
 
@@ -79,10 +80,12 @@ def npiv_problems(doc: Any, raw: dict[str, Any]) -> Iterator[Problem]:
         if not doc.run.login:
             yield Problem(f"nodes[{i}].virtual_ports", given(count),
                           "virtual N_Ports with run.login = true: they log in with FDISC")
-        if getattr(doc, "faults", []):
+        congestion = getattr(doc, "congestion", None)
+        if getattr(doc, "faults", []) or (congestion is not None and (
+                congestion.credit_loss_recovery is not None or congestion.fencing is not None)):
             yield Problem(f"nodes[{i}].virtual_ports", given(count),
-                          "no virtual N_Ports in a run with faults (their logging in again "
-                          "is not modelled)")
+                          "no virtual N_Ports in a run with faults, credit loss recovery or "
+                          "port fencing (their logging in again is not modelled)")
         taken = [n.name for n in nodes if n.name in virtual]
         if taken:
             yield Problem(f"nodes[{i}].virtual_ports", given(count),
@@ -113,9 +116,12 @@ def channel_problems(doc: Any, raws: list[dict[str, Any]],
             yield Problem(where, given(count), "only on an inter-switch link (both ends "
                           "switch ports 'switch:port')")
             continue
-        if getattr(doc, "faults", []):
-            yield Problem(where, given(count), "no virtual channels in a run with faults "
-                          "(their recovery is not modelled)")
+        cures = getattr(doc, "congestion", None)
+        if getattr(doc, "faults", []) or (cures is not None and (
+                cures.credit_loss_recovery is not None or cures.fencing is not None)):
+            yield Problem(where, given(count), "no virtual channels in a run with faults, "
+                          "credit loss recovery or fencing (link recovery on a channelled "
+                          "ISL is not modelled)")
         for end in link.ends:
             model = models.get(end.partition(":")[0])
             if model is not None and not model.virtual_output_queues:
@@ -146,3 +152,12 @@ def isolation_problems(doc: Any, raw: dict[str, Any]) -> Iterator[Problem]:
         yield Problem("congestion_isolation.falling_threshold",
                       given(raw["congestion_isolation"]["falling_threshold"]),
                       f"not above rising_threshold ({section.rising_threshold:g})")
+
+
+def congestion_problems(doc: Any) -> Iterator[Problem]:
+    """Every problem of the checked fabric *doc*'s ``[congestion]``: fencing
+    needs a threshold."""
+    fencing = getattr(getattr(doc, "congestion", None), "fencing", None)
+    if fencing is not None and fencing.txwait is None and fencing.credit_zero is None:
+        yield Problem("congestion.fencing", "no threshold given",
+                      "txwait, credit_zero or both: what fences a port")

@@ -2,6 +2,8 @@
 (docs/faults.md, "FSPF"), ``[[zones]]``, which N_Ports see each other in
 the name server (docs/faults.md, "Zoning"), ``[zoning]``, how the
 switches enforce the zones (docs/fabric-services.md, "Hard zoning"), and
+``[congestion]``, the cures the switches apply to congestion
+(docs/congestion.md, :mod:`fcsim.fabric.cures`), and
 ``[congestion_isolation]``, the port monitor that moves the flows to slow
 devices to a low-priority virtual channel (docs/fabrics.md). The
 scenario's document (:mod:`fcsim.scenario.sections.document`) assembles them
@@ -12,7 +14,18 @@ from __future__ import annotations
 from fcsim.fabric.congestion import TXWAIT_CONGESTED
 from fcsim.fabric.congestion_isolation import FALLING
 from fcsim.fabric.virtual_channels import PRIORITIES
-from fcsim.schema.fields import Flag, Name, PositiveTime, Time, choice, fraction, name_list
+from fcsim.schema.fields import (
+    Count,
+    Flag,
+    Name,
+    PositiveTime,
+    Time,
+    choice,
+    fraction,
+    name_list,
+    number,
+    table,
+)
 from fcsim.schema.section import Section, key
 
 ZoneMembers = name_list(1, "a list of distinct N_Port names (node names, NAME.i) or port "
@@ -122,3 +135,90 @@ class CongestionIsolationSection(Section):
                         "falling_threshold (Cisco NX-OS 8.5 Fabric Performance Monitor); "
                         "default false: NX-OS 8.x and Brocade SDDQ release an isolated "
                         "device only by command.", True)
+
+
+Share = fraction("a number in (0, 1): a fraction of the window", above=True)
+Step = fraction("a number in (0, 1)", above=True)
+UpStep = number("a number in (0, 1]", above=True)
+
+
+class CreditLossSection(Section):
+    """Credit loss recovery: a switch port whose transmit BB credit stays at
+    zero, with a frame waiting, for `f_port` (an F_Port) or `e_port` (an
+    E_Port) begins the Link Reset protocol (FC-FS-5). Defaults: Cisco MDS's
+    (1 s, 1.5 s; Cisco MDS 9000 NX-OS Interfaces Configuration Guide,
+    'Displaying Credit Loss Recovery Actions'). The reset empties both ends'
+    receive buffers: the frames in them are discarded and counted; the
+    fabric is built with link recovery, as with faults."""
+
+    where = "in [congestion.credit_loss_recovery]"
+
+    f_port: PositiveTime = key("1 s", "Time at zero transmit credit before an F_Port "
+                               "resets its link (Cisco MDS: 1 s), s.", "100 ms")
+    e_port: PositiveTime = key("1.5 s", "Time at zero transmit credit before an E_Port "
+                               "resets its link (Cisco MDS: 1.5 s), s.", "150 ms")
+
+
+class FencingSection(Section):
+    """Port fencing: every `window`, an F_Port whose TxWait over the window
+    is at least `txwait` of it, or whose transmit credit fell to zero at least
+    `credit_zero` times in it, is disabled (Cisco MDS port-monitor with
+    `portguard errordisable`, Brocade MAPS port fencing): its N_Port loses
+    light and leaves the fabric, the frames queued for it are discarded. At
+    least one threshold; the values are the user's (vendors give no default
+    for a fabric of this size: an assumption wherever a scenario sets one)."""
+
+    where = "in [congestion.fencing]"
+
+    window: PositiveTime = key("1 s", "How often the switch polls its F_Ports' counters, "
+                               "s (Cisco port-monitor poll interval; 1 s, an assumption).",
+                               "1 ms")
+    txwait: Share = key(None, "Fence an F_Port whose TxWait over the window is at least "
+                        "this fraction of it.", 0.3)
+    credit_zero: Count = key(None, "Fence an F_Port whose transmit credit fell to zero at "
+                             "least this many times in the window.", 1000)
+
+
+class IngressLimitSection(Section):
+    """Dynamic ingress rate limiting (Cisco MDS DIRL, NX-OS 8.5(1)): every
+    `window`, an F_Port whose TxWait over the window is at least `txwait` of
+    it has the rate at which it takes frames from its N_Port (the R_RDYs it
+    returns) cut to 1 - `reduce` of what it was, never below `floor` of its
+    full rate (counted in full-size frames); a window under the threshold
+    raises it by `recover` of what it was, up to no limit. The step values
+    are assumptions (Cisco documents the loop, cutting while congested and
+    recovering stepwise, not its steps)."""
+
+    where = "in [congestion.ingress_limit]"
+
+    txwait: Share = key(help="The TxWait fraction of the window at which the limit is cut.",
+                        example=0.1)
+    window: PositiveTime = key("1 s", "How often the limit is adjusted, s (an assumption).",
+                               "1 ms")
+    reduce: Step = key(0.5, "The fraction of the current limit cut each window over the "
+                       "threshold (an assumption).", 0.5)
+    recover: UpStep = key(0.25, "The fraction of the current limit added back each window "
+                          "under the threshold (an assumption).", 0.25)
+    floor: UpStep = key(0.001, "The lowest limit, a fraction of the full rate in full-size "
+                        "frames (an assumption: low enough for a host's small read "
+                        "requests, each asking for many frames of data).", 0.001)
+
+
+CreditLoss = table(CreditLossSection, "a table, written [congestion.credit_loss_recovery]")
+Fence = table(FencingSection, "a table, written [congestion.fencing]")
+Limit = table(IngressLimitSection, "a table, written [congestion.ingress_limit]")
+
+
+class CongestionSection(Section):
+    """The cures the fabric's switches apply to congestion (default: none but
+    the switch model's hold time). See docs/congestion.md."""
+
+    where = "in [congestion]"
+
+    credit_loss_recovery: CreditLoss = key(None, "Link Reset after a time at zero transmit "
+                                           "credit (default: none).", {"f_port": "1 s"})
+    fencing: Fence = key(None, "Disable an F_Port over a threshold (default: none).",
+                         {"window": "1 ms", "txwait": 0.3})
+    ingress_limit: Limit = key(None, "Rate-limit an F_Port's ingress while its TxWait is "
+                               "over a threshold (default: none).",
+                               {"window": "1 ms", "txwait": 0.1})

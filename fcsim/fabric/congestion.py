@@ -17,19 +17,31 @@ changes, not per frame):
 * Frames removed after the switch's hold time (Brocade's edge hold time,
   FOS Administration Guide: 80-500 ms; a Class 3 frame is discarded).
 * Utilisation of each direction.
+* In a fabric whose links recover (faults, or credit loss recovery or port
+  fencing, :mod:`fcsim.fabric.cures`): the Link Resets the port began
+  (``link_resets``: credit loss recovery's, Cisco MDS ``lr-tx``) and the
+  frames it sent that were lost at its peer (``frames_lost``: on the line,
+  or discarded from the peer's receive buffers by a reset).
 
 The receive direction of a port reports its link peer's transmit counters:
 what the peer waited for this port's buffers.
+
+Over a window (:class:`PortWindow`): the TxWait and the transitions to zero
+credit of one port since the last reading, as a switch's port monitor polls
+them (the cures of :mod:`fcsim.fabric.cures` and the report's time series
+read them so).
 
 Fabric-wide (:func:`culprits_and_victims`), from those counters and the
 routes alone, not from the scenario's workloads:
 
 * A port *holds back* traffic when its TxWait is at least
   :data:`TXWAIT_CONGESTED` of the interval.
-* A flow (a sender and receiver pair that logged in with each other) crosses
-  the switch outputs its routes give it (every equal-cost next hop); on an
-  ISL with virtual channels, the queue of the channel its frames take there,
-  which holds back traffic when that channel's TxWait passes the threshold.
+* A flow (a sender and receiver pair that logged in with each other, and
+  the way back for a block job, whose read data comes back from its target:
+  the network's ``flows``) crosses the switch outputs its routes give it
+  (every equal-cost next hop); on an ISL with virtual channels, the queue
+  of the channel its frames take there, which holds back traffic when that
+  channel's TxWait passes the threshold.
 * A *culprit* is a switch port cabled to an N_Port (an F_Port) that either
   holds back traffic itself: its device returns credit slowly ("slow
   drain"); or is busy at least :data:`BUSY` of the interval while a flow to
@@ -52,6 +64,7 @@ from fcsim.fabric.switch import Switch
 from fcsim.fabric.switch_port import SwitchPort
 from fcsim.fabric.virtual_channels import ChannelQueue
 from fcsim.fc2.port import Port
+from fcsim.fc2.recovering_port import RecoveringPort
 from fcsim.fc2.vc_port import VirtualChannelPort
 
 TXWAIT_UNIT = 2.5e-6
@@ -72,16 +85,42 @@ def holds_back(txwait: float, interval: float, threshold: float = TXWAIT_CONGEST
     return interval > 0 and txwait >= threshold * interval
 
 
+class PortWindow:
+    """The transmit counters of *port* read window by window: each
+    :meth:`advance` gives the TxWait (s) and the transitions to zero credit
+    since the previous one (or since the port's stats were last reset, if
+    that was later). It only reads the port."""
+
+    __slots__ = ("port", "_wait", "_zeros")
+
+    def __init__(self, port: Port) -> None:
+        self.port = port
+        self._wait = port.credit_wait_now()
+        self._zeros = port.stats.credit_zero
+
+    def advance(self) -> tuple[float, int]:
+        """(TxWait s, transitions to zero credit) since the last reading."""
+        wait, zeros = self.port.credit_wait_now(), self.port.stats.credit_zero
+        d_wait = wait - self._wait if wait >= self._wait else wait
+        d_zeros = zeros - self._zeros if zeros >= self._zeros else zeros
+        self._wait, self._zeros = wait, zeros
+        return d_wait, d_zeros
+
+
 def _direction(port: Port, interval: float) -> dict[str, Any]:
     """The transmit counters of *port* over *interval* s."""
     s = port.stats
-    return {"frames": s.frames_tx,
-            "utilisation": s.busy_time / interval if interval > 0 else 0.0,
-            "txwait_s": s.credit_wait,
-            "txwait_2_5us": int(s.credit_wait / TXWAIT_UNIT),
-            "txwait_fraction": s.credit_wait / interval if interval > 0 else 0.0,
-            "credit_zero": s.credit_zero,
-            "credit_zero_s": s.credit_zero_time}
+    out = {"frames": s.frames_tx,
+           "utilisation": s.busy_time / interval if interval > 0 else 0.0,
+           "txwait_s": s.credit_wait,
+           "txwait_2_5us": int(s.credit_wait / TXWAIT_UNIT),
+           "txwait_fraction": s.credit_wait / interval if interval > 0 else 0.0,
+           "credit_zero": s.credit_zero,
+           "credit_zero_s": s.credit_zero_time}
+    if isinstance(port, RecoveringPort) and isinstance(port.peer, RecoveringPort):
+        out["link_resets"] = port.lcf.stats.resets
+        out["frames_lost"] = port.peer.lcf.stats.frames_lost
+    return out
 
 
 def _channels(port: VirtualChannelPort, interval: float) -> list[dict[str, Any]]:

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from fcsim.fabric.congestion import culprits_and_victims, port_counters
 from fcsim.fabric.congestion_isolation import CongestionIsolation
+from fcsim.fabric.cures import CureRun
 from fcsim.fabric.hard_zoning import ZonedFPort
 from fcsim.fabric.login import FabricLogin
 from fcsim.fabric.npiv import SharedPort
@@ -62,7 +63,8 @@ class FabricNetwork(Network):
         self.isl_ends: dict[str, dict[str, SwitchPort]] = {}
         self.zones: tuple[tuple[str, tuple[str, ...]], ...] = ()
         self.flows: tuple[tuple[str, str], ...] = ()
-        """The (sender, receiver) pairs that log in with each other."""
+        """The (sender, receiver) pairs data goes between: those that log in
+        with each other, and the way back for a block job's (a read's data)."""
         self.hard_zoning = False
         self.shared: dict[str, SharedPort] = {}
         """Per N_Port with virtual N_Ports behind it (NPIV), their shared link port."""
@@ -72,6 +74,8 @@ class FabricNetwork(Network):
         """The fabric of each switch and N_Port (:func:`fcsim.fabric.build.fabrics`)."""
         self.isolation: CongestionIsolation | None = None
         """Its congestion isolation, if the scenario has one."""
+        self.cures: list[CureRun] = []
+        """The congestion cures at work in it (:mod:`fcsim.fabric.cures`)."""
 
     def address_of(self, node: str) -> int:
         """The N_Port ID the fabric gives *node* (domain / port / 00), or the
@@ -130,6 +134,8 @@ class FabricNetwork(Network):
                                                  interval)
         if self.isolation is not None:
             out["congestion_isolation"] = self.isolation.results()
+        if self.cures:
+            out["cures"] = {cure.name: cure.results(interval) for cure in self.cures}
         if self.aliases is not None:
             out["fc3"] = self.aliases.results(interval)
         if self.zones:

@@ -120,8 +120,10 @@ class RunLength(Protocol):
 class FaultPlan(Protocol):
     """What the injector reads of a scenario: its *topology* (a scenario's
     ``topology`` value), its fault schedule (*faults*, in time order), its
-    *run*'s length, a fabric's *fspf* timers and its *nodes*' link-down
-    policies (:class:`fcsim.scenario.model.Scenario` is one)."""
+    *run*'s length, a fabric's *fspf* timers, its *nodes*' link-down
+    policies and whether its links recover (*recovering*: it has faults, or
+    congestion cures that reset or disable links;
+    :class:`fcsim.scenario.model.Scenario` is one)."""
 
     @property
     def topology(self) -> str: ...
@@ -133,6 +135,8 @@ class FaultPlan(Protocol):
     def fspf(self) -> FspfTimers: ...
     @property
     def nodes(self) -> Sequence[NodeFaultPolicy]: ...
+    @property
+    def recovering(self) -> bool: ...
 
 
 Kind = choice({kind: kind for kind in KINDS})

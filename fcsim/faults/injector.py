@@ -56,9 +56,11 @@ from fcsim.topology.network import Network
 def install(sim: Simulation, scenario: FaultPlan, net: Network,
             hosts: dict[str, Any] | None = None) -> FaultRun | LanFaultRun | None:
     """Schedule *scenario*'s faults on *net* (built, with its *hosts* and
-    workloads); None if it has none. An Ethernet or Myrinet network's are
+    workloads); None if its links do not recover (no faults, and no
+    congestion cure that resets or disables links: a fabric with one has its
+    recovery without a fault). An Ethernet or Myrinet network's are
     :class:`fcsim.faults.lan.LanFaultRun`'s."""
-    if not scenario.faults:
+    if not scenario.recovering:
         return None
     if scenario.topology in ("ethernet", "myrinet"):
         return LanFaultRun(sim, scenario, net, hosts or {})

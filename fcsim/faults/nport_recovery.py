@@ -19,7 +19,9 @@ When the link is Active again it logs in as its topology requires (a
 fabric: FLOGI, the name server, PLOGI to its peers; a point-to-point link:
 FLOGI both ways and PLOGI, :mod:`fcsim.fc2.p2p_login`), asking again after
 the ELS timeout if a reply does not come, and then sends what waited, in
-order. A Link Reset leaves logins and queues alone.
+order. A Link Reset leaves logins and queues alone; the frames a slow receive
+path (:mod:`fcsim.fc2.receive_drain`) still holds in its buffers are
+discarded and counted lost.
 """
 
 from __future__ import annotations
@@ -62,6 +64,17 @@ class NPortRecovery:
         self._attempt = 0
         lcf: LinkControl = nport.port.lcf  # type: ignore[attr-defined]
         lcf.listeners.append(self._changed)
+        if nport.drain is not None:  # a reset empties the slow receive path's buffers
+            nport.port.flush_hooks.append(self._flush)  # type: ignore[attr-defined]
+
+    def _flush(self) -> int:
+        """Discard the frames the receive path holds (the link left Active) and
+        count them lost; how many receive buffers they held."""
+        stats = self.nport.port.lcf.stats  # type: ignore[attr-defined]
+        frames = self.nport.drain.flush()  # type: ignore[union-attr]
+        for frame in frames:
+            stats.lose(frame)
+        return sum(frame.uses_bb_credit for frame in frames)
 
     def _changed(self, lcf: LinkControl, old: str, new: str, reason: str) -> None:
         if new in DOWN:

@@ -124,9 +124,9 @@ class LazyCredit:
         return self.credit + sum(1 for arrival in self._r_rdys if arrival <= now)
 
     def credit_wait_now(self) -> float:
-        """TxWait so far in the interval, s, an open wait counted up to now (or
-        to the R_RDY that ended it), without taking anything in: for
-        observers (a port monitor polling it)."""
+        """TxWait so far, s: :attr:`PortStats.credit_wait` and a wait still open
+        up to now (or to the R_RDY that has ended it), without taking R_RDYs
+        in: for observers, as :meth:`credit_now`."""
         wait = self.stats.credit_wait
         since = self._stall_since
         if since is not None:

@@ -22,6 +22,12 @@ node's ``rx_frame_time`` included):
 * a stuck receiver frees no buffer from *stuck_at* for *stuck_for* s: a
   buffer due then is freed when it ends (the device stops returning R_RDY).
 
+A Link Reset empties the buffers (:meth:`ReceiveDrain.flush`, a flush hook of
+a recovering port): the frames the receive path still holds are discarded,
+as a device that cannot process the frames in its ingress buffers drops them
+before it returns LRR (Cisco MDS credit loss recovery); the path's schedule
+for later frames stays as it was.
+
 With a constant *frame_time* alone, the receive path is a server of
 1 / *frame_time* frames/s; with *rate* alone, of *rate* payload bytes/s.
 """
@@ -29,6 +35,7 @@ With a constant *frame_time* alone, the receive path is a server of
 from __future__ import annotations
 
 import random
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
@@ -104,6 +111,8 @@ class ReceiveDrain:
                        else (spec.stuck_at, spec.stuck_at + spec.stuck_for))
         self._free_at = 0.0  # when the frame being taken out is done, s
         self._last = 0.0  # when the last buffer is (was) freed, s
+        self._held: deque[Frame] = deque()  # in the buffers, in arrival (= release) order
+        self._skip = 0  # releases still due for frames a reset discarded
 
     def _reader(self, value: Time) -> float | Callable[[], float]:
         """A constant, or a function drawing the next value."""
@@ -131,4 +140,21 @@ class ReceiveDrain:
         if stuck is not None and stuck[0] <= release < stuck[1]:
             release = stuck[1]
         self._last = release
-        self.sim.call_later(release - now, self._handle, frame)
+        self._held.append(frame)
+        self.sim.call_later(release - now, self._release, None)
+
+    def _release(self, _value: object) -> None:
+        """The oldest frame's buffer is due: hand it on (releases come in
+        arrival order), unless a reset discarded it."""
+        if self._skip:
+            self._skip -= 1
+            return
+        self._handle(self._held.popleft())
+
+    def flush(self) -> list[Frame]:
+        """Discard the frames in the buffers (a Link Reset empties them): the
+        frames discarded."""
+        held = list(self._held)
+        self._skip += len(held)
+        self._held.clear()
+        return held

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from fcsim.fabric.addressing import port_id
 from fcsim.fabric.build import assign_domains, split_end
+from fcsim.fabric.cures import NO_CURES
 from fcsim.fabric.login import FABRIC_EXCHANGES
 from fcsim.fabric.routing import fspf_cost, next_hops, pick, switch_seed
 from fcsim.fabric.switch_model import SwitchModel
@@ -111,7 +112,8 @@ def unsupported(scenario: Scenario) -> str | None:
     if scenario.topology != "fabric":
         return f"topology {scenario.topology!r} (the flow model takes fabrics only)"
     for what, present in (("faults", scenario.faults), ("FC-3 alias groups", scenario.alias_groups),
-                          ("zoning", scenario.zones)):
+                          ("zoning", scenario.zones),
+                          ("congestion cures", scenario.cures != NO_CURES)):
         if present:
             return what
     for node in scenario.nodes:

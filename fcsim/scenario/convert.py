@@ -13,6 +13,7 @@ from fcsim.apps.transfer import TransferOptions
 from fcsim.ethernet.config import EthernetLinkSection
 from fcsim.fabric.checks import member_ports
 from fcsim.fabric.congestion_isolation import IsolationSpec
+from fcsim.fabric.cures import NO_CURES, CreditLossRecovery, Cures, Fencing, IngressLimit
 from fcsim.fabric.fspf import DEFAULT_TIMERS, FspfTimers
 from fcsim.fabric.long_distance import long_distance_buffers
 from fcsim.faults.config import BY_PROTOCOL, DEV_LOSS_TMO, FaultConfig
@@ -104,7 +105,7 @@ def to_scenario(doc: Document, file: str) -> Scenario:
     return Scenario(name=name, topology=doc.topology, run=config, nodes=nodes, links=links,
                     workloads=workloads, source=file, description=doc.description,
                     switches=switches, alias_groups=groups, faults=_faults(doc, links),
-                    zones=_zones(doc), fspf=_fspf(doc),
+                    zones=_zones(doc), fspf=_fspf(doc), cures=_cures(doc),
                     zone_enforcement=getattr(getattr(doc, "zoning", None), "enforcement",
                                              "soft"),
                     isolation=_isolation(doc),
@@ -129,6 +130,20 @@ def _fspf(doc: Document) -> FspfTimers:
         return DEFAULT_TIMERS
     return FspfTimers(section.min_ls_interval, section.min_ls_arrival, section.rxmt_interval,
                       section.spf_hold_time)
+
+
+def _cures(doc: Document) -> Cures:
+    """The congestion cures of *doc*'s switches (none without a [congestion] table)."""
+    section = getattr(doc, "congestion", None)
+    if section is None:
+        return NO_CURES
+    loss, fence, limit = section.credit_loss_recovery, section.fencing, section.ingress_limit
+    return Cures(
+        None if loss is None else CreditLossRecovery(loss.f_port, loss.e_port),
+        None if fence is None or (fence.txwait is None and fence.credit_zero is None)
+        else Fencing(fence.window, fence.txwait, fence.credit_zero),
+        None if limit is None else IngressLimit(limit.window, limit.txwait, limit.reduce,
+                                                limit.recover, limit.floor))
 
 
 def _zones(doc: Document) -> tuple[tuple[str, tuple[str, ...]], ...]:

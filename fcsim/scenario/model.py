@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from fcsim.ethernet.switch import EthernetSwitchModel
 from fcsim.fabric.congestion_isolation import IsolationSpec
+from fcsim.fabric.cures import NO_CURES, Cures
 from fcsim.fabric.fspf import DEFAULT_TIMERS, FspfTimers
 from fcsim.fabric.switch_model import SwitchModel
 from fcsim.faults.config import BY_PROTOCOL, DEV_LOSS_TMO, FaultConfig
@@ -176,7 +177,8 @@ class Scenario:
     switches as *zone_enforcement* says ("soft" or "hard"). *fspf*: a
     fabric's FSPF timers. *isolation*: a fabric's congestion isolation
     (None: none). *zone_priorities*: (zone name, QoS priority) of each zone
-    whose priority is not 'medium'."""
+    whose priority is not 'medium'. *cures*: what its switches do against
+    congestion."""
 
     name: str
     topology: str
@@ -196,3 +198,10 @@ class Scenario:
     zone_enforcement: str = "soft"
     isolation: IsolationSpec | None = None
     zone_priorities: tuple[tuple[str, str], ...] = ()
+    cures: Cures = NO_CURES
+
+    @property
+    def recovering(self) -> bool:
+        """True if its links recover from resets and failures: it has faults, or
+        congestion cures that reset or disable links."""
+        return bool(self.faults) or self.cures.recovering

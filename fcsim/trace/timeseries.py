@@ -10,21 +10,34 @@ throughput (bytes/s): the payload its recipient accepted in the interval,
 frames of a sequence abandoned later included (the run's figure takes them
 back, but they crossed the network in that interval); the queue depth of
 block storage: each FCP target's task set and each block-layer request queue
-(requests waiting or at the device), as the sample finds them; and each
+(requests waiting or at the device), as the sample finds them; each
 multipath device's paths: the requests sent down each in the interval, per
-second (docs/multipath.md).
+second (docs/multipath.md). Each switch port's congestion counters over the
+interval, as its port monitor would poll them
+(:class:`fcsim.fabric.congestion.PortWindow`): its TxWait, as a fraction of
+the interval, and its transitions to zero transmit credit.
+
+The samples are evenly spaced: *samples* over the run, or one every
+*interval* s when given (``fcsim run --report DIR --report-interval TIME``).
+A run is sampled only when a report is asked for.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
+
+from fcsim.fabric.congestion import PortWindow
+from fcsim.fabric.switch import Switch
 
 
 class TimeSeries:
-    """*samples* evenly spaced samples over a run (times in s)."""
+    """*samples* evenly spaced samples over a run, or one every *interval* s
+    if given (times in s)."""
 
-    def __init__(self, samples: int = 200) -> None:
+    def __init__(self, samples: int = 200, interval: float | None = None) -> None:
         self.samples = samples
+        self.interval = interval
         self.time: list[float] = []
         self.utilisation: dict[str, list[float]] = {}
         self.credit: dict[str, list[int]] = {}
@@ -32,6 +45,11 @@ class TimeSeries:
         self.throughput: dict[str, list[float]] = {}
         self.depth: dict[str, list[int]] = {}
         self.paths: dict[str, list[float]] = {}
+        self.txwait: dict[str, list[float]] = {}
+        """Per switch port (SWITCH:PORT->PEER), its TxWait over each interval, a fraction."""
+        self.credit_zero: dict[str, list[int]] = {}
+        """Per switch port, its transitions to zero transmit credit in each interval."""
+        self._windows: list[tuple[str, PortWindow]] = []
         self._last: dict[str, float] = {}
         self._sources: tuple[Any, Any, Any] = ((), {}, ())
         self._storage: Any = None
@@ -43,7 +61,17 @@ class TimeSeries:
         from now on."""
         self._sources = (net.ports(), getattr(net, "switches", {}), workloads)
         self._storage = storage
-        self._sim, self._step = sim, duration / self.samples
+        if self.interval is not None:
+            self.samples = max(1, math.ceil(duration / self.interval - 1e-9))
+        self._sim, self._step = sim, (duration / self.samples if self.interval is None
+                                      else self.interval)
+        for switch in self._sources[1].values():
+            if not isinstance(switch, Switch):  # an Ethernet or Myrinet switch: no credit
+                continue
+            for sp in switch.ports.values():
+                peer = sp.port.peer
+                name = f"{sp.port.name}->{peer.name if peer is not None else '?'}"
+                self._windows.append((name, PortWindow(sp.port)))
         for k in range(1, self.samples):
             sim.call_later(k * self._step, self._sample)
 
@@ -66,6 +94,10 @@ class TimeSeries:
         for switch_name, switch in switches.items():
             for index, length in switch.queue_lengths().items():
                 self.queue.setdefault(f"{switch_name}:{index}", []).append(length)
+        for name, window in self._windows:
+            wait, zeros = window.advance()
+            self.txwait.setdefault(name, []).append(min(wait / step, 1.0))
+            self.credit_zero.setdefault(name, []).append(zeros)
         for w in workloads:
             moved = self._delta(f"payload/{w.name}", w.stats.payload + w.stats.taken_back)
             self.throughput.setdefault(w.name, []).append(moved / step)

@@ -74,3 +74,85 @@ def test_every_technology_gets_a_page(example: str, tmp_path: Path) -> None:
     page = (tmp_path / "r" / "index.html").read_text()
     assert "Link utilisation per direction" in page and page.count("<svg") >= 3
     assert ("Storage queue depth" in page) == example.startswith("san-")
+
+
+def test_txwait_over_time_in_the_report(tmp_path: Path) -> None:
+    """The slow-drain example sampled every 100 us: one sample per interval;
+    the F_Port to the slow host waits for credit all the time it does not
+    send, so its TxWait fractions after the first frames are about one less
+    its utilisation, as the run's counter says; the port to the local host
+    never waits; the page plots TxWait and transitions to zero credit."""
+    from fcsim.runner import _run_once
+    from fcsim.scenario.loader import load_scenario
+    from fcsim.trace.timeseries import TimeSeries
+
+    path = ROOT / "scenarios" / "fabric-slow-drain.toml"
+    scenario = load_scenario(path)
+    interval = 100e-6
+    series = TimeSeries(interval=interval)
+    out, _ = _run_once(scenario, scenario.run.seed, (), None, series)
+    duration, warmup = scenario.run.duration, scenario.run.warmup
+    assert len(series.time) == round(duration / interval) - 1
+    assert series.time[-1] == pytest.approx(duration - interval)
+    port = out["switches"]["edge2"]["ports"]["0"]["tx"]
+    after = [w for t, w in zip(series.time, series.txwait["edge2:0->slow"], strict=True)
+             if t > warmup + interval / 2]
+    assert sum(after) / len(after) == pytest.approx(port["txwait_fraction"], rel=0.01)
+    assert port["txwait_fraction"] == pytest.approx(1 - port["utilisation"], abs=0.01)
+    assert sum(series.credit_zero["edge2:0->slow"]) > 100
+    assert not any(series.txwait["edge1:3->local"])
+    tmp = tmp_path / "slow.toml"
+    tmp.write_text(path.read_text().replace('duration = "10 ms"', 'duration = "4 ms"'))
+    assert main(["run", str(tmp), "--report", str(tmp_path / "r"),
+                 "--report-interval", "100 us"]) == 0
+    page = (tmp_path / "r" / "index.html").read_text()
+    assert "TxWait per switch port" in page
+    assert "Transitions to zero transmit credit per switch port" in page
+
+
+def test_sampled_txwait_matches_the_ports_counter() -> None:
+    """Sampled without a warm-up, the TxWait fractions of a port times the
+    interval add up to its counter at the last sample."""
+    from fcsim.build import BUILDERS, build_workloads
+    from fcsim.engine.simulation import Simulation
+    from fcsim.scenario.loader import load_scenario
+    from fcsim.trace.timeseries import TimeSeries
+
+    scenario = load_scenario(ROOT / "scenarios" / "fabric-slow-drain.toml")
+    sim = Simulation(1)
+    net = BUILDERS[scenario.topology](sim, scenario)
+    workloads = build_workloads(sim, scenario, net)
+    series = TimeSeries(interval=250e-6)
+    series.attach(sim, net, workloads, 5e-3)
+    sim.run(5e-3 - 125e-6)
+    port = net.switches["edge2"].ports[0].port
+    for name in ("edge2:0->slow", "core:1->edge2:30"):
+        sampled = sum(series.txwait[name]) * 250e-6
+        counted = (port if name.startswith("edge2") else net.switches["core"].ports[1].port)
+        at_last = counted.credit_wait_now()  # 125 us after the last sample
+        assert at_last - 125e-6 - 1e-12 <= sampled <= at_last + 1e-12
+    assert sum(series.credit_zero["edge2:0->slow"]) <= port.stats.credit_zero
+
+
+def test_report_interval_needs_a_report(capsys) -> None:
+    assert main(["run", str(EXAMPLE), "--report-interval", "100 us"]) == 2
+    assert "--report-interval: given without --report" in capsys.readouterr().err
+
+
+def test_the_ingress_limit_over_time(tmp_path: Path) -> None:
+    """The DIRL example's page plots the limit of edge2's port to the slow
+    host, a step at each change the results list."""
+    from fcsim.run_report import _ingress_limits
+
+    text = (ROOT / "scenarios" / "fabric-slow-drain-dirl.toml").read_text()
+    path = tmp_path / "dirl.toml"
+    path.write_text(text.replace('duration = "100 ms"', 'duration = "12 ms"')
+                    .replace('warmup = "40 ms"', 'warmup = "2 ms"'))
+    assert main(["run", str(path), "--report", str(tmp_path / "r"), "--report-interval",
+                 "500 us"]) == 0
+    assert "Ingress limit per F_Port" in (tmp_path / "r" / "index.html").read_text()
+    changes = [{"port": "sw:1", "at_s": 1e-3, "limit": 0.5},
+               {"port": "sw:1", "at_s": 2e-3, "limit": 0.25}]
+    results = {"repetitions": [{"cures": {"ingress_limit": {"changes": changes}}}]}
+    assert _ingress_limits(results, [0.5e-3, 1e-3, 1.5e-3, 2.5e-3]) == {
+        "sw:1": [1.0, 0.5, 0.5, 0.25]}

@@ -268,3 +268,35 @@ def test_scenario_keys_become_the_drain(tmp_path) -> None:
     assert params.rx_frame_time == pytest.approx(20e-6)
     assert params.drain == DrainSpec(Uniform(10e-6, 30e-6), 0.0, 5e-6, 1e-3, 2e-3)
     assert nodes["fast"].params.drain is None
+
+
+@pytest.mark.parametrize(("hold", "frame_time"), [(1e-3, 400e-6), (2e-3, 1e-3),
+                                                  (0.5e-3, 300e-6), (1e-3, 150e-6)])
+def test_hold_time_discards_what_arrival_and_drain_rates_imply(hold: float,
+                                                               frame_time: float) -> None:
+    """A saturating sender behind a switch whose output drains at r = 1 /
+    frame_time frames/s: the switch input's B buffers stay full, every frame
+    in them leaves at the latest H after it queued, and each departure lets
+    the next frame in. By Little's law B = d W_d + r W_s, the discarded
+    frames waiting W_d = H and the served ones W_s <= H at the head of the
+    FIFO (at least H less the time between two frames' entries, about H / B):
+    the discards per second d lie between B / H - r and B / H - r (1 - 1 / B)."""
+    from fcsim.fabric.switch_model import load_switch_model
+
+    model = dataclasses.replace(load_switch_model("generic-nonblocking"), hold_time=hold)
+    scenario = fabric({"a": "sw:0", "b": "sw:1"}, SATURATING, duration=60e-3,
+                      switches={"sw": model})
+    nodes = tuple(dataclasses.replace(n, params=ServiceParameters(
+        drain=DrainSpec(frame_time=frame_time))) if n.name == "b" else n
+        for n in scenario.nodes)
+    sim, net = _built(dataclasses.replace(scenario, nodes=nodes))
+    out = net.switches["sw"].ports[1]
+    start, end = 10e-3, 60e-3
+    sim.run(start)
+    removed, served = out.timeouts, net.nodes["b"].port.stats.frames_rx
+    sim.run(end)
+    removed, served = out.timeouts - removed, net.nodes["b"].port.stats.frames_rx - served
+    window, buffers, rate = end - start, model.bb_credit, 1 / frame_time
+    assert served == pytest.approx(rate * window, abs=1)  # the drain sets what is delivered
+    assert (buffers / hold - rate) * window - 1 <= removed
+    assert removed <= (buffers / hold - rate * (1 - 1 / buffers)) * window + 1

@@ -14,6 +14,7 @@ from fcsim.ethernet.config import (
 )
 from fcsim.fabric.config import (
     CongestionIsolationSection,
+    CongestionSection,
     FspfSection,
     ZoneSection,
     ZoningSection,
@@ -79,6 +80,9 @@ _NO_ZONING = "no [zoning] outside topology = 'fabric': a fabric's switches enfor
 IsolationTable = table(CongestionIsolationSection, "a table, written [congestion_isolation]")
 _NO_ISOLATION = ("no [congestion_isolation] outside topology = 'fabric': it moves flows "
                  "to a low-priority virtual channel of a fabric's ISLs")
+CongestionTable = table(CongestionSection, "a table, written [congestion]")
+_NO_CONGESTION = ("no [congestion] outside topology = 'fabric': a fabric's switches apply "
+                  "the cures")
 _FAULTS_HELP = "The fault schedule (default: none; docs/faults.md)."
 _FAULTS_EXAMPLE = {"at": "5 ms", "kind": "link-down", "link": "fibre"}
 _NO_FAULTS = ("no [[faults]] outside topology = 'point-to-point', 'fabric', 'loop', "
@@ -104,7 +108,7 @@ class PointToPointScenario(_Scenario):
 
     elsewhere = {"switches": _NO_SWITCHES, "loop": _NO_LOOP, "alias_groups": _NO_ALIASES,
                  "fabric": _NO_FABRIC, "zones": _NO_ZONES, "fspf": _NO_FSPF,
-                 "zoning": _NO_ZONING,
+                 "zoning": _NO_ZONING, "congestion": _NO_CONGESTION,
                  "congestion_isolation": _NO_ISOLATION}
 
     topology: Literal["point-to-point"] = key(help="Exactly 2 nodes and 1 link joining them.")
@@ -149,6 +153,10 @@ class FabricScenario(_Scenario):
     congestion_isolation: IsolationTable = key(
         None, "Move the flows to devices found slow to a low-priority virtual channel of "
         "the ISLs (default: none; docs/fabrics.md).", {"window": "1 ms", "recover": True})
+    congestion: CongestionTable = key(None, "The cures the switches apply to congestion: "
+                                      "credit loss recovery, port fencing, dynamic ingress "
+                                      "rate limiting (default: none; docs/congestion.md).",
+                                      {"fencing": {"window": "1 ms", "txwait": 0.3}})
 
 
 class LoopScenario(_Scenario):
@@ -158,7 +166,7 @@ class LoopScenario(_Scenario):
     elsewhere = {"links": "no [[links]] on a loop: the [loop] table describes the ring",
                  "switches": _NO_SWITCHES, "alias_groups": _NO_ALIASES,
                  "fabric": _NO_FABRIC, "zones": _NO_ZONES, "fspf": _NO_FSPF,
-                 "zoning": _NO_ZONING,
+                 "zoning": _NO_ZONING, "congestion": _NO_CONGESTION,
                  "congestion_isolation": _NO_ISOLATION}
 
     topology: Literal["loop"] = key(help="An arbitrated loop of 2 to 126 NL_Ports.")
@@ -176,7 +184,7 @@ class EthernetScenario(_Scenario):
 
     elsewhere = {"loop": _NO_LOOP, "alias_groups": _NO_ALIASES,
                  "fabric": _NO_FABRIC, "zones": _NO_ZONES, "fspf": _NO_FSPF,
-                 "zoning": _NO_ZONING,
+                 "zoning": _NO_ZONING, "congestion": _NO_CONGESTION,
                  "congestion_isolation": _NO_ISOLATION}
 
     topology: Literal["ethernet"] = key(help="An Ethernet network.")
@@ -201,7 +209,7 @@ class MyrinetScenario(_Scenario):
 
     elsewhere = {"loop": _NO_LOOP, "alias_groups": _NO_ALIASES,
                  "fabric": _NO_FABRIC, "zones": _NO_ZONES, "fspf": _NO_FSPF,
-                 "zoning": _NO_ZONING,
+                 "zoning": _NO_ZONING, "congestion": _NO_CONGESTION,
                  "congestion_isolation": _NO_ISOLATION}
 
     topology: Literal["myrinet"] = key(help="A Myrinet network.")
@@ -231,7 +239,7 @@ class InternetworkScenario(_Scenario):
                  "table has its own", "loop": "no [loop] in an internetwork: a [[networks]] "
                  "table with topology = 'loop' has it", "alias_groups": _NO_ALIASES,
                  "fabric": _NO_FABRIC, "faults": _NO_FAULTS, "zones": _NO_ZONES, "fspf": _NO_FSPF,
-                 "zoning": _NO_ZONING,
+                 "zoning": _NO_ZONING, "congestion": _NO_CONGESTION,
                  "congestion_isolation": _NO_ISOLATION}
 
     topology: Literal["internetwork"] = key(help="Several networks joined by the hosts on "
