@@ -124,6 +124,9 @@ def _isolation_lines(first: dict[str, Any]) -> list[str]:
                      f"{100 * event['txwait_fraction']:.2f} % of the window")
     if not iso["events"]:
         lines.append("  no device isolated")
+    return lines
+
+
 def _cure_lines(first: dict[str, Any]) -> list[str]:
     """What the fabric's congestion cures did (:mod:`fcsim.fabric.cures`);
     nothing without them."""
