@@ -16,6 +16,7 @@ from fcsim.engine.simulation import Simulation
 from fcsim.ethernet.build import build_ethernet
 from fcsim.fabric import build as fabric_build
 from fcsim.fabric.network import FabricNetwork
+from fcsim.fabric.notifications import FabricNotifications
 from fcsim.fabric.npiv import virtual_names
 from fcsim.fc3.build import install_aliases, striped_stream
 from fcsim.fc3.ports import ports_of
@@ -63,6 +64,9 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
                                     scenario.zone_enforcement == "hard",
                                     {n.name: virtual_names(n.name, n.virtual_ports)
                                      for n in scenario.nodes if n.virtual_ports})
+    if scenario.fpin is not None:
+        net.fpin = FabricNotifications(sim, scenario.fpin, net.switches, net.nodes,
+                                       net.addresses, net.flows, net.logins)
     if scenario.alias_groups:
         groups = {g.name for g in scenario.alias_groups}
         senders = [(w.source, w.destination) for w in scenario.workloads  # type: ignore[union-attr]

@@ -90,3 +90,11 @@ def npiv_problems(doc: Any, raw: dict[str, Any]) -> Iterator[Problem]:
             if end in virtual:
                 yield Problem(f"links[{i}].ends[{j}]", given(end),
                               "a node or switch port: a virtual N_Port shares its node's link")
+
+
+def fpin_problems(doc: Any) -> Iterator[Problem]:
+    """The problems of ``[fpin]``: an alarm no lower than the warning."""
+    fpin = getattr(doc, "fpin", None)
+    if fpin is not None and fpin.congestion_alarm < fpin.congestion_warning:
+        yield Problem("fpin.congestion_alarm", f"given {fpin.congestion_alarm}",
+                      f"a share at least congestion_warning ({fpin.congestion_warning})")

@@ -1,13 +1,24 @@
 """A fabric's tables in a scenario file: ``[fspf]``, FSPF's timers
 (docs/faults.md, "FSPF"), ``[[zones]]``, which N_Ports see each other in
 the name server (docs/faults.md, "Zoning"), and ``[zoning]``, how the
-switches enforce the zones (docs/fabric-services.md, "Hard zoning"). The
+switches enforce the zones (docs/fabric-services.md, "Hard zoning"), and
+``[fpin]``, the fabric's performance impact notifications and what the
+hosts do with them (docs/fpin.md). The
 scenario's document (:mod:`fcsim.scenario.sections.document`) assembles them
 with the others."""
 
 from __future__ import annotations
 
-from fcsim.schema.fields import Name, PositiveTime, Time, choice, name_list
+from fcsim.schema.fields import (
+    Count,
+    Flag,
+    Name,
+    PositiveTime,
+    Time,
+    choice,
+    fraction,
+    name_list,
+)
 from fcsim.schema.section import Section, key
 
 ZoneMembers = name_list(1, "a list of distinct N_Port names (node names, NAME.i) or port "
@@ -75,3 +86,44 @@ class ZoningSection(Section):
     enforcement: Enforcement = key("soft", "'soft' (name-server filtering only) or 'hard' "
                                    "(the switches also drop frames between N_Ports that "
                                    "share no zone).", "hard")
+
+
+TxWaitShare = fraction("a fraction of the window in (0, 1), such as 0.1", above=True)
+
+
+class FpinSection(Section):
+    """Fabric Performance Impact Notifications (FC-LS-5 FPIN) and congestion
+    signals (docs/fpin.md). With this table every N_Port registers after its
+    fabric login (EDC with its F_Port when `signals`, RDF with the fabric
+    controller); each rule is off unless turned on here, and a file without
+    the table runs exactly as before. Link Integrity: a switch port whose
+    receiver counts at least `link_integrity_threshold` frames with a CRC
+    error in a `link_integrity_window` (defaults: Cisco MDS's default
+    port-monitor policy for invalid CRCs, 5 in 60 s). Congestion: an F_Port
+    with TxWait at least `congestion_warning` of a `congestion_window` sends
+    its N_Port a Congestion FPIN (an alarm from `congestion_alarm`) and each
+    N_Port sending to it a Peer Congestion FPIN (defaults assumed: 1 s, 10 %,
+    30 %). Signals: the F_Port sends warning or alarm signals by the same
+    fractions every `signal_period` (lpfc's default, 100 ms)."""
+
+    where = "in [fpin]"
+
+    link_integrity: Flag = key(False, "Send Link Integrity FPINs (CRC errors over a window).",
+                               True)
+    link_integrity_window: PositiveTime = key("60 s", "The Link Integrity window, s (Cisco "
+                                              "MDS port-monitor invalid-crc: 60 s).", "10 ms")
+    link_integrity_threshold: Count = key(5, "CRC errors in a window that make a switch port's "
+                                          "link marginal (Cisco MDS: rising threshold 5).", 3)
+    congestion: Flag = key(False, "Send Congestion and Peer Congestion FPINs (TxWait over a "
+                           "window at an F_Port).", True)
+    congestion_window: PositiveTime = key("1 s", "The congestion window, s (an assumption).",
+                                          "1 ms")
+    congestion_warning: TxWaitShare = key(0.1, "TxWait share of a window from which the "
+                                          "F_Port's N_Port is congested (a warning; an "
+                                          "assumption).", 0.05)
+    congestion_alarm: TxWaitShare = key(0.3, "TxWait share of a window from which the "
+                                        "congestion is an alarm (an assumption).", 0.5)
+    signals: Flag = key(False, "The F_Ports send congestion signals (warning, alarm) to the "
+                        "N_Ports that take them (EDC).", True)
+    signal_period: PositiveTime = key("100 ms", "Time between two signals (lpfc's "
+                                      "lpfc_fabric_cgn_frequency, 100 ms).", "1 ms")

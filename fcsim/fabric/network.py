@@ -41,6 +41,13 @@ class AliasGroups(Protocol):
         """The groups' figures over *interval* s."""
 
 
+class Notifications(Protocol):
+    """The fabric's FPINs (:class:`fcsim.fabric.notifications.FabricNotifications`)."""
+
+    def results(self) -> dict[str, Any]:
+        """What was registered, sent and received, with times."""
+
+
 class FabricNetwork(Network):
     """A built fabric: N_Ports, links and switches by name, the timed fabric
     login of each N_Port (with ``run.login``), and the ISLs, each as (switch,
@@ -67,6 +74,8 @@ class FabricNetwork(Network):
         """Per N_Port with virtual N_Ports behind it (NPIV), their shared link port."""
         self.virtual_of: dict[str, str] = {}
         """Per virtual N_Port, the N_Port whose link port it shares."""
+        self.fpin: Notifications | None = None
+        """Its notifications, plugged in with ``[fpin]`` (None: none)."""
 
     def address_of(self, node: str) -> int:
         """The N_Port ID the fabric gives *node* (domain / port / 00), or the
@@ -121,6 +130,8 @@ class FabricNetwork(Network):
             out["zoning"] = self._zoning()
         if self.shared:
             out["npiv"] = self._npiv()
+        if self.fpin is not None:
+            out["fpin"] = self.fpin.results()
         out["routing"] = self._routing(out["links"])
         return out
 

@@ -13,6 +13,7 @@ from fcsim.apps.transfer import TransferOptions
 from fcsim.ethernet.config import EthernetLinkSection
 from fcsim.fabric.checks import member_ports
 from fcsim.fabric.fspf import DEFAULT_TIMERS, FspfTimers
+from fcsim.fabric.notifications import FpinPolicy
 from fcsim.fabric.long_distance import long_distance_buffers
 from fcsim.faults.config import BY_PROTOCOL, DEV_LOSS_TMO, FaultConfig
 from fcsim.fc0.cable import Cable
@@ -99,7 +100,19 @@ def to_scenario(doc: Document, file: str) -> Scenario:
                     switches=switches, alias_groups=groups, faults=_faults(doc, links),
                     zones=_zones(doc), fspf=_fspf(doc),
                     zone_enforcement=getattr(getattr(doc, "zoning", None), "enforcement",
-                                             "soft"))
+                                             "soft"),
+                    fpin=_fpin(doc))
+
+
+def _fpin(doc: Document) -> FpinPolicy | None:
+    """The notification rules of *doc*'s [fpin] (None without the table)."""
+    section = getattr(doc, "fpin", None)
+    if section is None:
+        return None
+    return FpinPolicy(section.link_integrity, section.link_integrity_window,
+                      section.link_integrity_threshold, section.congestion,
+                      section.congestion_window, section.congestion_warning,
+                      section.congestion_alarm, section.signals, section.signal_period)
 
 
 def _fspf(doc: Document) -> FspfTimers:

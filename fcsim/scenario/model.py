@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from fcsim.ethernet.switch import EthernetSwitchModel
 from fcsim.fabric.fspf import DEFAULT_TIMERS, FspfTimers
+from fcsim.fabric.notifications import FpinPolicy
 from fcsim.fabric.switch_model import SwitchModel
 from fcsim.faults.config import BY_PROTOCOL, DEV_LOSS_TMO, FaultConfig
 from fcsim.fc0.cable import Cable
@@ -161,7 +162,8 @@ class Scenario:
     *faults*: the fault schedule, in time order (equal times in file order).
     *zones*: a fabric's zones, each (name, its N_Port names), enforced by its
     switches as *zone_enforcement* says ("soft" or "hard"). *fspf*: a
-    fabric's FSPF timers."""
+    fabric's FSPF timers. *fpin*: a fabric's notification rules (None: no
+    ``[fpin]``, no registration)."""
 
     name: str
     topology: str
@@ -179,3 +181,4 @@ class Scenario:
     zones: tuple[tuple[str, tuple[str, ...]], ...] = ()
     fspf: FspfTimers = DEFAULT_TIMERS
     zone_enforcement: str = "soft"
+    fpin: FpinPolicy | None = None

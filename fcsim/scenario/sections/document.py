@@ -12,7 +12,7 @@ from fcsim.ethernet.config import (
     EthernetNodeSection,
     EthernetSwitchSection,
 )
-from fcsim.fabric.config import FspfSection, ZoneSection, ZoningSection
+from fcsim.fabric.config import FpinSection, FspfSection, ZoneSection, ZoningSection
 from fcsim.faults.config import ScheduledFaultSection
 from fcsim.fc3.config import AliasGroup
 from fcsim.loop.config import LoopSection
@@ -71,6 +71,8 @@ Fspf = table(FspfSection, "a table, written [fspf]")
 _NO_FSPF = "no [fspf] outside topology = 'fabric': FSPF routes between a fabric's switches"
 ZoningTable = table(ZoningSection, "a table, written [zoning]")
 _NO_ZONING = "no [zoning] outside topology = 'fabric': a fabric's switches enforce zones"
+FpinTable = table(FpinSection, "a table, written [fpin]")
+_NO_FPIN = "no [fpin] outside topology = 'fabric': a fabric's switches send FPINs"
 _FAULTS_HELP = "The fault schedule (default: none; docs/faults.md)."
 _FAULTS_EXAMPLE = {"at": "5 ms", "kind": "link-down", "link": "fibre"}
 _NO_FAULTS = ("no [[faults]] outside topology = 'point-to-point', 'fabric', 'loop', "
@@ -96,7 +98,7 @@ class PointToPointScenario(_Scenario):
 
     elsewhere = {"switches": _NO_SWITCHES, "loop": _NO_LOOP, "alias_groups": _NO_ALIASES,
                  "fabric": _NO_FABRIC, "zones": _NO_ZONES, "fspf": _NO_FSPF,
-                 "zoning": _NO_ZONING}
+                 "zoning": _NO_ZONING, "fpin": _NO_FPIN}
 
     topology: Literal["point-to-point"] = key(help="Exactly 2 nodes and 1 link joining them.")
     nodes: Nodes = key(
@@ -137,6 +139,9 @@ class FabricScenario(_Scenario):
     zoning: ZoningTable = key(None, "How the switches enforce the zones (default: soft, "
                               "name-server filtering only; docs/fabric-services.md).",
                               {"enforcement": "hard"})
+    fpin: FpinTable = key(None, "Fabric performance impact notifications and congestion "
+                          "signals (default: none; docs/fpin.md).",
+                          {"congestion": True, "congestion_window": "1 ms"})
 
 
 class LoopScenario(_Scenario):
@@ -146,7 +151,7 @@ class LoopScenario(_Scenario):
     elsewhere = {"links": "no [[links]] on a loop: the [loop] table describes the ring",
                  "switches": _NO_SWITCHES, "alias_groups": _NO_ALIASES,
                  "fabric": _NO_FABRIC, "zones": _NO_ZONES, "fspf": _NO_FSPF,
-                 "zoning": _NO_ZONING}
+                 "zoning": _NO_ZONING, "fpin": _NO_FPIN}
 
     topology: Literal["loop"] = key(help="An arbitrated loop of 2 to 126 NL_Ports.")
     loop: Loop = key(help="The ring.")
@@ -163,7 +168,7 @@ class EthernetScenario(_Scenario):
 
     elsewhere = {"loop": _NO_LOOP, "alias_groups": _NO_ALIASES,
                  "fabric": _NO_FABRIC, "zones": _NO_ZONES, "fspf": _NO_FSPF,
-                 "zoning": _NO_ZONING}
+                 "zoning": _NO_ZONING, "fpin": _NO_FPIN}
 
     topology: Literal["ethernet"] = key(help="An Ethernet network.")
     switches: EthernetSwitches = key([], "The Ethernet switches (default: none, hosts "
@@ -187,7 +192,7 @@ class MyrinetScenario(_Scenario):
 
     elsewhere = {"loop": _NO_LOOP, "alias_groups": _NO_ALIASES,
                  "fabric": _NO_FABRIC, "zones": _NO_ZONES, "fspf": _NO_FSPF,
-                 "zoning": _NO_ZONING}
+                 "zoning": _NO_ZONING, "fpin": _NO_FPIN}
 
     topology: Literal["myrinet"] = key(help="A Myrinet network.")
     switches: MyrinetSwitches = key([], "The Myrinet switches (default: none, two hosts "
@@ -216,7 +221,7 @@ class InternetworkScenario(_Scenario):
                  "table has its own", "loop": "no [loop] in an internetwork: a [[networks]] "
                  "table with topology = 'loop' has it", "alias_groups": _NO_ALIASES,
                  "fabric": _NO_FABRIC, "faults": _NO_FAULTS, "zones": _NO_ZONES, "fspf": _NO_FSPF,
-                 "zoning": _NO_ZONING}
+                 "zoning": _NO_ZONING, "fpin": _NO_FPIN}
 
     topology: Literal["internetwork"] = key(help="Several networks joined by the hosts on "
                                             "more than one.")

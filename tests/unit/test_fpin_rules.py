@@ -1,0 +1,159 @@
+"""The fabric's notification rules against closed forms: Link Integrity from a
+link's bit error rate, Congestion and Peer Congestion from a slow drain."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from fcsim.build import BUILDERS, build_workloads
+from fcsim.engine.simulation import Simulation
+from fcsim.fc2 import fpin as f
+from fcsim.fc2.els_payload import port_name
+from fcsim.fc2.frame import MAX_DATA_FIELD
+from fcsim.scenario.loader import load_scenario
+
+ROOT = Path(__file__).resolve().parents[2]
+
+MARGINAL = """\
+topology = "fabric"
+[run]
+duration = "{duration}"
+seed = 3
+[[switches]]
+name = "sw"
+model = "generic-nonblocking"
+[[nodes]]
+name = "a"
+[[nodes]]
+name = "b"
+[[links]]
+ends = ["a", "sw:0"]
+speed = "4GFC"
+bit_error_rates = [{ber}, 0.0]
+[[links]]
+ends = ["b", "sw:1"]
+speed = "4GFC"
+[[workloads]]
+name = "s"
+type = "stream"
+from = "a"
+to = "b"
+class = 3
+size = "64 KiB"
+outstanding = 4
+[fpin]
+link_integrity = true
+link_integrity_window = "{window}"
+link_integrity_threshold = {threshold}
+"""
+
+
+def _build(tmp_path: Path, text: str):
+    path = tmp_path / "s.toml"
+    path.write_text(text)
+    scenario = load_scenario(path)
+    sim = Simulation(scenario.run.seed)
+    net = BUILDERS["fabric"](sim, scenario)
+    build_workloads(sim, scenario, net)
+    return scenario, sim, net
+
+
+def test_link_integrity_follows_the_links_error_count(tmp_path: Path) -> None:
+    """A link of bit error rate p corrupts a frame of n line bits with
+    probability q = 1 - (1 - p)^n: the F_Port's receiver counts about q per
+    frame it receives, window by window (within 4 standard deviations of the
+    binomial over the run); an FPIN-LI goes out at the end of exactly the
+    windows whose count reached the threshold, the first at the first such
+    window, to the attached N_Port and the N_Port it sends to, naming the
+    link's ends."""
+    ber, window, threshold, windows = 1e-6, 1e-3, 5, 20
+    scenario, sim, net = _build(tmp_path, MARGINAL.format(
+        duration=f"{windows} ms", ber=ber, window="1 ms", threshold=threshold))
+    sim.run(windows * window + 1e-9)
+    a = net.nodes["a"].port
+    sw0 = net.switches["sw"].ports[0].port
+    n_bits = (MAX_DATA_FIELD + 36) * a.line_bits  # a full frame: SOF, header, CRC, EOF
+    q = 1 - (1 - ber) ** n_bits
+    frames = sw0.stats.frames_rx + sw0.stats.errors_rx
+    assert frames > 3000
+    mean = frames * q
+    assert abs(sw0.stats.errors_rx - mean) < 4 * math.sqrt(mean * (1 - q))
+    counts = net.fpin.windows["sw:0"]
+    assert sum(counts) == sw0.stats.errors_rx and len(counts) == windows
+    crossed = [k for k, c in enumerate(counts) if c >= threshold]
+    assert crossed, "the test needs a window past the threshold"
+    sent = net.fpin.sent
+    assert sorted({e["to"] for e in sent}) == ["a", "b"]
+    times = sorted({round(e["time_s"] / window) - 1 for e in sent})
+    assert times == crossed
+    received = [d for _, d in net.nodes["a"].fpin.log]
+    assert received[0] == f.LinkIntegrity(f.LI_INVALID_CRC, port_name("sw:0"), port_name("a"),
+                                          threshold, threshold, (port_name("a"),), window)
+    first_at = min(t for t, _ in net.nodes["b"].fpin.log)
+    assert (crossed[0] + 1) * window < first_at < (crossed[0] + 2) * window
+
+
+def test_no_errors_no_link_integrity(tmp_path: Path) -> None:
+    _, sim, net = _build(tmp_path, MARGINAL.format(duration="5 ms", ber=0.0, window="1 ms",
+                                                   threshold=1))
+    sim.run(0.005)
+    assert net.fpin.sent == [] and net.fpin.windows == {}
+
+
+def test_a_slow_drain_gets_congestion_and_its_senders_peer_congestion(tmp_path: Path) -> None:
+    """The slow-drain example's F_Port to "slow" waits for credit most of each
+    window (its device drains a tenth of the link): within one detection
+    window "slow" is sent a Congestion alarm and array1, which sends to it, a
+    Peer Congestion naming it; nobody else is told, and the congestion's
+    period is the window."""
+    text = (ROOT / "scenarios" / "fabric-slow-drain.toml").read_text()
+    text = text.replace('duration = "10 ms"', 'duration = "4 ms"').replace(
+        'warmup = "2 ms"', 'warmup = "0 s"')
+    text += '\n[fpin]\ncongestion = true\ncongestion_window = "1 ms"\n'
+    _, sim, net = _build(tmp_path, text)
+    sim.run(0.004)
+    window = 1e-3
+    fraction = net.switches["edge2"].ports[0].port.txwait_now() / sim.now
+    assert fraction > net.fpin.policy.congestion_alarm
+    by = {}
+    for event in net.fpin.sent:
+        by.setdefault(event["to"], []).append(event)
+    assert sorted(by) == ["array1", "slow"]
+    # the first window in which the stream reached slow's port is the first told
+    first = min(e["time_s"] for e in net.fpin.sent)
+    ready = net.nodes["slow"].ready_at
+    assert first <= (math.floor(ready / window) + 2) * window
+    assert all(e["descriptors"] == [{"kind": "congestion", "severity": "alarm"}]
+               for e in by["slow"])
+    peers = [d for _, d in net.nodes["array1"].fpin.log]
+    assert peers and all(d == f.PeerCongestion(f.CONGESTION_CREDIT_STALL, port_name("edge2:0"),
+                                                port_name("slow"), window,
+                                                (port_name("slow"),)) for d in peers)
+    congestion = [d for _, d in net.nodes["slow"].fpin.log]
+    assert congestion and all(d == f.Congestion(f.CONGESTION_CREDIT_STALL, f.SEVERITY_ALARM,
+                                                window) for d in congestion)
+
+
+def test_signals_come_every_period_while_congested(tmp_path: Path) -> None:
+    """With signals the F_Port of "slow" sends it an alarm every signal period
+    once its port is congested: in a run of T the N_Port gets one per period
+    from the first, arriving a propagation delay and a word after each period's end."""
+    text = (ROOT / "scenarios" / "fabric-slow-drain.toml").read_text()
+    text = text.replace('duration = "10 ms"', 'duration = "4 ms"').replace(
+        'warmup = "2 ms"', 'warmup = "0 s"')
+    text += '\n[fpin]\nsignals = true\nsignal_period = "250 us"\n'
+    _, sim, net = _build(tmp_path, text)
+    sim.run(0.004)
+    signals = net.nodes["slow"].fpin.signals
+    port = net.switches["edge2"].ports[0].port
+    period = 250e-6
+    assert net.fpin.signalled[net.addresses["slow"]] == period
+    first = signals[0][0]
+    k0 = round((first - port.delay - port.word_time) / period)
+    assert [round(t, 12) for t, _ in signals] == [
+        round(k * period + port.delay + port.word_time, 12)
+        for k in range(k0, k0 + len(signals))]
+    assert len(signals) >= 4_000e-6 / period - k0 - 1
+    assert all(s == f.CongestionSignal(f.SEVERITY_ALARM, period) for _, s in signals)
+    assert not net.nodes["fast"].fpin.signals
