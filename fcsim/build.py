@@ -20,6 +20,7 @@ from fcsim.fabric.notifications import FabricNotifications
 from fcsim.fabric.npiv import virtual_names
 from fcsim.fc3.build import install_aliases, striped_stream
 from fcsim.fc3.ports import ports_of
+from fcsim.fc4.throttle import CongestionThrottle
 from fcsim.fc3.striping import stripe_pairs
 from fcsim.host.block import HostIo
 from fcsim.host.host import Host
@@ -105,6 +106,24 @@ def build_workloads(sim: Simulation, scenario: Scenario, net: Network) -> list[W
         if w.destination in groups:  # an alias group: sending starts once it is joined
             workloads[-1].waits.append(groups[w.destination].when_ready)
     return workloads
+
+
+def install_throttles(sim: Simulation, scenario: Scenario,
+                      storage: Storage) -> dict[str, CongestionThrottle]:
+    """Per FCP initiator's N_Port, the throttle of its outstanding commands
+    (:mod:`fcsim.fc4.throttle`), told of the N_Port's notifications and
+    signals; none without ``[fpin] throttle``."""
+    policy = scenario.throttle
+    if policy is None:
+        return {}
+    throttles = {}
+    for name, initiator in storage.initiators.items():
+        limit = throttles[name] = CongestionThrottle(sim, policy)
+        limit.attach(initiator)
+        initiator.limit_outstanding(limit)
+        initiator.nport.listen_fpin(limit)
+        initiator.nport.listen_signals(limit)
+    return throttles
 
 
 def build_hosts(sim: Simulation, scenario: Scenario, net: Network) -> dict[str, Host]:

@@ -70,8 +70,8 @@ def network_lines(first: dict[str, Any]) -> list[str]:
 
 
 def _fpin_lines(first: dict[str, Any]) -> list[str]:
-    """The notifications each N_Port received (docs/fpin.md); nothing without
-    ``[fpin]``."""
+    """The notifications each N_Port received and how throttled initiators
+    answered (docs/fpin.md); nothing without ``[fpin]``."""
     view = first.get("fpin")
     if view is None:
         return []
@@ -88,6 +88,12 @@ def _fpin_lines(first: dict[str, Any]) -> list[str]:
     for name, s in sorted(view["signals_received"].items()):
         lines.append(f"  {name} received {s['warning']} warning and {s['alarm']} alarm "
                      f"signals, {format_time(s['first_s'])} to {format_time(s['last_s'])}")
+    for name, t in sorted(first.get("throttles", {}).items()):
+        if t["falls"]:
+            limit = "none" if t["limit"] is None else t["limit"]
+            lines.append(f"  {name} throttled: {t['falls']} falls, {t['rises']} rises, lowest "
+                         f"limit {t['min_limit']} commands, at the end {limit}; "
+                         f"{t['held_back']} commands held back")
     return lines
 
 

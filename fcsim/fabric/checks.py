@@ -93,8 +93,12 @@ def npiv_problems(doc: Any, raw: dict[str, Any]) -> Iterator[Problem]:
 
 
 def fpin_problems(doc: Any) -> Iterator[Problem]:
-    """The problems of ``[fpin]``: an alarm no lower than the warning."""
+    """The problems of ``[fpin]``: an alarm no lower than the warning, a
+    throttle only with something that moves it."""
     fpin = getattr(doc, "fpin", None)
+    if fpin is not None and fpin.throttle and not (fpin.congestion or fpin.signals):
+        yield Problem("fpin.throttle", "given true with congestion = false and signals = false",
+                      "congestion = true or signals = true with throttle = true")
     if fpin is not None and fpin.congestion_alarm < fpin.congestion_warning:
         yield Problem("fpin.congestion_alarm", f"given {fpin.congestion_alarm}",
                       f"a share at least congestion_warning ({fpin.congestion_warning})")

@@ -104,7 +104,12 @@ class FpinSection(Section):
     its N_Port a Congestion FPIN (an alarm from `congestion_alarm`) and each
     N_Port sending to it a Peer Congestion FPIN (defaults assumed: 1 s, 10 %,
     30 %). Signals: the F_Port sends warning or alarm signals by the same
-    fractions every `signal_period` (lpfc's default, 100 ms)."""
+    fractions every `signal_period` (lpfc's default, 100 ms). Delivery: each
+    N_Port whose frames a switch removed after its hold time is told once per
+    `delivery_window` and output. Throttle: every
+    FCP initiator lowers the commands it keeps outstanding on a Congestion
+    FPIN or signal for its own port and raises them one per quiet
+    `throttle_recovery` (lpfc's CMF interval, 90 ms; docs/fpin.md)."""
 
     where = "in [fpin]"
 
@@ -127,3 +132,14 @@ class FpinSection(Section):
                         "N_Ports that take them (EDC).", True)
     signal_period: PositiveTime = key("100 ms", "Time between two signals (lpfc's "
                                       "lpfc_fabric_cgn_frequency, 100 ms).", "1 ms")
+    delivery: Flag = key(False, "Send Delivery FPINs to the N_Ports whose frames a switch "
+                         "removed after its hold time.", True)
+    delivery_window: PositiveTime = key("1 s", "Delivery notifications are gathered over this "
+                                        "window, one per N_Port and output (an assumption).",
+                                        "1 ms")
+    throttle: Flag = key(False, "Every FCP initiator throttles its outstanding commands on "
+                         "congestion notifications and signals for its own port (needs "
+                         "congestion or signals).", True)
+    throttle_recovery: PositiveTime = key("90 ms", "Quiet time after which a throttled "
+                                          "initiator's limit rises by one command (lpfc "
+                                          "LPFC_CMF_INTERVAL, 90 ms).", "1 ms")

@@ -28,6 +28,14 @@ switch each is on, after that switch's service time, like an RSCN:
   is a percentage of its poll interval, with FPIN among its actions (NX-OS
   8.5(1) and later); its defaults are not stated for this use, so 1 s, 10 %
   and 30 % are assumptions.
+* **Delivery**: each frame a switch removes after its hold time
+  (:mod:`fcsim.fabric.congestion`, ``hold_time_removed``) is kept; at the
+  end of each ``delivery_window`` every N_Port whose frames were removed is
+  sent one Delivery descriptor (reason timeout) per output they were
+  removed at, naming that output (detecting) and its link peer (attached).
+  FC-LS-5 notifies the source of an undelivered frame; one notification per
+  window and output rather than per frame is an assumption (a slow drain
+  removes thousands), and the 1 s default is assumed too.
 * **Congestion signals**: where EDC settled on them, the F_Port of a
   congested port sends its N_Port a warning or an alarm signal each signal
   period (FC-FS-6 primitive signals; the period: lpfc's
@@ -58,6 +66,7 @@ from fcsim.fc2 import header as h
 from fcsim.fc2.els_payload import port_name
 from fcsim.fc2.fpin import (
     CONGESTION_CREDIT_STALL,
+    DELIVERY_TIMEOUT,
     LI_INVALID_CRC,
     SEVERITY_ALARM,
     SEVERITY_WARNING,
@@ -98,11 +107,13 @@ class FpinPolicy:
     congestion_alarm: float = 0.30
     signals: bool = False
     signal_period: float = 0.1
+    delivery: bool = False
+    delivery_window: float = 1.0
 
     @property
     def tags(self) -> tuple[int, ...]:
         """The notifications the fabric sends under this policy (its RDF answer)."""
-        return ((TAG_LINK_INTEGRITY,) * self.link_integrity
+        return ((TAG_LINK_INTEGRITY,) * self.link_integrity + (TAG_DELIVERY,) * self.delivery
                 + (TAG_PEER_CONGESTION, TAG_CONGESTION) * self.congestion)
 
     def severity(self, fraction: float) -> int | None:
@@ -163,8 +174,13 @@ class FabricNotifications:
         self._window_txwait: dict[int, float] = {}
         self._signal_txwait: dict[int, float] = {}
         self._next_ox_id = 0
+        self._discarded: dict[tuple[int, int], tuple[SwitchPort, int]] = {}
+        """Per (output, source N_Port ID) with frames removed this window: the
+        output and how many."""
         for switch in switches.values():
             switch.services.diagnostics = self  # type: ignore[union-attr]
+            if policy.delivery:
+                switch.discards = self
         for node in nodes.values():
             node.receive_fpins()
         offered = SIGNALS_WARNING_ALARM if policy.signals else SIGNALS_NONE
@@ -181,6 +197,8 @@ class FabricNotifications:
             sim.call_later(policy.congestion_window, self._congestion)
         if policy.signals:
             sim.call_later(policy.signal_period, self._signal)
+        if policy.delivery:
+            sim.call_later(policy.delivery_window, self._delivery)
 
     # -- registration --------------------------------------------------------------
 
@@ -205,8 +223,9 @@ class FabricNotifications:
 
     # -- sending ----------------------------------------------------------------------
 
-    def _send(self, name: str, descriptors: list[Descriptor]) -> None:
-        """An FPIN with *descriptors* to N_Port *name*, if it registered for them."""
+    def _send(self, name: str, descriptors: list[Descriptor], frames: int = 0) -> None:
+        """An FPIN with *descriptors* to N_Port *name*, if it registered for them
+        (*frames*: the frames a Delivery notification stands for)."""
         d_id = self.addresses[name]
         tags = self.registered.get(d_id, ())
         wanted = [d for d in descriptors if _TAG[type(d)] in tags]
@@ -220,7 +239,8 @@ class FabricNotifications:
             out, exchange, 0, h.R_CTL_ELS_REQUEST, h.TYPE_ELS, fpin(wanted), d_id,
             FABRIC_CONTROLLER, h.F_CTL_FIRST_SEQUENCE | h.F_CTL_RELATIVE_OFFSET)
         self.sent.append({"time_s": self.sim.now, "to": name,
-                          "descriptors": [describe(d) for d in wanted]})
+                          "descriptors": [describe(d) for d in wanted],
+                          **({"frames": frames} if frames else {})})
 
     def _flows_over(self, sp: SwitchPort) -> tuple[set[str], set[str]]:
         """The N_Ports whose flows cross the link of switch port *sp*, and
@@ -271,6 +291,31 @@ class FabricNotifications:
                                    self.policy.link_integrity_window)
         for recipient in sorted(crossing):
             self._send(recipient, [descriptor])
+
+    def hold_time_discard(self, out: SwitchPort, frame: Frame) -> None:
+        """A switch removed *frame* after its hold time at output *out*: kept
+        for the window's Delivery notifications."""
+        key = (id(out), frame.s_id)
+        _, count = self._discarded.get(key, (out, 0))
+        self._discarded[key] = (out, count + 1)
+
+    def _delivery(self, _event: object = None) -> None:
+        """A Delivery FPIN (reason timeout) to each N_Port whose frames a switch
+        removed after the hold time in the window that ends now, one per output
+        they were removed at."""
+        discarded, self._discarded = self._discarded, {}
+        for (_, s_id), (out, count) in sorted(discarded.items(),
+                                              key=lambda kv: (kv[0][1], kv[1][0].switch.name,
+                                                              kv[1][0].index)):
+            name = self._name_of.get(s_id)
+            if name is None:
+                continue
+            peer = out.port.peer
+            self._send(name, [Delivery(DELIVERY_TIMEOUT,
+                                       port_name(f"{out.switch.name}:{out.index}"),
+                                       port_name(peer.name if peer is not None else ""))],
+                       count)
+        self.sim.call_later(self.policy.delivery_window, self._delivery)
 
     def _f_ports(self) -> list[tuple[str, SwitchPort]]:
         """Each N_Port attached to an F_Port, by name, with its F_Port."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from fcsim.engine.simulation import Simulation
 from fcsim.fc2 import header as h
@@ -37,6 +37,14 @@ class InitiatorStats:
     queue_full: int = 0
     retries: int = 0
     short_data: int = 0
+
+
+class OutstandingLimit(Protocol):
+    """A limit on the commands an initiator keeps outstanding
+    (:class:`fcsim.fc4.throttle.CongestionThrottle`)."""
+
+    def allows(self, outstanding: int) -> bool:
+        """True if one more command may go with *outstanding* out."""
 
 
 DEFAULT_TIMEOUT = 30.0
@@ -70,6 +78,12 @@ class FcpInitiator:
         self._outstanding: dict[int, int] = {}
         self._waiting_room: dict[int, deque[Command]] = {}
         self._delayed: set[int] = set()  # targets whose waiting room a timer will wake
+        self._limit: OutstandingLimit | None = None
+        self._held: deque[Command] = deque()  # over the limit, in submission order
+        self.in_flight = 0
+        """Commands outstanding (sent, not yet answered or aborted)."""
+        self.held_back = 0
+        """Commands the limit held back before sending."""
         self._next_tag = 0
         nport.register((h.TYPE_ELS, h.TYPE_FCP, h.TYPE_BLS), self._received)
 
@@ -89,6 +103,21 @@ class FcpInitiator:
                 self.nport.open_exchange(d_id), PRLI_SIZE, self.cls,
                 r_ctl=h.R_CTL_ELS_REQUEST, type_=h.TYPE_ELS, ulp=PRLI, initiative=True))
 
+    def limit_outstanding(self, limit: OutstandingLimit) -> None:
+        """Keep the outstanding commands within *limit* (set when the network is built)."""
+        self._limit = limit
+
+    def release(self) -> None:
+        """Send the commands held over the limit while it allows."""
+        limit = self._limit
+        while self._held and limit is not None and limit.allows(self.in_flight):
+            command = self._held.popleft()
+            waiting = self._waiting_room.get(command.d_id)
+            if waiting:
+                waiting.append(command)
+            else:
+                self._issue(command)
+
     def reset_fabric(self) -> None:
         """Start a new measured interval of the fabric times."""
         self.fabric = {}
@@ -107,6 +136,9 @@ class FcpInitiator:
         waiting = self._waiting_room.get(d_id)
         if waiting:
             waiting.append(command)
+        elif self._limit is not None and (self._held or not self._limit.allows(self.in_flight)):
+            self._held.append(command)
+            self.held_back += 1
         else:
             self._issue(command)
         return command
@@ -118,6 +150,7 @@ class FcpInitiator:
         exchange = self.nport.open_exchange(command.d_id)
         command.exchange = exchange
         self._by_exchange[exchange] = command
+        self.in_flight += 1
         self._outstanding[command.d_id] = self._outstanding.get(command.d_id, 0) + 1
         self._pending.pop(command.tag, None)
         self._pending[command.tag] = (self.sim.now + self.timeout, command, command.attempts,
@@ -165,6 +198,7 @@ class FcpInitiator:
         later if the attempt was *aborted* (:mod:`fcsim.fc2.exchange_ids`)."""
         exchange: Exchange = command.exchange  # type: ignore[assignment]
         del self._by_exchange[exchange]
+        self.in_flight -= 1
         self._outstanding[command.d_id] -= 1
         self.nport.close_exchange(exchange, aborted)
 
@@ -180,6 +214,8 @@ class FcpInitiator:
             return
         self._pending.pop(command.tag, None)
         self._send_waiting(command.d_id)
+        if self._held:
+            self.release()
         command.status = response.status
         command.completed = self.sim.now
         total, count = self.fabric.get(command.d_id, (0.0, 0))

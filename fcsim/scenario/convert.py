@@ -14,6 +14,7 @@ from fcsim.ethernet.config import EthernetLinkSection
 from fcsim.fabric.checks import member_ports
 from fcsim.fabric.fspf import DEFAULT_TIMERS, FspfTimers
 from fcsim.fabric.notifications import FpinPolicy
+from fcsim.fc4.throttle import ThrottlePolicy
 from fcsim.fabric.long_distance import long_distance_buffers
 from fcsim.faults.config import BY_PROTOCOL, DEV_LOSS_TMO, FaultConfig
 from fcsim.fc0.cable import Cable
@@ -101,7 +102,15 @@ def to_scenario(doc: Document, file: str) -> Scenario:
                     zones=_zones(doc), fspf=_fspf(doc),
                     zone_enforcement=getattr(getattr(doc, "zoning", None), "enforcement",
                                              "soft"),
-                    fpin=_fpin(doc))
+                    fpin=_fpin(doc), throttle=_throttle(doc))
+
+
+def _throttle(doc: Document) -> ThrottlePolicy | None:
+    """How *doc*'s FCP initiators throttle (None: [fpin] throttle is off)."""
+    section = getattr(doc, "fpin", None)
+    if section is None or not section.throttle:
+        return None
+    return ThrottlePolicy(section.throttle_recovery)
 
 
 def _fpin(doc: Document) -> FpinPolicy | None:
@@ -112,7 +121,8 @@ def _fpin(doc: Document) -> FpinPolicy | None:
     return FpinPolicy(section.link_integrity, section.link_integrity_window,
                       section.link_integrity_threshold, section.congestion,
                       section.congestion_window, section.congestion_warning,
-                      section.congestion_alarm, section.signals, section.signal_period)
+                      section.congestion_alarm, section.signals, section.signal_period,
+                      section.delivery, section.delivery_window)
 
 
 def _fspf(doc: Document) -> FspfTimers:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from fcsim.ethernet.switch import EthernetSwitchModel
 from fcsim.fabric.fspf import DEFAULT_TIMERS, FspfTimers
 from fcsim.fabric.notifications import FpinPolicy
+from fcsim.fc4.throttle import ThrottlePolicy
 from fcsim.fabric.switch_model import SwitchModel
 from fcsim.faults.config import BY_PROTOCOL, DEV_LOSS_TMO, FaultConfig
 from fcsim.fc0.cable import Cable
@@ -163,7 +164,8 @@ class Scenario:
     *zones*: a fabric's zones, each (name, its N_Port names), enforced by its
     switches as *zone_enforcement* says ("soft" or "hard"). *fspf*: a
     fabric's FSPF timers. *fpin*: a fabric's notification rules (None: no
-    ``[fpin]``, no registration)."""
+    ``[fpin]``, no registration); *throttle*: how FCP initiators throttle
+    on them (None: they do not)."""
 
     name: str
     topology: str
@@ -182,3 +184,4 @@ class Scenario:
     fspf: FspfTimers = DEFAULT_TIMERS
     zone_enforcement: str = "soft"
     fpin: FpinPolicy | None = None
+    throttle: ThrottlePolicy | None = None

@@ -157,3 +157,50 @@ def test_signals_come_every_period_while_congested(tmp_path: Path) -> None:
     assert len(signals) >= 4_000e-6 / period - k0 - 1
     assert all(s == f.CongestionSignal(f.SEVERITY_ALARM, period) for _, s in signals)
     assert not net.nodes["fast"].fpin.signals
+
+
+def test_delivery_tells_the_source_of_every_frame_the_hold_time_removed() -> None:
+    """Behind a receiver stuck for the whole run the hold time removes a
+    buffer load of a's frames per hold time at the output to b: at the end
+    of each delivery window a is sent one Delivery notification (timeout)
+    naming that output and b, standing for exactly the frames removed in
+    that window; b, whose frames nobody removed, is told nothing."""
+    import dataclasses
+
+    from fcsim.fabric.notifications import FpinPolicy
+    from fcsim.fabric.switch_model import load_switch_model
+    from fcsim.fc2.login import ServiceParameters
+    from fcsim.fc2.receive_drain import DrainSpec
+    from fcsim.scenario.workload_model import StreamConfig
+    from tests.builders import fabric
+
+    hold, stuck_at, end, window = 2e-3, 1e-3, 11e-3, 1e-3
+    model = dataclasses.replace(load_switch_model("generic-nonblocking"), hold_time=hold)
+    work = (StreamConfig("w", "a", "b", 2112, cls=3, max_data_field=2112, outstanding=2),)
+    scenario = fabric({"a": "sw:0", "b": "sw:1"}, work, duration=end, switches={"sw": model})
+    nodes = tuple(dataclasses.replace(n, params=ServiceParameters(
+        drain=DrainSpec(stuck_at=stuck_at, stuck_for=1.0))) if n.name == "b" else n
+        for n in scenario.nodes)
+    scenario = dataclasses.replace(scenario, nodes=nodes,
+                                   fpin=FpinPolicy(delivery=True, delivery_window=window))
+    sim = Simulation(scenario.run.seed)
+    net = BUILDERS["fabric"](sim, scenario)
+    build_workloads(sim, scenario, net)
+    removed: list[float] = []
+    out = net.switches["sw"].ports[1]
+    last = [0]
+
+    def count(_event: object) -> None:  # the removals of each window, from the switch's own count
+        removed.append(out.timeouts - last[0])
+        last[0] = out.timeouts
+        sim.call_later(window, count)
+
+    sim.call_later(window * (1 - 1e-9), count)
+    sim.run(end - 1e-6)
+    assert out.timeouts > 0
+    sent = net.fpin.sent
+    assert {e["to"] for e in sent} == {"a"}
+    assert [e["frames"] for e in sent] == [n for n in removed if n]
+    assert sum(e["frames"] for e in sent) == out.timeouts
+    assert [d for _, d in net.nodes["a"].fpin.log][0] == f.Delivery(
+        f.DELIVERY_TIMEOUT, port_name("sw:1"), port_name("b"))
