@@ -20,8 +20,8 @@ from fcsim.fabric.notifications import FabricNotifications
 from fcsim.fabric.npiv import virtual_names
 from fcsim.fc3.build import install_aliases, striped_stream
 from fcsim.fc3.ports import ports_of
-from fcsim.fc4.throttle import CongestionThrottle
 from fcsim.fc3.striping import stripe_pairs
+from fcsim.fc4.throttle import CongestionThrottle
 from fcsim.host.block import HostIo
 from fcsim.host.host import Host
 from fcsim.host.host_model import HostModel

@@ -187,7 +187,7 @@ class FabricNotifications:
         for login in logins.values():
             login.register_notifications(offered, policy.signal_period)
         if not logins:  # logins take no time: registered from the start
-            for name, address in addresses.items():
+            for address in addresses.values():
                 self.registered[address] = policy.tags
                 if policy.signals:
                     self.signalled[address] = policy.signal_period
@@ -400,7 +400,7 @@ class FabricNotifications:
                 "link_integrity_windows": self.windows}
 
 
-_TAG = {LinkIntegrity: TAG_LINK_INTEGRITY, Delivery: TAG_DELIVERY, PeerCongestion: TAG_PEER_CONGESTION,
-        Congestion: TAG_CONGESTION}
-_TAG_NAMES = {TAG_LINK_INTEGRITY: "link-integrity", TAG_DELIVERY: "delivery", TAG_PEER_CONGESTION: "peer-congestion",
-              TAG_CONGESTION: "congestion"}
+_TAG = {LinkIntegrity: TAG_LINK_INTEGRITY, Delivery: TAG_DELIVERY,
+        PeerCongestion: TAG_PEER_CONGESTION, Congestion: TAG_CONGESTION}
+_TAG_NAMES = {TAG_LINK_INTEGRITY: "link-integrity", TAG_DELIVERY: "delivery",
+              TAG_PEER_CONGESTION: "peer-congestion", TAG_CONGESTION: "congestion"}

@@ -62,8 +62,8 @@ from fcsim.engine.simulation import Simulation
 from fcsim.fc1 import ordered_sets as osets
 from fcsim.fc2 import header as h
 from fcsim.fc2.connection import CLOSING, ESTABLISHED, PENDING, Connection
-from fcsim.fc2.exchange_ids import ExchangeIds
 from fcsim.fc2.els_payload import port_name
+from fcsim.fc2.exchange_ids import ExchangeIds
 from fcsim.fc2.fpin import FpinListener, FpinReceiver, SignalListener
 from fcsim.fc2.frame import SOF_FIRST, SOF_NEXT, Frame
 from fcsim.fc2.inbound import Inbound

@@ -13,15 +13,15 @@ from fcsim.apps.transfer import TransferOptions
 from fcsim.ethernet.config import EthernetLinkSection
 from fcsim.fabric.checks import member_ports
 from fcsim.fabric.fspf import DEFAULT_TIMERS, FspfTimers
-from fcsim.fabric.notifications import FpinPolicy
-from fcsim.fc4.throttle import ThrottlePolicy
 from fcsim.fabric.long_distance import long_distance_buffers
+from fcsim.fabric.notifications import FpinPolicy
 from fcsim.faults.config import BY_PROTOCOL, DEV_LOSS_TMO, FaultConfig
 from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import Coding, Speed
 from fcsim.fc2.login import ServiceParameters
 from fcsim.fc2.receive_drain import DrainSpec
 from fcsim.fc3.ports import ports_of
+from fcsim.fc4.throttle import ThrottlePolicy
 from fcsim.host.block import striped_capacity
 from fcsim.loop.config import LoopConfig, LoopPortConfig, LoopSection
 from fcsim.myrinet.config import MyrinetLinkSection

@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 from fcsim.ethernet.switch import EthernetSwitchModel
 from fcsim.fabric.fspf import DEFAULT_TIMERS, FspfTimers
 from fcsim.fabric.notifications import FpinPolicy
-from fcsim.fc4.throttle import ThrottlePolicy
 from fcsim.fabric.switch_model import SwitchModel
 from fcsim.faults.config import BY_PROTOCOL, DEV_LOSS_TMO, FaultConfig
 from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import Speed
 from fcsim.fc2.login import ServiceParameters
+from fcsim.fc4.throttle import ThrottlePolicy
 from fcsim.host.host_model import HostModel
 from fcsim.loop.config import LoopConfig, LoopPortConfig
 from fcsim.myrinet.switch import MyrinetSwitchModel

@@ -113,5 +113,5 @@ def test_a_throttled_initiator_keeps_within_its_limit(tmp_path: Path) -> None:
     sim.call_later(0.0, probe)
     sim.run(0.008)
     assert limit.falls > 0 and initiator.held_back > 0
-    for (before, _), (now, lim) in zip(seen, seen[1:]):
+    for (before, _), (now, lim) in zip(seen, seen[1:], strict=False):
         assert lim is None or now <= lim or now <= before
