@@ -74,3 +74,18 @@ def test_every_technology_gets_a_page(example: str, tmp_path: Path) -> None:
     page = (tmp_path / "r" / "index.html").read_text()
     assert "Link utilisation per direction" in page and page.count("<svg") >= 3
     assert ("Storage queue depth" in page) == example.startswith("san-")
+
+
+def test_fabric_notifications_get_their_plots(tmp_path: Path) -> None:
+    """With [fpin], the page plots when each N_Port received each kind of FPIN
+    and each throttled initiator's limit over time; the summary on it has
+    the notification lines."""
+    text = (ROOT / "scenarios" / "fabric-slow-drain-fpin.toml").read_text().replace(
+        'duration = "60 ms"', 'duration = "15 ms"').replace('warmup = "10 ms"', 'warmup = "0 s"')
+    scenario = tmp_path / "fpin.toml"
+    scenario.write_text(text)
+    assert main(["run", str(scenario), "--report", str(tmp_path / "r")]) == 0
+    page = (tmp_path / "r" / "index.html").read_text()
+    assert "FPINs received" in page and "Throttled initiators' limit" in page
+    assert "fabric notifications (first repetition, whole run)" in page
+    assert "slow throttled:" in page
