@@ -202,8 +202,8 @@ class FabricNotifications:
 
     # -- registration --------------------------------------------------------------
 
-    def edc(self, switch_name: str, index: int, frame: Frame) -> bytes:
-        """F_Port *index*'s LS_ACC of an EDC: the signals it sends (warning and
+    def edc(self, frame: Frame) -> bytes:
+        """An F_Port's LS_ACC of an EDC: the signals it sends (warning and
         alarm, every signal period, when the policy has signals; else none),
         and the signals settled on (the lesser, the longer period)."""
         policy = self.policy

@@ -76,8 +76,8 @@ class Diagnostics(Protocol):
     """The fabric's notifications (:class:`fcsim.fabric.notifications.FabricNotifications`):
     what answers EDC and RDF."""
 
-    def edc(self, switch_name: str, index: int, frame: Frame) -> bytes:
-        """The answer of F_Port *index* of switch *switch_name* to the EDC *frame*."""
+    def edc(self, frame: Frame) -> bytes:
+        """The F_Port's answer to the EDC *frame*."""
 
     def rdf(self, frame: Frame) -> bytes:
         """The fabric controller's answer to the RDF *frame*."""
@@ -121,8 +121,8 @@ class FabricServices:
         ulp = frame.sequence.ulp
         if (self.diagnostics is not None and isinstance(ulp, bytes) and frame.type == h.TYPE_ELS
                 and ulp[0] in (ELS_EDC, ELS_RDF)):
-            answer = (self.diagnostics.edc(self.switch.name, inp.index, frame)
-                      if ulp[0] == ELS_EDC else self.diagnostics.rdf(frame))
+            answer = (self.diagnostics.edc(frame) if ulp[0] == ELS_EDC
+                      else self.diagnostics.rdf(frame))
             self._answer(inp, frame, h.R_CTL_ELS_REPLY, h.TYPE_ELS, answer, frame.s_id)
         elif (frame.d_id == FABRIC_LOGIN and frame.type == h.TYPE_ELS
                 and isinstance(ulp, bytes) and ulp[0] == els.ELS_FDISC):
