@@ -110,14 +110,16 @@ def build_workloads(sim: Simulation, scenario: Scenario, net: Network) -> list[W
 
 def install_throttles(sim: Simulation, scenario: Scenario,
                       storage: Storage) -> dict[str, CongestionThrottle]:
-    """Per FCP initiator's N_Port, the throttle of its outstanding commands
-    (:mod:`fcsim.fc4.throttle`), told of the N_Port's notifications and
-    signals; none without ``[fpin] throttle``."""
+    """Per FCP initiator's N_Port (and FC-NVMe host's, named "NPORT (NVMe)"),
+    the throttle of its outstanding commands (:mod:`fcsim.fc4.throttle`), told
+    of the N_Port's notifications and signals; none without ``[fpin] throttle``."""
     policy = scenario.throttle
     if policy is None:
         return {}
     throttles = {}
-    for name, initiator in storage.initiators.items():
+    initiators = [*storage.initiators.items(),
+                  *((f"{name} (NVMe)", nvme) for name, nvme in storage.nvme_initiators.items())]
+    for name, initiator in initiators:
         limit = throttles[name] = CongestionThrottle(sim, policy)
         limit.attach(initiator)
         initiator.limit_outstanding(limit)

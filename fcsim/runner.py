@@ -132,8 +132,7 @@ def _run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink],
     if transfers:
         out["transfers"] = {t.name: t.results() for t in transfers}
     if throttles:
-        out["throttles"] = {name: {**t.results(), "held_back": storage.initiators[name].held_back}
-                            for name, t in throttles.items()}
+        out["throttles"] = {name: t.results() for name, t in throttles.items()}
     if faults is not None:
         out["faults"] = faults.results()
     return out, sim

@@ -106,8 +106,8 @@ class FpinSection(Section):
     30 %). Signals: the F_Port sends warning or alarm signals by the same
     fractions every `signal_period` (lpfc's default, 100 ms). Delivery: each
     N_Port whose frames a switch removed after its hold time is told once per
-    `delivery_window` and output. Throttle: every
-    FCP initiator lowers the commands it keeps outstanding on a Congestion
+    `delivery_window` and output. Throttle: every FCP initiator and FC-NVMe
+    host lowers the commands it keeps outstanding on a Congestion
     FPIN or signal for its own port and raises them one per quiet
     `throttle_recovery` (lpfc's CMF interval, 90 ms; docs/fpin.md)."""
 
@@ -137,9 +137,9 @@ class FpinSection(Section):
     delivery_window: PositiveTime = key("1 s", "Delivery notifications are gathered over this "
                                         "window, one per N_Port and output (an assumption).",
                                         "1 ms")
-    throttle: Flag = key(False, "Every FCP initiator throttles its outstanding commands on "
-                         "congestion notifications and signals for its own port (needs "
-                         "congestion or signals).", True)
+    throttle: Flag = key(False, "Every FCP initiator and FC-NVMe host throttles its "
+                         "outstanding commands on congestion notifications and signals for "
+                         "its own port (needs congestion or signals).", True)
     throttle_recovery: PositiveTime = key("90 ms", "Quiet time after which a throttled "
                                           "initiator's limit rises by one command (lpfc "
                                           "LPFC_CMF_INTERVAL, 90 ms).", "1 ms")

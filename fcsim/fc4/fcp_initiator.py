@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from fcsim.engine.simulation import Simulation
 from fcsim.fc2 import header as h
@@ -22,6 +22,7 @@ from fcsim.fc4.fcp import (
     Response,
     TransferReady,
 )
+from fcsim.fc4.outstanding import HeldCommands, OutstandingLimit
 
 PRLI = "PRLI"
 """The upper-layer unit of a PRLI request (and, answered, of its LS_ACC)."""
@@ -37,14 +38,6 @@ class InitiatorStats:
     queue_full: int = 0
     retries: int = 0
     short_data: int = 0
-
-
-class OutstandingLimit(Protocol):
-    """A limit on the commands an initiator keeps outstanding
-    (:class:`fcsim.fc4.throttle.CongestionThrottle`)."""
-
-    def allows(self, outstanding: int) -> bool:
-        """True if one more command may go with *outstanding* out."""
 
 
 DEFAULT_TIMEOUT = 30.0
@@ -78,12 +71,10 @@ class FcpInitiator:
         self._outstanding: dict[int, int] = {}
         self._waiting_room: dict[int, deque[Command]] = {}
         self._delayed: set[int] = set()  # targets whose waiting room a timer will wake
-        self._limit: OutstandingLimit | None = None
-        self._held: deque[Command] = deque()  # over the limit, in submission order
+        self.held: HeldCommands[Command] = HeldCommands()
+        """The commands held back over its limit on outstanding commands."""
         self.in_flight = 0
         """Commands outstanding (sent, not yet answered or aborted)."""
-        self.held_back = 0
-        """Commands the limit held back before sending."""
         self._next_tag = 0
         nport.register((h.TYPE_ELS, h.TYPE_FCP, h.TYPE_BLS), self._received)
 
@@ -105,18 +96,19 @@ class FcpInitiator:
 
     def limit_outstanding(self, limit: OutstandingLimit) -> None:
         """Keep the outstanding commands within *limit* (set when the network is built)."""
-        self._limit = limit
+        self.held.limit = limit
 
     def release(self) -> None:
         """Send the commands held over the limit while it allows."""
-        limit = self._limit
-        while self._held and limit is not None and limit.allows(self.in_flight):
-            command = self._held.popleft()
-            waiting = self._waiting_room.get(command.d_id)
-            if waiting:
-                waiting.append(command)
-            else:
-                self._issue(command)
+        self.held.release(lambda: self.in_flight, self._send_or_wait)
+
+    def _send_or_wait(self, command: Command) -> None:
+        """Send *command*, or queue it behind those waiting after TASK SET FULL."""
+        waiting = self._waiting_room.get(command.d_id)
+        if waiting:
+            waiting.append(command)
+        else:
+            self._issue(command)
 
     def reset_fabric(self) -> None:
         """Start a new measured interval of the fabric times."""
@@ -136,10 +128,7 @@ class FcpInitiator:
         waiting = self._waiting_room.get(d_id)
         if waiting:
             waiting.append(command)
-        elif self._limit is not None and (self._held or not self._limit.allows(self.in_flight)):
-            self._held.append(command)
-            self.held_back += 1
-        else:
+        elif not self.held.holds(command, self.in_flight):
             self._issue(command)
         return command
 
@@ -214,7 +203,7 @@ class FcpInitiator:
             return
         self._pending.pop(command.tag, None)
         self._send_waiting(command.d_id)
-        if self._held:
+        if self.held.queue:
             self.release()
         command.status = response.status
         command.completed = self.sim.now

@@ -22,8 +22,9 @@ same limit by Little's law):
   outstanding count at which throttling began, the limit is lifted.
 
 Commands over the limit wait, in order, in the initiator
-(:meth:`fcsim.fc4.fcp_initiator.FcpInitiator.limit_outstanding`) and are sent
-as completions or a rise make room: the application sees them as latency.
+(:meth:`fcsim.fc4.fcp_initiator.FcpInitiator.limit_outstanding`; an FC-NVMe
+host's likewise) and are sent as completions or a rise make room: the
+application sees them as latency.
 A Peer Congestion FPIN (a target's port is congested) does not change the
 limit: lpfc's CMF acts on its own port's congestion.
 """
@@ -36,6 +37,7 @@ from typing import Any, Protocol
 
 from fcsim.engine.simulation import Simulation
 from fcsim.fc2.fpin import SEVERITY_ALARM, Congestion, CongestionSignal, Descriptor
+from fcsim.fc4.outstanding import HeldCommands
 
 CMF_INTERVAL = 0.090
 """lpfc's congestion management interval, s (``LPFC_CMF_INTERVAL``, 90 ms)."""
@@ -59,6 +61,10 @@ class Throttled(Protocol):
     @property
     def in_flight(self) -> int:
         """Commands outstanding now."""
+
+    @property
+    def held(self) -> HeldCommands[Any]:
+        """The commands it holds back over the limit."""
 
     def release(self) -> None:
         """Send the commands held back while the limit allows."""
@@ -88,7 +94,7 @@ class CongestionThrottle:
         """Throttle *initiator* (set when the network is built)."""
         self._initiator = initiator
 
-    def allows(self, outstanding: int) -> bool:
+    def allows(self, outstanding: int) -> bool:  # an OutstandingLimit
         """True if one more command may go with *outstanding* out."""
         return self.limit is None or outstanding < self.limit
 
@@ -149,7 +155,8 @@ class CongestionThrottle:
     def results(self) -> dict[str, Any]:
         """The limit's changes and counts."""
         limits = [limit for _, limit in self.changes if limit is not None]
-        return {"falls": self.falls, "rises": self.rises,
+        held = self._initiator.held.held_back if self._initiator is not None else 0
+        return {"falls": self.falls, "rises": self.rises, "held_back": held,
                 "min_limit": min(limits) if limits else None,
                 "limit": self.limit,
                 "changes": [[t, limit] for t, limit in self.changes]}

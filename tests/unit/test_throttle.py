@@ -12,7 +12,9 @@ from hypothesis import strategies as st
 from fcsim.build import BUILDERS, build_hosts, build_workloads, install_throttles
 from fcsim.engine.simulation import Simulation
 from fcsim.fc2 import fpin as f
+from fcsim.fc4.outstanding import HeldCommands
 from fcsim.fc4.throttle import ALARM_FACTOR, WARNING_FACTOR, CongestionThrottle, ThrottlePolicy
+from fcsim.runner import run_once
 from fcsim.scenario.loader import load_scenario
 from fcsim.storage.build import Storage
 
@@ -24,6 +26,7 @@ class _Initiator:
 
     def __init__(self, in_flight: int) -> None:
         self.in_flight = in_flight
+        self.held: HeldCommands[object] = HeldCommands()
         self.released = 0
 
     def release(self) -> None:
@@ -112,6 +115,28 @@ def test_a_throttled_initiator_keeps_within_its_limit(tmp_path: Path) -> None:
 
     sim.call_later(0.0, probe)
     sim.run(0.008)
-    assert limit.falls > 0 and initiator.held_back > 0
+    assert limit.falls > 0 and initiator.held.held_back > 0
     for (before, _), (now, lim) in zip(seen, seen[1:], strict=False):
         assert lim is None or now <= lim or now <= before
+
+
+def test_an_nvme_host_throttles_too(tmp_path: Path) -> None:
+    """The example with the slow host's reads over FC-NVMe: its host is
+    throttled the same way (the limit falls, commands are held back, and it
+    never has more out than the limit allows, as sampled), and the other
+    host gets the ISL back (at least five times the rate without [fpin])."""
+    text = (ROOT / "scenarios" / "fabric-slow-drain-fpin.toml").read_text().replace(
+        'duration = "60 ms"', 'duration = "20 ms"').replace(
+        'name = "slow-reads"\ntype = "fio"', 'name = "slow-reads"\ntype = "fio"\nprotocol = "nvme"')
+    assert 'protocol = "nvme"' in text
+    rates = {}
+    for fpin in (True, False):
+        path = tmp_path / f"nvme-{fpin}.toml"
+        path.write_text(text if fpin else text.split("\n[fpin]")[0] + "\n")
+        result = run_once(load_scenario(path), 1)
+        rates[fpin] = result["storage"]["jobs"]["fast-reads"]["throughput_bytes_per_s"]
+        if fpin:
+            assert set(result["throttles"]) == {"slow (NVMe)", "fast"}
+            throttled = result["throttles"]["slow (NVMe)"]
+            assert throttled["falls"] > 0 and throttled["held_back"] > 0
+    assert rates[True] > 5 * rates[False]
