@@ -204,3 +204,78 @@ def test_delivery_tells_the_source_of_every_frame_the_hold_time_removed() -> Non
     assert sum(e["frames"] for e in sent) == out.timeouts
     assert [d for _, d in net.nodes["a"].fpin.log][0] == f.Delivery(
         f.DELIVERY_TIMEOUT, port_name("sw:1"), port_name("b"))
+
+
+ISL = """\
+topology = "fabric"
+[run]
+duration = "6 ms"
+seed = 5
+[[switches]]
+name = "sw1"
+model = "generic-nonblocking"
+[[switches]]
+name = "sw2"
+model = "generic-nonblocking"
+[[nodes]]
+name = "a"
+[[nodes]]
+name = "b"
+[[nodes]]
+name = "c"
+[[nodes]]
+name = "d"
+[[links]]
+ends = ["a", "sw1:0"]
+speed = "4GFC"
+[[links]]
+ends = ["c", "sw1:1"]
+speed = "4GFC"
+[[links]]
+ends = ["d", "sw1:2"]
+speed = "4GFC"
+[[links]]
+ends = ["b", "sw2:0"]
+speed = "4GFC"
+[[links]]
+name = "isl"
+ends = ["sw1:30", "sw2:30"]
+speed = "4GFC"
+bit_error_rates = [1e-6, 0.0]
+[[workloads]]
+name = "across"
+type = "stream"
+from = "a"
+to = "b"
+class = 3
+size = "64 KiB"
+outstanding = 4
+[[workloads]]
+name = "local"
+type = "stream"
+from = "c"
+to = "d"
+class = 3
+size = "64 KiB"
+outstanding = 4
+[fpin]
+link_integrity = true
+link_integrity_window = "1 ms"
+link_integrity_threshold = 2
+"""
+
+
+def test_a_marginal_isl_tells_the_nports_whose_traffic_crosses_it(tmp_path: Path) -> None:
+    """CRC errors on the ISL's sw1 -> sw2 direction are counted by sw2's ISL
+    port: its Link Integrity notifications (detecting sw2:30, attached
+    sw1:30, affected a, the N_Port reached through sw1) go to a and b, whose
+    flow crosses the ISL, and not to c or d, whose flow stays on sw1."""
+    _, sim, net = _build(tmp_path, ISL)
+    sim.run(0.006)
+    assert net.switches["sw2"].ports[30].port.stats.errors_rx > 0
+    assert set(net.fpin.windows) == {"sw2:30"}
+    assert {e["to"] for e in net.fpin.sent} == {"a", "b"}
+    descriptor = net.nodes["b"].fpin.log[0][1]
+    assert (descriptor.detecting, descriptor.attached, descriptor.affected) == (
+        port_name("sw2:30"), port_name("sw1:30"), (port_name("a"),))
+    assert net.nodes["c"].fpin.log == [] and net.nodes["d"].fpin.log == []
