@@ -169,8 +169,10 @@ class FabricNotifications:
         """Each FPIN sent: when, to whom, what."""
         self.signals_sent: list[tuple[float, str, int]] = []
         self.windows: dict[str, list[int]] = {}
-        """Per switch port that saw a CRC error, its count in each Link Integrity window."""
+        """Per switch port that saw a CRC error, its count in each Link Integrity
+        window from the first."""
         self._errors: dict[int, int] = {}
+        self._li_window = 0  # Link Integrity windows ended so far
         self._window_txwait: dict[int, float] = {}
         self._signal_txwait: dict[int, float] = {}
         self._next_ox_id = 0
@@ -270,10 +272,11 @@ class FabricNotifications:
                 count = errors - last if errors >= last else errors  # the interval's reset
                 self._errors[id(sp)] = errors
                 name = f"{switch.name}:{index}"
-                if count or name in self.windows:
-                    self.windows.setdefault(name, []).append(count)
+                if count or name in self.windows:  # from the first window on
+                    self.windows.setdefault(name, [0] * self._li_window).append(count)
                 if count >= policy.link_integrity_threshold:
                     self._marginal(sp, name, count)
+        self._li_window += 1
         self.sim.call_later(policy.link_integrity_window, self._link_integrity)
 
     def _marginal(self, sp: SwitchPort, name: str, count: int) -> None:

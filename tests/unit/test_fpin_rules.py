@@ -8,6 +8,7 @@ from pathlib import Path
 
 from fcsim.build import BUILDERS, build_workloads
 from fcsim.engine.simulation import Simulation
+from fcsim.faults.injector import install as install_faults
 from fcsim.fc2 import fpin as f
 from fcsim.fc2.els_payload import port_name
 from fcsim.fc2.frame import MAX_DATA_FIELD
@@ -279,3 +280,23 @@ def test_a_marginal_isl_tells_the_nports_whose_traffic_crosses_it(tmp_path: Path
     assert (descriptor.detecting, descriptor.attached, descriptor.affected) == (
         port_name("sw2:30"), port_name("sw1:30"), (port_name("a"),))
     assert net.nodes["c"].fpin.log == [] and net.nodes["d"].fpin.log == []
+
+
+def test_an_isl_turning_marginal_at_a_stated_time(tmp_path: Path) -> None:
+    """A bit-error-rate fault on the ISL at 4 ms (a run with faults): no error
+    and no notification in the windows before it, Link Integrity to a and b
+    from the end of the first window after it in which the count reached
+    the threshold."""
+    text = ISL.replace("bit_error_rates = [1e-6, 0.0]\n", "").replace(
+        'duration = "6 ms"', 'duration = "8 ms"')
+    text += ('[[faults]]\nat = "4 ms"\nkind = "bit-error-rate"\nlink = "isl"\n'
+             'bit_error_rate = 1e-6\nfrom = "sw1:30"\n')
+    scenario, sim, net = _build(tmp_path, text)
+    install_faults(sim, scenario, net, {})
+    sim.run(0.008)
+    counts = net.fpin.windows["sw2:30"]
+    assert counts[:4] == [0, 0, 0, 0] and sum(counts) > 0
+    first = next(k for k, c in enumerate(counts) if c >= 2)
+    times = sorted({e["time_s"] for e in net.fpin.sent})
+    assert math.isclose(times[0], (first + 1) * 1e-3)
+    assert {e["to"] for e in net.fpin.sent} == {"a", "b"}
