@@ -156,7 +156,6 @@ class FabricNotifications:
                  logins: Mapping[str, FabricLogin]) -> None:
         self.sim, self.policy = sim, policy
         self.switches, self.nodes, self.addresses, self.flows = switches, nodes, addresses, flows
-        self.logins = logins
         self._name_of = {address: name for name, address in addresses.items()}
         self._by_domain = {switch.domain: switch for switch in switches.values()}
         self._port_of = {id(sp.port): sp for switch in switches.values()
