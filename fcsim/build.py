@@ -16,10 +16,12 @@ from fcsim.engine.simulation import Simulation
 from fcsim.ethernet.build import build_ethernet
 from fcsim.fabric import build as fabric_build
 from fcsim.fabric.network import FabricNetwork
+from fcsim.fabric.notifications import FabricNotifications
 from fcsim.fabric.npiv import virtual_names
 from fcsim.fc3.build import install_aliases, striped_stream
 from fcsim.fc3.ports import port_names, ports_of
 from fcsim.fc3.striping import stripe_pairs
+from fcsim.fc4.throttle import CongestionThrottle
 from fcsim.host.block import HostIo
 from fcsim.host.host import Host
 from fcsim.host.host_model import HostModel
@@ -72,6 +74,9 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
                                      for n in scenario.nodes if n.virtual_ports},
                                     scenario.isolation, dict(scenario.zone_priorities),
                                     scenario.cures, both_ways)
+    if scenario.fpin is not None:
+        net.fpin = FabricNotifications(sim, scenario.fpin, net.switches, net.nodes,
+                                       net.addresses, net.flows, net.logins)
     if scenario.alias_groups:
         groups = {g.name for g in scenario.alias_groups}
         senders = [(w.source, w.destination) for w in scenario.workloads  # type: ignore[union-attr]
@@ -131,6 +136,26 @@ def build_workloads(sim: Simulation, scenario: Scenario, net: Network) -> list[W
         if w.destination in groups:  # an alias group: sending starts once it is joined
             workloads[-1].waits.append(groups[w.destination].when_ready)
     return workloads
+
+
+def install_throttles(sim: Simulation, scenario: Scenario,
+                      storage: Storage) -> dict[str, CongestionThrottle]:
+    """Per FCP initiator's N_Port (and FC-NVMe host's, named "NPORT (NVMe)"),
+    the throttle of its outstanding commands (:mod:`fcsim.fc4.throttle`), told
+    of the N_Port's notifications and signals; none without ``[fpin] throttle``."""
+    policy = scenario.throttle
+    if policy is None:
+        return {}
+    throttles = {}
+    initiators = [*storage.initiators.items(),
+                  *((f"{name} (NVMe)", nvme) for name, nvme in storage.nvme_initiators.items())]
+    for name, initiator in initiators:
+        limit = throttles[name] = CongestionThrottle(sim, policy)
+        limit.attach(initiator)
+        initiator.limit_outstanding(limit)
+        initiator.nport.listen_fpin(limit)
+        initiator.nport.listen_signals(limit)
+    return throttles
 
 
 def build_hosts(sim: Simulation, scenario: Scenario, net: Network) -> dict[str, Host]:

@@ -53,6 +53,7 @@ def network_lines(first: dict[str, Any]) -> list[str]:
     lines += _congestion_lines(first)
     lines += _isolation_lines(first)
     lines += _cure_lines(first)
+    lines += _fpin_lines(first)
     lines += routing_lines(first)
     ports, note = busiest(first["nodes"], lambda n: n["data_frames_tx"] + n["data_frames_rx"],
                           FEW if many(first["nodes"]) else SHOWN)
@@ -67,6 +68,34 @@ def network_lines(first: dict[str, Any]) -> list[str]:
             f"connections {n['connections']}")
     if "loop" in first:
         lines += _loop_text(first)
+    return lines
+
+
+def _fpin_lines(first: dict[str, Any]) -> list[str]:
+    """The notifications each N_Port received and how throttled initiators
+    answered (docs/fpin.md); nothing without ``[fpin]``."""
+    view = first.get("fpin")
+    if view is None:
+        return []
+    sent = ", ".join(f"{n} {kind}" for kind, n in sorted(view["sent"].items())) or "none"
+    lines = ["", f"fabric notifications (first repetition, whole run): sent {sent}; "
+                 f"{view['signals_sent']} congestion signals"]
+    for name, events in sorted(view["received"].items()):
+        kinds: dict[str, int] = {}
+        for event in events:
+            kinds[event["kind"]] = kinds.get(event["kind"], 0) + 1
+        told = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
+        lines.append(f"  {name} received {told}, first at {format_time(events[0]['time_s'])}, "
+                     f"last at {format_time(events[-1]['time_s'])}")
+    for name, s in sorted(view["signals_received"].items()):
+        lines.append(f"  {name} received {s['warning']} warning and {s['alarm']} alarm "
+                     f"signals, {format_time(s['first_s'])} to {format_time(s['last_s'])}")
+    for name, t in sorted(first.get("throttles", {}).items()):
+        if t["falls"]:
+            limit = "none" if t["limit"] is None else t["limit"]
+            lines.append(f"  {name} throttled: {t['falls']} falls, {t['rises']} rises, lowest "
+                         f"limit {t['min_limit']} commands, at the end {limit}; "
+                         f"{t['held_back']} commands held back")
     return lines
 
 

@@ -7,7 +7,9 @@ and workload throughput, each switch port's TxWait and transitions to zero
 transmit credit (when a port waited for credit: docs/congestion.md) and
 each rate-limited F_Port's ingress limit (dynamic ingress rate limiting), the
 queue depth of storage targets and block-layer request queues (when the run
-has block storage), then each workload's latency (mean, p50, p99, max).
+has block storage), then each workload's latency (mean, p50, p99, max); with
+fabric notifications (``[fpin]``), when each N_Port received each kind and
+how each throttled initiator's limit moved.
 Plots are inline SVG; a small script lets the reader zoom a plot (click to
 enlarge, click again to restore). Nothing is loaded from the network.
 """
@@ -107,6 +109,48 @@ def _latency(results: dict[str, Any]) -> str:
     return _svg(fig)
 
 
+def _notifications(results: dict[str, Any]) -> list[str]:
+    """The FPINs and congestion signals each N_Port received over time and the
+    limit of each throttled initiator (docs/fpin.md); none without ``[fpin]``."""
+    first = results["repetitions"][0] if "repetitions" in results else {}
+    view = first.get("fpin")
+    if view is None:
+        return []
+    fig = Figure(figsize=(7, 3.6), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    names = sorted(set(view["received"]) | set(view["signals_received"]))
+    kinds = sorted({e["kind"] for events in view["received"].values() for e in events})
+    for kind in kinds:
+        points = [(e["time_s"] * 1e3, names.index(n)) for n, events in view["received"].items()
+                  for e in events if e["kind"] == kind]
+        ax.scatter([t for t, _ in points], [y for _, y in points], s=12, label=kind)
+    ax.set_yticks(range(len(names)), names, fontsize="small")
+    ax.set_xlabel("simulated time (ms)")
+    ax.set_title("FPINs received (signals: counts in the summary)")
+    ax.grid(True, alpha=0.3)
+    if not kinds:
+        _nothing(ax, "no FPIN received in this run")
+    make_readable(fig, ax, "x-small")
+    plots = [_svg(fig)]
+    throttles = {name: t for name, t in first.get("throttles", {}).items() if t["changes"]}
+    if throttles:
+        fig = Figure(figsize=(7, 3.6), layout="constrained")
+        FigureCanvasAgg(fig)
+        ax = fig.add_subplot()
+        for name, t in sorted(throttles.items()):
+            times = [c[0] * 1e3 for c in t["changes"]]
+            limits = [float("nan") if c[1] is None else c[1] for c in t["changes"]]
+            ax.step(times, limits, where="post", label=name, linewidth=1)
+        ax.set_xlabel("simulated time (ms)")
+        ax.set_ylabel("commands (gap: no limit)")
+        ax.set_title("Throttled initiators' limit on outstanding commands")
+        ax.grid(True, alpha=0.3)
+        make_readable(fig, ax, "x-small")
+        plots.append(_svg(fig))
+    return plots
+
+
 def _groups(results: dict[str, Any]) -> str:
     """A table of the equal-cost groups of the first repetition, each ISL's
     utilisation leaving the switch and how evenly the group's load falls (the
@@ -188,6 +232,7 @@ def run_page(scenario: Scenario, results: dict[str, Any], series: TimeSeries,
         plots.append(_plot("Multipath: requests sent down each path", "requests/s",
                            series.time, series.paths))
     plots.append(_latency(results))
+    plots += _notifications(results)
     figures = "\n".join(f'<figure class="plot">{svg}</figure>' for svg in plots)
     return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
             f"<title>{html.escape(scenario.name)}: fcsim run report</title>"

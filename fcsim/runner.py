@@ -16,6 +16,7 @@ from fcsim.build import (
     build_slice,
     build_transfers,
     build_workloads,
+    install_throttles,
 )
 from fcsim.engine.simulation import Simulation, TraceSink
 from fcsim.faults.injector import install as install_faults
@@ -73,6 +74,7 @@ def _run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink],
     netperfs = build_netperf(sim, scenario, hosts, settled)
     iperfs = build_iperf(sim, scenario, hosts)
     storage = Storage(sim, scenario, net, hosts)
+    throttles = install_throttles(sim, scenario, storage)
     netstore = build_slice(sim, scenario, net, hosts, storage)
     transfers = build_transfers(sim, scenario, hosts, storage)
     faults = install_faults(sim, scenario, net, hosts)
@@ -129,6 +131,8 @@ def _run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink],
         out["warnings"] += storage.warnings()
     if transfers:
         out["transfers"] = {t.name: t.results() for t in transfers}
+    if throttles:
+        out["throttles"] = {name: t.results() for name, t in throttles.items()}
     if faults is not None:
         out["faults"] = faults.results()
     return out, sim

@@ -161,3 +161,13 @@ def congestion_problems(doc: Any) -> Iterator[Problem]:
     if fencing is not None and fencing.txwait is None and fencing.credit_zero is None:
         yield Problem("congestion.fencing", "no threshold given",
                       "txwait, credit_zero or both: what fences a port")
+def fpin_problems(doc: Any) -> Iterator[Problem]:
+    """The problems of ``[fpin]``: an alarm no lower than the warning, a
+    throttle only with something that moves it."""
+    fpin = getattr(doc, "fpin", None)
+    if fpin is not None and fpin.throttle and not (fpin.congestion or fpin.signals):
+        yield Problem("fpin.throttle", "given true with congestion = false and signals = false",
+                      "congestion = true or signals = true with throttle = true")
+    if fpin is not None and fpin.congestion_alarm < fpin.congestion_warning:
+        yield Problem("fpin.congestion_alarm", f"given {fpin.congestion_alarm}",
+                      f"a share at least congestion_warning ({fpin.congestion_warning})")

@@ -1,11 +1,13 @@
 """A fabric's tables in a scenario file: ``[fspf]``, FSPF's timers
 (docs/faults.md, "FSPF"), ``[[zones]]``, which N_Ports see each other in
 the name server (docs/faults.md, "Zoning"), ``[zoning]``, how the
-switches enforce the zones (docs/fabric-services.md, "Hard zoning"), and
+switches enforce the zones (docs/fabric-services.md, "Hard zoning"),
 ``[congestion]``, the cures the switches apply to congestion
-(docs/congestion.md, :mod:`fcsim.fabric.cures`), and
+(docs/congestion.md, :mod:`fcsim.fabric.cures`),
 ``[congestion_isolation]``, the port monitor that moves the flows to slow
-devices to a low-priority virtual channel (docs/fabrics.md). The
+devices to a low-priority virtual channel (docs/fabrics.md), and
+``[fpin]``, the fabric's performance impact notifications and what the
+hosts do with them (docs/fpin.md). The
 scenario's document (:mod:`fcsim.scenario.sections.document`) assembles them
 with the others."""
 
@@ -222,3 +224,58 @@ class CongestionSection(Section):
     ingress_limit: Limit = key(None, "Rate-limit an F_Port's ingress while its TxWait is "
                                "over a threshold (default: none).",
                                {"window": "1 ms", "txwait": 0.1})
+TxWaitShare = fraction("a fraction of the window in (0, 1), such as 0.1", above=True)
+
+
+class FpinSection(Section):
+    """Fabric Performance Impact Notifications (FC-LS-5 FPIN) and congestion
+    signals (docs/fpin.md). With this table every N_Port registers after its
+    fabric login (EDC with its F_Port when `signals`, RDF with the fabric
+    controller); each rule is off unless turned on here, and a file without
+    the table runs exactly as before. Link Integrity: a switch port whose
+    receiver counts at least `link_integrity_threshold` frames with a CRC
+    error in a `link_integrity_window` (defaults: Cisco MDS's default
+    port-monitor policy for invalid CRCs, 5 in 60 s). Congestion: an F_Port
+    with TxWait at least `congestion_warning` of a `congestion_window` sends
+    its N_Port a Congestion FPIN (an alarm from `congestion_alarm`) and each
+    N_Port sending to it a Peer Congestion FPIN (defaults assumed: 1 s, 10 %,
+    30 %). Signals: the F_Port sends warning or alarm signals by the same
+    fractions every `signal_period` (lpfc's default, 100 ms). Delivery: each
+    N_Port whose frames a switch removed after its hold time is told once per
+    `delivery_window` and output. Throttle: every FCP initiator and FC-NVMe
+    host lowers the commands it keeps outstanding on a Congestion
+    FPIN or signal for its own port and raises them one per quiet
+    `throttle_recovery` (lpfc's CMF interval, 90 ms; docs/fpin.md)."""
+
+    where = "in [fpin]"
+
+    link_integrity: Flag = key(False, "Send Link Integrity FPINs (CRC errors over a window).",
+                               True)
+    link_integrity_window: PositiveTime = key("60 s", "The Link Integrity window, s (Cisco "
+                                              "MDS port-monitor invalid-crc: 60 s).", "10 ms")
+    link_integrity_threshold: Count = key(5, "CRC errors in a window that make a switch port's "
+                                          "link marginal (Cisco MDS: rising threshold 5).", 3)
+    congestion: Flag = key(False, "Send Congestion and Peer Congestion FPINs (TxWait over a "
+                           "window at an F_Port).", True)
+    congestion_window: PositiveTime = key("1 s", "The congestion window, s (an assumption).",
+                                          "1 ms")
+    congestion_warning: TxWaitShare = key(0.1, "TxWait share of a window from which the "
+                                          "F_Port's N_Port is congested (a warning; an "
+                                          "assumption).", 0.05)
+    congestion_alarm: TxWaitShare = key(0.3, "TxWait share of a window from which the "
+                                        "congestion is an alarm (an assumption).", 0.5)
+    signals: Flag = key(False, "The F_Ports send congestion signals (warning, alarm) to the "
+                        "N_Ports that take them (EDC).", True)
+    signal_period: PositiveTime = key("100 ms", "Time between two signals (lpfc's "
+                                      "lpfc_fabric_cgn_frequency, 100 ms).", "1 ms")
+    delivery: Flag = key(False, "Send Delivery FPINs to the N_Ports whose frames a switch "
+                         "removed after its hold time.", True)
+    delivery_window: PositiveTime = key("1 s", "Delivery notifications are gathered over this "
+                                        "window, one per N_Port and output (an assumption).",
+                                        "1 ms")
+    throttle: Flag = key(False, "Every FCP initiator and FC-NVMe host throttles its "
+                         "outstanding commands on congestion notifications and signals for "
+                         "its own port (needs congestion or signals).", True)
+    throttle_recovery: PositiveTime = key("90 ms", "Quiet time after which a throttled "
+                                          "initiator's limit rises by one command (lpfc "
+                                          "LPFC_CMF_INTERVAL, 90 ms).", "1 ms")

@@ -183,7 +183,7 @@ def _outputs(switch: Switch) -> list[SwitchPort]:
     return out
 
 
-def _paths(switches: Mapping[str, Switch], addresses: Mapping[str, int],
+def flow_paths(switches: Mapping[str, Switch], addresses: Mapping[str, int],
            flows: Iterable[tuple[str, str]]) -> dict[tuple[str, str], set[SwitchPort]]:
     """The switch outputs each flow may cross (every equal-cost next hop)."""
     switch_of: dict[int, Switch] = {}
@@ -232,7 +232,7 @@ def culprits_and_victims(switches: Mapping[str, Switch], addresses: Mapping[str,
         return {"txwait_threshold": TXWAIT_CONGESTED, "holding_back": [], "culprits": []}
     device_of = {id(sp): sp.port.peer.name for switch in switches.values()
                  for sp in switch.local.values() if sp.port.peer is not None}
-    paths = _paths(switches, addresses, list(flows))
+    paths = flow_paths(switches, addresses, list(flows))
     held = set(holding)
 
     def kind(sp: SwitchPort) -> str | None:

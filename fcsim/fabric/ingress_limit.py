@@ -30,7 +30,7 @@ from fcsim.engine.simulation import Simulation
 from fcsim.fabric.congestion import PortWindow
 from fcsim.fabric.cures import IngressLimit
 from fcsim.fabric.switch import Switch
-from fcsim.fc2.frame import FRAMING_BYTES
+from fcsim.fc2.frame import FRAMING_BYTES, Frame
 from fcsim.fc2.port import Port
 from fcsim.fc2.recovering_port import RecoveringPort
 
@@ -56,8 +56,9 @@ class PacedPort(Port):
         frame = FULL_FRAME * self.char_time + self.gap_time
         self.spacing = 0.0 if share >= 1 else frame / share
 
-    def release_buffer(self, at: float = 0.0) -> None:
-        """Free a receive buffer; its R_RDY goes no earlier than *at* (s) and
+    def release_buffer(self, at: float = 0.0, frame: Frame | None = None) -> None:
+        """Free a receive buffer (the one *frame* held: an F_Port has one pool,
+        so which does not matter); its R_RDY goes no earlier than *at* (s) and
         :attr:`spacing` after the previous one."""
         now = self.sim.now
         when = at if at > now else now

@@ -17,6 +17,13 @@ In a run with faults it also registers for state changes (SCR to the fabric
 controller, after the name server's login) and, told by an RSCN that peers
 it sends to changed, asks the name server again (GID_FT) and logs in with
 those it lists (:mod:`fcsim.fabric.rscn`).
+With fabric notifications (:mod:`fcsim.fabric.notifications`) a physical
+N_Port, once its FLOGI is accepted, exchanges diagnostic capabilities with
+its F_Port (EDC to FFFFFE, when it takes congestion signals) and registers
+for notifications with the fabric controller (RDF to FFFFFD) before the name
+server's login, as Linux lpfc does after its fabric login
+(``lpfc_issue_els_edc``, then ``lpfc_issue_els_rdf``; a virtual N_Port sends
+neither); it never answers an FPIN (:mod:`fcsim.fc2.fpin`).
 """
 
 from __future__ import annotations
@@ -34,6 +41,15 @@ from fcsim.fc2.els_payload import (
     ls_acc,
     rscn_ports,
     scr_request,
+)
+from fcsim.fc2.fpin import (
+    ELS_FPIN,
+    NOTIFICATION_TAGS,
+    SIGNALS_NONE,
+    edc_request,
+    rdf_request,
+    registered_tags,
+    signal_capability,
 )
 from fcsim.fc2.frame import MAX_DATA_FIELD
 from fcsim.fc2.login import LOGIN_BB_CREDIT, PeerLogin
@@ -71,6 +87,14 @@ class FabricLogin:
         self.scr = False  # registers for state changes (a run with faults)
         self._query: Exchange | None = None  # a name-server query after an RSCN
         self._looking: set[int] = set()  # peers an RSCN named, to log in with again
+        self.notifications = False  # registers for FPINs (RDF) after FLOGI
+        self.signals_offered = (SIGNALS_NONE, 0.0)  # congestion signals it takes (EDC)
+        self.signals = (SIGNALS_NONE, 0.0)
+        """The congestion signals EDC settled on with its F_Port, and their period, s."""
+        self.fpin_tags: tuple[int, ...] = ()
+        """The notifications the fabric controller accepted its RDF for."""
+        self._edc: Exchange | None = None
+        self._rdf: Exchange | None = None
         for address in (FABRIC_LOGIN, NAME_SERVER):
             nport.peers[address] = PeerLogin(address, MAX_DATA_FIELD, 1, SERVICE_CLASSES)
         self._done: Callable[[], None] = nport.set_ready
@@ -115,9 +139,54 @@ class FabricLogin:
         self.nport.peers[FABRIC_CONTROLLER] = PeerLogin(FABRIC_CONTROLLER, MAX_DATA_FIELD, 1,
                                                         SERVICE_CLASSES)
 
+    def register_notifications(self, signals: int, period: float) -> None:
+        """After its FLOGI, exchange diagnostic capabilities with the F_Port
+        (EDC, offering to take the congestion *signals*, a ``SIGNALS_*`` value of
+        :mod:`fcsim.fc2.fpin`, every *period* s; none: no EDC) and register for
+        every notification with the fabric controller (RDF)."""
+        if self.fdisc:  # lpfc: a virtual port sends neither
+            return
+        self.notifications = True
+        self.signals_offered = (signals, period)
+        self.nport.peers[FABRIC_CONTROLLER] = PeerLogin(FABRIC_CONTROLLER, MAX_DATA_FIELD, 1,
+                                                        SERVICE_CLASSES)
+
+    def _logged_in(self) -> None:
+        """The FLOGI was accepted: EDC, RDF, then the name server's PLOGI."""
+        signals, period = self.signals_offered
+        if self.notifications and signals != SIGNALS_NONE:
+            self._edc = self._request(FABRIC_LOGIN, edc_request(signals, period),
+                                      h.R_CTL_ELS_REQUEST, h.TYPE_ELS)
+        elif self.notifications:
+            self._rdf = self._request(FABRIC_CONTROLLER, rdf_request(NOTIFICATION_TAGS),
+                                      h.R_CTL_ELS_REQUEST, h.TYPE_ELS)
+        else:
+            self._request(NAME_SERVER, self._login(els.ELS_PLOGI), h.R_CTL_ELS_REQUEST,
+                          h.TYPE_ELS)
+
+    def _diagnostics(self, seq: Sequence) -> None:
+        """The LS_ACC of its EDC (then RDF) or of its RDF (then the name server)."""
+        ulp = seq.ulp if isinstance(seq.ulp, bytes) else b""
+        accepted = ulp[:1] == bytes([els.ELS_ACC])
+        if seq.exchange is self._edc:
+            self._edc = None
+            if accepted:  # lpfc_least_capable_settings: the lesser signals, the longer period
+                transmit, every, _, _ = signal_capability(ulp)
+                offered, period = self.signals_offered
+                both = min(offered, transmit)
+                self.signals = (both, max(period, every)) if both else (SIGNALS_NONE, 0.0)
+            self._rdf = self._request(FABRIC_CONTROLLER, rdf_request(NOTIFICATION_TAGS),
+                                      h.R_CTL_ELS_REQUEST, h.TYPE_ELS)
+            return
+        self._rdf = None
+        self.fpin_tags = registered_tags(ulp) if accepted else ()
+        self._request(NAME_SERVER, self._login(els.ELS_PLOGI), h.R_CTL_ELS_REQUEST, h.TYPE_ELS)
+
     def _received(self, seq: Sequence, time: float) -> None:
         nport = self.nport
         if seq.r_ctl == h.R_CTL_ELS_REQUEST:  # a PLOGI from another N_Port, or an RSCN
+            if isinstance(seq.ulp, bytes) and seq.ulp[:1] == bytes([ELS_FPIN]):
+                return  # not answered (lpfc: "There are no replies")
             changed = isinstance(seq.ulp, bytes) and seq.ulp[0] == els.ELS_RSCN
             accept = ls_acc() if changed else self._login(els.ELS_ACC)
             nport.send(seq.exchange, len(accept), 3, r_ctl=h.R_CTL_ELS_REPLY,
@@ -129,7 +198,9 @@ class FabricLogin:
         if exchange.originator is not nport:
             return
         d_id = exchange.responder_id
-        if d_id == FABRIC_LOGIN and exchange is self._step:
+        if exchange is self._edc or exchange is self._rdf:
+            self._diagnostics(seq)
+        elif d_id == FABRIC_LOGIN and exchange is self._step:
             if self._assigned is not None:
                 self._assigned()
             if isinstance(seq.ulp, bytes) and seq.ulp[0] == els.ELS_LS_RJT:
@@ -138,8 +209,7 @@ class FabricLogin:
             nport.port_id = self.assigned
             if isinstance(seq.ulp, bytes) and not self.fdisc:
                 nport.port.learn_credit(login_bb_credit(seq.ulp))
-            self._request(NAME_SERVER, self._login(els.ELS_PLOGI), h.R_CTL_ELS_REQUEST,
-                          h.TYPE_ELS)
+            self._logged_in()
         elif ((d_id == NAME_SERVER and seq.type == h.TYPE_ELS and not self.scr)
               or d_id == FABRIC_CONTROLLER) and exchange is self._step:
             # the name server answers with every logged-in N_Port; the query names

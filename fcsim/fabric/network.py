@@ -43,6 +43,13 @@ class AliasGroups(Protocol):
         """The groups' figures over *interval* s."""
 
 
+class Notifications(Protocol):
+    """The fabric's FPINs (:class:`fcsim.fabric.notifications.FabricNotifications`)."""
+
+    def results(self) -> dict[str, Any]:
+        """What was registered, sent and received, with times."""
+
+
 class FabricNetwork(Network):
     """A built fabric: N_Ports, links and switches by name, the timed fabric
     login of each N_Port (with ``run.login``), and the ISLs, each as (switch,
@@ -76,6 +83,8 @@ class FabricNetwork(Network):
         """Its congestion isolation, if the scenario has one."""
         self.cures: list[CureRun] = []
         """The congestion cures at work in it (:mod:`fcsim.fabric.cures`)."""
+        self.fpin: Notifications | None = None
+        """Its notifications, plugged in with ``[fpin]`` (None: none)."""
 
     def address_of(self, node: str) -> int:
         """The N_Port ID the fabric gives *node* (domain / port / 00), or the
@@ -142,6 +151,8 @@ class FabricNetwork(Network):
             out["zoning"] = self._zoning()
         if self.shared:
             out["npiv"] = self._npiv()
+        if self.fpin is not None:
+            out["fpin"] = self.fpin.results()
         out["routing"] = self._routing(out["links"])
         return out
 

@@ -12,7 +12,9 @@ alias server's joins (FFFFF8, :mod:`fcsim.fc3.alias`); in a run with faults
 the fabric controller's State Change Registrations (FFFFFD,
 :mod:`fcsim.fabric.rscn`) and the SW_RSCNs other switches send its domain
 controller (FFFC00 + domain), and with zones a GID_FT lists only the ports that
-share a zone with the asker (:mod:`fcsim.fabric.zoning`). Answers are Class 3
+share a zone with the asker (:mod:`fcsim.fabric.zoning`); with fabric
+notifications, EDC (to FFFFFE) and RDF (to FFFFFD,
+:mod:`fcsim.fabric.notifications`). Answers are Class 3
 sequences sent back out of the port the request came in on: one frame, or
 for a GID_FT accept longer than a data field (more than 524 ports) several,
 with relative offsets.
@@ -38,6 +40,7 @@ from fcsim.fc1 import ordered_sets as osets
 from fcsim.fc2 import els
 from fcsim.fc2 import header as h
 from fcsim.fc2.els_payload import gid_ft_accept, login_payload, ls_rjt
+from fcsim.fc2.fpin import ELS_EDC, ELS_RDF
 from fcsim.fc2.frame import MAX_DATA_FIELD, Frame
 from fcsim.fc2.sequence import Exchange, Sequence
 
@@ -69,6 +72,17 @@ class Registrations(Protocol):
         """An SW_RSCN (*payload*) reached the domain controller of switch *switch_name*."""
 
 
+class Diagnostics(Protocol):
+    """The fabric's notifications (:class:`fcsim.fabric.notifications.FabricNotifications`):
+    what answers EDC and RDF."""
+
+    def edc(self, frame: Frame) -> bytes:
+        """The F_Port's answer to the EDC *frame*."""
+
+    def rdf(self, frame: Frame) -> bytes:
+        """The fabric controller's answer to the RDF *frame*."""
+
+
 class AliasService(Protocol):
     """The alias server (FC-3's alias groups, :class:`fcsim.fc3.alias.AliasServer`)."""
 
@@ -90,6 +104,8 @@ class FabricServices:
         self.aliases: AliasService | None = None
         self.controller: Registrations | None = None
         self.zoning: Zoning | None = None
+        self.diagnostics: Diagnostics | None = None
+        """EDC and RDF's answers (with fabric notifications; None: not answered)."""
         self.fdisc_accepted: dict[int, int] = {}
         """Per F_Port index, the FDISC logins it accepted (its N_Port IDs beyond the FLOGI's)."""
         self.queries = 0
@@ -103,7 +119,12 @@ class FabricServices:
             return
         self.switch.stats.service_payload_in += frame.payload_len
         ulp = frame.sequence.ulp
-        if (frame.d_id == FABRIC_LOGIN and frame.type == h.TYPE_ELS
+        if (self.diagnostics is not None and isinstance(ulp, bytes) and frame.type == h.TYPE_ELS
+                and ulp[0] in (ELS_EDC, ELS_RDF)):
+            answer = (self.diagnostics.edc(frame) if ulp[0] == ELS_EDC
+                      else self.diagnostics.rdf(frame))
+            self._answer(inp, frame, h.R_CTL_ELS_REPLY, h.TYPE_ELS, answer, frame.s_id)
+        elif (frame.d_id == FABRIC_LOGIN and frame.type == h.TYPE_ELS
                 and isinstance(ulp, bytes) and ulp[0] == els.ELS_FDISC):
             self._fdisc(inp, frame)
         elif frame.d_id == FABRIC_LOGIN and frame.type == h.TYPE_ELS:

@@ -57,6 +57,14 @@ from fcsim.fc2.port import Port
 F_RJT_INVALID_D_ID = 0x01  # F_RJT reason: no port at the D_ID (FC-FS reason codes)
 
 
+class DiscardWatch(Protocol):
+    """What is told of each frame the hold time removes (the fabric's Delivery
+    notifications, :class:`fcsim.fabric.notifications.FabricNotifications`)."""
+
+    def hold_time_discard(self, out: SwitchPort, frame: Frame) -> None:
+        """*frame*, queued for output *out*, was removed after the hold time."""
+
+
 class AliasRouting(Protocol):
     """The routing step for addresses outside the switch's own tables (FC-3's
     alias groups, :class:`fcsim.fc3.alias_router.AliasRouter`), plugged in when
@@ -89,6 +97,8 @@ class Switch:
         """What answers frames for well-known addresses (None: they are discarded)."""
         self.aliases: AliasRouting | None = None
         """The routing step for alias addresses (FC-3's alias groups), if any."""
+        self.discards: DiscardWatch | None = None
+        """Told of each frame the hold time removes (None: nobody)."""
         self.stats = SwitchStats()
         self._internal: deque[Held] = deque()
         self._inputs: list[SwitchPort] = []
@@ -355,6 +365,8 @@ class Switch:
         now = self.sim.now
         held.out.queue.leave(now, now - held.queued)
         held.out.timeouts += 1
+        if self.discards is not None:
+            self.discards.hold_time_discard(held.out, held.frame)
         self.refuse(inp, held.frame, h.R_CTL_F_BSY, h.P_BSY_NO_RESOURCES, held.free_at)
         if head and not self.model.virtual_output_queues and inp.fifo:
             inp.fifo[0].out.port.kick()

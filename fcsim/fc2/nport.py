@@ -62,7 +62,9 @@ from fcsim.engine.simulation import Simulation
 from fcsim.fc1 import ordered_sets as osets
 from fcsim.fc2 import header as h
 from fcsim.fc2.connection import CLOSING, ESTABLISHED, PENDING, Connection
+from fcsim.fc2.els_payload import port_name
 from fcsim.fc2.exchange_ids import ExchangeIds
+from fcsim.fc2.fpin import FpinListener, FpinReceiver, SignalListener
 from fcsim.fc2.frame import SOF_FIRST, SOF_NEXT, Frame
 from fcsim.fc2.inbound import Inbound
 from fcsim.fc2.login import R_A_TOV, PeerLogin, ServiceParameters
@@ -197,6 +199,10 @@ class NPort:
         self._handlers: dict[int, list[Handler]] = {}  # by frame TYPE, the latest first
         self._recovery: SequenceErrorPolicy | None = None
         self._keeper: Keeper | None = None
+        self.fpin: FpinReceiver | None = None
+        """Its notifications' receiving end, made by the first of
+        :meth:`receive_fpins`, :meth:`listen_fpin`, :meth:`listen_signals` (None: it
+        takes no FPIN)."""
         self._rng = sim.rng(f"nport/{name}")
 
     # -- login and upper-layer interface ---------------------------------------
@@ -336,6 +342,27 @@ class NPort:
         """From now on, offer each sequence queued to send to *keeper* first (its
         link is down); None: queue them as usual again."""
         self._keeper = keeper
+
+    def receive_fpins(self) -> FpinReceiver:
+        """Take the FPINs this N_Port receives (:mod:`fcsim.fc2.fpin`): the
+        receiving end, made at the first call and registered for ELS
+        sequences; set before the run starts."""
+        if self.fpin is None:
+            self.fpin = FpinReceiver(port_name(self.name), lambda: self.sim.now)
+            self.register((h.TYPE_ELS,), self.fpin.received)
+        return self.fpin
+
+    def listen_fpin(self, listener: FpinListener) -> None:
+        """Hand each FPIN descriptor this N_Port receives to *listener*
+        (``listener.fpin_received(port_name, descriptor)``, *port_name* this
+        N_Port's World Wide Port Name): a multipath layer, a throttling
+        initiator; in the order listeners were added; set when the network is
+        built."""
+        self.receive_fpins().listeners.append(listener)
+
+    def listen_signals(self, listener: SignalListener) -> None:
+        """Hand each congestion signal this N_Port's F_Port sends it to *listener*."""
+        self.receive_fpins().signal_listeners.append(listener)
 
     def queued(self) -> list[Sequence]:
         """The sequences queued to send, each stream's in order."""

@@ -23,6 +23,7 @@ from fcsim.fc4.fcp import (
     Response,
     TransferReady,
 )
+from fcsim.fc4.outstanding import HeldCommands, OutstandingLimit
 
 PRLI = "PRLI"
 """The upper-layer unit of a PRLI request (and, answered, of its LS_ACC)."""
@@ -80,6 +81,10 @@ class FcpInitiator:
         self._outstanding: dict[int, int] = {}
         self._waiting_room: dict[int, deque[Command]] = {}
         self._delayed: set[int] = set()  # targets whose waiting room a timer will wake
+        self.held: HeldCommands[Command] = HeldCommands()
+        """The commands held back over its limit on outstanding commands."""
+        self.in_flight = 0
+        """Commands outstanding (sent, not yet answered or aborted)."""
         self._next_tag = 0
         nport.register((h.TYPE_ELS, h.TYPE_FCP, h.TYPE_BLS), self._received)
 
@@ -99,6 +104,22 @@ class FcpInitiator:
                 self.nport.open_exchange(d_id), PRLI_SIZE, self.cls,
                 r_ctl=h.R_CTL_ELS_REQUEST, type_=h.TYPE_ELS, ulp=PRLI, initiative=True))
 
+    def limit_outstanding(self, limit: OutstandingLimit) -> None:
+        """Keep the outstanding commands within *limit* (set when the network is built)."""
+        self.held.limit = limit
+
+    def release(self) -> None:
+        """Send the commands held over the limit while it allows."""
+        self.held.release(lambda: self.in_flight, self._send_or_wait)
+
+    def _send_or_wait(self, command: Command) -> None:
+        """Send *command*, or queue it behind those waiting after TASK SET FULL."""
+        waiting = self._waiting_room.get(command.d_id)
+        if waiting:
+            waiting.append(command)
+        else:
+            self._issue(command)
+
     def reset_fabric(self) -> None:
         """Start a new measured interval of the fabric times."""
         self.fabric = {}
@@ -117,7 +138,7 @@ class FcpInitiator:
         waiting = self._waiting_room.get(d_id)
         if waiting:
             waiting.append(command)
-        else:
+        elif not self.held.holds(command, self.in_flight):
             self._issue(command)
         return command
 
@@ -128,6 +149,7 @@ class FcpInitiator:
         exchange = self.nport.open_exchange(command.d_id)
         command.exchange = exchange
         self._by_exchange[exchange] = command
+        self.in_flight += 1
         self._outstanding[command.d_id] = self._outstanding.get(command.d_id, 0) + 1
         self._pending.pop(command.tag, None)
         self._pending[command.tag] = (self.sim.now + self.timeout, command, command.attempts,
@@ -203,6 +225,7 @@ class FcpInitiator:
         later if the attempt was *aborted* (:mod:`fcsim.fc2.exchange_ids`)."""
         exchange: Exchange = command.exchange  # type: ignore[assignment]
         del self._by_exchange[exchange]
+        self.in_flight -= 1
         self._outstanding[command.d_id] -= 1
         self.nport.close_exchange(exchange, aborted)
 
@@ -218,6 +241,8 @@ class FcpInitiator:
             return
         self._pending.pop(command.tag, None)
         self._send_waiting(command.d_id)
+        if self.held.queue:
+            self.release()
         command.status = response.status
         command.completed = self.sim.now
         total, count = self.fabric.get(command.d_id, (0.0, 0))

@@ -31,6 +31,7 @@ from fcsim.fc4.nvme import (
     PrliNvme,
     ersp_ratio,
 )
+from fcsim.fc4.outstanding import HeldCommands, OutstandingLimit
 
 
 @dataclass
@@ -77,7 +78,10 @@ class NvmeInitiator:
     *queues* I/O connections of *queue_size* entries each (the target may
     grant fewer), one link service exchange at a time, then sends commands
     round robin over the connections. A command finding its connection full
-    waits there for a completion (the block layer's wait for a free tag)."""
+    waits there for a completion (the block layer's wait for a free tag).
+    With a limit on its outstanding commands (:meth:`limit_outstanding`) a
+    command over it waits, in order, before its connection is chosen for it
+    is filled (:mod:`fcsim.fc4.outstanding`)."""
 
     def __init__(self, sim: Simulation, nport: NPort, queues: int = 1,
                  queue_size: int = 128, first_burst: int = 0) -> None:
@@ -89,7 +93,29 @@ class NvmeInitiator:
         self._targets: dict[int, _Association] = {}
         self._by_exchange: dict[Exchange, NvmeCommand] = {}
         self._next_cid = 0
+        self.held: HeldCommands[NvmeCommand] = HeldCommands()
+        """The commands held back over its limit on outstanding commands."""
+        self.in_flight = 0
+        """Commands outstanding on all its connections."""
         nport.register((h.TYPE_ELS, TYPE_NVME), self._received)
+
+    def limit_outstanding(self, limit: OutstandingLimit) -> None:
+        """Keep the outstanding commands within *limit* (set when the network is built)."""
+        self.held.limit = limit
+
+    def release(self) -> None:
+        """Send the commands held over the limit while it allows."""
+        self.held.release(lambda: self.in_flight, self._send_or_wait)
+
+    def _send_or_wait(self, command: NvmeCommand) -> None:
+        """Send *command* on its connection, or queue it there if it is full."""
+        assoc = self._targets[command.d_id]
+        conn = next(c for c in assoc.connections if c.connection == command.connection)
+        if conn.outstanding >= conn.sqsize:
+            self.stats.waited += 1
+            conn.waiting.append(command)
+        else:
+            self._issue(command, conn, assoc.first_burst)
 
     def targets(self) -> list[int]:
         """The N_Port IDs of the targets it has associations with."""
@@ -165,6 +191,8 @@ class NvmeInitiator:
         command = NvmeCommand(self._next_cid, write, offset, length, self.sim.now, done, d_id,
                               connection=conn.connection, meter=meter)
         self._next_cid += 1
+        if self.held.holds(command, self.in_flight):
+            return command
         if conn.outstanding >= conn.sqsize:
             self.stats.waited += 1
             conn.waiting.append(command)
@@ -173,6 +201,7 @@ class NvmeInitiator:
         return command
 
     def _issue(self, command: NvmeCommand, conn: Connection, first_burst: int) -> None:
+        self.in_flight += 1
         conn.outstanding += 1
         conn.most = max(conn.most, conn.outstanding)
         command.csn, conn.csn = conn.csn, conn.csn + 1
@@ -226,8 +255,11 @@ class NvmeInitiator:
         assoc = self._targets[command.d_id]
         conn = next(c for c in assoc.connections if c.connection == command.connection)
         conn.outstanding -= 1
+        self.in_flight -= 1
         command.status, command.ersp = response.status, response.ersp
         command.completed = self.sim.now
         if conn.waiting:
             self._issue(conn.waiting.popleft(), conn, assoc.first_burst)
+        if self.held.queue:
+            self.release()
         command.done(command)

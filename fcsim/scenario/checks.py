@@ -11,6 +11,7 @@ from fcsim.ethernet.checks import ethernet_links
 from fcsim.fabric.checks import (
     channel_problems,
     congestion_problems,
+    fpin_problems,
     isolation_problems,
     npiv_problems,
     zone_problems,
@@ -65,7 +66,7 @@ def check(doc: Scenario, raw: dict[str, Any]) -> list[Problem]:
     return [*_run(doc, raw), *_nodes(doc, raw), *_links(doc, raw), *_workloads(doc, raw),
             *fc3_problems(doc, raw), *fault_problems(doc, raw),
             *zone_problems(doc, raw, list(ports_of(doc.nodes))), *npiv_problems(doc, raw),
-            *isolation_problems(doc, raw), *congestion_problems(doc)]
+            *isolation_problems(doc, raw), *congestion_problems(doc), *fpin_problems(doc)]
 
 
 def _shape(doc: Scenario) -> Iterator[Problem]:

@@ -16,12 +16,14 @@ from fcsim.fabric.congestion_isolation import IsolationSpec
 from fcsim.fabric.cures import NO_CURES, CreditLossRecovery, Cures, Fencing, IngressLimit
 from fcsim.fabric.fspf import DEFAULT_TIMERS, FspfTimers
 from fcsim.fabric.long_distance import long_distance_buffers
+from fcsim.fabric.notifications import FpinPolicy
 from fcsim.faults.config import BY_PROTOCOL, DEV_LOSS_TMO, FaultConfig
 from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import Coding, Speed
 from fcsim.fc2.login import ServiceParameters
 from fcsim.fc2.receive_drain import DrainSpec
 from fcsim.fc3.ports import ports_of
+from fcsim.fc4.throttle import ThrottlePolicy
 from fcsim.host.block import striped_capacity
 from fcsim.loop.config import LoopConfig, LoopPortConfig, LoopSection
 from fcsim.myrinet.config import MyrinetLinkSection
@@ -111,7 +113,29 @@ def to_scenario(doc: Document, file: str) -> Scenario:
                     isolation=_isolation(doc),
                     zone_priorities=tuple((z.name, z.priority)
                                           for z in getattr(doc, "zones", ())
-                                          if z.priority != "medium"))
+                                          if z.priority != "medium"),
+                    fpin=_fpin(doc), throttle=_throttle(doc))
+
+
+def _throttle(doc: Document) -> ThrottlePolicy | None:
+    """How *doc*'s FCP initiators throttle (None: [fpin] throttle is off)."""
+    section = getattr(doc, "fpin", None)
+    if section is None or not section.throttle:
+        return None
+    return ThrottlePolicy(section.throttle_recovery)
+
+
+def _fpin(doc: Document) -> FpinPolicy | None:
+    """The notification rules of *doc*'s [fpin] (None without the table)."""
+    section = getattr(doc, "fpin", None)
+    if section is None:
+        return None
+    return FpinPolicy(section.link_integrity, section.link_integrity_window,
+                      section.link_integrity_threshold, section.congestion,
+                      section.congestion_window, section.congestion_warning,
+                      section.congestion_alarm, section.signals, section.signal_period,
+                      section.delivery, section.delivery_window)
+
 
 
 def _isolation(doc: Document) -> IsolationSpec | None:

@@ -13,11 +13,13 @@ from fcsim.ethernet.switch import EthernetSwitchModel
 from fcsim.fabric.congestion_isolation import IsolationSpec
 from fcsim.fabric.cures import NO_CURES, Cures
 from fcsim.fabric.fspf import DEFAULT_TIMERS, FspfTimers
+from fcsim.fabric.notifications import FpinPolicy
 from fcsim.fabric.switch_model import SwitchModel
 from fcsim.faults.config import BY_PROTOCOL, DEV_LOSS_TMO, FaultConfig
 from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import Speed
 from fcsim.fc2.login import ServiceParameters
+from fcsim.fc4.throttle import ThrottlePolicy
 from fcsim.host.host_model import HostModel
 from fcsim.loop.config import LoopConfig, LoopPortConfig
 from fcsim.myrinet.switch import MyrinetSwitchModel
@@ -178,7 +180,9 @@ class Scenario:
     fabric's FSPF timers. *isolation*: a fabric's congestion isolation
     (None: none). *zone_priorities*: (zone name, QoS priority) of each zone
     whose priority is not 'medium'. *cures*: what its switches do against
-    congestion."""
+    congestion. *fpin*: a fabric's notification rules (None: no ``[fpin]``,
+    no registration); *throttle*: how FCP initiators throttle on them (None:
+    they do not)."""
 
     name: str
     topology: str
@@ -199,6 +203,8 @@ class Scenario:
     isolation: IsolationSpec | None = None
     zone_priorities: tuple[tuple[str, str], ...] = ()
     cures: Cures = NO_CURES
+    fpin: FpinPolicy | None = None
+    throttle: ThrottlePolicy | None = None
 
     @property
     def recovering(self) -> bool:

@@ -14,6 +14,7 @@ from fcsim.fabric.addressing import FABRIC_LOGIN
 from fcsim.fc2 import els
 from fcsim.fc2 import header as h
 from fcsim.fc2.els_payload import CT_ACCEPT, CT_REJECT
+from fcsim.fc2.fpin import ELS_EDC, ELS_FPIN, ELS_RDF
 from fcsim.fc4.fcp import BLOCK, Command, Response, TransferReady
 from fcsim.fc4.fcp_initiator import PRLI
 from fcsim.fc4.nvme import (
@@ -32,7 +33,7 @@ from fcsim.trapeze.message import Fragment
 
 _STATUS = {0x00: "GOOD", 0x02: "CHECK CONDITION", 0x08: "BUSY", 0x28: "TASK SET FULL"}
 _ELS = {els.ELS_FLOGI: "FLOGI", els.ELS_PLOGI: "PLOGI", els.ELS_SCR: "SCR",
-        els.ELS_RSCN: "RSCN"}
+        els.ELS_RSCN: "RSCN", ELS_FPIN: "FPIN", ELS_EDC: "EDC", ELS_RDF: "RDF"}
 _CT = {els.CT_GID_FT: "GID_FT", CT_ACCEPT: "CT accept", CT_REJECT: "CT reject"}
 
 

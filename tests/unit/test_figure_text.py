@@ -71,14 +71,16 @@ def test_the_validation_report_s_figures_are_readable(monkeypatch: pytest.Monkey
 @pytest.mark.parametrize("example", ["fabric-16-port-switch.toml",
                                      "fabric-core-edge-isls.toml",
                                      "fabric-storage-on-core.toml",
-                                     "fabric-slow-drain.toml"])
+                                     "fabric-slow-drain.toml",
+                                     "fabric-slow-drain-fpin.toml"])
 def test_the_run_report_s_figures_are_readable(example: str, tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     kept = _kept(monkeypatch, fcsim.run_report, "_svg", "<svg></svg>")
     text = (ROOT / "scenarios" / example).read_text(encoding="utf-8")
     scenario = tmp_path / example
     scenario.write_text(text.replace('duration = "50 ms"', 'duration = "8 ms"')
-                        .replace('duration = "40 ms"', 'duration = "12 ms"'), encoding="utf-8")
+                        .replace('duration = "40 ms"', 'duration = "12 ms"')
+                        .replace('duration = "60 ms"', 'duration = "15 ms"'), encoding="utf-8")
     assert main(["run", str(scenario), "--report", str(tmp_path / "report")]) == 0
     assert len(kept) >= 5
     throughput = next(fig for fig in kept if "throughput" in fig.axes[0].get_title())

@@ -156,3 +156,16 @@ def test_the_ingress_limit_over_time(tmp_path: Path) -> None:
     results = {"repetitions": [{"cures": {"ingress_limit": {"changes": changes}}}]}
     assert _ingress_limits(results, [0.5e-3, 1e-3, 1.5e-3, 2.5e-3]) == {
         "sw:1": [1.0, 0.5, 0.5, 0.25]}
+def test_fabric_notifications_get_their_plots(tmp_path: Path) -> None:
+    """With [fpin], the page plots when each N_Port received each kind of FPIN
+    and each throttled initiator's limit over time; the summary on it has
+    the notification lines."""
+    text = (ROOT / "scenarios" / "fabric-slow-drain-fpin.toml").read_text().replace(
+        'duration = "60 ms"', 'duration = "15 ms"').replace('warmup = "10 ms"', 'warmup = "0 s"')
+    scenario = tmp_path / "fpin.toml"
+    scenario.write_text(text)
+    assert main(["run", str(scenario), "--report", str(tmp_path / "r")]) == 0
+    page = (tmp_path / "r" / "index.html").read_text()
+    assert "FPINs received" in page and "Throttled initiators' limit" in page
+    assert "fabric notifications (first repetition, whole run)" in page
+    assert "slow throttled:" in page

@@ -15,6 +15,7 @@ from fcsim.ethernet.config import (
 from fcsim.fabric.config import (
     CongestionIsolationSection,
     CongestionSection,
+    FpinSection,
     FspfSection,
     ZoneSection,
     ZoningSection,
@@ -83,6 +84,8 @@ _NO_ISOLATION = ("no [congestion_isolation] outside topology = 'fabric': it move
 CongestionTable = table(CongestionSection, "a table, written [congestion]")
 _NO_CONGESTION = ("no [congestion] outside topology = 'fabric': a fabric's switches apply "
                   "the cures")
+FpinTable = table(FpinSection, "a table, written [fpin]")
+_NO_FPIN = "no [fpin] outside topology = 'fabric': a fabric's switches send FPINs"
 _FAULTS_HELP = "The fault schedule (default: none; docs/faults.md)."
 _FAULTS_EXAMPLE = {"at": "5 ms", "kind": "link-down", "link": "fibre"}
 _NO_FAULTS = ("no [[faults]] outside topology = 'point-to-point', 'fabric', 'loop', "
@@ -109,7 +112,7 @@ class PointToPointScenario(_Scenario):
     elsewhere = {"switches": _NO_SWITCHES, "loop": _NO_LOOP, "alias_groups": _NO_ALIASES,
                  "fabric": _NO_FABRIC, "zones": _NO_ZONES, "fspf": _NO_FSPF,
                  "zoning": _NO_ZONING, "congestion": _NO_CONGESTION,
-                 "congestion_isolation": _NO_ISOLATION}
+                 "congestion_isolation": _NO_ISOLATION, "fpin": _NO_FPIN}
 
     topology: Literal["point-to-point"] = key(help="Exactly 2 nodes and 1 link joining them.")
     nodes: Nodes = key(
@@ -157,6 +160,9 @@ class FabricScenario(_Scenario):
                                       "credit loss recovery, port fencing, dynamic ingress "
                                       "rate limiting (default: none; docs/congestion.md).",
                                       {"fencing": {"window": "1 ms", "txwait": 0.3}})
+    fpin: FpinTable = key(None, "Fabric performance impact notifications and congestion "
+                          "signals (default: none; docs/fpin.md).",
+                          {"congestion": True, "congestion_window": "1 ms"})
 
 
 class LoopScenario(_Scenario):
@@ -167,7 +173,7 @@ class LoopScenario(_Scenario):
                  "switches": _NO_SWITCHES, "alias_groups": _NO_ALIASES,
                  "fabric": _NO_FABRIC, "zones": _NO_ZONES, "fspf": _NO_FSPF,
                  "zoning": _NO_ZONING, "congestion": _NO_CONGESTION,
-                 "congestion_isolation": _NO_ISOLATION}
+                 "congestion_isolation": _NO_ISOLATION, "fpin": _NO_FPIN}
 
     topology: Literal["loop"] = key(help="An arbitrated loop of 2 to 126 NL_Ports.")
     loop: Loop = key(help="The ring.")
@@ -185,7 +191,7 @@ class EthernetScenario(_Scenario):
     elsewhere = {"loop": _NO_LOOP, "alias_groups": _NO_ALIASES,
                  "fabric": _NO_FABRIC, "zones": _NO_ZONES, "fspf": _NO_FSPF,
                  "zoning": _NO_ZONING, "congestion": _NO_CONGESTION,
-                 "congestion_isolation": _NO_ISOLATION}
+                 "congestion_isolation": _NO_ISOLATION, "fpin": _NO_FPIN}
 
     topology: Literal["ethernet"] = key(help="An Ethernet network.")
     switches: EthernetSwitches = key([], "The Ethernet switches (default: none, hosts "
@@ -210,7 +216,7 @@ class MyrinetScenario(_Scenario):
     elsewhere = {"loop": _NO_LOOP, "alias_groups": _NO_ALIASES,
                  "fabric": _NO_FABRIC, "zones": _NO_ZONES, "fspf": _NO_FSPF,
                  "zoning": _NO_ZONING, "congestion": _NO_CONGESTION,
-                 "congestion_isolation": _NO_ISOLATION}
+                 "congestion_isolation": _NO_ISOLATION, "fpin": _NO_FPIN}
 
     topology: Literal["myrinet"] = key(help="A Myrinet network.")
     switches: MyrinetSwitches = key([], "The Myrinet switches (default: none, two hosts "
@@ -240,7 +246,7 @@ class InternetworkScenario(_Scenario):
                  "table with topology = 'loop' has it", "alias_groups": _NO_ALIASES,
                  "fabric": _NO_FABRIC, "faults": _NO_FAULTS, "zones": _NO_ZONES, "fspf": _NO_FSPF,
                  "zoning": _NO_ZONING, "congestion": _NO_CONGESTION,
-                 "congestion_isolation": _NO_ISOLATION}
+                 "congestion_isolation": _NO_ISOLATION, "fpin": _NO_FPIN}
 
     topology: Literal["internetwork"] = key(help="Several networks joined by the hosts on "
                                             "more than one.")
