@@ -13,7 +13,9 @@ every switch is a :class:`~fcsim.fabric.recovering_switch.RecoveringSwitch` and
 every port a :class:`~fcsim.fc2.recovering_port.RecoveringPort`.
 With zones enforced in hardware (*hard_zoning*) every node's switch port is
 a :class:`~fcsim.fabric.hard_zoning.ZonedFPort`, which drops the frames
-between N_Ports that share no zone; without, no port checks a frame.
+between N_Ports that share no zone; without, no port checks a frame. ISLs
+of one ``trunk_group`` become one trunk (:mod:`fcsim.fabric.trunk`): one
+switch port at each end, one FSPF adjacency.
 
 The builder takes what it reads as the small protocols below (the scenario's
 switch and link configurations satisfy them); the run's builder
@@ -37,6 +39,7 @@ from fcsim.fabric.routing import chooser, fspf_cost, next_hops, switch_seed
 from fcsim.fabric.services import E_D_TOV, FabricServices
 from fcsim.fabric.switch import Switch
 from fcsim.fabric.switch_port import SwitchPort
+from fcsim.fabric.trunk import Trunk, trunk_cost
 from fcsim.fabric.zoning import Zoning
 from fcsim.fc2.login import ServiceParameters
 from fcsim.fc2.nport import NPort
@@ -61,13 +64,16 @@ class SwitchSpec(Protocol):
 
 class FabricLinkSpec(LinkSpec, Protocol):
     """A link to build: its name, ends, line speed, cable, bit error rate (and
-    per end), FSPF cost (None: from its speed) and its switch ports' receive
-    buffers (None: the switch model's)."""
+    per end), FSPF cost (None: from its speed), its switch ports' receive
+    buffers (None: the switch model's) and the ISL trunk it is a member of
+    (None: none, :mod:`fcsim.fabric.trunk`)."""
 
     @property
     def cost(self) -> float | None: ...
     @property
     def bb_credit(self) -> int | None: ...
+    @property
+    def trunk_group(self) -> str | None: ...
 
 
 def assign_domains(switches: Iterable[SwitchSpec]) -> dict[str, int]:
@@ -112,7 +118,11 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
                                                config.model, config.routing)
     isls: list[tuple[str, str, str, float]] = []
     ends_of: dict[str, dict[str, SwitchPort]] = {}
+    trunked: dict[str, list[FabricLinkSpec]] = {}
     for link in links:
+        if link.trunk_group is not None:
+            trunked.setdefault(link.trunk_group, []).append(link)
+            continue
         (a_name, a_port), (b_name, b_port) = (split_end(e) for e in link.ends)
         if a_port is None and b_port is None:
             raise ValueError(f"link {link.name}: a fabric link needs a switch port at one end")
@@ -136,6 +146,8 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
             ends_of[link.name] = {a_name: a.add_port(a_port, pa), b_name: b.add_port(b_port, pb)}
             cost = link.cost if link.cost is not None else fspf_cost(link.speed.line_rate)
             isls.append((a_name, b_name, link.name, cost))
+    for name, members in trunked.items():
+        isls.append(_build_trunk(sim, net, name, members, recovering, ends_of))
     unattached = set(nports) - set(net.nodes)  # a virtual N_Port is attached with its port
     if unattached:
         raise ValueError(f"nodes not linked to a switch: {', '.join(sorted(unattached))}")
@@ -193,6 +205,36 @@ def _attach_node(sim: Simulation, net: FabricNetwork, name: str, params: Service
     node.port.login(f_port.rx_buffers)
     f_port.login(params.bb_credit)
     switch.local[index] = switch.add_port(index, f_port, permitted)
+
+
+def _build_trunk(sim: Simulation, net: FabricNetwork, name: str,
+                 members: Sequence[FabricLinkSpec], recovering: bool,
+                 ends_of: dict[str, dict[str, SwitchPort]]) -> tuple[str, str, str, float]:
+    """ISL trunk *name* of the *members* (the first its master; all between
+    the same two switches at one speed, as the scenario's checks make sure):
+    their links, and the trunk's end at each switch as one switch port,
+    numbered as the master's port. Returns its FSPF adjacency."""
+    (a_name, a_master), (b_name, b_master) = (split_end(e) for e in members[0].ends)
+    a, b = net.switches[a_name], net.switches[b_name]
+    links = []
+    for link in members:
+        ports = dict(split_end(e) for e in link.ends)
+        pa = make_port(sim, f"{a_name}:{ports[a_name]}", link.bb_credit or a.model.bb_credit,
+                       E_D_TOV, recovering)
+        pb = make_port(sim, f"{b_name}:{ports[b_name]}", link.bb_credit or b.model.bb_credit,
+                       E_D_TOV, recovering)
+        net.links[link.name] = Link(link.name, pa, pb, link.speed, link.cable,
+                                    link.bit_error_rate, link.error_rates)
+        links.append(net.links[link.name])
+        pa.login(pb.rx_buffers)
+        pb.login(pa.rx_buffers)
+    trunk = net.trunks[name] = Trunk(name, a_name, b_name, links)
+    ends_of[name] = {a_name: a.add_port(a_master, trunk.ends[a_name]),  # type: ignore[arg-type]
+                     b_name: b.add_port(b_master, trunk.ends[b_name])}  # type: ignore[arg-type]
+    master = members[0]
+    cost = (master.cost if master.cost is not None
+            else trunk_cost(master.speed.line_rate, len(members)))
+    return (a_name, b_name, name, cost)
 
 
 def _attach_virtual(sim: Simulation, net: FabricNetwork, name: str, names: Sequence[str],

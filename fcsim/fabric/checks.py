@@ -3,7 +3,8 @@ an N_Port (by name or port World Wide Name), every workload between N_Ports
 that share a zone (unless ``[zoning]`` enforces them in hardware, when the
 switches drop such a workload's frames), and ``[zoning]`` only with zones;
 virtual N_Ports (NPIV) only with fabric login, without faults, never a link
-end. The scenario's checks (:mod:`fcsim.scenario.checks`) call
+end; ISL trunks as Brocade forms them (:mod:`fcsim.fabric.trunk`). The
+scenario's checks (:mod:`fcsim.scenario.checks`) call
 them with the N_Ports the nodes have."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from itertools import pairwise
 from typing import Any
 
 from fcsim.fabric.npiv import virtual_ports_of
+from fcsim.fabric.trunk import DESKEW_LIMIT, MAX_MEMBERS
 from fcsim.fc2.els_payload import port_wwn
 from fcsim.schema.errors import Problem, given
 from fcsim.schema.rules import unique
@@ -90,3 +92,64 @@ def npiv_problems(doc: Any, raw: dict[str, Any]) -> Iterator[Problem]:
             if end in virtual:
                 yield Problem(f"links[{i}].ends[{j}]", given(end),
                               "a node or switch port: a virtual N_Port shares its node's link")
+
+
+def trunk_problems(doc: Any, raw: dict[str, Any]) -> Iterator[Problem]:
+    """Every problem of the ``trunk_group`` keys of the checked fabric *doc*'s
+    links: each trunk 2..8 inter-switch links between the same two switches,
+    at one speed and coding, configured alike (receive buffers, distance,
+    cost), cable lengths within :data:`DESKEW_LIMIT`, its name not a link's;
+    not in a run with faults."""
+    links = getattr(doc, "links", [])
+    groups: dict[str, list[int]] = {}
+    for i, link in enumerate(links):
+        group = getattr(link, "trunk_group", None)
+        if group is None:
+            continue
+        path = f"links[{i}].trunk_group"
+        if any(":" not in end for end in link.ends):
+            yield Problem(path, given(group), "only on an inter-switch link (both ends "
+                          "'switch:port'): a trunk joins two switches")
+            continue
+        if getattr(doc, "faults", []):
+            yield Problem(path, given(group), "no ISL trunks in a run with faults (FSPF and "
+                          "link recovery over a trunk are not modelled)")
+            continue
+        groups.setdefault(group, []).append(i)
+    names = {link.name for link in links if link.name}
+    for group, members in groups.items():
+        first = links[members[0]]
+        last = f"links[{members[-1]}].trunk_group"
+        if group in names:
+            yield Problem(last, given(group), "a trunk name that is not a link's name")
+        if not 2 <= len(members) <= MAX_MEMBERS:
+            yield Problem(last, given(group), f"2 to {MAX_MEMBERS} links in one trunk "
+                          f"(Brocade: up to eight ports in a trunk group); {len(members)} "
+                          "name it")
+        pair = {end.partition(":")[0] for end in first.ends}
+        lengths = [links[i].length for i in members]
+        for i in members[1:]:
+            link, path = links[i], f"links[{i}]"
+            other = {end.partition(":")[0] for end in link.ends}
+            if other != pair or len(pair) != 2:
+                yield Problem(f"{path}.ends", given(list(link.ends)), f"the switches of trunk "
+                              f"{group!r}'s first link, {' and '.join(sorted(pair))}: a "
+                              "trunk joins two switches directly")
+            if (link.speed, getattr(link, "coding", None)) != (first.speed,
+                                                              getattr(first, "coding", None)):
+                yield Problem(f"{path}.speed", given(raw["links"][i].get("speed")),
+                              f"the speed of trunk {group!r}'s first link, "
+                              f"{raw['links'][members[0]].get('speed')}: a trunk's ports "
+                              "run at one speed")
+            for key in ("bb_credit", "long_distance", "cost"):
+                if getattr(link, key, None) != getattr(first, key, None):
+                    yield Problem(f"{path}.{key}", given(raw["links"][i].get(key)),
+                                  f"as trunk {group!r}'s first link "
+                                  f"({raw['links'][members[0]].get(key)}): a trunk's "
+                                  "ports are configured alike")
+        if max(lengths) - min(lengths) > DESKEW_LIMIT:
+            longest = members[lengths.index(max(lengths))]
+            yield Problem(f"links[{longest}].length", given(raw["links"][longest].get("length")),
+                          f"cable lengths in trunk {group!r} within {DESKEW_LIMIT:g} m of "
+                          f"each other (the shortest is {min(lengths):g} m; Brocade's deskew "
+                          "limit)")

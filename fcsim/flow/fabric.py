@@ -127,6 +127,8 @@ def unsupported(scenario: Scenario) -> str | None:
     for link in scenario.links:
         if link.bit_error_rate:
             return f"link {link.name}: a bit error rate (losses and recovery)"
+        if link.trunk_group is not None:
+            return f"link {link.name}: a member of ISL trunk {link.trunk_group!r}"
     for w in scenario.workloads:
         if not isinstance(w, StreamConfig):
             kind = type(w).__name__.removesuffix("Config").lower()

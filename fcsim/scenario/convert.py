@@ -240,7 +240,7 @@ def _link(link: LinkSection | EthernetLinkSection | MyrinetLinkSection,
                       Cable(link.length, link.propagation), getattr(link, "bit_error_rate", 0.0),
                       getattr(link, "cost", None), getattr(link, "vlan", None) or (),
                       getattr(link, "trunk", None) or (), getattr(link, "native_vlan", None),
-                      buffers, _error_rates(link))
+                      buffers, _error_rates(link), getattr(link, "trunk_group", None))
 
 
 def _error_rates(link: LinkSection | EthernetLinkSection | MyrinetLinkSection

@@ -106,7 +106,8 @@ class LinkConfig:
     *native_vlan* untagged (None: none). *bb_credit*: in a fabric, the receive
     buffers of each switch port at an end of the link (None: the switch
     model's). *error_rates*: (end, rate) for an end whose frames have a bit
-    error rate other than *bit_error_rate*.
+    error rate other than *bit_error_rate*. *trunk_group*: in a fabric, the
+    ISL trunk the link is a member of (None: none).
     """
 
     name: str
@@ -120,6 +121,7 @@ class LinkConfig:
     native_vlan: int | None = None
     bb_credit: int | None = None
     error_rates: tuple[tuple[str, float], ...] = ()
+    trunk_group: str | None = None
 
 
 @dataclass(frozen=True)

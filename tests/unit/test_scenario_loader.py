@@ -97,6 +97,7 @@ def test_all_examples_are_there() -> None:
         "das2-vlan-loopback.toml", "fabric-16-port-switch.toml", "fabric-239-domains.toml",
         "fabric-core-edge-isls.toml", "fabric-fat-tree-permutation.toml",
         "fabric-fspf-flap.toml", "fabric-hard-zoning.toml", "fabric-isl-failure.toml",
+        "fabric-isl-trunk.toml",
         "fabric-long-distance-isl.toml", "fabric-npiv.toml", "fabric-rscn-storm.toml",
         "fabric-rscn-zoning.toml", "fabric-slow-drain.toml", "fabric-storage-on-core.toml",
         "fc3-hunt-group.toml", "fc3-multicast.toml", "fc3-striping.toml",

@@ -43,6 +43,12 @@ LONG_DISTANCE_HELP = ("The distance the link's switch ports are configured for, 
                       "Gbit/s the speed's nominal rate (4 for 4GFC), Brocade's reserve less "
                       "its 6 buffers for fabric services (fcsim/fabric/long_distance.py); "
                       "not with bb_credit.")
+TRUNK_HELP = ("The ISL trunk this inter-switch link is a member of (Brocade ISL Trunking): "
+              "the links naming one trunk, 2 to 8 between the same two switches at one "
+              "speed, configured alike, their cable lengths within 550 m of each other, act "
+              "as one link, frames spread over them frame by frame and delivered in order. "
+              "The first listed is the trunk master. Its name is not a link's. "
+              "(docs/fabric-services.md, 'ISL trunking'; default: none).")
 SwitchModelName = model_name(load_switch_model, "switch", "models/switches/")
 Domain = integer(1, 239, "a domain ID 1..239 (default: 1, 2, ... in order)")
 RoutingPolicy = choice(dict(zip(POLICIES, POLICIES, strict=True)))
@@ -99,6 +105,7 @@ class FabricLinkSection(LinkSection):
 
     bb_credit: PortBuffers = key(None, BB_CREDIT_HELP, 64)
     long_distance: Distance = key(None, LONG_DISTANCE_HELP, "50 km")
+    trunk_group: Name = key(None, TRUNK_HELP, "t1")
 
 
 class SwitchSection(Section):
