@@ -41,16 +41,18 @@ from fcsim.fabric.switch import Switch
 from fcsim.fabric.switch_port import SwitchPort
 from fcsim.fabric.trunk import Trunk, trunk_cost
 from fcsim.fabric.zoning import Zoning
+from fcsim.fc2.credit_recovery import negotiated_bb_sc_n
 from fcsim.fc2.login import ServiceParameters
 from fcsim.fc2.nport import NPort
-from fcsim.fc2.recovering_port import make_port
+from fcsim.fc2.port_kinds import make_port
 from fcsim.link.link import Link, LinkSpec
 
 
 class SwitchSpec(Protocol):
     """A switch to build: its name, model (a fabric switch's
     :class:`~fcsim.fabric.switch_model.SwitchModel`), domain (None: the next
-    free) and routing policy (None: the model's)."""
+    free), routing policy (None: the model's) and the BB_SC_N its ports offer
+    (0: no BB credit recovery)."""
 
     @property
     def name(self) -> str: ...
@@ -60,6 +62,8 @@ class SwitchSpec(Protocol):
     def domain(self) -> int | None: ...
     @property
     def routing(self) -> str | None: ...
+    @property
+    def bb_sc_n(self) -> int: ...
 
 
 class FabricLinkSpec(LinkSpec, Protocol):
@@ -109,6 +113,7 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
     net = FabricNetwork()
     permitted: dict[int, frozenset[int]] | None = {} if hard_zoning and zones else None
     domains = assign_domains(switches)
+    offers = {config.name: config.bb_sc_n for config in switches}
     for config in switches:
         if recovering:
             net.switches[config.name] = RecoveringSwitch(
@@ -130,15 +135,16 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
             node, (sw_name, index) = ((a_name, (b_name, b_port)) if a_port is None
                                       else (b_name, (a_name, a_port)))
             _attach_node(sim, net, node, nports[node], net.switches[sw_name], index, link,
-                         recovering, permitted)
+                         recovering, permitted, offers[sw_name])
             if virtual.get(node):
                 _attach_virtual(sim, net, node, virtual[node], nports)
         else:
             a, b = net.switches[a_name], net.switches[b_name]
+            n = negotiated_bb_sc_n(offers[a_name], offers[b_name])
             pa = make_port(sim, f"{a_name}:{a_port}", link.bb_credit or a.model.bb_credit,
-                           E_D_TOV, recovering)
+                           E_D_TOV, recovering, n)
             pb = make_port(sim, f"{b_name}:{b_port}", link.bb_credit or b.model.bb_credit,
-                           E_D_TOV, recovering)
+                           E_D_TOV, recovering, n)
             net.links[link.name] = Link(link.name, pa, pb, link.speed, link.cable,
                                         link.bit_error_rate, link.error_rates)
             pa.login(pb.rx_buffers)
@@ -147,7 +153,7 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
             cost = link.cost if link.cost is not None else fspf_cost(link.speed.line_rate)
             isls.append((a_name, b_name, link.name, cost))
     for name, members in trunked.items():
-        isls.append(_build_trunk(sim, net, name, members, recovering, ends_of))
+        isls.append(_build_trunk(sim, net, name, members, recovering, ends_of, offers))
     unattached = set(nports) - set(net.nodes)  # a virtual N_Port is attached with its port
     if unattached:
         raise ValueError(f"nodes not linked to a switch: {', '.join(sorted(unattached))}")
@@ -159,7 +165,7 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
     if permitted is not None and zoning is not None:  # the ports hold it: filled in place
         permitted.update(zoning.permitted())
     for switch in net.switches.values():
-        switch.services = FabricServices(switch, directory)
+        switch.services = FabricServices(switch, directory, offers[switch.name])
         switch.services.zoning = zoning
     net.zones = zones
     net.hard_zoning = permitted is not None
@@ -187,19 +193,21 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
 
 def _attach_node(sim: Simulation, net: FabricNetwork, name: str, params: ServiceParameters,
                  switch: Switch, index: int, link: FabricLinkSpec, recovering: bool,
-                 permitted: dict[int, frozenset[int]] | None = None) -> None:
+                 permitted: dict[int, frozenset[int]] | None = None, bb_sc_n: int = 0) -> None:
     """N_Port *name* with login service parameters *params*, cabled by *link*
     to port *index* of *switch*; with *recovering*, both ports recover from
-    link faults (:class:`~fcsim.fc2.recovering_port.RecoveringPort`); with
+    link faults (:class:`~fcsim.fc2.recovering_port.RecoveringPort`), and lost
+    credit if the N_Port and the switch's *bb_sc_n* negotiate BB_SC_N; with
     *permitted* (hard zoning), the switch port drops the frames between
     N_Ports it does not pair."""
+    n = negotiated_bb_sc_n(params.bb_sc_n, bb_sc_n)
     if name in net.nodes:
         raise ValueError(f"N_Port {name} has more than one link; one link per N_Port")
     node = NPort(sim, name, port_id(switch.domain, index), params,
-                 port=make_port(sim, name, params.bb_credit, params.e_d_tov, recovering))
+                 port=make_port(sim, name, params.bb_credit, params.e_d_tov, recovering, n))
     net.nodes[name] = node
     f_port = make_port(sim, f"{switch.name}:{index}", link.bb_credit or switch.model.bb_credit,
-                       E_D_TOV, recovering)
+                       E_D_TOV, recovering, n)
     net.links[link.name] = Link(link.name, node.port, f_port, link.speed, link.cable,
                                 link.bit_error_rate, link.error_rates)
     node.port.login(f_port.rx_buffers)
@@ -209,7 +217,8 @@ def _attach_node(sim: Simulation, net: FabricNetwork, name: str, params: Service
 
 def _build_trunk(sim: Simulation, net: FabricNetwork, name: str,
                  members: Sequence[FabricLinkSpec], recovering: bool,
-                 ends_of: dict[str, dict[str, SwitchPort]]) -> tuple[str, str, str, float]:
+                 ends_of: dict[str, dict[str, SwitchPort]],
+                 offers: Mapping[str, int]) -> tuple[str, str, str, float]:
     """ISL trunk *name* of the *members* (the first its master; all between
     the same two switches at one speed, as the scenario's checks make sure):
     their links, and the trunk's end at each switch as one switch port,
@@ -217,12 +226,13 @@ def _build_trunk(sim: Simulation, net: FabricNetwork, name: str,
     (a_name, a_master), (b_name, b_master) = (split_end(e) for e in members[0].ends)
     a, b = net.switches[a_name], net.switches[b_name]
     links = []
+    n = negotiated_bb_sc_n(offers[a_name], offers[b_name])
     for link in members:
         ports = dict(split_end(e) for e in link.ends)
         pa = make_port(sim, f"{a_name}:{ports[a_name]}", link.bb_credit or a.model.bb_credit,
-                       E_D_TOV, recovering)
+                       E_D_TOV, recovering, n)
         pb = make_port(sim, f"{b_name}:{ports[b_name]}", link.bb_credit or b.model.bb_credit,
-                       E_D_TOV, recovering)
+                       E_D_TOV, recovering, n)
         net.links[link.name] = Link(link.name, pa, pb, link.speed, link.cable,
                                     link.bit_error_rate, link.error_rates)
         links.append(net.links[link.name])

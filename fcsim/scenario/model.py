@@ -129,13 +129,16 @@ class SwitchConfig:
     """A switch *name* built as *model* (a Fibre Channel, Ethernet or Myrinet
     switch), with fabric *domain* (None: assigned; Fibre Channel only);
     *pause*: an Ethernet switch sends 802.3x PAUSE; *routing*: how a Fibre
-    Channel switch chooses among equal-cost next hops (None: its model's)."""
+    Channel switch chooses among equal-cost next hops (None: its model's);
+    *bb_sc_n*: the BB_SC_N a Fibre Channel switch's ports offer at login (0:
+    no BB credit recovery)."""
 
     name: str
     model: SwitchModel | EthernetSwitchModel | MyrinetSwitchModel
     domain: int | None = None
     pause: bool = False
     routing: str | None = None
+    bb_sc_n: int = 0
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fcsim.fabric.routing import POLICIES
 from fcsim.fabric.switch_model import load_switch_model
-from fcsim.scenario.sections.nodes import model_name
+from fcsim.scenario.sections.nodes import BbScN, model_name
 from fcsim.schema.fields import (
     Ends,
     Name,
@@ -125,4 +125,10 @@ class SwitchSection(Section):
     domain: Domain = key(
         None, "The switch's fabric domain ID, unique (default: 1, 2, ... in file order).", 5)
     routing: RoutingPolicy = key(None, ROUTING_HELP, "device-based")
+    bb_sc_n: BbScN = key(
+        0, "BB credit recovery (FC-FS-5 BB_SC_N) every port of the switch offers at login "
+        "(FLOGI's LS_ACC; ELP on an ISL): 0 none; n = 1..15 a checkpoint every 2^n frames "
+        "and R_RDYs, used on a link whose other end offers it too (the larger n), as "
+        "Cisco MDS 'switchport fcbbscn' or Brocade's credit recovery on long-distance "
+        "E_Ports configure it (docs/fabric-services.md, 'BB credit recovery').", 8)
 
