@@ -34,12 +34,18 @@ class Line:
         """State changes are not needed here."""
 
 
-def credit_link(bb_sc_n: int, count: int | None = None) -> tuple[Simulation, Network, Line]:
-    """The example's host-to-disk write (2 KiB sequences at 4GFC over 2 km),
-    without its faults, both ends offering *bb_sc_n*, built with recovering
-    ports; *count*: sequences the host sends in all (None: to the end)."""
+def credit_link(bb_sc_n: int, count: int | None = None, length: str | None = None,
+                credit: int | None = None) -> tuple[Simulation, Network, Line]:
+    """The example's host-to-disk write (2 KiB sequences at 4GFC over 2 km, or
+    *length*), without its faults, both ends offering *bb_sc_n*, built with
+    recovering ports; *count*: sequences the host sends in all (None: to the
+    end); *credit*: the disk's receive buffers (None: the default)."""
     doc = copy.deepcopy(read_document(EXAMPLE))
     doc.pop("faults")
+    if length is not None:
+        doc["links"][0]["length"] = length
+    if credit is not None:
+        doc["nodes"][1]["bb_credit"] = credit
     for node in doc["nodes"]:
         node["bb_sc_n"] = bb_sc_n
     if count is not None:

@@ -228,3 +228,32 @@ def test_bb_sc_n_out_of_range_or_on_a_loop_is_refused_in_one_line() -> None:
     loop["nodes"][0]["bb_sc_n"] = 3
     with pytest.raises(ScenarioError, match=r"bb_sc_n.*not on a loop"):
         scenario_from_document(loop, "loop.toml")
+
+
+@pytest.mark.parametrize("n", [0, 3])
+def test_a_credit_limited_link_loses_one_credits_share_until_its_checkpoint(n: int) -> None:
+    """50 km with 8 credits: the host sends 8 frames per round trip. One R_RDY
+    lost leaves 7 per round trip, 7/8 of the rate, for good without BB_SC_N;
+    with BB_SC_N = 3 only until the next BB_SCr (8 R_RDYs later, within a
+    round trip and a half), then the full rate again."""
+    credit = 8
+    sim, net, _ = credit_link(n, length="50 km", credit=credit)
+    host, disk = net.nodes["host"].port, net.nodes["disk"].port
+
+    def rate(start: float, end: float) -> float:
+        sim.run(start)
+        before = disk.stats.frames_rx
+        sim.run(end)
+        return (disk.stats.frames_rx - before) / (end - start)
+
+    full = rate(2e-3, 6e-3)
+    arrival = next(a for a in host._r_rdys if a > sim.now)
+    host.lose_r_rdys(arrival, arrival)
+    after = rate(8e-3, 16e-3)
+    if n:
+        assert after == pytest.approx(full, rel=0.01)
+        # 8 R_RDYs come back per round trip: the interval's last within one
+        assert len(host.recovered_at) == 1
+        assert host.recovered_at[0] - arrival < 2 * host.delay + 8 * 5e-6
+    else:
+        assert after == pytest.approx(full * (credit - 1) / credit, rel=0.01)
