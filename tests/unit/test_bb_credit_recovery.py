@@ -257,3 +257,14 @@ def test_a_credit_limited_link_loses_one_credits_share_until_its_checkpoint(n: i
         assert host.recovered_at[0] - arrival < 2 * host.delay + 8 * 5e-6
     else:
         assert after == pytest.approx(full * (credit - 1) / credit, rel=0.01)
+
+
+def test_a_generated_fabric_gives_every_switch_its_bb_sc_n() -> None:
+    import tomllib
+
+    from tests.unit.test_isl_trunk import GENERATED
+
+    doc = tomllib.loads(GENERATED)
+    doc["fabric"]["bb_sc_n"] = 6
+    scenario = scenario_from_document(doc, "gen.toml")
+    assert [s.bb_sc_n for s in scenario.switches] == [6, 6]

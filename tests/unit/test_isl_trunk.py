@@ -118,3 +118,40 @@ def test_a_trunk_brocade_would_not_form_is_refused_in_one_line(change, match) ->
 def test_nine_members_are_refused() -> None:
     doc = tomllib.loads(trunk_text([10.0] * 9))
     _refused(doc, r"links\[10\]\.trunk_group: given 't'; 2 to 8 links in one trunk")
+
+
+GENERATED = """topology = "fabric"
+[run]
+duration = "2 ms"
+warmup = "200 us"
+login = false
+[fabric]
+kind = "full-mesh"
+switches = 2
+model = "generic-nonblocking"
+nodes_per_switch = 1
+isls = 4
+isl_trunking = true
+speed = "32GFC"
+isl_speed = "2GFC"
+[[workloads]]
+name = "s"
+type = "stream"
+from = "s0n0"
+to = "s1n0"
+size = "64 KiB"
+outstanding = 1
+"""
+
+
+def test_a_generated_fabric_trunks_the_isls_of_each_pair() -> None:
+    scenario = scenario_from_document(tomllib.loads(GENERATED), "gen.toml")
+    assert {link.name: link.trunk_group for link in scenario.links
+            if link.trunk_group} == {f"s0-s1-{i}": "s0-s1" for i in range(4)}
+    result = run_once(scenario, 1)
+    assert list(result["trunks"]) == ["s0-s1"]
+    rate = result["workloads"]["s"]["throughput_bytes_per_s"]
+    assert rate == pytest.approx(4 * isl_payload_rate(), rel=0.005)
+    doc = tomllib.loads(GENERATED)
+    doc["fabric"]["isls"] = 1
+    _refused(doc, r"fabric\.isl_trunking: given true; with isls 2\.\.8")
