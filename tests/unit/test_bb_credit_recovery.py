@@ -268,3 +268,21 @@ def test_a_generated_fabric_gives_every_switch_its_bb_sc_n() -> None:
     doc["fabric"]["bb_sc_n"] = 6
     scenario = scenario_from_document(doc, "gen.toml")
     assert [s.bb_sc_n for s in scenario.switches] == [6, 6]
+
+
+def test_the_ladder_names_each_checkpoint() -> None:
+    """`fcsim explain` of the example shows the first BB_SCs after 8 frames and
+    the first BB_SCr after 8 R_RDYs, each with what it counts."""
+    import contextlib
+    import io
+
+    from fcsim.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["explain", EXAMPLE]) == 0
+    lines = out.getvalue().splitlines()
+    scs = next(i for i, line in enumerate(lines) if "BB_SCs: 8 frames sent since the last" in line)
+    assert sum("host ---> disk" in line and "data" in line for line in lines[:scs]) == 8
+    assert any("disk ---> host" in line and "BB_SCr: 8 R_RDYs sent since the last" in line
+               for line in lines)
