@@ -80,10 +80,20 @@ def _ports(ports: dict[str, dict[str, Any]]) -> list[str]:
     lines = [f"  port {name}: {p['failures']} link failure(s), {p['resets']} link reset(s), "
              f"{p['timeouts']} protocol timeout(s), not Active {format_time(p['down_time'])}, "
              f"lost {p['frames_lost']} frame(s) and {p['r_rdy_lost']} R_RDY(s); now {p['state']}"
+             + _credit_recovery(p.get("bb_credit_recovery"))
              for name, p in hit[:FEW]]
     if len(hit) > FEW:
         lines.append(f"  ... and {len(hit) - FEW} more ports (all in --json)")
     return lines
+
+
+def _credit_recovery(recovery: dict[str, int] | None) -> str:
+    """What a port's BB credit recovery did, for its line (empty without it)."""
+    if recovery is None:
+        return ""
+    return (f"; BB_SC_N {recovery['bb_sc_n']}: {recovery['bb_scs_tx']} BB_SCs and "
+            f"{recovery['bb_scr_tx']} BB_SCr sent, {recovery['frames_recovered']} lost "
+            f"frame(s) and {recovery['credit_recovered']} lost R_RDY(s) recovered")
 
 
 def _sequences(sequences: dict[str, dict[str, Any]]) -> list[str]:

@@ -1,7 +1,8 @@
-"""The routing part of a fabric run's summary: each switch's equal-cost groups
-(next hops that some destination domains share) and how evenly their load
-falls, the least even first when there are many (every one is in ``--json``,
-under ``routing``)."""
+"""The routing part of a fabric run's summary: each ISL trunk's members and
+their load, each switch's equal-cost groups (next hops that some destination
+domains share) and how evenly their load falls, the least even first when
+there are many (every one is in ``--json``, under ``trunks`` and
+``routing``)."""
 
 from __future__ import annotations
 
@@ -28,11 +29,12 @@ def least_even(groups: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str]
 def routing_lines(first: dict[str, Any]) -> list[str]:
     """The equal-cost groups of one fabric's first repetition (nothing when it
     has none)."""
+    lines = trunk_lines(first)
     groups = first.get("routing", {}).get("groups", [])
     if not groups:
-        return []
+        return lines
     shown, note = least_even(groups)
-    lines = ["", "equal-cost groups (first repetition): utilisation of each ISL direction "
+    lines += ["", "equal-cost groups (first repetition): utilisation of each ISL direction "
                  "leaving the switch" + note]
     if note:
         ratios = [g["balance"]["max_over_mean"] for g in groups]
@@ -50,4 +52,22 @@ def routing_lines(first: dict[str, Any]) -> list[str]:
         if len(g["isls"]) <= ISLS_NAMED:
             lines.append("    " + ", ".join(f"{m['isl']} {100 * m['utilisation']:.1f} % "
                                            f"({m['share']:.2f} of mean)" for m in g["isls"]))
+    return lines
+
+
+def trunk_lines(first: dict[str, Any]) -> list[str]:
+    """Each ISL trunk of one fabric's first repetition: per direction, its
+    utilisation, each member's and what its far end's deskew held and lost."""
+    trunks = first.get("trunks", {})
+    if not trunks:
+        return []
+    lines = ["", "ISL trunks (first repetition): utilisation of each member, per direction"]
+    for name, trunk in trunks.items():
+        lines.append(f"  {name}: {len(trunk['members'])} members, master {trunk['master']}")
+        for direction, d in trunk["directions"].items():
+            members = ", ".join(f"{m} {100 * v['utilisation']:.1f} %"
+                                for m, v in d["members"].items())
+            lines.append(f"    {direction}: {100 * d['utilisation']:.1f} % ({members}); "
+                         f"{d['frames']} frames, {d['deskewed']} held for deskew, "
+                         f"{d['lost']} lost")
     return lines

@@ -13,7 +13,9 @@ every switch is a :class:`~fcsim.fabric.recovering_switch.RecoveringSwitch` and
 every port a :class:`~fcsim.fc2.recovering_port.RecoveringPort`.
 With zones enforced in hardware (*hard_zoning*) every node's switch port is
 a :class:`~fcsim.fabric.hard_zoning.ZonedFPort`, which drops the frames
-between N_Ports that share no zone; without, no port checks a frame.
+between N_Ports that share no zone; without, no port checks a frame. ISLs
+of one ``trunk_group`` become one trunk (:mod:`fcsim.fabric.trunk`): one
+switch port at each end, one FSPF adjacency.
 
 The builder takes what it reads as the small protocols below (the scenario's
 switch and link configurations satisfy them); the run's builder
@@ -41,14 +43,16 @@ from fcsim.fabric.routing import chooser, fspf_cost, next_hops, switch_seed
 from fcsim.fabric.services import E_D_TOV, FabricServices
 from fcsim.fabric.switch import Switch
 from fcsim.fabric.switch_port import SwitchPort
+from fcsim.fabric.trunk import Trunk, trunk_cost
 from fcsim.fabric.virtual_channels import (
     ChannelAssignment,
     VirtualChannelSwitch,
 )
 from fcsim.fabric.zoning import Zoning
+from fcsim.fc2.credit_recovery import negotiated_bb_sc_n
 from fcsim.fc2.login import ServiceParameters
 from fcsim.fc2.nport import NPort
-from fcsim.fc2.recovering_port import make_port
+from fcsim.fc2.port_kinds import make_port
 from fcsim.fc2.vc_port import VirtualChannelPort
 from fcsim.link.link import Link, LinkSpec
 
@@ -56,7 +60,8 @@ from fcsim.link.link import Link, LinkSpec
 class SwitchSpec(Protocol):
     """A switch to build: its name, model (a fabric switch's
     :class:`~fcsim.fabric.switch_model.SwitchModel`), domain (None: the next
-    free) and routing policy (None: the model's)."""
+    free), routing policy (None: the model's) and the BB_SC_N its ports offer
+    (0: no BB credit recovery)."""
 
     @property
     def name(self) -> str: ...
@@ -66,14 +71,17 @@ class SwitchSpec(Protocol):
     def domain(self) -> int | None: ...
     @property
     def routing(self) -> str | None: ...
+    @property
+    def bb_sc_n(self) -> int: ...
 
 
 class FabricLinkSpec(LinkSpec, Protocol):
     """A link to build: its name, ends, line speed, cable, bit error rate (and
-    per end), FSPF cost (None: from its speed) and its switch ports' receive
-    buffers (None: the switch model's); an ISL's virtual channels (None:
-    none), the receive buffers of each (None: the port's split evenly) and
-    how data frames are assigned to them
+    per end), FSPF cost (None: from its speed), its switch ports' receive
+    buffers (None: the switch model's), the ISL trunk it is a member of
+    (None: none, :mod:`fcsim.fabric.trunk`); an ISL's virtual channels
+    (None: none), the receive buffers of each (None: the port's split
+    evenly) and how data frames are assigned to them
     (:data:`fcsim.fabric.virtual_channels.ASSIGNMENTS`)."""
 
     @property
@@ -86,6 +94,7 @@ class FabricLinkSpec(LinkSpec, Protocol):
     def vc_credit(self) -> int | None: ...
     @property
     def vc_assignment(self) -> str: ...
+    def trunk_group(self) -> str | None: ...
 
 
 def assign_domains(switches: Iterable[SwitchSpec]) -> dict[str, int]:
@@ -167,6 +176,7 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
     if channelled and recovering:
         raise ValueError("virtual channels are not modelled in a run with faults or with "
                          "cures that reset or disable links")
+    offers = {config.name: config.bb_sc_n for config in switches}
     for config in switches:
         if config.name in channelled:
             net.switches[config.name] = VirtualChannelSwitch(
@@ -179,7 +189,11 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
                                                config.model, config.routing)
     isls: list[tuple[str, str, str, float]] = []
     ends_of: dict[str, dict[str, SwitchPort]] = {}
+    trunked: dict[str, list[FabricLinkSpec]] = {}
     for link in links:
+        if link.trunk_group is not None:
+            trunked.setdefault(link.trunk_group, []).append(link)
+            continue
         (a_name, a_port), (b_name, b_port) = (split_end(e) for e in link.ends)
         if a_port is None and b_port is None:
             raise ValueError(f"link {link.name}: a fabric link needs a switch port at one end")
@@ -187,7 +201,8 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
             node, (sw_name, index) = ((a_name, (b_name, b_port)) if a_port is None
                                       else (b_name, (a_name, a_port)))
             _attach_node(sim, net, node, nports[node], net.switches[sw_name], index, link,
-                         recovering, permitted, f_timeout, cures.ingress_limit is not None)
+                         recovering, permitted, f_timeout, cures.ingress_limit is not None,
+                         offers[sw_name])
             if virtual.get(node):
                 _attach_virtual(sim, net, node, virtual[node], nports)
         elif link.virtual_channels:
@@ -197,10 +212,11 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
             isls.append((a_name, b_name, link.name, cost))
         else:
             a, b = net.switches[a_name], net.switches[b_name]
+            n = negotiated_bb_sc_n(offers[a_name], offers[b_name])
             pa = make_port(sim, f"{a_name}:{a_port}", link.bb_credit or a.model.bb_credit,
-                           e_timeout, recovering)
+                           e_timeout, recovering, n)
             pb = make_port(sim, f"{b_name}:{b_port}", link.bb_credit or b.model.bb_credit,
-                           e_timeout, recovering)
+                           e_timeout, recovering, n)
             net.links[link.name] = Link(link.name, pa, pb, link.speed, link.cable,
                                         link.bit_error_rate, link.error_rates)
             pa.login(pb.rx_buffers)
@@ -208,6 +224,8 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
             ends_of[link.name] = {a_name: a.add_port(a_port, pa), b_name: b.add_port(b_port, pb)}
             cost = link.cost if link.cost is not None else fspf_cost(link.speed.line_rate)
             isls.append((a_name, b_name, link.name, cost))
+    for name, members in trunked.items():
+        isls.append(_build_trunk(sim, net, name, members, recovering, ends_of, offers))
     unattached = set(nports) - set(net.nodes)  # a virtual N_Port is attached with its port
     if unattached:
         raise ValueError(f"nodes not linked to a switch: {', '.join(sorted(unattached))}")
@@ -220,7 +238,7 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
     if permitted is not None and zoning is not None:  # the ports hold it: filled in place
         permitted.update(zoning.permitted())
     for switch in net.switches.values():
-        switch.services = FabricServices(switch, directory)
+        switch.services = FabricServices(switch, directory, offers[switch.name])
         switch.services.zoning = zoning
     net.zones = zones
     net.hard_zoning = permitted is not None
@@ -292,27 +310,65 @@ def _channelled_isl(sim: Simulation, net: FabricNetwork, link: FabricLinkSpec,
 def _attach_node(sim: Simulation, net: FabricNetwork, name: str, params: ServiceParameters,
                  switch: Switch, index: int, link: FabricLinkSpec, recovering: bool,
                  permitted: dict[int, frozenset[int]] | None = None,
-                 link_timeout: float = E_D_TOV, paced: bool = False) -> None:
+                 link_timeout: float = E_D_TOV, paced: bool = False, bb_sc_n: int = 0) -> None:
     """N_Port *name* with login service parameters *params*, cabled by *link*
     to port *index* of *switch*; with *recovering*, both ports recover from
-    link faults (:class:`~fcsim.fc2.recovering_port.RecoveringPort`); with
+    link faults (:class:`~fcsim.fc2.recovering_port.RecoveringPort`), and lost
+    credit if the N_Port and the switch's *bb_sc_n* negotiate BB_SC_N; with
     *permitted* (hard zoning), the switch port drops the frames between
     N_Ports it does not pair; *link_timeout*: the switch port's time at zero
     credit before a Link Reset, s; *paced*: the switch port's ingress can be
-    rate-limited (:class:`~fcsim.fabric.ingress_limit.PacedPort`)."""
+    rate-limited (:class:`~fcsim.fabric.ingress_limit.PacedPort`; not with
+    BB_SC_N, which the scenario's checks refuse)."""
+    n = negotiated_bb_sc_n(params.bb_sc_n, bb_sc_n)
     if name in net.nodes:
         raise ValueError(f"N_Port {name} has more than one link; one link per N_Port")
     node = NPort(sim, name, port_id(switch.domain, index), params,
-                 port=make_port(sim, name, params.bb_credit, params.e_d_tov, recovering))
+                 port=make_port(sim, name, params.bb_credit, params.e_d_tov, recovering, n))
     net.nodes[name] = node
-    f_port = (make_paced_port if paced else make_port)(
-        sim, f"{switch.name}:{index}", link.bb_credit or switch.model.bb_credit, link_timeout,
-        recovering)
+    buffers = link.bb_credit or switch.model.bb_credit
+    if paced and n:
+        raise ValueError(f"{switch.name}:{index}: ingress rate limiting with BB_SC_N")
+    f_port = (make_paced_port(sim, f"{switch.name}:{index}", buffers, link_timeout, recovering)
+              if paced else
+              make_port(sim, f"{switch.name}:{index}", buffers, link_timeout, recovering, n))
     net.links[link.name] = Link(link.name, node.port, f_port, link.speed, link.cable,
                                 link.bit_error_rate, link.error_rates)
     node.port.login(f_port.rx_buffers)
     f_port.login(params.bb_credit)
     switch.local[index] = switch.add_port(index, f_port, permitted)
+
+
+def _build_trunk(sim: Simulation, net: FabricNetwork, name: str,
+                 members: Sequence[FabricLinkSpec], recovering: bool,
+                 ends_of: dict[str, dict[str, SwitchPort]],
+                 offers: Mapping[str, int]) -> tuple[str, str, str, float]:
+    """ISL trunk *name* of the *members* (the first its master; all between
+    the same two switches at one speed, as the scenario's checks make sure):
+    their links, and the trunk's end at each switch as one switch port,
+    numbered as the master's port. Returns its FSPF adjacency."""
+    (a_name, a_master), (b_name, b_master) = (split_end(e) for e in members[0].ends)
+    a, b = net.switches[a_name], net.switches[b_name]
+    links = []
+    n = negotiated_bb_sc_n(offers[a_name], offers[b_name])
+    for link in members:
+        ports = dict(split_end(e) for e in link.ends)
+        pa = make_port(sim, f"{a_name}:{ports[a_name]}", link.bb_credit or a.model.bb_credit,
+                       E_D_TOV, recovering, n)
+        pb = make_port(sim, f"{b_name}:{ports[b_name]}", link.bb_credit or b.model.bb_credit,
+                       E_D_TOV, recovering, n)
+        net.links[link.name] = Link(link.name, pa, pb, link.speed, link.cable,
+                                    link.bit_error_rate, link.error_rates)
+        links.append(net.links[link.name])
+        pa.login(pb.rx_buffers)
+        pb.login(pa.rx_buffers)
+    trunk = net.trunks[name] = Trunk(name, a_name, b_name, links)
+    ends_of[name] = {a_name: a.add_port(a_master, trunk.ends[a_name]),  # type: ignore[arg-type]
+                     b_name: b.add_port(b_master, trunk.ends[b_name])}  # type: ignore[arg-type]
+    master = members[0]
+    cost = (master.cost if master.cost is not None
+            else trunk_cost(master.speed.line_rate, len(members)))
+    return (a_name, b_name, name, cost)
 
 
 def _attach_virtual(sim: Simulation, net: FabricNetwork, name: str, names: Sequence[str],

@@ -5,8 +5,10 @@ switches drop such a workload's frames), and ``[zoning]`` only with zones;
 virtual N_Ports (NPIV) only with fabric login, without faults or cures that
 reset links, never a link end; virtual channels only on an ISL between
 switches with virtual output queues, without faults or cures that reset or
-disable links, with enough channels for their assignment;
-``[congestion.fencing]`` with a threshold. The scenario's checks
+disable links, with enough channels for their assignment; ISL trunks as
+Brocade forms them (:mod:`fcsim.fabric.trunk`), without faults or cures that
+reset or disable links; ``[congestion.fencing]`` with a threshold,
+``[congestion.ingress_limit]`` without BB_SC_N. The scenario's checks
 (:mod:`fcsim.scenario.checks`) call them with the N_Ports the nodes have."""
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from itertools import pairwise
 from typing import Any
 
 from fcsim.fabric.npiv import virtual_ports_of
+from fcsim.fabric.trunk import DESKEW_LIMIT, MAX_MEMBERS
 from fcsim.fabric.virtual_channels import least_channels
 from fcsim.fc2.els_payload import port_wwn
 from fcsim.schema.errors import Problem, given
@@ -156,11 +159,26 @@ def isolation_problems(doc: Any, raw: dict[str, Any]) -> Iterator[Problem]:
 
 def congestion_problems(doc: Any) -> Iterator[Problem]:
     """Every problem of the checked fabric *doc*'s ``[congestion]``: fencing
-    needs a threshold."""
-    fencing = getattr(getattr(doc, "congestion", None), "fencing", None)
+    needs a threshold; ingress rate limiting is not modelled on F_Ports that
+    recover lost credit (a switch offering BB_SC_N)."""
+    cures = getattr(doc, "congestion", None)
+    fencing = getattr(cures, "fencing", None)
     if fencing is not None and fencing.txwait is None and fencing.credit_zero is None:
         yield Problem("congestion.fencing", "no threshold given",
                       "txwait, credit_zero or both: what fences a port")
+    if getattr(cures, "ingress_limit", None) is not None:
+        for i, switch in enumerate(getattr(doc, "switches", [])):
+            if getattr(switch, "bb_sc_n", 0):
+                yield Problem(f"switches[{i}].bb_sc_n", given(switch.bb_sc_n),
+                              "0 with [congestion.ingress_limit] (ingress rate limiting "
+                              "on a port that recovers lost credit is not modelled)")
+        generated = getattr(getattr(doc, "fabric", None), "bb_sc_n", 0)
+        if generated:
+            yield Problem("fabric.bb_sc_n", given(generated),
+                          "0 with [congestion.ingress_limit] (ingress rate limiting on a "
+                          "port that recovers lost credit is not modelled)")
+
+
 def fpin_problems(doc: Any) -> Iterator[Problem]:
     """The problems of ``[fpin]``: an alarm no lower than the warning, a
     throttle only with something that moves it."""
@@ -171,3 +189,71 @@ def fpin_problems(doc: Any) -> Iterator[Problem]:
     if fpin is not None and fpin.congestion_alarm < fpin.congestion_warning:
         yield Problem("fpin.congestion_alarm", f"given {fpin.congestion_alarm}",
                       f"a share at least congestion_warning ({fpin.congestion_warning})")
+
+
+def trunk_problems(doc: Any, raw: dict[str, Any]) -> Iterator[Problem]:
+    """Every problem of the ``trunk_group`` keys of the checked fabric *doc*'s
+    links: each trunk 2..8 inter-switch links between the same two switches,
+    at one speed and coding, configured alike (receive buffers, distance,
+    cost), cable lengths within :data:`DESKEW_LIMIT`, its name not a link's;
+    not in a run with faults."""
+    links = getattr(doc, "links", [])
+    groups: dict[str, list[int]] = {}
+    for i, link in enumerate(links):
+        group = getattr(link, "trunk_group", None)
+        if group is None:
+            continue
+        path = f"links[{i}].trunk_group"
+        if any(":" not in end for end in link.ends):
+            yield Problem(path, given(group), "only on an inter-switch link (both ends "
+                          "'switch:port'): a trunk joins two switches")
+            continue
+        cures = getattr(doc, "congestion", None)
+        if getattr(doc, "faults", []) or (cures is not None and (
+                cures.credit_loss_recovery is not None or cures.fencing is not None)):
+            yield Problem(path, given(group), "no ISL trunks in a run with faults, credit "
+                          "loss recovery or fencing (FSPF and link recovery over a trunk "
+                          "are not modelled)")
+            continue
+        if getattr(link, "virtual_channels", None):
+            yield Problem(path, given(group), "no virtual_channels on a trunk member (virtual "
+                          "channels over a trunk are not modelled)")
+            continue
+        groups.setdefault(group, []).append(i)
+    names = {link.name for link in links if link.name}
+    for group, members in groups.items():
+        first = links[members[0]]
+        last = f"links[{members[-1]}].trunk_group"
+        if group in names:
+            yield Problem(last, given(group), "a trunk name that is not a link's name")
+        if not 2 <= len(members) <= MAX_MEMBERS:
+            yield Problem(last, given(group), f"2 to {MAX_MEMBERS} links in one trunk "
+                          f"(Brocade: up to eight ports in a trunk group); {len(members)} "
+                          "name it")
+        pair = {end.partition(":")[0] for end in first.ends}
+        lengths = [links[i].length for i in members]
+        for i in members[1:]:
+            link, path = links[i], f"links[{i}]"
+            other = {end.partition(":")[0] for end in link.ends}
+            if other != pair or len(pair) != 2:
+                yield Problem(f"{path}.ends", given(list(link.ends)), f"the switches of trunk "
+                              f"{group!r}'s first link, {' and '.join(sorted(pair))}: a "
+                              "trunk joins two switches directly")
+            if (link.speed, getattr(link, "coding", None)) != (first.speed,
+                                                              getattr(first, "coding", None)):
+                yield Problem(f"{path}.speed", given(raw["links"][i].get("speed")),
+                              f"the speed of trunk {group!r}'s first link, "
+                              f"{raw['links'][members[0]].get('speed')}: a trunk's ports "
+                              "run at one speed")
+            for key in ("bb_credit", "long_distance", "cost"):
+                if getattr(link, key, None) != getattr(first, key, None):
+                    yield Problem(f"{path}.{key}", given(raw["links"][i].get(key)),
+                                  f"as trunk {group!r}'s first link "
+                                  f"({raw['links'][members[0]].get(key)}): a trunk's "
+                                  "ports are configured alike")
+        if max(lengths) - min(lengths) > DESKEW_LIMIT:
+            longest = members[lengths.index(max(lengths))]
+            yield Problem(f"links[{longest}].length", given(raw["links"][longest].get("length")),
+                          f"cable lengths in trunk {group!r} within {DESKEW_LIMIT:g} m of "
+                          f"each other (the shortest is {min(lengths):g} m; Brocade's deskew "
+                          "limit)")

@@ -82,7 +82,7 @@ class PacedRecoveringPort(PacedPort, RecoveringPort):
 def make_paced_port(sim: Simulation, name: str, rx_buffers: int, e_d_tov: float,
                     recovering: bool) -> Port:
     """An F_Port's link port that can be rate-limited, as
-    :func:`fcsim.fc2.recovering_port.make_port` makes a plain one."""
+    :func:`fcsim.fc2.port_kinds.make_port` makes a plain one."""
     if recovering:
         return PacedRecoveringPort(sim, name, rx_buffers, e_d_tov)
     return PacedPort(sim, name, rx_buffers)

@@ -19,6 +19,7 @@ from fcsim.fabric.npiv import SharedPort
 from fcsim.fabric.routing import balance
 from fcsim.fabric.switch import Switch
 from fcsim.fabric.switch_port import SwitchPort
+from fcsim.fabric.trunk import Trunk
 from fcsim.fc2.link_recovery import FrameLosses
 from fcsim.topology.network import Network
 
@@ -75,6 +76,8 @@ class FabricNetwork(Network):
         self.hard_zoning = False
         self.shared: dict[str, SharedPort] = {}
         """Per N_Port with virtual N_Ports behind it (NPIV), their shared link port."""
+        self.trunks: dict[str, Trunk] = {}
+        """The ISL trunks by name (each also in :attr:`isls` as one adjacency)."""
         self.virtual_of: dict[str, str] = {}
         """Per virtual N_Port, the N_Port whose link port it shares."""
         self.fabric_of: dict[str, int] = {}
@@ -121,6 +124,8 @@ class FabricNetwork(Network):
         super().reset_stats()
         for switch in self.switches.values():
             switch.reset_stats()
+        for trunk in self.trunks.values():
+            trunk.reset_stats()
         if self.aliases is not None:
             self.aliases.reset_stats()
 
@@ -153,14 +158,17 @@ class FabricNetwork(Network):
             out["npiv"] = self._npiv()
         if self.fpin is not None:
             out["fpin"] = self.fpin.results()
-        out["routing"] = self._routing(out["links"])
+        if self.trunks:
+            out["trunks"] = {name: trunk.results(interval) for name, trunk in self.trunks.items()}
+        out["routing"] = self._routing(out["links"], out.get("trunks", {}))
         return out
 
-    def _routing(self, links: dict[str, Any]) -> dict[str, Any]:
+    def _routing(self, links: dict[str, Any], trunks: dict[str, Any]) -> dict[str, Any]:
         """Each switch's routing policy and its equal-cost groups: per switch,
         each set of two or more next hops some destination domains share, with
-        the load of each ISL direction leaving by it (utilisation, frames,
-        share of the group's mean) and how evenly it falls (:func:`balance`)."""
+        the load of each ISL (or trunk) direction leaving by it (utilisation,
+        frames, share of the group's mean) and how evenly it falls
+        (:func:`balance`)."""
         isl_of = {(switch, sp.index): name for name, ends in self.isl_ends.items()
                   for switch, sp in ends.items()}
         groups = []
@@ -173,8 +181,12 @@ class FabricNetwork(Network):
                 members = []
                 for index in indices:
                     link = isl_of[(name, index)]
-                    direction = next(d for key, d in links[link]["directions"].items()
-                                     if key.startswith(f"{switch.ports[index].port.name}->"))
+                    if link in trunks:
+                        direction = next(d for key, d in trunks[link]["directions"].items()
+                                         if key.startswith(f"{name}->"))
+                    else:
+                        direction = next(d for key, d in links[link]["directions"].items()
+                                         if key.startswith(f"{switch.ports[index].port.name}->"))
                     members.append({"isl": link, "port": index,
                                     "utilisation": direction["utilisation"],
                                     "frames": direction["frames"]})

@@ -98,9 +98,11 @@ class FabricServices:
     with faults) and the fabric's *zoning* (with zones); each is None without.
     """
 
-    def __init__(self, switch: ServedSwitch, directory: set[int]) -> None:
+    def __init__(self, switch: ServedSwitch, directory: set[int], bb_sc_n: int = 0) -> None:
         self.switch = switch
         self.directory = directory
+        self.bb_sc_n = bb_sc_n
+        """The BB_SC_N the switch's F_Ports offer in their FLOGI and FDISC LS_ACCs."""
         self.aliases: AliasService | None = None
         self.controller: Registrations | None = None
         self.zoning: Zoning | None = None
@@ -131,8 +133,8 @@ class FabricServices:
             assigned = port_id(self.switch.domain, inp.index)
             self.directory.add(assigned)
             self._answer(inp, frame, h.R_CTL_ELS_REPLY, h.TYPE_ELS,
-                         self._accept(f"{self.switch.name}:{inp.index}", inp.port.rx_buffers),
-                         assigned)
+                         self._accept(f"{self.switch.name}:{inp.index}", inp.port.rx_buffers,
+                                      self.bb_sc_n), assigned)
         elif frame.d_id == NAME_SERVER and frame.type == h.TYPE_ELS:
             self._answer(inp, frame, h.R_CTL_ELS_REPLY, h.TYPE_ELS,
                          self._accept(f"{self.switch.name} name server",
@@ -168,14 +170,15 @@ class FabricServices:
         assigned = port_id(self.switch.domain, index) | k
         self.directory.add(assigned)
         self._answer(inp, frame, h.R_CTL_ELS_REPLY, h.TYPE_ELS,
-                     self._accept(f"{self.switch.name}:{index}", inp.port.rx_buffers), assigned)
+                     self._accept(f"{self.switch.name}:{index}", inp.port.rx_buffers,
+                                  self.bb_sc_n), assigned)
 
-    def _accept(self, name: str, bb_credit: int) -> bytes:
+    def _accept(self, name: str, bb_credit: int, bb_sc_n: int = 0) -> bytes:
         """The LS_ACC of a login with the fabric port *name*: its *bb_credit*
-        (an F_Port's receive buffers), full data fields, Classes 2 and 3 (no
-        end-to-end credit)."""
+        (an F_Port's receive buffers) and *bb_sc_n*, full data fields, Classes
+        2 and 3 (no end-to-end credit)."""
         return login_payload(els.ELS_ACC, name, bb_credit, MAX_DATA_FIELD,
-                             frozenset({2, 3}), 255, 0, E_D_TOV)
+                             frozenset({2, 3}), 255, 0, E_D_TOV, bb_sc_n)
 
     def _answer(self, inp: SwitchPort, request: Frame, r_ctl: int, type_: int,
                 payload: bytes, d_id: int) -> None:

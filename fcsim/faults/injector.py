@@ -43,6 +43,7 @@ from fcsim.faults.incidents import COUNTERS, Incidents, Record
 from fcsim.faults.lan import LanFaultRun
 from fcsim.faults.nport_recovery import NPortRecovery, Relogin
 from fcsim.faults.repeats import Repeats
+from fcsim.fc2.credit_recovery import CreditRecoveringPort
 from fcsim.fc2.link_recovery import LinkControl
 from fcsim.fc2.nport import NPort
 from fcsim.fc2.p2p_login import PointToPointLogin
@@ -257,12 +258,21 @@ class FaultRun:
 
     def _impairment_over(self, value: tuple[Record, int]) -> None:
         """A loss of synchronisation or a burst ended. If it cost no BB credit
-        (nothing lost), and no port noticed it, it is over; otherwise the
-        credit comes back only with a Link Reset, after the link timeout, and
-        the record stays open until the link is Active again after it."""
+        (nothing lost), and no port noticed it, it is over; so too if it did
+        and the link recovers credit (BB_SC_N), which brings it back at the
+        next checkpoint; otherwise the credit comes back only with a Link
+        Reset, after the link timeout, and the record stays open until the
+        link is Active again after it."""
         record, before = value
-        lost = self._credit_losses([p.lcf for p in self._struck(record.fault)]) - before
-        if lost > 0 and record.detected is None:
+        struck = self._struck(record.fault)
+        lost = self._credit_losses([p.lcf for p in struck]) - before
+        if lost > 0 and record.detected is None and all(
+                isinstance(p, CreditRecoveringPort) for p in struck):
+            self.incidents.note(f"{lost} frames and R_RDYs lost with their BB credit: BB "
+                                "credit recovery brings it back at the next checkpoint "
+                                f"(BB_SC_N = {struck[0].bb_sc_n})")  # type: ignore[attr-defined]
+            self.incidents.end(record, "receiver synchronised again")
+        elif lost > 0 and record.detected is None:
             self.incidents.note(f"{lost} frames and R_RDYs lost with their BB credit: a Link "
                                 "Reset after the link timeout (E_D_TOV) restores it")
         elif record.detected is None:
@@ -311,6 +321,9 @@ class FaultRun:
         for name, port in self.ports.items():
             port.lcf.close_stats()
             ports[name] = {"state": port.lcf.state, **port.lcf.stats.as_dict()}
+            if isinstance(port, CreditRecoveringPort):
+                ports[name]["bb_credit_recovery"] = {"bb_sc_n": port.bb_sc_n,
+                                                     **port.recovery.as_dict()}
         out: dict[str, Any] = {"schedule": self.incidents.results(), "ports": ports}
         if self.sequences:
             out["sequences"] = {name: r.results() for name, r in self.sequences.items()}

@@ -6,7 +6,7 @@ decodes as the exchange that took place.
 
 - FLOGI, PLOGI and their LS_ACC (116 bytes, FC-LS / FC-PH login payload):
   word 0 the command code; common service parameters (FC-PH version 0x20,
-  BB_Credit, common features, BB receive data field size, total concurrent
+  BB_Credit, common features, BB_SC_N and BB receive data field size, total concurrent
   sequences, relative offset by category, E_D_TOV in ms); N_Port_Name and
   Node_Name; one 16-byte block per class 1, 2, 3 (service options with the
   "class valid" bit, receive data field size, concurrent sequences, EE
@@ -61,12 +61,14 @@ def node_name(node: str) -> int:
 
 def login_payload(command: int, node: str, bb_credit: int, rx_data_field: int,
                   classes: frozenset[int], concurrent_sequences: int, ee_credit: int,
-                  e_d_tov: float) -> bytes:
+                  e_d_tov: float, bb_sc_n: int = 0) -> bytes:
     """FLOGI, PLOGI or LS_ACC (*command*: ``els.ELS_*``) from *node* offering these
-    values (sizes in bytes, *e_d_tov* in s)."""
+    values (sizes in bytes, *e_d_tov* in s); *bb_sc_n* goes in word 1, bits 15-12,
+    above the 12 bits of the receive data field size (Linux ``fc_els.h``:
+    ``sp_bb_data``, ``FC_SP_BB_DATA_MASK`` 0xfff; Cisco CISCO-FC-FE-MIB fcIfBbScn)."""
     common = struct.pack(">BBHHHHHI", 0x20, 0x20, bb_credit, _COMMON_FEATURES,
-                         rx_data_field & 0x0FFF, min(concurrent_sequences, 0xFFFF), 0x00FF,
-                         round(e_d_tov * 1000))
+                         (bb_sc_n & 0xF) << 12 | rx_data_field & 0x0FFF,
+                         min(concurrent_sequences, 0xFFFF), 0x00FF, round(e_d_tov * 1000))
     blocks = b"".join(
         struct.pack(">HHHHHHBBH", _CLASS_VALID if cls in classes else 0, 0, 0,
                     rx_data_field if cls in classes else 0,
@@ -86,11 +88,18 @@ def login_bb_credit(payload: bytes) -> int:
     return int(struct.unpack_from(">H", payload, 6)[0])
 
 
+def login_bb_sc_n(payload: bytes) -> int:
+    """The BB_SC_N a FLOGI, PLOGI or LS_ACC *payload* offers (word 1 of its
+    common service parameters, bits 15-12)."""
+    return int(struct.unpack_from(">H", payload, 10)[0]) >> 12
+
+
 def login_of(command: int, node: str, params: ServiceParameters) -> bytes:
     """FLOGI, PLOGI or LS_ACC (*command*) from the N_Port of *node* offering
     its service parameters *params*."""
     return login_payload(command, node, params.bb_credit, params.rx_data_field, params.classes,
-                         params.concurrent_sequences, params.ee_credit, params.e_d_tov)
+                         params.concurrent_sequences, params.ee_credit, params.e_d_tov,
+                         params.bb_sc_n)
 
 
 def ct_preamble(code: int, size_words: int) -> bytes:

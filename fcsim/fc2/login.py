@@ -46,7 +46,9 @@ class ServiceParameters:
     *rx_frame_time*: time the port needs to process a received frame before its
     buffer is free again, s (0 = at once). *drain*: how its receive path frees
     its buffers (:class:`~fcsim.fc2.receive_drain.DrainSpec`; None: each after
-    *rx_frame_time*); neither is sent at login.
+    *rx_frame_time*); neither is sent at login. *bb_sc_n*: the BB_SC_N it
+    offers (0: no BB credit recovery; 1..15: a checkpoint every 2^n frames
+    and R_RDYs, :mod:`fcsim.fc2.credit_recovery`).
     """
 
     bb_credit: int = 16
@@ -58,6 +60,7 @@ class ServiceParameters:
     e_d_tov: float = 2.0
     rx_frame_time: float = 0.0
     drain: DrainSpec | None = None
+    bb_sc_n: int = 0
 
     def __post_init__(self) -> None:
         if self.bb_credit < 1:
@@ -72,6 +75,8 @@ class ServiceParameters:
                 f"classes must be a non-empty subset of {{1, 2, 3}}, got {set(self.classes)}")
         if self.concurrent_sequences < 1:
             raise ValueError(f"concurrent_sequences must be >= 1, got {self.concurrent_sequences}")
+        if not 0 <= self.bb_sc_n <= 15:
+            raise ValueError(f"bb_sc_n must be 0..15, got {self.bb_sc_n}")
         if self.busy_retry <= 0 or self.e_d_tov <= 0 or self.rx_frame_time < 0:
             raise ValueError("busy_retry and e_d_tov must be > 0 s, rx_frame_time >= 0 s")
 

@@ -2,8 +2,8 @@
 with a Link Control Facility (:mod:`fcsim.fc2.link_recovery`).
 
 The builder of a network whose scenario has faults makes every Fibre Channel
-port of it a :class:`RecoveringPort` (:func:`make_port`); one without makes
-the plain :class:`Port`, whose per-frame path has no fault check at all.
+port of it a :class:`RecoveringPort` (:func:`fcsim.fc2.port_kinds.make_port`);
+one without makes the plain :class:`Port`, whose per-frame path has no fault check at all.
 What the recovering port adds:
 
 - It sends frames and R_RDYs only while Active.
@@ -39,17 +39,6 @@ if TYPE_CHECKING:
 RECEIVED, CORRUPTED, LOST = 0, 1, 2
 """What became of a transmission at a recovering port's receiver
 (:meth:`RecoveringPort.fate`)."""
-
-
-def make_port(sim: Simulation, name: str, rx_buffers: int, e_d_tov: float,
-              recovering: bool) -> Port:
-    """The link-level port *name* with *rx_buffers* receive buffers that a
-    builder makes: a :class:`RecoveringPort` whose link timeout is *e_d_tov*
-    (s) if the network is *recovering* (its scenario has faults), else a plain
-    :class:`Port`."""
-    if recovering:
-        return RecoveringPort(sim, name, rx_buffers, e_d_tov)
-    return Port(sim, name, rx_buffers)
 
 
 class RecoveringPort(Port):

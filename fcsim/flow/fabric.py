@@ -133,6 +133,8 @@ def unsupported(scenario: Scenario) -> str | None:
             return f"link {link.name}: a bit error rate (losses and recovery)"
         if getattr(link, "virtual_channels", None):
             return f"link {link.name}: virtual channels (credit per channel)"
+        if link.trunk_group is not None:
+            return f"link {link.name}: a member of ISL trunk {link.trunk_group!r}"
     for w in scenario.workloads:
         if not isinstance(w, StreamConfig):
             kind = type(w).__name__.removesuffix("Config").lower()

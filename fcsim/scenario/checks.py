@@ -14,6 +14,7 @@ from fcsim.fabric.checks import (
     fpin_problems,
     isolation_problems,
     npiv_problems,
+    trunk_problems,
     zone_problems,
 )
 from fcsim.fabric.npiv import virtual_ports_of
@@ -66,7 +67,8 @@ def check(doc: Scenario, raw: dict[str, Any]) -> list[Problem]:
     return [*_run(doc, raw), *_nodes(doc, raw), *_links(doc, raw), *_workloads(doc, raw),
             *fc3_problems(doc, raw), *fault_problems(doc, raw),
             *zone_problems(doc, raw, list(ports_of(doc.nodes))), *npiv_problems(doc, raw),
-            *isolation_problems(doc, raw), *congestion_problems(doc), *fpin_problems(doc)]
+            *isolation_problems(doc, raw), *congestion_problems(doc), *fpin_problems(doc),
+            *trunk_problems(doc, raw)]
 
 
 def _shape(doc: Scenario) -> Iterator[Problem]:

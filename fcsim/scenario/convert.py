@@ -98,7 +98,8 @@ def to_scenario(doc: Document, file: str) -> Scenario:
     else:
         links = tuple(_link(link, i) for i, link in enumerate(doc.links))
     switches = (tuple(SwitchConfig(s.name, s.model, getattr(s, "domain", None),
-                                   getattr(s, "pause", False), getattr(s, "routing", None))
+                                   getattr(s, "pause", False), getattr(s, "routing", None),
+                                   getattr(s, "bb_sc_n", 0))
                       for s in doc.switches)
                 if isinstance(doc, FabricScenario | EthernetScenario | MyrinetScenario) else ())
     groups = tuple(AliasGroupConfig(g.name, g.type, g.members, g.registration,
@@ -210,7 +211,8 @@ def _networks(doc: InternetworkScenario, run: RunConfig,
                                   ends=tuple(map(rename, link.ends)))
                           for i, link in enumerate(network.links))
         switches = tuple(SwitchConfig(s.name, s.model, getattr(s, "domain", None),
-                                      getattr(s, "pause", False), getattr(s, "routing", None))
+                                      getattr(s, "pause", False), getattr(s, "routing", None),
+                                      getattr(s, "bb_sc_n", 0))
                          for s in getattr(network, "switches", ()))
         out.append(Scenario(name=network.name, topology=network.topology, run=run,
                             nodes=chosen, links=links, workloads=(), switches=switches,
@@ -247,7 +249,8 @@ def _node(n: NodeKeys) -> NodeConfig:
     params = ServiceParameters(n.bb_credit, n.rx_data_field, n.ee_credit, frozenset(n.classes),
                                n.concurrent_sequences, n.busy_retry, n.e_d_tov,
                                frame_time if plain else frame_time.mean,
-                               None if plain and drain == DrainSpec(frame_time) else drain)
+                               None if plain and drain == DrainSpec(frame_time) else drain,
+                               getattr(n, "bb_sc_n", 0))
     port = (LoopPortConfig(n.al_pa, n.fairness, n.repeat_delay, n.login_credit)
             if isinstance(n, LoopNodeSection) else None)
     channels = tuple(channels_of(n))
@@ -314,7 +317,8 @@ def _link(link: LinkSection | EthernetLinkSection | MyrinetLinkSection,
                       getattr(link, "trunk", None) or (), getattr(link, "native_vlan", None),
                       buffers, _error_rates(link), getattr(link, "virtual_channels", None),
                       getattr(link, "vc_credit", None),
-                      getattr(link, "vc_assignment", "destination"))
+                      getattr(link, "vc_assignment", "destination"),
+                      getattr(link, "trunk_group", None))
 
 
 def _error_rates(link: LinkSection | EthernetLinkSection | MyrinetLinkSection

@@ -27,6 +27,7 @@ from fcsim.fabric.shapes import (
     tier,
     to_targets,
 )
+from fcsim.fabric.trunk import MAX_MEMBERS
 from fcsim.scenario.sections.document import Generated
 from fcsim.scenario.sections.fabric import FIO_KEYS, FabricSection
 from fcsim.schema.errors import Problem, ScenarioError, given, problems_of
@@ -112,9 +113,10 @@ def tables(fabric: FabricSection, raw: dict[str, Any], shape: Shape,
     for i, ((a, pa), (b, pb)) in enumerate(shape.isls):
         name = f"{a}-{b}" + (f"-{i % fabric.isls}" if several else "")
         upper = roles[a] == "aggregation" and roles[b] == "core"  # a fat tree's upper tier
+        trunk = {"trunk_group": f"{a}-{b}"} if fabric.isl_trunking else {}
         links.append({"name": name, "ends": [f"{a}:{pa}", f"{b}:{pb}"],
                       "speed": core_isl_speed if upper else isl_speed, "length": isl_length,
-                      **credit})
+                      **credit, **trunk})
     node_keys = raw.get("node", {})
     storage = raw.get("storage", {})
     targets = storage_targets(fabric, shape)
@@ -131,7 +133,7 @@ def tables(fabric: FabricSection, raw: dict[str, Any], shape: Shape,
         workloads += [{"name": f"fio{j}", "type": "fio", "from": host, "to": target,
                        **{"rw": "read", **fio}}
                       for j, (host, target) in enumerate(to_targets(shape, targets))]
-    routing = {"routing": raw["routing"]} if "routing" in raw else {}
+    routing = {key: raw[key] for key in ("routing", "bb_sc_n") if key in raw}
     return {"switches": [*data.get("switches", []),
                          *({"name": name, "model": models[role], **routing}
                            for name, role in shape.switches)],
@@ -199,6 +201,10 @@ def _combination(fabric: FabricSection, raw: dict[str, Any]) -> Iterator[Problem
         yield Problem("fabric.core_isl_speed", given(raw["core_isl_speed"]),
                       f"not with kind = {fabric.kind!r}: its inter-switch links are one tier, "
                       "set by isl_speed")
+    if fabric.isl_trunking and not 2 <= fabric.isls <= MAX_MEMBERS:
+        yield Problem("fabric.isl_trunking", given(raw["isl_trunking"]),
+                      f"with isls 2..{MAX_MEMBERS} (the ISLs of each joined pair form one "
+                      f"trunk; isls is {fabric.isls})")
     if "isl_bb_credit" in raw and "isl_long_distance" in raw:
         yield Problem("fabric.isl_long_distance", given(raw["isl_long_distance"]),
                       "not with isl_bb_credit: give the buffers or the distance they are "

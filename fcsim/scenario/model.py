@@ -119,7 +119,8 @@ class LinkConfig:
     virtual channels, channel 0 included (None: none), *vc_credit* the
     receive buffers of each at each end (None: the port's split evenly),
     *vc_assignment* how data frames take them
-    (:data:`fcsim.fabric.virtual_channels.ASSIGNMENTS`).
+    (:data:`fcsim.fabric.virtual_channels.ASSIGNMENTS`). *trunk_group*: in a
+    fabric, the ISL trunk the link is a member of (None: none).
     """
 
     name: str
@@ -136,6 +137,7 @@ class LinkConfig:
     virtual_channels: int | None = None
     vc_credit: int | None = None
     vc_assignment: str = "destination"
+    trunk_group: str | None = None
 
 
 @dataclass(frozen=True)
@@ -143,13 +145,16 @@ class SwitchConfig:
     """A switch *name* built as *model* (a Fibre Channel, Ethernet or Myrinet
     switch), with fabric *domain* (None: assigned; Fibre Channel only);
     *pause*: an Ethernet switch sends 802.3x PAUSE; *routing*: how a Fibre
-    Channel switch chooses among equal-cost next hops (None: its model's)."""
+    Channel switch chooses among equal-cost next hops (None: its model's);
+    *bb_sc_n*: the BB_SC_N a Fibre Channel switch's ports offer at login (0:
+    no BB credit recovery)."""
 
     name: str
     model: SwitchModel | EthernetSwitchModel | MyrinetSwitchModel
     domain: int | None = None
     pause: bool = False
     routing: str | None = None
+    bb_sc_n: int = 0
 
 
 @dataclass(frozen=True)

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from fcsim.engine.simulation import Simulation
+from fcsim.fc2.credit_recovery import negotiated_bb_sc_n
 from fcsim.fc2.login import NodeSpec
 from fcsim.fc2.nport import NPort
-from fcsim.fc2.recovering_port import make_port
+from fcsim.fc2.port_kinds import make_port
 from fcsim.link.link import Link, LinkSpec
 from fcsim.topology.network import Network
 
@@ -31,10 +32,11 @@ def build_point_to_point(
         raise ValueError(
             f"point-to-point needs exactly 2 nodes and 1 link, got {len(nodes)} and {len(links)}")
     net = Network()
+    bb_sc_n = negotiated_bb_sc_n(*(config.params.bb_sc_n for config in nodes))
     for config, default_id in zip(nodes, DEFAULT_PORT_IDS, strict=True):
         port_id = default_id if config.port_id is None else config.port_id
         params = config.params
-        port = make_port(sim, config.name, params.bb_credit, params.e_d_tov, recovering)
+        port = make_port(sim, config.name, params.bb_credit, params.e_d_tov, recovering, bb_sc_n)
         net.nodes[config.name] = NPort(sim, config.name, port_id, params, port=port)
     a, b = net.nodes.values()
     if a.port_id == b.port_id:

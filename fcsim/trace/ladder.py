@@ -101,7 +101,13 @@ class Ladder:
                             f"R_RDY: a credit back to {receiver}", None, False,
                             credit_now() if callable(credit_now) else None))
             return
-        self._keep(Rung(start, start + port.word_time, delay, port.name, receiver, name,
+        label = name
+        modulus = getattr(port, "modulus", None)  # BB credit recovery's checkpoints
+        if name == "BB_SCs" and modulus:
+            label = f"BB_SCs: {modulus} frames sent since the last"
+        elif name == "BB_SCr" and modulus:
+            label = f"BB_SCr: {modulus} R_RDYs sent since the last"
+        self._keep(Rung(start, start + port.word_time, delay, port.name, receiver, label,
                         port.credit, False))
 
 

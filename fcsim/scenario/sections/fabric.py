@@ -15,9 +15,9 @@ from fcsim.scenario.sections.links import (
     RoutingPolicy,
     SwitchModelName,
 )
-from fcsim.scenario.sections.nodes import DeviceName, NodeKeys
+from fcsim.scenario.sections.nodes import BbScN, DeviceName, NodeKeys
 from fcsim.scenario.sections.workloads import EXCHANGES_HELP, ExchangeUse
-from fcsim.schema.fields import Count, Speed, choice, integer, size, table, value_type
+from fcsim.schema.fields import Count, Flag, Speed, choice, integer, size, table, value_type
 from fcsim.schema.link_fields import SPEED_HELP, CableLength
 from fcsim.schema.section import Section, key
 from fcsim.storage.config import FioSection, Rw
@@ -156,6 +156,12 @@ class FabricSection(Section):
     routing: RoutingPolicy = key(None, "Every generated switch: " + ROUTING_HELP,
                                  "exchange-based")
     isls: Count = key(1, "Inter-switch links joining each pair of joined switches.", 2)
+    isl_trunking: Flag = key(False, "The isls (2..8) of each joined pair form one ISL trunk, "
+                             "named A-B after its switches (docs/fabric-services.md, 'ISL "
+                             "trunking'); default: parallel ISLs.", True)
+    bb_sc_n: BbScN = key(0, "Every generated switch's bb_sc_n, as in [[switches]]: the BB "
+                         "credit recovery its ports offer (docs/fabric-services.md, 'BB "
+                         "credit recovery').", 8)
     speed: Speed = key(help="Line speed of the links from N_Ports to their switch. "
                        + SPEED_HELP, example="4GFC")
     length: CableLength = key("0 m", "Cable length from each N_Port to its switch, m.",

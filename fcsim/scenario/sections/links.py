@@ -6,7 +6,7 @@ from __future__ import annotations
 from fcsim.fabric.routing import POLICIES
 from fcsim.fabric.switch_model import load_switch_model
 from fcsim.fabric.virtual_channels import ASSIGNMENTS
-from fcsim.scenario.sections.nodes import model_name
+from fcsim.scenario.sections.nodes import BbScN, model_name
 from fcsim.schema.fields import (
     Ends,
     Name,
@@ -44,6 +44,12 @@ LONG_DISTANCE_HELP = ("The distance the link's switch ports are configured for, 
                       "Gbit/s the speed's nominal rate (4 for 4GFC), Brocade's reserve less "
                       "its 6 buffers for fabric services (fcsim/fabric/long_distance.py); "
                       "not with bb_credit.")
+TRUNK_HELP = ("The ISL trunk this inter-switch link is a member of (Brocade ISL Trunking): "
+              "the links naming one trunk, 2 to 8 between the same two switches at one "
+              "speed, configured alike, their cable lengths within 550 m of each other, act "
+              "as one link, frames spread over them frame by frame and delivered in order. "
+              "The first listed is the trunk master. Its name is not a link's. "
+              "(docs/fabric-services.md, 'ISL trunking'; default: none).")
 SwitchModelName = model_name(load_switch_model, "switch", "models/switches/")
 Domain = integer(1, 239, "a domain ID 1..239 (default: 1, 2, ... in order)")
 RoutingPolicy = choice(dict(zip(POLICIES, POLICIES, strict=True)))
@@ -130,6 +136,7 @@ class FabricLinkSection(LinkSection):
     vc_credit: ChannelBuffers = key(None, VC_CREDIT_HELP, 8)
     vc_assignment: ChannelAssignmentName = key("destination", VC_ASSIGNMENT_HELP,
                                                "priority")
+    trunk_group: Name = key(None, TRUNK_HELP, "t1")
 
 
 class SwitchSection(Section):
@@ -149,4 +156,10 @@ class SwitchSection(Section):
     domain: Domain = key(
         None, "The switch's fabric domain ID, unique (default: 1, 2, ... in file order).", 5)
     routing: RoutingPolicy = key(None, ROUTING_HELP, "device-based")
+    bb_sc_n: BbScN = key(
+        0, "BB credit recovery (FC-FS-5 BB_SC_N) every port of the switch offers at login "
+        "(FLOGI's LS_ACC; ELP on an ISL): 0 none; n = 1..15 a checkpoint every 2^n frames "
+        "and R_RDYs, used on a link whose other end offers it too (the larger n), as "
+        "Cisco MDS 'switchport fcbbscn' or Brocade's credit recovery on long-distance "
+        "E_Ports configure it (docs/fabric-services.md, 'BB credit recovery').", 8)
 

@@ -67,6 +67,7 @@ PortId = hex_or_integer(6, lambda v: 1 <= v <= 0xFFFFEF, "an N_Port ID: a string
 AlPa = hex_or_integer(2, is_nl_al_pa, "a hard NL_Port AL_PA, one of the 126 neutral-disparity "
                       "values 0x01..0xEF, such as '0x01' or 0xE8")
 LoginCredit = integer(0, text="an integer 0..bb_credit (frames)")
+BbScN = integer(0, 15, "an integer 0..15 (BB_SC_N: 0 none, n a checkpoint every 2^n frames)")
 Channels = tables(ChannelSection, "an array of tables, written [[nodes.channels]]")
 Block = table(BlockSection, "a table, written [nodes.block]")
 Multipath = table(MultipathSection, "a table, written [nodes.multipath]")
@@ -179,7 +180,8 @@ LinkDown = choice({policy: policy for policy in LINK_DOWN_POLICIES})
 
 
 class LinkDownKeys(NodeKeys):
-    """The keys of a node whose N_Port's link can go down (point-to-point, fabric)."""
+    """The keys of a node whose N_Port's link can go down and lose credit
+    (point-to-point, fabric)."""
 
     link_down: LinkDown = key(
         BY_PROTOCOL, "What the N_Port does with its upper layers' sequences while its link "
@@ -191,6 +193,12 @@ class LinkDownKeys(NodeKeys):
         "60 s", "Held sequences still waiting this long after the link went down are "
         "failed (dropped), s (Linux scsi_transport_fc's dev_loss_tmo default; lpfc uses "
         "30 s).", "30 s")
+    bb_sc_n: BbScN = key(
+        _SP.bb_sc_n, "BB credit recovery (FC-FS-5 BB_SC_N) this node offers at login: 0 none; "
+        "n = 1..15 a checkpoint every 2^n frames (BB_SCs) and every 2^n R_RDYs (BB_SCr), "
+        "which brings back the credit of frames and R_RDYs lost on the link. The link uses "
+        "it if its other end offers it too (the larger n); only frames and R_RDYs lost to "
+        "[[faults]] need it (docs/fabric-services.md, 'BB credit recovery').", 8)
 NPorts = integer(1, 255, "an integer 1..255 (N_Ports of the node)")
 VirtualPorts = integer(0, 255, "an integer 0..255 (virtual N_Ports, NPIV)")
 
@@ -245,7 +253,9 @@ class LoopNodeSection(NodeKeys):
     `port_id`; it may ask for a hard `al_pa` instead."""
 
     where = "in [[nodes]] of a loop"
-    elsewhere = {"ports": _ONE_PORT}
+    elsewhere = {"ports": _ONE_PORT,
+                 "bb_sc_n": "not on a loop: BB credit recovery (BB_SC_N) is for "
+                            "point-to-point and fabric links"}
 
     al_pa: AlPa = key(
         None, "A hard address, unique on the loop. The lower the AL_PA, the higher the "
