@@ -151,9 +151,10 @@ class TrunkPort:
         for port in self.members:
             port.kick()
 
-    def release_buffer(self, at: float = 0.0) -> None:
+    def release_buffer(self, at: float = 0.0, frame: Frame | None = None) -> None:
         """Free one receive buffer: the R_RDY goes back on the member holding the
-        oldest buffer in use, now or at *at* (s) if later."""
+        oldest buffer in use (whichever member *frame* came on), now or at *at*
+        (s) if later."""
         self._held.popleft().release_buffer(at)
 
     @property

@@ -115,6 +115,34 @@ def test_a_trunk_brocade_would_not_form_is_refused_in_one_line(change, match) ->
     _refused(bad, match)
 
 
+@pytest.mark.parametrize(("change", "match"), [
+    (lambda d: d["links"][3].update(virtual_channels=4),
+     r"links\[3\]\.trunk_group: given 't'; no virtual_channels on a trunk member"),
+    (lambda d: d.update(congestion={"credit_loss_recovery": {"f_port": "1 ms"}}),
+     r"links\[2\]\.trunk_group: given 't'; no ISL trunks in a run with faults, credit loss "
+     r"recovery or fencing"),
+    (lambda d: d.update(congestion={"fencing": {"window": "1 ms", "txwait": 0.5}}),
+     r"links\[2\]\.trunk_group: given 't'; no ISL trunks in a run with faults, credit loss "
+     r"recovery or fencing"),
+])
+def test_a_trunk_with_what_it_does_not_model_is_refused(change, match) -> None:  # noqa: ANN001
+    """Virtual channels on a member, and the cures that reset or disable
+    links (link recovery over a trunk is not modelled), are refused in one
+    line rather than built without them."""
+    doc = tomllib.loads(trunk_text([10.0, 10.0]))
+    change(doc)
+    _refused(doc, match)
+
+
+def test_ingress_limiting_with_credit_recovery_is_refused() -> None:
+    """A switch that offers BB_SC_N with dynamic ingress rate limiting: the
+    paced F_Port does not recover lost credit, so the pair is refused."""
+    doc = tomllib.loads(trunk_text([10.0, 10.0]))
+    doc["switches"][0]["bb_sc_n"] = 3
+    doc["congestion"] = {"ingress_limit": {"window": "1 ms", "txwait": 0.1}}
+    _refused(doc, r"switches\[0\]\.bb_sc_n: given 3; 0 with \[congestion.ingress_limit\]")
+
+
 def test_nine_members_are_refused() -> None:
     doc = tomllib.loads(trunk_text([10.0] * 9))
     _refused(doc, r"links\[10\]\.trunk_group: given 't'; 2 to 8 links in one trunk")
