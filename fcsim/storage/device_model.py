@@ -5,12 +5,22 @@ SSDs, each value with its source (``models/disks/<name>.toml``,
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from fcsim.catalog import MODELS_DIR, ModelFile, model_type, read_model, sourced
-from fcsim.schema.fields import Count, Flag, Name, PositiveTime, Time, integer, number
+from fcsim.schema.fields import (
+    Count,
+    Flag,
+    Name,
+    PositiveTime,
+    Time,
+    fraction,
+    integer,
+    number,
+)
 from fcsim.schema.section import REQUIRED, key
 
 
@@ -128,7 +138,18 @@ class SsdModel:
     unit; *page_size* bytes per flash page; *read_latency* and
     *program_latency* of one page on a die, s; *channel_rate*, bytes/s, of
     each channel; a DRAM *write_buffer* of that many bytes; *queue_depth*:
-    the entries it grants an I/O queue at most (MQES)."""
+    the entries it grants an I/O queue at most (MQES).
+
+    Garbage collection (:mod:`fcsim.storage.flash_translation`) is modelled
+    when *pages_per_block* and *blocks_per_die* are set (0: not modelled):
+    each die holds *blocks_per_die* erase blocks of *pages_per_block* pages;
+    the flash beyond *capacity* is its over-provisioning. A die collects
+    (greedy: the closed block with the fewest valid pages) while its free
+    blocks are fewer than *gc_threshold* of its blocks; host writes wait
+    while they are at most *gc_hard_threshold* of them (at least one block
+    is kept for the collector); an erase takes *erase_latency*, s. With
+    *preconditioned* the drive starts with every logical page written once,
+    in order (else empty)."""
 
     name: str
     capacity: int
@@ -141,11 +162,58 @@ class SsdModel:
     channel_rate: float
     write_buffer: int
     queue_depth: int = 1024
+    pages_per_block: int = 0
+    blocks_per_die: int = 0
+    gc_threshold: float = 0.05
+    gc_hard_threshold: float = 0.005
+    erase_latency: float = 0.0
+    preconditioned: bool = False
     sources: dict[str, str] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
         if self.write_buffer < self.page_size:
             raise ValueError(f"{self.name}: write_buffer must hold at least one page")
+        if bool(self.pages_per_block) != bool(self.blocks_per_die):
+            raise ValueError(f"{self.name}: pages_per_block and blocks_per_die go together "
+                             "(both 0: no garbage collection)")
+        if self.collects and self.gc_blocks <= self.reserve_blocks:
+            raise ValueError(f"{self.name}: gc_threshold x blocks_per_die must exceed the "
+                             f"blocks host writes leave to the collector "
+                             f"({self.reserve_blocks}): give more blocks or a higher "
+                             "gc_threshold")
+        if self.collects and self.logical_pages_per_die > (
+                self.blocks_per_die - self.gc_blocks - 1) * self.pages_per_block:
+            raise ValueError(
+                f"{self.name}: capacity {self.capacity} B needs {self.logical_pages_per_die} "
+                f"pages a die, more than the {self.blocks_per_die - self.gc_blocks - 1} blocks "
+                f"of {self.pages_per_block} pages a die holds outside the collector's "
+                "free blocks and the open block")
+
+    @property
+    def collects(self) -> bool:
+        """Whether garbage collection is modelled."""
+        return self.pages_per_block > 0
+
+    @property
+    def logical_pages(self) -> int:
+        """Logical pages of the capacity (a part page counts whole)."""
+        return -(-self.capacity // self.page_size)
+
+    @property
+    def logical_pages_per_die(self) -> int:
+        """Logical pages on the busiest die (page *p* on die *p* mod dies)."""
+        return -(-self.logical_pages // self.dies)
+
+    @property
+    def gc_blocks(self) -> int:
+        """Free blocks of a die below which it collects: the fewest it keeps
+        once collection runs (MQSim: GC while free blocks < threshold x blocks)."""
+        return math.ceil(self.gc_threshold * self.blocks_per_die)
+
+    @property
+    def reserve_blocks(self) -> int:
+        """Free blocks of a die host writes leave to the collector."""
+        return max(1, math.ceil(self.gc_hard_threshold * self.blocks_per_die))
 
     @property
     def dies(self) -> int:
@@ -165,6 +233,8 @@ Delay = sourced(Time, "Time")
 Latency = sourced(PositiveTime, "PositiveTime")
 Commands = sourced(Count, "Count")
 Yes = sourced(Flag, "Flag")
+Pages = sourced(integer(0, text="an integer >= 0"), "Integer")
+Share = sourced(fraction("a fraction 0 <= x < 1"), "Fraction")
 
 
 class DiskFile(ModelFile):
@@ -252,6 +322,18 @@ class SsdFile(ModelFile):
     channel_rate: Rate = _entry("Transfer rate of one flash channel, bytes/s.", 333e6, True)
     write_buffer: Bytes = _entry("DRAM write buffer, bytes.", 268435456, True)
     queue_depth: Commands = _entry("Entries granted an I/O queue at most (MQES).", 1024)
+    pages_per_block: Pages = _entry("Pages per erase block (0: garbage collection not "
+                                    "modelled).", 256)
+    blocks_per_die: Pages = _entry("Erase blocks per die, all its planes (0: garbage "
+                                   "collection not modelled).", 4096)
+    gc_threshold: Share = _entry("A die collects garbage while its free blocks are fewer "
+                                 "than this fraction of its blocks.", 0.05)
+    gc_hard_threshold: Share = _entry("Host writes to a die wait while its free blocks are "
+                                      "at most this fraction of its blocks (at least one).",
+                                      0.005)
+    erase_latency: Delay = _entry("Erasing one block on a die, s.", "3.8 ms")
+    preconditioned: Yes = _entry("The drive starts with every logical page written once, "
+                                 "in order (else empty).", True)
 
 
 DEVICE_KINDS = ("disks", "ramdisks", "arrays", "ssds")
