@@ -70,7 +70,8 @@ class Command:
     sent, s; *device_s*: how long the target's device took over it (from
     the target handing it over to the device's answer), s, a figure of the
     measurement only. *meter*: counts its data frames as their recipient
-    accepts them (a :class:`~fcsim.fc2.sequence.Sequence` meter; None: none)."""
+    accepts them (a :class:`~fcsim.fc2.sequence.Sequence` meter; None: none).
+    *lun*: the logical unit addressed (FCP_LUN)."""
 
     tag: int
     write: bool
@@ -87,6 +88,7 @@ class Command:
     sent: float = 0.0
     device_s: float = 0.0
     meter: Any = None
+    lun: int = 0
 
     @property
     def opcode(self) -> int:

@@ -154,16 +154,17 @@ class NvmeInitiator:
     # -- commands ---------------------------------------------------------------------------
 
     def submit(self, d_id: int, write: bool, offset: int, length: int,
-               done: Callable[[NvmeCommand], None], meter: Any = None) -> NvmeCommand:
-        """Send an NVMe Write or Read of *length* bytes at byte *offset* to the
-        target at *d_id* (connected first, :meth:`connect`) on its next
-        connection in turn; *done(command)* when it completes; *meter* counts
-        its data frames as they arrive."""
+               done: Callable[[NvmeCommand], None], meter: Any = None,
+               nsid: int = 1) -> NvmeCommand:
+        """Send an NVMe Write or Read of *length* bytes at byte *offset* of
+        namespace *nsid* to the target at *d_id* (connected first,
+        :meth:`connect`) on its next connection in turn; *done(command)* when
+        it completes; *meter* counts its data frames as they arrive."""
         assoc = self._targets[d_id]
         conn = assoc.connections[assoc.turn]
         assoc.turn = (assoc.turn + 1) % len(assoc.connections)
         command = NvmeCommand(self._next_cid, write, offset, length, self.sim.now, done, d_id,
-                              connection=conn.connection, meter=meter)
+                              nsid=nsid, connection=conn.connection, meter=meter)
         self._next_cid += 1
         if conn.outstanding >= conn.sqsize:
             self.stats.waited += 1

@@ -65,10 +65,10 @@ class Request:
 
 
 class FcpLun:
-    """The logical unit of the FCP target at N_Port *d_id*, through *initiator*."""
+    """Logical unit *lun* of the FCP target at N_Port *d_id*, through *initiator*."""
 
-    def __init__(self, initiator: FcpInitiator, d_id: int) -> None:
-        self.initiator, self.d_id = initiator, d_id
+    def __init__(self, initiator: FcpInitiator, d_id: int, lun: int = 0) -> None:
+        self.initiator, self.d_id, self.lun = initiator, d_id, lun
 
     def login(self, then: Callable[[], None]) -> None:
         """PRLI with the target; *then()* once accepted."""
@@ -79,15 +79,15 @@ class FcpLun:
         """READ(10) or WRITE(10); *done(status)* when it completes; *meter*
         counts its data frames as they arrive."""
         self.initiator.submit(self.d_id, write, offset, length,
-                              lambda command: done(_status(command)), meter)
+                              lambda command: done(_status(command)), meter, self.lun)
 
 
 class NvmeNamespace:
-    """The namespace of the FC-NVMe controller at N_Port *d_id*, through
+    """Namespace *nsid* of the FC-NVMe controller at N_Port *d_id*, through
     *initiator* (its association and I/O connections made at login)."""
 
-    def __init__(self, initiator: NvmeInitiator, d_id: int) -> None:
-        self.initiator, self.d_id = initiator, d_id
+    def __init__(self, initiator: NvmeInitiator, d_id: int, nsid: int = 1) -> None:
+        self.initiator, self.d_id, self.nsid = initiator, d_id, nsid
 
     def login(self, then: Callable[[], None]) -> None:
         """PRLI, Create Association and the I/O connections; *then()* once made."""
@@ -99,7 +99,7 @@ class NvmeNamespace:
         NVMe success, CHECK CONDITION otherwise); *meter* counts its data
         frames as they arrive."""
         self.initiator.submit(self.d_id, write, offset, length,
-                              lambda command: done(_nvme_status(command)), meter)
+                              lambda command: done(_nvme_status(command)), meter, self.nsid)
 
 
 def _nvme_status(command: NvmeCommand) -> int:

@@ -209,7 +209,8 @@ def _node(n: NodeKeys) -> NodeConfig:
                       getattr(n, "buses", None) or (),
                       link_down=getattr(n, "link_down", BY_PROTOCOL),
                       dev_loss_tmo=getattr(n, "dev_loss_tmo", DEV_LOSS_TMO),
-                      virtual_ports=getattr(n, "virtual_ports", 0))
+                      virtual_ports=getattr(n, "virtual_ports", 0),
+                      namespaces=n.namespaces)
 
 
 def channels_of(n: NodeKeys) -> list[ChannelConfig]:
@@ -293,8 +294,11 @@ def _workload(w: Any, index: int) -> WorkloadConfig:
         striped = w.destination if len(w.destination) > 1 else ()
         nvme = (NvmeOptions(w.queues or w.numjobs, w.queue_size, w.first_burst)
                 if isinstance(w, FioSection) and w.protocol == "nvme" else None)
+        unit = None
+        if isinstance(w, FioSection):
+            unit = w.namespace if nvme is not None else w.lun
         return FioConfig(name, w.source, w.destination[0], options, w.cls, w.timeout, w.start,
-                         dd, striped, w.stripe, nvme)
+                         dd, striped, w.stripe, nvme, unit)
     if isinstance(w, TransferSection):
         mover_buffer = {} if w.mover_buffer is None else {"mover_buffer": w.mover_buffer}
         return TransferConfig(name, w.path, TransferOptions(

@@ -52,7 +52,9 @@ class NodeConfig:
     scenario (None: the host model's own value). *target*: the storage device
     behind the node's FCP target, or its own disks it serves (None: not a
     target); *max_burst*: the target's maximum burst size, the most data it
-    moves in one FCP_DATA sequence either way, bytes (None: no limit).
+    moves in one FCP_DATA sequence either way, bytes (None: no limit);
+    *namespaces*: the target's logical units (SCSI LUNs, NVMe namespaces),
+    equal parts of its device.
     *mtu*: the IP MTU of its Ethernet or Myrinet NIC,
     bytes (those topologies). *routes*: its static host routes, (peer node,
     network name) pairs (internetworks). *channels*: its disk channels and
@@ -92,6 +94,7 @@ class NodeConfig:
     link_down: str = BY_PROTOCOL
     dev_loss_tmo: float = DEV_LOSS_TMO
     virtual_ports: int = 0
+    namespaces: int = 1
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from fcsim.host.cpu import INTERRUPT
 from fcsim.host.host import Host
 from fcsim.host.request_queue import RequestQueue
 from fcsim.storage.array import DiskArray
-from fcsim.storage.config import FioConfig, NvmeOptions
+from fcsim.storage.config import FioConfig, NvmeOptions, unit_capacity
 from fcsim.storage.device_model import ArrayModel, DiskModel, RamDiskModel, SsdModel
 from fcsim.storage.disk import Disk
 from fcsim.storage.local import (
@@ -44,6 +44,15 @@ _DEVICES: dict[type, Any] = {DiskModel: Disk, RamDiskModel: RamDisk, ArrayModel:
 """The simulated device of each kind of model."""
 
 
+def _queue_name(device: str, nvme: bool, unit: int) -> str:
+    """The name of a node's request queue in front of *device*: its name over
+    FCP, ``nvme:<device>`` over FC-NVMe, with ``:lun<k>`` or ``:ns<n>`` for a
+    logical unit other than LUN 0 or NSID 1."""
+    if nvme:
+        return f"nvme:{device}" + (f":ns{unit}" if unit != 1 else "")
+    return device + (f":lun{unit}" if unit else "")
+
+
 class StorageNode(Protocol):
     """What the storage builder reads of a node: its name, its disk channels,
     its block layer (None: the defaults), the device behind its FCP target
@@ -61,6 +70,8 @@ class StorageNode(Protocol):
         ...
     @property
     def max_burst(self) -> int | None: ...
+    @property
+    def namespaces(self) -> int: ...
 
 
 class StorageScenario(Protocol):
@@ -124,17 +135,20 @@ class Storage:
                 device = _DEVICES[type(model)](sim, node.name, model)
             self.devices[node.name] = device
             ports = [port for port, _ in net.attachments(node.name) if isinstance(port, NPort)]
+            units = node.namespaces
+            size = unit_capacity(model.capacity, units)
             self.targets[node.name] = FcpTarget(sim, ports[0], device, model.queue_depth,
-                                                node.max_burst)
+                                                node.max_burst, units, size)
             if node.name in nvme_targets:
                 self.nvme_targets[node.name] = NvmeTarget(
                     sim, ports[0], device, model.queue_depth,
-                    max((o.first_burst for o in self._nvme.values()), default=0))
+                    max((o.first_burst for o in self._nvme.values()), default=0), units, size)
         self.jobs: list[tuple[FioConfig, Fio]] = []
         for w in scenario.workloads:
             if not isinstance(w, FioConfig):
                 continue
-            volume = self.volume(w.source, w.targets, w.stripe, w.nvme)
+            volume = self.volume(w.source, w.targets, w.stripe, w.nvme,
+                                 w.nsid if w.nvme is not None else w.lun)
             device = (HostIo(self.hosts[w.source], volume) if w.source in self.hosts
                       else volume)
             capacity = striped_capacity([self._capacity(w.source, t) for t in w.targets],
@@ -150,14 +164,17 @@ class Storage:
         local = self.local.get(node)
         if local is not None and device in local.disks:
             return local.disks[device].model.capacity
-        return self.devices[device].model.capacity
+        return unit_capacity(self.devices[device].model.capacity,
+                             self._nodes[device].namespaces)
 
     def volume(self, node: str, devices: tuple[str, ...], stripe: int | None,
-               nvme: NvmeOptions | None = None) -> Volume:
+               nvme: NvmeOptions | None = None, unit: int | None = None) -> Volume:
         """A volume of *node* over *devices* (its local disks, or FC target nodes,
-        reached over FCP or, with *nvme*, over FC-NVMe), striped in grains of
+        reached over FCP or, with *nvme*, over FC-NVMe, at logical unit *unit*
+        of each: a LUN, or an NSID; None: LUN 0, NSID 1), striped in grains of
         *stripe* bytes when several, each behind its request queue."""
-        return Volume(self.sim, tuple(self._queue(node, d, nvme) for d in devices), stripe)
+        return Volume(self.sim, tuple(self._queue(node, d, nvme, unit) for d in devices),
+                      stripe)
 
     def _nvme_initiator(self, node: str, port: NPort) -> NvmeInitiator:
         """*node*'s FC-NVMe host on *port*, made at its first use with the
@@ -179,13 +196,17 @@ class Storage:
             initiator = self.initiators[port.name] = FcpInitiator(self.sim, port, cls, timeout)
         return initiator
 
-    def _queue(self, node: str, device: str, nvme: NvmeOptions | None = None) -> RequestQueue:
+    def _queue(self, node: str, device: str, nvme: NvmeOptions | None = None,
+               unit: int | None = None) -> RequestQueue:
         """The request queue of *node* in front of *device* (one of its local
         disks, or an FC target node over FCP or, with *nvme*, the queue named
         ``nvme:<device>`` in front of its FC-NVMe namespace), made on first
-        use."""
+        use. A logical unit other than LUN 0 or NSID 1 has its own queue
+        (``<device>:lun<k>``, ``nvme:<device>:ns<n>``), as each is a block
+        device of its own to the host."""
         queues = self.queues.setdefault(node, {})
-        name = f"nvme:{device}" if nvme is not None else device
+        unit = (1 if nvme is not None else 0) if unit is None else unit
+        name = _queue_name(device, nvme is not None, unit)
         queue = queues.get(name)
         if queue is not None:
             return queue
@@ -205,8 +226,8 @@ class Storage:
             largest = block.max_request or MAXPHYS
         else:
             port, address = self.net.route(node, device, fibre_channel=True)
-            disk = (NvmeNamespace(self._nvme_initiator(node, port), address) if nvme is not None
-                    else FcpLun(self._initiator(node, port), address))
+            disk = (NvmeNamespace(self._nvme_initiator(node, port), address, unit)
+                    if nvme is not None else FcpLun(self._initiator(node, port), address, unit))
             depth, largest = block.queue_depth, block.max_request
         queue = queues[name] = RequestQueue(self.sim, f"{node}:{name}", disk, depth,
                                               largest, block.merge, block.elevator, interrupt,
@@ -222,20 +243,21 @@ class Storage:
         at the node's request-queue depth) than its task set holds: the
         excess is answered TASK SET FULL and waits at the initiators, so the
         device sees its queue depth, not the jobs' (real systems allow it)."""
-        wanted: dict[str, dict[str, int]] = {}
+        wanted: dict[str, dict[tuple[str, str], int]] = {}
         for config, _ in self.jobs:
             if config.nvme is not None:
                 continue  # NVMe commands wait at the host for a queue entry, never refused
             for name in config.targets:
                 if name in self.targets:
-                    nodes = wanted.setdefault(name, {})
-                    nodes[config.source] = (nodes.get(config.source, 0)
-                                            + config.options.iodepth * config.options.numjobs)
+                    queues = wanted.setdefault(name, {})
+                    queue = (config.source, _queue_name(name, False, config.lun))
+                    queues[queue] = (queues.get(queue, 0)
+                                     + config.options.iodepth * config.options.numjobs)
         out = []
-        for name, nodes in wanted.items():
-            depths = [self.queues[node][name].depth for node in nodes]
+        for name, queues in wanted.items():
+            depths = [self.queues[node][queue].depth for node, queue in queues]
             total = sum(n if depth is None else min(n, depth)
-                        for n, depth in zip(nodes.values(), depths, strict=True))
+                        for n, depth in zip(queues.values(), depths, strict=True))
             depth = self.targets[name].queue_depth
             if total > depth:
                 out.append(f"target {name}: its jobs keep up to {total} commands outstanding "
@@ -291,6 +313,9 @@ class Storage:
                              **device.results(interval),
                              "mean_fabric_s": sum(t for t, _ in fabric) / count
                              if count else None}
+            if target.units > 1:
+                targets[name]["lun_commands"] = {str(k): n for k, n in
+                                                 enumerate(target.unit_commands)}
         initiators = {name: vars(i.stats).copy() for name, i in self.initiators.items()}
         out = {"jobs": jobs, "targets": targets, "initiators": initiators,
                "queues": {node: {name: q.results(interval) for name, q in queues.items()}

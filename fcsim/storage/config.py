@@ -42,6 +42,8 @@ Blocks = integer(0, text="an integer >= 0 (blocks of bs)")
 Protocol = choice({"fcp": "fcp", "nvme": "nvme"})
 QueueSize = integer(2, 65536, "an integer 2..65536 (submission queue entries)")
 FirstBurst = size(0, text="a size with a unit such as '8 KiB' (0: no first burst)")
+Lun = integer(0, 16383, "an integer 0..16383 (a SCSI LUN; FCP_LUN's flat space addressing)")
+Nsid = integer(1, 0xFFFFFFFE, "an integer 1..4294967294 (an NVMe namespace ID)")
 Grain = size(512, text="a size with a unit such as '32 KiB', a whole number of 512-byte "
                        "blocks, >= 512 B")
 
@@ -94,6 +96,10 @@ class FioSection(_Block):
                                 "I/O connection (the target grants at most its MQES); no more "
                                 "commands are outstanding on it, the rest wait at the host "
                                 "(default: Linux's NVMF_DEF_QUEUE_SIZE, 128).", 32)
+    lun: Lun = key(0, "protocol = 'fcp' only: the logical unit addressed on each target, "
+                   "a LUN 0 .. the target's namespaces - 1.", 2)
+    namespace: Nsid = key(1, "protocol = 'nvme' only: the namespace addressed on each "
+                          "target, an NSID 1 .. the target's namespaces.", 2)
     first_burst: FirstBurst = key(0, "protocol = 'nvme' only: the first burst the host offers "
                                   "at PRLI, bytes: that much of each write goes with its "
                                   "command, without waiting for a transfer ready (0: none).",
@@ -219,6 +225,13 @@ class BlockSection(Section):
                        "(one-way, C-LOOK, as FreeBSD's bufqdisksort) or 'fifo'.", "fifo")
 
 
+def unit_capacity(capacity: int, units: int) -> int:
+    """Bytes of each of a device's *units* logical units (SCSI LUNs or NVMe
+    namespaces): its *capacity* cut into equal parts of whole 512-byte
+    blocks (one unit: all of it)."""
+    return capacity if units == 1 else capacity // units // 512 * 512
+
+
 @dataclass(frozen=True)
 class NvmeOptions:
     """An fio job's FC-NVMe settings: *queues* I/O connections per target of
@@ -237,7 +250,9 @@ class FioConfig:
     starts at *start* s. A dd is a job of this kind (:attr:`dd`: report it as
     dd does). *stripe_over*: the targets of a volume striped in grains of
     *stripe* bytes (the first is *destination*; empty: one target). *nvme*:
-    the job runs NVMe over FC with these settings (None: SCSI over FCP)."""
+    the job runs NVMe over FC with these settings (None: SCSI over FCP).
+    *unit*: the logical unit addressed on each target, a SCSI LUN over FCP
+    (from 0) or an NVMe NSID (from 1)."""
 
     name: str
     source: str
@@ -250,6 +265,17 @@ class FioConfig:
     stripe_over: tuple[str, ...] = ()
     stripe: int | None = None
     nvme: NvmeOptions | None = None
+    unit: int | None = None
+
+    @property
+    def lun(self) -> int:
+        """The SCSI LUN addressed (over FCP)."""
+        return self.unit if self.unit is not None and self.nvme is None else 0
+
+    @property
+    def nsid(self) -> int:
+        """The NVMe namespace addressed (over FC-NVMe)."""
+        return self.unit if self.unit is not None and self.nvme is not None else 1
 
     @property
     def targets(self) -> tuple[str, ...]:

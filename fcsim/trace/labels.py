@@ -80,7 +80,7 @@ def upper_layer(frame: Any) -> str:
         return "PRLI" if r_ctl == h.R_CTL_ELS_REQUEST else "LS_ACC (PRLI)"
     if isinstance(ulp, Command) and r_ctl == h.R_CTL_UNSOLICITED_COMMAND:
         return (f"FCP_CMND {'WRITE' if ulp.write else 'READ'}(10) LBA {ulp.offset // BLOCK} "
-                f"blocks {ulp.length // BLOCK}")
+                f"blocks {ulp.length // BLOCK}" + (f" LUN {ulp.lun}" if ulp.lun else ""))
     if isinstance(ulp, TransferReady) and r_ctl == h.R_CTL_DATA_DESCRIPTOR:
         return f"FCP_XFER_RDY offset {ulp.offset} burst {ulp.burst}"
     if isinstance(ulp, Response):
@@ -110,7 +110,7 @@ def _nvme(ulp: object, r_ctl: int, parameter: int, first: bool) -> str:
         return f"LS_ACC association {ulp.association} connection {ulp.connection}"
     if isinstance(ulp, NvmeCommand):
         return (f"NVMe_CMND {'Write' if ulp.write else 'Read'} offset {ulp.offset} "
-                f"length {ulp.length}")
+                f"length {ulp.length}" + (f" nsid {ulp.nsid}" if ulp.nsid != 1 else ""))
     if isinstance(ulp, NvmeTransferReady):
         return f"NVMe_XFER_RDY offset {ulp.offset} burst {ulp.burst}"
     if isinstance(ulp, NvmeResponse):

@@ -138,6 +138,11 @@ class NodeKeys(Section):
                            "FCP_DATA sequence; on a loop a fair target holds the loop for one "
                            "such burst once another port arbitrates (default: no limit, the "
                            "whole command, as SCSI's maximum burst size 0 means).", "64 KiB")
+    namespaces: Count = key(1, "Target only: its logical units, the device's capacity cut "
+                            "into that many equal parts (whole 512-byte blocks) in turn: "
+                            "SCSI LUNs 0 .. namespaces - 1 over FCP and NVMe namespaces "
+                            "1 .. namespaces over FC-NVMe; jobs address one with lun or "
+                            "namespace (default: 1, the whole device).", 4)
     channels: Channels = key([], "Disk channels on this node (SCSI buses, ATA channels) and "
                              "their disks, read by the node's own block layer: a job from "
                              "this node addresses them by name, and target_disks serves them "
