@@ -21,7 +21,13 @@ from fcsim.loop.config import LoopConfig, LoopPortConfig
 from fcsim.myrinet.switch import MyrinetSwitchModel
 from fcsim.scenario.workload_model import WorkloadConfig
 from fcsim.stats.steady import SteadyState
-from fcsim.storage.device_model import ArrayModel, DiskModel, RamDiskModel
+from fcsim.storage.device_model import (
+    ArrayModel,
+    DiskModel,
+    FlashArrayModel,
+    RamDiskModel,
+    SsdModel,
+)
 from fcsim.storage.local import BlockConfig, ChannelConfig, LocalTarget
 from fcsim.trapeze.config import BlockServerConfig
 
@@ -80,7 +86,8 @@ class NodeConfig:
     host: HostModel | None = None
     ip_class: int = 3
     background_load: float | None = None
-    target: DiskModel | RamDiskModel | ArrayModel | LocalTarget | None = None
+    target: (DiskModel | RamDiskModel | ArrayModel | SsdModel | FlashArrayModel | LocalTarget
+             | None) = None
     max_burst: int | None = None
     mtu: int = 1500
     routes: tuple[tuple[str, str], ...] = ()

@@ -24,8 +24,15 @@ from fcsim.host.host import Host
 from fcsim.host.request_queue import RequestQueue
 from fcsim.storage.array import DiskArray
 from fcsim.storage.config import FioConfig, NvmeOptions, unit_capacity
-from fcsim.storage.device_model import ArrayModel, DiskModel, RamDiskModel, SsdModel
+from fcsim.storage.device_model import (
+    ArrayModel,
+    DiskModel,
+    FlashArrayModel,
+    RamDiskModel,
+    SsdModel,
+)
 from fcsim.storage.disk import Disk
+from fcsim.storage.flash_array import FlashArray
 from fcsim.storage.local import (
     MAXPHYS,
     BlockConfig,
@@ -40,7 +47,7 @@ from fcsim.topology.network import Network
 from fcsim.workload.fio import Fio
 
 _DEVICES: dict[type, Any] = {DiskModel: Disk, RamDiskModel: RamDisk, ArrayModel: DiskArray,
-                             SsdModel: Ssd}
+                             SsdModel: Ssd, FlashArrayModel: FlashArray}
 """The simulated device of each kind of model."""
 
 
@@ -66,8 +73,8 @@ class StorageNode(Protocol):
     @property
     def block(self) -> BlockConfig | None: ...
     @property
-    def target(self) -> DiskModel | RamDiskModel | ArrayModel | SsdModel | LocalTarget | None:
-        ...
+    def target(self) -> (DiskModel | RamDiskModel | ArrayModel | SsdModel | FlashArrayModel
+                         | LocalTarget | None): ...
     @property
     def max_burst(self) -> int | None: ...
     @property
@@ -85,7 +92,7 @@ class StorageScenario(Protocol):
     def workloads(self) -> Sequence[object]: ...
 
 
-def limit(target: FcpTarget, device: Disk | RamDisk | DiskArray | Ssd | DiskServer,
+def limit(target: FcpTarget, device: Disk | RamDisk | DiskArray | Ssd | FlashArray | DiskServer,
           interval: float) -> tuple[str, float]:
     """The busiest of the device's resources and the target's link directions
     over *interval* s, and its utilisation: what limits the target."""
@@ -120,7 +127,7 @@ class Storage:
                         if isinstance(w, FioConfig) and w.nvme is not None for t in w.targets}
         self.nvme_initiators: dict[str, NvmeInitiator] = {}
         self.nvme_targets: dict[str, NvmeTarget] = {}
-        self.devices: dict[str, Disk | RamDisk | DiskArray | Ssd | DiskServer] = {}
+        self.devices: dict[str, Disk | RamDisk | DiskArray | Ssd | FlashArray | DiskServer] = {}
         self.targets: dict[str, FcpTarget] = {}
         for node in scenario.nodes:
             model = node.target

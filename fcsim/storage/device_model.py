@@ -221,6 +221,43 @@ class SsdModel:
         return self.channels * self.dies_per_channel
 
 
+@dataclass(frozen=True)
+class FlashArrayModel:
+    """An all-flash array (:mod:`fcsim.storage.flash_array`): *ssds* drives
+    of model *ssd* behind a controller, host data striped over them in
+    *stripe_unit* bytes (no parity). Each host command takes the
+    controller's *controller_latency* (s, overlapping, its pipeline) and
+    *controller_time* of its processor (s, one command at a time: its I/O
+    rate limit). Its write-back *cache* holds that many bytes of writes not
+    yet on the drives (0: writes go through to them); with *mirrored* each
+    write's data also cross to the partner controller's cache over an
+    interconnect of *mirror_rate* bytes/s, then its acknowledgement comes
+    back after *mirror_latency* s, before the host's write is acknowledged.
+    *queue_depth*: host commands at once."""
+
+    name: str
+    ssd: SsdModel
+    ssds: int
+    stripe_unit: int
+    controller_latency: float
+    controller_time: float
+    cache: int = 0
+    mirrored: bool = True
+    mirror_rate: float = 7.88e9
+    mirror_latency: float = 0.0
+    queue_depth: int = 2048
+    sources: dict[str, str] = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.stripe_unit < 512 or self.stripe_unit % 512:
+            raise ValueError(f"{self.name}: stripe_unit must be whole 512-byte blocks")
+
+    @property
+    def capacity(self) -> int:
+        """Bytes the array offers: whole stripe units of every drive."""
+        return self.ssd.capacity // self.stripe_unit * self.stripe_unit * self.ssds
+
+
 def _entry(help: str, value: Any, required: bool = False) -> Any:
     return key(REQUIRED if required else None, help,
                {"value": value, "source": "data sheet"})
@@ -234,6 +271,7 @@ Latency = sourced(PositiveTime, "PositiveTime")
 Commands = sourced(Count, "Count")
 Yes = sourced(Flag, "Flag")
 Pages = sourced(integer(0, text="an integer >= 0"), "Integer")
+SsdName = sourced(Name, "Name")
 Share = sourced(fraction("a fraction 0 <= x < 1"), "Fraction")
 
 
@@ -336,7 +374,32 @@ class SsdFile(ModelFile):
                                  "in order (else empty).", True)
 
 
-DEVICE_KINDS = ("disks", "ramdisks", "arrays", "ssds")
+class FlashArrayFile(ModelFile):
+    """An all-flash array model file (`models/flash-arrays/<name>.toml`), read
+    into `fcsim.storage.device_model.FlashArrayModel`; its drives a model of
+    `models/ssds/`."""
+
+    where = "in a flash array model file"
+    defaults_from = FlashArrayModel
+
+    ssd: SsdName = _entry("The drive model, from models/ssds/.", "mqsim-mlc-8ch", True)
+    ssds: Commands = _entry("Drives.", 24, True)
+    stripe_unit: Bytes = _entry("Bytes of host data on one drive before the next.", 65536,
+                                True)
+    controller_latency: Delay = _entry("Controller pipeline time per command, s "
+                                       "(commands overlap).", "50 us", True)
+    controller_time: Delay = _entry("Controller processor time per command, s (one at a "
+                                    "time: its I/O rate limit).", "1 us", True)
+    cache: CacheBytes = _entry("Write-back cache, bytes (0: write-through).", 17179869184)
+    mirrored: Yes = _entry("Each write is copied to the partner controller's cache before "
+                           "it is acknowledged.", True)
+    mirror_rate: Rate = _entry("Interconnect to the partner controller, bytes/s.", 7.88e9)
+    mirror_latency: Delay = _entry("The partner's acknowledgement of a mirrored write, s.",
+                                   "5 us")
+    queue_depth: Commands = _entry("Host commands accepted at once.", 2048)
+
+
+DEVICE_KINDS = ("disks", "ramdisks", "arrays", "ssds", "flash-arrays")
 """The catalog folders of storage devices."""
 
 
@@ -358,6 +421,18 @@ def load_ssd_model(name: str, directory: Path | None = None) -> SsdModel:
     return SsdModel(name=name, sources=sources, **values)
 
 
+def load_flash_array_model(name: str, directory: Path | None = None) -> FlashArrayModel:
+    """The all-flash array model *name* (``models/flash-arrays/<name>.toml``),
+    its drive model from ``models/ssds/`` (or beside *directory*)."""
+    values, sources = read_model("flash-arrays", name, FlashArrayFile, directory)
+    folder = directory.parent / "ssds" if directory is not None else None
+    try:
+        ssd = load_ssd_model(values.pop("ssd"), folder)
+        return FlashArrayModel(name=name, ssd=ssd, sources=sources, **values)
+    except ValueError as error:
+        raise ValueError(f"flash array model {name!r}: {error}") from None
+
+
 def load_array_model(name: str, directory: Path | None = None) -> ArrayModel:
     """The array model *name* (``models/arrays/<name>.toml``), its member disk
     model from ``models/disks/`` (or beside *directory*)."""
@@ -370,17 +445,20 @@ def load_array_model(name: str, directory: Path | None = None) -> ArrayModel:
         raise ValueError(f"array model {name!r}: {error}") from None
 
 
-Device = DiskModel | RamDiskModel | ArrayModel | SsdModel
+Device = DiskModel | RamDiskModel | ArrayModel | SsdModel | FlashArrayModel
 """A storage device model."""
 _LOADERS = {"disks": load_disk_model, "ramdisks": load_ramdisk_model,
-            "arrays": load_array_model, "ssds": load_ssd_model}
+            "arrays": load_array_model, "ssds": load_ssd_model,
+            "flash-arrays": load_flash_array_model}
 _SCHEMAS: dict[str, type[ModelFile]] = {"disks": DiskFile, "ramdisks": RamDiskFile,
-                                        "arrays": ArrayFile, "ssds": SsdFile}
+                                        "arrays": ArrayFile, "ssds": SsdFile,
+                                        "flash-arrays": FlashArrayFile}
 
 
 def load_device_model(name: str) -> Device:
     """A storage device model by catalog name, from ``models/disks/``,
-    ``models/ramdisks/``, ``models/arrays/`` or ``models/ssds/``; a model file path (ending in
+    ``models/ramdisks/``, ``models/arrays/``, ``models/ssds/`` or
+    ``models/flash-arrays/``; a model file path (ending in
     .toml) is read as the type it declares (``type``), or else as the type its
     keys belong to, or on a tie as the type its folder names
     (:func:`fcsim.catalog.model_type`)."""
@@ -392,4 +470,5 @@ def load_device_model(name: str) -> Device:
     if "/" in name:
         return load_disk_model(name)  # the catalog's own message
     known = sorted(p.stem for kind in DEVICE_KINDS for p in (MODELS_DIR / kind).glob("*.toml"))
-    raise ValueError(f"no disk, RAM disk, array or SSD model {name!r}; known: {', '.join(known)}")
+    raise ValueError(f"no disk, RAM disk, array, SSD or flash array model {name!r}; "
+                     f"known: {', '.join(known)}")

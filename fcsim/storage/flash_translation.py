@@ -30,6 +30,7 @@ GLOBECOM 2010), which the tests check.
 
 from __future__ import annotations
 
+from array import array
 from collections import deque
 from collections.abc import Callable
 
@@ -54,7 +55,7 @@ class FlashTranslation:
         self.index, self.dies = index, dies
         self._np = model.pages_per_block
         blocks = model.blocks_per_die
-        self.valid = [0] * blocks
+        self.valid = array("I", bytes(4 * blocks))  # compact: an SSD has thousands a die
         self._contents: dict[int, list[int]] = {}  # block -> logical page of each slot
         self._map: dict[int, int] = {}  # logical page -> slot (block x pages + offset)
         self._written_in_order = 0  # logical pages preconditioned: slot = local index
@@ -69,8 +70,9 @@ class FlashTranslation:
             used = full + (1 if rest else 0)
         else:
             used = 0
-        self._closed = set(range(used))
-        self._free = deque(range(used, blocks))
+        self._closed = bytearray(b"\1" * used + bytes(blocks - used))  # 1: closed
+        self._unused = used  # blocks from here on were never written
+        self._clean: deque[int] = deque()  # blocks erased since, in order
         self._open = [-1, -1]  # the open block of host writes, of the collector
         self._offset = [self._np, self._np]
         self._waiting: deque[tuple[int, Callable[[], None]]] = deque()
@@ -83,7 +85,7 @@ class FlashTranslation:
     @property
     def free_blocks(self) -> int:
         """Erased blocks not yet opened."""
-        return len(self._free)
+        return self.model.blocks_per_die - self._unused + len(self._clean)
 
     def _slot(self, page: int) -> int:
         """Where logical *page* is valid (-1: never written)."""
@@ -107,12 +109,16 @@ class FlashTranslation:
         reserve to the collector)."""
         which = int(collector)
         if self._offset[which] == self._np:
-            if len(self._free) <= (0 if collector else self.model.reserve_blocks):
+            if self.free_blocks <= (0 if collector else self.model.reserve_blocks):
                 return -1
             if self._open[which] >= 0:
-                self._closed.add(self._open[which])
+                self._closed[self._open[which]] = 1
             self._count_free()
-            block = self._open[which] = self._free.popleft()
+            if self._clean:
+                block = self._clean.popleft()
+            else:
+                block, self._unused = self._unused, self._unused + 1
+            self._open[which] = block
             self._contents[block] = [-1] * self._np
             self._offset[which] = 0
             self._collect()
@@ -145,11 +151,15 @@ class FlashTranslation:
     def _collect(self) -> None:
         """Collect a block if free blocks are below the threshold and the
         collector is idle."""
-        if self._collecting or len(self._free) >= self.model.gc_blocks or not self._closed:
+        if self._collecting or self.free_blocks >= self.model.gc_blocks:
+            return
+        closed, valid = self._closed, self.valid
+        victim = min((b for b in range(len(closed)) if closed[b]), key=valid.__getitem__,
+                     default=-1)
+        if victim < 0:
             return
         self._collecting = True
-        victim = min(self._closed, key=self.valid.__getitem__)
-        self._closed.discard(victim)
+        closed[victim] = 0
         self._move(victim)
 
     def _move(self, victim: int) -> None:
@@ -194,7 +204,7 @@ class FlashTranslation:
         self.valid[victim] = 0
         self._contents.pop(victim, None)
         self._count_free()
-        self._free.append(victim)
+        self._clean.append(victim)
         self._collecting = False
         while self._waiting:
             slot = self._take(False)
@@ -209,14 +219,14 @@ class FlashTranslation:
     def _count_free(self) -> None:
         """Add the free blocks' time since their last change (before a change)."""
         now = self.sim.now
-        self._free_time += len(self._free) * (now - self._changed)
+        self._free_time += self.free_blocks * (now - self._changed)
         self._changed = now
 
     def mean_free_blocks(self) -> float:
         """The free blocks' time average over the measured interval so far."""
         self._count_free()
         span = self.sim.now - self._since
-        return self._free_time / span if span > 0 else float(len(self._free))
+        return self._free_time / span if span > 0 else float(self.free_blocks)
 
     def reset_stats(self) -> None:
         """Start a new measured interval."""

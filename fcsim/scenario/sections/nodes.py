@@ -43,8 +43,9 @@ def _written(seconds: float) -> str:
     return "0 s"
 
 
-DeviceName = model_name(load_device_model, "disk, RAM disk, array or SSD",
-                        "models/disks/, models/ramdisks/, models/arrays/ or models/ssds/")
+DeviceName = model_name(load_device_model, "disk, RAM disk, array, SSD or flash array",
+                        "models/disks/, models/ramdisks/, models/arrays/, models/ssds/ or "
+                        "models/flash-arrays/")
 """A storage device model by catalog name or file path."""
 Burst = size(512, text="a size with a unit such as '64 KiB', >= 512 B")
 
@@ -129,7 +130,8 @@ class NodeKeys(Section):
                              "logical unit served by this device, and an FC-NVMe "
                              "controller over the same device for the jobs that address it "
                              "with protocol = 'nvme': a model in models/disks/, "
-                             "models/ramdisks/, models/arrays/ or models/ssds/, or a model "
+                             "models/ramdisks/, models/arrays/, models/ssds/ or "
+                             "models/flash-arrays/, or a model "
                              "file path ending in .toml.",
                              "ibm-deskstar-22gxp")
     max_burst: Burst = key(None, "FCP target only: its maximum burst size (SCSI "
