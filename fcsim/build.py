@@ -15,11 +15,16 @@ from fcsim.apps.transfer import TRANSFER_PORT, Transfer
 from fcsim.engine.simulation import Simulation
 from fcsim.ethernet.build import build_ethernet
 from fcsim.fabric import build as fabric_build
+from fcsim.fabric.discovery import NameServerQuery
 from fcsim.fabric.network import FabricNetwork
 from fcsim.fabric.npiv import virtual_names
+from fcsim.fc2.header import TYPE_FCP
+from fcsim.fc2.nport import NPort
 from fcsim.fc3.build import install_aliases, striped_stream
 from fcsim.fc3.ports import ports_of
 from fcsim.fc3.striping import stripe_pairs
+from fcsim.fc4.nvme import TYPE_NVME
+from fcsim.fc4.nvme_initiator import Discover
 from fcsim.host.block import HostIo
 from fcsim.host.host import Host
 from fcsim.host.host_model import HostModel
@@ -35,6 +40,7 @@ from fcsim.scenario.workload_model import (
     exchanging_pairs,
 )
 from fcsim.storage.build import Storage
+from fcsim.storage.config import FioConfig
 from fcsim.topology.internetwork import build_internetwork
 from fcsim.topology.network import Network
 from fcsim.topology.point_to_point import build_point_to_point
@@ -57,18 +63,41 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
     pairs = {(s, d) for w in scenario.workloads for s, d in exchanging_pairs(w)
              if d in nports} | stripe_pairs(scenario.workloads)
     pairs |= set(scenario.peers)
+    # an FC-NVMe controller registers its FC-4 TYPEs (FCP's and FC-NVMe's) with
+    # the name server, where hosts find it by TYPE
+    nvme = {t for w in scenario.workloads if isinstance(w, FioConfig) and w.nvme is not None
+            for t in w.targets}
     net = fabric_build.build_fabric(sim, scenario.switches, scenario.links,  # type: ignore[arg-type]
                                     nports, pairs, scenario.zones, scenario.run.login,
                                     bool(scenario.faults),
                                     scenario.zone_enforcement == "hard",
                                     {n.name: virtual_names(n.name, n.virtual_ports)
-                                     for n in scenario.nodes if n.virtual_ports})
+                                     for n in scenario.nodes if n.virtual_ports},
+                                    {t: frozenset((TYPE_FCP, TYPE_NVME)) for t in nvme})
     if scenario.alias_groups:
         groups = {g.name for g in scenario.alias_groups}
         senders = [(w.source, w.destination) for w in scenario.workloads  # type: ignore[union-attr]
                    if getattr(w, "destination", "") in groups]
         install_aliases(sim, scenario.alias_groups, senders, net)
     return net
+
+
+def nvme_discovery(net: Network) -> Callable[[NPort], Discover] | None:
+    """How an FC-NVMe host on *net* finds NVMe subsystems: on a fabric whose
+    N_Ports log in frame by frame, one GID_FT for TYPE 0x28 to the name server
+    per N_Port (:class:`fcsim.fabric.discovery.NameServerQuery`); elsewhere
+    (point to point, a loop, logins that take no time) None: it takes its
+    targets as given."""
+    if not (isinstance(net, FabricNetwork) and net.logins):
+        return None
+    queries: dict[str, NameServerQuery] = {}
+
+    def discover(port: NPort) -> Discover:
+        query = queries.get(port.name)
+        if query is None:
+            query = queries[port.name] = NameServerQuery(port, TYPE_NVME)
+        return query.find
+    return discover
 
 
 BUILDERS: dict[str, Callable[[Simulation, Scenario], Network]] = {

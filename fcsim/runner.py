@@ -16,6 +16,7 @@ from fcsim.build import (
     build_slice,
     build_transfers,
     build_workloads,
+    nvme_discovery,
 )
 from fcsim.engine.simulation import Simulation, TraceSink
 from fcsim.faults.injector import install as install_faults
@@ -72,7 +73,7 @@ def _run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink],
     settled = sim.env.event()
     netperfs = build_netperf(sim, scenario, hosts, settled)
     iperfs = build_iperf(sim, scenario, hosts)
-    storage = Storage(sim, scenario, net, hosts)
+    storage = Storage(sim, scenario, net, hosts, nvme_discovery(net))
     netstore = build_slice(sim, scenario, net, hosts, storage)
     transfers = build_transfers(sim, scenario, hosts, storage)
     faults = install_faults(sim, scenario, net, hosts)

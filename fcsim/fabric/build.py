@@ -89,7 +89,8 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
                  nports: Mapping[str, ServiceParameters], pairs: set[tuple[str, str]],
                  zones: tuple[tuple[str, tuple[str, ...]], ...] = (), login: bool = True,
                  recovering: bool = False, hard_zoning: bool = False,
-                 virtual: Mapping[str, Sequence[str]] | None = None) -> FabricNetwork:
+                 virtual: Mapping[str, Sequence[str]] | None = None,
+                 fc4_types: Mapping[str, frozenset[int]] | None = None) -> FabricNetwork:
     """Build *switches*, the N_Ports *nports* (each N_Port's name and login
     service parameters) and *links*, and route the fabric; the N_Ports of
     each of *pairs* (sender, receiver) log in with each other, with fabric
@@ -98,8 +99,11 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
     recover); *hard_zoning*: the F_Ports drop the frames between N_Ports
     that share no zone; *virtual*: per N_Port
     name, the virtual N_Ports (NPIV) behind it, of *nports* too, which log in
-    with FDISC after it (:mod:`fcsim.fabric.npiv`)."""
+    with FDISC after it (:mod:`fcsim.fabric.npiv`); *fc4_types*: per N_Port
+    name, the FC-4 TYPEs it registers with the name server at login (RFT_ID;
+    the others register none)."""
     virtual = virtual or {}
+    fc4_types = fc4_types or {}
     net = FabricNetwork()
     permitted: dict[int, frozenset[int]] | None = {} if hard_zoning and zones else None
     domains = assign_domains(switches)
@@ -142,12 +146,13 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
     net.isls, net.isl_ends = isls, ends_of
     route(net, isls)
     directory: set[int] = set()
+    registered: dict[int, frozenset[int]] = {}
     zoning = Zoning({name: frozenset(net.nodes[member].port_id for member in members)
                      for name, members in zones}) if zones else None
     if permitted is not None and zoning is not None:  # the ports hold it: filled in place
         permitted.update(zoning.permitted())
     for switch in net.switches.values():
-        switch.services = FabricServices(switch, directory)
+        switch.services = FabricServices(switch, directory, registered)
         switch.services.zoning = zoning
     net.zones = zones
     net.hard_zoning = permitted is not None
@@ -163,7 +168,8 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
             targets = sorted({net.addresses[d] for s, d in pairs if s == name})
             shared = net.shared.get(net.virtual_of.get(name, name))
             net.logins[name] = FabricLogin(node, targets, name in net.virtual_of,
-                                           None if shared is None else shared.answered)
+                                           None if shared is None else shared.answered,
+                                           fc4_types.get(name, frozenset()))
         for name in net.nodes:
             if name in net.shared:  # the port's N_Ports log in one after another
                 group = [name, *virtual[name]]

@@ -61,6 +61,12 @@ class _Association:
     turn: int = 0
 
 
+Discover = Callable[[Callable[[list[int]], None]], None]
+"""How a host finds the NVMe subsystems it may connect to: called with a
+callback, it calls it with their N_Port IDs (a fabric's name server, asked
+GID_FT for TYPE 0x28: :class:`fcsim.fabric.discovery.NameServerQuery`)."""
+
+
 @dataclass
 class NvmeInitiatorStats:
     """Responses received as ERSP and as the shortened RSP, and commands that
@@ -77,10 +83,15 @@ class NvmeInitiator:
     *queues* I/O connections of *queue_size* entries each (the target may
     grant fewer), one link service exchange at a time, then sends commands
     round robin over the connections. A command finding its connection full
-    waits there for a completion (the block layer's wait for a free tag)."""
+    waits there for a completion (the block layer's wait for a free tag).
+    With *discover* it first asks which ports are NVMe subsystems and
+    connects only to a target listed; one not listed is never connected to
+    (:attr:`undiscovered`), so its commands are never sent (None: no
+    discovery, the target is taken as given: point to point)."""
 
     def __init__(self, sim: Simulation, nport: NPort, queues: int = 1,
-                 queue_size: int = 128, first_burst: int = 0) -> None:
+                 queue_size: int = 128, first_burst: int = 0,
+                 discover: Discover | None = None) -> None:
         if queues < 1 or queue_size < 2:
             raise ValueError(f"{nport.name}: NVMe needs >= 1 queue of >= 2 entries")
         self.sim, self.nport = sim, nport
@@ -89,6 +100,8 @@ class NvmeInitiator:
         self._targets: dict[int, _Association] = {}
         self._by_exchange: dict[Exchange, NvmeCommand] = {}
         self._next_cid = 0
+        self._discover = discover
+        self.undiscovered: list[int] = []
         nport.register((h.TYPE_ELS, TYPE_NVME), self._received)
 
     def targets(self) -> list[int]:
@@ -113,8 +126,20 @@ class NvmeInitiator:
                 assoc.waiters.append(then)
             return
         self._targets[d_id] = _Association([then])
-        self.nport.when_ready(lambda: self._ls(d_id, PRLI_SIZE, PrliNvme(self.first_burst),
-                                               els=True))
+        if self._discover is None:
+            self.nport.when_ready(lambda: self._login(d_id))
+            return
+
+        def listed(ports: list[int]) -> None:
+            if d_id in ports:
+                self._login(d_id)
+            else:
+                self.undiscovered.append(d_id)
+        self._discover(listed)
+
+    def _login(self, d_id: int) -> None:
+        """PRLI for NVMe with the target, the first step of its association."""
+        self._ls(d_id, PRLI_SIZE, PrliNvme(self.first_burst), els=True)
 
     def _ls(self, d_id: int, size: int, request: object, els: bool = False) -> None:
         """Send a link service request (PRLI as an ELS; the others as FC-NVMe

@@ -9,14 +9,14 @@ the node's host, with its system-call and copy costs, when it has one).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from fcsim.engine.simulation import Simulation
 from fcsim.fc2.nport import NPort
 from fcsim.fc4.fcp_initiator import DEFAULT_TIMEOUT, FcpInitiator
 from fcsim.fc4.fcp_target import FcpTarget
-from fcsim.fc4.nvme_initiator import NvmeInitiator
+from fcsim.fc4.nvme_initiator import Discover, NvmeInitiator
 from fcsim.fc4.nvme_target import NvmeTarget
 from fcsim.host.block import FcpLun, HostIo, NvmeNamespace, Volume, striped_capacity
 from fcsim.host.cpu import INTERRUPT
@@ -109,11 +109,15 @@ def limit(target: FcpTarget, device: Disk | RamDisk | DiskArray | Ssd | FlashArr
 
 class Storage:
     """The targets, local disks, request queues, initiators and block jobs of
-    *scenario* on the built *net*."""
+    *scenario* on the built *net*; *discovery*: for an N_Port, how its FC-NVMe
+    host finds NVMe subsystems (a fabric's name server; None: it takes its
+    targets as given)."""
 
     def __init__(self, sim: Simulation, scenario: StorageScenario, net: Network,
-                 hosts: dict[str, Host] | None = None) -> None:
+                 hosts: dict[str, Host] | None = None,
+                 discovery: Callable[[NPort], Discover] | None = None) -> None:
         self.sim, self.net, self.hosts = sim, net, hosts or {}
+        self._discovery = discovery
         self._nodes = {n.name: n for n in scenario.nodes}
         self.local = {n.name: LocalDisks(sim, n.name, n.channels, self._bus(n.name))
                       for n in scenario.nodes if n.channels}
@@ -190,7 +194,8 @@ class Storage:
         if initiator is None:
             o = self._nvme[node]
             initiator = self.nvme_initiators[port.name] = NvmeInitiator(
-                self.sim, port, o.queues, o.queue_size, o.first_burst)
+                self.sim, port, o.queues, o.queue_size, o.first_burst,
+                None if self._discovery is None else self._discovery(port))
         return initiator
 
     def _initiator(self, node: str, port: NPort) -> FcpInitiator:
@@ -330,7 +335,8 @@ class Storage:
         if self.nvme_targets:
             out["nvme_targets"] = {name: t.results() for name, t in self.nvme_targets.items()}
             out["nvme_initiators"] = {
-                name: {**vars(i.stats), "connections": {
+                name: {**vars(i.stats), **({"undiscovered": [f"{d:06x}" for d in i.undiscovered]}
+                                           if i.undiscovered else {}), "connections": {
                     f"{d_id:06x}": [{"sqsize": c.sqsize, "max_outstanding": c.most}
                                     for c in i.connections(d_id)]
                     for d_id in i.targets()}}

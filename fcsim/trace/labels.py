@@ -33,7 +33,8 @@ from fcsim.trapeze.message import Fragment
 _STATUS = {0x00: "GOOD", 0x02: "CHECK CONDITION", 0x08: "BUSY", 0x28: "TASK SET FULL"}
 _ELS = {els.ELS_FLOGI: "FLOGI", els.ELS_PLOGI: "PLOGI", els.ELS_SCR: "SCR",
         els.ELS_RSCN: "RSCN"}
-_CT = {els.CT_GID_FT: "GID_FT", CT_ACCEPT: "CT accept", CT_REJECT: "CT reject"}
+_CT = {els.CT_GID_FT: "GID_FT", els.CT_RFT_ID: "RFT_ID", CT_ACCEPT: "CT accept",
+       CT_REJECT: "CT reject"}
 
 
 def _service(fc_type: int, payload: bytes, s_id: int) -> str:
