@@ -244,7 +244,8 @@ def _workloads(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
                  if isinstance(w, NetperfSection) else
                  ("window" if len(w.window) > 1 else "bandwidth",
                   len(w.window) * len(w.bandwidth) > 1)
-                 if isinstance(w, IperfSection) else ("", False))
+                 if isinstance(w, IperfSection) else
+                 ("iodepth", len(w.iodepth) > 1) if isinstance(w, FioSection) else ("", False))
         if swept[1]:
             if sweeping is not None:
                 yield Problem(f"{path}.{swept[0]}", given(raws[i].get(swept[0])),

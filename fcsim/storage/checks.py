@@ -170,9 +170,10 @@ def block_job(w: FioSection | DdSection, raw: dict[str, Any], path: str,
         if isinstance(w, FioSection) and name in raw:
             yield Problem(f"{path}.{name}", given(raw[name]), "no such key with protocol = "
                           "'fcp' (it is an NVMe setting: set protocol = 'nvme')")
-    depth = min((d.queue_depth for d in remote), default=w.iodepth)
-    if w.iodepth > depth:
-        yield Problem(f"{path}.iodepth", given(w.iodepth),
+    deepest = max(w.iodepth)
+    depth = min((d.queue_depth for d in remote), default=deepest)
+    if deepest > depth:
+        yield Problem(f"{path}.iodepth", given(deepest),
                       f"at most the target's queue depth ({depth}, "
                       f"{min(remote, key=lambda d: d.queue_depth).name})")
     capacity = striped_capacity([d.capacity for d in devices], w.stripe or BLOCK)

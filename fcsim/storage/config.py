@@ -44,6 +44,11 @@ QueueSize = integer(2, 65536, "an integer 2..65536 (submission queue entries)")
 FirstBurst = size(0, text="a size with a unit such as '8 KiB' (0: no first burst)")
 Lun = integer(0, 16383, "an integer 0..16383 (a SCSI LUN; FCP_LUN's flat space addressing)")
 Nsid = integer(1, 0xFFFFFFFE, "an integer 1..4294967294 (an NVMe namespace ID)")
+Depths = value_type(tuple, lambda v: _depths(v), "an integer >= 1 (commands), or a non-empty "
+                    "list of them (a sweep)", {"anyOf": [
+                        {"type": "integer", "minimum": 1},
+                        {"type": "array", "items": {"type": "integer", "minimum": 1},
+                         "minItems": 1}]})
 Grain = size(512, text="a size with a unit such as '32 KiB', a whole number of 512-byte "
                        "blocks, >= 512 B")
 
@@ -77,8 +82,9 @@ class FioSection(_Block):
     type: Literal["fio"] = key(help="An fio job.")
     rw: Rw = key(help="Access pattern, fio --rw.", example="randread")
     bs: BlockSize = key("4 KiB", "Bytes per command, fio --bs.", "64 KiB")
-    iodepth: Count = key(1, "Commands outstanding per job, fio --iodepth; at most the "
-                         "target's queue depth.", 32)
+    iodepth: Depths = key(1, "Commands outstanding per job, fio --iodepth; at most the "
+                          "target's queue depth; or a list of them: a sweep, one run per "
+                          "depth (the report's table has a row each).", [1, 8, 64])
     numjobs: Count = key(1, "Jobs, fio --numjobs.", 4)
     rwmixread: Percent = key(50, "Percent reads of randrw, fio --rwmixread.", 70)
     offset: Offset = key(0, "Start of the region addressed, bytes, fio --offset.", "1 GiB")
@@ -128,6 +134,13 @@ class DdSection(_Block):
     def offset(self) -> int:
         """Where on the device the first command starts, bytes."""
         return (self.skip + self.seek) * self.bs
+
+
+def _depths(value: Any) -> tuple[int, ...]:
+    items = value if isinstance(value, list) and value else [value]
+    if not all(is_int(v) and v >= 1 for v in items):
+        raise ValueError()
+    return tuple(items)
 
 
 def _channel_model(value: Any) -> Any:
@@ -252,7 +265,8 @@ class FioConfig:
     *stripe* bytes (the first is *destination*; empty: one target). *nvme*:
     the job runs NVMe over FC with these settings (None: SCSI over FCP).
     *unit*: the logical unit addressed on each target, a SCSI LUN over FCP
-    (from 0) or an NVMe NSID (from 1)."""
+    (from 0) or an NVMe NSID (from 1). *iodepths*: a sweep, one run per
+    depth (empty: none; the options' iodepth is the first)."""
 
     name: str
     source: str
@@ -266,6 +280,7 @@ class FioConfig:
     stripe: int | None = None
     nvme: NvmeOptions | None = None
     unit: int | None = None
+    iodepths: tuple[int, ...] = ()
 
     @property
     def lun(self) -> int:

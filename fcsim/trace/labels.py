@@ -80,7 +80,8 @@ def upper_layer(frame: Any) -> str:
     if ulp == PRLI:
         return "PRLI" if r_ctl == h.R_CTL_ELS_REQUEST else "LS_ACC (PRLI)"
     if isinstance(ulp, Command) and r_ctl == h.R_CTL_UNSOLICITED_COMMAND:
-        return (f"FCP_CMND {'WRITE' if ulp.write else 'READ'}(10) LBA {ulp.offset // BLOCK} "
+        return (f"FCP_CMND {'WRITE' if ulp.write else 'READ'}({16 if ulp.long else 10}) "
+                f"LBA {ulp.offset // BLOCK} "
                 f"blocks {ulp.length // BLOCK}" + (f" LUN {ulp.lun}" if ulp.lun else ""))
     if isinstance(ulp, TransferReady) and r_ctl == h.R_CTL_DATA_DESCRIPTOR:
         return f"FCP_XFER_RDY offset {ulp.offset} burst {ulp.burst}"

@@ -144,3 +144,17 @@ def test_namespaces_go_with_a_target(tmp_path: Path) -> None:
                                                           'name = "host"\nnamespaces = 2'))
     with pytest.raises(ScenarioError, match=re.escape("nodes[0].namespaces: given 2")):
         load_scenario(path)
+
+
+def test_past_two_tebibytes_a_command_is_read_16() -> None:
+    """READ(10) addresses 2^32 blocks of 512 bytes (2 TiB); past them (an
+    all-flash array of 12 TB) FCP_CMND carries READ(16)/WRITE(16), a 64-bit
+    LBA and a 32-bit count, as Linux sd does."""
+    far = 2**32 * 512 + 4096
+    for write, opcode in ((False, 0x88), (True, 0x8A)):
+        cdb = fcp_cmnd(Command(0, write, far, 8192, 0.0, lambda c: None))[12:28]
+        assert cdb[0] == opcode
+        assert int.from_bytes(cdb[2:10], "big") == far // 512
+        assert int.from_bytes(cdb[10:14], "big") == 16
+    near = fcp_cmnd(Command(0, False, 4096, 8192, 0.0, lambda c: None))[12:28]
+    assert near[0] == 0x28 and int.from_bytes(near[2:6], "big") == 8
