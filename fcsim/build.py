@@ -195,7 +195,10 @@ def build_transfers(sim: Simulation, scenario: Scenario, hosts: dict[str, Host],
     """The scenario's relayed transfers, their TCP connections numbered apart;
     a host's block path to a target at an end through *storage*'s initiators."""
     def volume(host: str, target: str) -> HostIo:
-        return HostIo(hosts[host], storage.volume(host, (target,), None))
+        local = storage.local.get(host)
+        own = local is not None and target in local.disks  # else an FCP target: SCSI's stack
+        return HostIo(hosts[host], storage.volume(host, (target,), None),
+                      0.0 if own else hosts[host].model.scsi_command_cpu)
     transfers, port = [], TRANSFER_PORT
     for w in (w for w in scenario.workloads if isinstance(w, TransferConfig)):
         transfers.append(Transfer(sim, w.name, w.path, hosts, volume, w.options, w.start, port))

@@ -170,10 +170,13 @@ class Volume:
 
 
 class HostIo:
-    """A process on *host* reading and writing *volume* through system calls."""
+    """A process on *host* reading and writing *volume* through system calls;
+    each request also takes *stack_time* of the processor in the storage stack
+    below the block layer (the SCSI or NVMe stack's time per command, s), with
+    its system call."""
 
-    def __init__(self, host: Host, volume: Volume) -> None:
-        self.host, self.volume = host, volume
+    def __init__(self, host: Host, volume: Volume, stack_time: float = 0.0) -> None:
+        self.host, self.volume, self.stack_time = host, volume, stack_time
         self.sim = volume.sim
 
     def login(self, then: Callable[[], None]) -> None:
@@ -196,5 +199,5 @@ class HostIo:
 
         def issue() -> None:
             self.volume.submit(write, offset, length, returned, request, meter)
-        cpu.run(model.syscall + (copy if write else 0.0), issue, PROCESS)
+        cpu.run(model.syscall + (copy if write else 0.0) + self.stack_time, issue, PROCESS)
         return request

@@ -160,12 +160,21 @@ class Storage:
                 continue
             volume = self.volume(w.source, w.targets, w.stripe, w.nvme,
                                  w.nsid if w.nvme is not None else w.lun)
-            device = (HostIo(self.hosts[w.source], volume) if w.source in self.hosts
-                      else volume)
+            host = self.hosts.get(w.source)
+            device = volume if host is None else HostIo(host, volume, self._stack(host, w))
             capacity = striped_capacity([self._capacity(w.source, t) for t in w.targets],
                                         w.stripe)
             self.jobs.append((w, Fio(sim, w.name, device, capacity, w.options, w.start,
                                      metered=True, tail=w.nvme is not None)))
+
+    def _stack(self, host: Host, w: FioConfig) -> float:
+        """The host's storage stack time per request of job *w*: its NVMe stack's
+        over FC-NVMe, its SCSI stack's to FC targets, none to its own disks."""
+        local = self.local.get(w.source)
+        if local is not None and w.destination in local.disks:
+            return 0.0
+        return (host.model.nvme_command_cpu if w.nvme is not None
+                else host.model.scsi_command_cpu)
 
     def _bus(self, node: str) -> Any:
         host = self.hosts.get(node)
