@@ -79,7 +79,7 @@ class FcpLun:
         """READ(10) or WRITE(10); *done(status)* when it completes; *meter*
         counts its data frames as they arrive."""
         self.initiator.submit(self.d_id, write, offset, length,
-                              lambda command: done(_status(command)), meter, self.lun)
+                              lambda command: done(_status(command)), meter, lun=self.lun)
 
 
 class NvmeNamespace:
@@ -99,7 +99,8 @@ class NvmeNamespace:
         NVMe success, CHECK CONDITION otherwise); *meter* counts its data
         frames as they arrive."""
         self.initiator.submit(self.d_id, write, offset, length,
-                              lambda command: done(_nvme_status(command)), meter, self.nsid)
+                              lambda command: done(_nvme_status(command)), meter,
+                              nsid=self.nsid)
 
 
 def _nvme_status(command: NvmeCommand) -> int:
