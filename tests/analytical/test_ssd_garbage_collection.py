@@ -14,6 +14,9 @@ import math
 import pytest
 
 from fcsim.engine.simulation import Simulation
+from fcsim.resources import DATA_ROOT
+from fcsim.runner import run_scenario
+from fcsim.scenario.loader import load_scenario
 from fcsim.storage.device_model import SsdModel
 from fcsim.storage.ssd import Ssd
 
@@ -129,3 +132,23 @@ def test_a_fresh_drive_takes_writes_at_the_program_rate_until_it_fills() -> None
     assert figures["write_amplification"] == 1.0
     rate = figures["host_pages_programmed"] / figures["interval"]
     assert rate == pytest.approx(DIES / model.program_latency, rel=2e-3)
+
+
+def test_the_example_reaches_the_collectors_steady_state() -> None:
+    """scenarios/ssd-garbage-collection.toml: random 8 KiB writes over NVMe/FC
+    to mqsim-mlc-small; after its warm-up the amplification is the fixed point
+    above at the free blocks kept, and the rate the dies' at it."""
+    scenario = load_scenario(DATA_ROOT / "scenarios" / "ssd-garbage-collection.toml")
+    storage = run_scenario(scenario)["repetitions"][0]["storage"]
+    model = scenario.nodes[1].target
+    target = storage["targets"]["ssd"]
+    assert target["limit"] == "flash dies"
+    expected = 2.0
+    for _ in range(50):
+        expected = greedy(spare_factor(model, target["mean_free_blocks"] + 1 / expected))
+    assert target["write_amplification"] == pytest.approx(expected, rel=0.03)
+    die_time = (model.program_latency + (expected - 1) * (model.read_latency
+                                                          + model.program_latency)
+                + expected / model.pages_per_block * model.erase_latency)
+    dies = model.channels * model.dies_per_channel
+    assert storage["jobs"]["writes"]["iops"] == pytest.approx(dies / die_time, rel=0.03)

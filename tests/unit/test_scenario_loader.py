@@ -112,7 +112,8 @@ def test_all_examples_are_there() -> None:
         "p2p-one-way-errors.toml", "p2p-pulled-cable.toml", "p2p-udp-pulled-cable.toml",
         "relay-gige-to-fc.toml", "san-array.toml", "san-fabric-disks.toml",
         "san-jbod-loop.toml", "san-ramdisk.toml", "san-striped-client.toml",
-        "server-local-disks.toml", "tcp-noisy-link.toml", "vlan-trunk.toml"]
+        "server-local-disks.toml", "ssd-garbage-collection.toml", "tcp-noisy-link.toml",
+        "vlan-trunk.toml"]
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
