@@ -15,12 +15,17 @@ from fcsim.apps.transfer import TRANSFER_PORT, Transfer
 from fcsim.engine.simulation import Simulation
 from fcsim.ethernet.build import build_ethernet
 from fcsim.fabric import build as fabric_build
+from fcsim.fabric.discovery import NameServerQuery
 from fcsim.fabric.network import FabricNetwork
 from fcsim.fabric.notifications import FabricNotifications
 from fcsim.fabric.npiv import virtual_names
+from fcsim.fc2.header import TYPE_FCP
+from fcsim.fc2.nport import NPort
 from fcsim.fc3.build import install_aliases, striped_stream
 from fcsim.fc3.ports import port_names, ports_of
 from fcsim.fc3.striping import stripe_pairs
+from fcsim.fc4.nvme import TYPE_NVME
+from fcsim.fc4.nvme_initiator import Discover
 from fcsim.fc4.throttle import CongestionThrottle
 from fcsim.host.block import HostIo
 from fcsim.host.host import Host
@@ -66,6 +71,10 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
     # a block job's data goes both ways (a read's comes back from its target)
     both_ways = pairs | {(d, s) for w in scenario.workloads if isinstance(w, FioConfig)
                          for s, d in exchanging_pairs(w) if d in nports}
+    # an FC-NVMe controller registers its FC-4 TYPEs (FCP's and FC-NVMe's) with
+    # the name server, where hosts find it by TYPE
+    nvme = {t for w in scenario.workloads if isinstance(w, FioConfig) and w.nvme is not None
+            for t in w.targets}
     net = fabric_build.build_fabric(sim, scenario.switches, scenario.links,  # type: ignore[arg-type]
                                     nports, pairs, scenario.zones, scenario.run.login,
                                     scenario.recovering,
@@ -73,7 +82,8 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
                                     {n.name: virtual_names(n.name, n.virtual_ports)
                                      for n in scenario.nodes if n.virtual_ports},
                                     scenario.isolation, dict(scenario.zone_priorities),
-                                    scenario.cures, both_ways)
+                                    scenario.cures, both_ways,
+                                    {t: frozenset((TYPE_FCP, TYPE_NVME)) for t in nvme})
     if scenario.fpin is not None:
         net.fpin = FabricNotifications(sim, scenario.fpin, net.switches, net.nodes,
                                        net.addresses, net.flows, net.logins)
@@ -104,6 +114,22 @@ def multipath_pairs(scenario: Scenario) -> dict[tuple[str, str], set[tuple[str, 
                 for b in port_names(target, nodes[target].ports)
                 if a in fabric_of and fabric_of[a] == fabric_of.get(b)}
     return out
+def nvme_discovery(net: Network) -> Callable[[NPort], Discover] | None:
+    """How an FC-NVMe host on *net* finds NVMe subsystems: on a fabric whose
+    N_Ports log in frame by frame, one GID_FT for TYPE 0x28 to the name server
+    per N_Port (:class:`fcsim.fabric.discovery.NameServerQuery`); elsewhere
+    (point to point, a loop, logins that take no time) None: it takes its
+    targets as given."""
+    if not (isinstance(net, FabricNetwork) and net.logins):
+        return None
+    queries: dict[str, NameServerQuery] = {}
+
+    def discover(port: NPort) -> Discover:
+        query = queries.get(port.name)
+        if query is None:
+            query = queries[port.name] = NameServerQuery(port, TYPE_NVME)
+        return query.find
+    return discover
 
 
 BUILDERS: dict[str, Callable[[Simulation, Scenario], Network]] = {
@@ -221,7 +247,10 @@ def build_transfers(sim: Simulation, scenario: Scenario, hosts: dict[str, Host],
     """The scenario's relayed transfers, their TCP connections numbered apart;
     a host's block path to a target at an end through *storage*'s initiators."""
     def volume(host: str, target: str) -> HostIo:
-        return HostIo(hosts[host], storage.volume(host, (target,), None))
+        local = storage.local.get(host)
+        own = local is not None and target in local.disks  # else an FCP target: SCSI's stack
+        return HostIo(hosts[host], storage.volume(host, (target,), None),
+                      0.0 if own else hosts[host].model.scsi_command_cpu)
     transfers, port = [], TRANSFER_PORT
     for w in (w for w in scenario.workloads if isinstance(w, TransferConfig)):
         transfers.append(Transfer(sim, w.name, w.path, hosts, volume, w.options, w.start, port))

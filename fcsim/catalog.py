@@ -38,11 +38,13 @@ MODEL_FOLDER: ContextVar[Path] = ContextVar("MODEL_FOLDER", default=Path("."))
 _CATALOG_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _SINGULAR = {"switches": "switch", "hosts": "host", "adapters": "adapter", "disks": "disk",
              "ramdisks": "RAM disk", "arrays": "array", "ssds": "SSD",
+             "flash-arrays": "flash array",
              "disk-channels": "disk channel",
              "ethernet-switches": "Ethernet switch", "myrinet-switches": "Myrinet switch"}
 
 MODEL_TYPES = {"switches": "switch", "hosts": "host", "adapters": "adapter", "disks": "disk",
                "ramdisks": "ramdisk", "arrays": "array", "ssds": "ssd",
+               "flash-arrays": "flash-array",
                "disk-channels": "disk-channel",
                "ethernet-switches": "ethernet-switch", "myrinet-switches": "myrinet-switch"}
 """Each catalog folder and the ``type`` its files may declare."""

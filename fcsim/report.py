@@ -30,6 +30,8 @@ def summary_text(results: dict[str, Any]) -> str:
         lines += _details(results)
     elif "socket" in results["points"][0]:
         lines += netperf_table(results)
+    elif "iodepth" in results["points"][0]:
+        lines += fio_table(results)
     else:
         lines += iperf_table(results)
     lines = [line for i, line in enumerate(lines) if line or i == 0 or lines[i - 1]]
@@ -108,6 +110,28 @@ def _settled(tests: list[dict[str, Any]]) -> list[str]:
             f"{100 * max(e['relative_half_width'] for e in early):.2f} % at "
             f"{100 * early[0]['confidence']:g} % confidence; the rest of each length "
             "is estimated from the steady rate"]
+
+
+def fio_table(results: dict[str, Any]) -> list[str]:
+    """An fio iodepth sweep: one row per depth, the job's IOPS and bandwidth
+    (mean over the repetitions) and the first repetition's latencies."""
+    points = results["points"]
+    name = next(n for n, job in points[0]["repetitions"][0]["storage"]["jobs"].items()
+                if "iodepth" in job and n in points[0]["summary"])
+    job = points[0]["repetitions"][0]["storage"]["jobs"][name]
+    lines = [f"fio {job['rw']} bs={job['bs']} {name}: IOPS and MB/s the mean over "
+             f"{results['run']['repetitions']} repetition(s), latency the first's",
+             f"{'iodepth':>8} {'IOPS':>10} {'MB/s':>9} {'mean lat':>10} {'p99 lat':>10}"]
+    for point in points:
+        figures = point["summary"][name]
+        latency = point["repetitions"][0]["storage"]["jobs"][name]["latency_s"]
+
+        def show(value: float | None) -> str:
+            return "-" if value is None else format_time(value)
+        lines.append(f"{point['iodepth']:>8} {figures['iops']['mean']:>10.0f} "
+                     f"{figures['throughput_bytes_per_s']['mean'] / 1e6:>9.1f} "
+                     f"{show(latency['mean']):>10} {show(latency['p99']):>10}")
+    return lines
 
 
 def iperf_table(results: dict[str, Any]) -> list[str]:

@@ -17,6 +17,7 @@ from fcsim.build import (
     build_transfers,
     build_workloads,
     install_throttles,
+    nvme_discovery,
 )
 from fcsim.engine.simulation import Simulation, TraceSink
 from fcsim.faults.injector import install as install_faults
@@ -73,7 +74,7 @@ def _run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink],
     settled = sim.env.event()
     netperfs = build_netperf(sim, scenario, hosts, settled)
     iperfs = build_iperf(sim, scenario, hosts)
-    storage = Storage(sim, scenario, net, hosts)
+    storage = Storage(sim, scenario, net, hosts, nvme_discovery(net))
     throttles = install_throttles(sim, scenario, storage)
     netstore = build_slice(sim, scenario, net, hosts, storage)
     transfers = build_transfers(sim, scenario, hosts, storage)

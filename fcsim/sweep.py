@@ -1,6 +1,6 @@
 """Sweeps: a netperf or iperf workload that lists several socket and send sizes
-(or windows and bandwidths) is run once per point, each a scenario narrowed
-to that one point."""
+(or windows and bandwidths), or an fio job that lists several iodepths, is
+run once per point, each a scenario narrowed to that one point."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 
 from fcsim.scenario.model import Scenario
 from fcsim.scenario.workload_model import IperfConfig, NetperfConfig
+from fcsim.storage.config import FioConfig
 from fcsim.units import format_rate
 
 
@@ -29,10 +30,20 @@ def iperf_narrowed(scenario: Scenario, window: int, bandwidth: float) -> Scenari
     return replace(scenario, workloads=loads)
 
 
+def fio_narrowed(scenario: Scenario, iodepth: int) -> Scenario:
+    """*scenario* with its sweeping fio job (at most one sweeps) at one *iodepth*."""
+    loads = tuple(replace(w, options=replace(w.options, iodepth=iodepth), iodepths=())
+                  if isinstance(w, FioConfig) and w.iodepths else w
+                  for w in scenario.workloads)
+    return replace(scenario, workloads=loads)
+
+
 def sweep_points(scenario: Scenario) -> list[tuple[dict[str, Any], Scenario]]:
-    """The runs a netperf or iperf sweep asks for: (socket and send size, or
-    iperf window and bandwidth; narrowed scenario)."""
+    """The runs a netperf, iperf or fio sweep asks for: (socket and send size,
+    iperf window and bandwidth, or fio iodepth; narrowed scenario)."""
     for w in scenario.workloads:
+        if isinstance(w, FioConfig) and w.iodepths:
+            return [({"iodepth": depth}, fio_narrowed(scenario, depth)) for depth in w.iodepths]
         if isinstance(w, NetperfConfig) and w.sweeps:
             return [({"socket": socket, "send_size": size}, narrowed(scenario, socket, size))
                     for socket in w.sockets for size in w.send_sizes]
@@ -46,4 +57,6 @@ def point_label(point: dict[str, Any]) -> str:
     """A sweep point in words, for progress lines."""
     if "socket" in point:
         return f"socket {point['socket']} send size {point['send_size']}"
+    if "iodepth" in point:
+        return f"iodepth {point['iodepth']}"
     return f"window {point['window']} bandwidth {format_rate(point['bandwidth'])}"

@@ -140,7 +140,8 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
                  isolation: IsolationSpec | None = None,
                  priorities: Mapping[str, str] | None = None,
                  cures: Cures = NO_CURES,
-                 flows: set[tuple[str, str]] | None = None) -> FabricNetwork:
+                 flows: set[tuple[str, str]] | None = None,
+                 fc4_types: Mapping[str, frozenset[int]] | None = None) -> FabricNetwork:
     """Build *switches*, the N_Ports *nports* (each N_Port's name and login
     service parameters) and *links*, and route the fabric; the N_Ports of
     each of *pairs* (sender, receiver) log in with each other, with fabric
@@ -161,8 +162,11 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
     limiting, F_Ports whose ingress can be limited and the loop that limits
     them (:class:`~fcsim.fabric.ingress_limit.DynamicIngressLimit`); *flows*:
     the (sender, receiver) pairs data goes between, for the congestion view
-    (default: *pairs*; a read's data comes back from its target)."""
+    (default: *pairs*; a read's data comes back from its target);
+    *fc4_types*: per N_Port name, the FC-4 TYPEs it registers with the name
+    server at login (RFT_ID; the others register none)."""
     virtual = virtual or {}
+    fc4_types = fc4_types or {}
     loss = cures.credit_loss
     f_timeout = E_D_TOV if loss is None else loss.f_port
     e_timeout = E_D_TOV if loss is None else loss.e_port
@@ -233,12 +237,13 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
     net.fabric_of = fabrics(links)
     route(net, isls)
     directory: set[int] = set()
+    registered: dict[int, frozenset[int]] = {}
     zoning = Zoning({name: frozenset(net.nodes[member].port_id for member in members)
                      for name, members in zones}) if zones else None
     if permitted is not None and zoning is not None:  # the ports hold it: filled in place
         permitted.update(zoning.permitted())
     for switch in net.switches.values():
-        switch.services = FabricServices(switch, directory, offers[switch.name])
+        switch.services = FabricServices(switch, directory, registered, offers[switch.name])
         switch.services.zoning = zoning
     net.zones = zones
     net.hard_zoning = permitted is not None
@@ -265,7 +270,8 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
             targets = sorted({net.addresses[d] for s, d in pairs if s == name})
             shared = net.shared.get(net.virtual_of.get(name, name))
             net.logins[name] = FabricLogin(node, targets, name in net.virtual_of,
-                                           None if shared is None else shared.answered)
+                                           None if shared is None else shared.answered,
+                                           fc4_types.get(name, frozenset()))
         for name in net.nodes:
             if name in net.shared:  # the port's N_Ports log in one after another
                 group = [name, *virtual[name]]

@@ -13,6 +13,11 @@ FLOGI (FC-LS-5), once the N_Port before it on the port has its N_Port ID
 (:mod:`fcsim.fabric.npiv`); an FDISC the switch refuses (LS_RJT, past its
 port's login limit) leaves it logged out, :attr:`FabricLogin.refused`, and
 its workloads never start.
+An N_Port given FC-4 TYPEs to register (an FC-NVMe controller's, so that
+hosts find it by TYPE) registers them with the name server (RFT_ID, FC-GS-7)
+right after the name server's login, before its GID_FT; the others register
+none, as before, and the name server lists them for every TYPE
+(:mod:`fcsim.fabric.services`).
 In a run with faults it also registers for state changes (SCR to the fabric
 controller, after the name server's login) and, told by an RSCN that peers
 it sends to changed, asks the name server again (GID_FT) and logs in with
@@ -39,6 +44,7 @@ from fcsim.fc2.els_payload import (
     login_bb_credit,
     login_of,
     ls_acc,
+    rft_id_request,
     rscn_ports,
     scr_request,
 )
@@ -67,11 +73,16 @@ faults): its first exchange with a peer after its peers' PLOGIs has OX_ID
 class FabricLogin:
     """Logs *nport* in with the fabric, then with each N_Port ID in *targets*;
     *fdisc*: a virtual N_Port (NPIV), which logs in with FDISC; *assigned*:
-    called once the fabric has answered its FLOGI or FDISC (ACC or LS_RJT)."""
+    called once the fabric has answered its FLOGI or FDISC (ACC or LS_RJT);
+    *fc4_types*: the FC-4 TYPEs it registers with the name server (RFT_ID;
+    empty: none, no RFT_ID)."""
 
     def __init__(self, nport: NPort, targets: list[int], fdisc: bool = False,
-                 assigned: Callable[[], None] | None = None) -> None:
+                 assigned: Callable[[], None] | None = None,
+                 fc4_types: frozenset[int] = frozenset()) -> None:
         self.nport = nport
+        self.fc4_types = fc4_types
+        self._registering: Exchange | None = None
         self.targets = targets
         self.fdisc = fdisc
         self.refused = False
@@ -210,13 +221,21 @@ class FabricLogin:
             if isinstance(seq.ulp, bytes) and not self.fdisc:
                 nport.port.learn_credit(login_bb_credit(seq.ulp))
             self._logged_in()
+        elif (d_id == NAME_SERVER and seq.type == h.TYPE_ELS and self.fc4_types
+              and exchange is self._step):
+            self._registering = self._request(
+                NAME_SERVER, rft_id_request(self.assigned, sorted(self.fc4_types)),
+                h.R_CTL_UNSOLICITED_CONTROL, h.TYPE_CT)
         elif ((d_id == NAME_SERVER and seq.type == h.TYPE_ELS and not self.scr)
-              or d_id == FABRIC_CONTROLLER) and exchange is self._step:
+              or d_id == FABRIC_CONTROLLER
+              or (exchange is self._registering and not self.scr)) and exchange is self._step:
             # the name server answers with every logged-in N_Port; the query names
             # IP, the FC-4 of the hosts that use fabric login
             self._request(NAME_SERVER, gid_ft_request(h.TYPE_IP), h.R_CTL_UNSOLICITED_CONTROL,
                           h.TYPE_CT)
-        elif d_id == NAME_SERVER and seq.type == h.TYPE_ELS and exchange is self._step:
+        elif ((d_id == NAME_SERVER and seq.type == h.TYPE_ELS) or exchange is self._registering) \
+                and exchange is self._step:
+            self._registering = None
             self._request(FABRIC_CONTROLLER, scr_request(), h.R_CTL_ELS_REQUEST, h.TYPE_ELS)
         elif d_id == NAME_SERVER and seq.type == h.TYPE_CT and exchange is self._step:
             self.pending = set(self.targets)

@@ -6,8 +6,11 @@ carries the N_Port ID of the port (domain / port / 00), FDISC (NPIV, FC-LS-5:
 a further N_Port ID behind a port that sent its FLOGI) with an ACC carrying
 domain / port / k for its k-th, up to the model's ``npiv_logins``, after
 which LS_RJT (insufficient resources), PLOGI to the name
-server (FFFFFC) with an ACC, and the name-server query GID_FT with the list of
-N_Port IDs that have logged in with the fabric; with FC-3 alias groups, the
+server (FFFFFC) with an ACC, the registration of a port's FC-4 TYPEs (RFT_ID,
+FC-GS-7) with a CT accept, and the name-server query GID_FT with the list of
+N_Port IDs that have logged in with the fabric and either registered the
+TYPE asked for or registered none (the model's hosts and FCP targets do not
+register: they are listed for every TYPE); with FC-3 alias groups, the
 alias server's joins (FFFFF8, :mod:`fcsim.fc3.alias`); in a run with faults
 the fabric controller's State Change Registrations (FFFFFD,
 :mod:`fcsim.fabric.rscn`) and the SW_RSCNs other switches send its domain
@@ -39,7 +42,16 @@ from fcsim.fabric.zoning import Zoning
 from fcsim.fc1 import ordered_sets as osets
 from fcsim.fc2 import els
 from fcsim.fc2 import header as h
-from fcsim.fc2.els_payload import gid_ft_accept, login_payload, ls_rjt
+from fcsim.fc2.els_payload import (
+    CT_ACCEPT,
+    ct_command,
+    ct_preamble,
+    gid_ft_accept,
+    gid_ft_type,
+    login_payload,
+    ls_rjt,
+    rft_id_types,
+)
 from fcsim.fc2.fpin import ELS_EDC, ELS_RDF
 from fcsim.fc2.frame import MAX_DATA_FIELD, Frame
 from fcsim.fc2.sequence import Exchange, Sequence
@@ -91,16 +103,19 @@ class AliasService(Protocol):
 
 
 class FabricServices:
-    """The services of *switch*; *directory* is the fabric-wide name-server list.
+    """The services of *switch*; *directory* is the fabric-wide name-server
+    list, *fc4_types* the FC-4 TYPEs its ports registered (RFT_ID), fabric-wide.
 
     The fabric's builders plug in the alias server (*aliases*, with FC-3 alias
     groups), the fabric controller's registrations (*controller*, in a run
     with faults) and the fabric's *zoning* (with zones); each is None without.
     """
 
-    def __init__(self, switch: ServedSwitch, directory: set[int], bb_sc_n: int = 0) -> None:
+    def __init__(self, switch: ServedSwitch, directory: set[int],
+                 fc4_types: dict[int, frozenset[int]] | None = None, bb_sc_n: int = 0) -> None:
         self.switch = switch
         self.directory = directory
+        self.fc4_types = fc4_types if fc4_types is not None else {}
         self.bb_sc_n = bb_sc_n
         """The BB_SC_N the switch's F_Ports offer in their FLOGI and FDISC LS_ACCs."""
         self.aliases: AliasService | None = None
@@ -139,10 +154,20 @@ class FabricServices:
             self._answer(inp, frame, h.R_CTL_ELS_REPLY, h.TYPE_ELS,
                          self._accept(f"{self.switch.name} name server",
                                       self.switch.model.bb_credit), frame.s_id)
+        elif (frame.d_id == NAME_SERVER and frame.type == h.TYPE_CT and isinstance(ulp, bytes)
+              and ct_command(ulp) == els.CT_RFT_ID):
+            port, types = rft_id_types(ulp)
+            self.fc4_types[port] = types
+            self._answer(inp, frame, h.R_CTL_SOLICITED_CONTROL, h.TYPE_CT,
+                         ct_preamble(CT_ACCEPT, 0), frame.s_id)
         elif frame.d_id == NAME_SERVER and frame.type == h.TYPE_CT:
             self.queries += 1
             ports = (sorted(self.directory) if self.zoning is None
                      else self.zoning.visible(frame.s_id, self.directory))
+            if self.fc4_types and isinstance(ulp, bytes):
+                wanted = gid_ft_type(ulp)
+                ports = [p for p in ports
+                         if wanted in self.fc4_types.get(p, frozenset((wanted,)))]
             self._answer(inp, frame, h.R_CTL_SOLICITED_CONTROL, h.TYPE_CT,
                          gid_ft_accept(ports), frame.s_id)
         elif (frame.d_id == FABRIC_CONTROLLER and frame.type == h.TYPE_ELS and self.controller

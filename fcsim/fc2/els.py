@@ -36,5 +36,10 @@ CT_PREAMBLE = 16
 """Common Transport IU preamble (revision, GS type, command code, size), bytes."""
 CT_GID_FT = 0x0171
 """Name server command: get port identifiers of an FC-4 type."""
+CT_RFT_ID = 0x0217
+"""Name server command: register the FC-4 TYPEs of a port (FC-GS-7 5.2.5)."""
+FC4_TYPES_SIZE = 32
+"""The FC-4 TYPEs bitmap of RFT_ID: 8 words, TYPE t at bit t mod 32 of word
+t div 32 (FC-GS-7; Linux ``struct fc_ns_fts``)."""
 GID_FT_ENTRY = 4
 """Bytes per port in a GID_FT accept (control byte and 3-byte N_Port ID)."""

@@ -15,8 +15,9 @@ decodes as the exchange that took place.
   ``packet-fcels.c`` read it.
 - CT_IU (FC-GS): the 16-byte preamble (revision 1, GS_TYPE 0xFC directory
   service, GS_SUBTYPE 0x02 name server, command/response code, maximum or
-  residual size in words), then GID_FT's FC-4 type word, or the accept's port
-  list: one word per port, the last flagged 0x80 (Linux ``fc_ns.h``).
+  residual size in words), then GID_FT's FC-4 type word, RFT_ID's port
+  identifier word and 32-byte FC-4 TYPE bitmap, or the accept's port list:
+  one word per port, the last flagged 0x80 (Linux ``fc_ns.h``).
 - SCR (8 bytes: command and registration function), RSCN (a 4-byte header,
   then one 4-byte page per N_Port ID) and the bare LS_ACC that answers them
   (Linux ``fc_els.h``).
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import struct
 import zlib
+from collections.abc import Iterable
 
 from fcsim.fc2 import els
 from fcsim.fc2.login import ServiceParameters
@@ -111,6 +113,35 @@ def ct_preamble(code: int, size_words: int) -> bytes:
 def gid_ft_request(fc4_type: int) -> bytes:
     """GID_FT for N_Ports registered for FC-4 *fc4_type*."""
     return ct_preamble(els.CT_GID_FT, 0) + struct.pack(">xxxB", fc4_type)
+
+
+def gid_ft_type(request: bytes) -> int:
+    """The FC-4 TYPE a GID_FT request (:func:`gid_ft_request`) asks for."""
+    return request[els.CT_PREAMBLE + 3]
+
+
+def rft_id_request(port_id: int, fc4_types: Iterable[int]) -> bytes:
+    """RFT_ID: port *port_id* registers for *fc4_types* (the CT preamble, the
+    port identifier word and the 32-byte TYPE bitmap: 52 bytes)."""
+    words = [0] * (els.FC4_TYPES_SIZE // 4)
+    for t in fc4_types:
+        words[t // 32] |= 1 << (t % 32)
+    return (ct_preamble(els.CT_RFT_ID, 0) + struct.pack(">I", port_id & 0xFFFFFF)
+            + struct.pack(">8I", *words))
+
+
+def rft_id_types(request: bytes) -> tuple[int, frozenset[int]]:
+    """The port and the FC-4 TYPEs an RFT_ID request registers."""
+    at = els.CT_PREAMBLE
+    port = int.from_bytes(request[at + 1:at + 4], "big")
+    words = struct.unpack(">8I", request[at + 4:at + 4 + els.FC4_TYPES_SIZE])
+    return port, frozenset(32 * w + b for w, word in enumerate(words) for b in range(32)
+                           if word >> b & 1)
+
+
+def ct_command(payload: bytes) -> int:
+    """The command or response code of a CT_IU."""
+    return int.from_bytes(payload[8:10], "big")
 
 
 def gid_ft_accept(port_ids: list[int]) -> bytes:

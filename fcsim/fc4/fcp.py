@@ -62,6 +62,12 @@ READ_10 = 0x28
 """SCSI READ(10) operation code."""
 WRITE_10 = 0x2A
 """SCSI WRITE(10) operation code."""
+READ_16 = 0x88
+"""SCSI READ(16) operation code: a 64-bit LBA and a 32-bit block count, for
+what READ(10)'s 32-bit LBA or 16-bit count cannot address (SBC-3; Linux sd
+uses it past 2 TiB of 512-byte blocks)."""
+WRITE_16 = 0x8A
+"""SCSI WRITE(16) operation code."""
 BLOCK = 512
 """Logical block size of the targets, bytes (READ(10)/WRITE(10) count blocks)."""
 
@@ -77,7 +83,8 @@ class Command:
     sent, s; *device_s*: how long the target's device took over it (from
     the target handing it over to the device's answer), s, a figure of the
     measurement only. *meter*: counts its data frames as their recipient
-    accepts them (a :class:`~fcsim.fc2.sequence.Sequence` meter; None: none)."""
+    accepts them (a :class:`~fcsim.fc2.sequence.Sequence` meter; None: none).
+    *lun*: the logical unit addressed (FCP_LUN)."""
 
     tag: int
     write: bool
@@ -94,10 +101,20 @@ class Command:
     sent: float = 0.0
     device_s: float = 0.0
     meter: Any = None
+    lun: int = 0
+
+    @property
+    def long(self) -> bool:
+        """Whether it needs READ(16)/WRITE(16): its LBA or block count does not
+        fit READ(10)'s 32 or 16 bits."""
+        return (self.offset // BLOCK > 0xFFFFFFFF
+                or -(-(self.offset % BLOCK + self.length) // BLOCK) > 0xFFFF)
 
     @property
     def opcode(self) -> int:
         """The CDB's operation code."""
+        if self.long:
+            return WRITE_16 if self.write else READ_16
         return WRITE_10 if self.write else READ_10
 
 

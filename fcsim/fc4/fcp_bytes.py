@@ -28,12 +28,20 @@ _INITIATOR, _TARGET, _NO_READ_XFER_RDY = 0x20, 0x10, 0x02
 
 
 def fcp_cmnd(command: Command) -> bytes:
-    """FCP_CMND: LUN 0, simple task, READ(10) or WRITE(10) of the command's
-    blocks, FCP_DL."""
-    cdb = struct.pack(">BBIBHB", command.opcode, 0, command.offset // BLOCK, 0,
-                      command.length // BLOCK, 0).ljust(16, b"\0")
+    """FCP_CMND: the command's LUN (SAM-5 single-level LUN: peripheral device
+    addressing below 256, flat space addressing from 256), simple task,
+    READ(10) or WRITE(10) of the command's blocks (READ(16) or WRITE(16) past
+    READ(10)'s 32-bit LBA or 16-bit count), FCP_DL."""
+    if command.long:  # READ(16)/WRITE(16): 64-bit LBA, 32-bit count
+        cdb = struct.pack(">BBQIBB", command.opcode, 0, command.offset // BLOCK,
+                          command.length // BLOCK, 0, 0)
+    else:
+        cdb = struct.pack(">BBIBHB", command.opcode, 0, command.offset // BLOCK, 0,
+                          command.length // BLOCK, 0).ljust(16, b"\0")
     cntl = bytes([0, 0, 0, _WRDATA if command.write else _RDDATA])
-    out = bytes(8) + cntl + cdb + struct.pack(">I", command.length)
+    lun = command.lun
+    first = struct.pack(">BB", 0, lun) if lun < 256 else struct.pack(">H", 0x4000 | lun)
+    out = first.ljust(8, b"\0") + cntl + cdb + struct.pack(">I", command.length)
     assert len(out) == FCP_CMND_SIZE
     return out
 

@@ -127,12 +127,14 @@ class FcpInitiator:
     # -- commands ---------------------------------------------------------------------------
 
     def submit(self, d_id: int, write: bool, offset: int, length: int,
-               done: Callable[[Command], None], meter: Any = None) -> Command:
-        """Send READ(10) or WRITE(10) of *length* bytes at byte *offset* to the
-        target at N_Port *d_id*; *done(command)* when it completes; *meter*
-        counts its data frames as they arrive (:attr:`Command.meter`). While
-        commands to *d_id* wait after TASK SET FULL, it waits behind them."""
-        command = Command(self._next_tag, write, offset, length, self.sim.now, done, d_id)
+               done: Callable[[Command], None], meter: Any = None, lun: int = 0) -> Command:
+        """Send READ(10) or WRITE(10) of *length* bytes at byte *offset* of
+        logical unit *lun* to the target at N_Port *d_id*; *done(command)* when
+        it completes; *meter* counts its data frames as they arrive
+        (:attr:`Command.meter`). While commands to *d_id* wait after TASK SET
+        FULL, it waits behind them."""
+        command = Command(self._next_tag, write, offset, length, self.sim.now, done, d_id,
+                          lun=lun)
         command.meter = meter
         self._next_tag += 1
         waiting = self._waiting_room.get(d_id)

@@ -12,6 +12,7 @@ from fcsim.fc2 import header as h
 from fcsim.fc2.nport import NPort
 from fcsim.fc2.sequence import Exchange, Sequence
 from fcsim.fc4.fcp import (
+    CHECK_CONDITION,
     FCP_RSP_SIZE,
     FCP_XFER_RDY_SIZE,
     GOOD,
@@ -55,7 +56,10 @@ class _Task:
 
 
 class FcpTarget:
-    """FCP target on *nport* with one logical unit served by *device*. At most
+    """FCP target on *nport* with *units* logical units (LUN 0 .. *units* - 1)
+    served by *device*, each *unit_size* bytes of it in turn (LUN *k* from
+    byte *k* x *unit_size*); a command to another LUN is answered CHECK
+    CONDITION (ILLEGAL REQUEST, LOGICAL UNIT NOT SUPPORTED) at once. At most
     *queue_depth* commands are in its task set; one more is answered TASK SET
     FULL. Data moves in bursts of at most *max_burst* bytes (the maximum burst
     size of the disconnect-reconnect mode page; None: no limit, the whole
@@ -65,12 +69,16 @@ class FcpTarget:
     or request from the initiator", Oracle StorageTek SL150 interface reference,
     Mode Sense page 02h), once the device has it or, from a
     :class:`StreamingDevice`, piece by piece as the device hands it over.
-    Every answer goes in the class of the sequence it answers."""
+    Every answer goes in the class of the sequence it answers. The task set
+    is the device's: one for all its logical units. *unit_commands* counts
+    each LUN's commands in the measured interval."""
 
     def __init__(self, sim: Simulation, nport: NPort, device: Device, queue_depth: int,
-                 max_burst: int | None = None) -> None:
+                 max_burst: int | None = None, units: int = 1, unit_size: int = 0) -> None:
         self.sim, self.nport, self.device = sim, nport, device
         self.queue_depth, self.max_burst = queue_depth, max_burst
+        self.units, self.unit_size = units, unit_size
+        self.unit_commands = [0] * units
         self._tasks: dict[Exchange, _Task] = {}
         self._stream = device.stream_read if isinstance(device, StreamingDevice) else None
         self.queue_full = self.aborts = 0
@@ -100,6 +108,7 @@ class FcpTarget:
         self.depth_time = 0.0
         self.queue_full = self.aborts = 0
         self.max_depth = len(self._tasks)
+        self.unit_commands = [0] * self.units
 
     def _received(self, seq: Sequence, time: float) -> bool:
         """A PRLI (ELS), a command (FCP), a sequence in a task's exchange or an
@@ -137,6 +146,12 @@ class FcpTarget:
 
     def _command(self, seq: Sequence) -> None:
         command: Command = seq.ulp  # type: ignore[assignment]
+        if command.lun >= self.units:
+            self.nport.send(seq.exchange, FCP_RSP_SIZE, seq.cls,
+                            r_ctl=h.R_CTL_COMMAND_STATUS, type_=h.TYPE_FCP,
+                            ulp=Response(CHECK_CONDITION, command.length), last=True)
+            return
+        self.unit_commands[command.lun] += 1
         if len(self._tasks) >= self.queue_depth:
             self.queue_full += 1
             self.nport.send(seq.exchange, FCP_RSP_SIZE, seq.cls,
@@ -160,10 +175,11 @@ class FcpTarget:
         def through() -> None:
             command.device_s = self.sim.now - began
             then(task)
+        offset = command.offset + command.lun * self.unit_size
         if write or self._stream is None:
-            self.device.submit(write, command.offset, command.length, through)
+            self.device.submit(write, offset, command.length, through)
         else:
-            self._stream(command.offset, command.length,
+            self._stream(offset, command.length,
                          lambda size: self._send_data(task, size), through)
 
     def _ready(self, task: _Task) -> None:

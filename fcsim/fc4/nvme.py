@@ -86,6 +86,9 @@ ADMIN_QUEUE_SIZE = 32
 
 SUCCESS = 0x00
 """NVMe status: successful completion."""
+INVALID_NAMESPACE = 0x0B
+"""NVMe status: Invalid Namespace or Format (NVMe Base Specification, generic
+command status 0Bh)."""
 
 
 def ersp_ratio(queue_size: int) -> int:

@@ -62,6 +62,12 @@ class _Association:
     turn: int = 0
 
 
+Discover = Callable[[Callable[[list[int]], None]], None]
+"""How a host finds the NVMe subsystems it may connect to: called with a
+callback, it calls it with their N_Port IDs (a fabric's name server, asked
+GID_FT for TYPE 0x28: :class:`fcsim.fabric.discovery.NameServerQuery`)."""
+
+
 @dataclass
 class NvmeInitiatorStats:
     """Responses received as ERSP and as the shortened RSP, and commands that
@@ -81,10 +87,15 @@ class NvmeInitiator:
     waits there for a completion (the block layer's wait for a free tag).
     With a limit on its outstanding commands (:meth:`limit_outstanding`) a
     command over it waits, in order, before its connection is chosen for it
-    is filled (:mod:`fcsim.fc4.outstanding`)."""
+    is filled (:mod:`fcsim.fc4.outstanding`).
+    With *discover* it first asks which ports are NVMe subsystems and
+    connects only to a target listed; one not listed is never connected to
+    (:attr:`undiscovered`), so its commands are never sent (None: no
+    discovery, the target is taken as given: point to point)."""
 
     def __init__(self, sim: Simulation, nport: NPort, queues: int = 1,
-                 queue_size: int = 128, first_burst: int = 0) -> None:
+                 queue_size: int = 128, first_burst: int = 0,
+                 discover: Discover | None = None) -> None:
         if queues < 1 or queue_size < 2:
             raise ValueError(f"{nport.name}: NVMe needs >= 1 queue of >= 2 entries")
         self.sim, self.nport = sim, nport
@@ -97,6 +108,8 @@ class NvmeInitiator:
         """The commands held back over its limit on outstanding commands."""
         self.in_flight = 0
         """Commands outstanding on all its connections."""
+        self._discover = discover
+        self.undiscovered: list[int] = []
         nport.register((h.TYPE_ELS, TYPE_NVME), self._received)
 
     def limit_outstanding(self, limit: OutstandingLimit) -> None:
@@ -139,8 +152,20 @@ class NvmeInitiator:
                 assoc.waiters.append(then)
             return
         self._targets[d_id] = _Association([then])
-        self.nport.when_ready(lambda: self._ls(d_id, PRLI_SIZE, PrliNvme(self.first_burst),
-                                               els=True))
+        if self._discover is None:
+            self.nport.when_ready(lambda: self._login(d_id))
+            return
+
+        def listed(ports: list[int]) -> None:
+            if d_id in ports:
+                self._login(d_id)
+            else:
+                self.undiscovered.append(d_id)
+        self._discover(listed)
+
+    def _login(self, d_id: int) -> None:
+        """PRLI for NVMe with the target, the first step of its association."""
+        self._ls(d_id, PRLI_SIZE, PrliNvme(self.first_burst), els=True)
 
     def _ls(self, d_id: int, size: int, request: object, els: bool = False) -> None:
         """Send a link service request (PRLI as an ELS; the others as FC-NVMe
@@ -180,16 +205,17 @@ class NvmeInitiator:
     # -- commands ---------------------------------------------------------------------------
 
     def submit(self, d_id: int, write: bool, offset: int, length: int,
-               done: Callable[[NvmeCommand], None], meter: Any = None) -> NvmeCommand:
-        """Send an NVMe Write or Read of *length* bytes at byte *offset* to the
-        target at *d_id* (connected first, :meth:`connect`) on its next
-        connection in turn; *done(command)* when it completes; *meter* counts
-        its data frames as they arrive."""
+               done: Callable[[NvmeCommand], None], meter: Any = None,
+               nsid: int = 1) -> NvmeCommand:
+        """Send an NVMe Write or Read of *length* bytes at byte *offset* of
+        namespace *nsid* to the target at *d_id* (connected first,
+        :meth:`connect`) on its next connection in turn; *done(command)* when
+        it completes; *meter* counts its data frames as they arrive."""
         assoc = self._targets[d_id]
         conn = assoc.connections[assoc.turn]
         assoc.turn = (assoc.turn + 1) % len(assoc.connections)
         command = NvmeCommand(self._next_cid, write, offset, length, self.sim.now, done, d_id,
-                              connection=conn.connection, meter=meter)
+                              nsid=nsid, connection=conn.connection, meter=meter)
         self._next_cid += 1
         if self.held.holds(command, self.in_flight):
             return command

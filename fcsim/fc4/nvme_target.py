@@ -16,6 +16,7 @@ from fcsim.fc4.nvme import (
     CREATE_ASSOCIATION_ACC_SIZE,
     CREATE_CONNECTION_ACC_SIZE,
     ERSP_SIZE,
+    INVALID_NAMESPACE,
     PRLI_SIZE,
     R_CTL_LS_REPLY,
     R_CTL_LS_REQUEST,
@@ -65,17 +66,23 @@ class _Io:
 
 
 class NvmeTarget:
-    """FC-NVMe controller on *nport* serving its namespace with *device*. It
+    """FC-NVMe controller on *nport* serving *namespaces* namespaces (NSID 1 ..
+    *namespaces*) with *device*, each *namespace_size* bytes of it in turn
+    (NSID *n* from byte (*n* - 1) x *namespace_size*); a command to another
+    NSID completes at once with Invalid Namespace or Format, in an ERSP. It
     grants each I/O connection at most *mqes* entries (the controller's
     maximum queue entries supported) and accepts a first burst of at most
     *first_burst* bytes (0: none). A read's data go in one NVMe_DATA IU once
     the device has them; a write's rest after its first burst is asked for in
-    one NVMe_XFER_RDY."""
+    one NVMe_XFER_RDY. *namespace_commands* counts each namespace's commands
+    in the measured interval."""
 
     def __init__(self, sim: Simulation, nport: NPort, device: Device, mqes: int,
-                 first_burst: int = 0) -> None:
+                 first_burst: int = 0, namespaces: int = 1, namespace_size: int = 0) -> None:
         self.sim, self.nport, self.device = sim, nport, device
         self.mqes, self.first_burst = mqes, first_burst
+        self.namespaces, self.namespace_size = namespaces, namespace_size
+        self.namespace_commands = [0] * namespaces
         self.connections: dict[int, TargetConnection] = {}
         self._associations = 0
         self._ios: dict[Exchange, _Io] = {}
@@ -142,6 +149,10 @@ class NvmeTarget:
         conn.held += 1
         conn.most = max(conn.most, conn.held)
         io = self._ios[seq.exchange] = _Io(command, seq.exchange, conn)
+        if not 1 <= command.nsid <= self.namespaces:
+            self._respond(io, INVALID_NAMESPACE)
+            return
+        self.namespace_commands[command.nsid - 1] += 1
         if not command.write:
             self._device(io, False)
         elif not command.first_burst:
@@ -165,7 +176,8 @@ class NvmeTarget:
                 self.nport.send(io.exchange, command.length, 3, r_ctl=h.R_CTL_SOLICITED_DATA,
                                 type_=TYPE_NVME, ulp=NvmeTransferReady(0, command.length),
                                 meter=command.meter, on_complete=lambda sent: self._respond(io))
-        self.device.submit(write, command.offset, command.length, through)
+        self.device.submit(write, command.offset + (command.nsid - 1) * self.namespace_size,
+                           command.length, through)
 
     def _respond(self, io: _Io, status: int = SUCCESS) -> None:
         """Complete the command: an ERSP every ersp_ratio-th response of the
@@ -187,12 +199,19 @@ class NvmeTarget:
         for conn in self.connections.values():
             conn.most = conn.held
             conn.responses = conn.ersps = conn.overruns = 0
+        self.namespace_commands = [0] * self.namespaces
 
     def results(self) -> dict[str, object]:
-        """Its connections' figures."""
-        return {"connections": {str(i): {"sqsize": c.sqsize, "ersp_ratio": c.ersp_ratio,
-                                         "max_outstanding": c.most, "responses": c.responses,
-                                         "ersp": c.ersps, "overruns": c.overruns}
-                                for i, c in self.connections.items()}}
+        """Its connections' figures, and with several namespaces each one's
+        commands."""
+        out: dict[str, object] = {
+            "connections": {str(i): {"sqsize": c.sqsize, "ersp_ratio": c.ersp_ratio,
+                                     "max_outstanding": c.most, "responses": c.responses,
+                                     "ersp": c.ersps, "overruns": c.overruns}
+                            for i, c in self.connections.items()}}
+        if self.namespaces > 1:
+            out["namespace_commands"] = {str(n + 1): k
+                                         for n, k in enumerate(self.namespace_commands)}
+        return out
 
 

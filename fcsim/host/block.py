@@ -65,10 +65,10 @@ class Request:
 
 
 class FcpLun:
-    """The logical unit of the FCP target at N_Port *d_id*, through *initiator*."""
+    """Logical unit *lun* of the FCP target at N_Port *d_id*, through *initiator*."""
 
-    def __init__(self, initiator: FcpInitiator, d_id: int) -> None:
-        self.initiator, self.d_id = initiator, d_id
+    def __init__(self, initiator: FcpInitiator, d_id: int, lun: int = 0) -> None:
+        self.initiator, self.d_id, self.lun = initiator, d_id, lun
 
     def login(self, then: Callable[[], None]) -> None:
         """PRLI with the target; *then()* once accepted."""
@@ -79,7 +79,7 @@ class FcpLun:
         """READ(10) or WRITE(10); *done(status)* when it completes; *meter*
         counts its data frames as they arrive."""
         self.initiator.submit(self.d_id, write, offset, length,
-                              lambda command: done(_status(command)), meter)
+                              lambda command: done(_status(command)), meter, lun=self.lun)
 
     def terminate(self, status: int) -> int:
         """Fail every command outstanding to the target now with *status* (the
@@ -88,11 +88,11 @@ class FcpLun:
 
 
 class NvmeNamespace:
-    """The namespace of the FC-NVMe controller at N_Port *d_id*, through
+    """Namespace *nsid* of the FC-NVMe controller at N_Port *d_id*, through
     *initiator* (its association and I/O connections made at login)."""
 
-    def __init__(self, initiator: NvmeInitiator, d_id: int) -> None:
-        self.initiator, self.d_id = initiator, d_id
+    def __init__(self, initiator: NvmeInitiator, d_id: int, nsid: int = 1) -> None:
+        self.initiator, self.d_id, self.nsid = initiator, d_id, nsid
 
     def login(self, then: Callable[[], None]) -> None:
         """PRLI, Create Association and the I/O connections; *then()* once made."""
@@ -104,7 +104,8 @@ class NvmeNamespace:
         NVMe success, CHECK CONDITION otherwise); *meter* counts its data
         frames as they arrive."""
         self.initiator.submit(self.d_id, write, offset, length,
-                              lambda command: done(_nvme_status(command)), meter)
+                              lambda command: done(_nvme_status(command)), meter,
+                              nsid=self.nsid)
 
 
 def _nvme_status(command: NvmeCommand) -> int:
@@ -175,10 +176,13 @@ class Volume:
 
 
 class HostIo:
-    """A process on *host* reading and writing *volume* through system calls."""
+    """A process on *host* reading and writing *volume* through system calls;
+    each request also takes *stack_time* of the processor in the storage stack
+    below the block layer (the SCSI or NVMe stack's time per command, s), with
+    its system call."""
 
-    def __init__(self, host: Host, volume: Volume) -> None:
-        self.host, self.volume = host, volume
+    def __init__(self, host: Host, volume: Volume, stack_time: float = 0.0) -> None:
+        self.host, self.volume, self.stack_time = host, volume, stack_time
         self.sim = volume.sim
 
     def login(self, then: Callable[[], None]) -> None:
@@ -201,5 +205,5 @@ class HostIo:
 
         def issue() -> None:
             self.volume.submit(write, offset, length, returned, request, meter)
-        cpu.run(model.syscall + (copy if write else 0.0), issue, PROCESS)
+        cpu.run(model.syscall + (copy if write else 0.0) + self.stack_time, issue, PROCESS)
         return request

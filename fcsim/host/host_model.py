@@ -65,6 +65,10 @@ class HostModel:
     *bus_max_payload* bytes, each with the TLP overhead); the machine has *buses* such buses, each
     served on its own (a scenario places each card on one).
     *adapter_frame_time*: the adapter's own time per frame.
+    *scsi_command_cpu* / *nvme_command_cpu*: the processor's time per command
+    in the host's storage stack over FCP (SCSI mid-layer and the FC driver's
+    FCP path) and over FC-NVMe (NVMe core and the FC-NVMe transport), s,
+    charged with each request's system call (0: not modelled).
     *adapter_command_time*: the FC adapter's processor time per SCSI command it
     sends (:mod:`fcsim.host.adapter`; default
     :data:`~fcsim.host.adapter.ADAPTER_COMMAND_TIME`, from a data-sheet
@@ -134,6 +138,8 @@ class HostModel:
     buses: int = 1
     adapter_frame_time: float = 0.0
     adapter_command_time: float = ADAPTER_COMMAND_TIME
+    scsi_command_cpu: float = 0.0
+    nvme_command_cpu: float = 0.0
     rx_coalesce_frames: int = 1
     rx_coalesce_time: float = 0.0
     checksum_offload: bool = False
@@ -158,7 +164,8 @@ class HostModel:
                  "tcp_output_per_packet", "tcp_input_per_packet", "interrupt",
                  "driver_per_frame", "context_switch", "timer_tick", "page_remap", "cow_fault",
                  "message_send", "message_receive", "bus_overhead", "adapter_frame_time",
-                 "adapter_command_time", "rx_interrupt_interval", "timer_jitter")
+                 "adapter_command_time", "scsi_command_cpu", "nvme_command_cpu",
+                 "rx_interrupt_interval", "timer_jitter")
         for name in costs:
             value = getattr(self, name)
             if value is not None and value < 0:
@@ -241,6 +248,15 @@ class AdapterFile(ModelFile):
         "time, as its I/O-per-second rating with small blocks says. Default 28.4 us "
         "(1 / 35,180: HP A6826A, 1 KB reads on one port, limited by the card's "
         "processor).", "40 us", "data sheet I/O-per-second rating")
+    scsi_command_cpu: Cost = _entry(
+        "Processor time per command of the host's SCSI stack over FCP (the SCSI mid-layer "
+        "and the FC driver's FCP path), s, charged with each request's system call "
+        "(default 0: not modelled; no published per-command figure is in the catalog, so "
+        "a value is an assumption).", "8 us", "assumption")
+    nvme_command_cpu: Cost = _entry(
+        "Processor time per command of the host's NVMe stack over FC (the NVMe core and the "
+        "FC-NVMe transport), s, charged with each request's system call (default 0: not "
+        "modelled).", "5 us", "assumption")
     rx_coalesce_frames: Frames = _entry("Ethernet NIC: frames received per interrupt at "
                                         "most (interrupt moderation).", 8)
     rx_coalesce_time: Cost = _entry("Ethernet NIC: longest a received frame waits for its "

@@ -41,7 +41,7 @@ from fcsim.scenario.sections.transfer import TransferSection
 from fcsim.scenario.sections.workloads import GeneratorSection, StreamSection
 from fcsim.schema.errors import Problem, count, given, show
 from fcsim.schema.rules import ends_once, known, unique
-from fcsim.storage.checks import block_job, channels, local_disks, multipath
+from fcsim.storage.checks import block_job, channels, local_disks, multipath, namespaces
 from fcsim.storage.config import DdSection, FioSection
 from fcsim.storage.local import LocalTarget
 from fcsim.topology.point_to_point import DEFAULT_PORT_IDS
@@ -119,6 +119,9 @@ def _nodes(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
                           f"given with {other} (a stuck receiver needs both)")
     if not isinstance(doc, EthernetScenario):
         yield from channels(doc.nodes, raws)
+        for i, node in enumerate(doc.nodes):
+            if hasattr(node, "namespaces"):
+                yield from namespaces(node, raws[i], f"nodes[{i}]")
     if isinstance(doc, MyrinetScenario):
         yield from block_servers(doc.nodes, raws)
     if isinstance(doc, FabricScenario | LanScenario):
@@ -239,7 +242,8 @@ def _workloads(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
         if isinstance(w, NetperfSection | IperfSection):
             yield from _application(w, raws[i], path, hosts, doc.run.duration)
         if isinstance(w, FioSection | DdSection):
-            yield from block_job(w, raws[i], path, targets, own)
+            yield from block_job(w, raws[i], path, targets, own,
+                                 {n.name: getattr(n, "namespaces", 1) for n in doc.nodes})
         if isinstance(w, FioSection) and w.protocol == "nvme" and getattr(doc, "faults", None):
             yield Problem(f"{path}.protocol", given("nvme"), "'fcp' in a scenario with "
                           "faults: FC-NVMe's recovery of lost frames (FC-NVMe-2 sequence "
@@ -253,7 +257,8 @@ def _workloads(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
                  if isinstance(w, NetperfSection) else
                  ("window" if len(w.window) > 1 else "bandwidth",
                   len(w.window) * len(w.bandwidth) > 1)
-                 if isinstance(w, IperfSection) else ("", False))
+                 if isinstance(w, IperfSection) else
+                 ("iodepth", len(w.iodepth) > 1) if isinstance(w, FioSection) else ("", False))
         if swept[1]:
             if sweeping is not None:
                 yield Problem(f"{path}.{swept[0]}", given(raws[i].get(swept[0])),

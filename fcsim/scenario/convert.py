@@ -273,7 +273,8 @@ def _node(n: NodeKeys) -> NodeConfig:
                       dev_loss_tmo=getattr(n, "dev_loss_tmo", DEV_LOSS_TMO),
                       virtual_ports=getattr(n, "virtual_ports", 0),
                       multipath=_multipath(n),
-                      non_optimized_ports=getattr(n, "non_optimized_ports", None) or ())
+                      non_optimized_ports=getattr(n, "non_optimized_ports", None) or (),
+                      namespaces=n.namespaces)
 
 
 def _multipath(n: NodeKeys) -> MultipathConfig | None:
@@ -366,13 +367,17 @@ def _workload(w: Any, index: int) -> WorkloadConfig:
     if isinstance(w, FioSection | DdSection):
         dd = isinstance(w, DdSection)
         options = (FioOptions(w.direction, w.bs, offset=w.offset, count=w.count) if dd
-                   else FioOptions(w.rw, w.bs, w.iodepth, w.numjobs, w.rwmixread, w.offset,
+                   else FioOptions(w.rw, w.bs, w.iodepth[0], w.numjobs, w.rwmixread, w.offset,
                                    w.size, w.count))
         striped = w.destination if len(w.destination) > 1 else ()
         nvme = (NvmeOptions(w.queues or w.numjobs, w.queue_size, w.first_burst)
                 if isinstance(w, FioSection) and w.protocol == "nvme" else None)
+        unit = None
+        if isinstance(w, FioSection):
+            unit = w.namespace if nvme is not None else w.lun
         return FioConfig(name, w.source, w.destination[0], options, w.cls, w.timeout, w.start,
-                         dd, striped, w.stripe, nvme)
+                         dd, striped, w.stripe, nvme, unit,
+                         w.iodepth if not dd and len(w.iodepth) > 1 else ())
     if isinstance(w, TransferSection):
         mover_buffer = {} if w.mover_buffer is None else {"mover_buffer": w.mover_buffer}
         return TransferConfig(name, w.path, TransferOptions(

@@ -26,7 +26,13 @@ from fcsim.myrinet.switch import MyrinetSwitchModel
 from fcsim.scenario.workload_model import WorkloadConfig
 from fcsim.stats.steady import SteadyState
 from fcsim.storage.config import MultipathConfig
-from fcsim.storage.device_model import ArrayModel, DiskModel, RamDiskModel
+from fcsim.storage.device_model import (
+    ArrayModel,
+    DiskModel,
+    FlashArrayModel,
+    RamDiskModel,
+    SsdModel,
+)
 from fcsim.storage.local import BlockConfig, ChannelConfig, LocalTarget
 from fcsim.trapeze.config import BlockServerConfig
 
@@ -57,7 +63,9 @@ class NodeConfig:
     scenario (None: the host model's own value). *target*: the storage device
     behind the node's FCP target, or its own disks it serves (None: not a
     target); *max_burst*: the target's maximum burst size, the most data it
-    moves in one FCP_DATA sequence either way, bytes (None: no limit).
+    moves in one FCP_DATA sequence either way, bytes (None: no limit);
+    *namespaces*: the target's logical units (SCSI LUNs, NVMe namespaces),
+    equal parts of its device.
     *mtu*: the IP MTU of its Ethernet or Myrinet NIC,
     bytes (those topologies). *routes*: its static host routes, (peer node,
     network name) pairs (internetworks). *channels*: its disk channels and
@@ -85,7 +93,8 @@ class NodeConfig:
     host: HostModel | None = None
     ip_class: int = 3
     background_load: float | None = None
-    target: DiskModel | RamDiskModel | ArrayModel | LocalTarget | None = None
+    target: (DiskModel | RamDiskModel | ArrayModel | SsdModel | FlashArrayModel | LocalTarget
+             | None) = None
     max_burst: int | None = None
     mtu: int = 1500
     routes: tuple[tuple[str, str], ...] = ()
@@ -101,6 +110,7 @@ class NodeConfig:
     virtual_ports: int = 0
     multipath: MultipathConfig | None = None
     non_optimized_ports: tuple[str, ...] = ()
+    namespaces: int = 1
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,13 @@ from fcsim.scenario.sections.document import DOCUMENT
 from fcsim.schema.errors import show
 from fcsim.schema.section import Section
 from fcsim.storage.channel_model import ChannelFile
-from fcsim.storage.device_model import ArrayFile, DiskFile, RamDiskFile, SsdFile
+from fcsim.storage.device_model import (
+    ArrayFile,
+    DiskFile,
+    FlashArrayFile,
+    RamDiskFile,
+    SsdFile,
+)
 
 SCHEMA_BASE = "https://fcsim.example/schemas"
 """Where the published schemas' ``$id`` s point."""
@@ -69,7 +75,7 @@ def scenario_schema() -> dict[str, Any]:
 MODEL_FILES: dict[str, type[ModelFile]] = {"host": HostFile, "adapter": AdapterFile,
                                           "switch": SwitchFile, "disk": DiskFile,
                                           "ramdisk": RamDiskFile, "array": ArrayFile,
-                                          "ssd": SsdFile,
+                                          "ssd": SsdFile, "flash-array": FlashArrayFile,
                                           "ethernet-switch": EthernetSwitchFile,
                                           "disk-channel": ChannelFile,
                                           "myrinet-switch": MyrinetSwitchFile}

@@ -9,7 +9,7 @@ the node's host, with its system-call and copy costs, when it has one).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from fcsim.engine.simulation import Simulation
@@ -17,16 +17,29 @@ from fcsim.fc2.nport import NPort
 from fcsim.fc3.ports import port_names
 from fcsim.fc4.fcp_initiator import DEFAULT_TIMEOUT, FcpInitiator
 from fcsim.fc4.fcp_target import FcpTarget
-from fcsim.fc4.nvme_initiator import NvmeInitiator
+from fcsim.fc4.nvme_initiator import Discover, NvmeInitiator
 from fcsim.fc4.nvme_target import NvmeTarget
 from fcsim.host.block import FcpLun, HostIo, NvmeNamespace, Volume, striped_capacity
 from fcsim.host.cpu import INTERRUPT
 from fcsim.host.host import Host
 from fcsim.host.request_queue import RequestQueue
 from fcsim.storage.array import DiskArray
-from fcsim.storage.config import MARGINAL_FPIN, FioConfig, MultipathConfig, NvmeOptions
-from fcsim.storage.device_model import ArrayModel, DiskModel, RamDiskModel, SsdModel
+from fcsim.storage.config import (
+    MARGINAL_FPIN,
+    FioConfig,
+    MultipathConfig,
+    NvmeOptions,
+    unit_capacity,
+)
+from fcsim.storage.device_model import (
+    ArrayModel,
+    DiskModel,
+    FlashArrayModel,
+    RamDiskModel,
+    SsdModel,
+)
 from fcsim.storage.disk import Disk
+from fcsim.storage.flash_array import FlashArray
 from fcsim.storage.local import (
     MAXPHYS,
     BlockConfig,
@@ -42,8 +55,17 @@ from fcsim.topology.network import Network
 from fcsim.workload.fio import Fio
 
 _DEVICES: dict[type, Any] = {DiskModel: Disk, RamDiskModel: RamDisk, ArrayModel: DiskArray,
-                             SsdModel: Ssd}
+                             SsdModel: Ssd, FlashArrayModel: FlashArray}
 """The simulated device of each kind of model."""
+
+
+def _queue_name(device: str, nvme: bool, unit: int) -> str:
+    """The name of a node's request queue in front of *device*: its name over
+    FCP, ``nvme:<device>`` over FC-NVMe, with ``:lun<k>`` or ``:ns<n>`` for a
+    logical unit other than LUN 0 or NSID 1."""
+    if nvme:
+        return f"nvme:{device}" + (f":ns{unit}" if unit != 1 else "")
+    return device + (f":lun{unit}" if unit else "")
 
 
 class StorageNode(Protocol):
@@ -61,8 +83,8 @@ class StorageNode(Protocol):
     @property
     def block(self) -> BlockConfig | None: ...
     @property
-    def target(self) -> DiskModel | RamDiskModel | ArrayModel | SsdModel | LocalTarget | None:
-        ...
+    def target(self) -> (DiskModel | RamDiskModel | ArrayModel | SsdModel | FlashArrayModel
+                         | LocalTarget | None): ...
     @property
     def max_burst(self) -> int | None: ...
     @property
@@ -71,6 +93,8 @@ class StorageNode(Protocol):
     def multipath(self) -> MultipathConfig | None: ...
     @property
     def non_optimized_ports(self) -> Sequence[str]: ...
+    @property
+    def namespaces(self) -> int: ...
 
 
 class StorageScenario(Protocol):
@@ -84,7 +108,7 @@ class StorageScenario(Protocol):
     def workloads(self) -> Sequence[object]: ...
 
 
-def limit(target: FcpTarget, device: Disk | RamDisk | DiskArray | Ssd | DiskServer,
+def limit(target: FcpTarget, device: Disk | RamDisk | DiskArray | Ssd | FlashArray | DiskServer,
           interval: float) -> tuple[str, float]:
     """The busiest of the device's resources and the target's link directions
     over *interval* s, and its utilisation: what limits the target."""
@@ -101,11 +125,15 @@ def limit(target: FcpTarget, device: Disk | RamDisk | DiskArray | Ssd | DiskServ
 
 class Storage:
     """The targets, local disks, request queues, initiators and block jobs of
-    *scenario* on the built *net*."""
+    *scenario* on the built *net*; *discovery*: for an N_Port, how its FC-NVMe
+    host finds NVMe subsystems (a fabric's name server; None: it takes its
+    targets as given)."""
 
     def __init__(self, sim: Simulation, scenario: StorageScenario, net: Network,
-                 hosts: dict[str, Host] | None = None) -> None:
+                 hosts: dict[str, Host] | None = None,
+                 discovery: Callable[[NPort], Discover] | None = None) -> None:
         self.sim, self.net, self.hosts = sim, net, hosts or {}
+        self._discovery = discovery
         self._nodes = {n.name: n for n in scenario.nodes}
         self.local = {n.name: LocalDisks(sim, n.name, n.channels, self._bus(n.name))
                       for n in scenario.nodes if n.channels}
@@ -119,7 +147,7 @@ class Storage:
                         if isinstance(w, FioConfig) and w.nvme is not None for t in w.targets}
         self.nvme_initiators: dict[str, NvmeInitiator] = {}
         self.nvme_targets: dict[str, NvmeTarget] = {}
-        self.devices: dict[str, Disk | RamDisk | DiskArray | Ssd | DiskServer] = {}
+        self.devices: dict[str, Disk | RamDisk | DiskArray | Ssd | FlashArray | DiskServer] = {}
         self.targets: dict[str, FcpTarget] = {}
         self.port_targets: dict[str, FcpTarget] = {}
         """The FCP targets on a target node's other N_Ports, by N_Port name,
@@ -139,23 +167,35 @@ class Storage:
                 device = _DEVICES[type(model)](sim, node.name, model)
             self.devices[node.name] = device
             ports = [port for port, _ in net.attachments(node.name) if isinstance(port, NPort)]
+            units = node.namespaces
+            size = unit_capacity(model.capacity, units)
             self.targets[node.name] = FcpTarget(sim, ports[0], device, model.queue_depth,
-                                                node.max_burst)
+                                                node.max_burst, units, size)
             if node.name in nvme_targets:
                 self.nvme_targets[node.name] = NvmeTarget(
                     sim, ports[0], device, model.queue_depth,
-                    max((o.first_burst for o in self._nvme.values()), default=0))
+                    max((o.first_burst for o in self._nvme.values()), default=0), units, size)
         self.jobs: list[tuple[FioConfig, Fio]] = []
         for w in scenario.workloads:
             if not isinstance(w, FioConfig):
                 continue
-            volume = self.volume(w.source, w.targets, w.stripe, w.nvme)
-            device = (HostIo(self.hosts[w.source], volume) if w.source in self.hosts
-                      else volume)
+            volume = self.volume(w.source, w.targets, w.stripe, w.nvme,
+                                 w.nsid if w.nvme is not None else w.lun)
+            host = self.hosts.get(w.source)
+            device = volume if host is None else HostIo(host, volume, self._stack(host, w))
             capacity = striped_capacity([self._capacity(w.source, t) for t in w.targets],
                                         w.stripe)
             self.jobs.append((w, Fio(sim, w.name, device, capacity, w.options, w.start,
                                      metered=True, tail=w.nvme is not None)))
+
+    def _stack(self, host: Host, w: FioConfig) -> float:
+        """The host's storage stack time per request of job *w*: its NVMe stack's
+        over FC-NVMe, its SCSI stack's to FC targets, none to its own disks."""
+        local = self.local.get(w.source)
+        if local is not None and w.destination in local.disks:
+            return 0.0
+        return (host.model.nvme_command_cpu if w.nvme is not None
+                else host.model.scsi_command_cpu)
 
     def _bus(self, node: str) -> Any:
         host = self.hosts.get(node)
@@ -165,14 +205,17 @@ class Storage:
         local = self.local.get(node)
         if local is not None and device in local.disks:
             return local.disks[device].model.capacity
-        return self.devices[device].model.capacity
+        return unit_capacity(self.devices[device].model.capacity,
+                             self._nodes[device].namespaces)
 
     def volume(self, node: str, devices: tuple[str, ...], stripe: int | None,
-               nvme: NvmeOptions | None = None) -> Volume:
+               nvme: NvmeOptions | None = None, unit: int | None = None) -> Volume:
         """A volume of *node* over *devices* (its local disks, or FC target nodes,
-        reached over FCP or, with *nvme*, over FC-NVMe), striped in grains of
+        reached over FCP or, with *nvme*, over FC-NVMe, at logical unit *unit*
+        of each: a LUN, or an NSID; None: LUN 0, NSID 1), striped in grains of
         *stripe* bytes when several, each behind its request queue."""
-        return Volume(self.sim, tuple(self._queue(node, d, nvme) for d in devices), stripe)
+        return Volume(self.sim, tuple(self._queue(node, d, nvme, unit) for d in devices),
+                      stripe)
 
     def _nvme_initiator(self, node: str, port: NPort) -> NvmeInitiator:
         """*node*'s FC-NVMe host on *port*, made at its first use with the
@@ -181,7 +224,8 @@ class Storage:
         if initiator is None:
             o = self._nvme[node]
             initiator = self.nvme_initiators[port.name] = NvmeInitiator(
-                self.sim, port, o.queues, o.queue_size, o.first_burst)
+                self.sim, port, o.queues, o.queue_size, o.first_burst,
+                None if self._discovery is None else self._discovery(port))
         return initiator
 
     def _initiator(self, node: str, port: NPort) -> FcpInitiator:
@@ -196,10 +240,10 @@ class Storage:
                                                                   failfast)
         return initiator
 
-    def _multipath(self, node: str, device: str) -> Multipath:
-        """*node*'s multipath device over every path to target *device*: each pair
-        of their N_Ports on one fabric, the target port's ALUA priority its
-        path's."""
+    def _multipath(self, node: str, device: str, lun: int = 0) -> Multipath:
+        """*node*'s multipath device over every path to logical unit *lun* of
+        target *device*: each pair of their N_Ports on one fabric, the target
+        port's ALUA priority its path's."""
         host, target = self._nodes[node], self._nodes[device]
         config: MultipathConfig = host.multipath  # type: ignore[assignment]
         paths = []
@@ -207,14 +251,14 @@ class Storage:
             for remote in port_names(device, target.ports):
                 if not self.net.same_fabric(local, remote):
                     continue
-                lun = FcpLun(self._initiator(node, self.net.nodes[local]),
-                             self.net.address_of(remote))
+                unit = FcpLun(self._initiator(node, self.net.nodes[local]),
+                              self.net.address_of(remote), lun)
                 self._port_target(device, remote)
                 prio = (ALUA_NON_OPTIMISED if remote in target.non_optimized_ports
                         else ALUA_OPTIMISED)
-                paths.append(Path(f"{local}-{remote}", local, remote, lun, prio))
-        device_mp = self.multipaths[f"{node}:{device}"] = Multipath(
-            self.sim, f"{node}:{device}", paths, config)
+                paths.append(Path(f"{local}-{remote}", local, remote, unit, prio))
+        name = f"{node}:{device}" if lun == 0 else f"{node}:{device}:lun{lun}"
+        device_mp = self.multipaths[name] = Multipath(self.sim, name, paths, config)
         for path in paths:
             device_mp.watch(path, self.net.nodes[path.local])
         return device_mp
@@ -239,15 +283,20 @@ class Storage:
             return
         first = self.targets[device]
         self.port_targets[port] = FcpTarget(self.sim, self.net.nodes[port], first.device,
-                                            first.queue_depth, self._nodes[device].max_burst)
+                                            first.queue_depth, self._nodes[device].max_burst,
+                                            first.units, first.unit_size)
 
-    def _queue(self, node: str, device: str, nvme: NvmeOptions | None = None) -> RequestQueue:
+    def _queue(self, node: str, device: str, nvme: NvmeOptions | None = None,
+               unit: int | None = None) -> RequestQueue:
         """The request queue of *node* in front of *device* (one of its local
         disks, or an FC target node over FCP or, with *nvme*, the queue named
         ``nvme:<device>`` in front of its FC-NVMe namespace), made on first
-        use."""
+        use. A logical unit other than LUN 0 or NSID 1 has its own queue
+        (``<device>:lun<k>``, ``nvme:<device>:ns<n>``), as each is a block
+        device of its own to the host."""
         queues = self.queues.setdefault(node, {})
-        name = f"nvme:{device}" if nvme is not None else device
+        unit = (1 if nvme is not None else 0) if unit is None else unit
+        name = _queue_name(device, nvme is not None, unit)
         queue = queues.get(name)
         if queue is not None:
             return queue
@@ -266,12 +315,12 @@ class Storage:
             depth = block.queue_depth or disk.model.queue_depth
             largest = block.max_request or MAXPHYS
         elif nvme is None and self._nodes[node].multipath is not None:
-            disk = self._multipath(node, device)
+            disk = self._multipath(node, device, unit)
             depth, largest = block.queue_depth, block.max_request
         else:
             port, address = self.net.route(node, device, fibre_channel=True)
-            disk = (NvmeNamespace(self._nvme_initiator(node, port), address) if nvme is not None
-                    else FcpLun(self._initiator(node, port), address))
+            disk = (NvmeNamespace(self._nvme_initiator(node, port), address, unit)
+                    if nvme is not None else FcpLun(self._initiator(node, port), address, unit))
             depth, largest = block.queue_depth, block.max_request
         queue = queues[name] = RequestQueue(self.sim, f"{node}:{name}", disk, depth,
                                               largest, block.merge, block.elevator, interrupt,
@@ -287,20 +336,21 @@ class Storage:
         at the node's request-queue depth) than its task set holds: the
         excess is answered TASK SET FULL and waits at the initiators, so the
         device sees its queue depth, not the jobs' (real systems allow it)."""
-        wanted: dict[str, dict[str, int]] = {}
+        wanted: dict[str, dict[tuple[str, str], int]] = {}
         for config, _ in self.jobs:
             if config.nvme is not None:
                 continue  # NVMe commands wait at the host for a queue entry, never refused
             for name in config.targets:
                 if name in self.targets:
-                    nodes = wanted.setdefault(name, {})
-                    nodes[config.source] = (nodes.get(config.source, 0)
-                                            + config.options.iodepth * config.options.numjobs)
+                    queues = wanted.setdefault(name, {})
+                    queue = (config.source, _queue_name(name, False, config.lun))
+                    queues[queue] = (queues.get(queue, 0)
+                                     + config.options.iodepth * config.options.numjobs)
         out = []
-        for name, nodes in wanted.items():
-            depths = [self.queues[node][name].depth for node in nodes]
+        for name, queues in wanted.items():
+            depths = [self.queues[node][queue].depth for node, queue in queues]
             total = sum(n if depth is None else min(n, depth)
-                        for n, depth in zip(nodes.values(), depths, strict=True))
+                        for n, depth in zip(queues.values(), depths, strict=True))
             depth = self.targets[name].queue_depth
             if total > depth:
                 out.append(f"target {name}: its jobs keep up to {total} commands outstanding "
@@ -358,6 +408,9 @@ class Storage:
                              **device.results(interval),
                              "mean_fabric_s": sum(t for t, _ in fabric) / count
                              if count else None}
+            if target.units > 1:
+                targets[name]["lun_commands"] = {str(k): n for k, n in
+                                                 enumerate(target.unit_commands)}
         initiators = {name: vars(i.stats).copy() for name, i in self.initiators.items()}
         out = {"jobs": jobs, "targets": targets, "initiators": initiators,
                "queues": {node: {name: q.results(interval) for name, q in queues.items()}
@@ -365,7 +418,8 @@ class Storage:
         if self.nvme_targets:
             out["nvme_targets"] = {name: t.results() for name, t in self.nvme_targets.items()}
             out["nvme_initiators"] = {
-                name: {**vars(i.stats), "connections": {
+                name: {**vars(i.stats), **({"undiscovered": [f"{d:06x}" for d in i.undiscovered]}
+                                           if i.undiscovered else {}), "connections": {
                     f"{d_id:06x}": [{"sqsize": c.sqsize, "max_outstanding": c.most}
                                     for c in i.connections(d_id)]
                     for d_id in i.targets()}}

@@ -14,7 +14,7 @@ from fcsim.fc4.fcp import BLOCK
 from fcsim.host.block import striped_capacity
 from fcsim.schema.errors import Problem, count, given
 from fcsim.schema.rules import unique
-from fcsim.storage.config import DdSection, FioSection
+from fcsim.storage.config import DdSection, FioSection, unit_capacity
 
 
 def local_disks(node: Any) -> dict[str, Any]:
@@ -93,12 +93,52 @@ def _served(node: Any, raw: dict[str, Any], path: str) -> Iterator[Problem]:
                       f"a whole number of {BLOCK}-byte blocks")
 
 
+def namespaces(node: Any, raw: dict[str, Any], path: str) -> Iterator[Problem]:
+    """A node with several logical units is a target, each unit at least a block."""
+    if node.namespaces == 1:
+        return
+    target = node.target if node.target is not None else getattr(node, "target_disks", None)
+    if target is None:
+        yield Problem(f"{path}.namespaces", given(raw["namespaces"]), "1 on a node that is "
+                      "not a target (namespaces go with target or target_disks)")
+    elif node.target is not None and unit_capacity(node.target.capacity,
+                                                   node.namespaces) < BLOCK:
+        yield Problem(f"{path}.namespaces", given(raw["namespaces"]),
+                      f"at most {node.target.capacity // BLOCK} (each namespace at least "
+                      f"one {BLOCK}-byte block of {node.target.name})")
+
+
+def _unit(w: FioSection, raw: dict[str, Any], path: str,
+          units: dict[str, int]) -> Iterator[Problem]:
+    """lun goes with FCP, namespace with NVMe, each naming a unit every
+    target of the job has."""
+    nvme = w.protocol == "nvme"
+    key, other = ("namespace", "lun") if nvme else ("lun", "namespace")
+    if other in raw:
+        yield Problem(f"{path}.{other}", given(raw[other]),
+                      f"no {other} with protocol = '{w.protocol}' (use {key})")
+    fewest = min((units.get(t, 1) for t in w.destination), default=1)
+    unit = w.namespace if nvme else w.lun
+    if unit > fewest - (not nvme):
+        name = min(w.destination, key=lambda t: units.get(t, 1))
+        allowed = f"1..{fewest}" if nvme else f"0..{fewest - 1}"
+        yield Problem(f"{path}.{key}", given(raw[key]),
+                      f"{'an NSID' if nvme else 'a LUN'} {allowed} ({name} has "
+                      f"{count(fewest, 'namespace')}: key namespaces in [[nodes]])")
+
+
 def block_job(w: FioSection | DdSection, raw: dict[str, Any], path: str,
-              targets: dict[str, Any], own: dict[str, Any]) -> Iterator[Problem]:
+              targets: dict[str, Any], own: dict[str, Any],
+              units: dict[str, int] | None = None) -> Iterator[Problem]:
     """Every problem of the fio or dd job *w* at *path* (*raw* its table): it
-    addresses FCP targets (*targets*: node name -> device model) or its node's
-    own disks (*own*: disk name -> disk model), a volume over several has a
-    stripe, and a job fits the targets' queues and capacity."""
+    addresses FCP targets (*targets*: node name -> device model; *units*:
+    node name -> its logical units, 1 if not given) or its node's own disks
+    (*own*: disk name -> disk model), a volume over several has a stripe,
+    the logical unit it names exists, and a job fits the targets' queues and
+    capacity (a unit's share of it)."""
+    units = units or {}
+    if isinstance(w, FioSection):
+        yield from _unit(w, raw, path, units)
     devices, remote = [], []
     for j, end in enumerate(w.destination):
         where = f"{path}.to" if len(w.destination) == 1 else f"{path}.to[{j}]"
@@ -109,7 +149,7 @@ def block_job(w: FioSection | DdSection, raw: dict[str, Any], path: str,
             yield Problem(where, given(end), "an FCP target node (key 'target' or "
                           f"'target_disks' in [[nodes]]){mine}")
         else:
-            devices.append(targets[end])
+            devices.append(_Unit(targets[end], units.get(end, 1)))
             remote.append(targets[end])
     if len(devices) < len(w.destination):
         return
@@ -132,9 +172,10 @@ def block_job(w: FioSection | DdSection, raw: dict[str, Any], path: str,
         if isinstance(w, FioSection) and name in raw:
             yield Problem(f"{path}.{name}", given(raw[name]), "no such key with protocol = "
                           "'fcp' (it is an NVMe setting: set protocol = 'nvme')")
-    depth = min((d.queue_depth for d in remote), default=w.iodepth)
-    if w.iodepth > depth:
-        yield Problem(f"{path}.iodepth", given(w.iodepth),
+    deepest = max(w.iodepth)
+    depth = min((d.queue_depth for d in remote), default=deepest)
+    if deepest > depth:
+        yield Problem(f"{path}.iodepth", given(deepest),
                       f"at most the target's queue depth ({depth}, "
                       f"{min(remote, key=lambda d: d.queue_depth).name})")
     capacity = striped_capacity([d.capacity for d in devices], w.stripe or BLOCK)
@@ -144,6 +185,15 @@ def block_job(w: FioSection | DdSection, raw: dict[str, Any], path: str,
         yield Problem(f"{path}.{key}", given(raw.get(key, 0)),
                       f"a region of at least bs that fits the device's {capacity} "
                       f"bytes ({', '.join(d.name for d in devices)})")
+
+
+class _Unit:
+    """A logical unit of a target's device: its name, queue depth and share of
+    its capacity."""
+
+    def __init__(self, device: Any, units: int) -> None:
+        self.name, self.queue_depth = device.name, device.queue_depth
+        self.capacity = unit_capacity(device.capacity, units)
 
 
 def _dd(w: DdSection, raw: dict[str, Any], path: str, devices: list[Any]) -> Iterator[Problem]:

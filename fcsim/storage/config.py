@@ -45,6 +45,13 @@ Blocks = integer(0, text="an integer >= 0 (blocks of bs)")
 Protocol = choice({"fcp": "fcp", "nvme": "nvme"})
 QueueSize = integer(2, 65536, "an integer 2..65536 (submission queue entries)")
 FirstBurst = size(0, text="a size with a unit such as '8 KiB' (0: no first burst)")
+Lun = integer(0, 16383, "an integer 0..16383 (a SCSI LUN; FCP_LUN's flat space addressing)")
+Nsid = integer(1, 0xFFFFFFFE, "an integer 1..4294967294 (an NVMe namespace ID)")
+Depths = value_type(tuple, lambda v: _depths(v), "an integer >= 1 (commands), or a non-empty "
+                    "list of them (a sweep)", {"anyOf": [
+                        {"type": "integer", "minimum": 1},
+                        {"type": "array", "items": {"type": "integer", "minimum": 1},
+                         "minItems": 1}]})
 Grain = size(512, text="a size with a unit such as '32 KiB', a whole number of 512-byte "
                        "blocks, >= 512 B")
 
@@ -78,8 +85,9 @@ class FioSection(_Block):
     type: Literal["fio"] = key(help="An fio job.")
     rw: Rw = key(help="Access pattern, fio --rw.", example="randread")
     bs: BlockSize = key("4 KiB", "Bytes per command, fio --bs.", "64 KiB")
-    iodepth: Count = key(1, "Commands outstanding per job, fio --iodepth; at most the "
-                         "target's queue depth.", 32)
+    iodepth: Depths = key(1, "Commands outstanding per job, fio --iodepth; at most the "
+                          "target's queue depth; or a list of them: a sweep, one run per "
+                          "depth (the report's table has a row each).", [1, 8, 64])
     numjobs: Count = key(1, "Jobs, fio --numjobs.", 4)
     rwmixread: Percent = key(50, "Percent reads of randrw, fio --rwmixread.", 70)
     offset: Offset = key(0, "Start of the region addressed, bytes, fio --offset.", "1 GiB")
@@ -97,6 +105,10 @@ class FioSection(_Block):
                                 "I/O connection (the target grants at most its MQES); no more "
                                 "commands are outstanding on it, the rest wait at the host "
                                 "(default: Linux's NVMF_DEF_QUEUE_SIZE, 128).", 32)
+    lun: Lun = key(0, "protocol = 'fcp' only: the logical unit addressed on each target, "
+                   "a LUN 0 .. the target's namespaces - 1.", 2)
+    namespace: Nsid = key(1, "protocol = 'nvme' only: the namespace addressed on each "
+                          "target, an NSID 1 .. the target's namespaces.", 2)
     first_burst: FirstBurst = key(0, "protocol = 'nvme' only: the first burst the host offers "
                                   "at PRLI, bytes: that much of each write goes with its "
                                   "command, without waiting for a transfer ready (0: none).",
@@ -125,6 +137,13 @@ class DdSection(_Block):
     def offset(self) -> int:
         """Where on the device the first command starts, bytes."""
         return (self.skip + self.seek) * self.bs
+
+
+def _depths(value: Any) -> tuple[int, ...]:
+    items = value if isinstance(value, list) and value else [value]
+    if not all(is_int(v) and v >= 1 for v in items):
+        raise ValueError()
+    return tuple(items)
 
 
 def _channel_model(value: Any) -> Any:
@@ -358,6 +377,11 @@ class MultipathConfig:
     fast_io_fail_tmo: float | None = 5.0
     marginal_pathgroups: str = MARGINAL_OFF
     dev_loss_tmo: float = 60.0
+def unit_capacity(capacity: int, units: int) -> int:
+    """Bytes of each of a device's *units* logical units (SCSI LUNs or NVMe
+    namespaces): its *capacity* cut into equal parts of whole 512-byte
+    blocks (one unit: all of it)."""
+    return capacity if units == 1 else capacity // units // 512 * 512
 
 
 @dataclass(frozen=True)
@@ -378,7 +402,10 @@ class FioConfig:
     starts at *start* s. A dd is a job of this kind (:attr:`dd`: report it as
     dd does). *stripe_over*: the targets of a volume striped in grains of
     *stripe* bytes (the first is *destination*; empty: one target). *nvme*:
-    the job runs NVMe over FC with these settings (None: SCSI over FCP)."""
+    the job runs NVMe over FC with these settings (None: SCSI over FCP).
+    *unit*: the logical unit addressed on each target, a SCSI LUN over FCP
+    (from 0) or an NVMe NSID (from 1). *iodepths*: a sweep, one run per
+    depth (empty: none; the options' iodepth is the first)."""
 
     name: str
     source: str
@@ -391,6 +418,18 @@ class FioConfig:
     stripe_over: tuple[str, ...] = ()
     stripe: int | None = None
     nvme: NvmeOptions | None = None
+    unit: int | None = None
+    iodepths: tuple[int, ...] = ()
+
+    @property
+    def lun(self) -> int:
+        """The SCSI LUN addressed (over FCP)."""
+        return self.unit if self.unit is not None and self.nvme is None else 0
+
+    @property
+    def nsid(self) -> int:
+        """The NVMe namespace addressed (over FC-NVMe)."""
+        return self.unit if self.unit is not None and self.nvme is not None else 1
 
     @property
     def targets(self) -> tuple[str, ...]:

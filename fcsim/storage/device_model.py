@@ -5,12 +5,22 @@ SSDs, each value with its source (``models/disks/<name>.toml``,
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from fcsim.catalog import MODELS_DIR, ModelFile, model_type, read_model, sourced
-from fcsim.schema.fields import Count, Flag, Name, PositiveTime, Time, integer, number
+from fcsim.schema.fields import (
+    Count,
+    Flag,
+    Name,
+    PositiveTime,
+    Time,
+    fraction,
+    integer,
+    number,
+)
 from fcsim.schema.section import REQUIRED, key
 
 
@@ -128,7 +138,18 @@ class SsdModel:
     unit; *page_size* bytes per flash page; *read_latency* and
     *program_latency* of one page on a die, s; *channel_rate*, bytes/s, of
     each channel; a DRAM *write_buffer* of that many bytes; *queue_depth*:
-    the entries it grants an I/O queue at most (MQES)."""
+    the entries it grants an I/O queue at most (MQES).
+
+    Garbage collection (:mod:`fcsim.storage.flash_translation`) is modelled
+    when *pages_per_block* and *blocks_per_die* are set (0: not modelled):
+    each die holds *blocks_per_die* erase blocks of *pages_per_block* pages;
+    the flash beyond *capacity* is its over-provisioning. A die collects
+    (greedy: the closed block with the fewest valid pages) while its free
+    blocks are fewer than *gc_threshold* of its blocks; host writes wait
+    while they are at most *gc_hard_threshold* of them (at least one block
+    is kept for the collector); an erase takes *erase_latency*, s. With
+    *preconditioned* the drive starts with every logical page written once,
+    in order (else empty)."""
 
     name: str
     capacity: int
@@ -141,16 +162,100 @@ class SsdModel:
     channel_rate: float
     write_buffer: int
     queue_depth: int = 1024
+    pages_per_block: int = 0
+    blocks_per_die: int = 0
+    gc_threshold: float = 0.05
+    gc_hard_threshold: float = 0.005
+    erase_latency: float = 0.0
+    preconditioned: bool = False
     sources: dict[str, str] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
         if self.write_buffer < self.page_size:
             raise ValueError(f"{self.name}: write_buffer must hold at least one page")
+        if bool(self.pages_per_block) != bool(self.blocks_per_die):
+            raise ValueError(f"{self.name}: pages_per_block and blocks_per_die go together "
+                             "(both 0: no garbage collection)")
+        if self.collects and self.gc_blocks <= self.reserve_blocks:
+            raise ValueError(f"{self.name}: gc_threshold x blocks_per_die must exceed the "
+                             f"blocks host writes leave to the collector "
+                             f"({self.reserve_blocks}): give more blocks or a higher "
+                             "gc_threshold")
+        if self.collects and self.logical_pages_per_die > (
+                self.blocks_per_die - self.gc_blocks - 1) * self.pages_per_block:
+            raise ValueError(
+                f"{self.name}: capacity {self.capacity} B needs {self.logical_pages_per_die} "
+                f"pages a die, more than the {self.blocks_per_die - self.gc_blocks - 1} blocks "
+                f"of {self.pages_per_block} pages a die holds outside the collector's "
+                "free blocks and the open block")
+
+    @property
+    def collects(self) -> bool:
+        """Whether garbage collection is modelled."""
+        return self.pages_per_block > 0
+
+    @property
+    def logical_pages(self) -> int:
+        """Logical pages of the capacity (a part page counts whole)."""
+        return -(-self.capacity // self.page_size)
+
+    @property
+    def logical_pages_per_die(self) -> int:
+        """Logical pages on the busiest die (page *p* on die *p* mod dies)."""
+        return -(-self.logical_pages // self.dies)
+
+    @property
+    def gc_blocks(self) -> int:
+        """Free blocks of a die below which it collects: the fewest it keeps
+        once collection runs (MQSim: GC while free blocks < threshold x blocks)."""
+        return math.ceil(self.gc_threshold * self.blocks_per_die)
+
+    @property
+    def reserve_blocks(self) -> int:
+        """Free blocks of a die host writes leave to the collector."""
+        return max(1, math.ceil(self.gc_hard_threshold * self.blocks_per_die))
 
     @property
     def dies(self) -> int:
         """Parallel units: channels x dies per channel."""
         return self.channels * self.dies_per_channel
+
+
+@dataclass(frozen=True)
+class FlashArrayModel:
+    """An all-flash array (:mod:`fcsim.storage.flash_array`): *ssds* drives
+    of model *ssd* behind a controller, host data striped over them in
+    *stripe_unit* bytes (no parity). Each host command takes the
+    controller's *controller_latency* (s, overlapping, its pipeline) and
+    *controller_time* of its processor (s, one command at a time: its I/O
+    rate limit). Its write-back *cache* holds that many bytes of writes not
+    yet on the drives (0: writes go through to them); with *mirrored* each
+    write's data also cross to the partner controller's cache over an
+    interconnect of *mirror_rate* bytes/s, then its acknowledgement comes
+    back after *mirror_latency* s, before the host's write is acknowledged.
+    *queue_depth*: host commands at once."""
+
+    name: str
+    ssd: SsdModel
+    ssds: int
+    stripe_unit: int
+    controller_latency: float
+    controller_time: float
+    cache: int = 0
+    mirrored: bool = True
+    mirror_rate: float = 7.88e9
+    mirror_latency: float = 0.0
+    queue_depth: int = 2048
+    sources: dict[str, str] = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.stripe_unit < 512 or self.stripe_unit % 512:
+            raise ValueError(f"{self.name}: stripe_unit must be whole 512-byte blocks")
+
+    @property
+    def capacity(self) -> int:
+        """Bytes the array offers: whole stripe units of every drive."""
+        return self.ssd.capacity // self.stripe_unit * self.stripe_unit * self.ssds
 
 
 def _entry(help: str, value: Any, required: bool = False) -> Any:
@@ -165,6 +270,9 @@ Delay = sourced(Time, "Time")
 Latency = sourced(PositiveTime, "PositiveTime")
 Commands = sourced(Count, "Count")
 Yes = sourced(Flag, "Flag")
+Pages = sourced(integer(0, text="an integer >= 0"), "Integer")
+SsdName = sourced(Name, "Name")
+Share = sourced(fraction("a fraction 0 <= x < 1"), "Fraction")
 
 
 class DiskFile(ModelFile):
@@ -252,9 +360,46 @@ class SsdFile(ModelFile):
     channel_rate: Rate = _entry("Transfer rate of one flash channel, bytes/s.", 333e6, True)
     write_buffer: Bytes = _entry("DRAM write buffer, bytes.", 268435456, True)
     queue_depth: Commands = _entry("Entries granted an I/O queue at most (MQES).", 1024)
+    pages_per_block: Pages = _entry("Pages per erase block (0: garbage collection not "
+                                    "modelled).", 256)
+    blocks_per_die: Pages = _entry("Erase blocks per die, all its planes (0: garbage "
+                                   "collection not modelled).", 4096)
+    gc_threshold: Share = _entry("A die collects garbage while its free blocks are fewer "
+                                 "than this fraction of its blocks.", 0.05)
+    gc_hard_threshold: Share = _entry("Host writes to a die wait while its free blocks are "
+                                      "at most this fraction of its blocks (at least one).",
+                                      0.005)
+    erase_latency: Delay = _entry("Erasing one block on a die, s.", "3.8 ms")
+    preconditioned: Yes = _entry("The drive starts with every logical page written once, "
+                                 "in order (else empty).", True)
 
 
-DEVICE_KINDS = ("disks", "ramdisks", "arrays", "ssds")
+class FlashArrayFile(ModelFile):
+    """An all-flash array model file (`models/flash-arrays/<name>.toml`), read
+    into `fcsim.storage.device_model.FlashArrayModel`; its drives a model of
+    `models/ssds/`."""
+
+    where = "in a flash array model file"
+    defaults_from = FlashArrayModel
+
+    ssd: SsdName = _entry("The drive model, from models/ssds/.", "mqsim-mlc-8ch", True)
+    ssds: Commands = _entry("Drives.", 24, True)
+    stripe_unit: Bytes = _entry("Bytes of host data on one drive before the next.", 65536,
+                                True)
+    controller_latency: Delay = _entry("Controller pipeline time per command, s "
+                                       "(commands overlap).", "50 us", True)
+    controller_time: Delay = _entry("Controller processor time per command, s (one at a "
+                                    "time: its I/O rate limit).", "1 us", True)
+    cache: CacheBytes = _entry("Write-back cache, bytes (0: write-through).", 17179869184)
+    mirrored: Yes = _entry("Each write is copied to the partner controller's cache before "
+                           "it is acknowledged.", True)
+    mirror_rate: Rate = _entry("Interconnect to the partner controller, bytes/s.", 7.88e9)
+    mirror_latency: Delay = _entry("The partner's acknowledgement of a mirrored write, s.",
+                                   "5 us")
+    queue_depth: Commands = _entry("Host commands accepted at once.", 2048)
+
+
+DEVICE_KINDS = ("disks", "ramdisks", "arrays", "ssds", "flash-arrays")
 """The catalog folders of storage devices."""
 
 
@@ -276,6 +421,18 @@ def load_ssd_model(name: str, directory: Path | None = None) -> SsdModel:
     return SsdModel(name=name, sources=sources, **values)
 
 
+def load_flash_array_model(name: str, directory: Path | None = None) -> FlashArrayModel:
+    """The all-flash array model *name* (``models/flash-arrays/<name>.toml``),
+    its drive model from ``models/ssds/`` (or beside *directory*)."""
+    values, sources = read_model("flash-arrays", name, FlashArrayFile, directory)
+    folder = directory.parent / "ssds" if directory is not None else None
+    try:
+        ssd = load_ssd_model(values.pop("ssd"), folder)
+        return FlashArrayModel(name=name, ssd=ssd, sources=sources, **values)
+    except ValueError as error:
+        raise ValueError(f"flash array model {name!r}: {error}") from None
+
+
 def load_array_model(name: str, directory: Path | None = None) -> ArrayModel:
     """The array model *name* (``models/arrays/<name>.toml``), its member disk
     model from ``models/disks/`` (or beside *directory*)."""
@@ -288,17 +445,20 @@ def load_array_model(name: str, directory: Path | None = None) -> ArrayModel:
         raise ValueError(f"array model {name!r}: {error}") from None
 
 
-Device = DiskModel | RamDiskModel | ArrayModel | SsdModel
+Device = DiskModel | RamDiskModel | ArrayModel | SsdModel | FlashArrayModel
 """A storage device model."""
 _LOADERS = {"disks": load_disk_model, "ramdisks": load_ramdisk_model,
-            "arrays": load_array_model, "ssds": load_ssd_model}
+            "arrays": load_array_model, "ssds": load_ssd_model,
+            "flash-arrays": load_flash_array_model}
 _SCHEMAS: dict[str, type[ModelFile]] = {"disks": DiskFile, "ramdisks": RamDiskFile,
-                                        "arrays": ArrayFile, "ssds": SsdFile}
+                                        "arrays": ArrayFile, "ssds": SsdFile,
+                                        "flash-arrays": FlashArrayFile}
 
 
 def load_device_model(name: str) -> Device:
     """A storage device model by catalog name, from ``models/disks/``,
-    ``models/ramdisks/``, ``models/arrays/`` or ``models/ssds/``; a model file path (ending in
+    ``models/ramdisks/``, ``models/arrays/``, ``models/ssds/`` or
+    ``models/flash-arrays/``; a model file path (ending in
     .toml) is read as the type it declares (``type``), or else as the type its
     keys belong to, or on a tie as the type its folder names
     (:func:`fcsim.catalog.model_type`)."""
@@ -310,4 +470,5 @@ def load_device_model(name: str) -> Device:
     if "/" in name:
         return load_disk_model(name)  # the catalog's own message
     known = sorted(p.stem for kind in DEVICE_KINDS for p in (MODELS_DIR / kind).glob("*.toml"))
-    raise ValueError(f"no disk, RAM disk, array or SSD model {name!r}; known: {', '.join(known)}")
+    raise ValueError(f"no disk, RAM disk, array, SSD or flash array model {name!r}; "
+                     f"known: {', '.join(known)}")

@@ -17,8 +17,11 @@ pages drain); the buffer drains behind: each page crosses its channel, then is p
 its die (*program_latency*), and its bytes leave the buffer. A die serves
 reads before waiting programs (reads are not held behind the flush).
 The die is free again after its page read; the channel transfer that
-follows runs on the channel (the page register is not modelled). Garbage
-collection, erase and planes are not modelled.
+follows runs on the channel (the page register is not modelled). When the
+model has a block geometry, each die's programs go through its flash
+translation layer (:mod:`fcsim.storage.flash_translation`), which places
+them in erase blocks and collects garbage; planes are not modelled (a die's
+blocks are those of all its planes).
 """
 
 from __future__ import annotations
@@ -30,8 +33,9 @@ from fcsim.engine.server import Server
 from fcsim.engine.simulation import Simulation
 from fcsim.storage.device_model import SsdModel
 from fcsim.storage.disk import Breakdown
+from fcsim.storage.flash_translation import PROGRAM_LEVEL, FlashTranslation
 
-_READ, _PROGRAM = 0, 1
+_READ, _PROGRAM = 0, PROGRAM_LEVEL
 """Service levels on a die: reads first."""
 
 
@@ -43,6 +47,9 @@ class Ssd:
         dies = model.channels * model.dies_per_channel
         self._dies = [Server(sim, f"{name}/die{d}", levels=2) for d in range(dies)]
         self._channels = [Server(sim, f"{name}/channel{c}") for c in range(model.channels)]
+        self.ftl = ([FlashTranslation(sim, self._dies[d], self._channels[d % model.channels],
+                                      model,
+                                      d, dies) for d in range(dies)] if model.collects else [])
         self.buffered = 0  # bytes in the write buffer
         self.most_buffered = 0
         self._room: deque[tuple[deque[tuple[int, int]], Callable[[], None]]] = deque()
@@ -112,8 +119,13 @@ class Ssd:
                 die, channel = self._place(page)
                 transfer = piece / model.channel_rate
                 self.stats.transfer += transfer
-                channel.serve(transfer, lambda die=die, piece=piece: die.serve(
-                    model.program_latency, lambda: self._programmed(piece), _PROGRAM))
+                if self.ftl:
+                    ftl = self.ftl[page % len(self._dies)]
+                    channel.serve(transfer, lambda ftl=ftl, page=page, piece=piece: ftl.program(
+                        page, lambda: self._programmed(piece)))
+                else:
+                    channel.serve(transfer, lambda die=die, piece=piece: die.serve(
+                        model.program_latency, lambda: self._programmed(piece), _PROGRAM))
             if pieces:
                 return
             self._room.popleft()
@@ -134,7 +146,16 @@ class Ssd:
     def results(self, interval: float) -> dict[str, float]:
         """Figures of the measured *interval* (s); utilisation is the dies' mean."""
         self.stats.busy = sum(d.busy_time for d in self._dies) / len(self._dies)
-        return {**self.stats.as_dict(interval), "most_buffered_bytes": self.most_buffered}
+        out = {**self.stats.as_dict(interval), "most_buffered_bytes": self.most_buffered}
+        if self.ftl:
+            host = sum(f.host_pages for f in self.ftl)
+            moved = sum(f.moved_pages for f in self.ftl)
+            out.update({"host_pages_programmed": host, "gc_pages_moved": moved,
+                        "blocks_erased": sum(f.erases for f in self.ftl),
+                        "write_amplification": (host + moved) / host if host else None,
+                        "mean_free_blocks": sum(f.mean_free_blocks() for f in self.ftl)
+                        / len(self.ftl)})
+        return out
 
     def reset_stats(self) -> None:
         """Start a new measured interval."""
@@ -142,3 +163,5 @@ class Ssd:
         self.most_buffered = self.buffered
         for server in (*self._dies, *self._channels):
             server.reset_stats()
+        for ftl in self.ftl:
+            ftl.reset_stats()

@@ -34,7 +34,8 @@ from fcsim.trapeze.message import Fragment
 _STATUS = {0x00: "GOOD", 0x02: "CHECK CONDITION", 0x08: "BUSY", 0x28: "TASK SET FULL"}
 _ELS = {els.ELS_FLOGI: "FLOGI", els.ELS_PLOGI: "PLOGI", els.ELS_SCR: "SCR",
         els.ELS_RSCN: "RSCN", ELS_FPIN: "FPIN", ELS_EDC: "EDC", ELS_RDF: "RDF"}
-_CT = {els.CT_GID_FT: "GID_FT", CT_ACCEPT: "CT accept", CT_REJECT: "CT reject"}
+_CT = {els.CT_GID_FT: "GID_FT", els.CT_RFT_ID: "RFT_ID", CT_ACCEPT: "CT accept",
+       CT_REJECT: "CT reject"}
 
 
 def _service(fc_type: int, payload: bytes, s_id: int) -> str:
@@ -80,8 +81,9 @@ def upper_layer(frame: Any) -> str:
     if ulp == PRLI:
         return "PRLI" if r_ctl == h.R_CTL_ELS_REQUEST else "LS_ACC (PRLI)"
     if isinstance(ulp, Command) and r_ctl == h.R_CTL_UNSOLICITED_COMMAND:
-        return (f"FCP_CMND {'WRITE' if ulp.write else 'READ'}(10) LBA {ulp.offset // BLOCK} "
-                f"blocks {ulp.length // BLOCK}")
+        return (f"FCP_CMND {'WRITE' if ulp.write else 'READ'}({16 if ulp.long else 10}) "
+                f"LBA {ulp.offset // BLOCK} "
+                f"blocks {ulp.length // BLOCK}" + (f" LUN {ulp.lun}" if ulp.lun else ""))
     if isinstance(ulp, TransferReady) and r_ctl == h.R_CTL_DATA_DESCRIPTOR:
         return f"FCP_XFER_RDY offset {ulp.offset} burst {ulp.burst}"
     if isinstance(ulp, Response):
@@ -111,7 +113,7 @@ def _nvme(ulp: object, r_ctl: int, parameter: int, first: bool) -> str:
         return f"LS_ACC association {ulp.association} connection {ulp.connection}"
     if isinstance(ulp, NvmeCommand):
         return (f"NVMe_CMND {'Write' if ulp.write else 'Read'} offset {ulp.offset} "
-                f"length {ulp.length}")
+                f"length {ulp.length}" + (f" nsid {ulp.nsid}" if ulp.nsid != 1 else ""))
     if isinstance(ulp, NvmeTransferReady):
         return f"NVMe_XFER_RDY offset {ulp.offset} burst {ulp.burst}"
     if isinstance(ulp, NvmeResponse):

@@ -55,11 +55,12 @@ def test_commands_complete_once_within_the_task_set(case) -> None:
     submitted: list[Command] = []
     completions: dict[int, int] = {}
     for initiator in storage.initiators.values():
-        def submit(d_id, write, offset, length, done, meter=None, original=initiator.submit):
+        def submit(d_id, write, offset, length, done, meter=None, lun=0,
+                   original=initiator.submit):
             def counted(command: Command) -> None:
                 completions[id(command)] = completions.get(id(command), 0) + 1
                 done(command)
-            command = original(d_id, write, offset, length, counted, meter)
+            command = original(d_id, write, offset, length, counted, meter, lun=lun)
             submitted.append(command)
             return command
         initiator.submit = submit

@@ -131,7 +131,7 @@ def test_workload_none_leaves_the_targets_to_the_file(tmp_path: Path) -> None:
     (('bs = "64 KiB"\niodepth = 4', 'workload = "none"\nbs = "64 KiB"'), "fabric.storage.bs",
      "given '64 KiB'", "only with workload = 'fio' (workload is 'none')"),
     (('model = "tms-ramsan"', 'model = "no-such-array"'), "fabric.storage.model",
-     "given 'no-such-array'", "the name of a disk, RAM disk, array or SSD model"),
+     "given 'no-such-array'", "the name of a disk, RAM disk, array, SSD or flash array model"),
     (('count = 3\n', ''), "fabric.storage.count", "missing", "an integer >= 1"),
     (('speed = "4GFC"', 'speed = "4GFC"\ntraffic = "fan-out"\nsources = 6'),
      "fabric.sources", "given 6", "at most 5: fewer than the 6 N_Ports, so that one at "

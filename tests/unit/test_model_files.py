@@ -72,7 +72,7 @@ def test_a_model_file_that_is_not_toml_is_a_scenario_error(tmp_path: Path) -> No
 # -- model files are typed as scenario files are --------------------------------------------
 
 FOLDERS = {"host": "hosts", "adapter": "adapters", "switch": "switches", "disk": "disks",
-           "ramdisk": "ramdisks", "array": "arrays", "ssd": "ssds",
+           "ramdisk": "ramdisks", "array": "arrays", "ssd": "ssds", "flash-array": "flash-arrays",
            "ethernet-switch": "ethernet-switches", "disk-channel": "disk-channels",
            "myrinet-switch": "myrinet-switches"}
 

@@ -109,15 +109,16 @@ def test_all_examples_are_there() -> None:
         "loop-fairness.toml", "loop-lip-busy.toml", "loop-two-sites.toml",
         "multipath-dual-fabric.toml", "multipath-link-failure.toml",
         "myrinet-slice-storage.toml", "myrinet-switch-failure.toml", "myrinet-two-hosts.toml",
-        "netperf-tcp-rr.toml", "netperf-tcp-stream-sweep.toml", "nvme-vs-fcp-nvme.toml",
-        "nvme-vs-fcp-scsi.toml", "p2p-1gfc-class3.toml", "p2p-266-open-loop.toml",
+        "netperf-tcp-rr.toml", "netperf-tcp-stream-sweep.toml", "nvme-namespaces.toml",
+        "nvme-vs-fcp-nvme.toml", "nvme-vs-fcp-scsi.toml", "nvme-vs-fcp-sweep-nvme.toml",
+        "nvme-vs-fcp-sweep-scsi.toml", "p2p-1gfc-class3.toml", "p2p-266-open-loop.toml",
         "p2p-32gfc-fec.toml", "p2p-bb-credit-recovery.toml", "p2p-class1-connections.toml",
         "p2p-class2-bidirectional.toml", "p2p-error-bursts.toml", "p2p-flapping-cable.toml",
         "p2p-long-link-credit.toml", "p2p-one-way-errors.toml", "p2p-pulled-cable.toml",
         "p2p-udp-pulled-cable.toml", "relay-gige-to-fc.toml", "san-array.toml",
         "san-fabric-disks.toml", "san-jbod-loop.toml", "san-ramdisk.toml",
-        "san-striped-client.toml", "server-local-disks.toml", "tcp-noisy-link.toml",
-        "vlan-trunk.toml"]
+        "san-striped-client.toml", "server-local-disks.toml", "ssd-garbage-collection.toml",
+        "tcp-noisy-link.toml", "vlan-trunk.toml"]
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)

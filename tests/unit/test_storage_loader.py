@@ -77,7 +77,7 @@ seek = 3
 CASES = {
     "unknown disk model": (('"fc-disk-10k"', '"fc-disk-15k"'), "nodes[1].target",
                            "given 'fc-disk-15k'",
-                           "no disk, RAM disk, array or SSD model 'fc-disk-15k'"),
+                           "no disk, RAM disk, array, SSD or flash array model 'fc-disk-15k'"),
     "block size zero": (('rw = "randread"', 'rw = "randread"\nbs = 0'), "workloads[0].bs",
                         "given 0", ">= 512 B"),
     "block size not whole blocks": (('rw = "randread"', 'rw = "randread"\nbs = 1000'),
@@ -249,11 +249,12 @@ def test_the_type_a_file_says_or_its_keys_win_over_its_folder(tmp_path: Path,
 
 
 @pytest.mark.parametrize(("text", "given", "allowed"), [
-    ('type = "raid"\n' + ARRAY, "given 'raid'", "one of 'disk', 'ramdisk', 'array', 'ssd'"),
+    ('type = "raid"\n' + ARRAY, "given 'raid'",
+     "one of 'disk', 'ramdisk', 'array', 'ssd', 'flash-array'"),
     ('capacity = { value = 1000000000, source = "t" }\n'
      'queue_depth = { value = 16, source = "t" }\n', "missing",
-     "one of 'disk', 'ramdisk', 'array', 'ssd': its keys fit a disk, a RAM disk and an SSD "
-     "alike"),
+     "one of 'disk', 'ramdisk', 'array', 'ssd', 'flash-array': its keys fit a disk, a RAM "
+     "disk and an SSD alike"),
 ])
 def test_a_model_file_of_no_clear_type_is_one_line(tmp_path: Path, text: str, given: str,
                                                     allowed: str) -> None:

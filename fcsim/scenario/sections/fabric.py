@@ -108,13 +108,17 @@ class _GeneratedStorage(Section):
                                     "against a target (fio0, fio1, ...); 'none': the file's "
                                     "[[workloads]] address the targets.", "none")
     rw: Rw = key("read", "The generated fio jobs' access pattern, fio --rw.", "randread")
+    iodepth: Count = key(1, "Commands outstanding per generated fio job, fio --iodepth; at "
+                         "most the target's queue depth (one depth: the generated jobs do "
+                         "not sweep).", 32)
 
 
 GeneratedStorageSection: Any = create_model(
     "GeneratedStorageSection", __base__=_GeneratedStorage, __doc__=_GeneratedStorage.__doc__,
     **{name: (FioSection.model_fields[name].annotation, FioSection.model_fields[name])
-       for name in FIO_KEYS})
-"""`[fabric.storage]`, its fio keys of :data:`FIO_KEYS` declared once, in `FioSection`."""
+       for name in FIO_KEYS if name != "iodepth"})
+"""`[fabric.storage]`, its fio keys of :data:`FIO_KEYS` declared once, in `FioSection`
+(but iodepth, one depth here where a job's may be a sweep)."""
 GeneratedStorage = table(GeneratedStorageSection, "a table, written [fabric.storage]")
 
 

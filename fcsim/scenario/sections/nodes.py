@@ -49,8 +49,9 @@ def _written(seconds: float) -> str:
     return "0 s"
 
 
-DeviceName = model_name(load_device_model, "disk, RAM disk, array or SSD",
-                        "models/disks/, models/ramdisks/, models/arrays/ or models/ssds/")
+DeviceName = model_name(load_device_model, "disk, RAM disk, array, SSD or flash array",
+                        "models/disks/, models/ramdisks/, models/arrays/, models/ssds/ or "
+                        "models/flash-arrays/")
 """A storage device model by catalog name or file path."""
 Burst = size(512, text="a size with a unit such as '64 KiB', >= 512 B")
 
@@ -137,7 +138,8 @@ class NodeKeys(Section):
                              "logical unit served by this device, and an FC-NVMe "
                              "controller over the same device for the jobs that address it "
                              "with protocol = 'nvme': a model in models/disks/, "
-                             "models/ramdisks/, models/arrays/ or models/ssds/, or a model "
+                             "models/ramdisks/, models/arrays/, models/ssds/ or "
+                             "models/flash-arrays/, or a model "
                              "file path ending in .toml.",
                              "ibm-deskstar-22gxp")
     max_burst: Burst = key(None, "FCP target only: its maximum burst size (SCSI "
@@ -146,6 +148,11 @@ class NodeKeys(Section):
                            "FCP_DATA sequence; on a loop a fair target holds the loop for one "
                            "such burst once another port arbitrates (default: no limit, the "
                            "whole command, as SCSI's maximum burst size 0 means).", "64 KiB")
+    namespaces: Count = key(1, "Target only: its logical units, the device's capacity cut "
+                            "into that many equal parts (whole 512-byte blocks) in turn: "
+                            "SCSI LUNs 0 .. namespaces - 1 over FCP and NVMe namespaces "
+                            "1 .. namespaces over FC-NVMe; jobs address one with lun or "
+                            "namespace (default: 1, the whole device).", 4)
     channels: Channels = key([], "Disk channels on this node (SCSI buses, ATA channels) and "
                              "their disks, read by the node's own block layer: a job from "
                              "this node addresses them by name, and target_disks serves them "
