@@ -47,7 +47,8 @@ from fcsim.link.link import Link, LinkSpec
 class SwitchSpec(Protocol):
     """A switch to build: its name, model (a fabric switch's
     :class:`~fcsim.fabric.switch_model.SwitchModel`), domain (None: the next
-    free) and routing policy (None: the model's)."""
+    free), routing policy (None: the model's) and the flush time of its
+    in-order delivery across route changes (s; None: off)."""
 
     @property
     def name(self) -> str: ...
@@ -57,6 +58,8 @@ class SwitchSpec(Protocol):
     def domain(self) -> int | None: ...
     @property
     def routing(self) -> str | None: ...
+    @property
+    def in_order(self) -> float | None: ...
 
 
 class FabricLinkSpec(LinkSpec, Protocol):
@@ -106,7 +109,8 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
     for config in switches:
         if recovering:
             net.switches[config.name] = RecoveringSwitch(
-                sim, config.name, domains[config.name], config.model, config.routing, net.losses)
+                sim, config.name, domains[config.name], config.model, config.routing, net.losses,
+                config.in_order)
         else:
             net.switches[config.name] = Switch(sim, config.name, domains[config.name],
                                                config.model, config.routing)

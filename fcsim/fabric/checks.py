@@ -3,7 +3,8 @@ an N_Port (by name or port World Wide Name), every workload between N_Ports
 that share a zone (unless ``[zoning]`` enforces them in hardware, when the
 switches drop such a workload's frames), and ``[zoning]`` only with zones;
 virtual N_Ports (NPIV) only with fabric login, without faults, never a link
-end. The scenario's checks (:mod:`fcsim.scenario.checks`) call
+end; a switch's ``drop_latency`` only with its ``in_order_delivery``. The
+scenario's checks (:mod:`fcsim.scenario.checks`) call
 them with the N_Ports the nodes have."""
 
 from __future__ import annotations
@@ -90,3 +91,15 @@ def npiv_problems(doc: Any, raw: dict[str, Any]) -> Iterator[Problem]:
             if end in virtual:
                 yield Problem(f"links[{i}].ends[{j}]", given(end),
                               "a node or switch port: a virtual N_Port shares its node's link")
+
+
+def in_order_problems(doc: Any, raw: dict[str, Any]) -> Iterator[Problem]:
+    """A ``drop_latency`` given to a switch of the checked fabric *doc* (read
+    from *raw*) without ``in_order_delivery = true``: it would do nothing."""
+    raws = raw.get("switches", [])
+    for i, switch in enumerate(getattr(doc, "switches", [])):
+        if (i < len(raws) and isinstance(raws[i], dict) and "drop_latency" in raws[i]
+                and not getattr(switch, "in_order_delivery", True)):
+            yield Problem(f"switches[{i}].drop_latency", given(raws[i]["drop_latency"]),
+                          "drop_latency only with in_order_delivery = true (it is the "
+                          "pause of in-order delivery after a route change)")

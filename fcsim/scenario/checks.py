@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from fcsim.ethernet.checks import ethernet_links
-from fcsim.fabric.checks import npiv_problems, zone_problems
+from fcsim.fabric.checks import in_order_problems, npiv_problems, zone_problems
 from fcsim.fabric.npiv import virtual_ports_of
 from fcsim.faults.checks import fault_problems
 from fcsim.fc3.checks import fc3_problems
@@ -58,7 +58,8 @@ def check(doc: Scenario, raw: dict[str, Any]) -> list[Problem]:
                 *([] if networks else _workloads(doc, raw))]
     return [*_run(doc, raw), *_nodes(doc, raw), *_links(doc, raw), *_workloads(doc, raw),
             *fc3_problems(doc, raw), *fault_problems(doc, raw),
-            *zone_problems(doc, raw, list(ports_of(doc.nodes))), *npiv_problems(doc, raw)]
+            *zone_problems(doc, raw, list(ports_of(doc.nodes))), *npiv_problems(doc, raw),
+            *in_order_problems(doc, raw)]
 
 
 def _shape(doc: Scenario) -> Iterator[Problem]:

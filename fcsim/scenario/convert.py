@@ -88,7 +88,9 @@ def to_scenario(doc: Document, file: str) -> Scenario:
     else:
         links = tuple(_link(link, i) for i, link in enumerate(doc.links))
     switches = (tuple(SwitchConfig(s.name, s.model, getattr(s, "domain", None),
-                                   getattr(s, "pause", False), getattr(s, "routing", None))
+                                   getattr(s, "pause", False), getattr(s, "routing", None),
+                                   s.drop_latency if getattr(s, "in_order_delivery", False)
+                                   else None)
                       for s in doc.switches)
                 if isinstance(doc, FabricScenario | EthernetScenario | MyrinetScenario) else ())
     groups = tuple(AliasGroupConfig(g.name, g.type, g.members, g.registration,
@@ -151,7 +153,9 @@ def _networks(doc: InternetworkScenario, run: RunConfig,
                                   ends=tuple(map(rename, link.ends)))
                           for i, link in enumerate(network.links))
         switches = tuple(SwitchConfig(s.name, s.model, getattr(s, "domain", None),
-                                      getattr(s, "pause", False), getattr(s, "routing", None))
+                                      getattr(s, "pause", False), getattr(s, "routing", None),
+                                      s.drop_latency if getattr(s, "in_order_delivery", False)
+                                      else None)
                          for s in getattr(network, "switches", ()))
         out.append(Scenario(name=network.name, topology=network.topology, run=run,
                             nodes=chosen, links=links, workloads=(), switches=switches,

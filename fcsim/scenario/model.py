@@ -127,13 +127,16 @@ class SwitchConfig:
     """A switch *name* built as *model* (a Fibre Channel, Ethernet or Myrinet
     switch), with fabric *domain* (None: assigned; Fibre Channel only);
     *pause*: an Ethernet switch sends 802.3x PAUSE; *routing*: how a Fibre
-    Channel switch chooses among equal-cost next hops (None: its model's)."""
+    Channel switch chooses among equal-cost next hops (None: its model's);
+    *in_order*: a Fibre Channel switch's in-order delivery across route
+    changes, its flush time in s (None: off)."""
 
     name: str
     model: SwitchModel | EthernetSwitchModel | MyrinetSwitchModel
     domain: int | None = None
     pause: bool = False
     routing: str | None = None
+    in_order: float | None = None
 
 
 @dataclass(frozen=True)

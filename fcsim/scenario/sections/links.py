@@ -8,7 +8,9 @@ from fcsim.fabric.switch_model import load_switch_model
 from fcsim.scenario.sections.nodes import model_name
 from fcsim.schema.fields import (
     Ends,
+    Flag,
     Name,
+    PositiveTime,
     Propagation,
     Speed,
     choice,
@@ -118,4 +120,15 @@ class SwitchSection(Section):
     domain: Domain = key(
         None, "The switch's fabric domain ID, unique (default: 1, 2, ... in file order).", 5)
     routing: RoutingPolicy = key(None, ROUTING_HELP, "device-based")
+    in_order_delivery: Flag = key(
+        False, "In-order delivery across route changes (Brocade 'iodset', Cisco MDS "
+        "'in-order-guarantee'; both off by default): when new FSPF routes change the next "
+        "hops towards a domain, the switch holds the frames it routes towards that domain "
+        "for drop_latency, so that none overtakes a frame still on the old path "
+        "(docs/faults.md, \"In-order delivery\"). Without it, frames of an exchange moved "
+        "to a faster path may arrive before earlier ones.", True)
+    drop_latency: PositiveTime = key(
+        "2 s", "With in_order_delivery: how long forwarding towards a domain pauses after "
+        "its route changed (Cisco MDS 'fcdroplatency network', 2000 ms by default), s.",
+        "1 ms")
 
