@@ -11,6 +11,7 @@ from fcsim.ethernet.checks import ethernet_links
 from fcsim.fabric.checks import in_order_problems, npiv_problems, zone_problems
 from fcsim.fabric.npiv import virtual_ports_of
 from fcsim.faults.checks import fault_problems
+from fcsim.fc0.speed import CODING_64B66B
 from fcsim.fc3.checks import fc3_problems
 from fcsim.fc3.ports import ports_of
 from fcsim.fc4.fcp import BLOCK
@@ -146,6 +147,15 @@ def _links(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
                               f"a node name or a switch port written 'switch:port' ({have})")
     yield from unique(raws, "links", "name",
                       [link.name or f"link{i}" for i, link in enumerate(doc.links)])
+    for i, link in enumerate(doc.links):
+        fec = getattr(link, "fec", None)
+        coding = getattr(link, "coding", None) or link.speed.coding
+        if fec is not None and any(fec) and (coding != CODING_64B66B
+                                             or link.speed.fec is not None):
+            yield Problem(f"links[{i}].fec", given(raws[i]["fec"]),
+                          f"fec only at 16GFC (64b/66b without FEC; {link.speed.name} "
+                          + ("has its own FEC" if link.speed.fec is not None else "has none")
+                          + ")")
     for i, given_keys in enumerate(raws):
         if "bit_error_rates" in given_keys and "bit_error_rate" in given_keys:
             yield Problem(f"links[{i}].bit_error_rates", given(given_keys["bit_error_rates"]),

@@ -16,7 +16,7 @@ from fcsim.fabric.fspf import DEFAULT_TIMERS, FspfTimers
 from fcsim.fabric.long_distance import long_distance_buffers
 from fcsim.faults.config import BY_PROTOCOL, DEV_LOSS_TMO, FaultConfig
 from fcsim.fc0.cable import Cable
-from fcsim.fc0.speed import Coding, Speed
+from fcsim.fc0.speed import Coding, Speed, with_fc_fec
 from fcsim.fc2.login import ServiceParameters
 from fcsim.fc2.receive_drain import DrainSpec
 from fcsim.fc3.ports import ports_of
@@ -237,6 +237,9 @@ def _speed(speed: Speed, coding: Coding | None) -> Speed:
 def _link(link: LinkSection | EthernetLinkSection | MyrinetLinkSection,
           index: int) -> LinkConfig:
     speed = _speed(link.speed, getattr(link, "coding", None))
+    fec = getattr(link, "fec", None)
+    if fec is not None and all(fec):  # both ends enable FC-FEC: negotiated on
+        speed = with_fc_fec(speed)
     buffers, distance = getattr(link, "bb_credit", None), getattr(link, "long_distance", None)
     if distance is not None:
         buffers = long_distance_buffers(distance, speed)

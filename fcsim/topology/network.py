@@ -92,7 +92,7 @@ def link_results(links_by_name: dict[str, Link], interval: float) -> dict[str, A
                 "errors": port.peer.stats.errors_rx if port.peer else 0,
                 "eofni": getattr(port.peer.stats, "eofni_rx", 0) if port.peer else 0,
             }
-            if port.fec is not None:  # the receiver's decoder, 32GFC and faster
+            if port.fec is not None:  # the receiver's decoder: 32GFC and faster, 16GFC with FC-FEC
                 directions[link.direction_name(port)].update(
                     fec_corrected_codewords=port.fec.corrected,
                     fec_uncorrected_codewords=port.fec.uncorrected)

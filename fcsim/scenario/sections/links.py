@@ -21,12 +21,14 @@ from fcsim.schema.fields import (
 from fcsim.schema.link_fields import (
     CODING_HELP,
     DEFAULT_PROPAGATION,
+    FEC_HELP,
     PROPAGATION_HELP,
     SPEED_HELP,
     BitErrorRate,
     BitErrorRates,
     CableLength,
     Coding,
+    FecEnds,
 )
 from fcsim.schema.section import Section, key
 
@@ -83,6 +85,7 @@ class LinkSection(Section):
     bit_error_rates: BitErrorRates = key(
         None, "The bit error rate of each direction: frames from the first end to the "
         "second, then back (instead of bit_error_rate).", [1e-9, 1e-12])
+    fec: FecEnds = key(None, FEC_HELP, True)
     cost: Cost = key(
         None, "The FSPF cost of an inter-switch link (default: 1000 at 1.0625 Gbaud, "
         "inversely proportional to the line bit rate). Routes take the least total cost; "
