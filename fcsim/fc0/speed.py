@@ -118,6 +118,9 @@ class Speed:
     fec: Fec | None = None
     bits_per_symbol: int = 1
     lanes: int = 1
+    fill_word: str | None = None
+    """The primitive signal sent as fill word when it is not the technology's
+    usual one (IDLE for Fibre Channel): "ARB(FF)" at 8GFC (:func:`with_arb_ff_fill`)."""
 
     def __post_init__(self) -> None:
         if not self.baud > 0:
@@ -226,6 +229,19 @@ def with_fc_fec(speed: Speed) -> Speed:
         raise ValueError(f"{speed.name}: FC-FEC is 16GFC's (64b/66b without FEC)")
     return Speed(f"{speed.name} with FC-FEC", speed.baud, CODING_64B65B, FC_FEC,
                  speed.bits_per_symbol, speed.lanes)
+
+
+def with_arb_ff_fill(speed: Speed) -> Speed:
+    """*speed*, 8GFC, with ARB(FF) as its fill word in place of IDLE (FC-PI-4,
+    FC-FS-3: at 8GFC the ports may fill with ARB(FF), whose characters have a
+    flatter spectrum than IDLE's, to lower emission; Brocade
+    ``portcfgfillword`` modes 1 to 3, mode 0, IDLE, the default). The same
+    characters a second: throughput does not change. ValueError for any other
+    speed."""
+    if speed.name != "8GFC" or speed.coding != CODING_8B10B:
+        raise ValueError(f"{speed.name}: the ARB(FF) fill word is 8GFC's")
+    return Speed(f"{speed.name} with ARB(FF) fill", speed.baud, speed.coding, speed.fec,
+                 speed.bits_per_symbol, speed.lanes, "ARB(FF)")
 
 
 FIBRE_CHANNEL_SPEEDS: tuple[str, ...] = (

@@ -11,7 +11,7 @@ from fcsim.ethernet.checks import ethernet_links
 from fcsim.fabric.checks import in_order_problems, npiv_problems, zone_problems
 from fcsim.fabric.npiv import virtual_ports_of
 from fcsim.faults.checks import fault_problems
-from fcsim.fc0.speed import CODING_64B66B
+from fcsim.fc0.speed import CODING_8B10B, CODING_64B66B
 from fcsim.fc3.checks import fc3_problems
 from fcsim.fc3.ports import ports_of
 from fcsim.fc4.fcp import BLOCK
@@ -156,6 +156,11 @@ def _links(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
                           f"fec only at 16GFC (64b/66b without FEC; {link.speed.name} "
                           + ("has its own FEC" if link.speed.fec is not None else "has none")
                           + ")")
+        arb_ff = getattr(link, "arb_ff_fill", None)
+        if arb_ff is not None and any(arb_ff) and (link.speed.name != "8GFC"
+                                                   or coding != CODING_8B10B):
+            yield Problem(f"links[{i}].arb_ff_fill", given(raws[i]["arb_ff_fill"]),
+                          "arb_ff_fill only at 8GFC (8b/10b), the speed whose fill word it is")
     for i, given_keys in enumerate(raws):
         if "bit_error_rates" in given_keys and "bit_error_rate" in given_keys:
             yield Problem(f"links[{i}].bit_error_rates", given(given_keys["bit_error_rates"]),

@@ -16,7 +16,7 @@ from fcsim.fabric.fspf import DEFAULT_TIMERS, FspfTimers
 from fcsim.fabric.long_distance import long_distance_buffers
 from fcsim.faults.config import BY_PROTOCOL, DEV_LOSS_TMO, FaultConfig
 from fcsim.fc0.cable import Cable
-from fcsim.fc0.speed import Coding, Speed, with_fc_fec
+from fcsim.fc0.speed import Coding, Speed, with_arb_ff_fill, with_fc_fec
 from fcsim.fc2.login import ServiceParameters
 from fcsim.fc2.receive_drain import DrainSpec
 from fcsim.fc3.ports import ports_of
@@ -240,6 +240,9 @@ def _link(link: LinkSection | EthernetLinkSection | MyrinetLinkSection,
     fec = getattr(link, "fec", None)
     if fec is not None and all(fec):  # both ends enable FC-FEC: negotiated on
         speed = with_fc_fec(speed)
+    arb_ff = getattr(link, "arb_ff_fill", None)
+    if arb_ff is not None and all(arb_ff):  # both ends fill with ARB(FF)
+        speed = with_arb_ff_fill(speed)
     buffers, distance = getattr(link, "bb_credit", None), getattr(link, "long_distance", None)
     if distance is not None:
         buffers = long_distance_buffers(distance, speed)

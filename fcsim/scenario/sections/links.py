@@ -19,6 +19,7 @@ from fcsim.schema.fields import (
     number,
 )
 from fcsim.schema.link_fields import (
+    ARB_FF_HELP,
     CODING_HELP,
     DEFAULT_PROPAGATION,
     FEC_HELP,
@@ -28,7 +29,7 @@ from fcsim.schema.link_fields import (
     BitErrorRates,
     CableLength,
     Coding,
-    FecEnds,
+    EndFlags,
 )
 from fcsim.schema.section import Section, key
 
@@ -85,7 +86,8 @@ class LinkSection(Section):
     bit_error_rates: BitErrorRates = key(
         None, "The bit error rate of each direction: frames from the first end to the "
         "second, then back (instead of bit_error_rate).", [1e-9, 1e-12])
-    fec: FecEnds = key(None, FEC_HELP, True)
+    fec: EndFlags = key(None, FEC_HELP, True)
+    arb_ff_fill: EndFlags = key(None, ARB_FF_HELP, [True, False])
     cost: Cost = key(
         None, "The FSPF cost of an inter-switch link (default: 1000 at 1.0625 Gbaud, "
         "inversely proportional to the line bit rate). Routes take the least total cost; "
