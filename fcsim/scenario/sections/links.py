@@ -134,6 +134,7 @@ class SwitchSection(Section):
         "to a faster path may arrive before earlier ones.", True)
     drop_latency: PositiveTime = key(
         "2 s", "With in_order_delivery: how long forwarding towards a domain pauses after "
-        "its route changed (Cisco MDS 'fcdroplatency network', 2000 ms by default), s.",
+        "its route changed (Cisco MDS 'fcdroplatency network'; its 2000 ms default is "
+        "an assumption, docs/faults.md), s.",
         "1 ms")
 
