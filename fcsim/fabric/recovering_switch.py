@@ -26,9 +26,10 @@ Guide, In-Order Delivery: "an intentional pausing of fabric forwarding to
 purge the fabric of resident frames that could potentially be forwarded
 out-of-order", for the network drop latency; its default, 2000 ms, is the
 one that guide's "Configuring the Drop Latency Time" gives as recalled, its
-text not retrieved for this model: an assumption to check; Brocade Fabric OS Command Reference, ``iodSet``:
-"enforces a sufficient delay between the event that causes an existing path
-to be removed and the establishment of a new path"). A frame routed towards
+text not retrieved for this model: an assumption to check; Brocade Fabric
+OS Command Reference, ``iodSet``: "enforces a sufficient delay between the
+event that causes an existing path to be removed and the establishment of a
+new path"). A frame routed towards
 such a domain during the pause waits in its input buffer (its BB credit is
 not returned) and is queued for its output, in the order it was routed, when
 the pause ends; frames towards other domains pass. The switch's hold time
