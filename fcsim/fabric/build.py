@@ -60,8 +60,9 @@ from fcsim.link.link import Link, LinkSpec
 class SwitchSpec(Protocol):
     """A switch to build: its name, model (a fabric switch's
     :class:`~fcsim.fabric.switch_model.SwitchModel`), domain (None: the next
-    free), routing policy (None: the model's) and the BB_SC_N its ports offer
-    (0: no BB credit recovery)."""
+    free), routing policy (None: the model's), the BB_SC_N its ports offer
+    (0: no BB credit recovery) and the flush time of its in-order delivery
+    across route changes (s; None: off)."""
 
     @property
     def name(self) -> str: ...
@@ -73,6 +74,8 @@ class SwitchSpec(Protocol):
     def routing(self) -> str | None: ...
     @property
     def bb_sc_n(self) -> int: ...
+    @property
+    def in_order(self) -> float | None: ...
 
 
 class FabricLinkSpec(LinkSpec, Protocol):
@@ -187,7 +190,8 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
                 sim, config.name, domains[config.name], config.model, config.routing)
         elif recovering:
             net.switches[config.name] = RecoveringSwitch(
-                sim, config.name, domains[config.name], config.model, config.routing, net.losses)
+                sim, config.name, domains[config.name], config.model, config.routing, net.losses,
+                config.in_order)
         else:
             net.switches[config.name] = Switch(sim, config.name, domains[config.name],
                                                config.model, config.routing)

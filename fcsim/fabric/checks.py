@@ -8,7 +8,8 @@ switches with virtual output queues, without faults or cures that reset or
 disable links, with enough channels for their assignment; ISL trunks as
 Brocade forms them (:mod:`fcsim.fabric.trunk`), without faults or cures that
 reset or disable links; ``[congestion.fencing]`` with a threshold,
-``[congestion.ingress_limit]`` without BB_SC_N. The scenario's checks
+``[congestion.ingress_limit]`` without BB_SC_N; a switch's ``drop_latency``
+only with its ``in_order_delivery``. The scenario's checks
 (:mod:`fcsim.scenario.checks`) call them with the N_Ports the nodes have."""
 
 from __future__ import annotations
@@ -257,3 +258,13 @@ def trunk_problems(doc: Any, raw: dict[str, Any]) -> Iterator[Problem]:
                           f"cable lengths in trunk {group!r} within {DESKEW_LIMIT:g} m of "
                           f"each other (the shortest is {min(lengths):g} m; Brocade's deskew "
                           "limit)")
+def in_order_problems(doc: Any, raw: dict[str, Any]) -> Iterator[Problem]:
+    """A ``drop_latency`` given to a switch of the checked fabric *doc* (read
+    from *raw*) without ``in_order_delivery = true``: it would do nothing."""
+    raws = raw.get("switches", [])
+    for i, switch in enumerate(getattr(doc, "switches", [])):
+        if (i < len(raws) and isinstance(raws[i], dict) and "drop_latency" in raws[i]
+                and not getattr(switch, "in_order_delivery", True)):
+            yield Problem(f"switches[{i}].drop_latency", given(raws[i]["drop_latency"]),
+                          "drop_latency only with in_order_delivery = true (it is the "
+                          "pause of in-order delivery after a route change)")

@@ -12,16 +12,18 @@ computed exactly as a fraction).
 
 Sources: FC-PH (ANSI X3.230-1994) speed options 132.8125, 265.625, 531.25 and
 1062.5 Mbaud with 8b/10b coding; FC-PI-4 for 2/4/8GFC (8b/10b); FC-PI-5 and
-FC-FS-3 for 16GFC (14.025 GBd NRZ, 64b/66b; its optional FC-FEC is not
-modelled); FC-PI-6 and FC-FS-4 clause 5.4 for 32GFC (28.05 GBd NRZ, 64b/66b
-blocks transcoded to 256b/257b, mandatory RS(528,514) FEC); FC-PI-6P and FC-FS-4
-clause 5.6 for 128GFC (four lanes of 28.05 GBd, 256b/257b, RS(528,514)); FC-PI-7
-and FC-FS-5 for 64GFC (28.9 GBd PAM4, that is 57.8 Gbit/s, 256b/257b,
-RS(544,514)). The FC-FS-4 clause numbers are those Intel's RS-FEC user guide
-cites (E-Tile Transceiver PHY User Guide 683723, section 3.3); the 64GFC values
-are the FCIA roadmap's and FC-PI-7's as summarised in
-``docs/model.md``. Ethernet and Myrinet speeds beside them: see the catalog's
-comments and ``docs/ethernet.md``, ``docs/myrinet.md``.
+FC-FS-3 for 16GFC (14.025 GBd NRZ, 64b/66b; its optional FC-FEC, the
+(2112,2080) code of IEEE 802.3 clause 74 on 64b/66b blocks transcoded to
+64b/65b, negotiated per link, :func:`with_fc_fec`); FC-PI-6 and FC-FS-4
+clause 5.4 for 32GFC (28.05 GBd NRZ, 64b/66b blocks transcoded to 256b/257b,
+mandatory RS(528,514) FEC); FC-PI-6P and FC-FS-4 clause 5.6 for 128GFC (four
+lanes of 28.05 GBd, 256b/257b, RS(528,514)); FC-PI-7 and FC-FS-5 for 64GFC
+(28.9 GBd PAM4, that is 57.8 Gbit/s, 256b/257b, RS(544,514)). The FC-FS-4
+clause numbers are those Intel's RS-FEC user guide cites (E-Tile Transceiver
+PHY User Guide 683723, section 3.3); the 64GFC values are the FCIA roadmap's
+and FC-PI-7's as summarised in ``docs/model.md``. Ethernet and Myrinet speeds
+beside them: see the catalog's comments and ``docs/ethernet.md``,
+``docs/myrinet.md``.
 """
 
 from __future__ import annotations
@@ -49,6 +51,11 @@ CODING_64B66B = Coding("64b/66b", 64, 66)
 CODING_256B257B = Coding("256b/257b", 256, 257)
 """Four 64b/66b blocks transcoded into one 257-bit block: their eight sync-header
 bits become one header bit (FC-FS-4 clause 5.4, IEEE 802.3 clause 91.5.2.5)."""
+CODING_64B65B = Coding("64b/65b", 64, 65)
+"""64b/66b blocks whose two-bit sync header is sent as one bit, 32 of them
+(2080 bits) in each FC-FEC codeword, whose 32 parity bits take the place of
+the bits saved: the line still carries 66 bits per 64 (IEEE 802.3 clause
+74.7.4.3)."""
 CODING_4B5B = Coding("4b/5b", 4, 5)
 CODING_9BIT = Coding("9-bit characters", 8, 9)
 """Myrinet's byte-wide channel: each character is 8 data bits and a flag telling
@@ -58,19 +65,23 @@ character and nothing else."""
 
 @dataclass(frozen=True, slots=True)
 class Fec:
-    """A Reed-Solomon forward error correction code RS(*n*, *k*) over
-    *symbol_bits*-bit symbols: *k* message symbols and ``n - k`` parity symbols
-    per codeword; it corrects up to ``t = (n - k) // 2`` symbols in error.
+    """A forward error correction code of *n*-symbol codewords carrying *k*
+    message symbols of *symbol_bits* bits. With *burst_bits* 0 it is a
+    Reed-Solomon code RS(*n*, *k*): it corrects up to ``t = (n - k) // 2``
+    symbols in error. With *burst_bits* > 0 it is a binary burst-correcting
+    code (one-bit symbols): it corrects the errors of a codeword that all lie
+    within one span of *burst_bits* bits (FC-FEC's Fire code).
     """
 
     name: str
     n: int
     k: int
     symbol_bits: int = 10
+    burst_bits: int = 0
 
     @property
     def t(self) -> int:
-        """Symbols in error a codeword can carry and still be corrected."""
+        """Symbols in error a Reed-Solomon codeword can carry and still be corrected."""
         return (self.n - self.k) // 2
 
     @property
@@ -83,6 +94,12 @@ RS_528_514 = Fec("RS(528,514)", 528, 514)
 """The "KR4" code of IEEE 802.3 clause 91, 32GFC's and 128GFC's FEC (FC-FS-4 5.4, 5.6)."""
 RS_544_514 = Fec("RS(544,514)", 544, 514)
 """The "KP4" code of IEEE 802.3 clause 91, 64GFC's FEC (FC-FS-5, FC-PI-7)."""
+FC_FEC = Fec("FC-FEC (2112,2080)", 2112, 2080, symbol_bits=1, burst_bits=11)
+"""16GFC's optional FEC (FC-FS-3, FC-PI-5): the shortened cyclic (Fire) code
+(2112, 2080) of IEEE 802.3 clause 74 (10GBASE-KR's BASE-R FEC), 2080 bits of
+32 transcoded 64b/66b blocks and 32 parity bits a codeword, "guaranteed to
+correct an error burst of up to 11 bits per block" (Intel AN 846, Stratix 10
+Forward Error Correction, 4.1)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +118,9 @@ class Speed:
     fec: Fec | None = None
     bits_per_symbol: int = 1
     lanes: int = 1
+    fill_word: str | None = None
+    """The primitive signal sent as fill word when it is not the technology's
+    usual one (IDLE for Fibre Channel): "ARB(FF)" at 8GFC (:func:`with_arb_ff_fill`)."""
 
     def __post_init__(self) -> None:
         if not self.baud > 0:
@@ -198,6 +218,30 @@ def _catalog() -> dict[str, Speed]:
 CATALOG: dict[str, Speed] = _catalog()
 """The named speeds of every technology, by catalog name. Lookup with
 :func:`speed_named`."""
+
+
+def with_fc_fec(speed: Speed) -> Speed:
+    """*speed*, a 64b/66b line without FEC (16GFC), with FC-FEC negotiated
+    on: the same baud and line bits a byte (64/65 x 2112/2080 = 66/64), and
+    a codeword of 2112 bits the receiver waits for before decoding (150.6 ns at
+    14.025 GBd). ValueError for any other speed."""
+    if speed.coding != CODING_64B66B or speed.fec is not None:
+        raise ValueError(f"{speed.name}: FC-FEC is 16GFC's (64b/66b without FEC)")
+    return Speed(f"{speed.name} with FC-FEC", speed.baud, CODING_64B65B, FC_FEC,
+                 speed.bits_per_symbol, speed.lanes)
+
+
+def with_arb_ff_fill(speed: Speed) -> Speed:
+    """*speed*, 8GFC, with ARB(FF) as its fill word in place of IDLE (FC-PI-4,
+    FC-FS-3: at 8GFC the ports may fill with ARB(FF), whose characters have a
+    flatter spectrum than IDLE's, to lower emission; Brocade
+    ``portcfgfillword`` modes 1 to 3, mode 0, IDLE, the default). The same
+    characters a second: throughput does not change. ValueError for any other
+    speed."""
+    if speed.name != "8GFC" or speed.coding != CODING_8B10B:
+        raise ValueError(f"{speed.name}: the ARB(FF) fill word is 8GFC's")
+    return Speed(f"{speed.name} with ARB(FF) fill", speed.baud, speed.coding, speed.fec,
+                 speed.bits_per_symbol, speed.lanes, "ARB(FF)")
 
 
 FIBRE_CHANNEL_SPEEDS: tuple[str, ...] = (

@@ -1,5 +1,6 @@
-"""Forward error correction on a line: which frames a Reed-Solomon code
-fails to correct, and the counters of corrected and uncorrected codewords.
+"""Forward error correction on a line: which frames a Reed-Solomon code (or
+16GFC's FC-FEC burst code) fails to correct, and the counters of corrected
+and uncorrected codewords.
 
 At 32GFC and faster every bit on the line belongs to an RS(n, k) codeword
 of ten-bit symbols (FC-FS-4 clause 5.4; IEEE 802.3 clause 91). With
@@ -10,6 +11,16 @@ decoder corrects a codeword with at most ``t = (n - k) / 2`` of them; one with
 more is uncorrectable, and the frame whose bits it carries is lost (the
 receiver finds it bad, as a CRC error without FEC). Errors on a real lane
 come in bursts, which this independent-error model does not capture.
+
+16GFC's optional FC-FEC (``fcsim.fc0.speed.FC_FEC``) is a binary code of
+2112-bit codewords that corrects the errors of a codeword lying within one
+burst of 11 bits. With independent bit errors (``p = ber``, ``q = 1 - p``) a
+codeword is corrected when it holds one error (``n p q^(n-1)``) or when its
+first and last errors are ``s - 1`` bits apart for some span ``s`` of 2 to 11
+bits (``(n - s + 1) p^2 q^(n-s)``: the first error at one of ``n - s + 1``
+places, the last ``s - 1`` later, the bits between either way, none
+outside); anything else is uncorrectable, the binomial tail of two or more
+errors less those spans.
 
 The codewords run back to back from the moment the link comes up, so the
 codewords a frame touches follow from where on the line it starts: bit
@@ -36,9 +47,18 @@ def _term(fec: Fec, i: int, log_p: float, log_q: float) -> float:
                     + i * log_p + (fec.n - i) * log_q)
 
 
+def _bursts(fec: Fec, log_p: float, log_q: float) -> float:
+    """P(a codeword of burst code *fec* holds two or more errors, all within
+    one span of its burst_bits): sum over spans s of (n - s + 1) p^2 q^(n-s)."""
+    return sum((fec.n - s + 1) * math.exp(2 * log_p + (fec.n - s) * log_q)
+               for s in range(2, fec.burst_bits + 1))
+
+
 def correctable(fec: Fec, ber: float) -> tuple[float, float]:
-    """(P(no symbol in error), P(at most t symbols in error)) of one codeword of
-    *fec* at pre-FEC bit error rate *ber*: the binomial distribution's sums."""
+    """(P(no symbol in error), P(the codeword is corrected)) of one codeword of
+    *fec* at pre-FEC bit error rate *ber*: for a Reed-Solomon code the
+    binomial distribution's sum up to t symbols, for a burst code one error or
+    one burst (module docstring)."""
     p = symbol_error_probability(ber, fec.symbol_bits)
     if p == 0.0:
         return 1.0, 1.0
@@ -46,19 +66,25 @@ def correctable(fec: Fec, ber: float) -> tuple[float, float]:
         return 0.0, 0.0
     log_p, log_q = math.log(p), math.log1p(-p)
     none = math.exp(fec.n * log_q)
+    if fec.burst_bits:
+        return none, min(1.0, none + _term(fec, 1, log_p, log_q) + _bursts(fec, log_p, log_q))
     return none, min(1.0, none + sum(_term(fec, i, log_p, log_q) for i in range(1, fec.t + 1)))
 
 
 def uncorrectable_probability(fec: Fec, ber: float) -> float:
     """Probability that one codeword of *fec* at pre-FEC bit error rate *ber*
-    has more than t symbols in error (the binomial tail, summed term by term so
-    that it keeps its precision when small)."""
+    is uncorrectable: more than t symbols in error (the binomial tail, summed
+    term by term so that it keeps its precision when small); for a burst code,
+    two or more errors not within one burst."""
     p = symbol_error_probability(ber, fec.symbol_bits)
     if p == 0.0:
         return 0.0
     if p >= 1.0:
         return 1.0
     log_p, log_q = math.log(p), math.log1p(-p)
+    if fec.burst_bits:
+        tail = sum(_term(fec, i, log_p, log_q) for i in range(2, fec.n + 1))
+        return min(1.0, max(0.0, tail - _bursts(fec, log_p, log_q)))
     return min(1.0, sum(_term(fec, i, log_p, log_q) for i in range(fec.t + 1, fec.n + 1)))
 
 

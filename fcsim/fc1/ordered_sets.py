@@ -148,3 +148,14 @@ PRIMITIVES: dict[str, OrderedSet] = {
               NOS, OLS, LR, LRR, LIP_F7F7, LIP_F8F7)
 }
 """Primitive signals and sequences with fixed characters, by name."""
+
+FILL_WORDS: dict[str, OrderedSet] = {s.name: s for s in (IDLE, ARB_FF)}
+"""The fill words of a link (FC-FS-3 clause 5): IDLE at every speed, or ARB(FF)
+at 8GFC, where FC-PI-4 and FC-FS-3 let the ports fill with it in place of
+IDLE to lower emission: IDLE's D21.5 characters are 1010101010 on the line,
+so a stream of IDLEs puts most of its power in one spectral line, which
+ARB(FF)'s D31.7 characters spread (``tests/unit/test_fill_word.py`` measures
+it with the 8b/10b codec). A link whose speed names a fill word
+(``Speed.fill_word``) reports, per direction, that word and how many it sent
+(``fcsim.topology.network.fill_words``); the fill word takes one
+transmission word either way, so no rate changes."""

@@ -12,6 +12,7 @@ from fcsim.fabric.checks import (
     channel_problems,
     congestion_problems,
     fpin_problems,
+    in_order_problems,
     isolation_problems,
     npiv_problems,
     trunk_problems,
@@ -19,6 +20,7 @@ from fcsim.fabric.checks import (
 )
 from fcsim.fabric.npiv import virtual_ports_of
 from fcsim.faults.checks import fault_problems
+from fcsim.fc0.speed import CODING_8B10B, CODING_64B66B
 from fcsim.fc3.checks import fc3_problems
 from fcsim.fc3.ports import ports_of
 from fcsim.fc4.fcp import BLOCK
@@ -68,7 +70,7 @@ def check(doc: Scenario, raw: dict[str, Any]) -> list[Problem]:
             *fc3_problems(doc, raw), *fault_problems(doc, raw),
             *zone_problems(doc, raw, list(ports_of(doc.nodes))), *npiv_problems(doc, raw),
             *isolation_problems(doc, raw), *congestion_problems(doc), *fpin_problems(doc),
-            *trunk_problems(doc, raw)]
+            *trunk_problems(doc, raw), *in_order_problems(doc, raw)]
 
 
 def _shape(doc: Scenario) -> Iterator[Problem]:
@@ -159,6 +161,20 @@ def _links(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
                               f"a node name or a switch port written 'switch:port' ({have})")
     yield from unique(raws, "links", "name",
                       [link.name or f"link{i}" for i, link in enumerate(doc.links)])
+    for i, link in enumerate(doc.links):
+        fec = getattr(link, "fec", None)
+        coding = getattr(link, "coding", None) or link.speed.coding
+        if fec is not None and any(fec) and (coding != CODING_64B66B
+                                             or link.speed.fec is not None):
+            yield Problem(f"links[{i}].fec", given(raws[i]["fec"]),
+                          f"fec only at 16GFC (64b/66b without FEC; {link.speed.name} "
+                          + ("has its own FEC" if link.speed.fec is not None else "has none")
+                          + ")")
+        arb_ff = getattr(link, "arb_ff_fill", None)
+        if arb_ff is not None and any(arb_ff) and (link.speed.name != "8GFC"
+                                                   or coding != CODING_8B10B):
+            yield Problem(f"links[{i}].arb_ff_fill", given(raws[i]["arb_ff_fill"]),
+                          "arb_ff_fill only at 8GFC (8b/10b), the speed whose fill word it is")
     for i, given_keys in enumerate(raws):
         if "bit_error_rates" in given_keys and "bit_error_rate" in given_keys:
             yield Problem(f"links[{i}].bit_error_rates", given(given_keys["bit_error_rates"]),

@@ -19,7 +19,7 @@ from fcsim.fabric.long_distance import long_distance_buffers
 from fcsim.fabric.notifications import FpinPolicy
 from fcsim.faults.config import BY_PROTOCOL, DEV_LOSS_TMO, FaultConfig
 from fcsim.fc0.cable import Cable
-from fcsim.fc0.speed import Coding, Speed
+from fcsim.fc0.speed import Coding, Speed, with_arb_ff_fill, with_fc_fec
 from fcsim.fc2.login import ServiceParameters
 from fcsim.fc2.receive_drain import DrainSpec
 from fcsim.fc3.ports import ports_of
@@ -99,7 +99,9 @@ def to_scenario(doc: Document, file: str) -> Scenario:
         links = tuple(_link(link, i) for i, link in enumerate(doc.links))
     switches = (tuple(SwitchConfig(s.name, s.model, getattr(s, "domain", None),
                                    getattr(s, "pause", False), getattr(s, "routing", None),
-                                   getattr(s, "bb_sc_n", 0))
+                                   getattr(s, "bb_sc_n", 0),
+                                   s.drop_latency if getattr(s, "in_order_delivery", False)
+                                   else None)
                       for s in doc.switches)
                 if isinstance(doc, FabricScenario | EthernetScenario | MyrinetScenario) else ())
     groups = tuple(AliasGroupConfig(g.name, g.type, g.members, g.registration,
@@ -212,7 +214,9 @@ def _networks(doc: InternetworkScenario, run: RunConfig,
                           for i, link in enumerate(network.links))
         switches = tuple(SwitchConfig(s.name, s.model, getattr(s, "domain", None),
                                       getattr(s, "pause", False), getattr(s, "routing", None),
-                                      getattr(s, "bb_sc_n", 0))
+                                      getattr(s, "bb_sc_n", 0),
+                                      s.drop_latency if getattr(s, "in_order_delivery", False)
+                                      else None)
                          for s in getattr(network, "switches", ()))
         out.append(Scenario(name=network.name, topology=network.topology, run=run,
                             nodes=chosen, links=links, workloads=(), switches=switches,
@@ -309,6 +313,12 @@ def _speed(speed: Speed, coding: Coding | None) -> Speed:
 def _link(link: LinkSection | EthernetLinkSection | MyrinetLinkSection,
           index: int) -> LinkConfig:
     speed = _speed(link.speed, getattr(link, "coding", None))
+    fec = getattr(link, "fec", None)
+    if fec is not None and all(fec):  # both ends enable FC-FEC: negotiated on
+        speed = with_fc_fec(speed)
+    arb_ff = getattr(link, "arb_ff_fill", None)
+    if arb_ff is not None and all(arb_ff):  # both ends fill with ARB(FF)
+        speed = with_arb_ff_fill(speed)
     buffers, distance = getattr(link, "bb_credit", None), getattr(link, "long_distance", None)
     if distance is not None:
         buffers = long_distance_buffers(distance, speed)

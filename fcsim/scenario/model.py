@@ -157,7 +157,8 @@ class SwitchConfig:
     *pause*: an Ethernet switch sends 802.3x PAUSE; *routing*: how a Fibre
     Channel switch chooses among equal-cost next hops (None: its model's);
     *bb_sc_n*: the BB_SC_N a Fibre Channel switch's ports offer at login (0:
-    no BB credit recovery)."""
+    no BB credit recovery). *in_order*: a Fibre Channel switch's in-order
+    delivery across route changes, its flush time in s (None: off)."""
 
     name: str
     model: SwitchModel | EthernetSwitchModel | MyrinetSwitchModel
@@ -165,6 +166,7 @@ class SwitchConfig:
     pause: bool = False
     routing: str | None = None
     bb_sc_n: int = 0
+    in_order: float | None = None
 
 
 @dataclass(frozen=True)

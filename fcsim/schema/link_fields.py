@@ -38,3 +38,35 @@ BitErrorRates = value_type(tuple, _two_rates, "a list of two numbers in [0, 1) s
                                              "items": {"type": "number", "minimum": 0,
                                                        "exclusiveMaximum": 1}})
 CableLength = length()
+
+
+def _end_flags(value: Any) -> tuple[bool, bool]:
+    if isinstance(value, bool):
+        return value, value
+    if (isinstance(value, list) and len(value) == 2
+            and all(isinstance(v, bool) for v in value)):
+        return value[0], value[1]
+    raise ValueError()
+
+
+EndFlags = value_type(tuple, _end_flags, "true, false, or a list of two of them (each end's "
+                     "port) such as [true, false]",
+                     {"oneOf": [{"type": "boolean"},
+                                {"type": "array", "minItems": 2, "maxItems": 2,
+                                 "items": {"type": "boolean"}}]})
+"""A setting of each end's port of a link, one value for both or one each."""
+FEC_HELP = ("16GFC only: whether the ports at the link's ends enable FC-FEC, 16GFC's "
+            "optional forward error correction (FC-FS-3; the (2112,2080) code of IEEE "
+            "802.3 clause 74, which corrects one burst of up to 11 bits in each 2112-bit "
+            "codeword): true for both ends, or one value per end. The ends negotiate it: "
+            "it is on only when both enable it. Each receiver then waits for a whole "
+            "codeword before decoding (150.6 ns a hop) and bit_error_rate is the rate "
+            "before FEC; the payload rate is unchanged (docs/model.md). Default: off.")
+
+ARB_FF_HELP = ("8GFC only: whether the ports at the link's ends use ARB(FF) as their fill "
+               "word in place of IDLE (FC-PI-4 and FC-FS-3 define it at 8GFC to lower "
+               "emission; Brocade 'portcfgfillword' modes 1 to 3): true for both ends, or "
+               "one value per end; it is used only when both ends take it. The same "
+               "characters a second as IDLE, so no rate changes; each direction then "
+               "reports its fill word and how many it sent. Default: off (IDLE, as Brocade's "
+               "mode 0).")

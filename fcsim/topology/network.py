@@ -78,6 +78,15 @@ class Network:
         return {"links": links, "nodes": nodes}
 
 
+def fill_words(interval: float, word_time: float, chars: int, r_rdys: int) -> int:
+    """The fill words a transmitter sent in *interval* s: the whole transmission
+    words of the interval (*word_time* s each) that carried neither a frame's
+    *chars* characters (four to a word) nor one of its *r_rdys* R_RDYs. A port
+    that was not Active part of the interval sent primitive sequences then,
+    which this counts as fill words too."""
+    return max(0, int(interval / word_time + 1e-9) - chars // 4 - r_rdys)
+
+
 def link_results(links_by_name: dict[str, Link], interval: float) -> dict[str, Any]:
     """Per direction figures of every link over *interval* s (any technology)."""
     links: dict[str, Any] = {}
@@ -96,10 +105,14 @@ def link_results(links_by_name: dict[str, Link], interval: float) -> dict[str, A
                 "errors": port.peer.stats.errors_rx if port.peer else 0,
                 "eofni": getattr(port.peer.stats, "eofni_rx", 0) if port.peer else 0,
             }
-            if port.fec is not None:  # the receiver's decoder, 32GFC and faster
+            if port.fec is not None:  # the receiver's decoder: 32GFC and faster, 16GFC with FC-FEC
                 directions[link.direction_name(port)].update(
                     fec_corrected_codewords=port.fec.corrected,
                     fec_uncorrected_codewords=port.fec.uncorrected)
+            if link.speed.fill_word is not None:  # 8GFC filling with ARB(FF)
+                directions[link.direction_name(port)].update(
+                    fill_word=link.speed.fill_word,
+                    fill_words=fill_words(interval, link.speed.word_time, s.chars_tx, s.r_rdy_tx))
         links[link.name] = {"speed": link.speed.name, "baud": link.speed.baud,
                             "length_m": link.cable.length, "directions": directions}
     return links

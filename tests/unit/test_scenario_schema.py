@@ -119,7 +119,7 @@ def test_every_problem_of_a_file_is_reported_in_file_order() -> None:
     assert str(error).splitlines()[3] == (
         "case.toml: links[0].lenght: unknown key; did you mean 'length'? allowed keys in "
         "[[links]]: name, ends, speed, coding, length, propagation, bit_error_rate, "
-        "bit_error_rates, cost")
+        "bit_error_rates, fec, arb_ff_fill, cost")
 
 
 def test_checks_across_keys_report_every_problem_too() -> None:

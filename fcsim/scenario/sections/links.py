@@ -9,7 +9,9 @@ from fcsim.fabric.virtual_channels import ASSIGNMENTS
 from fcsim.scenario.sections.nodes import BbScN, model_name
 from fcsim.schema.fields import (
     Ends,
+    Flag,
     Name,
+    PositiveTime,
     Propagation,
     Speed,
     choice,
@@ -18,14 +20,17 @@ from fcsim.schema.fields import (
     number,
 )
 from fcsim.schema.link_fields import (
+    ARB_FF_HELP,
     CODING_HELP,
     DEFAULT_PROPAGATION,
+    FEC_HELP,
     PROPAGATION_HELP,
     SPEED_HELP,
     BitErrorRate,
     BitErrorRates,
     CableLength,
     Coding,
+    EndFlags,
 )
 from fcsim.schema.section import Section, key
 
@@ -90,6 +95,8 @@ class LinkSection(Section):
     bit_error_rates: BitErrorRates = key(
         None, "The bit error rate of each direction: frames from the first end to the "
         "second, then back (instead of bit_error_rate).", [1e-9, 1e-12])
+    fec: EndFlags = key(None, FEC_HELP, True)
+    arb_ff_fill: EndFlags = key(None, ARB_FF_HELP, [True, False])
     cost: Cost = key(
         None, "The FSPF cost of an inter-switch link (default: 1000 at 1.0625 Gbaud, "
         "inversely proportional to the line bit rate). Routes take the least total cost; "
@@ -162,4 +169,16 @@ class SwitchSection(Section):
         "and R_RDYs, used on a link whose other end offers it too (the larger n), as "
         "Cisco MDS 'switchport fcbbscn' or Brocade's credit recovery on long-distance "
         "E_Ports configure it (docs/fabric-services.md, 'BB credit recovery').", 8)
+    in_order_delivery: Flag = key(
+        False, "In-order delivery across route changes (Brocade 'iodset', Cisco MDS "
+        "'in-order-guarantee'; both off by default): when new FSPF routes change the next "
+        "hops towards a domain, the switch holds the frames it routes towards that domain "
+        "for drop_latency, so that none overtakes a frame still on the old path "
+        "(docs/faults.md, \"In-order delivery\"). Without it, frames of an exchange moved "
+        "to a faster path may arrive before earlier ones.", True)
+    drop_latency: PositiveTime = key(
+        "2 s", "With in_order_delivery: how long forwarding towards a domain pauses after "
+        "its route changed (Cisco MDS 'fcdroplatency network'; its 2000 ms default is "
+        "an assumption, docs/faults.md), s.",
+        "1 ms")
 

@@ -1,0 +1,506 @@
+"""Every example's ``description`` checked against what the example is and
+what it produces.
+
+Each example has one entry in :data:`CHECKS`. What a description says of the
+example's make-up (speeds, switch models, how many N_Ports, the fault
+schedule) is checked on the loaded scenario, which costs nothing. Where it
+states a figure or a behaviour of the run, the entry runs the example at its
+own length and checks it, when that takes a few seconds at most; the figures
+of the costlier examples are checked by the test named in
+:data:`RUN_ELSEWHERE`, or, listed in :data:`NOT_RUN`, not run at all (their
+make-up and any closed form the description gives are still checked here).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fcsim.fc0.speed import CATALOG
+from fcsim.fc2.frame import MAX_DATA_FIELD, frame_chars
+from fcsim.fc2.port import MIN_FILL_WORDS
+from fcsim.runner import run_scenario
+from fcsim.scenario.loader import load_scenario
+from fcsim.scenario.model import Scenario
+from fcsim.units import parse_size
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = sorted((ROOT / "scenarios").glob("*.toml"))
+
+
+def description(name: str) -> str:
+    """The example's description, its white space collapsed."""
+    text = (ROOT / "scenarios" / f"{name}.toml").read_text(encoding="utf-8")
+    return " ".join(tomllib.loads(text)["description"].split())
+
+
+def run(sc: Scenario) -> dict[str, Any]:
+    """The example's first repetition, at its own length."""
+    return run_scenario(sc)["repetitions"][0]
+
+
+def speeds(sc: Scenario) -> set[str]:
+    return {link.speed.name for link in sc.links if hasattr(link, "speed")}
+
+
+def models(sc: Scenario) -> list[str]:
+    return [s.model.name for s in sc.switches]
+
+
+def ceiling(speed: str, data: int = MAX_DATA_FIELD) -> float:
+    """Payload bytes/s of back-to-back frames of *data* bytes with the minimum
+    fill words between them at catalog *speed*."""
+    return data / ((frame_chars(data) + 4 * MIN_FILL_WORDS) * CATALOG[speed].char_time)
+
+
+def events(result: dict[str, Any]) -> list[str]:
+    return [e for fault in result["faults"]["schedule"] for e in fault["events"]]
+
+
+def reroutes(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every FSPF route computation of the run: at_s, switch, isls_in_use."""
+    return result["faults"]["fabric"]["reroutes"]
+
+
+def sequence_ceiling(speed: str, size: int) -> float:
+    """Payload bytes/s of back-to-back sequences of *size* bytes in full frames
+    and a last partial one, with the minimum fill words after each frame."""
+    fields = [MAX_DATA_FIELD] * (size // MAX_DATA_FIELD) + (
+        [size % MAX_DATA_FIELD] if size % MAX_DATA_FIELD else [])
+    chars = sum(frame_chars(f) + 4 * MIN_FILL_WORDS for f in fields)
+    return size / (chars * CATALOG[speed].char_time)
+
+
+def at_ms(event: str) -> float:
+    return float(event.split()[0])
+
+
+# -- one check per example ------------------------------------------------------------
+
+
+def das2_vlan_loopback(sc: Scenario) -> None:
+    (iperf,) = sc.workloads
+    assert models(sc) == ["force10-e-series-class"] and speeds(sc) == {"1000BASE-X"}
+    assert len(sc.nodes) == 4 and "2 x 2 flows" in description("das2-vlan-loopback")
+
+
+def fabric_16_port_switch(sc: Scenario) -> None:
+    assert models(sc) == ["ancor-fcs-266-16"] and speeds(sc) == {"266M"}
+    assert CATALOG["266M"].baud == 265.625e6
+    pairs = {(w.source, w.destination) for w in sc.workloads}
+    own = {(f"h{i}", f"d{i}") for i in range(8)}
+    assert own <= pairs and len(pairs - own) == 1  # one host also writes to another's disk
+    (extra,) = pairs - own
+    assert extra[1] != f"d{extra[0][1:]}"
+
+
+def fabric_239_domains(sc: Scenario) -> None:
+    assert len(sc.switches) == 239 and len(sc.nodes) == 3995
+    assert models(sc).count("generic-director-256") == 4  # the cores
+    assert sc.run.login
+
+
+def fabric_core_edge_isls(sc: Scenario) -> None:
+    assert speeds(sc) == {"2GFC"} and len(sc.workloads) == 4
+    (costly,) = [link for link in sc.links if link.cost]
+    result = run(sc)
+    directions = result["links"][costly.name]["directions"].values()
+    assert all(d["frames"] == 0 for d in directions)  # "a costlier direct ISL stays idle"
+    assert all(w["throughput_bytes_per_s"] > 0 for w in result["workloads"].values())
+
+
+def fabric_fat_tree_permutation(sc: Scenario) -> None:
+    assert speeds(sc) == {"8GFC"} and len(sc.switches) == 20  # k = 4: 8 + 8 + 4
+    assert {s.routing for s in sc.switches} == {"port-based"}
+    rates = [w["throughput_bytes_per_s"] for w in run(sc)["workloads"].values()]
+    (size,) = {w.size for w in sc.workloads}
+    # full bisection: every stream at its line rate
+    assert min(rates) > 0.99 * sequence_ceiling("8GFC", size)
+
+
+def fabric_fspf_flap(sc: Scenario) -> None:
+    assert [(f.kind, f.at) for f in sc.faults] == [("link-down", 0.005), ("link-up", 0.010)]
+    assert sc.fspf.min_ls_interval == 0.020
+    assert {s.in_order for s in sc.switches} == {0.001}  # "pausing forwarding 1 ms"
+    back = [r["at_s"] for r in reroutes(run(sc)) if r["isls_in_use"] == 4]
+    assert back and min(back) >= 0.025  # "uses it again only at 25 ms"
+
+
+def fabric_hard_zoning(sc: Scenario) -> None:
+    result = run(sc)
+    outside = result["workloads"]["host1-disk0"]
+    assert outside["frames"] == 0 and outside["sender"]["completed"] > 0  # none delivered
+    port = next(end for link in sc.links if "host1" in link.ends
+                for end in link.ends if end != "host1")
+    dropped = result["zoning"]["dropped"]
+    assert dropped[port] > 0 and sum(dropped.values()) == dropped[port]  # at its F_Port
+
+
+def fabric_isl_failure(sc: Scenario) -> None:
+    assert speeds(sc) == {"2GFC"}
+    assert [(f.kind, f.at, f.duration) for f in sc.faults] == [
+        ("link-down", 0.005, None), ("switch-failure", 0.015, 0.010)]
+    times = [r["at_s"] for r in reroutes(run(sc))]
+    for start in (0.005, 0.015, 0.025):  # FSPF reroutes after each change
+        assert any(start <= t < start + 0.006 for t in times), start
+
+
+def fabric_long_distance_isl(sc: Scenario) -> None:
+    (isl,) = [link for link in sc.links if link.bb_credit]
+    assert isl.cable.length == 50_000 and isl.speed.name == "4GFC"
+    (w,) = run(sc)["workloads"].values()
+    assert w["throughput_bytes_per_s"] > 0.99 * ceiling("4GFC")  # its full data rate
+
+
+def fabric_npiv(sc: Scenario) -> None:
+    (server,) = [n for n in sc.nodes if n.virtual_ports]
+    assert server.virtual_ports == 3
+    result = run(sc)
+    ids = {result["nodes"][w.source]["port_id"] for w in sc.workloads}
+    assert len(ids) == 3  # each from its own N_Port ID
+    assert all(w["throughput_bytes_per_s"] > 0 for w in result["workloads"].values())
+
+
+def fabric_rscn_storm(sc: Scenario) -> None:
+    assert len(sc.switches) == 12 and len(sc.nodes) == 80
+    assert [f.kind for f in sc.faults] == ["link-down", "link-up"]
+
+
+def fabric_rscn_zoning(sc: Scenario) -> None:
+    assert len(sc.switches) == 1 and len(sc.zones) == 2
+    rscns = [e for e in events(run(sc)) if " RSCN for " in e]
+    assert rscns and all(e.endswith("to 1 N_Port") for e in rscns)  # its zone only
+
+
+def fabric_slow_drain(sc: Scenario) -> None:
+    assert speeds(sc) == {"4GFC"}
+    rates = {n: w["throughput_bytes_per_s"] for n, w in run(sc)["workloads"].items()}
+    assert rates["to-slow"] == pytest.approx(40e6, rel=0.02)  # "a host draining 40 MB/s"
+    assert rates["to-fast"] < 0.9 * rates["local"]  # slowed across the shared ISLs
+
+
+def fabric_storage_on_core(sc: Scenario) -> None:
+    text = description("fabric-storage-on-core")
+    target = float(re.search(r"ceiling \(([\d.]+) MB/s", text).group(1)) * 1e6
+    each = float(re.search(r"([\d.]+) MB/s each", text).group(1)) * 1e6
+    assert len(sc.switches) == 6 and speeds(sc) == {"4GFC"} and len(sc.workloads) == 16
+    result = run(sc)
+    jobs = result["storage"]["jobs"]
+    total = sum(j["throughput_bytes_per_s"] for j in jobs.values())
+    assert total == pytest.approx(2 * target, rel=0.01)  # "about 825 MB/s"
+    assert all(j["throughput_bytes_per_s"] == pytest.approx(each, rel=0.03)
+               for j in jobs.values())
+    edge_isls = [d["utilisation"] for name, link in result["links"].items()
+                 if name.startswith("e") and "-c" in name for d in link["directions"].values()
+                 if d["frames"] > 200]
+    assert edge_isls and all(u == pytest.approx(0.25, abs=0.03) for u in edge_isls)
+
+
+def fc3_hunt_group(sc: Scenario) -> None:
+    (group,) = sc.alias_groups
+    assert group.kind == "hunt-group" and len(group.members) == 3
+    assert speeds(sc) == {"1GFC"} and len({w.source for w in sc.workloads}) == 4
+
+
+def fc3_multicast(sc: Scenario) -> None:
+    (group,) = sc.alias_groups
+    assert group.kind == "multicast" and len(group.members) == 4 and len(sc.switches) == 2
+    assert speeds(sc) == {"1GFC", "266M"}  # one member on a slower link
+    assert [w.cls for w in sc.workloads] == [3]
+
+
+def fc3_striping(sc: Scenario) -> None:
+    ports = sorted(w.stripe_ports for w in sc.workloads)
+    assert ports == [1, 4] and speeds(sc) == {"1GFC"} and len(sc.switches) == 1
+
+
+def fcp_abts_after_loss(sc: Scenario) -> None:
+    result = run(sc)
+    (job,) = result["storage"]["jobs"].values()
+    assert job["bs"] == 8192 and job["errors"] == 0
+    (initiator,) = result["storage"]["initiators"].values()
+    assert initiator["timeouts"] == initiator["retries"] == 1  # timeout, ABTS, retry
+    assert result["faults"]["schedule"][0]["frames_lost"] > 0
+
+
+def fcp_read_and_write(sc: Scenario) -> None:
+    jobs = run(sc)["storage"]["jobs"]
+    assert {(j["rw"], j["ios"], j["bytes"]) for j in jobs.values()} == {
+        ("read", 1, 8192), ("write", 1, 8192)}
+
+
+def gige(sc: Scenario, mtu: int) -> None:
+    assert speeds(sc) == {"1000BASE-X"} and {n.mtu for n in sc.nodes} == {mtu}
+
+
+def gige_pulled_cable(sc: Scenario) -> None:
+    assert [(f.kind, f.at, f.duration) for f in sc.faults] == [("link-down", 0.1, 0.05)]
+    assert models(sc) == ["gigabit-workgroup"]
+
+
+def gige_udp_phase_effects(sc: Scenario) -> None:
+    text = description("gige-udp-phase-effects")
+    carried = float(re.search(r"carries ([\d.]+) Mbit/s", text).group(1))
+    assert carried == round(1000 * 1470 / 1536, 1)  # 1470 of every 1536 bytes of line time
+    assert len(sc.nodes) == 8 and models(sc) == ["gigabit-workgroup"]
+    share = float(re.search(r"957 / 7 = ([\d.]+) Mbit/s", text).group(1))
+    assert share == round(carried / 7, 1)
+
+
+def loop_32_ports(sc: Scenario) -> None:
+    (loop,) = sc.links
+    names = [n.name for n in sc.nodes]
+    hosts = [n for n in names if n.startswith("host")]
+    assert len(hosts) == 4 and len(names) - len(hosts) == 28 and loop.speed.name == "1GFC"
+    assert loop.lip_at
+
+
+def loop_fairness(sc: Scenario) -> None:
+    unfair = [n.name for n in sc.nodes if n.loop is not None and not n.loop.fairness]
+    assert len(unfair) == 1 and len([w for w in sc.workloads if w.source != unfair[0]]) == 3
+
+
+def loop_lip_busy(sc: Scenario) -> None:
+    assert [(f.kind, f.at) for f in sc.faults] == [("lip", 0.02)]
+    assert len(sc.workloads) == 3
+
+
+def loop_two_sites(sc: Scenario) -> None:
+    (loop,) = sc.links
+    assert sorted(c.length for c in loop.hop_cables())[-2:] == [10_000, 10_000]
+    result = run(sc)["loop"]
+    assert result["round_trip_s"] == pytest.approx(100e-6, rel=0.05)  # about 100 us
+    assert result["utilisation"] == pytest.approx(0.5, abs=0.06)  # about half its rate
+    assert result["held_fraction"] == pytest.approx(0.9, abs=0.03)  # nine tenths
+
+
+def myrinet_slice_storage(sc: Scenario) -> None:
+    assert len(sc.nodes) == 3 and speeds(sc) == {"Myrinet-1280"}
+
+
+def myrinet_switch_failure(sc: Scenario) -> None:
+    assert [(f.kind, f.at, f.duration) for f in sc.faults] == [
+        ("switch-failure", 0.03, 0.01), ("link-down", 0.06, 0.02)]
+
+
+def myrinet_two_hosts(sc: Scenario) -> None:
+    speed = CATALOG["Myrinet-1280"]
+    assert (8232 + 7) * speed.char_time == pytest.approx(51.5e-6, abs=0.05e-6)  # 51.5 us
+    assert {n.mtu for n in sc.nodes} == {9000}
+    reported = float(re.search(r"reports about (\d+) Mbit/s", description(
+        "myrinet-two-hosts")).group(1))
+    measured = run(sc)["netperf"]["stream"]["throughput_mbit_s"]
+    assert measured == pytest.approx(reported, rel=0.02)
+
+
+def netperf_over_ancor(sc: Scenario) -> None:
+    assert models(sc) == ["ancor-fcs-266-16"] and speeds(sc) == {"266M"}
+
+
+def p2p_1gfc_class3(sc: Scenario) -> None:
+    (link,) = sc.links
+    assert link.cable.length == 1000 and link.speed.name == "1GFC"
+    (w,) = run(sc)["workloads"].values()
+    assert w["throughput_bytes_per_s"] == pytest.approx(ceiling("1GFC"), rel=0.005)
+
+
+def p2p_266_open_loop(sc: Scenario) -> None:
+    (link,), (w,) = sc.links, sc.workloads
+    mean_size = (w.size.low + w.size.high) / 2
+    frames = math.ceil(mean_size / MAX_DATA_FIELD)
+    line = (mean_size + frames * (frame_chars(0) + 4 * MIN_FILL_WORDS)) * link.speed.char_time
+    assert line / w.interarrival.mean == pytest.approx(0.70, abs=0.05)  # "~70 % load"
+
+
+def p2p_32gfc_fec(sc: Scenario) -> None:
+    (link,) = sc.links
+    assert link.speed.name == "32GFC" and link.bit_error_rate == 4e-4
+
+
+def p2p_class1_connections(sc: Scenario) -> None:
+    (w,) = sc.workloads
+    assert w.cls == 1 and w.size == parse_size("8 KiB") and w.outstanding == 1
+    result = run(sc)
+    (done,) = result["workloads"].values()
+    assert result["nodes"][w.source]["connections"] >= done["sequences"] > 0
+
+
+def p2p_class2_bidirectional(sc: Scenario) -> None:
+    (link,) = sc.links
+    a, b = link.ends
+    assert {(w.source, w.destination, w.cls) for w in sc.workloads} == {(a, b, 2), (b, a, 2)}
+    assert link.speed.name == "1GFC"
+    assert all(w["throughput_bytes_per_s"] > 0 for w in run(sc)["workloads"].values())
+
+
+def p2p_error_bursts(sc: Scenario) -> None:
+    (f,) = sc.faults
+    assert (f.duration, f.bit_error_rate, f.mean_interval) == (0.0005, 1e-5, 0.005)
+
+
+def p2p_flapping_cable(sc: Scenario) -> None:
+    (f,) = sc.faults
+    assert (f.kind, f.at, f.duration, f.every, f.until) == ("link-down", 0.005, 0.002, 0.01,
+                                                           0.045)
+
+
+def p2p_long_link_credit(sc: Scenario) -> None:
+    (link,) = sc.links
+    assert link.cable.length == 50_000
+    (w,) = run(sc)["workloads"].values()
+    assert w["throughput_bytes_per_s"] < 0.9 * ceiling(link.speed.name)  # credit-limited
+
+
+def p2p_one_way_errors(sc: Scenario) -> None:
+    (link,) = sc.links
+    assert sorted(rate for _, rate in link.error_rates) == [1e-12, 1e-7]
+    assert [(f.at, f.bit_error_rate) for f in sc.faults] == [(0.02, 1e-6)]
+
+
+def p2p_pulled_cable(sc: Scenario) -> None:
+    assert [(f.kind, f.at) for f in sc.faults] == [("link-down", 0.01), ("link-up", 0.03)]
+
+
+def p2p_udp_pulled_cable(sc: Scenario) -> None:
+    assert [(f.kind, f.at, f.duration) for f in sc.faults] == [("link-down", 0.02, 0.01)]
+
+
+def structure(topology: str) -> Callable[[Scenario], None]:
+    """The make-up such descriptions name: the topology and its nodes."""
+    def check(sc: Scenario) -> None:
+        assert sc.topology == topology and sc.nodes
+    return check
+
+
+def tcp_noisy_link(sc: Scenario) -> None:
+    assert speeds(sc) == {"266M"}
+    assert [(f.kind, f.at, f.bit_error_rate) for f in sc.faults] == [
+        ("bit-error-rate", 1.0, 1e-5)]
+
+
+def vlan_trunk(sc: Scenario) -> None:
+    assert models(sc) == ["force10-e-series-class"] * 2 and len(sc.workloads) == 2
+
+
+CHECKS: dict[str, Callable[[Scenario], None]] = {
+    "das2-vlan-loopback": das2_vlan_loopback,
+    "fabric-16-port-switch": fabric_16_port_switch,
+    "fabric-239-domains": fabric_239_domains,
+    "fabric-core-edge-isls": fabric_core_edge_isls,
+    "fabric-fat-tree-permutation": fabric_fat_tree_permutation,
+    "fabric-fspf-flap": fabric_fspf_flap,
+    "fabric-hard-zoning": fabric_hard_zoning,
+    "fabric-isl-failure": fabric_isl_failure,
+    "fabric-long-distance-isl": fabric_long_distance_isl,
+    "fabric-npiv": fabric_npiv,
+    "fabric-rscn-storm": fabric_rscn_storm,
+    "fabric-rscn-zoning": fabric_rscn_zoning,
+    "fabric-slow-drain": fabric_slow_drain,
+    "fabric-storage-on-core": fabric_storage_on_core,
+    "fc3-hunt-group": fc3_hunt_group,
+    "fc3-multicast": fc3_multicast,
+    "fc3-striping": fc3_striping,
+    "fcp-abts-after-loss": fcp_abts_after_loss,
+    "fcp-read-and-write": fcp_read_and_write,
+    "gige-mtu-1500": lambda sc: gige(sc, 1500),
+    "gige-mtu-9000": lambda sc: gige(sc, 9000),
+    "gige-pulled-cable": gige_pulled_cable,
+    "gige-udp-phase-effects": gige_udp_phase_effects,
+    "loop-32-ports": loop_32_ports,
+    "loop-fairness": loop_fairness,
+    "loop-lip-busy": loop_lip_busy,
+    "loop-two-sites": loop_two_sites,
+    "myrinet-slice-storage": myrinet_slice_storage,
+    "myrinet-switch-failure": myrinet_switch_failure,
+    "myrinet-two-hosts": myrinet_two_hosts,
+    "netperf-tcp-rr": netperf_over_ancor,
+    "netperf-tcp-stream-sweep": netperf_over_ancor,
+    "nvme-vs-fcp-nvme": structure("point-to-point"),
+    "nvme-vs-fcp-scsi": structure("point-to-point"),
+    "p2p-1gfc-class3": p2p_1gfc_class3,
+    "p2p-266-open-loop": p2p_266_open_loop,
+    "p2p-32gfc-fec": p2p_32gfc_fec,
+    "p2p-class1-connections": p2p_class1_connections,
+    "p2p-class2-bidirectional": p2p_class2_bidirectional,
+    "p2p-error-bursts": p2p_error_bursts,
+    "p2p-flapping-cable": p2p_flapping_cable,
+    "p2p-long-link-credit": p2p_long_link_credit,
+    "p2p-one-way-errors": p2p_one_way_errors,
+    "p2p-pulled-cable": p2p_pulled_cable,
+    "p2p-udp-pulled-cable": p2p_udp_pulled_cable,
+    "relay-gige-to-fc": structure("internetwork"),
+    "san-array": structure("fabric"),
+    "san-fabric-disks": structure("fabric"),
+    "san-jbod-loop": structure("loop"),
+    "san-ramdisk": structure("point-to-point"),
+    "san-striped-client": structure("fabric"),
+    "server-local-disks": structure("point-to-point"),
+    "tcp-noisy-link": tcp_noisy_link,
+    "vlan-trunk": vlan_trunk,
+}
+"""Per example, the check of its description."""
+
+RUN_ELSEWHERE: dict[str, str] = {
+    "gige-mtu-1500": "tests/docs/test_gige_examples.py",
+    "gige-mtu-9000": "tests/docs/test_gige_examples.py",
+    "p2p-32gfc-fec": "tests/analytical/test_fec.py",
+    "nvme-vs-fcp-nvme": "tests/docs/test_nvme_vs_fcp.py",
+    "nvme-vs-fcp-scsi": "tests/docs/test_nvme_vs_fcp.py",
+}
+"""Examples whose stated figures another test runs and checks (its file)."""
+
+NOT_RUN: dict[str, str] = {
+    "das2-vlan-loopback": "a 1.2 s iperf mesh (about 10 s): its make-up is checked",
+    "fabric-239-domains": "about 20 s to build and log in: its make-up is checked",
+    "fabric-rscn-storm": "a 12-domain login storm (about 3 s): its make-up is checked",
+    "gige-udp-phase-effects": "7 UDP senders for 0.5 s (about 9 s): the closed forms it "
+                              "states (957.0 and 136.7 Mbit/s) are checked",
+    "myrinet-slice-storage": "qualitative; the Slice figures are validated in "
+                             "validation/ (Anderson et al.)",
+    "myrinet-switch-failure": "states its schedule only, which is checked",
+    "netperf-tcp-rr": "states its set-up only; validated against Ong & Farrell",
+    "netperf-tcp-stream-sweep": "states its set-up only; validated against Ong & Farrell",
+    "relay-gige-to-fc": "qualitative (the slowest hop sets the rate)",
+    "san-array": "qualitative (what limits the array is named in the summary)",
+    "san-fabric-disks": "qualitative (IOPS set by the mechanics)",
+    "san-jbod-loop": "qualitative (the disks' sum until the loop binds)",
+    "san-ramdisk": "qualitative (compare with san-fabric-disks)",
+    "san-striped-client": "qualitative (the client limits the rate)",
+    "server-local-disks": "qualitative (the drives' media rates bind)",
+    "tcp-noisy-link": "states its schedule only, which is checked",
+    "vlan-trunk": "a 1.2 s run of two TCP streams (about 17 s): its make-up is checked",
+    "gige-pulled-cable": "states its schedule and relink time only; the schedule is checked",
+    "fc3-hunt-group": "states its make-up only, which is checked",
+    "fc3-multicast": "states its make-up only, which is checked",
+    "fc3-striping": "states its make-up only, which is checked",
+    "fabric-16-port-switch": "states its make-up only, which is checked",
+    "loop-32-ports": "states its make-up only, which is checked",
+    "loop-fairness": "states its make-up only, which is checked",
+    "loop-lip-busy": "states its make-up only, which is checked",
+    "p2p-error-bursts": "states its schedule only, which is checked",
+    "p2p-flapping-cable": "states its schedule only, which is checked",
+    "p2p-one-way-errors": "states its schedule only, which is checked",
+    "p2p-pulled-cable": "states its schedule only, which is checked",
+    "p2p-udp-pulled-cable": "states its schedule only, which is checked",
+}
+"""Examples this module does not run, and why."""
+
+
+def test_every_example_has_a_check() -> None:
+    assert sorted(CHECKS) == [p.stem for p in EXAMPLES]
+    for name, path in RUN_ELSEWHERE.items():  # by its name, or a name made from its stem
+        text = (ROOT / path).read_text(encoding="utf-8")
+        assert name in text or name.rsplit("-", 1)[0] + "-{" in text, (name, path)
+    assert not set(RUN_ELSEWHERE) & set(NOT_RUN)
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
+def test_the_description_matches_the_example(example: Path) -> None:
+    assert description(example.stem)
+    CHECKS[example.stem](load_scenario(example))
