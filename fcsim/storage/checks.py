@@ -14,7 +14,7 @@ from fcsim.fc4.fcp import BLOCK
 from fcsim.host.block import striped_capacity
 from fcsim.schema.errors import Problem, count, given
 from fcsim.schema.rules import unique
-from fcsim.storage.config import DdSection, FioSection
+from fcsim.storage.config import MARGINAL_FPIN, DdSection, FioSection
 
 
 def local_disks(node: Any) -> dict[str, Any]:
@@ -175,13 +175,21 @@ def _nvme(w: FioSection, raw: dict[str, Any], path: str, remote: list[Any],
 
 
 def multipath(nodes: Any, raws: list[dict[str, Any]], links: Any,
-              workloads: Any) -> Iterator[Problem]:
+              workloads: Any, fpin: Any = None) -> Iterator[Problem]:
     """Every problem of the fabric's multipath hosts and ALUA targets: a
-    target's non-optimised ports are its own N_Ports, and a host's FCP job has
+    target's non-optimised ports are its own N_Ports, a host's FCP job has
     a path (one of its N_Ports and one of the target's on one fabric) to each
-    target."""
+    target, and ``marginal_pathgroups = "fpin"`` is asked only of a fabric
+    that sends Link Integrity FPINs (``[fpin] link_integrity = true``, *fpin*):
+    without them it could never act, a setting that silently does nothing."""
     by_name = {n.name: n for n in nodes}
     for i, node in enumerate(nodes):
+        mp = node.multipath
+        if (mp is not None and mp.marginal_pathgroups == MARGINAL_FPIN
+                and (fpin is None or not fpin.link_integrity)):
+            yield Problem(f"nodes[{i}].multipath.marginal_pathgroups", given("fpin"),
+                          "'off' in a fabric that sends no Link Integrity FPIN (or "
+                          "[fpin] link_integrity = true)")
         names = port_names(node.name, node.ports)
         for j, port in enumerate(node.non_optimized_ports or ()):
             if node.target is None and node.target_disks is None:
