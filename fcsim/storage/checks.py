@@ -179,7 +179,8 @@ def multipath(nodes: Any, raws: list[dict[str, Any]], links: Any,
     """Every problem of the fabric's multipath hosts and ALUA targets: a
     target's non-optimised ports are its own N_Ports, a host's FCP job has
     a path (one of its N_Ports and one of the target's on one fabric) to each
-    target, and ``marginal_pathgroups = "fpin"`` is asked only of a fabric
+    target and is FCP (an NVMe job would use the host's first N_Port alone),
+    and ``marginal_pathgroups = "fpin"`` is asked only of a fabric
     that sends Link Integrity FPINs (``[fpin] link_integrity = true``, *fpin*):
     without them it could never act, a setting that silently does nothing."""
     by_name = {n.name: n for n in nodes}
@@ -204,7 +205,13 @@ def multipath(nodes: Any, raws: list[dict[str, Any]], links: Any,
     for i, w in enumerate(workloads):
         host = by_name.get(getattr(w, "source", None))  # type: ignore[arg-type]
         if (not isinstance(w, FioSection | DdSection) or host is None
-                or host.multipath is None or getattr(w, "protocol", "fcp") != "fcp"):
+                or host.multipath is None):
+            continue
+        if getattr(w, "protocol", "fcp") != "fcp":
+            yield Problem(f"workloads[{i}].protocol", given(w.protocol),  # type: ignore[union-attr]
+                          f"'fcp' from {host.name}, a node with [nodes.multipath] (its "
+                          "multipath layer is dm-multipath over FCP; NVMe's own multipathing, "
+                          "ANA, is not modelled)")
             continue
         for j, end in enumerate(w.destination):
             target = by_name.get(end)

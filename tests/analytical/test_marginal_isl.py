@@ -15,8 +15,8 @@ import pytest
 
 from fcsim.build import BUILDERS, install_marginal_paths
 from fcsim.engine.simulation import Simulation
-from fcsim.faults.injector import install as install_faults
 from fcsim.fabric.network import FabricNetwork
+from fcsim.faults.injector import install as install_faults
 from fcsim.fc2.els_payload import port_name as wwpn
 from fcsim.scenario.loader import scenario_from_document
 from fcsim.storage.build import Storage
@@ -132,4 +132,13 @@ def test_marginal_pathgroups_fpin_without_link_integrity_is_refused() -> None:
     doc = tomllib.loads(EXAMPLE.read_text())
     del doc["fpin"]
     with pytest.raises(Exception, match=r"nodes\[0\]\.multipath\.marginal_pathgroups"):
+        scenario_from_document(doc, "marginal-isl.toml")
+
+
+def test_an_nvme_job_on_a_multipath_node_is_refused() -> None:
+    """dm-multipath here is over FCP: an FC-NVMe job from a multipath node would
+    use its first N_Port alone, so it is refused with one clear problem."""
+    doc = tomllib.loads(EXAMPLE.read_text())
+    doc["workloads"][0]["protocol"] = "nvme"
+    with pytest.raises(Exception, match=r"workloads\[0\]\.protocol.*'fcp' from host"):
         scenario_from_document(doc, "marginal-isl.toml")
