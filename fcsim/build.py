@@ -184,6 +184,18 @@ def install_throttles(sim: Simulation, scenario: Scenario,
     return throttles
 
 
+def install_marginal_paths(scenario: Scenario, net: Network, storage: Storage) -> None:
+    """Tell each multipath device that takes FPINs (``marginal_pathgroups =
+    fpin``, :meth:`~fcsim.storage.build.Storage.fpin_listeners`) of the FPINs
+    its host's N_Ports receive (:meth:`~fcsim.fc2.nport.NPort.listen_fpin`);
+    nothing without ``[fpin]``."""
+    if scenario.fpin is None:
+        return
+    for port, devices in storage.fpin_listeners().items():
+        for device in devices:
+            net.nodes[port].listen_fpin(device)  # type: ignore[attr-defined]
+
+
 def build_hosts(sim: Simulation, scenario: Scenario, net: Network) -> dict[str, Host]:
     """A host around the link ports of every node that names a host model
     (one interface per network it is on, each card on the bus the node puts

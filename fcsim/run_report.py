@@ -7,8 +7,9 @@ and workload throughput, each switch port's TxWait and transitions to zero
 transmit credit (when a port waited for credit: docs/congestion.md) and
 each rate-limited F_Port's ingress limit (dynamic ingress rate limiting), the
 queue depth of storage targets and block-layer request queues (when the run
-has block storage), then each workload's latency (mean, p50, p99, max); with
-fabric notifications (``[fpin]``), when each N_Port received each kind and
+has block storage), each multipath path's requests and its state (active,
+marginal, failed) over time, then each workload's latency (mean, p50, p99,
+max); with fabric notifications (``[fpin]``), when each N_Port received each kind and
 how each throttled initiator's limit moved.
 Plots are inline SVG; a small script lets the reader zoom a plot (click to
 enlarge, click again to restore). Nothing is loaded from the network.
@@ -151,6 +152,67 @@ def _notifications(results: dict[str, Any]) -> list[str]:
     return plots
 
 
+PATH_STATES = (("active", "tab:green"), ("marginal", "tab:orange"), ("failed", "tab:red"))
+"""A path's states on the timeline, with their colours: failed over marginal."""
+
+
+def path_states(device: dict[str, Any], end: float) -> dict[str, list[tuple[float, float, str]]]:
+    """Per path of the multipath *device*'s results, its states over [0, *end*] s
+    from the device's events: (from s, to s, state), failed from a failure to
+    its reinstatement, marginal from an FPIN to the link coming back, active
+    otherwise."""
+    out = {}
+    for name in device["paths"]:
+        spans: list[tuple[float, float, str]] = []
+        failed = marginal = False
+        since = 0.0
+        for event in (e for e in device["events"] if e["path"] == name):
+            what, at = event["event"], event["time_s"]
+            was = "failed" if failed else "marginal" if marginal else "active"
+            if what.startswith("failed"):
+                failed = True
+            elif what.startswith("reinstated"):
+                failed = False
+            elif what.startswith("marginal"):
+                marginal = True
+            elif what.startswith("no longer marginal"):
+                marginal = False
+            now = "failed" if failed else "marginal" if marginal else "active"
+            if now != was:
+                spans.append((since, at, was))
+                since = at
+        spans.append((since, end, "failed" if failed else "marginal" if marginal else "active"))
+        out[name] = [span for span in spans if span[1] > span[0]]
+    return out
+
+
+def _path_timeline(results: dict[str, Any]) -> list[str]:
+    """A timeline of every multipath path's state (docs/multipath.md); none
+    without a multipath device."""
+    first = results["repetitions"][0] if "repetitions" in results else {}
+    devices = first.get("storage", {}).get("multipath", {})
+    if not devices:
+        return []
+    end = results["run"]["duration_s"]
+    rows = [(f"{d} {p}", spans) for d, device in sorted(devices.items())
+            for p, spans in path_states(device, end).items()]
+    fig = Figure(figsize=(7, 1.2 + 0.4 * len(rows)), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    colour = dict(PATH_STATES)
+    for y, (_, spans) in enumerate(rows):
+        for start, stop, state in spans:
+            ax.broken_barh([(start * 1e3, (stop - start) * 1e3)], (y - 0.35, 0.7),
+                           color=colour[state])
+    for state, c in PATH_STATES:
+        ax.bar(0, 0, color=c, label=state)  # the legend's entries
+    ax.set_yticks(range(len(rows)), [name for name, _ in rows], fontsize="small")
+    ax.set_xlabel("simulated time (ms)")
+    ax.set_title("Multipath: each path's state (events in the summary)")
+    make_readable(fig, ax, "x-small")
+    return [_svg(fig)]
+
+
 def _groups(results: dict[str, Any]) -> str:
     """A table of the equal-cost groups of the first repetition, each ISL's
     utilisation leaving the switch and how evenly the group's load falls (the
@@ -231,6 +293,7 @@ def run_page(scenario: Scenario, results: dict[str, Any], series: TimeSeries,
     if series.paths:
         plots.append(_plot("Multipath: requests sent down each path", "requests/s",
                            series.time, series.paths))
+    plots += _path_timeline(results)
     plots.append(_latency(results))
     plots += _notifications(results)
     figures = "\n".join(f'<figure class="plot">{svg}</figure>' for svg in plots)

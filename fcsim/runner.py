@@ -16,6 +16,7 @@ from fcsim.build import (
     build_slice,
     build_transfers,
     build_workloads,
+    install_marginal_paths,
     install_throttles,
     nvme_discovery,
 )
@@ -76,6 +77,7 @@ def _run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink],
     iperfs = build_iperf(sim, scenario, hosts)
     storage = Storage(sim, scenario, net, hosts, nvme_discovery(net))
     throttles = install_throttles(sim, scenario, storage)
+    install_marginal_paths(scenario, net, storage)
     netstore = build_slice(sim, scenario, net, hosts, storage)
     transfers = build_transfers(sim, scenario, hosts, storage)
     faults = install_faults(sim, scenario, net, hosts)

@@ -132,7 +132,7 @@ def _nodes(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
     if isinstance(doc, FabricScenario):
         yield from unique(raw.get("switches", []), "switches", "domain",
                           [s.domain for s in doc.switches])
-        yield from multipath(doc.nodes, raws, doc.links, doc.workloads)
+        yield from multipath(doc.nodes, raws, doc.links, doc.workloads, doc.fpin)
     if isinstance(doc, PointToPointScenario):
         ids = [n.port_id or default for n, default in zip(doc.nodes, DEFAULT_PORT_IDS,
                                                           strict=True)]

@@ -14,7 +14,7 @@ from fcsim.fc4.fcp import BLOCK
 from fcsim.host.block import striped_capacity
 from fcsim.schema.errors import Problem, count, given
 from fcsim.schema.rules import unique
-from fcsim.storage.config import DdSection, FioSection, unit_capacity
+from fcsim.storage.config import MARGINAL_FPIN, DdSection, FioSection, unit_capacity
 
 
 def local_disks(node: Any) -> dict[str, Any]:
@@ -225,13 +225,22 @@ def _nvme(w: FioSection, raw: dict[str, Any], path: str, remote: list[Any],
 
 
 def multipath(nodes: Any, raws: list[dict[str, Any]], links: Any,
-              workloads: Any) -> Iterator[Problem]:
+              workloads: Any, fpin: Any = None) -> Iterator[Problem]:
     """Every problem of the fabric's multipath hosts and ALUA targets: a
-    target's non-optimised ports are its own N_Ports, and a host's FCP job has
+    target's non-optimised ports are its own N_Ports, a host's FCP job has
     a path (one of its N_Ports and one of the target's on one fabric) to each
-    target."""
+    target and is FCP (an NVMe job would use the host's first N_Port alone),
+    and ``marginal_pathgroups = "fpin"`` is asked only of a fabric
+    that sends Link Integrity FPINs (``[fpin] link_integrity = true``, *fpin*):
+    without them it could never act, a setting that silently does nothing."""
     by_name = {n.name: n for n in nodes}
     for i, node in enumerate(nodes):
+        mp = node.multipath
+        if (mp is not None and mp.marginal_pathgroups == MARGINAL_FPIN
+                and (fpin is None or not fpin.link_integrity)):
+            yield Problem(f"nodes[{i}].multipath.marginal_pathgroups", given("fpin"),
+                          "'off' in a fabric that sends no Link Integrity FPIN (or "
+                          "[fpin] link_integrity = true)")
         names = port_names(node.name, node.ports)
         for j, port in enumerate(node.non_optimized_ports or ()):
             if node.target is None and node.target_disks is None:
@@ -246,7 +255,13 @@ def multipath(nodes: Any, raws: list[dict[str, Any]], links: Any,
     for i, w in enumerate(workloads):
         host = by_name.get(getattr(w, "source", None))  # type: ignore[arg-type]
         if (not isinstance(w, FioSection | DdSection) or host is None
-                or host.multipath is None or getattr(w, "protocol", "fcp") != "fcp"):
+                or host.multipath is None):
+            continue
+        if getattr(w, "protocol", "fcp") != "fcp":
+            yield Problem(f"workloads[{i}].protocol", given(w.protocol),  # type: ignore[union-attr]
+                          f"'fcp' from {host.name}, a node with [nodes.multipath] (its "
+                          "multipath layer is dm-multipath over FCP; NVMe's own multipathing, "
+                          "ANA, is not modelled)")
             continue
         for j, end in enumerate(w.destination):
             target = by_name.get(end)

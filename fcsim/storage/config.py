@@ -356,8 +356,9 @@ class MultipathSection(Section):
         MARGINAL_OFF, "'fpin': a Link Integrity FPIN naming a path's local or remote port "
         "makes the path marginal: it moves to a group of marginal paths used only when no "
         "other path is usable, until its local link goes down and comes back "
-        "(multipathd's marginal_pathgroups = fpin); 'off' (its default): FPINs change "
-        "nothing.", "fpin")
+        "(multipathd's marginal_pathgroups = fpin; needs [fpin] link_integrity = true, "
+        "the fabric's Link Integrity FPINs); 'off' (its default): FPINs change nothing.",
+        "fpin")
 
 
 @dataclass(frozen=True)

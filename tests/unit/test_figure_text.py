@@ -72,7 +72,8 @@ def test_the_validation_report_s_figures_are_readable(monkeypatch: pytest.Monkey
                                      "fabric-core-edge-isls.toml",
                                      "fabric-storage-on-core.toml",
                                      "fabric-slow-drain.toml",
-                                     "fabric-slow-drain-fpin.toml"])
+                                     "fabric-slow-drain-fpin.toml",
+                                     "multipath-marginal-isl.toml"])
 def test_the_run_report_s_figures_are_readable(example: str, tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     kept = _kept(monkeypatch, fcsim.run_report, "_svg", "<svg></svg>")
@@ -80,7 +81,8 @@ def test_the_run_report_s_figures_are_readable(example: str, tmp_path: Path,
     scenario = tmp_path / example
     scenario.write_text(text.replace('duration = "50 ms"', 'duration = "8 ms"')
                         .replace('duration = "40 ms"', 'duration = "12 ms"')
-                        .replace('duration = "60 ms"', 'duration = "15 ms"'), encoding="utf-8")
+                        .replace('duration = "60 ms"', 'duration = "15 ms"')
+                        .replace('duration = "250 ms"', 'duration = "70 ms"'), encoding="utf-8")
     assert main(["run", str(scenario), "--report", str(tmp_path / "report")]) == 0
     assert len(kept) >= 5
     throughput = next(fig for fig in kept if "throughput" in fig.axes[0].get_title())

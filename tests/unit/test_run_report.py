@@ -169,3 +169,31 @@ def test_fabric_notifications_get_their_plots(tmp_path: Path) -> None:
     assert "FPINs received" in page and "Throttled initiators' limit" in page
     assert "fabric notifications (first repetition, whole run)" in page
     assert "slow throttled:" in page
+
+
+def test_path_states_follow_the_devices_events() -> None:
+    """A path failed at 1 ms and reinstated at 3 ms, marginal from 4 ms; the
+    other never changes."""
+    from fcsim.run_report import path_states
+    events = [{"time_s": 1e-3, "path": "a", "event": "failed (I/O error 0x03)"},
+              {"time_s": 3e-3, "path": "a", "event": "reinstated (path checker)"},
+              {"time_s": 4e-3, "path": "a", "event": "marginal (FPIN Link Integrity)"},
+              {"time_s": 5e-3, "path": "", "event": "path group 1 (b) in use"}]
+    device = {"paths": {"a": {}, "b": {}}, "events": events}
+    assert path_states(device, 0.01) == {
+        "a": [(0.0, 1e-3, "active"), (1e-3, 3e-3, "failed"), (3e-3, 4e-3, "active"),
+              (4e-3, 0.01, "marginal")],
+        "b": [(0.0, 0.01, "active")]}
+
+
+def test_a_marginal_isl_report_shows_the_path_states_and_the_fpins(tmp_path: Path) -> None:
+    """The marginal-ISL example's page has the path-state timeline, the FPINs
+    received, and the summary's path events."""
+    text = (ROOT / "scenarios" / "multipath-marginal-isl.toml").read_text().replace(
+        'duration = "250 ms"', 'duration = "70 ms"')
+    scenario = tmp_path / "marginal.toml"
+    scenario.write_text(text)
+    assert main(["run", str(scenario), "--report", str(tmp_path / "r")]) == 0
+    page = (tmp_path / "r" / "index.html").read_text()
+    assert "each path&#x27;s state" in page or "each path's state" in page
+    assert "FPINs received" in page and "marginal (FPIN Link Integrity)" in page

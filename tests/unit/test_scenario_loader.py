@@ -108,6 +108,7 @@ def test_all_examples_are_there() -> None:
         "gige-pulled-cable.toml", "gige-udp-phase-effects.toml", "loop-32-ports.toml",
         "loop-fairness.toml", "loop-lip-busy.toml", "loop-two-sites.toml",
         "multipath-dual-fabric.toml", "multipath-link-failure.toml",
+        "multipath-marginal-isl-no-fpin.toml", "multipath-marginal-isl.toml",
         "myrinet-slice-storage.toml", "myrinet-switch-failure.toml", "myrinet-two-hosts.toml",
         "netperf-tcp-rr.toml", "netperf-tcp-stream-sweep.toml", "nvme-namespaces.toml",
         "nvme-vs-fcp-nvme.toml", "nvme-vs-fcp-scsi.toml", "nvme-vs-fcp-sweep-nvme.toml",
