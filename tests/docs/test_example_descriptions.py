@@ -9,10 +9,13 @@ own length and checks it, when that takes a few seconds at most; the figures
 of the costlier examples are checked by the test named in
 :data:`RUN_ELSEWHERE`, or, listed in :data:`NOT_RUN`, not run at all (their
 make-up and any closed form the description gives are still checked here).
+The figures an example's opening comments give of a run it makes here (its
+longer explanation, :func:`header`) are read from them and checked too.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import tomllib
@@ -25,6 +28,7 @@ import pytest
 from fcsim.fc0.speed import CATALOG
 from fcsim.fc2.frame import MAX_DATA_FIELD, frame_chars
 from fcsim.fc2.port import MIN_FILL_WORDS
+from fcsim.fc4.fcp import FCP_RSP_SIZE
 from fcsim.runner import run_scenario
 from fcsim.scenario.loader import load_scenario
 from fcsim.scenario.model import Scenario
@@ -79,6 +83,49 @@ def sequence_ceiling(speed: str, size: int) -> float:
 
 def at_ms(event: str) -> float:
     return float(event.split()[0])
+
+
+def header(name: str) -> str:
+    """The comment lines that open the example (its longer explanation), their
+    white space collapsed."""
+    text = (ROOT / "scenarios" / f"{name}.toml").read_text(encoding="utf-8")
+    lines = [line[1:] for line in text.splitlines() if line.startswith("#")]
+    return " ".join(" ".join(lines).split())
+
+
+def figure(text: str, pattern: str) -> float:
+    """The number the first group of *pattern* finds in *text*."""
+    return float(re.search(pattern, text).group(1))
+
+
+def node(sc: Scenario, name: str) -> Any:
+    return next(n for n in sc.nodes if n.name == name)
+
+
+def isls(sc: Scenario) -> list[Any]:
+    """The links whose two ends are switch ports."""
+    switches = {s.name for s in sc.switches}
+    return [link for link in sc.links
+            if all(end.split(":")[0] in switches for end in link.ends)]
+
+
+def jobs(result: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return result["storage"]["jobs"]
+
+
+def rates(result: dict[str, Any]) -> dict[str, float]:
+    """Each stream's payload bytes/s."""
+    return {n: w["throughput_bytes_per_s"] for n, w in result["workloads"].items()}
+
+
+def slow_drain_fabric(sc: Scenario) -> None:
+    """The make-up of fabric-slow-drain.toml its variants keep: three switches
+    in two tiers at 4GFC, two ISLs, the streams to "slow", to "fast" and the
+    local one."""
+    assert models(sc) == ["generic-nonblocking"] * 3 and speeds(sc) == {"4GFC"}
+    assert len(isls(sc)) == 2
+    assert [(w.name, w.size) for w in sc.workloads] == [
+        ("to-slow", 65536), ("to-fast", 65536), ("local", 65536)]
 
 
 # -- one check per example ------------------------------------------------------------
@@ -151,6 +198,25 @@ def fabric_isl_failure(sc: Scenario) -> None:
         assert any(start <= t < start + 0.006 for t in times), start
 
 
+def fabric_isl_trunk(sc: Scenario) -> None:
+    plain = [link for link in isls(sc) if link.trunk_group is None]
+    trunk = [link for link in isls(sc) if link.trunk_group]
+    assert len(plain) == len(trunk) == 4 and speeds(sc) - {"32GFC"} == {"8GFC"}
+    assert {link.trunk_group for link in trunk} == {"trunk"}
+    assert {w.outstanding for w in sc.workloads} == {1}  # one exchange each
+    result = run(sc)
+    busy = [link.name for link in plain
+            if any(d["frames"] for d in result["links"][link.name]["directions"].values())]
+    assert len(busy) == 2  # each exchange on one ISL, two idle
+    one = ceiling("8GFC", 2048)  # one ISL's rate, in the 2 KiB frames of the streams
+    r = rates(result)
+    for i in (0, 1):
+        assert r[f"pstream{i}"] == pytest.approx(one, rel=0.01)
+        assert r[f"tstream{i}"] == pytest.approx(2 * one, rel=0.01)  # half the trunk
+    members = result["trunks"]["trunk"]["directions"]["t1->t2"]["members"]
+    assert len(members) == 4 and all(m["utilisation"] > 0.98 for m in members.values())
+
+
 def fabric_long_distance_isl(sc: Scenario) -> None:
     (isl,) = [link for link in sc.links if link.bb_credit]
     assert isl.cable.length == 50_000 and isl.speed.name == "4GFC"
@@ -183,6 +249,128 @@ def fabric_slow_drain(sc: Scenario) -> None:
     rates = {n: w["throughput_bytes_per_s"] for n, w in run(sc)["workloads"].items()}
     assert rates["to-slow"] == pytest.approx(40e6, rel=0.02)  # "a host draining 40 MB/s"
     assert rates["to-fast"] < 0.9 * rates["local"]  # slowed across the shared ISLs
+
+
+def fabric_slow_drain_credit_loss(sc: Scenario) -> None:
+    slow_drain_fabric(sc)
+    slow = node(sc, "slow").params
+    assert slow.drain.stuck_at == 0.002 and slow.drain.stuck_for >= sc.run.duration
+    recovery = sc.cures.credit_loss
+    assert (recovery.f_port, recovery.e_port) == (0.005, 0.0075)  # Cisco's 1 s and 1.5 s, scaled
+    text = header("fabric-slow-drain-credit-loss")
+    result = run(sc)
+    port = result["switches"]["edge2"]["ports"]["0"]["tx"]
+    resets = math.floor((sc.run.duration - slow.drain.stuck_at) / recovery.f_port)
+    assert port["link_resets"] == resets  # "resets its link every 5 ms"
+    assert port["frames_lost"] == resets * slow.bb_credit  # its buffers discarded at each
+    assert f"{resets * slow.bb_credit} frames discarded" in text
+    r = rates(result)
+    assert r["to-slow"] == 0
+    assert r["to-fast"] == pytest.approx(figure(text, r"gets ([\d.]+) MB/s instead") * 1e6,
+                                         rel=0.01)
+    assert r["local"] == pytest.approx(figure(text, r"keeps its (\d+) MB/s") * 1e6, rel=0.005)
+
+
+def fabric_slow_drain_dirl(sc: Scenario) -> None:
+    assert models(sc) == ["generic-nonblocking"] * 3 and speeds(sc) == {"4GFC"}
+    assert len(isls(sc)) == 2
+    assert {n.target.name for n in sc.nodes if n.target} == {"tms-ramsan"}
+    assert [(w.source, w.options.rw) for w in sc.workloads] == [("slow", "read"),
+                                                                 ("fast", "read")]
+    drain = node(sc, "slow").params.drain.rate
+    assert drain == 40e6
+    limit = sc.cures.ingress_limit
+    text = header("fabric-slow-drain-dirl")
+    frames = ceiling("4GFC") / MAX_DATA_FIELD  # full frames a second
+    assert round(limit.floor * frames) == figure(text, r"\(0\.1 %: (\d+) frames/s\)")
+    k = math.ceil(math.log(limit.floor) / math.log(1 - limit.reduce))  # halvings to the floor
+    assert k * limit.window == pytest.approx(figure(text, r"to the floor .*? by (\d+) ms") * 1e-3)
+    result = run(sc)
+    changes = result["cures"]["ingress_limit"]["changes"]
+    floor_at = next(c["at_s"] for c in changes if c["limit"] == limit.floor)
+    assert floor_at == pytest.approx(k * limit.window)
+    r = {name: job["throughput_bytes_per_s"] for name, job in jobs(result).items()}
+    assert r["fast-reads"] == pytest.approx(
+        figure(text, r'"fast" reads (\d+) MB/s') * 1e6, rel=0.01)
+    assert r["slow-reads"] == pytest.approx(
+        figure(text, r'"slow" reads (\d+) MB/s') * 1e6, rel=0.05)
+    assert r["slow-reads"] < drain  # its requests paced below what it drains
+
+
+def fabric_slow_drain_fencing(sc: Scenario) -> None:
+    slow_drain_fabric(sc)
+    assert node(sc, "slow").params.drain.rate == 40e6
+    fencing = sc.cures.fencing
+    assert (fencing.window, fencing.txwait) == (0.001, 0.3)
+    text = header("fabric-slow-drain-fencing")
+    result = run(sc)
+    fenced = result["cures"]["fencing"]["fenced"]
+    assert [(f["port"], f["device"], f["at_s"]) for f in fenced] == [
+        ("edge2:0", "slow", fencing.window)]  # at its first poll
+    r = rates(result)
+    assert r["to-slow"] == 0
+    # the victim's frames take every other turn on the ISLs with the culprit's
+    # sender's, which go on to be discarded at edge2: half the ISLs' rate
+    assert r["to-fast"] == pytest.approx(sequence_ceiling("4GFC", 65536) / 2, rel=0.01)
+    assert round(r["to-fast"] / 1e6) == figure(text, r"fast gets (\d+) MB/s")
+    discarded = result["switches"]["edge2"]["discarded"]
+    assert discarded == figure(text, r"discarded: (\d+) in the measured")
+    assert abs(discarded - result["workloads"]["to-fast"]["frames"]) <= 2
+
+
+def fabric_slow_drain_fpin(sc: Scenario) -> None:
+    assert models(sc) == ["generic-nonblocking"] * 2 and speeds(sc) == {"4GFC"}
+    assert len(isls(sc)) == 1  # one ISL, shared
+    assert node(sc, "slow").params.drain.rate == 40e6
+    assert [(w.source, w.options.rw, w.options.bs, w.options.iodepth) for w in sc.workloads] == [
+        ("slow", "randread", 8192, 32), ("fast", "read", 65536, 8)]
+    assert sc.fpin.congestion and sc.fpin.signals and sc.throttle is not None
+    result = run(sc)
+    fpin = result["fpin"]
+    congestion = {(n["to"], d["kind"]) for n in fpin["notifications"] for d in n["descriptors"]}
+    assert congestion == {("slow", "congestion"), ("ram1", "peer-congestion")}
+    assert fpin["signalled"]["slow"] == sc.fpin.signal_period
+    throttle = result["throttles"]["slow"]
+    assert throttle["falls"] > 0 and throttle["min_limit"] <= 2  # a command or two outstanding
+
+
+def fabric_slow_drain_isolation(sc: Scenario) -> None:
+    slow_drain_fabric(sc)
+    assert node(sc, "slow").params.drain.rate == 40e6
+    assert {(link.virtual_channels, link.vc_credit, link.vc_assignment)
+            for link in isls(sc)} == {(4, 4, "priority")}  # ER_RDY virtual links
+    result = run(sc)
+    (event,) = result["congestion_isolation"]["events"]
+    assert (event["action"], event["device"], event["time_s"]) == (
+        "isolated", "slow", sc.isolation.window)
+    r = rates(result)
+    assert r["to-slow"] == pytest.approx(40e6, rel=0.01)
+    # "the victim gets its rate back": what the ISLs leave it
+    assert r["to-fast"] == pytest.approx(
+        sequence_ceiling("4GFC", 65536) - r["to-slow"], rel=0.01)
+    assert round(r["to-fast"] / 1e6) == figure(header("fabric-slow-drain-isolation"),
+                                               r"about (\d+) MB/s")
+    (culprit,) = result["congestion"]["culprits"]
+    assert culprit["device"] == "slow" and culprit["victims"] == []
+
+
+def fabric_slow_drain_vc(sc: Scenario) -> None:
+    slow_drain_fabric(sc)
+    assert node(sc, "slow").params.drain.rate == 40e6
+    assert {(link.virtual_channels, link.vc_credit, link.vc_assignment)
+            for link in isls(sc)} == {(4, 4, "destination")}  # 4 channels on each ISL
+    text = header("fabric-slow-drain-vc")
+    line = sequence_ceiling("4GFC", 65536)
+    assert round(line / 1e6) == figure(text, r"their (\d+) MB/s of payload")
+    result = run(sc)
+    r = rates(result)
+    assert r["to-slow"] == pytest.approx(40e6, rel=0.01)
+    assert r["to-fast"] == pytest.approx(line - r["to-slow"], rel=0.01)  # keeps its rate
+    assert round(r["to-fast"] / 1e6) == figure(text, r"about (\d+) MB/s")
+    channels = result["switches"]["core"]["ports"]["1"]["tx"]["virtual_channels"]
+    assert channels[1]["txwait_fraction"] > 0.5 and channels[2]["txwait_fraction"] == 0
+    (culprit,) = result["congestion"]["culprits"]
+    assert culprit["device"] == "slow" and culprit["victims"] == []
 
 
 def fabric_storage_on_core(sc: Scenario) -> None:
@@ -280,6 +468,53 @@ def loop_two_sites(sc: Scenario) -> None:
     assert result["held_fraction"] == pytest.approx(0.9, abs=0.03)  # nine tenths
 
 
+def multipath_dual_fabric(sc: Scenario) -> None:
+    assert models(sc) == ["generic-nonblocking"] * 2 and not isls(sc)  # no ISL between them
+    attached: dict[str, set[str]] = {}
+    for link in sc.links:
+        end, port = link.ends
+        attached.setdefault(port.split(":")[0], set()).add(end)
+    assert attached == {"swA": {"host", "array"}, "swB": {"host.1", "array.1"}}
+    policy = node(sc, "host").multipath
+    assert (policy.path_grouping_policy, policy.path_selector) == ("multibus", "round-robin")
+    (w,) = sc.workloads
+    assert (w.options.rw, w.options.bs) == ("randread", 8192)
+    result = run(sc)
+    (device,) = result["storage"]["multipath"].values()
+    assert len(device["groups"]) == 1  # all paths in one group
+    ios = [p["ios"] for p in device["paths"].values()]
+    assert len(ios) == 2 and abs(ios[0] - ios[1]) <= 1  # half the commands each
+    # the two links' bandwidth: each read's data frames and its FCP_RSP, back to back
+    chars = sum(frame_chars(f) + 4 * MIN_FILL_WORDS for f in (2048,) * 4 + (FCP_RSP_SIZE,))
+    link = w.options.bs / (chars * CATALOG["4GFC"].char_time)
+    assert jobs(result)["oltp"]["throughput_bytes_per_s"] == pytest.approx(2 * link, rel=0.01)
+
+
+def multipath_link_failure(sc: Scenario) -> None:
+    array = node(sc, "array")
+    assert (array.target.name, array.target.raid, array.ports) == ("stk-9176-class", 5, 2)
+    policy = node(sc, "host").multipath
+    assert (policy.path_grouping_policy, policy.path_selector) == ("multibus", "round-robin")
+    assert (policy.fast_io_fail_tmo, policy.polling_interval) == (5.0, 5.0)
+    (fault,) = sc.faults
+    assert (fault.kind, fault.at, fault.at + fault.duration) == ("link-down", 2.0, 10.0)
+    assert next(link for link in sc.links if link.name == fault.link).ends == ("host", "swA:0")
+    result = run(sc)
+    (device,) = result["storage"]["multipath"].values()
+    at = {e["event"].split(" (")[0]: e["time_s"] for e in device["events"]
+          if e["path"] == "host-array"}
+    assert at["failed"] == pytest.approx(fault.at + policy.fast_io_fail_tmo, abs=1e-3)
+    # the checker looks every polling_interval from the failure: its first look
+    # after the cable is back
+    look = fault.at + math.ceil(fault.duration / policy.polling_interval) * policy.polling_interval
+    assert look == figure(description("multipath-link-failure"), r"first look, at (\d+) s")
+    assert at["reinstated"] == pytest.approx(look, abs=1e-3)
+    latency = jobs(result)["oltp"]["latency_s"]
+    assert latency["max"] == pytest.approx(policy.fast_io_fail_tmo, rel=0.01)
+    disk = array.target.disk
+    assert latency["p99"] < 10 * (disk.average_seek + 30 / disk.rpm)  # a disk's, not seconds
+
+
 def myrinet_slice_storage(sc: Scenario) -> None:
     assert len(sc.nodes) == 3 and speeds(sc) == {"Myrinet-1280"}
 
@@ -303,6 +538,39 @@ def netperf_over_ancor(sc: Scenario) -> None:
     assert models(sc) == ["ancor-fcs-266-16"] and speeds(sc) == {"266M"}
 
 
+def nvme_namespaces(sc: Scenario) -> None:
+    ssd = node(sc, "ssd")
+    assert ssd.namespaces == 4 and ssd.target.name.startswith("mqsim-")
+    assert speeds(sc) == {"16GFC"}
+    assert "Several logical units per target" in (ROOT / "docs" / "storage.md").read_text()
+    assert [(w.name, w.nvme is not None, w.unit, w.options.rw) for w in sc.workloads] == [
+        ("ns1-reads", True, 1, "randread"), ("ns2-writes", True, 2, "randwrite"),
+        ("lun3-reads", False, 3, "randread")]
+    storage = run(sc)["storage"]
+    assert set(storage["queues"]["host"]) == {"nvme:ssd", "nvme:ssd:ns2", "ssd:lun3"}
+    nvme = storage["nvme_targets"]["ssd"]
+    assert len(nvme["connections"]) == 1  # the two namespaces share one I/O connection
+    assert [nvme["namespace_commands"][n] > 0 for n in "1234"] == [True, True, False, False]
+    luns = storage["targets"]["ssd"]["lun_commands"]
+    assert [luns[n] > 0 for n in "0123"] == [False, False, False, True]
+    assert storage["targets"]["ssd"]["limit"] == "flash dies"  # all three share its dies
+
+
+def nvme_vs_fcp_sweep(sc: Scenario, nvme: bool) -> None:
+    afa = node(sc, "afa").target
+    assert (afa.name, afa.controller_time, afa.mirrored, afa.ssds) == (
+        "afa-24-mqsim", 2e-6, True, 24)
+    assert afa.cache > 0 and afa.ssd.name.startswith("mqsim-")
+    assert len(sc.switches) == 1 and speeds(sc) == {"32GFC"}
+    assert {link.cable.length for link in sc.links} == {10.0}
+    (w,) = sc.workloads
+    assert (w.options.rw, w.options.bs) == ("randwrite", 4096)
+    assert w.iodepths == tuple(2 ** i for i in range(9))  # 1 to 256
+    assert (w.nvme is not None) == nvme
+    if nvme:
+        assert w.nvme.first_burst == w.options.bs  # its 4 KiB as first burst
+
+
 def p2p_1gfc_class3(sc: Scenario) -> None:
     (link,) = sc.links
     assert link.cable.length == 1000 and link.speed.name == "1GFC"
@@ -321,6 +589,29 @@ def p2p_266_open_loop(sc: Scenario) -> None:
 def p2p_32gfc_fec(sc: Scenario) -> None:
     (link,) = sc.links
     assert link.speed.name == "32GFC" and link.bit_error_rate == 4e-4
+
+
+def p2p_bb_credit_recovery(sc: Scenario) -> None:
+    (link,) = sc.links
+    assert (link.speed.name, link.cable.length) == ("4GFC", 2000)
+    (f,) = sc.faults
+    assert (f.kind, f.duration, f.mean_interval) == ("loss-of-sync", 2e-6, 500e-6)
+    assert {n.params.bb_sc_n for n in sc.nodes} == {3}  # a checkpoint every 2^3 = 8
+    result = run(sc)
+    ports = result["faults"]["ports"]
+    host, disk = ports["host"], ports["disk"]
+    # every lost frame and R_RDY comes back at a checkpoint
+    assert disk["bb_credit_recovery"]["frames_recovered"] == disk["frames_lost"] > 0
+    assert host["bb_credit_recovery"]["credit_recovered"] == host["r_rdy_lost"] > 0
+    text = header("p2p-bb-credit-recovery")
+    assert disk["frames_lost"] == figure(text, r"by the (\d+) frames lost")
+    # the link keeps its credit: the line's rate less the writes lost
+    (w,) = sc.workloads
+    measured = sc.run.duration - sc.run.warmup
+    rate = ceiling("4GFC", w.size) - disk["payload_lost"] / measured
+    (done,) = rates(result).values()
+    assert done == pytest.approx(rate, rel=0.002)
+    assert round(done / 1e6) == figure(text, r"credits: (\d+) MB/s")
 
 
 def p2p_class1_connections(sc: Scenario) -> None:
@@ -371,6 +662,26 @@ def p2p_udp_pulled_cable(sc: Scenario) -> None:
     assert [(f.kind, f.at, f.duration) for f in sc.faults] == [("link-down", 0.02, 0.01)]
 
 
+def ssd_garbage_collection(sc: Scenario) -> None:
+    ssd = node(sc, "ssd").target
+    assert ssd.name == "mqsim-mlc-small"
+    dies = ssd.channels * ssd.dies_per_channel
+    assert (dies, ssd.blocks_per_die) == (2, 24)
+    flash = dies * ssd.blocks_per_die * ssd.pages_per_block * ssd.page_size
+    assert 1 - ssd.capacity / flash == pytest.approx(0.20, abs=0.001)  # 20 % spare
+    (w,) = sc.workloads
+    assert (w.nvme is not None, w.options.rw, w.options.iodepth) == (True, "randwrite", 16)
+    assert w.options.bs == ssd.page_size == 8192  # whole pages
+
+    def moved(duration: float) -> int:
+        """Pages the collector has moved *duration* s into the run."""
+        head = dataclasses.replace(sc, run=dataclasses.replace(sc.run, duration=duration,
+                                                                  warmup=0.0))
+        return run(head)["storage"]["targets"]["ssd"]["gc_pages_moved"]
+
+    assert moved(0.03) == 0 < moved(0.06)  # it begins after "the first 40 ms or so"
+
+
 def structure(topology: str) -> Callable[[Scenario], None]:
     """The make-up such descriptions name: the topology and its nodes."""
     def check(sc: Scenario) -> None:
@@ -397,11 +708,18 @@ CHECKS: dict[str, Callable[[Scenario], None]] = {
     "fabric-fspf-flap": fabric_fspf_flap,
     "fabric-hard-zoning": fabric_hard_zoning,
     "fabric-isl-failure": fabric_isl_failure,
+    "fabric-isl-trunk": fabric_isl_trunk,
     "fabric-long-distance-isl": fabric_long_distance_isl,
     "fabric-npiv": fabric_npiv,
     "fabric-rscn-storm": fabric_rscn_storm,
     "fabric-rscn-zoning": fabric_rscn_zoning,
     "fabric-slow-drain": fabric_slow_drain,
+    "fabric-slow-drain-credit-loss": fabric_slow_drain_credit_loss,
+    "fabric-slow-drain-dirl": fabric_slow_drain_dirl,
+    "fabric-slow-drain-fencing": fabric_slow_drain_fencing,
+    "fabric-slow-drain-fpin": fabric_slow_drain_fpin,
+    "fabric-slow-drain-isolation": fabric_slow_drain_isolation,
+    "fabric-slow-drain-vc": fabric_slow_drain_vc,
     "fabric-storage-on-core": fabric_storage_on_core,
     "fc3-hunt-group": fc3_hunt_group,
     "fc3-multicast": fc3_multicast,
@@ -416,16 +734,22 @@ CHECKS: dict[str, Callable[[Scenario], None]] = {
     "loop-fairness": loop_fairness,
     "loop-lip-busy": loop_lip_busy,
     "loop-two-sites": loop_two_sites,
+    "multipath-dual-fabric": multipath_dual_fabric,
+    "multipath-link-failure": multipath_link_failure,
     "myrinet-slice-storage": myrinet_slice_storage,
     "myrinet-switch-failure": myrinet_switch_failure,
     "myrinet-two-hosts": myrinet_two_hosts,
     "netperf-tcp-rr": netperf_over_ancor,
     "netperf-tcp-stream-sweep": netperf_over_ancor,
+    "nvme-namespaces": nvme_namespaces,
     "nvme-vs-fcp-nvme": structure("point-to-point"),
     "nvme-vs-fcp-scsi": structure("point-to-point"),
+    "nvme-vs-fcp-sweep-nvme": lambda sc: nvme_vs_fcp_sweep(sc, nvme=True),
+    "nvme-vs-fcp-sweep-scsi": lambda sc: nvme_vs_fcp_sweep(sc, nvme=False),
     "p2p-1gfc-class3": p2p_1gfc_class3,
     "p2p-266-open-loop": p2p_266_open_loop,
     "p2p-32gfc-fec": p2p_32gfc_fec,
+    "p2p-bb-credit-recovery": p2p_bb_credit_recovery,
     "p2p-class1-connections": p2p_class1_connections,
     "p2p-class2-bidirectional": p2p_class2_bidirectional,
     "p2p-error-bursts": p2p_error_bursts,
@@ -441,6 +765,7 @@ CHECKS: dict[str, Callable[[Scenario], None]] = {
     "san-ramdisk": structure("point-to-point"),
     "san-striped-client": structure("fabric"),
     "server-local-disks": structure("point-to-point"),
+    "ssd-garbage-collection": ssd_garbage_collection,
     "tcp-noisy-link": tcp_noisy_link,
     "vlan-trunk": vlan_trunk,
 }
@@ -452,6 +777,11 @@ RUN_ELSEWHERE: dict[str, str] = {
     "p2p-32gfc-fec": "tests/analytical/test_fec.py",
     "nvme-vs-fcp-nvme": "tests/docs/test_nvme_vs_fcp.py",
     "nvme-vs-fcp-scsi": "tests/docs/test_nvme_vs_fcp.py",
+    # the lesson's Python block runs both sweeps (tests/docs/test_tutorials.py)
+    "nvme-vs-fcp-sweep-nvme": "docs/tutorials/12-nvme-vs-fcp.md",
+    "nvme-vs-fcp-sweep-scsi": "docs/tutorials/12-nvme-vs-fcp.md",
+    "ssd-garbage-collection": "tests/analytical/test_ssd_garbage_collection.py",
+    "fabric-slow-drain-fpin": "tests/docs/test_fpin_example.py",
 }
 """Examples whose stated figures another test runs and checks (its file)."""
 
@@ -493,7 +823,7 @@ NOT_RUN: dict[str, str] = {
 
 
 def test_every_example_has_a_check() -> None:
-    assert sorted(CHECKS) == [p.stem for p in EXAMPLES]
+    assert sorted(CHECKS) == sorted(p.stem for p in EXAMPLES)
     for name, path in RUN_ELSEWHERE.items():  # by its name, or a name made from its stem
         text = (ROOT / path).read_text(encoding="utf-8")
         assert name in text or name.rsplit("-", 1)[0] + "-{" in text, (name, path)
