@@ -515,6 +515,61 @@ def multipath_link_failure(sc: Scenario) -> None:
     assert latency["p99"] < 10 * (disk.average_seek + 30 / disk.rpm)  # a disk's, not seconds
 
 
+def _marginal_isl(sc: Scenario, name: str) -> dict[str, Any]:
+    """What the two marginal-ISL examples share: two fabrics of two switches
+    and one ISL each, round robin over both paths in one group, fabric A's
+    ISL at the stated bit error rate from 50 ms (about one full frame in 160
+    damaged), the job's timeout scaled to 20 ms; their run. The table of
+    docs/multipath.md is checked by tests/docs/test_marginal_isl_example.py."""
+    text = description(name)
+    assert sorted(s.name for s in sc.switches) == ["swA1", "swA2", "swB1", "swB2"]
+    assert sorted(link.name for link in isls(sc)) == ["islA", "islB"]
+    policy = node(sc, "host").multipath
+    assert (policy.path_grouping_policy, policy.path_selector) == ("multibus", "round-robin")
+    (fault,) = sc.faults
+    assert (fault.kind, fault.at, fault.link) == ("bit-error-rate", 0.05, "islA")
+    assert fault.bit_error_rate == figure(text, r"rises to ([0-9.e-]+) in both")
+    bits = frame_chars(MAX_DATA_FIELD) * 10  # 4GFC: 8b/10b
+    damaged = 1 - (1 - fault.bit_error_rate) ** bits
+    assert 1 / damaged == pytest.approx(figure(text, r"about one 2 KiB frame in (\d+)"),
+                                        rel=0.05)
+    (w,) = sc.workloads
+    assert w.timeout == figure(text, r"scaled down to (\d+) ms") / 1e3
+    return run(sc)
+
+
+def multipath_marginal_isl(sc: Scenario) -> None:
+    result = _marginal_isl(sc, "multipath-marginal-isl")
+    text = description("multipath-marginal-isl")
+    assert sc.fpin is not None and sc.fpin.link_integrity
+    window = figure(text, r"each (\d+) ms window") / 1e3
+    assert (sc.fpin.link_integrity_window, sc.fpin.link_integrity_threshold) == (
+        window, figure(text, r"at least (\d+) CRC errors"))
+    assert node(sc, "host").multipath.marginal_pathgroups == "fpin"
+    device = result["storage"]["multipath"]["host:array"]
+    (marked,) = [e["time_s"] for e in device["events"] if e["event"].startswith("marginal")]
+    # the end of the first window after the fault, plus the FPIN's way to the host
+    assert marked == pytest.approx(figure(text, r"marginal at (\d+) ms") / 1e3, abs=1e-4)
+    assert marked == pytest.approx(sc.faults[0].at + window, abs=1e-4)
+    errors = sum(d["errors"] for d in result["links"]["islA"]["directions"].values())
+    assert errors == figure(text, r"stops at\s+the (\d+) of the first window")
+
+
+def multipath_marginal_isl_no_fpin(sc: Scenario) -> None:
+    result = _marginal_isl(sc, "multipath-marginal-isl-no-fpin")
+    text = description("multipath-marginal-isl-no-fpin")
+    assert sc.fpin is None
+    policy = node(sc, "host").multipath
+    assert policy.polling_interval == figure(text, r"polling_interval (\d+) ms") / 1e3
+    errors = sum(d["errors"] for d in result["links"]["islA"]["directions"].values())
+    assert errors == figure(text, r"the ISL counts (\d+)\s+errors")
+    path = result["storage"]["multipath"]["host:array"]["paths"]["host-array"]
+    events = [e["event"].split(" (")[0] for e in result["storage"]["multipath"]["host:array"][
+        "events"] if e["path"] == "host-array"]
+    assert path["failures"] >= 2 and "reinstated" in events  # it flaps
+    assert jobs(result)["oltp"]["latency_s"]["max"] >= sc.workloads[0].timeout
+
+
 def myrinet_slice_storage(sc: Scenario) -> None:
     assert len(sc.nodes) == 3 and speeds(sc) == {"Myrinet-1280"}
 
@@ -736,6 +791,8 @@ CHECKS: dict[str, Callable[[Scenario], None]] = {
     "loop-two-sites": loop_two_sites,
     "multipath-dual-fabric": multipath_dual_fabric,
     "multipath-link-failure": multipath_link_failure,
+    "multipath-marginal-isl": multipath_marginal_isl,
+    "multipath-marginal-isl-no-fpin": multipath_marginal_isl_no_fpin,
     "myrinet-slice-storage": myrinet_slice_storage,
     "myrinet-switch-failure": myrinet_switch_failure,
     "myrinet-two-hosts": myrinet_two_hosts,
