@@ -26,6 +26,11 @@ A sender's rate is its frames per second; its exchanges' paths
   round-robin level, a cap on the frames that input sends it
   (:mod:`fcsim.flow.arbitration`).
 
+On a link whose two directions are both credit-bound, and whose trains of
+frames cannot keep out of each other's way, each R_RDY leaves locked behind
+the frame the other way: the credit's cycle holds the buffer that much
+longer (:mod:`fcsim.flow.credit`, :func:`_locked`).
+
 The rates are max-min fair (:func:`fcsim.flow.fairness.max_min`) under the
 caps, and the caps are what the switches' turn-taking gives for those
 rates (:func:`_levels`, :func:`_settle`): an output serves its *inputs* in
@@ -35,15 +40,16 @@ then runs at that output's pace. Where the packet model's switches still
 share otherwise, the result is flagged, not corrected (:func:`caveats`): an
 input FIFO holds frames behind a head waiting for another output; a
 central router serves frames in arrival order; an R_RDY waits behind a
-frame the other way; a frame that waits at a full output holds its buffer
-longer; a short frame at the end of each sequence needs a credit more.
+frame the other way where the link is not locked; a frame that waits at a
+full output holds its buffer longer; a short frame at the end of each
+sequence needs a credit more.
 """
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -51,6 +57,7 @@ import numpy as np
 from fcsim.fc2.frame import frame_chars
 from fcsim.fc2.port import MIN_FILL_WORDS
 from fcsim.flow.arbitration import Queue, held, resources_of, round_robin
+from fcsim.flow.credit import forced, locked_hold
 from fcsim.flow.fabric import FlowFabric, StreamFlow
 from fcsim.flow.fairness import TOLERANCE, max_min
 
@@ -81,7 +88,11 @@ class FlowResult:
     stream's payload rate (*stream_rates*, bytes/s), each direction's
     utilisation by frames (*utilisation*, busy fraction as the packet model
     counts it) and payload rate (*payload*, bytes/s), and per sender the
-    packet-model behaviours the max-min result leaves out (*caveats*)."""
+    packet-model behaviours the max-min result leaves out (*caveats*);
+    *settled*, whether the round-robin levels reached their fixed point;
+    *locked*, per link direction whose R_RDYs leave locked behind the frames
+    the other way (:mod:`fcsim.flow.credit`), how much longer each buffer is
+    held than the receiver's own hold, s."""
 
     fabric: FlowFabric
     resources: list[Resource]
@@ -94,6 +105,7 @@ class FlowResult:
     payload: dict[str, float]
     caveats: dict[str, list[str]]
     settled: bool = True
+    locked: dict[str, float] = field(default_factory=dict)
 
 
 def _per_frame(stream: StreamFlow) -> tuple[float, float]:
@@ -119,6 +131,10 @@ solution costs about O(senders x hops x distinct levels); a fabric whose
 outputs fill at many distinct levels, such as the 239-domain one, runs out
 of rises."""
 
+LOCKS = 5
+"""Solutions :func:`solve` may take to find the link directions whose R_RDYs
+lock behind frames the other way (:func:`_locked`): one more after each
+change of that set or of their waits; past it the last set stands."""
 
 def solve(fabric: FlowFabric) -> FlowResult:
     """Rates of every sending N_Port of *fabric*: max-min fair over the
@@ -143,6 +159,8 @@ def solve(fabric: FlowFabric) -> FlowResult:
 
     entries: dict[tuple[int, int], float] = defaultdict(float)
     busy: dict[tuple[str, int], float] = defaultdict(float)  # (direction, sender): busy s/frame
+    frames: dict[tuple[str, int], float] = defaultdict(float)  # frames per frame of the sender
+    credit_share: dict[tuple[int, int], float] = defaultdict(float)  # (credit, sender): frames
     carried: dict[tuple[str, int], float] = defaultdict(float)  # payload bytes per frame
     queues: dict[tuple[str, str], Queue] = {}
     positions: list[dict[int, float]] = []
@@ -163,9 +181,11 @@ def solve(fabric: FlowFabric) -> FlowResult:
                 cycle = frame_time + 2 * d.delay + d.hold + d.speed.word_time
                 credit = resource("credit", name, d.credit)
                 entries[credit, j] += share * cycle
+                credit_share[credit, j] += share
                 place[line] = place[credit] = k
                 units = {line: frame_time + GAP_CHARS * d.speed.char_time, credit: cycle}
                 busy[name, j] += share * frame_time
+                frames[name, j] += share
                 carried[name, j] += share * payload
                 if d.switch in fabric.routers:
                     router = resource("router", d.switch, fabric.routers[d.switch])
@@ -195,13 +215,28 @@ def solve(fabric: FlowFabric) -> FlowResult:
     rows = np.array([r for r, _ in keys], dtype=np.int64)
     cols = np.array([c for _, c in keys], dtype=np.int64)
     values = np.array([entries[k] for k in keys])
+    shares = np.array([credit_share.get(k, 0.0) for k in keys])
     capacity = np.array([r.capacity for r in resources])
     by_output: dict[str, list[Queue]] = defaultdict(list)
     for q in queues.values():
         by_output[q.output].append(q)
-    capacity, settled = _levels(by_output, where, rows, cols, values, capacity, positions,
-                                len(senders))
-    filling = max_min(rows, cols, values, capacity, len(senders))
+    credits = {r.owner: i for i, r in enumerate(resources) if r.kind == "credit"}
+    locked: dict[str, float] = {}
+    base = values
+    for _ in range(LOCKS):
+        cap, settled = _levels(by_output, where, rows, cols, values, capacity, positions,
+                               len(senders))
+        filling = max_min(rows, cols, values, cap, len(senders))
+        found = _locked(fabric, credits, cap, filling.load, filling.rate, busy, frames, locked)
+        if found.keys() == locked.keys() and all(
+                math.isclose(found[n], locked[n], rel_tol=SETTLED) for n in found):
+            break
+        locked = found
+        extra = np.zeros(len(capacity))
+        for name, wait in locked.items():
+            extra[credits[name]] = wait
+        values = base + shares * extra[rows]
+    capacity = cap
     resources = [replace(r, capacity=float(c)) for r, c in zip(resources, capacity, strict=True)]
     holding = held(rows, cols, values, capacity, filling.rate, filling.load)
     stops = [min(h | {int(b)}, key=lambda i: (resources[i].kind == "arbitration", i))
@@ -220,9 +255,46 @@ def solve(fabric: FlowFabric) -> FlowResult:
         carried_rate[name] += payload * rates[j]
     result = FlowResult(fabric, resources, senders, rates,
                         [resources[b] for b in stops], filling.load,
-                        stream_rates, dict(utilisation), dict(carried_rate), {}, settled)
+                        stream_rates, dict(utilisation), dict(carried_rate), {}, settled,
+                        locked)
     result.caveats = caveats(result)
     return result
+
+
+def _locked(fabric: FlowFabric, credits: dict[str, int], capacity: np.ndarray,
+            load: np.ndarray, rate: np.ndarray, busy: dict[tuple[str, int], float],
+            frames: dict[tuple[str, int], float], before: dict[str, float]) -> dict[str, float]:
+    """Per link direction whose R_RDYs leave locked behind the frames the
+    other way (:mod:`fcsim.flow.credit`: the credits of both directions of
+    its link are full under *load*, or were, *before*, and still are within
+    the wait), how much longer than the receiver's hold each of its buffers
+    is held, s. *busy* and *frames* give per (direction, sender) the line
+    seconds and the frames per frame of the sender, *rate* the senders'
+    frame rates, *credits* each direction's credit resource."""
+    full = {n for n, i in credits.items() if load[i] >= capacity[i] * (1 - CLOSE)}
+    seconds: dict[str, float] = defaultdict(float)
+    count: dict[str, float] = defaultdict(float)
+    for (name, j), b in busy.items():
+        seconds[name] += b * rate[j]
+        count[name] += frames[name, j] * rate[j]
+    ends: dict[str, list[str]] = defaultdict(list)
+    for n, d in fabric.directions.items():
+        ends[d.link].append(n)
+    out: dict[str, float] = {}
+    for name in full:
+        d = fabric.directions[name]
+        back = next((n for n in ends[d.link] if n != name), None)
+        if back is None or back not in full or not count[name] or not count[back]:
+            continue
+        t_forward = seconds[name] / count[name]
+        t_back = seconds[back] / count[back]
+        period = max(t_forward, t_back) + GAP_CHARS * d.speed.char_time
+        if not forced(d.credit, period, t_forward, d.delay, d.hold, d.speed.word_time):
+            continue  # the trains may also cross without locking: flagged (caveats)
+        wait = locked_hold(d.hold, d.speed.word_time, t_back, period, d.credit) - d.hold
+        if wait > 0:
+            out[name] = float(wait)
+    return out
 
 
 def _levels(by_output: dict[str, list[Queue]], where: dict[tuple[str, str, str | None], int],
@@ -338,7 +410,9 @@ def caveats(result: FlowResult) -> dict[str, list[str]]:
       arrival order, not in turn);
     - *R_RDY behind frames*: a link direction whose credit would bind if each
       R_RDY waited for a whole frame the other way (an R_RDY goes between
-      frames), on a link carrying frames both ways;
+      frames), on a link carrying frames both ways, unless both directions
+      are credit-bound: their R_RDYs then lock behind the frames the other
+      way, which the model computes (:mod:`fcsim.flow.credit`, *locked*);
     - *credit behind a full output*: a link direction into a switch whose
       credit would bind if each frame also waited, on a full output it
       leaves by, for a whole frame from each input the output serves in turn
@@ -412,7 +486,8 @@ def caveats(result: FlowResult) -> dict[str, list[str]]:
         wait = longest.get(back, 0.0) if back is not None else 0.0
         frames = sum(on[r.owner][g][s] for g in on[r.owner] for s in on[r.owner][g])
         senders = {s for g in on[r.owner] for s in on[r.owner][g]}
-        if wait and result.load[i] + frames * wait > r.capacity * (1 - CLOSE):
+        if wait and r.owner not in result.locked and (
+                result.load[i] + frames * wait > r.capacity * (1 - CLOSE)):
             for s in senders:
                 found[s].add("R_RDY behind frames")
         ahead = max((len(on[n]) * longest.get(n, 0.0) for n in outputs.get(r.owner, ())

@@ -1,0 +1,77 @@
+"""The BB credit cycle of a link direction when both directions of the link
+are credit-bound: each R_RDY goes out behind a frame the other way, locked
+to it.
+
+FC-FS-5's buffer-to-buffer flow control: a port sends a frame only while it
+holds a BB credit, and a receiver returns a credit with an R_RDY as it frees
+a receive buffer; the R_RDY is a primitive signal, an ordered set sent in the
+fill words between frames (FC-PH 17.1), so it waits for the frame in
+progress on its line to end (:meth:`fcsim.fc2.port.Port.send_r_rdy`).
+
+Take a link whose two directions A->B and B->A both run out of credit, each
+transmitter waiting for an R_RDY with frames to send. An R_RDY that left
+behind a frame arrives one word after that frame's EOF. So when A's frame
+is in at B (time *e*), the R_RDY behind it gives B the credit it waited for,
+and B starts a frame at once, at *e* + one word; A's frames come in a train,
+one a frame period *P* (frame time and fill words) apart, and each starts
+one of B's, *P* apart too. B frees A's frame's buffer *hold* after its EOF
+(the switch's routing latency, or the N_Port's processing) and its R_RDY
+then waits for B's frame in progress to end: the one started at *e* + word
++ *k P* with *k* = floor((hold - word) / *P*), if the R_RDY is ready before
+its end (a frame of B's *t_back* long), otherwise it goes at once, in the
+fill words. That R_RDY in turn leaves behind B's frame, so the lock holds
+itself. A hold under one word lets the R_RDY out before B's frame starts:
+no lock. The train lasts as many frames as the credits, so *k* stays below
+them.
+
+Whether the lock is the only steady state is :func:`forced`. The closed
+form (:func:`locked_hold`) replaces the hold in the credit's
+cycle (frame time + 2 x propagation + hold + one word,
+:mod:`fcsim.flow.model`). Checked against the packet model in
+``tests/unit/test_flow_credit.py``: a 5 km 4GFC ISL both ways at 8 credits,
+routing latency 0.7 us: the hold becomes one word and a frame time (a
+tenth of the rate off), at 6 us the second frame of the train.
+"""
+
+from __future__ import annotations
+
+import math
+
+
+def locked_hold(hold: float, word: float, t_back: float, period: float, credits: int) -> float:
+    """How long after its EOF a frame's R_RDY leaves, s, when both
+    directions of its link are credit-bound (the module's docstring): the
+    receiver's *hold* (s) rounded up to the end of the frame the other way
+    then on the line, frames of *t_back* s started one *word* (s) after the
+    EOF and one *period* (s) apart, at most *credits* of them; the *hold*
+    itself when it is under a word or falls between two of those frames."""
+    if hold <= word:
+        return hold
+    k = min(math.floor((hold - word) / period), credits - 1)
+    end = word + k * period + t_back
+    return end if hold < end else hold
+
+
+def forced(credits: int, period: float, frame: float, delay: float, hold: float,
+           word: float) -> bool:
+    """Whether a credit-bound direction's R_RDYs must lock behind the frames
+    the other way (:func:`locked_hold`), its *credits* sent in trains one
+    *period* (s) apart, frames of *frame* s, one-way propagation *delay* (s)
+    and the receiver's *hold* (s), with a link whose other direction is
+    credit-bound alike.
+
+    The two directions can also keep out of each other's way: each sends its
+    train, then idles until its credits come back, and every R_RDY goes in
+    the idle time the other way. That needs a phase *phi* of one train
+    against the other such that the R_RDYs for a train, ready from frame +
+    delay + hold after its first frame left, one period apart, fall after the
+    other side's train (credits x period) and before its next (a cycle,
+    frame + 2 x delay + hold + word, after it), both ways: *phi* within
+    +/-(frame + delay + hold - credits x period) and +/-(delay + word -
+    (credits - 1) x period). Where either is empty the lock is the only
+    steady state (True); otherwise which one the link settles in depends on
+    how the two directions started (two streams started at the same instant
+    cross without locking, ones started apart by a login lock), and the flow
+    model flags it rather than pick."""
+    return (credits * period > frame + delay + hold
+            or (credits - 1) * period > delay + word)

@@ -1,0 +1,117 @@
+"""R_RDYs locked behind the frames the other way (:mod:`fcsim.flow.credit`):
+the closed form's cases, and the packet model on links credit-bound both
+ways (the oracle's cases, tests/property/test_flow_oracle.py)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+from fcsim.fabric.switch_model import SwitchModel
+from fcsim.fc2.frame import frame_chars
+from fcsim.fc2.login import ServiceParameters
+from fcsim.flow.credit import forced, locked_hold
+from fcsim.flow.fabric import Direction, flow_fabric
+from fcsim.flow.model import GAP_CHARS, solve
+from fcsim.scenario.loader import scenario_from_document
+from fcsim.scenario.model import Scenario
+from tests.unit.test_flow_arbitration import _packet
+
+
+def test_a_hold_under_a_word_lets_the_r_rdy_out_first() -> None:
+    assert locked_hold(0.0, 1e-8, 5e-6, 5.1e-6, 8) == 0.0
+    assert locked_hold(1e-8, 1e-8, 5e-6, 5.1e-6, 8) == 1e-8
+
+
+def test_a_hold_within_a_frame_the_other_way_waits_for_its_end() -> None:
+    """The frame started one word after the EOF, then one a period after it."""
+    word, frame, period = 1e-8, 5e-6, 5.1e-6
+    assert math.isclose(locked_hold(0.7e-6, word, frame, period, 8), word + frame)
+    assert math.isclose(locked_hold(6e-6, word, frame, period, 8), word + period + frame)
+
+
+def test_a_hold_between_two_frames_or_after_the_train_is_kept() -> None:
+    word, frame, period = 1e-8, 5e-6, 5.1e-6
+    hold = word + frame + 0.05e-6  # in the fill words after the first frame
+    assert locked_hold(hold, word, frame, period, 8) == hold
+    assert locked_hold(7e-6, word, frame, period, 1) == 7e-6  # a train of one frame
+
+
+def test_trains_that_fit_in_the_gaps_need_not_lock() -> None:
+    """Three frames of 21.6 us in a train, 100 us each way: the trains can
+    cross; eight of 5.1 us against 25 us cannot keep out of each other's way."""
+    assert not forced(3, 21.6e-6, 21.5e-6, 100e-6, 5e-6, 4e-8)
+    assert forced(8, 5.11e-6, 5.05e-6, 25e-6, 0.7e-6, 1e-8)
+
+
+def _both_ways(speed: str, isl: str, credits: int, latency: float, cut: bool,
+               size: str, login: bool = False) -> Scenario:
+    """Two switches, one N_Port each, one ISL: each N_Port streams to the
+    other, so both directions of the ISL carry one stream."""
+    scenario = scenario_from_document({
+        "name": "both ways", "topology": "fabric",
+        "fabric": {"kind": "full-mesh", "switches": 2, "model": "generic-nonblocking",
+                   "nodes_per_switch": 1, "isls": 1, "speed": speed, "length": "5 m",
+                   "isl_length": isl, "traffic": "permutation", "stream_size": size,
+                   "outstanding": 1},
+        "run": {"duration": "1 ms", "login": login}}, "both-ways.toml")
+    model = SwitchModel(name="voq", ports=64, bb_credit=credits, routing_latency=latency,
+                        cut_through=cut, virtual_output_queues=True, crossbar_speedup=2.0)
+    return replace(scenario, switches=tuple(replace(s, model=model) for s in scenario.switches),
+                   nodes=tuple(replace(n, params=ServiceParameters(bb_credit=16))
+                               for n in scenario.nodes))
+
+
+def _locked_rate(d: Direction, data_field: int, credits: int, hold: float) -> float:
+    """credits x frame / (frame time + round trip + *hold* + one word), bytes/s."""
+    frame = frame_chars(data_field) * d.speed.char_time
+    return credits * data_field / (frame + 2 * d.delay + hold + d.speed.word_time)
+
+
+def test_a_link_credit_bound_both_ways_locks_its_r_rdys_behind_frames() -> None:
+    """A 5 km 4GFC ISL, 8 credits, full frames both ways: the trains overlap,
+    each R_RDY leaves behind the frame its arrival started the other way, and
+    each buffer is held a word and a frame (0.7 us routing latency) or a
+    word, a period and a frame (6 us) instead of the latency: credits x frame
+    over the longer cycle, the packet model within 2 %."""
+    for latency, frames_waited in ((0.7e-6, 0), (6e-6, 1)):
+        scenario = _both_ways("4GFC", "5 km", 8, latency, False, "8448 B")
+        flow = solve(flow_fabric(scenario))
+        d = flow.fabric.directions["s0:1->s1:1"]
+        frame = frame_chars(2112) * d.speed.char_time
+        period = frame + GAP_CHARS * d.speed.char_time
+        hold = d.speed.word_time + frames_waited * period + frame
+        expected = _locked_rate(d, 2112, 8, hold)
+        assert math.isclose(flow.locked[d.name], hold - latency, rel_tol=1e-9)
+        for name, rate in flow.stream_rates.items():
+            assert math.isclose(rate, expected, rel_tol=1e-9), name
+        assert not any(flow.caveats.values())
+        packet = _packet(scenario, 1e-3, 1e-3 + 400 / (expected / 2112))
+        for name, rate in packet.items():
+            assert abs(rate - expected) <= 0.02 * expected, (latency, name, rate, expected)
+
+
+def test_trains_that_may_cross_are_flagged_and_either_state_is_found() -> None:
+    """A 20 km 1GFC ISL, 3 credits, 5 us routing latency, cut-through, 64
+    KiB sequences both ways: the trains fit in each other's gaps, so the
+    link may lock or not. Started together (no login) they cross: the flow
+    model's rate; started apart by the logins they lock: the locked cycle.
+    The flow model flags the link."""
+    rates = {}
+    for login in (False, True):
+        scenario = _both_ways("1GFC", "20 km", 3, 5e-6, True, "64 KiB", login)
+        flow = solve(flow_fabric(scenario))
+        assert not flow.locked
+        assert all("R_RDY behind frames" in c for c in flow.caveats.values())
+        rates[login] = _packet(scenario, 2e-3, 2e-3 + 400 / (flow.rates[0]))
+    stream = flow.fabric.streams[0]
+    d = flow.fabric.directions["s0:1->s1:1"]
+    mean = sum(frame_chars(p) for p in stream.frame_payloads) / len(stream.frame_payloads)
+    frame = mean * d.speed.char_time
+    period = frame + GAP_CHARS * d.speed.char_time
+    hold = locked_hold(d.hold, d.speed.word_time, frame, period, d.credit)
+    per_frame = stream.size / len(stream.frame_payloads)
+    locked = d.credit * per_frame / (frame + 2 * d.delay + hold + d.speed.word_time)
+    for name, rate in flow.stream_rates.items():
+        assert abs(rates[False][name] - rate) <= 0.02 * rate, (name, rates[False][name], rate)
+        assert abs(rates[True][name] - locked) <= 0.02 * locked, (name, rates[True][name], locked)
