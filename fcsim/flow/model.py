@@ -164,6 +164,8 @@ def solve(fabric: FlowFabric) -> FlowResult:
     carried: dict[tuple[str, int], float] = defaultdict(float)  # payload bytes per frame
     queues: dict[tuple[str, str], Queue] = {}
     positions: list[dict[int, float]] = []
+    char = {name: d.speed.char_time for name, d in fabric.directions.items()}
+    word = {name: d.speed.word_time for name, d in fabric.directions.items()}
     for s in fabric.streams:
         j = index[s.source]
         chars, payload = _per_frame(s)
@@ -175,15 +177,15 @@ def solve(fabric: FlowFabric) -> FlowResult:
             positions.append(place)
             for k, name in enumerate(exchange.path):
                 d = fabric.directions[name]
-                frame_time = chars * d.speed.char_time
+                frame_time = chars * char[name]
                 line = resource("line", name, 1.0)
-                entries[line, j] += share * (frame_time + GAP_CHARS * d.speed.char_time)
-                cycle = frame_time + 2 * d.delay + d.hold + d.speed.word_time
+                entries[line, j] += share * (frame_time + GAP_CHARS * char[name])
+                cycle = frame_time + 2 * d.delay + d.hold + word[name]
                 credit = resource("credit", name, d.credit)
                 entries[credit, j] += share * cycle
                 credit_share[credit, j] += share
                 place[line] = place[credit] = k
-                units = {line: frame_time + GAP_CHARS * d.speed.char_time, credit: cycle}
+                units = {line: frame_time + GAP_CHARS * char[name], credit: cycle}
                 busy[name, j] += share * frame_time
                 frames[name, j] += share
                 carried[name, j] += share * payload
@@ -318,46 +320,58 @@ def _levels(by_output: dict[str, list[Queue]], where: dict[tuple[str, str, str |
            for o, group in by_output.items()}
     owner = {int(i): o for o, idx in own.items() for i in idx}
     mine = {o: resources_of(group) for o, group in by_output.items()}
+    # the same as arrays, outputs numbered in by_output's order: each cap's output
+    # (own_out), each output's resources (mine_res, mine_out), a cap's output by resource
+    names = list(by_output)
+    number = {o: k for k, o in enumerate(names)}
+    own_idx = np.concatenate([own[o] for o in names])
+    own_out = np.repeat(np.arange(len(names)), [len(own[o]) for o in names])
+    mine_res = np.array([i for o in names for i in mine[o]], dtype=np.int64)
+    mine_out = np.repeat(np.arange(len(names)), [len(mine[o]) for o in names])
+    cap_of = np.full(len(capacity), -1)
+    cap_of[own_idx] = own_out
+    mine_cap = cap_of[mine_res]
+    is_fixed = np.zeros(len(names), dtype=bool)
+    fixed_level = np.zeros(len(names))
     fixed: dict[str, float] = {}
     t = 1.0
     before: tuple[float, np.ndarray] | None = None
     cap = capacity.copy()
     for _ in range(RISES):
         cap = capacity.copy()
-        for o, idx in own.items():
-            cap[idx] = fixed.get(o, t)
+        cap[own_idx] = np.where(is_fixed[own_out], fixed_level[own_out], t)
         filling = max_min(rows, cols, values, cap, senders)
         load = filling.load
 
         def eligible(i: int) -> bool:
             return i not in owner or owner[i] in fixed
 
-        full = [o for o in by_output if o not in fixed and any(
-            load[i] >= cap[i] * (1 - CLOSE) for i in mine[o] if eligible(i))]
+        # an output's resource counts once it is not a cap still rising
+        counts = (mine_cap < 0) | is_fixed[np.maximum(mine_cap, 0)]
+        open_ = counts & ~is_fixed[mine_out]
+        full = [names[k] for k in np.unique(mine_out[
+            open_ & (load[mine_res] >= cap[mine_res] * (1 - CLOSE))]).tolist()]
         holding = held(rows, cols, values, cap, filling.rate, load)
-        rising = {int(i) for o, idx in own.items() if o not in fixed for i in idx}
+        rising = set(own_idx[~is_fixed[own_out]].tolist())
         if full:
             rate, limit = filling.rate.tolist(), cap.tolist()
             for o in full:
                 fixed[o] = min(t, round_robin(by_output[o], rate, holding, positions, limit,
                                               [i for i in mine[o] if eligible(i)], rising))
+                is_fixed[number[o]], fixed_level[number[o]] = True, fixed[o]
             before = None
             continue
         if math.isinf(t) or not any(h in rising for hs in holding for h in hs):
             return _settle(by_output, own, mine, fixed, rows, cols, values, capacity,
                            positions, senders)
-        nxt = math.inf
-        for o in by_output:
-            if o in fixed:
-                continue
-            for i in mine[o]:
-                if not eligible(i) or load[i] <= 0:
-                    continue
-                if before is not None and load[i] > before[1][i]:
-                    slope = (load[i] - before[1][i]) / (t - before[0])
-                    nxt = min(nxt, t + (cap[i] - load[i]) / slope)
-                elif before is None:
-                    nxt = min(nxt, t * cap[i] / load[i])
+        res = mine_res[open_ & (load[mine_res] > 0)]
+        if before is None:
+            found = t * cap[res] / load[res]
+        else:
+            res = res[load[res] > before[1][res]]
+            slope = (load[res] - before[1][res]) / (t - before[0])
+            found = t + (cap[res] - load[res]) / slope
+        nxt = float(found.min()) if len(found) else math.inf
         before = (t, load)
         t = max(nxt, t * (1 + 1e-9))
     return capacity, False
@@ -547,11 +561,12 @@ def _full(result: FlowResult, where: dict[tuple[str, str], int], direction: str)
 def _longest_frames(fabric: FlowFabric) -> dict[str, float]:
     """The longest frame time on each direction that carries frames, s."""
     longest: dict[str, float] = {}
+    char = {name: d.speed.char_time for name, d in fabric.directions.items()}
     for s in fabric.streams:
         chars = frame_chars(max(s.frame_payloads))
         for exchange in s.exchanges:
             for name in exchange.path:
-                time = chars * fabric.directions[name].speed.char_time
+                time = chars * char[name]
                 longest[name] = max(longest.get(name, 0.0), time)
     return longest
 
