@@ -75,3 +75,27 @@ def forced(credits: int, period: float, frame: float, delay: float, hold: float,
     model flags it rather than pick."""
     return (credits * period > frame + delay + hold
             or (credits - 1) * period > delay + word)
+
+
+def behind_output(cycle: float, credits: int, others: int, period: float) -> float:
+    """The cycle of each of *credits* credits (s) on a credit-bound link into
+    a store-and-forward switch whose frames all leave by one output that
+    takes *others* other inputs in turn, each always with a frame waiting,
+    frames one *period* (s) apart on the output; *cycle* is the credit's
+    cycle without waiting there (frame time + round trip + hold + word).
+
+    The switch frees the buffer, and returns the credit, only as the frame
+    crosses (FC-FS-5: an R_RDY for each receive buffer freed), and the
+    output always busy takes this input's frame only at its turn: after a
+    frame of this input crosses, the others cross one after another, and
+    this input's next chance comes (others + 1) periods later, then every
+    *others* periods while it has nothing waiting. The credits come back
+    in a train, one at each chance, so a train takes credits x (others + 1)
+    periods; a train's first frame, back a *cycle* after it left, waits for
+    the first chance after that: the cycle rounds up to it. A cycle within
+    the train's own time needs no rounding (the input is then not
+    credit-bound), nor does an output with no other input."""
+    train = credits * (others + 1) * period
+    if cycle <= train or not others:
+        return cycle
+    return train + others * period * math.ceil((cycle - train) / (others * period) - 1e-9)

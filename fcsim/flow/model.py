@@ -29,7 +29,9 @@ A sender's rate is its frames per second; its exchanges' paths
 On a link whose two directions are both credit-bound, and whose trains of
 frames cannot keep out of each other's way, each R_RDY leaves locked behind
 the frame the other way: the credit's cycle holds the buffer that much
-longer (:mod:`fcsim.flow.credit`, :func:`_locked`).
+longer (:mod:`fcsim.flow.credit`, :func:`_locked`). So does a frame on a
+credit-bound link that waits its turn at a full output of a
+store-and-forward switch (:func:`_behind`).
 
 The rates are max-min fair (:func:`fcsim.flow.fairness.max_min`) under the
 caps, and the caps are what the switches' turn-taking gives for those
@@ -41,7 +43,8 @@ share otherwise, the result is flagged, not corrected (:func:`caveats`): an
 input FIFO holds frames behind a head waiting for another output; a
 central router serves frames in arrival order; an R_RDY waits behind a
 frame the other way where the link is not locked; a frame that waits at a
-full output holds its buffer longer; a short frame at the end of each
+full output holds its buffer longer where the model does not compute that
+wait (:func:`_behind`); a short frame at the end of each
 sequence needs a credit more.
 """
 
@@ -57,7 +60,7 @@ import numpy as np
 from fcsim.fc2.frame import frame_chars
 from fcsim.fc2.port import MIN_FILL_WORDS
 from fcsim.flow.arbitration import Queue, held, resources_of, round_robin
-from fcsim.flow.credit import forced, locked_hold
+from fcsim.flow.credit import behind_output, forced, locked_hold
 from fcsim.flow.fabric import FlowFabric, StreamFlow
 from fcsim.flow.fairness import TOLERANCE, max_min
 
@@ -92,7 +95,9 @@ class FlowResult:
     *settled*, whether the round-robin levels reached their fixed point;
     *locked*, per link direction whose R_RDYs leave locked behind the frames
     the other way (:mod:`fcsim.flow.credit`), how much longer each buffer is
-    held than the receiver's own hold, s."""
+    held than the receiver's own hold, s; *behind*, the same for each link
+    direction into a store-and-forward switch whose frames wait their turn
+    at a full output (:func:`fcsim.flow.credit.behind_output`)."""
 
     fabric: FlowFabric
     resources: list[Resource]
@@ -106,6 +111,7 @@ class FlowResult:
     caveats: dict[str, list[str]]
     settled: bool = True
     locked: dict[str, float] = field(default_factory=dict)
+    behind: dict[str, float] = field(default_factory=dict)
 
 
 def _per_frame(stream: StreamFlow) -> tuple[float, float]:
@@ -224,19 +230,23 @@ def solve(fabric: FlowFabric) -> FlowResult:
         by_output[q.output].append(q)
     credits = {r.owner: i for i, r in enumerate(resources) if r.kind == "credit"}
     locked: dict[str, float] = {}
+    behind: dict[str, float] = {}
     base = values
     for _ in range(LOCKS):
         cap, settled = _levels(by_output, where, rows, cols, values, capacity, positions,
                                len(senders))
         filling = max_min(rows, cols, values, cap, len(senders))
-        found = _locked(fabric, credits, cap, filling.load, filling.rate, busy, frames, locked)
-        if found.keys() == locked.keys() and all(
-                math.isclose(found[n], locked[n], rel_tol=SETTLED) for n in found):
+        per_frame = _frame_times(busy, frames, filling.rate)
+        found = _locked(fabric, credits, cap, filling.load, per_frame)
+        waiting = _behind(fabric, credits, by_output, where, cap, filling.load,
+                          filling.rate, per_frame)
+        if _same(found, locked) and _same(waiting, behind):
             break
-        locked = found
+        locked, behind = found, waiting
         extra = np.zeros(len(capacity))
-        for name, wait in locked.items():
-            extra[credits[name]] = wait
+        for waits in (locked, behind):
+            for name, wait in waits.items():
+                extra[credits[name]] += wait
         values = base + shares * extra[rows]
     capacity = cap
     resources = [replace(r, capacity=float(c)) for r, c in zip(resources, capacity, strict=True)]
@@ -258,27 +268,40 @@ def solve(fabric: FlowFabric) -> FlowResult:
     result = FlowResult(fabric, resources, senders, rates,
                         [resources[b] for b in stops], filling.load,
                         stream_rates, dict(utilisation), dict(carried_rate), {}, settled,
-                        locked)
+                        locked, behind)
     result.caveats = caveats(result)
     return result
 
 
-def _locked(fabric: FlowFabric, credits: dict[str, int], capacity: np.ndarray,
-            load: np.ndarray, rate: np.ndarray, busy: dict[tuple[str, int], float],
-            frames: dict[tuple[str, int], float], before: dict[str, float]) -> dict[str, float]:
-    """Per link direction whose R_RDYs leave locked behind the frames the
-    other way (:mod:`fcsim.flow.credit`: the credits of both directions of
-    its link are full under *load*, or were, *before*, and still are within
-    the wait), how much longer than the receiver's hold each of its buffers
-    is held, s. *busy* and *frames* give per (direction, sender) the line
-    seconds and the frames per frame of the sender, *rate* the senders'
-    frame rates, *credits* each direction's credit resource."""
-    full = {n for n, i in credits.items() if load[i] >= capacity[i] * (1 - CLOSE)}
+def _same(a: dict[str, float], b: dict[str, float]) -> bool:
+    """True if the waits *a* and *b* name the same directions with the same waits."""
+    return a.keys() == b.keys() and all(math.isclose(a[n], b[n], rel_tol=SETTLED) for n in a)
+
+
+def _frame_times(busy: dict[tuple[str, int], float], frames: dict[tuple[str, int], float],
+                 rate: np.ndarray) -> dict[str, tuple[float, float]]:
+    """Per link direction that carries frames at *rate* (the senders'), its
+    frames per second and their mean frame time, s; *busy* and *frames* give
+    per (direction, sender) the line seconds and the frames per frame of the
+    sender."""
     seconds: dict[str, float] = defaultdict(float)
     count: dict[str, float] = defaultdict(float)
     for (name, j), b in busy.items():
         seconds[name] += b * rate[j]
         count[name] += frames[name, j] * rate[j]
+    return {n: (count[n], seconds[n] / count[n]) for n in count if count[n] > 0}
+
+
+def _locked(fabric: FlowFabric, credits: dict[str, int], capacity: np.ndarray,
+            load: np.ndarray, per_frame: dict[str, tuple[float, float]]) -> dict[str, float]:
+    """Per link direction whose R_RDYs leave locked behind the frames the
+    other way (:mod:`fcsim.flow.credit`: the credits of both directions of
+    its link are full under *load*, and the lock is the only steady state,
+    :func:`fcsim.flow.credit.forced`), how much longer than the receiver's
+    hold each of its buffers is held, s. *per_frame* gives each direction's
+    frames per second and mean frame time (:func:`_frame_times`), *credits*
+    each direction's credit resource."""
+    full = {n for n, i in credits.items() if load[i] >= capacity[i] * (1 - CLOSE)}
     ends: dict[str, list[str]] = defaultdict(list)
     for n, d in fabric.directions.items():
         ends[d.link].append(n)
@@ -286,10 +309,9 @@ def _locked(fabric: FlowFabric, credits: dict[str, int], capacity: np.ndarray,
     for name in full:
         d = fabric.directions[name]
         back = next((n for n in ends[d.link] if n != name), None)
-        if back is None or back not in full or not count[name] or not count[back]:
+        if back is None or back not in full or name not in per_frame or back not in per_frame:
             continue
-        t_forward = seconds[name] / count[name]
-        t_back = seconds[back] / count[back]
+        t_forward, t_back = per_frame[name][1], per_frame[back][1]
         period = max(t_forward, t_back) + GAP_CHARS * d.speed.char_time
         if not forced(d.credit, period, t_forward, d.delay, d.hold, d.speed.word_time):
             continue  # the trains may also cross without locking: flagged (caveats)
@@ -298,6 +320,49 @@ def _locked(fabric: FlowFabric, credits: dict[str, int], capacity: np.ndarray,
             out[name] = float(wait)
     return out
 
+
+def _behind(fabric: FlowFabric, credits: dict[str, int], by_output: dict[str, list[Queue]],
+            where: dict[tuple[str, str, str | None], int], capacity: np.ndarray,
+            load: np.ndarray, rate: np.ndarray,
+            per_frame: dict[str, tuple[float, float]]) -> dict[str, float]:
+    """Per link direction into a store-and-forward switch whose frames wait
+    their turn at a full output, how much longer than the switch's hold each
+    of its buffers is held, s (:func:`fcsim.flow.credit.behind_output`):
+    every frame the direction carries leaves by that output, whose line is
+    full, every other input of the output always has a frame waiting (its
+    queue gets the output's top rate), and the direction's credit is full
+    under *load*. A queue at the top rate itself gets a wait of 0 where its
+    credits bring a frame back before each of its turns (counting only the
+    other inputs at the top rate, the shortest the turns can come): the
+    round robin the model computes is then exact for it. *rate* gives the senders'
+    frame rates, *per_frame* each direction's frames per second and mean
+    frame time."""
+    out: dict[str, float] = {}
+    for o, group in by_output.items():
+        line = where.get(("line", o, None))
+        if line is None or load[line] < capacity[line] * (1 - CLOSE) or o not in per_frame:
+            continue
+        rates = [sum(share * rate[j] for j, share in zip(q.senders, q.shares, strict=True))
+                 for q in group]
+        top = max(rates)
+        for k, q in enumerate(group):
+            d = fabric.directions[q.input]
+            if (d.switch is None or fabric.models[d.switch].cut_through
+                    or q.input not in per_frame
+                    or per_frame[q.input][0] > rates[k] * (1 + CLOSE)):
+                continue
+            others = sum(1 for i, r in enumerate(rates) if i != k and r >= top * (1 - CLOSE))
+            every = others == len(group) - 1
+            backlogged = rates[k] >= top * (1 - CLOSE)
+            if not backlogged and not (every and load[credits[q.input]]
+                                       >= capacity[credits[q.input]] * (1 - CLOSE)):
+                continue
+            cycle = per_frame[q.input][1] + 2 * d.delay + d.hold + d.speed.word_time
+            period = per_frame[o][1] + GAP_CHARS * fabric.directions[o].speed.char_time
+            wait = behind_output(cycle, d.credit, others, period) - cycle
+            if wait <= 0 or every:
+                out[q.input] = float(wait)
+    return out
 
 def _levels(by_output: dict[str, list[Queue]], where: dict[tuple[str, str, str | None], int],
             rows: np.ndarray, cols: np.ndarray, values: np.ndarray, capacity: np.ndarray,
@@ -430,7 +495,8 @@ def caveats(result: FlowResult) -> dict[str, list[str]]:
     - *credit behind a full output*: a link direction into a switch whose
       credit would bind if each frame also waited, on a full output it
       leaves by, for a whole frame from each input the output serves in turn
-      (the switch holds its buffer until the frame crosses);
+      (the switch holds its buffer until the frame crosses), unless the
+      model computes that wait (:func:`_behind`, *behind*);
     - *credit-tight pipeline*: a stream whose sequences end in a shorter
       frame crosses a link direction with less than a credit to spare (the
       next frame follows the short one at once, so the hop needs a credit
@@ -506,7 +572,8 @@ def caveats(result: FlowResult) -> dict[str, list[str]]:
                 found[s].add("R_RDY behind frames")
         ahead = max((len(on[n]) * longest.get(n, 0.0) for n in outputs.get(r.owner, ())
                      if _full(result, where, n)), default=0.0)
-        if ahead and result.load[i] + frames * ahead > r.capacity * (1 - CLOSE):
+        if ahead and r.owner not in result.behind and (
+                result.load[i] + frames * ahead > r.capacity * (1 - CLOSE)):
             for s in senders:
                 found[s].add("credit behind a full output")
     return {s: sorted(found.get(s, ())) for s in result.senders}
