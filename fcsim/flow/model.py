@@ -667,7 +667,8 @@ def results(result: FlowResult) -> dict[str, Any]:
         entry["directions"][name] = {
             "utilisation": float(result.utilisation.get(name, 0.0)),
             "payload_bytes_per_s": float(result.payload.get(name, 0.0)),
-            "credit_in_use": float(credit_of.get(name, 0.0))}
+            "credit_in_use": float(credit_of.get(name, 0.0)),
+            "credit_wait_s": result.locked.get(name, 0.0) + result.behind.get(name, 0.0)}
     isl = [u for entry in links.values() if entry["isl"]
            for u in (v["utilisation"] for v in entry["directions"].values())]
     return {"model": "flow", "streams": streams, "links": links,

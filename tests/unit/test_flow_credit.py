@@ -12,7 +12,7 @@ from fcsim.fc2.frame import frame_chars
 from fcsim.fc2.login import ServiceParameters
 from fcsim.flow.credit import behind_output, forced, locked_hold
 from fcsim.flow.fabric import Direction, flow_fabric
-from fcsim.flow.model import GAP_CHARS, solve
+from fcsim.flow.model import GAP_CHARS, results, solve
 from fcsim.scenario.loader import scenario_from_document
 from fcsim.scenario.model import Scenario
 from tests.unit.test_flow_arbitration import _packet
@@ -83,6 +83,8 @@ def test_a_link_credit_bound_both_ways_locks_its_r_rdys_behind_frames() -> None:
         hold = d.speed.word_time + frames_waited * period + frame
         expected = _locked_rate(d, 2112, 8, hold)
         assert math.isclose(flow.locked[d.name], hold - latency, rel_tol=1e-9)
+        link = results(flow)["links"][d.link]["directions"][d.name]
+        assert math.isclose(link["credit_wait_s"], hold - latency, rel_tol=1e-9)
         for name, rate in flow.stream_rates.items():
             assert math.isclose(rate, expected, rel_tol=1e-9), name
         assert not any(flow.caveats.values())
