@@ -35,6 +35,7 @@ tenth of the rate off), at 6 us the second frame of the train.
 
 from __future__ import annotations
 
+import heapq
 import math
 
 
@@ -77,25 +78,80 @@ def forced(credits: int, period: float, frame: float, delay: float, hold: float,
             or (credits - 1) * period > delay + word)
 
 
-def behind_output(cycle: float, credits: int, others: int, period: float) -> float:
+def behind_output(cycle: float, credits: int, others: int, period: float,
+                  hidden: float = 0.0) -> float:
     """The cycle of each of *credits* credits (s) on a credit-bound link into
-    a store-and-forward switch whose frames all leave by one output that
-    takes *others* other inputs in turn, each always with a frame waiting,
-    frames one *period* (s) apart on the output; *cycle* is the credit's
-    cycle without waiting there (frame time + round trip + hold + word).
+    a switch whose frames all leave by one output that takes *others* other
+    inputs in turn, each always with a frame waiting, frames one *period*
+    (s) apart on the output; *cycle* is the credit's cycle without waiting
+    there (frame time + round trip + hold + word); *hidden* (s) how long
+    before its buffer may be freed a frame may already cross (0 with
+    store-and-forward; with cut-through, from the header, or the time the
+    output needs to send it, on, :func:`hidden_wait`).
 
     The switch frees the buffer, and returns the credit, only as the frame
-    crosses (FC-FS-5: an R_RDY for each receive buffer freed), and the
-    output always busy takes this input's frame only at its turn: after a
-    frame of this input crosses, the others cross one after another, and
-    this input's next chance comes (others + 1) periods later, then every
-    *others* periods while it has nothing waiting. The credits come back
-    in a train, one at each chance, so a train takes credits x (others + 1)
-    periods; a train's first frame, back a *cycle* after it left, waits for
-    the first chance after that: the cycle rounds up to it. A cycle within
-    the train's own time needs no rounding (the input is then not
-    credit-bound), nor does an output with no other input."""
+    crosses (FC-FS-5: an R_RDY for each receive buffer freed), and never
+    before it could have with no wait; the output, always busy, takes this
+    input's frame only at its turn: after a frame of this input crosses,
+    the others cross one after another, and this input's next chance comes
+    (others + 1) periods later, then every *others* periods while it has
+    nothing waiting.
+
+    Store-and-forward: the credits come back in a train, one at each
+    chance, so a train takes credits x (others + 1) periods; a train's first
+    frame, back a *cycle* after it left, waits for the first chance after
+    that: the cycle rounds up to it, credits x (others + 1) x period +
+    others x period x ceil((cycle - credits x (others + 1) x period) /
+    (others x period)). A cycle within the train's own time needs no
+    rounding (the input is then not credit-bound), nor does an output with
+    no other input. Cut-through: a frame may cross *hidden* before its
+    buffer can be freed, which hides that much of each wait, and the trains
+    no longer keep one shape: :func:`_turns` follows each credit from turn
+    to turn instead."""
     train = credits * (others + 1) * period
     if cycle <= train or not others:
         return cycle
-    return train + others * period * math.ceil((cycle - train) / (others * period) - 1e-9)
+    if hidden <= 0:
+        return train + others * period * math.ceil((cycle - train) / (others * period) - 1e-9)
+    return max(cycle, _turns(cycle, credits, others, period, hidden))
+
+
+TURNS = 240
+"""Times :func:`_turns` takes each credit round; the cycle is the mean of
+the second half."""
+
+
+def _turns(cycle: float, credits: int, others: int, period: float, hidden: float) -> float:
+    """The mean cycle of a credit (s) when each frame crosses at the first
+    turn of its input (:func:`behind_output`) once it may (*hidden* before
+    its buffer may be freed, a *cycle* after the buffer it came on was),
+    and frees its buffer as it crosses or when it may, whichever is later:
+    the credits' turns followed one by one from all credits ready at once,
+    over :data:`TURNS` rounds."""
+    waiting = [(0.0, hidden)] * credits  # (may cross, may be freed) per credit
+    crossed: list[float] = []
+    last = None
+    for _ in range(credits * TURNS):
+        ready, free = heapq.heappop(waiting)
+        if last is None:
+            turn = ready
+        else:
+            turn = last + (others + 1) * period
+            if ready > turn:
+                turn += others * period * math.ceil((ready - turn) / (others * period) - 1e-9)
+        freed = max(turn, free)
+        heapq.heappush(waiting, (freed + cycle - hidden, freed + cycle))
+        last = turn
+        crossed.append(turn)
+    rounds = TURNS // 2
+    return (crossed[-1] - crossed[-1 - credits * rounds]) / rounds
+
+
+def hidden_wait(frame_in: float, frame_out: float, header: float) -> float:
+    """How long before its buffer may be freed a frame may cross a
+    cut-through switch, s: it may leave once its header is in and the
+    output, taking *frame_out* s to send it, would not overtake its EOF
+    (*frame_in* s after the SOF, *header* s for the header;
+    :meth:`fcsim.fabric.switch.Switch.arrive`), and its buffer is freed no
+    earlier than its EOF, both plus the routing latency."""
+    return frame_in - max(header, frame_in - frame_out)

@@ -30,8 +30,8 @@ On a link whose two directions are both credit-bound, and whose trains of
 frames cannot keep out of each other's way, each R_RDY leaves locked behind
 the frame the other way: the credit's cycle holds the buffer that much
 longer (:mod:`fcsim.flow.credit`, :func:`_locked`). So does a frame on a
-credit-bound link that waits its turn at a full output of a
-store-and-forward switch (:func:`_behind`).
+credit-bound link that waits its turn at a full output of a switch
+(:func:`_behind`).
 
 The rates are max-min fair (:func:`fcsim.flow.fairness.max_min`) under the
 caps, and the caps are what the switches' turn-taking gives for those
@@ -57,10 +57,11 @@ from typing import Any
 
 import numpy as np
 
+from fcsim.fabric.switch_port import HEADER_CHARS
 from fcsim.fc2.frame import frame_chars
 from fcsim.fc2.port import MIN_FILL_WORDS
 from fcsim.flow.arbitration import Queue, held, resources_of, round_robin
-from fcsim.flow.credit import behind_output, forced, locked_hold
+from fcsim.flow.credit import behind_output, forced, hidden_wait, locked_hold
 from fcsim.flow.fabric import FlowFabric, StreamFlow
 from fcsim.flow.fairness import TOLERANCE, max_min
 
@@ -96,8 +97,8 @@ class FlowResult:
     *locked*, per link direction whose R_RDYs leave locked behind the frames
     the other way (:mod:`fcsim.flow.credit`), how much longer each buffer is
     held than the receiver's own hold, s; *behind*, the same for each link
-    direction into a store-and-forward switch whose frames wait their turn
-    at a full output (:func:`fcsim.flow.credit.behind_output`)."""
+    direction into a switch whose frames wait their turn at a full output
+    (:func:`fcsim.flow.credit.behind_output`)."""
 
     fabric: FlowFabric
     resources: list[Resource]
@@ -325,8 +326,8 @@ def _behind(fabric: FlowFabric, credits: dict[str, int], by_output: dict[str, li
             where: dict[tuple[str, str, str | None], int], capacity: np.ndarray,
             load: np.ndarray, rate: np.ndarray,
             per_frame: dict[str, tuple[float, float]]) -> dict[str, float]:
-    """Per link direction into a store-and-forward switch whose frames wait
-    their turn at a full output, how much longer than the switch's hold each
+    """Per link direction into a switch whose frames wait their turn at a
+    full output, how much longer than the switch's hold each
     of its buffers is held, s (:func:`fcsim.flow.credit.behind_output`):
     every frame the direction carries leaves by that output, whose line is
     full, every other input of the output always has a frame waiting (its
@@ -347,8 +348,7 @@ def _behind(fabric: FlowFabric, credits: dict[str, int], by_output: dict[str, li
         top = max(rates)
         for k, q in enumerate(group):
             d = fabric.directions[q.input]
-            if (d.switch is None or fabric.models[d.switch].cut_through
-                    or q.input not in per_frame
+            if (d.switch is None or q.input not in per_frame
                     or per_frame[q.input][0] > rates[k] * (1 + CLOSE)):
                 continue
             others = sum(1 for i, r in enumerate(rates) if i != k and r >= top * (1 - CLOSE))
@@ -358,8 +358,14 @@ def _behind(fabric: FlowFabric, credits: dict[str, int], by_output: dict[str, li
                                        >= capacity[credits[q.input]] * (1 - CLOSE)):
                 continue
             cycle = per_frame[q.input][1] + 2 * d.delay + d.hold + d.speed.word_time
-            period = per_frame[o][1] + GAP_CHARS * fabric.directions[o].speed.char_time
-            wait = behind_output(cycle, d.credit, others, period) - cycle
+            out_char = fabric.directions[o].speed.char_time
+            period = per_frame[o][1] + GAP_CHARS * out_char
+            hidden = 0.0
+            if fabric.models[d.switch].cut_through:
+                frame = per_frame[q.input][1]
+                hidden = hidden_wait(frame, frame * out_char / d.speed.char_time,
+                                     HEADER_CHARS * d.speed.char_time)
+            wait = behind_output(cycle, d.credit, others, period, hidden) - cycle
             if wait <= 0 or every:
                 out[q.input] = float(wait)
     return out
