@@ -155,3 +155,28 @@ def hidden_wait(frame_in: float, frame_out: float, header: float) -> float:
     :meth:`fcsim.fabric.switch.Switch.arrive`), and its buffer is freed no
     earlier than its EOF, both plus the routing latency."""
     return frame_in - max(header, frame_in - frame_out)
+
+
+def pipeline_period(frames: list[float], credits: int, rest: float, gap: float) -> float:
+    """The time one round of *frames* (their line times, s, in the order a
+    transmitter sends them, over and over) takes through a hop of *credits*
+    BB credits, s: each frame waits for the line (the frame before it and
+    *gap* of fill words) and for a credit (FC-FS-5: a frame goes only while
+    the sender holds one), and its credit comes back its frame time and
+    *rest* (round trip, the receiver's hold and the R_RDY's word) after it
+    started. With frames of one length this is the larger of the line's
+    and the credits' bounds; with a short frame at the end of each
+    sequence the next one follows it at once and may find no credit, so
+    the rate falls below both, by up to a frame a round: the mean of the
+    second half of :data:`TURNS` rounds."""
+    returns = [0.0] * credits
+    clock = 0.0
+    ends = []
+    for _ in range(TURNS):
+        for frame in frames:
+            start = max(clock, heapq.heappop(returns))
+            heapq.heappush(returns, start + frame + rest)
+            clock = start + frame + gap
+        ends.append(clock)
+    rounds = TURNS // 2
+    return (ends[-1] - ends[-1 - rounds]) / rounds

@@ -45,7 +45,8 @@ central router serves frames in arrival order; an R_RDY waits behind a
 frame the other way where the link is not locked; a frame that waits at a
 full output holds its buffer longer where the model does not compute that
 wait (:func:`_behind`); a short frame at the end of each
-sequence needs a credit more.
+sequence needs a credit more where the model does not follow the frames
+in order (:func:`_pipelined`).
 """
 
 from __future__ import annotations
@@ -61,7 +62,13 @@ from fcsim.fabric.switch_port import HEADER_CHARS
 from fcsim.fc2.frame import frame_chars
 from fcsim.fc2.port import MIN_FILL_WORDS
 from fcsim.flow.arbitration import Queue, held, resources_of, round_robin
-from fcsim.flow.credit import behind_output, forced, hidden_wait, locked_hold
+from fcsim.flow.credit import (
+    behind_output,
+    forced,
+    hidden_wait,
+    locked_hold,
+    pipeline_period,
+)
 from fcsim.flow.fabric import FlowFabric, StreamFlow
 from fcsim.flow.fairness import TOLERANCE, max_min
 
@@ -98,7 +105,9 @@ class FlowResult:
     the other way (:mod:`fcsim.flow.credit`), how much longer each buffer is
     held than the receiver's own hold, s; *behind*, the same for each link
     direction into a switch whose frames wait their turn at a full output
-    (:func:`fcsim.flow.credit.behind_output`)."""
+    (:func:`fcsim.flow.credit.behind_output`); *pipelined*, the same for
+    each link direction one stream alone keeps full with sequences that end
+    in a shorter frame (:func:`fcsim.flow.credit.pipeline_period`)."""
 
     fabric: FlowFabric
     resources: list[Resource]
@@ -113,6 +122,7 @@ class FlowResult:
     settled: bool = True
     locked: dict[str, float] = field(default_factory=dict)
     behind: dict[str, float] = field(default_factory=dict)
+    pipelined: dict[str, float] = field(default_factory=dict)
 
 
 def _per_frame(stream: StreamFlow) -> tuple[float, float]:
@@ -232,6 +242,7 @@ def solve(fabric: FlowFabric) -> FlowResult:
     credits = {r.owner: i for i, r in enumerate(resources) if r.kind == "credit"}
     locked: dict[str, float] = {}
     behind: dict[str, float] = {}
+    pipelined: dict[str, float] = {}
     base = values
     for _ in range(LOCKS):
         cap, settled = _levels(by_output, where, rows, cols, values, capacity, positions,
@@ -241,11 +252,13 @@ def solve(fabric: FlowFabric) -> FlowResult:
         found = _locked(fabric, credits, cap, filling.load, per_frame)
         waiting = _behind(fabric, credits, by_output, where, cap, filling.load,
                           filling.rate, per_frame)
-        if _same(found, locked) and _same(waiting, behind):
+        tight = _pipelined(fabric, credits, where, cap, filling.load, per_frame,
+                           {n for waits in (found, waiting) for n, w in waits.items() if w > 0})
+        if _same(found, locked) and _same(waiting, behind) and _same(tight, pipelined):
             break
-        locked, behind = found, waiting
+        locked, behind, pipelined = found, waiting, tight
         extra = np.zeros(len(capacity))
-        for waits in (locked, behind):
+        for waits in (locked, behind, pipelined):
             for name, wait in waits.items():
                 extra[credits[name]] += wait
         values = base + shares * extra[rows]
@@ -269,7 +282,7 @@ def solve(fabric: FlowFabric) -> FlowResult:
     result = FlowResult(fabric, resources, senders, rates,
                         [resources[b] for b in stops], filling.load,
                         stream_rates, dict(utilisation), dict(carried_rate), {}, settled,
-                        locked, behind)
+                        locked, behind, pipelined)
     result.caveats = caveats(result)
     return result
 
@@ -368,6 +381,48 @@ def _behind(fabric: FlowFabric, credits: dict[str, int], by_output: dict[str, li
             wait = behind_output(cycle, d.credit, others, period, hidden) - cycle
             if wait <= 0 or every:
                 out[q.input] = float(wait)
+    return out
+
+def _pipelined(fabric: FlowFabric, credits: dict[str, int],
+               where: dict[tuple[str, str, str | None], int], capacity: np.ndarray,
+               load: np.ndarray, per_frame: dict[str, tuple[float, float]],
+               waits: set[str]) -> dict[str, float]:
+    """Per link direction that one stream alone keeps full (its line or its
+    credit), all of whose exchanges cross it, with sequences that end in a
+    shorter frame, how much longer each buffer is effectively held than the
+    receiver's hold, s, so that the credit gives the rate of frames sent in
+    order as credits come back (:func:`fcsim.flow.credit.pipeline_period`);
+    0 where that rate is the line's or the credits' bound. Directions with
+    another wait (*waits*) are left out."""
+    users: dict[str, list[StreamFlow]] = defaultdict(list)
+    for st in fabric.streams:
+        for name in {n for e in st.exchanges for n in e.path}:
+            users[name].append(st)
+    out: dict[str, float] = {}
+    periods: dict[tuple[tuple[float, ...], int, float, float], float] = {}
+    for name, streams in users.items():
+        if len(streams) != 1 or name in waits or name not in per_frame:
+            continue
+        st = streams[0]
+        crossing = [e for e in st.exchanges if name in e.path]
+        if (len(set(st.frame_payloads)) < 2 or len(crossing) != len(st.exchanges)
+                or any(e.weight != 1 for e in crossing)
+                or not any(load[where[kind, name, None]]
+                           >= capacity[where[kind, name, None]] * (1 - CLOSE)
+                           for kind in ("line", "credit"))):
+            continue
+        d = fabric.directions[name]
+        char = d.speed.char_time
+        frames = [frame_chars(x) * char for x in st.frame_payloads for _ in crossing]
+        rest = 2 * d.delay + d.hold + d.speed.word_time
+        key = (tuple(frames), d.credit, rest, GAP_CHARS * char)  # the same hop, computed once
+        if key not in periods:
+            periods[key] = pipeline_period(frames, d.credit, rest, GAP_CHARS * char)
+        rate = len(frames) / periods[key]
+        cycle = sum(frames) / len(frames) + rest
+        bound = min(len(frames) / (sum(frames) + len(frames) * GAP_CHARS * char),
+                    d.credit / cycle)  # the line's and the credits' bounds, frames/s
+        out[name] = d.credit / rate - cycle if rate < bound * (1 - CLOSE) else 0.0
     return out
 
 def _levels(by_output: dict[str, list[Queue]], where: dict[tuple[str, str, str | None], int],
@@ -506,7 +561,8 @@ def caveats(result: FlowResult) -> dict[str, list[str]]:
     - *credit-tight pipeline*: a stream whose sequences end in a shorter
       frame crosses a link direction with less than a credit to spare (the
       next frame follows the short one at once, so the hop needs a credit
-      more than on average: a stall each sequence), or into a
+      more than on average: a stall each sequence; computed instead where
+      one stream alone keeps the hop full, :func:`_pipelined`), or into a
       store-and-forward switch whose credits are not twice what the hop
       keeps in flight (a short frame then waits behind the long one ahead of
       it at every hop and takes a long frame's slot).
@@ -547,15 +603,19 @@ def caveats(result: FlowResult) -> dict[str, list[str]]:
             found[s].add("central router")
     longest = _longest_frames(fabric)
     where = {(r.kind, r.owner): i for i, r in enumerate(result.resources)}
-    spare = {r.owner: r.capacity - result.load[i] for i, r in enumerate(result.resources)
-             if r.kind == "credit"}
+    # credits to spare, without the wait that gives a pipeline's rate (_pipelined)
+    spare = {r.owner: r.capacity - result.load[i] + result.pipelined.get(r.owner, 0.0) * sum(
+        rate for g in on[r.owner].values() for rate in g.values())
+        for i, r in enumerate(result.resources) if r.kind == "credit"}
 
     def tight(name: str) -> bool:
-        """Less than a credit to spare, or (into a store-and-forward switch)
-        more than half the credits in use."""
+        """Less than a credit to spare (unless :func:`_pipelined` computed the
+        hop), or (into a store-and-forward switch) more than half the credits
+        in use."""
         d = fabric.directions[name]
         stored = d.switch is not None and not fabric.models[d.switch].cut_through
-        return spare[name] < 1 or (stored and spare[name] < d.credit / 2)
+        return ((spare[name] < 1 and name not in result.pipelined)
+                or (stored and spare[name] < d.credit / 2))
 
     for st in fabric.streams:
         if len(set(st.frame_payloads)) > 1 and any(
@@ -674,7 +734,8 @@ def results(result: FlowResult) -> dict[str, Any]:
             "utilisation": float(result.utilisation.get(name, 0.0)),
             "payload_bytes_per_s": float(result.payload.get(name, 0.0)),
             "credit_in_use": float(credit_of.get(name, 0.0)),
-            "credit_wait_s": result.locked.get(name, 0.0) + result.behind.get(name, 0.0)}
+            "credit_wait_s": result.locked.get(name, 0.0) + result.behind.get(name, 0.0)
+            + result.pipelined.get(name, 0.0)}
     isl = [u for entry in links.values() if entry["isl"]
            for u in (v["utilisation"] for v in entry["directions"].values())]
     return {"model": "flow", "streams": streams, "links": links,

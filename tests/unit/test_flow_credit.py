@@ -11,7 +11,14 @@ from fcsim.fabric.switch_model import SwitchModel
 from fcsim.fabric.switch_port import HEADER_CHARS
 from fcsim.fc2.frame import frame_chars
 from fcsim.fc2.login import ServiceParameters
-from fcsim.flow.credit import _turns, behind_output, forced, hidden_wait, locked_hold
+from fcsim.flow.credit import (
+    _turns,
+    behind_output,
+    forced,
+    hidden_wait,
+    locked_hold,
+    pipeline_period,
+)
 from fcsim.flow.fabric import Direction, flow_fabric
 from fcsim.flow.model import GAP_CHARS, results, solve
 from fcsim.scenario.loader import scenario_from_document
@@ -213,3 +220,53 @@ def test_cut_through_hides_part_of_the_wait_for_a_turn() -> None:
     for credits, others, cycle in ((1, 1, 10.77), (2, 2, 17.3), (3, 5, 50.92), (4, 3, 60.1)):
         closed = behind_output(cycle, credits, others, 1.0)
         assert math.isclose(_turns(cycle, credits, others, 1.0, 0.0), closed, rel_tol=1e-12)
+
+
+def test_frames_of_one_length_run_at_the_line_or_the_credit_bound() -> None:
+    """With one frame length the pipeline's period is the larger of the
+    line's (frames x (frame + gap)) and the credits' (frames x cycle /
+    credits)."""
+    frame, gap, rest = 10.0, 0.24, 30.0
+    for credits in (1, 2, 3, 4, 8):
+        period = pipeline_period([frame] * 5, credits, rest, gap)
+        assert math.isclose(period, max(5 * (frame + gap), 5 * (frame + rest) / credits),
+                            rel_tol=1e-9), credits
+
+
+def test_a_short_last_frame_costs_a_credit_tight_hop_a_stall_a_sequence() -> None:
+    """One stream over a 1GFC ISL into a store-and-forward switch, its
+    sequences ending in a short frame: the next sequence's first frame
+    follows it at once and finds no credit, so the hop carries less than
+    both its line's and its credits' bounds: the pipeline's period
+    (pipeline_period, from the model's parameters), the packet model within
+    2 % (5 km with 3 credits and 64 KiB sequences; 2 km with 2 credits and
+    16 KiB sequences, where the line alone would give 103.2 MB/s)."""
+    for isl, credits, size in (("5 km", 3, "64 KiB"), ("2 km", 2, "16 KiB")):
+        scenario = scenario_from_document({
+            "name": "pipeline", "topology": "fabric",
+            "fabric": {"kind": "full-mesh", "switches": 2, "model": "generic-nonblocking",
+                       "nodes_per_switch": 1, "isls": 1, "speed": "1GFC", "length": "5 m",
+                       "isl_length": isl, "traffic": "fan-in", "targets": 1,
+                       "stream_size": size, "outstanding": 1},
+            "run": {"duration": "1 ms", "login": False}}, "pipeline.toml")
+        model = SwitchModel(name="voq", ports=64, bb_credit=credits, routing_latency=0.0,
+                            cut_through=False, virtual_output_queues=True, crossbar_speedup=2.0)
+        scenario = replace(scenario,
+                           switches=tuple(replace(s, model=model) for s in scenario.switches),
+                           nodes=tuple(replace(n, params=ServiceParameters(bb_credit=16))
+                                       for n in scenario.nodes))
+        flow = solve(flow_fabric(scenario))
+        stream = flow.fabric.streams[0]
+        d = flow.fabric.directions[stream.exchanges[0].path[1]]
+        frames = [frame_chars(x) * d.speed.char_time for x in stream.frame_payloads]
+        rest = 2 * d.delay + d.hold + d.speed.word_time
+        gap = GAP_CHARS * d.speed.char_time
+        expected = stream.size / pipeline_period(frames, credits, rest, gap)
+        line = stream.size / (sum(frames) + len(frames) * gap)
+        credit = credits * stream.size / (sum(frames) + len(frames) * rest)
+        assert expected < min(line, credit) * 0.995
+        assert math.isclose(flow.stream_rates[stream.name], expected, rel_tol=1e-9)
+        assert flow.pipelined[d.name] > 0
+        packet = _packet(scenario, 1e-3, 1e-3 + 400 / (expected / 2112))
+        assert abs(packet[stream.name] - expected) <= 0.02 * expected, (
+            isl, packet[stream.name], expected)
