@@ -90,7 +90,11 @@ def held(rows: np.ndarray, cols: np.ndarray, values: np.ndarray, capacity: np.nd
 def level(demands: list[float], units: list[float], capacity: float) -> float:
     """The water level *Q* at which queues of *demands* (frames/s; inf:
     backlogged), each frame loading *units* of a resource of *capacity*,
-    fill it: sum(min(d, Q) x u) = capacity; inf if they all fit."""
+    fill it: sum(min(d, Q) x u) = capacity; inf if they all fit. A queue
+    whose demand the resource meets (to :data:`CLOSE`) is met, so a resource
+    that the queues met fill exactly, and none wanting more loads, bounds
+    no level (inf): it would otherwise cap at their demand the queues that
+    do not use it."""
     order = sorted(range(len(demands)), key=lambda i: demands[i])
     weight = sum(units)
     used = 0.0
@@ -98,7 +102,7 @@ def level(demands: list[float], units: list[float], capacity: float) -> float:
         if weight <= 0:
             return math.inf
         q = (capacity - used) / weight
-        if q <= demands[i]:
+        if q < demands[i] * (1 - CLOSE):
             return max(q, 0.0)
         used += demands[i] * units[i]
         weight -= units[i]

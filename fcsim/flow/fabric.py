@@ -123,6 +123,8 @@ def unsupported(scenario: Scenario) -> str | None:
             return f"node {node.name}: storage"
         if node.ports > 1:
             return f"node {node.name}: several N_Ports"
+        if node.virtual_ports:
+            return f"node {node.name}: NPIV virtual N_Ports (their logins share one link port)"
         if node.params.drain is not None:
             return (f"node {node.name}: a slow-drain receive path (rx_drain_rate, rx_delay, "
                     "rx_stuck_at or a drawn rx_frame_time)")

@@ -26,6 +26,13 @@ A sender's rate is its frames per second; its exchanges' paths
   round-robin level, a cap on the frames that input sends it
   (:mod:`fcsim.flow.arbitration`).
 
+On a link whose two directions are both credit-bound, and whose trains of
+frames cannot keep out of each other's way, each R_RDY leaves locked behind
+the frame the other way: the credit's cycle holds the buffer that much
+longer (:mod:`fcsim.flow.credit`, :func:`_locked`). So does a frame on a
+credit-bound link that waits its turn at a full output of a switch
+(:func:`_behind`).
+
 The rates are max-min fair (:func:`fcsim.flow.fairness.max_min`) under the
 caps, and the caps are what the switches' turn-taking gives for those
 rates (:func:`_levels`, :func:`_settle`): an output serves its *inputs* in
@@ -35,22 +42,33 @@ then runs at that output's pace. Where the packet model's switches still
 share otherwise, the result is flagged, not corrected (:func:`caveats`): an
 input FIFO holds frames behind a head waiting for another output; a
 central router serves frames in arrival order; an R_RDY waits behind a
-frame the other way; a frame that waits at a full output holds its buffer
-longer; a short frame at the end of each sequence needs a credit more.
+frame the other way where the link is not locked; a frame that waits at a
+full output holds its buffer longer where the model does not compute that
+wait (:func:`_behind`); a short frame at the end of each
+sequence needs a credit more where the model does not follow the frames
+in order (:func:`_pipelined`).
 """
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
+from fcsim.fabric.switch_port import HEADER_CHARS
 from fcsim.fc2.frame import frame_chars
 from fcsim.fc2.port import MIN_FILL_WORDS
 from fcsim.flow.arbitration import Queue, held, resources_of, round_robin
+from fcsim.flow.credit import (
+    behind_output,
+    forced,
+    hidden_wait,
+    locked_hold,
+    pipeline_period,
+)
 from fcsim.flow.fabric import FlowFabric, StreamFlow
 from fcsim.flow.fairness import TOLERANCE, max_min
 
@@ -81,7 +99,15 @@ class FlowResult:
     stream's payload rate (*stream_rates*, bytes/s), each direction's
     utilisation by frames (*utilisation*, busy fraction as the packet model
     counts it) and payload rate (*payload*, bytes/s), and per sender the
-    packet-model behaviours the max-min result leaves out (*caveats*)."""
+    packet-model behaviours the max-min result leaves out (*caveats*);
+    *settled*, whether the round-robin levels reached their fixed point;
+    *locked*, per link direction whose R_RDYs leave locked behind the frames
+    the other way (:mod:`fcsim.flow.credit`), how much longer each buffer is
+    held than the receiver's own hold, s; *behind*, the same for each link
+    direction into a switch whose frames wait their turn at a full output
+    (:func:`fcsim.flow.credit.behind_output`); *pipelined*, the same for
+    each link direction one stream alone keeps full with sequences that end
+    in a shorter frame (:func:`fcsim.flow.credit.pipeline_period`)."""
 
     fabric: FlowFabric
     resources: list[Resource]
@@ -94,6 +120,9 @@ class FlowResult:
     payload: dict[str, float]
     caveats: dict[str, list[str]]
     settled: bool = True
+    locked: dict[str, float] = field(default_factory=dict)
+    behind: dict[str, float] = field(default_factory=dict)
+    pipelined: dict[str, float] = field(default_factory=dict)
 
 
 def _per_frame(stream: StreamFlow) -> tuple[float, float]:
@@ -119,6 +148,10 @@ solution costs about O(senders x hops x distinct levels); a fabric whose
 outputs fill at many distinct levels, such as the 239-domain one, runs out
 of rises."""
 
+LOCKS = 5
+"""Solutions :func:`solve` may take to find the link directions whose R_RDYs
+lock behind frames the other way (:func:`_locked`): one more after each
+change of that set or of their waits; past it the last set stands."""
 
 def solve(fabric: FlowFabric) -> FlowResult:
     """Rates of every sending N_Port of *fabric*: max-min fair over the
@@ -143,9 +176,13 @@ def solve(fabric: FlowFabric) -> FlowResult:
 
     entries: dict[tuple[int, int], float] = defaultdict(float)
     busy: dict[tuple[str, int], float] = defaultdict(float)  # (direction, sender): busy s/frame
+    frames: dict[tuple[str, int], float] = defaultdict(float)  # frames per frame of the sender
+    credit_share: dict[tuple[int, int], float] = defaultdict(float)  # (credit, sender): frames
     carried: dict[tuple[str, int], float] = defaultdict(float)  # payload bytes per frame
     queues: dict[tuple[str, str], Queue] = {}
     positions: list[dict[int, float]] = []
+    char = {name: d.speed.char_time for name, d in fabric.directions.items()}
+    word = {name: d.speed.word_time for name, d in fabric.directions.items()}
     for s in fabric.streams:
         j = index[s.source]
         chars, payload = _per_frame(s)
@@ -157,15 +194,17 @@ def solve(fabric: FlowFabric) -> FlowResult:
             positions.append(place)
             for k, name in enumerate(exchange.path):
                 d = fabric.directions[name]
-                frame_time = chars * d.speed.char_time
+                frame_time = chars * char[name]
                 line = resource("line", name, 1.0)
-                entries[line, j] += share * (frame_time + GAP_CHARS * d.speed.char_time)
-                cycle = frame_time + 2 * d.delay + d.hold + d.speed.word_time
+                entries[line, j] += share * (frame_time + GAP_CHARS * char[name])
+                cycle = frame_time + 2 * d.delay + d.hold + word[name]
                 credit = resource("credit", name, d.credit)
                 entries[credit, j] += share * cycle
+                credit_share[credit, j] += share
                 place[line] = place[credit] = k
-                units = {line: frame_time + GAP_CHARS * d.speed.char_time, credit: cycle}
+                units = {line: frame_time + GAP_CHARS * char[name], credit: cycle}
                 busy[name, j] += share * frame_time
+                frames[name, j] += share
                 carried[name, j] += share * payload
                 if d.switch in fabric.routers:
                     router = resource("router", d.switch, fabric.routers[d.switch])
@@ -195,13 +234,35 @@ def solve(fabric: FlowFabric) -> FlowResult:
     rows = np.array([r for r, _ in keys], dtype=np.int64)
     cols = np.array([c for _, c in keys], dtype=np.int64)
     values = np.array([entries[k] for k in keys])
+    shares = np.array([credit_share.get(k, 0.0) for k in keys])
     capacity = np.array([r.capacity for r in resources])
     by_output: dict[str, list[Queue]] = defaultdict(list)
     for q in queues.values():
         by_output[q.output].append(q)
-    capacity, settled = _levels(by_output, where, rows, cols, values, capacity, positions,
-                                len(senders))
-    filling = max_min(rows, cols, values, capacity, len(senders))
+    credits = {r.owner: i for i, r in enumerate(resources) if r.kind == "credit"}
+    locked: dict[str, float] = {}
+    behind: dict[str, float] = {}
+    pipelined: dict[str, float] = {}
+    base = values
+    for _ in range(LOCKS):
+        cap, settled = _levels(by_output, where, rows, cols, values, capacity, positions,
+                               len(senders))
+        filling = max_min(rows, cols, values, cap, len(senders))
+        per_frame = _frame_times(busy, frames, filling.rate)
+        found = _locked(fabric, credits, cap, filling.load, per_frame)
+        waiting = _behind(fabric, credits, by_output, where, cap, filling.load,
+                          filling.rate, per_frame)
+        tight = _pipelined(fabric, credits, where, cap, filling.load, per_frame,
+                           {n for waits in (found, waiting) for n, w in waits.items() if w > 0})
+        if _same(found, locked) and _same(waiting, behind) and _same(tight, pipelined):
+            break
+        locked, behind, pipelined = found, waiting, tight
+        extra = np.zeros(len(capacity))
+        for waits in (locked, behind, pipelined):
+            for name, wait in waits.items():
+                extra[credits[name]] += wait
+        values = base + shares * extra[rows]
+    capacity = cap
     resources = [replace(r, capacity=float(c)) for r, c in zip(resources, capacity, strict=True)]
     holding = held(rows, cols, values, capacity, filling.rate, filling.load)
     stops = [min(h | {int(b)}, key=lambda i: (resources[i].kind == "arbitration", i))
@@ -220,10 +281,149 @@ def solve(fabric: FlowFabric) -> FlowResult:
         carried_rate[name] += payload * rates[j]
     result = FlowResult(fabric, resources, senders, rates,
                         [resources[b] for b in stops], filling.load,
-                        stream_rates, dict(utilisation), dict(carried_rate), {}, settled)
+                        stream_rates, dict(utilisation), dict(carried_rate), {}, settled,
+                        locked, behind, pipelined)
     result.caveats = caveats(result)
     return result
 
+
+def _same(a: dict[str, float], b: dict[str, float]) -> bool:
+    """True if the waits *a* and *b* name the same directions with the same waits."""
+    return a.keys() == b.keys() and all(math.isclose(a[n], b[n], rel_tol=SETTLED) for n in a)
+
+
+def _frame_times(busy: dict[tuple[str, int], float], frames: dict[tuple[str, int], float],
+                 rate: np.ndarray) -> dict[str, tuple[float, float]]:
+    """Per link direction that carries frames at *rate* (the senders'), its
+    frames per second and their mean frame time, s; *busy* and *frames* give
+    per (direction, sender) the line seconds and the frames per frame of the
+    sender."""
+    seconds: dict[str, float] = defaultdict(float)
+    count: dict[str, float] = defaultdict(float)
+    for (name, j), b in busy.items():
+        seconds[name] += b * rate[j]
+        count[name] += frames[name, j] * rate[j]
+    return {n: (count[n], seconds[n] / count[n]) for n in count if count[n] > 0}
+
+
+def _locked(fabric: FlowFabric, credits: dict[str, int], capacity: np.ndarray,
+            load: np.ndarray, per_frame: dict[str, tuple[float, float]]) -> dict[str, float]:
+    """Per link direction whose R_RDYs leave locked behind the frames the
+    other way (:mod:`fcsim.flow.credit`: the credits of both directions of
+    its link are full under *load*, and the lock is the only steady state,
+    :func:`fcsim.flow.credit.forced`), how much longer than the receiver's
+    hold each of its buffers is held, s. *per_frame* gives each direction's
+    frames per second and mean frame time (:func:`_frame_times`), *credits*
+    each direction's credit resource."""
+    full = {n for n, i in credits.items() if load[i] >= capacity[i] * (1 - CLOSE)}
+    ends: dict[str, list[str]] = defaultdict(list)
+    for n, d in fabric.directions.items():
+        ends[d.link].append(n)
+    out: dict[str, float] = {}
+    for name in full:
+        d = fabric.directions[name]
+        back = next((n for n in ends[d.link] if n != name), None)
+        if back is None or back not in full or name not in per_frame or back not in per_frame:
+            continue
+        t_forward, t_back = per_frame[name][1], per_frame[back][1]
+        period = max(t_forward, t_back) + GAP_CHARS * d.speed.char_time
+        if not forced(d.credit, period, t_forward, d.delay, d.hold, d.speed.word_time):
+            continue  # the trains may also cross without locking: flagged (caveats)
+        wait = locked_hold(d.hold, d.speed.word_time, t_back, period, d.credit) - d.hold
+        if wait > 0:
+            out[name] = float(wait)
+    return out
+
+
+def _behind(fabric: FlowFabric, credits: dict[str, int], by_output: dict[str, list[Queue]],
+            where: dict[tuple[str, str, str | None], int], capacity: np.ndarray,
+            load: np.ndarray, rate: np.ndarray,
+            per_frame: dict[str, tuple[float, float]]) -> dict[str, float]:
+    """Per link direction into a switch whose frames wait their turn at a
+    full output, how much longer than the switch's hold each
+    of its buffers is held, s (:func:`fcsim.flow.credit.behind_output`):
+    every frame the direction carries leaves by that output, whose line is
+    full, every other input of the output always has a frame waiting (its
+    queue gets the output's top rate), and the direction's credit is full
+    under *load*. A queue at the top rate itself gets a wait of 0 where its
+    credits bring a frame back before each of its turns (counting only the
+    other inputs at the top rate, the shortest the turns can come): the
+    round robin the model computes is then exact for it. *rate* gives the senders'
+    frame rates, *per_frame* each direction's frames per second and mean
+    frame time."""
+    out: dict[str, float] = {}
+    for o, group in by_output.items():
+        line = where.get(("line", o, None))
+        if line is None or load[line] < capacity[line] * (1 - CLOSE) or o not in per_frame:
+            continue
+        rates = [sum(share * rate[j] for j, share in zip(q.senders, q.shares, strict=True))
+                 for q in group]
+        top = max(rates)
+        for k, q in enumerate(group):
+            d = fabric.directions[q.input]
+            if (d.switch is None or q.input not in per_frame
+                    or per_frame[q.input][0] > rates[k] * (1 + CLOSE)):
+                continue
+            others = sum(1 for i, r in enumerate(rates) if i != k and r >= top * (1 - CLOSE))
+            every = others == len(group) - 1
+            backlogged = rates[k] >= top * (1 - CLOSE)
+            if not backlogged and not (every and load[credits[q.input]]
+                                       >= capacity[credits[q.input]] * (1 - CLOSE)):
+                continue
+            cycle = per_frame[q.input][1] + 2 * d.delay + d.hold + d.speed.word_time
+            out_char = fabric.directions[o].speed.char_time
+            period = per_frame[o][1] + GAP_CHARS * out_char
+            hidden = 0.0
+            if fabric.models[d.switch].cut_through:
+                frame = per_frame[q.input][1]
+                hidden = hidden_wait(frame, frame * out_char / d.speed.char_time,
+                                     HEADER_CHARS * d.speed.char_time)
+            wait = behind_output(cycle, d.credit, others, period, hidden) - cycle
+            if wait <= 0 or every:
+                out[q.input] = float(wait)
+    return out
+
+def _pipelined(fabric: FlowFabric, credits: dict[str, int],
+               where: dict[tuple[str, str, str | None], int], capacity: np.ndarray,
+               load: np.ndarray, per_frame: dict[str, tuple[float, float]],
+               waits: set[str]) -> dict[str, float]:
+    """Per link direction that one stream alone keeps full (its line or its
+    credit), all of whose exchanges cross it, with sequences that end in a
+    shorter frame, how much longer each buffer is effectively held than the
+    receiver's hold, s, so that the credit gives the rate of frames sent in
+    order as credits come back (:func:`fcsim.flow.credit.pipeline_period`);
+    0 where that rate is the line's or the credits' bound. Directions with
+    another wait (*waits*) are left out."""
+    users: dict[str, list[StreamFlow]] = defaultdict(list)
+    for st in fabric.streams:
+        for name in {n for e in st.exchanges for n in e.path}:
+            users[name].append(st)
+    out: dict[str, float] = {}
+    periods: dict[tuple[tuple[float, ...], int, float, float], float] = {}
+    for name, streams in users.items():
+        if len(streams) != 1 or name in waits or name not in per_frame:
+            continue
+        st = streams[0]
+        crossing = [e for e in st.exchanges if name in e.path]
+        if (len(set(st.frame_payloads)) < 2 or len(crossing) != len(st.exchanges)
+                or any(e.weight != 1 for e in crossing)
+                or not any(load[where[kind, name, None]]
+                           >= capacity[where[kind, name, None]] * (1 - CLOSE)
+                           for kind in ("line", "credit"))):
+            continue
+        d = fabric.directions[name]
+        char = d.speed.char_time
+        frames = [frame_chars(x) * char for x in st.frame_payloads for _ in crossing]
+        rest = 2 * d.delay + d.hold + d.speed.word_time
+        key = (tuple(frames), d.credit, rest, GAP_CHARS * char)  # the same hop, computed once
+        if key not in periods:
+            periods[key] = pipeline_period(frames, d.credit, rest, GAP_CHARS * char)
+        rate = len(frames) / periods[key]
+        cycle = sum(frames) / len(frames) + rest
+        bound = min(len(frames) / (sum(frames) + len(frames) * GAP_CHARS * char),
+                    d.credit / cycle)  # the line's and the credits' bounds, frames/s
+        out[name] = d.credit / rate - cycle if rate < bound * (1 - CLOSE) else 0.0
+    return out
 
 def _levels(by_output: dict[str, list[Queue]], where: dict[tuple[str, str, str | None], int],
             rows: np.ndarray, cols: np.ndarray, values: np.ndarray, capacity: np.ndarray,
@@ -246,46 +446,58 @@ def _levels(by_output: dict[str, list[Queue]], where: dict[tuple[str, str, str |
            for o, group in by_output.items()}
     owner = {int(i): o for o, idx in own.items() for i in idx}
     mine = {o: resources_of(group) for o, group in by_output.items()}
+    # the same as arrays, outputs numbered in by_output's order: each cap's output
+    # (own_out), each output's resources (mine_res, mine_out), a cap's output by resource
+    names = list(by_output)
+    number = {o: k for k, o in enumerate(names)}
+    own_idx = np.concatenate([own[o] for o in names])
+    own_out = np.repeat(np.arange(len(names)), [len(own[o]) for o in names])
+    mine_res = np.array([i for o in names for i in mine[o]], dtype=np.int64)
+    mine_out = np.repeat(np.arange(len(names)), [len(mine[o]) for o in names])
+    cap_of = np.full(len(capacity), -1)
+    cap_of[own_idx] = own_out
+    mine_cap = cap_of[mine_res]
+    is_fixed = np.zeros(len(names), dtype=bool)
+    fixed_level = np.zeros(len(names))
     fixed: dict[str, float] = {}
     t = 1.0
     before: tuple[float, np.ndarray] | None = None
     cap = capacity.copy()
     for _ in range(RISES):
         cap = capacity.copy()
-        for o, idx in own.items():
-            cap[idx] = fixed.get(o, t)
+        cap[own_idx] = np.where(is_fixed[own_out], fixed_level[own_out], t)
         filling = max_min(rows, cols, values, cap, senders)
         load = filling.load
 
         def eligible(i: int) -> bool:
             return i not in owner or owner[i] in fixed
 
-        full = [o for o in by_output if o not in fixed and any(
-            load[i] >= cap[i] * (1 - CLOSE) for i in mine[o] if eligible(i))]
+        # an output's resource counts once it is not a cap still rising
+        counts = (mine_cap < 0) | is_fixed[np.maximum(mine_cap, 0)]
+        open_ = counts & ~is_fixed[mine_out]
+        full = [names[k] for k in np.unique(mine_out[
+            open_ & (load[mine_res] >= cap[mine_res] * (1 - CLOSE))]).tolist()]
         holding = held(rows, cols, values, cap, filling.rate, load)
-        rising = {int(i) for o, idx in own.items() if o not in fixed for i in idx}
+        rising = set(own_idx[~is_fixed[own_out]].tolist())
         if full:
             rate, limit = filling.rate.tolist(), cap.tolist()
             for o in full:
                 fixed[o] = min(t, round_robin(by_output[o], rate, holding, positions, limit,
                                               [i for i in mine[o] if eligible(i)], rising))
+                is_fixed[number[o]], fixed_level[number[o]] = True, fixed[o]
             before = None
             continue
         if math.isinf(t) or not any(h in rising for hs in holding for h in hs):
             return _settle(by_output, own, mine, fixed, rows, cols, values, capacity,
                            positions, senders)
-        nxt = math.inf
-        for o in by_output:
-            if o in fixed:
-                continue
-            for i in mine[o]:
-                if not eligible(i) or load[i] <= 0:
-                    continue
-                if before is not None and load[i] > before[1][i]:
-                    slope = (load[i] - before[1][i]) / (t - before[0])
-                    nxt = min(nxt, t + (cap[i] - load[i]) / slope)
-                elif before is None:
-                    nxt = min(nxt, t * cap[i] / load[i])
+        res = mine_res[open_ & (load[mine_res] > 0)]
+        if before is None:
+            found = t * cap[res] / load[res]
+        else:
+            res = res[load[res] > before[1][res]]
+            slope = (load[res] - before[1][res]) / (t - before[0])
+            found = t + (cap[res] - load[res]) / slope
+        nxt = float(found.min()) if len(found) else math.inf
         before = (t, load)
         t = max(nxt, t * (1 + 1e-9))
     return capacity, False
@@ -338,15 +550,19 @@ def caveats(result: FlowResult) -> dict[str, list[str]]:
       arrival order, not in turn);
     - *R_RDY behind frames*: a link direction whose credit would bind if each
       R_RDY waited for a whole frame the other way (an R_RDY goes between
-      frames), on a link carrying frames both ways;
+      frames), on a link carrying frames both ways, unless both directions
+      are credit-bound: their R_RDYs then lock behind the frames the other
+      way, which the model computes (:mod:`fcsim.flow.credit`, *locked*);
     - *credit behind a full output*: a link direction into a switch whose
       credit would bind if each frame also waited, on a full output it
       leaves by, for a whole frame from each input the output serves in turn
-      (the switch holds its buffer until the frame crosses);
+      (the switch holds its buffer until the frame crosses), unless the
+      model computes that wait (:func:`_behind`, *behind*);
     - *credit-tight pipeline*: a stream whose sequences end in a shorter
       frame crosses a link direction with less than a credit to spare (the
       next frame follows the short one at once, so the hop needs a credit
-      more than on average: a stall each sequence), or into a
+      more than on average: a stall each sequence; computed instead where
+      one stream alone keeps the hop full, :func:`_pipelined`), or into a
       store-and-forward switch whose credits are not twice what the hop
       keeps in flight (a short frame then waits behind the long one ahead of
       it at every hop and takes a long frame's slot).
@@ -387,15 +603,19 @@ def caveats(result: FlowResult) -> dict[str, list[str]]:
             found[s].add("central router")
     longest = _longest_frames(fabric)
     where = {(r.kind, r.owner): i for i, r in enumerate(result.resources)}
-    spare = {r.owner: r.capacity - result.load[i] for i, r in enumerate(result.resources)
-             if r.kind == "credit"}
+    # credits to spare, without the wait that gives a pipeline's rate (_pipelined)
+    spare = {r.owner: r.capacity - result.load[i] + result.pipelined.get(r.owner, 0.0) * sum(
+        rate for g in on[r.owner].values() for rate in g.values())
+        for i, r in enumerate(result.resources) if r.kind == "credit"}
 
     def tight(name: str) -> bool:
-        """Less than a credit to spare, or (into a store-and-forward switch)
-        more than half the credits in use."""
+        """Less than a credit to spare (unless :func:`_pipelined` computed the
+        hop), or (into a store-and-forward switch) more than half the credits
+        in use."""
         d = fabric.directions[name]
         stored = d.switch is not None and not fabric.models[d.switch].cut_through
-        return spare[name] < 1 or (stored and spare[name] < d.credit / 2)
+        return ((spare[name] < 1 and name not in result.pipelined)
+                or (stored and spare[name] < d.credit / 2))
 
     for st in fabric.streams:
         if len(set(st.frame_payloads)) > 1 and any(
@@ -412,12 +632,14 @@ def caveats(result: FlowResult) -> dict[str, list[str]]:
         wait = longest.get(back, 0.0) if back is not None else 0.0
         frames = sum(on[r.owner][g][s] for g in on[r.owner] for s in on[r.owner][g])
         senders = {s for g in on[r.owner] for s in on[r.owner][g]}
-        if wait and result.load[i] + frames * wait > r.capacity * (1 - CLOSE):
+        if wait and r.owner not in result.locked and (
+                result.load[i] + frames * wait > r.capacity * (1 - CLOSE)):
             for s in senders:
                 found[s].add("R_RDY behind frames")
         ahead = max((len(on[n]) * longest.get(n, 0.0) for n in outputs.get(r.owner, ())
                      if _full(result, where, n)), default=0.0)
-        if ahead and result.load[i] + frames * ahead > r.capacity * (1 - CLOSE):
+        if ahead and r.owner not in result.behind and (
+                result.load[i] + frames * ahead > r.capacity * (1 - CLOSE)):
             for s in senders:
                 found[s].add("credit behind a full output")
     return {s: sorted(found.get(s, ())) for s in result.senders}
@@ -472,11 +694,12 @@ def _full(result: FlowResult, where: dict[tuple[str, str], int], direction: str)
 def _longest_frames(fabric: FlowFabric) -> dict[str, float]:
     """The longest frame time on each direction that carries frames, s."""
     longest: dict[str, float] = {}
+    char = {name: d.speed.char_time for name, d in fabric.directions.items()}
     for s in fabric.streams:
         chars = frame_chars(max(s.frame_payloads))
         for exchange in s.exchanges:
             for name in exchange.path:
-                time = chars * fabric.directions[name].speed.char_time
+                time = chars * char[name]
                 longest[name] = max(longest.get(name, 0.0), time)
     return longest
 
@@ -510,7 +733,9 @@ def results(result: FlowResult) -> dict[str, Any]:
         entry["directions"][name] = {
             "utilisation": float(result.utilisation.get(name, 0.0)),
             "payload_bytes_per_s": float(result.payload.get(name, 0.0)),
-            "credit_in_use": float(credit_of.get(name, 0.0))}
+            "credit_in_use": float(credit_of.get(name, 0.0)),
+            "credit_wait_s": result.locked.get(name, 0.0) + result.behind.get(name, 0.0)
+            + result.pipelined.get(name, 0.0)}
     isl = [u for entry in links.values() if entry["isl"]
            for u in (v["utilisation"] for v in entry["directions"].values())]
     return {"model": "flow", "streams": streams, "links": links,

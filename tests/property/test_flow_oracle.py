@@ -12,15 +12,18 @@ the flow model says it computes what the switches give (no caveat,
 :func:`fcsim.flow.model.caveats`): max-min fair rates under the round robin
 of every switch output over its inputs and the blocking of shared input
 buffers, settled to their fixed point (:mod:`fcsim.flow.arbitration`).
-Where it names a caveat (what it does not compute: R_RDYs and frames
-waiting behind other frames, a sequence's short last frame on a
-credit-tight hop, input FIFOs, central routers, or levels that did not
-settle), the packet model must still keep every stream within what the
+Where it names a caveat (what it does not compute: R_RDYs waiting behind
+frames the other way on a link not locked, frames waiting at a full output
+where the model does not compute the wait, a sequence's short last frame
+on a credit-tight hop, input FIFOs, central routers, or levels that did
+not settle), the packet model must still keep every stream within what the
 flow model gives it alone on its path (its own line and credit bounds).
 
 Examples per run: :data:`EXAMPLES` (environment variable
 ``FCSIM_ORACLE_EXAMPLES``, default 60, drawn the same way each run); more
-are drawn at random when the variable is set.
+are drawn at random when the variable is set, reproducibly with pytest's
+``--hypothesis-seed`` (docs/model.md, "Flow model", gives the 50-fabric
+figures for seeds 44 and 7).
 """
 
 from __future__ import annotations

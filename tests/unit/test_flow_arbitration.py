@@ -176,3 +176,42 @@ def test_levels_that_do_not_settle_give_plain_max_min_flagged(monkeypatch) -> No
         assert math.isclose(rate, each, rel_tol=1e-9)
     assert all({"per-port arbitration", "shared input buffers"} & set(c)
                for c in flow.caveats.values())
+
+
+def test_a_resource_only_met_queues_load_bounds_no_level() -> None:
+    """Two queues met at their demands fill a resource exactly; the third,
+    wanting more, does not load it: the resource does not cap it (it capped
+    it at the others' demand)."""
+    assert level([0.25, 0.25, math.inf], [1.0, 1.0, 0.0], 0.5) == math.inf
+    assert math.isclose(level([0.25, 0.25, math.inf], [1.0, 1.0, 1.0], 1.0), 0.5)
+
+
+def test_an_isl_takes_its_inputs_in_turn_whatever_the_next_switch_caps() -> None:
+    """A core-edge fabric at 1GFC with 2GFC ISLs (cut-through, exchange-based
+    routing): e0n2's two exchanges share one ISL with one exchange each of
+    e0n0 and e0n1, which are held by their own links. The ISL gives e0n2
+    what the other two leave, its line less their half-rates: the full
+    1GFC; the core's output to e1n2, whose cap on the ISL's input the other
+    two senders' frames exactly fill, bounds it no lower (the flow model gave
+    it half; the packet model agrees with the whole)."""
+    scenario = scenario_from_document({
+        "name": "turns", "topology": "fabric",
+        "fabric": {"kind": "core-edge", "switches": 3, "cores": 1, "model": "generic-nonblocking",
+                   "nodes_per_switch": 3, "isls": 2, "speed": "1GFC", "isl_speed": "2GFC",
+                   "length": "1 m", "isl_length": "10 m", "routing": "exchange-based",
+                   "traffic": "permutation", "stream_size": "8 KiB", "outstanding": 2},
+        "run": {"duration": "1 ms", "login": False}}, "turns.toml")
+    model = SwitchModel(name="voq", ports=64, bb_credit=16, routing_latency=0.7e-6,
+                        cut_through=True, virtual_output_queues=True, crossbar_speedup=2.0)
+    scenario = replace(scenario, switches=tuple(replace(s, model=model) for s in scenario.switches),
+                       nodes=tuple(replace(n, params=ServiceParameters(bb_credit=8))
+                                   for n in scenario.nodes))
+    flow = solve(flow_fabric(scenario))
+    streams = {s.name: s for s in flow.fabric.streams}
+    isl = streams["perm2"].exchanges[0].path[1]
+    assert all(e.path[1] == isl for e in streams["perm2"].exchanges)
+    own = streams["perm2"].exchanges[0].path[0]
+    line = _frames_per_s(streams["perm2"], flow, own) * _payload(streams["perm2"])
+    assert math.isclose(flow.stream_rates["perm2"], line, rel_tol=10 * SETTLED)
+    assert not any(flow.caveats.values())
+    _agree(flow, _packet(scenario, 0.5e-3, 3e-3))

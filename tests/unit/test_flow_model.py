@@ -158,6 +158,20 @@ def test_what_the_flow_model_cannot_represent_is_named() -> None:
     assert "topology" in unsupported(load_scenario(EXAMPLES / "p2p-1gfc-class3.toml"))
     assert unsupported(load_scenario(EXAMPLES / "fabric-239-domains.toml")) is None
     assert "slow-drain" in unsupported(load_scenario(EXAMPLES / "fabric-slow-drain.toml"))
+    assert "NPIV" in unsupported(load_scenario(EXAMPLES / "fabric-npiv.toml"))
+
+
+def test_every_example_fabric_is_solved_or_refused() -> None:
+    """Each example fabric the flow model does not refuse it solves (an
+    NPIV node's virtual N_Ports once reached the paths unrefused, and
+    ``fcsim run --model flow`` ended in a traceback)."""
+    solved = 0
+    for path in sorted(EXAMPLES.glob("fabric-*.toml")):
+        scenario = load_scenario(path)
+        if unsupported(scenario) is None:
+            assert solve(flow_fabric(scenario)).stream_rates, path.name
+            solved += 1
+    assert solved >= 4
 
 
 def test_flow_model_names_virtual_channels_and_congestion_isolation() -> None:

@@ -1,0 +1,182 @@
+"""The BB credit cycle of a link direction when both directions of the link
+are credit-bound: each R_RDY goes out behind a frame the other way, locked
+to it.
+
+FC-FS-5's buffer-to-buffer flow control: a port sends a frame only while it
+holds a BB credit, and a receiver returns a credit with an R_RDY as it frees
+a receive buffer; the R_RDY is a primitive signal, an ordered set sent in the
+fill words between frames (FC-PH 17.1), so it waits for the frame in
+progress on its line to end (:meth:`fcsim.fc2.port.Port.send_r_rdy`).
+
+Take a link whose two directions A->B and B->A both run out of credit, each
+transmitter waiting for an R_RDY with frames to send. An R_RDY that left
+behind a frame arrives one word after that frame's EOF. So when A's frame
+is in at B (time *e*), the R_RDY behind it gives B the credit it waited for,
+and B starts a frame at once, at *e* + one word; A's frames come in a train,
+one a frame period *P* (frame time and fill words) apart, and each starts
+one of B's, *P* apart too. B frees A's frame's buffer *hold* after its EOF
+(the switch's routing latency, or the N_Port's processing) and its R_RDY
+then waits for B's frame in progress to end: the one started at *e* + word
++ *k P* with *k* = floor((hold - word) / *P*), if the R_RDY is ready before
+its end (a frame of B's *t_back* long), otherwise it goes at once, in the
+fill words. That R_RDY in turn leaves behind B's frame, so the lock holds
+itself. A hold under one word lets the R_RDY out before B's frame starts:
+no lock. The train lasts as many frames as the credits, so *k* stays below
+them.
+
+Whether the lock is the only steady state is :func:`forced`. The closed
+form (:func:`locked_hold`) replaces the hold in the credit's
+cycle (frame time + 2 x propagation + hold + one word,
+:mod:`fcsim.flow.model`). Checked against the packet model in
+``tests/unit/test_flow_credit.py``: a 5 km 4GFC ISL both ways at 8 credits,
+routing latency 0.7 us: the hold becomes one word and a frame time (a
+tenth of the rate off), at 6 us the second frame of the train.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+
+
+def locked_hold(hold: float, word: float, t_back: float, period: float, credits: int) -> float:
+    """How long after its EOF a frame's R_RDY leaves, s, when both
+    directions of its link are credit-bound (the module's docstring): the
+    receiver's *hold* (s) rounded up to the end of the frame the other way
+    then on the line, frames of *t_back* s started one *word* (s) after the
+    EOF and one *period* (s) apart, at most *credits* of them; the *hold*
+    itself when it is under a word or falls between two of those frames."""
+    if hold <= word:
+        return hold
+    k = min(math.floor((hold - word) / period), credits - 1)
+    end = word + k * period + t_back
+    return end if hold < end else hold
+
+
+def forced(credits: int, period: float, frame: float, delay: float, hold: float,
+           word: float) -> bool:
+    """Whether a credit-bound direction's R_RDYs must lock behind the frames
+    the other way (:func:`locked_hold`), its *credits* sent in trains one
+    *period* (s) apart, frames of *frame* s, one-way propagation *delay* (s)
+    and the receiver's *hold* (s), with a link whose other direction is
+    credit-bound alike.
+
+    The two directions can also keep out of each other's way: each sends its
+    train, then idles until its credits come back, and every R_RDY goes in
+    the idle time the other way. That needs a phase *phi* of one train
+    against the other such that the R_RDYs for a train, ready from frame +
+    delay + hold after its first frame left, one period apart, fall after the
+    other side's train (credits x period) and before its next (a cycle,
+    frame + 2 x delay + hold + word, after it), both ways: *phi* within
+    +/-(frame + delay + hold - credits x period) and +/-(delay + word -
+    (credits - 1) x period). Where either is empty the lock is the only
+    steady state (True); otherwise which one the link settles in depends on
+    how the two directions started (two streams started at the same instant
+    cross without locking, ones started apart by a login lock), and the flow
+    model flags it rather than pick."""
+    return (credits * period > frame + delay + hold
+            or (credits - 1) * period > delay + word)
+
+
+def behind_output(cycle: float, credits: int, others: int, period: float,
+                  hidden: float = 0.0) -> float:
+    """The cycle of each of *credits* credits (s) on a credit-bound link into
+    a switch whose frames all leave by one output that takes *others* other
+    inputs in turn, each always with a frame waiting, frames one *period*
+    (s) apart on the output; *cycle* is the credit's cycle without waiting
+    there (frame time + round trip + hold + word); *hidden* (s) how long
+    before its buffer may be freed a frame may already cross (0 with
+    store-and-forward; with cut-through, from the header, or the time the
+    output needs to send it, on, :func:`hidden_wait`).
+
+    The switch frees the buffer, and returns the credit, only as the frame
+    crosses (FC-FS-5: an R_RDY for each receive buffer freed), and never
+    before it could have with no wait; the output, always busy, takes this
+    input's frame only at its turn: after a frame of this input crosses,
+    the others cross one after another, and this input's next chance comes
+    (others + 1) periods later, then every *others* periods while it has
+    nothing waiting.
+
+    Store-and-forward: the credits come back in a train, one at each
+    chance, so a train takes credits x (others + 1) periods; a train's first
+    frame, back a *cycle* after it left, waits for the first chance after
+    that: the cycle rounds up to it, credits x (others + 1) x period +
+    others x period x ceil((cycle - credits x (others + 1) x period) /
+    (others x period)). A cycle within the train's own time needs no
+    rounding (the input is then not credit-bound), nor does an output with
+    no other input. Cut-through: a frame may cross *hidden* before its
+    buffer can be freed, which hides that much of each wait, and the trains
+    no longer keep one shape: :func:`_turns` follows each credit from turn
+    to turn instead."""
+    train = credits * (others + 1) * period
+    if cycle <= train or not others:
+        return cycle
+    if hidden <= 0:
+        return train + others * period * math.ceil((cycle - train) / (others * period) - 1e-9)
+    return max(cycle, _turns(cycle, credits, others, period, hidden))
+
+
+TURNS = 240
+"""Times :func:`_turns` takes each credit round; the cycle is the mean of
+the second half."""
+
+
+def _turns(cycle: float, credits: int, others: int, period: float, hidden: float) -> float:
+    """The mean cycle of a credit (s) when each frame crosses at the first
+    turn of its input (:func:`behind_output`) once it may (*hidden* before
+    its buffer may be freed, a *cycle* after the buffer it came on was),
+    and frees its buffer as it crosses or when it may, whichever is later:
+    the credits' turns followed one by one from all credits ready at once,
+    over :data:`TURNS` rounds."""
+    waiting = [(0.0, hidden)] * credits  # (may cross, may be freed) per credit
+    crossed: list[float] = []
+    last = None
+    for _ in range(credits * TURNS):
+        ready, free = heapq.heappop(waiting)
+        if last is None:
+            turn = ready
+        else:
+            turn = last + (others + 1) * period
+            if ready > turn:
+                turn += others * period * math.ceil((ready - turn) / (others * period) - 1e-9)
+        freed = max(turn, free)
+        heapq.heappush(waiting, (freed + cycle - hidden, freed + cycle))
+        last = turn
+        crossed.append(turn)
+    rounds = TURNS // 2
+    return (crossed[-1] - crossed[-1 - credits * rounds]) / rounds
+
+
+def hidden_wait(frame_in: float, frame_out: float, header: float) -> float:
+    """How long before its buffer may be freed a frame may cross a
+    cut-through switch, s: it may leave once its header is in and the
+    output, taking *frame_out* s to send it, would not overtake its EOF
+    (*frame_in* s after the SOF, *header* s for the header;
+    :meth:`fcsim.fabric.switch.Switch.arrive`), and its buffer is freed no
+    earlier than its EOF, both plus the routing latency."""
+    return frame_in - max(header, frame_in - frame_out)
+
+
+def pipeline_period(frames: list[float], credits: int, rest: float, gap: float) -> float:
+    """The time one round of *frames* (their line times, s, in the order a
+    transmitter sends them, over and over) takes through a hop of *credits*
+    BB credits, s: each frame waits for the line (the frame before it and
+    *gap* of fill words) and for a credit (FC-FS-5: a frame goes only while
+    the sender holds one), and its credit comes back its frame time and
+    *rest* (round trip, the receiver's hold and the R_RDY's word) after it
+    started. With frames of one length this is the larger of the line's
+    and the credits' bounds; with a short frame at the end of each
+    sequence the next one follows it at once and may find no credit, so
+    the rate falls below both, by up to a frame a round: the mean of the
+    second half of :data:`TURNS` rounds."""
+    returns = [0.0] * credits
+    clock = 0.0
+    ends = []
+    for _ in range(TURNS):
+        for frame in frames:
+            start = max(clock, heapq.heappop(returns))
+            heapq.heappush(returns, start + frame + rest)
+            clock = start + frame + gap
+        ends.append(clock)
+    rounds = TURNS // 2
+    return (ends[-1] - ends[-1 - rounds]) / rounds

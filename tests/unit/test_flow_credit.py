@@ -1,0 +1,272 @@
+"""R_RDYs locked behind the frames the other way (:mod:`fcsim.flow.credit`):
+the closed form's cases, and the packet model on links credit-bound both
+ways (the oracle's cases, tests/property/test_flow_oracle.py)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+from fcsim.fabric.switch_model import SwitchModel
+from fcsim.fabric.switch_port import HEADER_CHARS
+from fcsim.fc2.frame import frame_chars
+from fcsim.fc2.login import ServiceParameters
+from fcsim.flow.credit import (
+    _turns,
+    behind_output,
+    forced,
+    hidden_wait,
+    locked_hold,
+    pipeline_period,
+)
+from fcsim.flow.fabric import Direction, flow_fabric
+from fcsim.flow.model import GAP_CHARS, results, solve
+from fcsim.scenario.loader import scenario_from_document
+from fcsim.scenario.model import Scenario
+from tests.unit.test_flow_arbitration import _packet
+
+
+def test_a_hold_under_a_word_lets_the_r_rdy_out_first() -> None:
+    assert locked_hold(0.0, 1e-8, 5e-6, 5.1e-6, 8) == 0.0
+    assert locked_hold(1e-8, 1e-8, 5e-6, 5.1e-6, 8) == 1e-8
+
+
+def test_a_hold_within_a_frame_the_other_way_waits_for_its_end() -> None:
+    """The frame started one word after the EOF, then one a period after it."""
+    word, frame, period = 1e-8, 5e-6, 5.1e-6
+    assert math.isclose(locked_hold(0.7e-6, word, frame, period, 8), word + frame)
+    assert math.isclose(locked_hold(6e-6, word, frame, period, 8), word + period + frame)
+
+
+def test_a_hold_between_two_frames_or_after_the_train_is_kept() -> None:
+    word, frame, period = 1e-8, 5e-6, 5.1e-6
+    hold = word + frame + 0.05e-6  # in the fill words after the first frame
+    assert locked_hold(hold, word, frame, period, 8) == hold
+    assert locked_hold(7e-6, word, frame, period, 1) == 7e-6  # a train of one frame
+
+
+def test_trains_that_fit_in_the_gaps_need_not_lock() -> None:
+    """Three frames of 21.6 us in a train, 100 us each way: the trains can
+    cross; eight of 5.1 us against 25 us cannot keep out of each other's way."""
+    assert not forced(3, 21.6e-6, 21.5e-6, 100e-6, 5e-6, 4e-8)
+    assert forced(8, 5.11e-6, 5.05e-6, 25e-6, 0.7e-6, 1e-8)
+
+
+def _both_ways(speed: str, isl: str, credits: int, latency: float, cut: bool,
+               size: str, login: bool = False) -> Scenario:
+    """Two switches, one N_Port each, one ISL: each N_Port streams to the
+    other, so both directions of the ISL carry one stream."""
+    scenario = scenario_from_document({
+        "name": "both ways", "topology": "fabric",
+        "fabric": {"kind": "full-mesh", "switches": 2, "model": "generic-nonblocking",
+                   "nodes_per_switch": 1, "isls": 1, "speed": speed, "length": "5 m",
+                   "isl_length": isl, "traffic": "permutation", "stream_size": size,
+                   "outstanding": 1},
+        "run": {"duration": "1 ms", "login": login}}, "both-ways.toml")
+    model = SwitchModel(name="voq", ports=64, bb_credit=credits, routing_latency=latency,
+                        cut_through=cut, virtual_output_queues=True, crossbar_speedup=2.0)
+    return replace(scenario, switches=tuple(replace(s, model=model) for s in scenario.switches),
+                   nodes=tuple(replace(n, params=ServiceParameters(bb_credit=16))
+                               for n in scenario.nodes))
+
+
+def _locked_rate(d: Direction, data_field: int, credits: int, hold: float) -> float:
+    """credits x frame / (frame time + round trip + *hold* + one word), bytes/s."""
+    frame = frame_chars(data_field) * d.speed.char_time
+    return credits * data_field / (frame + 2 * d.delay + hold + d.speed.word_time)
+
+
+def test_a_link_credit_bound_both_ways_locks_its_r_rdys_behind_frames() -> None:
+    """A 5 km 4GFC ISL, 8 credits, full frames both ways: the trains overlap,
+    each R_RDY leaves behind the frame its arrival started the other way, and
+    each buffer is held a word and a frame (0.7 us routing latency) or a
+    word, a period and a frame (6 us) instead of the latency: credits x frame
+    over the longer cycle, the packet model within 2 %."""
+    for latency, frames_waited in ((0.7e-6, 0), (6e-6, 1)):
+        scenario = _both_ways("4GFC", "5 km", 8, latency, False, "8448 B")
+        flow = solve(flow_fabric(scenario))
+        d = flow.fabric.directions["s0:1->s1:1"]
+        frame = frame_chars(2112) * d.speed.char_time
+        period = frame + GAP_CHARS * d.speed.char_time
+        hold = d.speed.word_time + frames_waited * period + frame
+        expected = _locked_rate(d, 2112, 8, hold)
+        assert math.isclose(flow.locked[d.name], hold - latency, rel_tol=1e-9)
+        link = results(flow)["links"][d.link]["directions"][d.name]
+        assert math.isclose(link["credit_wait_s"], hold - latency, rel_tol=1e-9)
+        for name, rate in flow.stream_rates.items():
+            assert math.isclose(rate, expected, rel_tol=1e-9), name
+        assert not any(flow.caveats.values())
+        packet = _packet(scenario, 1e-3, 1e-3 + 400 / (expected / 2112))
+        for name, rate in packet.items():
+            assert abs(rate - expected) <= 0.02 * expected, (latency, name, rate, expected)
+
+
+def test_trains_that_may_cross_are_flagged_and_either_state_is_found() -> None:
+    """A 20 km 1GFC ISL, 3 credits, 5 us routing latency, cut-through, 64
+    KiB sequences both ways: the trains fit in each other's gaps, so the
+    link may lock or not. Started together (no login) they cross: the flow
+    model's rate; started apart by the logins they lock: the locked cycle.
+    The flow model flags the link."""
+    rates = {}
+    for login in (False, True):
+        scenario = _both_ways("1GFC", "20 km", 3, 5e-6, True, "64 KiB", login)
+        flow = solve(flow_fabric(scenario))
+        assert not flow.locked
+        assert all("R_RDY behind frames" in c for c in flow.caveats.values())
+        rates[login] = _packet(scenario, 2e-3, 2e-3 + 400 / (flow.rates[0]))
+    stream = flow.fabric.streams[0]
+    d = flow.fabric.directions["s0:1->s1:1"]
+    mean = sum(frame_chars(p) for p in stream.frame_payloads) / len(stream.frame_payloads)
+    frame = mean * d.speed.char_time
+    period = frame + GAP_CHARS * d.speed.char_time
+    hold = locked_hold(d.hold, d.speed.word_time, frame, period, d.credit)
+    per_frame = stream.size / len(stream.frame_payloads)
+    locked = d.credit * per_frame / (frame + 2 * d.delay + hold + d.speed.word_time)
+    for name, rate in flow.stream_rates.items():
+        assert abs(rates[False][name] - rate) <= 0.02 * rate, (name, rates[False][name], rate)
+        assert abs(rates[True][name] - locked) <= 0.02 * locked, (name, rates[True][name], locked)
+
+
+def test_a_cycle_rounds_up_to_the_next_turn_at_a_busy_output() -> None:
+    """Chances come (others + 1) periods after the input's last frame, then
+    every *others* periods; a train of credits takes (others + 1) periods a
+    credit."""
+    assert behind_output(5.0, 1, 1, 1.0) == 5.0  # at a chance already
+    assert behind_output(5.2, 1, 1, 1.0) == 6.0
+    assert behind_output(5.2, 1, 2, 1.0) == 7.0  # chances at 3, 5, 7
+    assert behind_output(10.77, 2, 1, 1.0) == 11.0
+    assert behind_output(3.0, 2, 1, 1.0) == 3.0  # within the train: not credit-bound
+
+
+def _fan_in(per_switch: int, isl: str, credits: int, cut: bool) -> Scenario:
+    """Two switches of *per_switch* N_Ports at 1GFC; every N_Port but one
+    streams full frames to the last N_Port of the second switch: the output
+    to it takes the ISL and the other local N_Ports in turn."""
+    scenario = scenario_from_document({
+        "name": "fan-in", "topology": "fabric",
+        "fabric": {"kind": "full-mesh", "switches": 2, "model": "generic-nonblocking",
+                   "nodes_per_switch": per_switch, "isls": 1, "speed": "1GFC",
+                   "length": "5 m", "isl_length": isl, "traffic": "fan-in", "targets": 1,
+                   "stream_size": "8448 B", "outstanding": 1},
+        "run": {"duration": "1 ms"}}, "fan-in.toml")
+    model = SwitchModel(name="voq", ports=64, bb_credit=credits, routing_latency=0.0,
+                        cut_through=cut, virtual_output_queues=True, crossbar_speedup=2.0)
+    return replace(scenario, switches=tuple(replace(s, model=model) for s in scenario.switches),
+                   nodes=tuple(replace(n, params=ServiceParameters(bb_credit=16))
+                               for n in scenario.nodes))
+
+
+def test_a_credit_bound_isl_waits_its_turn_at_a_full_output() -> None:
+    """A 10 km 1GFC ISL into a store-and-forward switch, whose output to the
+    target also takes one or two local N_Ports that always have a frame: the
+    switch frees an ISL frame's buffer only as it crosses, at the ISL's turn,
+    so the credit's cycle rounds up to that turn (behind_output): 1 credit
+    and two local inputs, 2 credits and one; the packet model within 2 %.
+    Cut-through, the wait hides behind the frame's reception and the model
+    flags it instead."""
+    for per_switch, credits in ((3, 1), (2, 2)):
+        scenario = _fan_in(per_switch, "10 km", credits, False)
+        flow = solve(flow_fabric(scenario))
+        isl = next(n for n, d in flow.fabric.directions.items()
+                   if d.isl and any(n in e.path for s in flow.fabric.streams
+                                    for e in s.exchanges))
+        d = flow.fabric.directions[isl]
+        frame = frame_chars(2112) * d.speed.char_time
+        period = frame + GAP_CHARS * d.speed.char_time
+        cycle = frame + 2 * d.delay + d.hold + d.speed.word_time
+        others = per_switch - 1
+        train = credits * (others + 1) * period
+        turn = train + others * period * math.ceil((cycle - train) / (others * period))
+        assert math.isclose(flow.behind[isl], turn - cycle, rel_tol=1e-9)
+        over = [s.name for s in flow.fabric.streams if isl in s.exchanges[0].path]
+        expected = credits / turn * 2112 / len(over)
+        for name in over:
+            assert math.isclose(flow.stream_rates[name], expected, rel_tol=1e-9), name
+        assert not any(flow.caveats.values())
+        packet = _packet(scenario, 1e-3, 1e-3 + 400 / (expected / 2112))
+        for name in over:
+            assert abs(packet[name] - expected) <= 0.02 * expected, (name, packet[name], expected)
+
+
+def test_cut_through_hides_part_of_the_wait_for_a_turn() -> None:
+    """The same ISLs into cut-through switches: a frame may cross from its
+    header on, its buffer freed no earlier than its EOF, so each wait for a
+    turn is shorter by the rest of the frame's reception (hidden_wait). The
+    credits' turns followed one by one (1 credit, two local inputs: each
+    cycle alternates between two turns) against the packet model within
+    2 %; with store-and-forward's hidden part of 0 the same walk gives the
+    closed form."""
+    for per_switch, credits in ((3, 1), (4, 1), (2, 2)):
+        scenario = _fan_in(per_switch, "10 km", credits, True)
+        flow = solve(flow_fabric(scenario))
+        isl = next(n for n, d in flow.fabric.directions.items()
+                   if d.isl and any(n in e.path for s in flow.fabric.streams
+                                    for e in s.exchanges))
+        d = flow.fabric.directions[isl]
+        frame = frame_chars(2112) * d.speed.char_time
+        period = frame + GAP_CHARS * d.speed.char_time
+        cycle = frame + 2 * d.delay + d.hold + d.speed.word_time
+        hidden = hidden_wait(frame, frame, HEADER_CHARS * d.speed.char_time)
+        assert math.isclose(hidden, frame - HEADER_CHARS * d.speed.char_time)
+        turn = behind_output(cycle, credits, per_switch - 1, period, hidden)
+        assert math.isclose(flow.behind.get(isl, 0.0), turn - cycle, rel_tol=1e-9, abs_tol=1e-15)
+        over = [s.name for s in flow.fabric.streams if isl in s.exchanges[0].path]
+        expected = credits / turn * 2112 / len(over)
+        for name in over:
+            assert math.isclose(flow.stream_rates[name], expected, rel_tol=1e-9), name
+        packet = _packet(scenario, 1e-3, 1e-3 + 400 / (expected / 2112))
+        for name in over:
+            assert abs(packet[name] - expected) <= 0.02 * expected, (name, packet[name], expected)
+    for credits, others, cycle in ((1, 1, 10.77), (2, 2, 17.3), (3, 5, 50.92), (4, 3, 60.1)):
+        closed = behind_output(cycle, credits, others, 1.0)
+        assert math.isclose(_turns(cycle, credits, others, 1.0, 0.0), closed, rel_tol=1e-12)
+
+
+def test_frames_of_one_length_run_at_the_line_or_the_credit_bound() -> None:
+    """With one frame length the pipeline's period is the larger of the
+    line's (frames x (frame + gap)) and the credits' (frames x cycle /
+    credits)."""
+    frame, gap, rest = 10.0, 0.24, 30.0
+    for credits in (1, 2, 3, 4, 8):
+        period = pipeline_period([frame] * 5, credits, rest, gap)
+        assert math.isclose(period, max(5 * (frame + gap), 5 * (frame + rest) / credits),
+                            rel_tol=1e-9), credits
+
+
+def test_a_short_last_frame_costs_a_credit_tight_hop_a_stall_a_sequence() -> None:
+    """One stream over a 1GFC ISL into a store-and-forward switch, its
+    sequences ending in a short frame: the next sequence's first frame
+    follows it at once and finds no credit, so the hop carries less than
+    both its line's and its credits' bounds: the pipeline's period
+    (pipeline_period, from the model's parameters), the packet model within
+    2 % (5 km with 3 credits and 64 KiB sequences; 2 km with 2 credits and
+    16 KiB sequences, where the line alone would give 103.2 MB/s)."""
+    for isl, credits, size in (("5 km", 3, "64 KiB"), ("2 km", 2, "16 KiB")):
+        scenario = scenario_from_document({
+            "name": "pipeline", "topology": "fabric",
+            "fabric": {"kind": "full-mesh", "switches": 2, "model": "generic-nonblocking",
+                       "nodes_per_switch": 1, "isls": 1, "speed": "1GFC", "length": "5 m",
+                       "isl_length": isl, "traffic": "fan-in", "targets": 1,
+                       "stream_size": size, "outstanding": 1},
+            "run": {"duration": "1 ms", "login": False}}, "pipeline.toml")
+        model = SwitchModel(name="voq", ports=64, bb_credit=credits, routing_latency=0.0,
+                            cut_through=False, virtual_output_queues=True, crossbar_speedup=2.0)
+        scenario = replace(scenario,
+                           switches=tuple(replace(s, model=model) for s in scenario.switches),
+                           nodes=tuple(replace(n, params=ServiceParameters(bb_credit=16))
+                                       for n in scenario.nodes))
+        flow = solve(flow_fabric(scenario))
+        stream = flow.fabric.streams[0]
+        d = flow.fabric.directions[stream.exchanges[0].path[1]]
+        frames = [frame_chars(x) * d.speed.char_time for x in stream.frame_payloads]
+        rest = 2 * d.delay + d.hold + d.speed.word_time
+        gap = GAP_CHARS * d.speed.char_time
+        expected = stream.size / pipeline_period(frames, credits, rest, gap)
+        line = stream.size / (sum(frames) + len(frames) * gap)
+        credit = credits * stream.size / (sum(frames) + len(frames) * rest)
+        assert expected < min(line, credit) * 0.995
+        assert math.isclose(flow.stream_rates[stream.name], expected, rel_tol=1e-9)
+        assert flow.pipelined[d.name] > 0
+        packet = _packet(scenario, 1e-3, 1e-3 + 400 / (expected / 2112))
+        assert abs(packet[stream.name] - expected) <= 0.02 * expected, (
+            isl, packet[stream.name], expected)
