@@ -11,16 +11,28 @@ fabric, simulating until the last N_Port has logged in, and simulating 1 ms
 of traffic after it (--traffic: another length; peak memory should not grow
 with it).
 
+NPIV (--virtual-ports V): V virtual N_Ports behind every generated N_Port
+([fabric] virtual_ports), each logging in by FDISC after its port's FLOGI;
+--npiv-logins L: the edge switches' model is generic-nonblocking with
+npiv_logins = L (a model file written to a temporary directory), so that
+each port refuses its FDISCs past L. Printed besides the timings: the FDISCs
+accepted and refused against the closed form, (D - 4) x 17 x min(V, L)
+accepted and (D - 4) x 17 x (V - min(V, L)) refused.
+
 Usage: python bench/fabric_scale.py [--domains 16 64 239] [--traffic MS]
+       [--virtual-ports V [--npiv-logins L]]
 """
 
 from __future__ import annotations
 
 import argparse
 import resource
+import tempfile
 import time
+from pathlib import Path
 
 from fcsim.build import build_fabric, build_workloads
+from fcsim.catalog import MODELS_DIR
 from fcsim.engine.simulation import Simulation
 from fcsim.scenario.loader import scenario_from_document
 from fcsim.scenario.model import Scenario
@@ -31,27 +43,42 @@ TRAFFIC = 1e-3
 """Simulated traffic after the last login, s (unless --traffic)."""
 
 
-def core_edge(domains: int) -> Scenario:
-    """The core-edge fabric of *domains* switches described in the module docstring."""
+def core_edge(domains: int, virtual: int = 0, edge_model: str = "generic-nonblocking") -> Scenario:
+    """The core-edge fabric of *domains* switches described in the module
+    docstring, *virtual* virtual N_Ports behind each generated N_Port, edge
+    switches of *edge_model* (a model name or a model file's path)."""
+    npiv = {"virtual_ports": virtual} if virtual else {}
     return scenario_from_document({
         "topology": "fabric", "description": "fabric scale bench",
         "run": {"duration": "1 s", "login": True},
         "fabric": {"kind": "core-edge", "switches": domains, "cores": CORES,
-                   "model": "generic-nonblocking", "core_model": "generic-director-256",
+                   "model": edge_model, "core_model": "generic-director-256",
                    "nodes_per_switch": PER_EDGE, "speed": "4GFC", "traffic": "ring",
-                   "stream_size": "16 KiB", "outstanding": 2}}, "bench/fabric_scale.py")
+                   "stream_size": "16 KiB", "outstanding": 2, **npiv}}, "bench/fabric_scale.py")
 
 
-def measure(domains: int, traffic: float = TRAFFIC) -> None:
-    """Print the figures of one fabric size with *traffic* s of traffic after login."""
+def limited_model(directory: Path, limit: int) -> str:
+    """The path of a model file written in *directory*: generic-nonblocking
+    with npiv_logins = *limit*."""
+    path = directory / "generic-nonblocking-npiv.toml"
+    path.write_text((MODELS_DIR / "switches" / "generic-nonblocking.toml").read_text()
+                    + f'npiv_logins = {{ value = {limit}, source = "bench --npiv-logins" }}\n')
+    return str(path)
+
+
+def measure(domains: int, traffic: float = TRAFFIC, virtual: int = 0, limit: int = 255,
+            edge_model: str = "generic-nonblocking") -> None:
+    """Print the figures of one fabric size with *traffic* s of traffic after
+    login, *virtual* virtual N_Ports behind each N_Port and edge switches of
+    *edge_model*, whose npiv_logins is *limit*."""
     started = time.perf_counter()
-    scenario = core_edge(domains)
+    scenario = core_edge(domains, virtual, edge_model)
     read = time.perf_counter()
     sim = Simulation(1)
     net = build_fabric(sim, scenario)
     build_workloads(sim, scenario, net)
     built = time.perf_counter()
-    while any(node.ready_at is None for node in net.nodes.values()):
+    while net.not_up() is not None:  # every N_Port logged in but those refused
         sim.run(sim.now + 10e-6)
     logged_in = time.perf_counter()
     before = sum(s.stats.forwarded for s in net.switches.values())
@@ -65,6 +92,15 @@ def measure(domains: int, traffic: float = TRAFFIC) -> None:
           f"simulated), {traffic * 1e3:g} ms of traffic: "
           f"{frames / (ran - logged_in):9,.0f} frames forwarded per wall-second, "
           f"peak memory {rss:.0f} MB")
+    if virtual:
+        fdisc = net.results(1.0)["npiv"]["fdisc"]
+        ports = (domains - CORES) * PER_EDGE
+        accepted = min(virtual, limit)
+        print(f"     NPIV: {virtual} virtual N_Ports behind each of {ports} ports, limit "
+              f"{limit}: FDISCs accepted {sum(c['accepted'] for c in fdisc.values()):,} "
+              f"(closed form {ports * accepted:,}), refused "
+              f"{sum(c['refused'] for c in fdisc.values()):,} "
+              f"(closed form {ports * (virtual - accepted):,})")
 
 
 def main() -> None:
@@ -72,13 +108,27 @@ def main() -> None:
     parser.add_argument("--domains", type=int, nargs="+", default=[16, 64, 239])
     parser.add_argument("--traffic", type=float, default=TRAFFIC * 1e3,
                         help="simulated traffic after the last login, ms (default 1)")
+    parser.add_argument("--virtual-ports", type=int, default=0,
+                        help="virtual N_Ports (NPIV) behind each N_Port, 0..255 (default 0)")
+    parser.add_argument("--npiv-logins", type=int, default=None,
+                        help="the edge switches' FDISC limit per port, 0..255 (default: the "
+                        "model's, 255)")
     args = parser.parse_args()
     if not args.traffic > 0:
         parser.error(f"--traffic: {args.traffic}; a length of traffic in ms, above 0")
+    if not 0 <= args.virtual_ports <= 255:
+        parser.error(f"--virtual-ports: {args.virtual_ports}; 0..255")
+    if args.npiv_logins is not None and not (0 <= args.npiv_logins <= 255 and args.virtual_ports):
+        parser.error(f"--npiv-logins: {args.npiv_logins}; 0..255, with --virtual-ports")
     for domains in args.domains:
         if not CORES < domains <= 239:
             parser.error(f"--domains: {domains}; a fabric has {CORES + 1}..239 domains here")
-        measure(domains, args.traffic / 1e3)
+    with tempfile.TemporaryDirectory() as directory:
+        limit = 255 if args.npiv_logins is None else args.npiv_logins
+        model = ("generic-nonblocking" if args.npiv_logins is None
+                 else limited_model(Path(directory), limit))
+        for domains in args.domains:
+            measure(domains, args.traffic / 1e3, args.virtual_ports, limit, model)
 
 
 if __name__ == "__main__":

@@ -73,6 +73,17 @@ def _pairs(w: Any) -> list[tuple[str, str]]:
     return [(s, d) for s in sources for d in targets]
 
 
+def npiv_run_problems(login: bool, faults: bool, recovers: bool) -> Iterator[str]:
+    """What a run with virtual N_Ports (NPIV) needs and does not have, one
+    text each: fabric login (*login*), no faults (*faults*: the run has some)
+    and no credit loss recovery or port fencing (*recovers*: it has one)."""
+    if not login:
+        yield "virtual N_Ports with run.login = true: they log in with FDISC"
+    if faults or recovers:
+        yield ("no virtual N_Ports in a run with faults, credit loss recovery or port "
+               "fencing (their logging in again is not modelled)")
+
+
 def npiv_problems(doc: Any, raw: dict[str, Any]) -> Iterator[Problem]:
     """Every problem of the ``virtual_ports`` of the checked fabric *doc*'s nodes."""
     nodes = getattr(doc, "nodes", [])
@@ -81,15 +92,12 @@ def npiv_problems(doc: Any, raw: dict[str, Any]) -> Iterator[Problem]:
         count = getattr(node, "virtual_ports", 0)
         if not count:
             continue
-        if not doc.run.login:
-            yield Problem(f"nodes[{i}].virtual_ports", given(count),
-                          "virtual N_Ports with run.login = true: they log in with FDISC")
         congestion = getattr(doc, "congestion", None)
-        if getattr(doc, "faults", []) or (congestion is not None and (
-                congestion.credit_loss_recovery is not None or congestion.fencing is not None)):
-            yield Problem(f"nodes[{i}].virtual_ports", given(count),
-                          "no virtual N_Ports in a run with faults, credit loss recovery or "
-                          "port fencing (their logging in again is not modelled)")
+        for allowed in npiv_run_problems(doc.run.login, bool(getattr(doc, "faults", [])),
+                                         congestion is not None and (
+                                             congestion.credit_loss_recovery is not None
+                                             or congestion.fencing is not None)):
+            yield Problem(f"nodes[{i}].virtual_ports", given(count), allowed)
         taken = [n.name for n in nodes if n.name in virtual]
         if taken:
             yield Problem(f"nodes[{i}].virtual_ports", given(count),

@@ -146,9 +146,10 @@ def ct_command(payload: bytes) -> int:
 
 def gid_ft_accept(port_ids: list[int]) -> bytes:
     """The accept of GID_FT listing *port_ids*, the last flagged as last."""
-    entries = b"".join(struct.pack(">I", (0x80 << 24 if i == len(port_ids) - 1 else 0) | pid)
-                       for i, pid in enumerate(port_ids))
-    return ct_preamble(CT_ACCEPT, 0) + entries
+    words = list(port_ids)
+    if words:
+        words[-1] |= 0x80 << 24
+    return ct_preamble(CT_ACCEPT, 0) + struct.pack(f">{len(words)}I", *words)
 
 
 def gid_ft_ports(accept: bytes) -> list[int]:

@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from fcsim.fabric.checks import npiv_run_problems
 from fcsim.fabric.shapes import (
     Shape,
     core_edge,
@@ -65,7 +66,7 @@ def expand(data: dict[str, Any], file: str) -> dict[str, Any]:
         fabric = _FabricOnly.model_validate({"fabric": raw}).fabric
     except ValidationError as error:
         raise ScenarioError(file, problems_of(error, _FabricOnly, {"fabric": raw})) from None
-    problems = list(_combination(fabric, raw))
+    problems = [*_combination(fabric, raw), *_npiv(fabric, raw, data)]
     if not problems:
         shape = shape_of(fabric)
         problems = list(_room(fabric, raw, shape, len(data.get("switches", []))))
@@ -118,6 +119,7 @@ def tables(fabric: FabricSection, raw: dict[str, Any], shape: Shape,
                       "speed": core_isl_speed if upper else isl_speed, "length": isl_length,
                       **credit, **trunk})
     node_keys = raw.get("node", {})
+    virtual = {"virtual_ports": raw["virtual_ports"]} if "virtual_ports" in raw else {}
     storage = raw.get("storage", {})
     targets = storage_targets(fabric, shape)
     links += [{"name": name, "ends": [name, f"{switch}:{port}"],
@@ -138,7 +140,7 @@ def tables(fabric: FabricSection, raw: dict[str, Any], shape: Shape,
                          *({"name": name, "model": models[role], **routing}
                            for name, role in shape.switches)],
             "nodes": [*data.get("nodes", []),
-                      *({"name": node, **node_keys} for node, _, _ in shape.nodes),
+                      *({"name": node, **node_keys, **virtual} for node, _, _ in shape.nodes),
                       *({"name": name, "target": storage["model"], **node_keys}
                         for name, _, _ in targets)],
             "links": [*data.get("links", []), *links],
@@ -209,6 +211,20 @@ def _combination(fabric: FabricSection, raw: dict[str, Any]) -> Iterator[Problem
         yield Problem("fabric.isl_long_distance", given(raw["isl_long_distance"]),
                       "not with isl_bb_credit: give the buffers or the distance they are "
                       "reserved for, not both")
+
+
+def _npiv(fabric: FabricSection, raw: dict[str, Any], data: dict[str, Any]) -> Iterator[Problem]:
+    """Virtual N_Ports go with what the run needs for them (read from the
+    file's ``[run]``, ``[[faults]]`` and ``[congestion]`` as written: a
+    wrongly typed one is reported when the file is read)."""
+    if not fabric.virtual_ports:
+        return
+    run, congestion = data.get("run", {}), data.get("congestion", {})
+    login = run.get("login", True) if isinstance(run, dict) else True
+    recovers = isinstance(congestion, dict) and any(
+        congestion.get(name) is not None for name in ("credit_loss_recovery", "fencing"))
+    for allowed in npiv_run_problems(login is not False, bool(data.get("faults")), recovers):
+        yield Problem("fabric.virtual_ports", given(raw["virtual_ports"]), allowed)
 
 
 def _room(fabric: FabricSection, raw: dict[str, Any], shape: Shape,

@@ -9,9 +9,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fcsim.fc2 import els
-from fcsim.fc2.els_payload import gid_ft_accept, login_payload, port_name
+from fcsim.fc2.els_payload import gid_ft_accept, gid_ft_ports, login_payload, port_name
 from fcsim.fc4.fcp import BLOCK, Command
 from fcsim.fc4.ip_header import checksum, ipv4_header, tcp_header, tcp_options
 from fcsim.runner import run_once
@@ -92,6 +94,18 @@ def test_gid_ft_accept_flags_the_last_entry() -> None:
     assert len(accept) == els.CT_PREAMBLE + 2 * els.GID_FT_ENTRY
     assert accept[4:6] == b"\xfc\x02" and accept[8:10] == b"\x80\x02"
     assert accept[16:20] == bytes((0, 1, 0, 0)) and accept[20:24] == bytes((0x80, 1, 1, 0))
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.integers(0, 0xFFFFFF), max_size=600))
+def test_gid_ft_accept_lists_every_port_once_in_order(port_ids: list[int]) -> None:
+    """Each entry is 4 bytes, control byte 0 but the last's 80h (FC-GS: last
+    port), then the N_Port ID; read back, the same IDs in the same order."""
+    accept = gid_ft_accept(port_ids)
+    assert len(accept) == els.CT_PREAMBLE + len(port_ids) * els.GID_FT_ENTRY
+    controls = accept[els.CT_PREAMBLE::els.GID_FT_ENTRY]
+    assert controls == bytes([0] * (len(port_ids) - 1) + [0x80] * bool(port_ids))
+    assert gid_ft_ports(accept) == port_ids
 
 
 # -- tshark against the simulation -----------------------------------------------

@@ -70,3 +70,14 @@ def test_the_storm_follows_the_closed_form(domains: int, per: int) -> None:
     fabric = _storm(domains, per)
     assert (fabric["sw_rscn_sent"], fabric["rscn_sent"], fabric["rscn_queries"],
             fabric["rscn_logins"]) == (2 * (domains - 1), 2 * (m - 1), 2 * (m - 1), m - 1)
+
+
+def test_one_flap_in_a_239_domain_fabric() -> None:
+    """The most domains a fabric has (239, FC-SW), one host on each switch
+    (M = 240 registered N_Ports): the same closed form, the SW_RSCNs crossing
+    up to 238 ISLs of the chain."""
+    domains, per = 239, 1
+    m = domains * per + 1
+    fabric = _storm(domains, per)
+    assert (fabric["sw_rscn_sent"], fabric["rscn_sent"], fabric["rscn_queries"],
+            fabric["rscn_logins"]) == (2 * (domains - 1), 2 * (m - 1), 2 * (m - 1), m - 1)

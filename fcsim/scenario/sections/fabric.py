@@ -15,7 +15,7 @@ from fcsim.scenario.sections.links import (
     RoutingPolicy,
     SwitchModelName,
 )
-from fcsim.scenario.sections.nodes import BbScN, DeviceName, NodeKeys
+from fcsim.scenario.sections.nodes import BbScN, DeviceName, NodeKeys, VirtualPorts
 from fcsim.scenario.sections.workloads import EXCHANGES_HELP, ExchangeUse
 from fcsim.schema.fields import Count, Flag, Speed, choice, integer, size, table, value_type
 from fcsim.schema.link_fields import SPEED_HELP, CableLength
@@ -186,6 +186,13 @@ class FabricSection(Section):
     node: GeneratedNode = key(None, "Login service parameters of every generated N_Port, "
                               "as in [[nodes]]: " + ", ".join(NODE_KEYS) + " (default: "
                               "those of [[nodes]]).", {"bb_credit": 32, "ee_credit": 8})
+    virtual_ports: VirtualPorts = key(0, "Virtual N_Ports (NPIV) behind every generated "
+                                      "N_Port (not the storage targets), as [[nodes]] "
+                                      "virtual_ports: e3n5.v1 .. e3n5.v<n>, each logging in "
+                                      "with FDISC; each switch port accepts its model's "
+                                      "npiv_logins and refuses the rest (LS_RJT). Needs "
+                                      "run.login = true and no faults "
+                                      "(docs/fabric-services.md, 'NPIV').", 4)
     traffic: Traffic = key("none", "Generated workloads, each a saturating Class 3 stream: "
                            "'none'; 'ring': from N_Port 0 of each edge switch to N_Port 1 "
                            "(N_Port 0 if it has one) of the next edge switch, the last to "
