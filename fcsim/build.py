@@ -72,7 +72,7 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
                                     scenario.zone_enforcement == "hard",
                                     {n.name: virtual_names(n.name, n.virtual_ports)
                                      for n in scenario.nodes if n.virtual_ports},
-                                    scenario.isolation, dict(scenario.zone_priorities),
+                                    dict(scenario.zone_priorities),
                                     scenario.cures, both_ways)
     if scenario.fpin is not None:
         net.fpin = FabricNotifications(sim, scenario.fpin, net.switches, net.nodes,

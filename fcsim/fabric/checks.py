@@ -138,19 +138,19 @@ def channel_problems(doc: Any, raws: list[dict[str, Any]],
 
 
 def isolation_problems(doc: Any, raw: dict[str, Any]) -> Iterator[Problem]:
-    """Every problem of the checked fabric *doc*'s ``[congestion_isolation]``
+    """Every problem of the checked fabric *doc*'s ``[congestion.isolation]``
     read from *raw*: an ISL with virtual channels to isolate on, and a
     falling threshold not above the rising one."""
-    section = getattr(doc, "congestion_isolation", None)
+    section = getattr(getattr(doc, "congestion", None), "isolation", None)
     if section is None:
         return
     if not any(getattr(link, "virtual_channels", None) for link in doc.links):
-        yield Problem("congestion_isolation", "given with no ISL with virtual_channels",
-                      "[congestion_isolation] in a fabric with an inter-switch link with "
+        yield Problem("congestion.isolation", "given with no ISL with virtual_channels",
+                      "[congestion.isolation] in a fabric with an inter-switch link with "
                       "virtual_channels (the isolated flows take its low-priority channel)")
     if section.falling_threshold > section.rising_threshold:
-        yield Problem("congestion_isolation.falling_threshold",
-                      given(raw["congestion_isolation"]["falling_threshold"]),
+        yield Problem("congestion.isolation.falling_threshold",
+                      given(raw["congestion"]["isolation"]["falling_threshold"]),
                       f"not above rising_threshold ({section.rising_threshold:g})")
 
 
