@@ -102,6 +102,7 @@ def channel_problems(doc: Any, raws: list[dict[str, Any]],
                      isolation: bool = False) -> Iterator[Problem]:
     """Every problem of the virtual-channel keys of the checked fabric *doc*'s
     links, read from *raws*; *isolation*: the fabric isolates congestion."""
+    yield from _recovery_with_channels(doc)
     models = {s.name: s.model for s in getattr(doc, "switches", [])}
     for i, (link, raw) in enumerate(zip(doc.links, raws, strict=True)):
         count = getattr(link, "virtual_channels", None)
@@ -116,12 +117,6 @@ def channel_problems(doc: Any, raws: list[dict[str, Any]],
             yield Problem(where, given(count), "only on an inter-switch link (both ends "
                           "switch ports 'switch:port')")
             continue
-        cures = getattr(doc, "congestion", None)
-        if getattr(doc, "faults", []) or (cures is not None and (
-                cures.credit_loss_recovery is not None or cures.fencing is not None)):
-            yield Problem(where, given(count), "no virtual channels in a run with faults, "
-                          "credit loss recovery or fencing (link recovery on a channelled "
-                          "ISL is not modelled)")
         for end in link.ends:
             model = models.get(end.partition(":")[0])
             if model is not None and not model.virtual_output_queues:
@@ -135,6 +130,28 @@ def channel_problems(doc: Any, raws: list[dict[str, Any]],
                           f"{least} with vc_assignment = {link.vc_assignment!r}"
                           + (" and congestion isolation (a channel kept for the isolated "
                              "flows)" if isolation and not exact else ""))
+
+
+def _recovery_with_channels(doc: Any) -> Iterator[Problem]:
+    """One problem if the fabric *doc* has ISLs with virtual channels and
+    something that resets or disables links (faults, credit loss recovery,
+    fencing): link recovery on a channelled ISL is not modelled."""
+    channelled = [f"links[{i}]" for i, link in enumerate(doc.links)
+                  if getattr(link, "virtual_channels", None)
+                  and all(":" in end for end in link.ends)]
+    if not channelled:
+        return
+    cures = getattr(doc, "congestion", None)
+    recovering = [name for name, present in (
+        ("faults", bool(getattr(doc, "faults", []))),
+        ("congestion.credit_loss_recovery",
+         cures is not None and cures.credit_loss_recovery is not None),
+        ("congestion.fencing", cures is not None and cures.fencing is not None)) if present]
+    if recovering:
+        yield Problem(recovering[0], f"given with virtual_channels on {', '.join(channelled)}",
+                      "no faults, credit loss recovery or fencing in a fabric with virtual "
+                      "channels (link recovery on a channelled ISL is not modelled): drop "
+                      "one or the other; isolation and ingress_limit combine with them")
 
 
 def isolation_problems(doc: Any, raw: dict[str, Any]) -> Iterator[Problem]:
