@@ -72,7 +72,8 @@ def test_the_validation_report_s_figures_are_readable(monkeypatch: pytest.Monkey
                                      "fabric-core-edge-isls.toml",
                                      "fabric-storage-on-core.toml",
                                      "fabric-slow-drain.toml",
-                                     "fabric-slow-drain-fpin.toml"])
+                                     "fabric-slow-drain-fpin.toml",
+                                     "fabric-slow-drain-isolation.toml"])
 def test_the_run_report_s_figures_are_readable(example: str, tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     kept = _kept(monkeypatch, fcsim.run_report, "_svg", "<svg></svg>")
