@@ -133,3 +133,19 @@ def test_the_summary_lists_isolation_with_the_other_cures() -> None:
     cures = text[text.index("congestion cures (first repetition)"):]
     assert "  isolation (TxWait read every 1.000 ms: isolated at 5 % of it, no automatic " \
            "recovery):\n    at 1.000 ms: slow (edge2:0) isolated, TxWait" in cures
+
+
+def test_the_table_is_under_congestion(tmp_path) -> None:
+    """Isolation is one of the cures: a top-level [congestion_isolation] is
+    refused in one line that points to [congestion]."""
+    from fcsim.scenario.loader import ScenarioError, load_scenario
+
+    text = EXAMPLE.read_text(encoding="utf-8")
+    path = tmp_path / "case.toml"
+    path.write_text(text.replace("\n[congestion.isolation]\n", "\n[congestion_isolation]\n"),
+                    encoding="utf-8")
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(path)
+    first = str(info.value).splitlines()[0]
+    assert first.startswith(f"{path}: congestion_isolation: unknown key") and \
+        "'congestion'" in first
