@@ -81,7 +81,7 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
                                     scenario.zone_enforcement == "hard",
                                     {n.name: virtual_names(n.name, n.virtual_ports)
                                      for n in scenario.nodes if n.virtual_ports},
-                                    scenario.isolation, dict(scenario.zone_priorities),
+                                    dict(scenario.zone_priorities),
                                     scenario.cures, both_ways,
                                     {t: frozenset((TYPE_FCP, TYPE_NVME)) for t in nvme})
     if scenario.fpin is not None:

@@ -51,7 +51,6 @@ def network_lines(first: dict[str, Any]) -> list[str]:
         lines.append(f"  NPIV at {port}: {n['accepted']} FDISC logins accepted, "
                      f"{n['refused']} refused (LS_RJT)")
     lines += _congestion_lines(first)
-    lines += _isolation_lines(first)
     lines += _cure_lines(first)
     lines += _fpin_lines(first)
     lines += routing_lines(first)
@@ -136,26 +135,6 @@ def _congestion_lines(first: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _isolation_lines(first: dict[str, Any]) -> list[str]:
-    """Congestion isolation's rule and each of its events (from the run's
-    start); nothing without it."""
-    iso = first.get("congestion_isolation")
-    if iso is None:
-        return []
-    recover = (f"back under {100 * iso['falling_threshold']:g} %" if iso["recover"]
-               else "no automatic recovery")
-    lines = ["", f"congestion isolation (TxWait read every "
-                 f"{format_time(iso['window_s'])}: isolated at "
-                 f"{100 * iso['rising_threshold']:g} % of it, {recover})"]
-    for event in iso["events"]:
-        lines.append(f"  at {format_time(event['time_s'])}: {event['device']} "
-                     f"({event['port']}) {event['action']}, TxWait "
-                     f"{100 * event['txwait_fraction']:.2f} % of the window")
-    if not iso["events"]:
-        lines.append("  no device isolated")
-    return lines
-
-
 def _cure_lines(first: dict[str, Any]) -> list[str]:
     """What the fabric's congestion cures did (:mod:`fcsim.fabric.cures`);
     nothing without them."""
@@ -185,6 +164,25 @@ def _cure_lines(first: dict[str, Any]) -> list[str]:
                             else "no limit at the end"))
         if not ports:
             lines.append("  ingress limit: no port limited")
+    isolation = cures.get("isolation")
+    if isolation is not None:
+        lines += _isolation_lines(isolation)
+    return lines
+
+
+def _isolation_lines(iso: dict[str, Any]) -> list[str]:
+    """Congestion isolation's rule and each of its events (from the run's
+    start), from its results *iso*."""
+    recover = (f"back under {100 * iso['falling_threshold']:g} %" if iso["recover"]
+               else "no automatic recovery")
+    lines = [f"  isolation (TxWait read every {format_time(iso['window_s'])}: isolated at "
+             f"{100 * iso['rising_threshold']:g} % of it, {recover}):"]
+    for event in iso["events"]:
+        lines.append(f"    at {format_time(event['time_s'])}: {event['device']} "
+                     f"({event['port']}) {event['action']}, TxWait "
+                     f"{100 * event['txwait_fraction']:.2f} % of the window")
+    if not iso["events"]:
+        lines.append("    no device isolated")
     return lines
 
 

@@ -244,22 +244,40 @@ def topology_svg(scenario: Scenario) -> str:
     return topology.getvalue().decode()
 
 
+def _steps(changes: list[tuple[str, float, float]], times: list[float],
+           start: float) -> dict[str, list[float]]:
+    """Per name, the value at each of *times* of a quantity that is *start*
+    until its first change and then steps at each change (name, time s, new
+    value; in time order)."""
+    lines: dict[str, list[float]] = {}
+    for name in sorted({c[0] for c in changes}):
+        steps = [(at, value) for n, at, value in changes if n == name]
+        value, k, values = start, 0, []
+        for t in times:
+            while k < len(steps) and steps[k][0] <= t:
+                value = steps[k][1]
+                k += 1
+            values.append(value)
+        lines[name] = values
+    return lines
+
+
 def _ingress_limits(results: dict[str, Any], times: list[float]) -> dict[str, list[float]]:
     """Each rate-limited F_Port's ingress limit at each sample time, from the
     first repetition's changes (docs/congestion.md); empty without them."""
     first = results["repetitions"][0] if "repetitions" in results else {}
     changes = first.get("cures", {}).get("ingress_limit", {}).get("changes", [])
-    lines: dict[str, list[float]] = {}
-    for port in sorted({c["port"] for c in changes}):
-        steps = [(c["at_s"], c["limit"]) for c in changes if c["port"] == port]
-        limit, k, values = 1.0, 0, []
-        for t in times:
-            while k < len(steps) and steps[k][0] <= t:
-                limit = steps[k][1]
-                k += 1
-            values.append(limit)
-        lines[port] = values
-    return lines
+    return _steps([(c["port"], c["at_s"], c["limit"]) for c in changes], times, 1.0)
+
+
+def _isolated(results: dict[str, Any], times: list[float]) -> dict[str, list[float]]:
+    """Each device congestion isolation moved, 1 at each sample time it is
+    isolated and 0 when not, from the first repetition's events
+    (docs/congestion.md); empty without them."""
+    first = results["repetitions"][0] if "repetitions" in results else {}
+    events = first.get("cures", {}).get("isolation", {}).get("events", [])
+    return _steps([(e["device"], e["time_s"], 1.0 if e["action"] == "isolated" else 0.0)
+                   for e in events], times, 0.0)
 
 
 def run_page(scenario: Scenario, results: dict[str, Any], series: TimeSeries,
@@ -286,6 +304,10 @@ def run_page(scenario: Scenario, results: dict[str, Any], series: TimeSeries,
     if limits:
         plots.append(_plot("Ingress limit per F_Port (dynamic ingress rate limiting)",
                            "fraction of the full rate", series.time, limits))
+    isolated = _isolated(results, series.time)
+    if isolated:
+        plots.append(_plot("Devices on the low-priority virtual channel (congestion "
+                           "isolation)", "isolated (1) or not (0)", series.time, isolated))
     if series.depth:
         plots.append(_plot("Storage queue depth: target task sets, block request queues",
                            "commands", series.time,

@@ -31,7 +31,7 @@ from typing import Any, Protocol
 
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.addressing import port_id
-from fcsim.fabric.congestion_isolation import CongestionIsolation, IsolationSpec
+from fcsim.fabric.congestion_isolation import CongestionIsolation
 from fcsim.fabric.cures import NO_CURES, Cures
 from fcsim.fabric.ingress_limit import DynamicIngressLimit, make_paced_port
 from fcsim.fabric.login import FabricLogin
@@ -140,7 +140,6 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
                  zones: tuple[tuple[str, tuple[str, ...]], ...] = (), login: bool = True,
                  recovering: bool = False, hard_zoning: bool = False,
                  virtual: Mapping[str, Sequence[str]] | None = None,
-                 isolation: IsolationSpec | None = None,
                  priorities: Mapping[str, str] | None = None,
                  cures: Cures = NO_CURES,
                  flows: set[tuple[str, str]] | None = None,
@@ -153,9 +152,7 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
     recover); *hard_zoning*: the F_Ports drop the frames between N_Ports
     that share no zone; *virtual*: per N_Port
     name, the virtual N_Ports (NPIV) behind it, of *nports* too, which log in
-    with FDISC after it (:mod:`fcsim.fabric.npiv`); *isolation*: the
-    congestion isolation that moves flows to slow devices to the ISLs'
-    low-priority virtual channel (:mod:`fcsim.fabric.congestion_isolation`);
+    with FDISC after it (:mod:`fcsim.fabric.npiv`);
     *priorities*: the QoS priority of zones not of medium priority, by zone
     name (read by ISLs whose virtual channels are assigned by priority);
     *cures*: what the switches do against congestion
@@ -163,7 +160,10 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
     link timeout is its time at zero credit; with fencing, their port
     monitors (:class:`~fcsim.fabric.port_guard.PortGuard`); with ingress rate
     limiting, F_Ports whose ingress can be limited and the loop that limits
-    them (:class:`~fcsim.fabric.ingress_limit.DynamicIngressLimit`); *flows*:
+    them (:class:`~fcsim.fabric.ingress_limit.DynamicIngressLimit`); with
+    congestion isolation, the port monitor that moves flows to slow devices
+    to the ISLs' low-priority virtual channel
+    (:class:`~fcsim.fabric.congestion_isolation.CongestionIsolation`); *flows*:
     the (sender, receiver) pairs data goes between, for the congestion view
     (default: *pairs*; a read's data comes back from its target);
     *fc4_types*: per N_Port name, the FC-4 TYPEs it registers with the name
@@ -174,6 +174,7 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
     f_timeout = E_D_TOV if loss is None else loss.f_port
     e_timeout = E_D_TOV if loss is None else loss.e_port
     net = FabricNetwork()
+    isolation = cures.isolation
     isolated: set[int] | None = None if isolation is None else set()
     high: set[tuple[int, int]] = set()  # filled once the N_Ports have their IDs
     permitted: dict[int, frozenset[int]] | None = {} if hard_zoning and zones else None
@@ -262,7 +263,7 @@ def build_fabric(sim: Simulation, switches: Sequence[SwitchSpec], links: Sequenc
             high.update((a, b) for a in ids for b in ids if a != b)
     if isolation is not None:
         assert isolated is not None
-        net.isolation = CongestionIsolation(sim, net.switches, isolated, isolation)
+        net.cures.append(CongestionIsolation(sim, net.switches, isolated, isolation))
     net.addresses = {name: node.port_id for name, node in net.nodes.items()}
     net.flows = tuple(sorted(pairs if flows is None else flows))
     if cures.fencing is not None:

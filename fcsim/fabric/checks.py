@@ -114,6 +114,7 @@ def channel_problems(doc: Any, raws: list[dict[str, Any]],
                      isolation: bool = False) -> Iterator[Problem]:
     """Every problem of the virtual-channel keys of the checked fabric *doc*'s
     links, read from *raws*; *isolation*: the fabric isolates congestion."""
+    yield from _recovery_with_channels(doc)
     models = {s.name: s.model for s in getattr(doc, "switches", [])}
     for i, (link, raw) in enumerate(zip(doc.links, raws, strict=True)):
         count = getattr(link, "virtual_channels", None)
@@ -128,12 +129,6 @@ def channel_problems(doc: Any, raws: list[dict[str, Any]],
             yield Problem(where, given(count), "only on an inter-switch link (both ends "
                           "switch ports 'switch:port')")
             continue
-        cures = getattr(doc, "congestion", None)
-        if getattr(doc, "faults", []) or (cures is not None and (
-                cures.credit_loss_recovery is not None or cures.fencing is not None)):
-            yield Problem(where, given(count), "no virtual channels in a run with faults, "
-                          "credit loss recovery or fencing (link recovery on a channelled "
-                          "ISL is not modelled)")
         for end in link.ends:
             model = models.get(end.partition(":")[0])
             if model is not None and not model.virtual_output_queues:
@@ -149,20 +144,42 @@ def channel_problems(doc: Any, raws: list[dict[str, Any]],
                              "flows)" if isolation and not exact else ""))
 
 
+def _recovery_with_channels(doc: Any) -> Iterator[Problem]:
+    """One problem if the fabric *doc* has ISLs with virtual channels and
+    something that resets or disables links (faults, credit loss recovery,
+    fencing): link recovery on a channelled ISL is not modelled."""
+    channelled = [f"links[{i}]" for i, link in enumerate(doc.links)
+                  if getattr(link, "virtual_channels", None)
+                  and all(":" in end for end in link.ends)]
+    if not channelled:
+        return
+    cures = getattr(doc, "congestion", None)
+    recovering = [name for name, present in (
+        ("faults", bool(getattr(doc, "faults", []))),
+        ("congestion.credit_loss_recovery",
+         cures is not None and cures.credit_loss_recovery is not None),
+        ("congestion.fencing", cures is not None and cures.fencing is not None)) if present]
+    if recovering:
+        yield Problem(recovering[0], f"given with virtual_channels on {', '.join(channelled)}",
+                      "no faults, credit loss recovery or fencing in a fabric with virtual "
+                      "channels (link recovery on a channelled ISL is not modelled): drop "
+                      "one or the other; isolation and ingress_limit combine with them")
+
+
 def isolation_problems(doc: Any, raw: dict[str, Any]) -> Iterator[Problem]:
-    """Every problem of the checked fabric *doc*'s ``[congestion_isolation]``
+    """Every problem of the checked fabric *doc*'s ``[congestion.isolation]``
     read from *raw*: an ISL with virtual channels to isolate on, and a
     falling threshold not above the rising one."""
-    section = getattr(doc, "congestion_isolation", None)
+    section = getattr(getattr(doc, "congestion", None), "isolation", None)
     if section is None:
         return
     if not any(getattr(link, "virtual_channels", None) for link in doc.links):
-        yield Problem("congestion_isolation", "given with no ISL with virtual_channels",
-                      "[congestion_isolation] in a fabric with an inter-switch link with "
+        yield Problem("congestion.isolation", "given with no ISL with virtual_channels",
+                      "[congestion.isolation] in a fabric with an inter-switch link with "
                       "virtual_channels (the isolated flows take its low-priority channel)")
     if section.falling_threshold > section.rising_threshold:
-        yield Problem("congestion_isolation.falling_threshold",
-                      given(raw["congestion_isolation"]["falling_threshold"]),
+        yield Problem("congestion.isolation.falling_threshold",
+                      given(raw["congestion"]["isolation"]["falling_threshold"]),
                       f"not above rising_threshold ({section.rising_threshold:g})")
 
 

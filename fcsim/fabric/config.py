@@ -3,9 +3,9 @@
 the name server (docs/faults.md, "Zoning"), ``[zoning]``, how the
 switches enforce the zones (docs/fabric-services.md, "Hard zoning"),
 ``[congestion]``, the cures the switches apply to congestion
-(docs/congestion.md, :mod:`fcsim.fabric.cures`),
-``[congestion_isolation]``, the port monitor that moves the flows to slow
-devices to a low-priority virtual channel (docs/fabrics.md), and
+(docs/congestion.md, :mod:`fcsim.fabric.cures`; congestion isolation, the
+port monitor that moves the flows to slow devices to a low-priority virtual
+channel, among them), and
 ``[fpin]``, the fabric's performance impact notifications and what the
 hosts do with them (docs/fpin.md). The
 scenario's document (:mod:`fcsim.scenario.sections.document`) assembles them
@@ -14,7 +14,7 @@ with the others."""
 from __future__ import annotations
 
 from fcsim.fabric.congestion import TXWAIT_CONGESTED
-from fcsim.fabric.congestion_isolation import FALLING
+from fcsim.fabric.cures import FALLING
 from fcsim.fabric.virtual_channels import PRIORITIES
 from fcsim.schema.fields import (
     Count,
@@ -105,40 +105,6 @@ class ZoningSection(Section):
                                    "share no zone).", "hard")
 
 
-Rising = fraction("a fraction 0 < x < 1 (of the window)", above=True)
-Falling = fraction("a fraction 0 <= x < 1 (of the window)")
-
-
-class CongestionIsolationSection(Section):
-    """Congestion isolation (Cisco MDS congestion isolation, Brocade SDDQ):
-    every `window` the switches read each F_Port's TxWait over the window;
-    a device whose F_Port waited at least `rising_threshold` of it is found
-    slow, and from then on the frames for it take the low-priority virtual
-    channel of every ISL with `virtual_channels` (the last channel with
-    vc_assignment 'destination', channel 2 with 'priority'), so the flows to
-    other devices keep the other channels. With `recover`, a device whose
-    F_Port waited less than `falling_threshold` of a window goes back. Needs
-    an ISL with virtual channels. See docs/fabrics.md."""
-
-    where = "in [congestion_isolation]"
-
-    rising_threshold: Rising = key(TXWAIT_CONGESTED, "TxWait over a window, as a fraction "
-                                   "of it, at or above which an F_Port's device is isolated "
-                                   "(Cisco port-monitor's rising threshold for TxWait; the "
-                                   "default is the congestion view's, an assumption).", 0.3)
-    falling_threshold: Falling = key(FALLING, "With recover: TxWait over a window, as a "
-                                     "fraction of it, below which an isolated device goes "
-                                     "back (the port monitor's falling threshold; default an "
-                                     "assumption); not above rising_threshold.", 0.05)
-    window: PositiveTime = key("1 s", "How often the F_Ports' TxWait is read, the window it "
-                               "is taken over, s (Cisco's port-monitor poll interval; the "
-                               "default an assumption).", "1 ms")
-    recover: Flag = key(False, "Take a device back when its TxWait falls below "
-                        "falling_threshold (Cisco NX-OS 8.5 Fabric Performance Monitor); "
-                        "default false: NX-OS 8.x and Brocade SDDQ release an isolated "
-                        "device only by command.", True)
-
-
 Share = fraction("a number in (0, 1): a fraction of the window", above=True)
 Step = fraction("a number in (0, 1)", above=True)
 UpStep = number("a number in (0, 1]", above=True)
@@ -206,14 +172,51 @@ class IngressLimitSection(Section):
                         "requests, each asking for many frames of data).", 0.001)
 
 
+Rising = fraction("a fraction 0 < x < 1 (of the window)", above=True)
+Falling = fraction("a fraction 0 <= x < 1 (of the window)")
+
+
+class IsolationSection(Section):
+    """Congestion isolation (Cisco MDS congestion isolation, Brocade SDDQ):
+    every `window` the switches read each F_Port's TxWait over the window;
+    a device whose F_Port waited at least `rising_threshold` of it is found
+    slow, and from then on the frames for it take the low-priority virtual
+    channel of every ISL with `virtual_channels` (the last channel with
+    vc_assignment 'destination', channel 2 with 'priority'), so the flows to
+    other devices keep the other channels. With `recover`, a device whose
+    F_Port waited less than `falling_threshold` of a window goes back. Needs
+    an ISL with virtual channels. See docs/congestion.md."""
+
+    where = "in [congestion.isolation]"
+
+    rising_threshold: Rising = key(TXWAIT_CONGESTED, "TxWait over a window, as a fraction "
+                                   "of it, at or above which an F_Port's device is isolated "
+                                   "(Cisco port-monitor's rising threshold for TxWait; the "
+                                   "default is the congestion view's, an assumption).", 0.3)
+    falling_threshold: Falling = key(FALLING, "With recover: TxWait over a window, as a "
+                                     "fraction of it, below which an isolated device goes "
+                                     "back (the port monitor's falling threshold; default an "
+                                     "assumption); not above rising_threshold.", 0.05)
+    window: PositiveTime = key("1 s", "How often the F_Ports' TxWait is read, the window it "
+                               "is taken over, s (Cisco's port-monitor poll interval; the "
+                               "default an assumption).", "1 ms")
+    recover: Flag = key(False, "Take a device back when its TxWait falls below "
+                        "falling_threshold (Cisco NX-OS 8.5 Fabric Performance Monitor); "
+                        "default false: NX-OS 8.x and Brocade SDDQ release an isolated "
+                        "device only by command.", True)
+
+
 CreditLoss = table(CreditLossSection, "a table, written [congestion.credit_loss_recovery]")
 Fence = table(FencingSection, "a table, written [congestion.fencing]")
 Limit = table(IngressLimitSection, "a table, written [congestion.ingress_limit]")
+Isolate = table(IsolationSection, "a table, written [congestion.isolation]")
 
 
 class CongestionSection(Section):
     """The cures the fabric's switches apply to congestion (default: none but
-    the switch model's hold time). See docs/congestion.md."""
+    the switch model's hold time): credit loss recovery, port fencing,
+    dynamic ingress rate limiting and congestion isolation. See
+    docs/congestion.md."""
 
     where = "in [congestion]"
 
@@ -224,6 +227,11 @@ class CongestionSection(Section):
     ingress_limit: Limit = key(None, "Rate-limit an F_Port's ingress while its TxWait is "
                                "over a threshold (default: none).",
                                {"window": "1 ms", "txwait": 0.1})
+    isolation: Isolate = key(None, "Move the flows to devices found slow to a low-priority "
+                             "virtual channel of the ISLs (default: none).",
+                             {"window": "1 ms", "recover": True})
+
+
 TxWaitShare = fraction("a fraction of the window in (0, 1), such as 0.1", above=True)
 
 

@@ -28,8 +28,9 @@ what the peer waited for this port's buffers.
 
 Over a window (:class:`PortWindow`): the TxWait and the transitions to zero
 credit of one port since the last reading, as a switch's port monitor polls
-them (the cures of :mod:`fcsim.fabric.cures` and the report's time series
-read them so).
+them (the cures of :mod:`fcsim.fabric.cures`, the FPIN congestion rules and
+the report's time series read them so, and compare the TxWait with their
+thresholds by :func:`holds_back`).
 
 Fabric-wide (:func:`culprits_and_victims`), from those counters and the
 routes alone, not from the scenario's workloads:
@@ -79,10 +80,16 @@ BUSY = 0.95
 as :data:`TXWAIT_CONGESTED`)."""
 
 
+ROUNDING = 1e-9
+"""Relative slack on a TxWait threshold: a TxWait summed from many waits is
+at the threshold when within this of it (float rounding, not a tolerance)."""
+
+
 def holds_back(txwait: float, interval: float, threshold: float = TXWAIT_CONGESTED) -> bool:
     """True if a port with *txwait* s of TxWait over *interval* s holds back
-    traffic: its TxWait is at least *threshold* of the interval."""
-    return interval > 0 and txwait >= threshold * interval
+    traffic: its TxWait is at least *threshold* of the interval (the rule the
+    congestion view and every cure that polls TxWait apply)."""
+    return interval > 0 and txwait >= threshold * interval * (1 - ROUNDING)
 
 
 class PortWindow:

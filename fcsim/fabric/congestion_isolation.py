@@ -16,9 +16,10 @@ Detection is Cisco's port monitor: it polls a port's counters every poll
 interval and acts when a counter's change over the interval reaches the
 rising threshold, given for TxWait as a percentage of the interval (Cisco
 "Sample MDS port-monitor policy": "Port-monitor works on a rising-threshold
-and falling-threshold basis"). Here every F_Port's TxWait
-(:mod:`fcsim.fabric.congestion`) is read every *window*; a device whose
-F_Port held back traffic over the window by the congestion view's own rule
+and falling-threshold basis"). Here every F_Port's TxWait is read every
+*window* as the other cures read it
+(:class:`fcsim.fabric.congestion.PortWindow`); a device whose F_Port held
+back traffic over the window by the congestion view's own rule
 (:func:`fcsim.fabric.congestion.holds_back`, with the *rising* fraction) is
 isolated: its (domain, area) joins the fabric's isolated set, which every
 channelled ISL's assignment reads (:mod:`fcsim.fabric.virtual_channels`),
@@ -34,43 +35,22 @@ when its F_Port's TxWait over a window falls below the *falling* fraction,
 the port monitor's falling threshold, which is the stated assumption.
 
 The counters are read where they are kept (no work per frame); the polls
-are events only in a fabric with isolation configured.
+are events only in a fabric with isolation configured. It is one of the
+fabric's cures (:mod:`fcsim.fabric.cures`, the scenario's
+``[congestion.isolation]``), its results under ``cures.isolation``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from fcsim.engine.simulation import Simulation
-from fcsim.fabric.congestion import TXWAIT_CONGESTED, holds_back
+from fcsim.fabric.congestion import PortWindow, holds_back
+from fcsim.fabric.cures import Isolation
 from fcsim.fabric.switch import Switch
+from fcsim.fabric.switch_port import SwitchPort
 from fcsim.fabric.virtual_channels import VirtualChannelSwitch
-
-FALLING = 0.01
-"""The default falling threshold: TxWait under 1 % of a window (an
-assumption: Cisco leaves the thresholds to the port-monitor policy)."""
-WINDOW = 1.0
-"""The default window, s: Cisco's port monitor polls at intervals of whole
-seconds (an assumption for the default; a run of milliseconds sets its own)."""
-
-
-@dataclass(frozen=True)
-class IsolationSpec:
-    """Congestion isolation's rule: TxWait fractions *rising* (isolate) and
-    *falling* (recover, with *recover*) over each *window* s."""
-
-    rising: float = TXWAIT_CONGESTED
-    falling: float = FALLING
-    window: float = WINDOW
-    recover: bool = False
-
-    def __post_init__(self) -> None:
-        if not 0 < self.rising < 1 or not 0 <= self.falling <= self.rising:
-            raise ValueError("need 0 < rising < 1 and 0 <= falling <= rising")
-        if self.window <= 0:
-            raise ValueError("the window must be > 0 s")
 
 
 class CongestionIsolation:
@@ -78,37 +58,37 @@ class CongestionIsolation:
     docstring); *isolated*: the set of (domain, area) of isolated devices
     the channelled ISLs' assignments share, which it fills and empties."""
 
+    name = "isolation"
+
     def __init__(self, sim: Simulation, switches: Mapping[str, Switch], isolated: set[int],
-                 spec: IsolationSpec) -> None:
+                 spec: Isolation) -> None:
         self.sim = sim
         self.spec = spec
         self.isolated = isolated
         self.events: list[dict[str, Any]] = []
         """Each isolation and recovery: time (s), device, its F_Port, TxWait fraction."""
-        self._ports = [(f"{switch.name}:{area}", sp, switch.domain << 8 | area)
+        self._ports = [(f"{switch.name}:{area}", sp, switch.domain << 8 | area,
+                        PortWindow(sp.port))
                        for switch in switches.values() for area, sp in sorted(switch.local.items())
                        if sp.port.peer is not None]
-        self._read = {name: 0.0 for name, _, _ in self._ports}
         self._switches = [switch for switch in switches.values()
                           if isinstance(switch, VirtualChannelSwitch)]
         sim.call_later(spec.window, self._poll)
 
     def _poll(self, _value: object = None) -> None:
         """Read every F_Port's TxWait over the last window; isolate or recover."""
-        window = self.spec.window
+        spec = self.spec
+        window = spec.window
         now = self.sim.now
         changed = False
-        for name, sp, dest in self._ports:
-            wait = sp.port.credit_wait_now()
-            last = self._read[name]
-            waited = wait - last if wait >= last else wait  # counters reset at warm-up
-            self._read[name] = wait
+        for name, sp, dest, counters in self._ports:
+            waited, _ = counters.advance()
             if dest not in self.isolated:
-                if holds_back(waited, window, self.spec.rising):
+                if holds_back(waited, window, spec.rising):
                     self.isolated.add(dest)
                     changed = True
                     self._event(now, "isolated", name, sp, waited / window)
-            elif self.spec.recover and waited < self.spec.falling * window:
+            elif spec.recover and not holds_back(waited, window, spec.falling):
                 self.isolated.discard(dest)
                 changed = True
                 self._event(now, "recovered", name, sp, waited / window)
@@ -117,15 +97,19 @@ class CongestionIsolation:
                 switch.reassign()
         self.sim.call_later(window, self._poll)
 
-    def _event(self, now: float, action: str, port: str, sp: Any, fraction: float) -> None:
-        self.events.append({"time_s": now, "action": action, "device": sp.port.peer.name,
+    def _event(self, now: float, action: str, port: str, sp: SwitchPort,
+               fraction: float) -> None:
+        peer = sp.port.peer
+        self.events.append({"time_s": now, "action": action,
+                            "device": peer.name if peer is not None else None,
                             "port": port, "txwait_fraction": fraction})
 
-    def results(self) -> dict[str, Any]:
-        """The rule, every event of the run and the devices isolated at its end."""
+    def results(self, interval: float) -> dict[str, Any]:
+        """The rule, every event of the run (from its start, not only the
+        measured *interval*) and the devices isolated at its end."""
         spec = self.spec
         return {"rising_threshold": spec.rising, "falling_threshold": spec.falling,
                 "window_s": spec.window, "recover": spec.recover,
                 "events": list(self.events),
-                "isolated": sorted(sp.port.peer.name for _, sp, dest in self._ports
-                                   if dest in self.isolated)}
+                "isolated": sorted(sp.port.peer.name for _, sp, dest, _ in self._ports
+                                   if dest in self.isolated and sp.port.peer is not None)}

@@ -19,6 +19,14 @@ cures switch vendors ship, and their parameters (the scenario's
   its TxWait is over a threshold, reduced by a step each window it is and
   recovered by a step each window it is not (Cisco MDS Dynamic Ingress Rate
   Limiting, NX-OS 8.5(1); :mod:`fcsim.fabric.ingress_limit`).
+* :class:`Isolation`: the flows to a device whose F_Port's TxWait over a
+  window reaches a threshold move to the low-priority virtual channel of
+  every channelled ISL (Cisco MDS congestion isolation, Brocade SDDQ;
+  :mod:`fcsim.fabric.congestion_isolation`).
+
+Every cure that polls reads each F_Port's counters window by window with
+:class:`fcsim.fabric.congestion.PortWindow` and compares the TxWait with its
+threshold by :func:`fcsim.fabric.congestion.holds_back`.
 
 The frame hold time (Cisco ``system timeout congestion-drop``, Brocade edge
 hold time) is the switch model's ``hold_time`` (:mod:`fcsim.fabric.switch`).
@@ -28,6 +36,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Protocol
+
+from fcsim.fabric.congestion import TXWAIT_CONGESTED
 
 CREDIT_LOSS_F_PORT = 1.0
 """Time at zero transmit credit after which Cisco MDS resets an F_Port's link, s."""
@@ -87,6 +97,32 @@ class IngressLimit:
             raise ValueError("txwait and reduce in (0, 1), recover and floor in (0, 1]")
 
 
+FALLING = 0.01
+"""Congestion isolation's default falling threshold: TxWait under 1 % of a
+window (an assumption: Cisco leaves the thresholds to the port-monitor policy)."""
+WINDOW = 1.0
+"""Congestion isolation's default window, s: Cisco's port monitor polls at
+intervals of whole seconds (an assumption for the default; a run of
+milliseconds sets its own)."""
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """Congestion isolation's rule: TxWait fractions *rising* (isolate) and
+    *falling* (recover, with *recover*) over each *window* s."""
+
+    rising: float = TXWAIT_CONGESTED
+    falling: float = FALLING
+    window: float = WINDOW
+    recover: bool = False
+
+    def __post_init__(self) -> None:
+        if not 0 < self.rising < 1 or not 0 <= self.falling <= self.rising:
+            raise ValueError("need 0 < rising < 1 and 0 <= falling <= rising")
+        if self.window <= 0:
+            raise ValueError("the window must be > 0 s")
+
+
 @dataclass(frozen=True)
 class Cures:
     """The congestion cures of a fabric's switches (each None: not used)."""
@@ -94,6 +130,14 @@ class Cures:
     credit_loss: CreditLossRecovery | None = None
     fencing: Fencing | None = None
     ingress_limit: IngressLimit | None = None
+    isolation: Isolation | None = None
+
+    def names(self) -> list[str]:
+        """The cures configured, by their tables' names in ``[congestion]``."""
+        return [name for name, spec in (("credit_loss_recovery", self.credit_loss),
+                                        ("fencing", self.fencing),
+                                        ("ingress_limit", self.ingress_limit),
+                                        ("isolation", self.isolation)) if spec is not None]
 
     @property
     def recovering(self) -> bool:
@@ -108,7 +152,8 @@ NO_CURES = Cures()
 
 class CureRun(Protocol):
     """A cure at work in a built fabric (:class:`fcsim.fabric.port_guard.PortGuard`,
-    :class:`fcsim.fabric.ingress_limit.DynamicIngressLimit`): what it did, as JSON,
+    :class:`fcsim.fabric.ingress_limit.DynamicIngressLimit`,
+    :class:`fcsim.fabric.congestion_isolation.CongestionIsolation`): what it did, as JSON,
     under its *name* in the results' ``cures``."""
 
     name: str

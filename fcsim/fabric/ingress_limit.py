@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fcsim.engine.simulation import Simulation
-from fcsim.fabric.congestion import PortWindow
+from fcsim.fabric.congestion import PortWindow, holds_back
 from fcsim.fabric.cures import IngressLimit
 from fcsim.fabric.switch import Switch
 from fcsim.fc2.frame import FRAMING_BYTES, Frame
@@ -114,11 +114,10 @@ class DynamicIngressLimit:
 
     def _poll(self, _value: object) -> None:
         spec = self.spec
-        limit_at = spec.txwait * spec.window * (1 - 1e-9)
         for name, port, counters in self._ports:
             wait, _ = counters.advance()
             old = self.limits[name]
-            if wait >= limit_at:
+            if holds_back(wait, spec.window, spec.txwait):
                 new = max(spec.floor, old * (1 - spec.reduce))
             else:
                 new = min(1.0, old * (1 + spec.recover))

@@ -11,7 +11,6 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from fcsim.fabric.congestion import culprits_and_victims, port_counters
-from fcsim.fabric.congestion_isolation import CongestionIsolation
 from fcsim.fabric.cures import CureRun
 from fcsim.fabric.hard_zoning import ZonedFPort
 from fcsim.fabric.login import FabricLogin
@@ -82,8 +81,6 @@ class FabricNetwork(Network):
         """Per virtual N_Port, the N_Port whose link port it shares."""
         self.fabric_of: dict[str, int] = {}
         """The fabric of each switch and N_Port (:func:`fcsim.fabric.build.fabrics`)."""
-        self.isolation: CongestionIsolation | None = None
-        """Its congestion isolation, if the scenario has one."""
         self.cures: list[CureRun] = []
         """The congestion cures at work in it (:mod:`fcsim.fabric.cures`)."""
         self.fpin: Notifications | None = None
@@ -146,8 +143,6 @@ class FabricNetwork(Network):
             for name, sw in self.switches.items()}
         out["congestion"] = culprits_and_victims(self.switches, self.addresses, self.flows,
                                                  interval)
-        if self.isolation is not None:
-            out["congestion_isolation"] = self.isolation.results()
         if self.cures:
             out["cures"] = {cure.name: cure.results(interval) for cure in self.cures}
         if self.aliases is not None:

@@ -58,7 +58,7 @@ from typing import Any
 
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.addressing import FABRIC_CONTROLLER, area_of, domain_of
-from fcsim.fabric.congestion import flow_paths
+from fcsim.fabric.congestion import PortWindow, flow_paths, holds_back
 from fcsim.fabric.login import FabricLogin
 from fcsim.fabric.switch import Switch
 from fcsim.fabric.switch_port import SwitchPort
@@ -116,11 +116,13 @@ class FpinPolicy:
         return ((TAG_LINK_INTEGRITY,) * self.link_integrity + (TAG_DELIVERY,) * self.delivery
                 + (TAG_PEER_CONGESTION, TAG_CONGESTION) * self.congestion)
 
-    def severity(self, fraction: float) -> int | None:
-        """The severity of TxWait over *fraction* of a window (None: not congested)."""
-        if fraction >= self.congestion_alarm:
+    def severity(self, txwait: float, window: float) -> int | None:
+        """The severity of *txwait* s of TxWait over a *window* of s (None: not
+        congested), by the congestion view's rule
+        (:func:`fcsim.fabric.congestion.holds_back`)."""
+        if holds_back(txwait, window, self.congestion_alarm):
             return SEVERITY_ALARM
-        return SEVERITY_WARNING if fraction >= self.congestion_warning else None
+        return SEVERITY_WARNING if holds_back(txwait, window, self.congestion_warning) else None
 
 
 _KINDS = {LinkIntegrity: "link-integrity", Delivery: "delivery",
@@ -172,8 +174,10 @@ class FabricNotifications:
         window from the first."""
         self._errors: dict[int, int] = {}
         self._li_window = 0  # Link Integrity windows ended so far
-        self._window_txwait: dict[int, float] = {}
-        self._signal_txwait: dict[int, float] = {}
+        self._window_txwait = {id(sp): PortWindow(sp.port) for _, sp in self._f_ports()}
+        """Each F_Port's TxWait read window by window (Congestion FPINs)."""
+        self._signal_txwait = {id(sp): PortWindow(sp.port) for _, sp in self._f_ports()}
+        """Each F_Port's TxWait read signal period by period (congestion signals)."""
         self._next_ox_id = 0
         self._discarded: dict[tuple[int, int], tuple[SwitchPort, int]] = {}
         """Per (output, source N_Port ID) with frames removed this window: the
@@ -325,19 +329,12 @@ class FabricNotifications:
                 for _, sp in sorted(switch.local.items())
                 if sp.port.peer is not None and sp.port.peer.name in self.nodes]
 
-    def _txwait(self, sp: SwitchPort, last: dict[int, float]) -> float:
-        """F_Port *sp*'s TxWait since the previous call with *last*, s."""
-        wait = sp.port.txwait_now()  # type: ignore[attr-defined]
-        before = last.get(id(sp), 0.0)
-        last[id(sp)] = wait
-        return wait - before if wait >= before else wait
-
     def _congestion(self, _event: object = None) -> None:
         """Each F_Port's TxWait in the window that ends now."""
         policy = self.policy
         window = policy.congestion_window
         for device, sp in self._f_ports():
-            severity = policy.severity(self._txwait(sp, self._window_txwait) / window)
+            severity = policy.severity(self._window_txwait[id(sp)].advance()[0], window)
             if severity is None:
                 continue
             self._send(device, [Congestion(CONGESTION_CREDIT_STALL, severity, window)])
@@ -355,10 +352,10 @@ class FabricNotifications:
         period = self.policy.signal_period
         for device, sp in self._f_ports():
             d_id = self.addresses[device]
-            fraction = self._txwait(sp, self._signal_txwait) / period
+            waited, _ = self._signal_txwait[id(sp)].advance()
             if d_id not in self.signalled:
                 continue
-            severity = self.policy.severity(fraction)
+            severity = self.policy.severity(waited, period)
             if severity is None:
                 continue
             receiver = self.nodes[device].fpin

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fcsim.engine.simulation import Simulation
-from fcsim.fabric.congestion import PortWindow
+from fcsim.fabric.congestion import PortWindow, holds_back
 from fcsim.fabric.cures import Fencing
 from fcsim.fabric.switch import Switch
 from fcsim.fabric.switch_port import SwitchPort
@@ -51,7 +51,7 @@ class PortGuard:
         kept = []
         for name, sp, counters in self._watched:
             wait, zeros = counters.advance()
-            if ((spec.txwait is not None and wait >= spec.txwait * window * (1 - 1e-9))
+            if ((spec.txwait is not None and holds_back(wait, window, spec.txwait))
                     or (spec.credit_zero is not None and zeros >= spec.credit_zero)):
                 self._fence(name, sp, wait / window, zeros)
             else:

@@ -111,18 +111,6 @@ class LazyCredit:
     _zero_since: float | None = None
     """Since when the BB credit is zero, s (None: it is not, or not counted)."""
 
-    def txwait_now(self) -> float:
-        """TxWait of the interval so far, s: :attr:`PortStats.credit_wait` with an
-        open credit stall counted up to now (or to the R_RDY that ended it and
-        is not yet counted in), changing nothing (for a monitor that polls)."""
-        wait = self.stats.credit_wait
-        if self._stall_since is not None:
-            end = self.sim.now
-            if self._r_rdys and self._r_rdys[0] < end:
-                end = self._r_rdys[0]
-            wait += max(0.0, end - self._stall_since)
-        return wait
-
     def current_credit(self) -> int:
         """BB credit now, counting every R_RDY that has arrived."""
         self._absorb(self.sim.now)

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 
 from fcsim.fabric.addressing import port_id
 from fcsim.fabric.build import assign_domains, split_end
-from fcsim.fabric.cures import NO_CURES
 from fcsim.fabric.login import FABRIC_EXCHANGES
 from fcsim.fabric.routing import fspf_cost, next_hops, pick, switch_seed
 from fcsim.fabric.switch_model import SwitchModel
@@ -112,10 +111,13 @@ def unsupported(scenario: Scenario) -> str | None:
     if scenario.topology != "fabric":
         return f"topology {scenario.topology!r} (the flow model takes fabrics only)"
     for what, present in (("faults", scenario.faults), ("FC-3 alias groups", scenario.alias_groups),
-                          ("zoning", scenario.zones),
-                          ("congestion cures", scenario.cures != NO_CURES)):
+                          ("zoning", scenario.zones)):
         if present:
             return what
+    cures = scenario.cures.names()
+    if cures:
+        return (f"the congestion cure [congestion.{cures[0]}] (a cure acts on credit waits "
+                "over time, which steady rates do not have)")
     for node in scenario.nodes:
         if node.host is not None:
             return f"node {node.name}: a host (TCP/IP and its processor are protocol behaviour)"
@@ -128,8 +130,6 @@ def unsupported(scenario: Scenario) -> str | None:
         if node.params.drain is not None:
             return (f"node {node.name}: a slow-drain receive path (rx_drain_rate, rx_delay, "
                     "rx_stuck_at or a drawn rx_frame_time)")
-    if scenario.isolation is not None:
-        return "congestion isolation (a port monitor acting on credit waits)"
     for link in scenario.links:
         if link.bit_error_rate:
             return f"link {link.name}: a bit error rate (losses and recovery)"

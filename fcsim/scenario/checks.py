@@ -183,8 +183,8 @@ def _links(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
     if isinstance(doc, FabricScenario):
         yield from _port_credit(raws)
         yield from _fabric_ends(doc, raws, names)
-        yield from channel_problems(doc, raws,
-                                    getattr(doc, "congestion_isolation", None) is not None)
+        yield from channel_problems(doc, raws, getattr(getattr(doc, "congestion", None),
+                                                       "isolation", None) is not None)
     if isinstance(doc, EthernetScenario):
         yield from ethernet_links(doc, raws, names)
     if isinstance(doc, MyrinetScenario):

@@ -12,8 +12,14 @@ from fcsim.apps.netperf import NetperfOptions
 from fcsim.apps.transfer import TransferOptions
 from fcsim.ethernet.config import EthernetLinkSection
 from fcsim.fabric.checks import member_ports
-from fcsim.fabric.congestion_isolation import IsolationSpec
-from fcsim.fabric.cures import NO_CURES, CreditLossRecovery, Cures, Fencing, IngressLimit
+from fcsim.fabric.cures import (
+    NO_CURES,
+    CreditLossRecovery,
+    Cures,
+    Fencing,
+    IngressLimit,
+    Isolation,
+)
 from fcsim.fabric.fspf import DEFAULT_TIMERS, FspfTimers
 from fcsim.fabric.long_distance import long_distance_buffers
 from fcsim.fabric.notifications import FpinPolicy
@@ -113,7 +119,6 @@ def to_scenario(doc: Document, file: str) -> Scenario:
                     zones=_zones(doc), fspf=_fspf(doc), cures=_cures(doc),
                     zone_enforcement=getattr(getattr(doc, "zoning", None), "enforcement",
                                              "soft"),
-                    isolation=_isolation(doc),
                     zone_priorities=tuple((z.name, z.priority)
                                           for z in getattr(doc, "zones", ())
                                           if z.priority != "medium"),
@@ -140,16 +145,6 @@ def _fpin(doc: Document) -> FpinPolicy | None:
                       section.delivery, section.delivery_window)
 
 
-
-def _isolation(doc: Document) -> IsolationSpec | None:
-    """The congestion isolation of *doc* (None without [congestion_isolation])."""
-    section = getattr(doc, "congestion_isolation", None)
-    if section is None:
-        return None
-    return IsolationSpec(section.rising_threshold, section.falling_threshold, section.window,
-                         section.recover)
-
-
 def _fspf(doc: Document) -> FspfTimers:
     """The FSPF timers of *doc* (FC-SW's defaults without an [fspf] table)."""
     section = getattr(doc, "fspf", None)
@@ -165,12 +160,15 @@ def _cures(doc: Document) -> Cures:
     if section is None:
         return NO_CURES
     loss, fence, limit = section.credit_loss_recovery, section.fencing, section.ingress_limit
+    iso = section.isolation
     return Cures(
         None if loss is None else CreditLossRecovery(loss.f_port, loss.e_port),
         None if fence is None or (fence.txwait is None and fence.credit_zero is None)
         else Fencing(fence.window, fence.txwait, fence.credit_zero),
         None if limit is None else IngressLimit(limit.window, limit.txwait, limit.reduce,
-                                                limit.recover, limit.floor))
+                                                limit.recover, limit.floor),
+        None if iso is None else Isolation(iso.rising_threshold, iso.falling_threshold,
+                                           iso.window, iso.recover))
 
 
 def _zones(doc: Document) -> tuple[tuple[str, tuple[str, ...]], ...]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fcsim.ethernet.switch import EthernetSwitchModel
-from fcsim.fabric.congestion_isolation import IsolationSpec
 from fcsim.fabric.cures import NO_CURES, Cures
 from fcsim.fabric.fspf import DEFAULT_TIMERS, FspfTimers
 from fcsim.fabric.notifications import FpinPolicy
@@ -194,12 +193,11 @@ class Scenario:
     *faults*: the fault schedule, in time order (equal times in file order).
     *zones*: a fabric's zones, each (name, its N_Port names), enforced by its
     switches as *zone_enforcement* says ("soft" or "hard"). *fspf*: a
-    fabric's FSPF timers. *isolation*: a fabric's congestion isolation
-    (None: none). *zone_priorities*: (zone name, QoS priority) of each zone
-    whose priority is not 'medium'. *cures*: what its switches do against
-    congestion. *fpin*: a fabric's notification rules (None: no ``[fpin]``,
-    no registration); *throttle*: how FCP initiators throttle on them (None:
-    they do not)."""
+    fabric's FSPF timers. *zone_priorities*: (zone name, QoS priority) of
+    each zone whose priority is not 'medium'. *cures*: what its switches do
+    against congestion (congestion isolation among them). *fpin*: a fabric's
+    notification rules (None: no ``[fpin]``, no registration); *throttle*:
+    how FCP initiators throttle on them (None: they do not)."""
 
     name: str
     topology: str
@@ -217,7 +215,6 @@ class Scenario:
     zones: tuple[tuple[str, tuple[str, ...]], ...] = ()
     fspf: FspfTimers = DEFAULT_TIMERS
     zone_enforcement: str = "soft"
-    isolation: IsolationSpec | None = None
     zone_priorities: tuple[tuple[str, str], ...] = ()
     cures: Cures = NO_CURES
     fpin: FpinPolicy | None = None

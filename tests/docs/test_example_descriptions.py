@@ -340,9 +340,9 @@ def fabric_slow_drain_isolation(sc: Scenario) -> None:
     assert {(link.virtual_channels, link.vc_credit, link.vc_assignment)
             for link in isls(sc)} == {(4, 4, "priority")}  # ER_RDY virtual links
     result = run(sc)
-    (event,) = result["congestion_isolation"]["events"]
+    (event,) = result["cures"]["isolation"]["events"]
     assert (event["action"], event["device"], event["time_s"]) == (
-        "isolated", "slow", sc.isolation.window)
+        "isolated", "slow", sc.cures.isolation.window)
     r = rates(result)
     assert r["to-slow"] == pytest.approx(40e6, rel=0.01)
     # "the victim gets its rate back": what the ISLs leave it

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from fcsim.build import BUILDERS, build_workloads
 from fcsim.engine.simulation import Simulation
-from fcsim.fabric.congestion_isolation import IsolationSpec
+from fcsim.fabric.cures import Cures, Isolation
 from fcsim.fabric.switch_model import load_switch_model
 from fcsim.fc2.login import ServiceParameters
 from fcsim.fc2.receive_drain import DrainSpec
@@ -66,7 +66,7 @@ class _Order:
 
 
 def build(drains: list[DrainSpec | None], channels: int, credit: int, payload: int,
-          isl_length: float, isolation: IsolationSpec | None = None
+          isl_length: float, isolation: Isolation | None = None
           ) -> tuple[Simulation, Any, _Order]:
     """Senders a0.. on sw1 to receivers b0.. on sw2 across one ISL with
     *channels* virtual channels of *credit* buffers; store-and-forward, so a
@@ -84,7 +84,8 @@ def build(drains: list[DrainSpec | None], channels: int, credit: int, payload: i
                   if link.name.startswith("isl") else link for link in scenario.links)
     nodes_ = tuple(dataclasses.replace(n, params=ServiceParameters(drain=drains[int(n.name[1])]))
                    if n.name.startswith("b") else n for n in scenario.nodes)
-    scenario = dataclasses.replace(scenario, links=links, nodes=nodes_, isolation=isolation)
+    scenario = dataclasses.replace(scenario, links=links, nodes=nodes_,
+                                   cures=Cures(isolation=isolation))
     sim = Simulation(scenario.run.seed)
     order = _Order()
     sim.sinks.append(order)
@@ -94,7 +95,7 @@ def build(drains: list[DrainSpec | None], channels: int, credit: int, payload: i
 
 
 ISOLATION = st.one_of(st.none(), st.builds(
-    lambda window, rising: IsolationSpec(rising, 0.01, window, recover=True),
+    lambda window, rising: Isolation(rising, 0.01, window, recover=True),
     st.sampled_from([0.1e-3, 0.25e-3, 0.4e-3]), st.sampled_from([0.05, 0.3])))
 
 
@@ -104,7 +105,7 @@ ISOLATION = st.one_of(st.none(), st.builds(
        ISOLATION)
 def test_channel_credit_bounded_frames_conserved_and_in_order(
         drains: list[DrainSpec | None], channels: int, credit: int, payload: int,
-        isl_length: float, isolation: IsolationSpec | None) -> None:
+        isl_length: float, isolation: Isolation | None) -> None:
     sim, net, order = build(drains, channels, credit, payload, isl_length, isolation)
     isl = net.links["isl0"]
     ends = [isl.a, isl.b]

@@ -21,7 +21,7 @@ def _run(rate: float | None = None, isolation: dict[str, Any] | None = None,
          slow: dict[str, Any] | None = None, duration: str = "40 ms",
          warmup: str = "5 ms") -> dict[str, Any]:
     """The isolation example with one-frame sequences, the slow host draining
-    *rate* B/s (or with the keys *slow* instead), its [congestion_isolation]
+    *rate* B/s (or with the keys *slow* instead), its [congestion.isolation]
     updated by *isolation* (an empty dict: none at all)."""
     doc = read_document(EXAMPLE)
     doc["run"].update(duration=duration, warmup=warmup)
@@ -34,9 +34,9 @@ def _run(rate: float | None = None, isolation: dict[str, Any] | None = None,
         del node["rx_drain_rate"]
         node.update(slow)
     if isolation == {}:
-        del doc["congestion_isolation"]
+        del doc["congestion"]
     elif isolation is not None:
-        doc["congestion_isolation"].update(isolation)
+        doc["congestion"]["isolation"].update(isolation)
     scenario = scenario_from_document(doc, str(EXAMPLE))
     results = run_scenario(scenario)
     first = results["repetitions"][0]
@@ -57,19 +57,19 @@ def test_isolated_slow_device_leaves_the_victim_what_the_isl_carries(rate: float
     Without isolation both stay on VL3 and the victim gets r, as on one
     shared pool of credit."""
     first = _run(rate)
-    events = first["congestion_isolation"]["events"]
-    window = first["congestion_isolation"]["window_s"]
+    events = first["cures"]["isolation"]["events"]
+    window = first["cures"]["isolation"]["window_s"]
     assert [(e["action"], e["device"], e["port"]) for e in events] == [
         ("isolated", "slow", "edge2:0")]
     assert events[0]["time_s"] == pytest.approx(window, abs=1e-12)
-    assert events[0]["txwait_fraction"] >= first["congestion_isolation"]["rising_threshold"]
-    assert first["congestion_isolation"]["isolated"] == ["slow"]
+    assert events[0]["txwait_fraction"] >= first["cures"]["isolation"]["rising_threshold"]
+    assert first["cures"]["isolation"]["isolated"] == ["slow"]
     assert first["rates"]["to-slow"] == pytest.approx(rate, rel=0.01)
     assert first["rates"]["to-fast"] == pytest.approx(first["line"] - rate, rel=0.01)
     assert first["congestion"]["culprits"][0]["victims"] == []
     assert first["nodes"]["slow"]["discarded_frames"] == 0  # nothing overtaken, nothing lost
     plain = _run(rate, isolation={})
-    assert "congestion_isolation" not in plain
+    assert "cures" not in plain
     assert plain["rates"]["to-fast"] == pytest.approx(rate, rel=0.01)
     victims = plain["congestion"]["culprits"][0]["victims"]
     assert [v["flow"] for v in victims] == ["array2->fast"]
@@ -85,9 +85,9 @@ def test_a_stuck_device_is_isolated_and_recovers() -> None:
                  isolation={"window": "0.5 ms", "recover": True},
                  duration="8 ms", warmup="0 ms")
     events = [(e["action"], e["device"], round(e["time_s"] * 1e3, 9))
-              for e in first["congestion_isolation"]["events"]]
+              for e in first["cures"]["isolation"]["events"]]
     assert events == [("isolated", "slow", 1.5), ("recovered", "slow", 4.5)]
-    assert first["congestion_isolation"]["isolated"] == []
+    assert first["cures"]["isolation"]["isolated"] == []
     assert first["nodes"]["slow"]["discarded_frames"] == 0
 
 
@@ -97,10 +97,10 @@ def test_a_stuck_device_is_isolated_and_recovers() -> None:
       'virtual_channels = 2\nvc_assignment = "destination"'),
      "links[6].virtual_channels", "given 2", "at least 3"),
     (("rising_threshold = 0.05", "rising_threshold = 0.05\nfalling_threshold = 0.2"),
-     "congestion_isolation.falling_threshold", "given 0.2", "not above rising_threshold"),
+     "congestion.isolation.falling_threshold", "given 0.2", "not above rising_threshold"),
     (("rising_threshold = 0.05", "rising_threshold = 1.5"),
-     "congestion_isolation.rising_threshold", "given 1.5", "0 < x < 1"),
-    (('window = "1 ms"', 'window = "0 s"'), "congestion_isolation.window", "given '0 s'",
+     "congestion.isolation.rising_threshold", "given 1.5", "0 < x < 1"),
+    (('window = "1 ms"', 'window = "0 s"'), "congestion.isolation.window", "given '0 s'",
      "> 0"),
 ])
 def test_bad_isolation_keys_are_refused(tmp_path, edit, key, given, allowed) -> None:
@@ -115,9 +115,37 @@ def test_isolation_needs_an_isl_with_virtual_channels(tmp_path) -> None:
 
     text = (DATA_ROOT / "scenarios" / "fabric-slow-drain.toml").read_text(encoding="utf-8")
     path = tmp_path / "case.toml"
-    path.write_text(text.replace("[[switches]]", '[congestion_isolation]\nwindow = "1 ms"\n\n'
+    path.write_text(text.replace("[[switches]]", '[congestion.isolation]\nwindow = "1 ms"\n\n'
                                  "[[switches]]", 1), encoding="utf-8")
     with pytest.raises(ScenarioError) as info:
         load_scenario(path)
     first = str(info.value).splitlines()[0]
-    assert first.startswith(f"{path}: congestion_isolation: ") and "virtual_channels" in first
+    assert first.startswith(f"{path}: congestion.isolation: ") and "virtual_channels" in first
+
+
+def test_the_summary_lists_isolation_with_the_other_cures() -> None:
+    """The example's summary gives isolation's rule and its event under the
+    congestion cures, as the other cures' lines are."""
+    from fcsim.report import summary_text
+    from fcsim.scenario.loader import load_scenario
+
+    text = summary_text(run_scenario(load_scenario(EXAMPLE)))
+    cures = text[text.index("congestion cures (first repetition)"):]
+    assert "  isolation (TxWait read every 1.000 ms: isolated at 5 % of it, no automatic " \
+           "recovery):\n    at 1.000 ms: slow (edge2:0) isolated, TxWait" in cures
+
+
+def test_the_table_is_under_congestion(tmp_path) -> None:
+    """Isolation is one of the cures: a top-level [congestion_isolation] is
+    refused in one line that points to [congestion]."""
+    from fcsim.scenario.loader import ScenarioError, load_scenario
+
+    text = EXAMPLE.read_text(encoding="utf-8")
+    path = tmp_path / "case.toml"
+    path.write_text(text.replace("\n[congestion.isolation]\n", "\n[congestion_isolation]\n"),
+                    encoding="utf-8")
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(path)
+    first = str(info.value).splitlines()[0]
+    assert first.startswith(f"{path}: congestion_isolation: unknown key") and \
+        "'congestion'" in first

@@ -73,7 +73,8 @@ def test_the_validation_report_s_figures_are_readable(monkeypatch: pytest.Monkey
                                      "fabric-storage-on-core.toml",
                                      "fabric-slow-drain.toml",
                                      "fabric-slow-drain-fpin.toml",
-                                     "multipath-marginal-isl.toml"])
+                                     "multipath-marginal-isl.toml",
+                                     "fabric-slow-drain-isolation.toml"])
 def test_the_run_report_s_figures_are_readable(example: str, tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     kept = _kept(monkeypatch, fcsim.run_report, "_svg", "<svg></svg>")

@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -182,7 +183,23 @@ def test_flow_model_names_virtual_channels_and_congestion_isolation() -> None:
                   for n in vc.nodes)
     assert "virtual channels" in unsupported(dataclasses.replace(vc, nodes=nodes))
     isolating = load_scenario(EXAMPLES / "fabric-slow-drain-isolation.toml")
-    assert "congestion isolation" in unsupported(dataclasses.replace(isolating, nodes=nodes))
+    assert "[congestion.isolation]" in unsupported(dataclasses.replace(isolating, nodes=nodes))
+
+
+@pytest.mark.parametrize(("example", "cure"), [
+    ("fabric-slow-drain-credit-loss.toml", "credit_loss_recovery"),
+    ("fabric-slow-drain-fencing.toml", "fencing"),
+    ("fabric-slow-drain-dirl.toml", "ingress_limit"),
+    ("fabric-slow-drain-isolation.toml", "isolation")])
+def test_run_model_flow_refuses_each_congestion_cure_in_one_line(capsys, example: str,
+                                                                  cure: str) -> None:
+    """A cure acts on credit waits window by window, which the flow model's
+    steady rates do not have: each is refused in one line that names it."""
+    assert f"[congestion.{cure}]" in unsupported(load_scenario(EXAMPLES / example))
+    assert main(["run", "--model", "flow", str(EXAMPLES / example)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert f"cannot represent the congestion cure [congestion.{cure}]" in err
 
 
 def test_run_model_flow_refuses_in_one_line(capsys) -> None:

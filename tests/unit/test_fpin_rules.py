@@ -115,7 +115,7 @@ def test_a_slow_drain_gets_congestion_and_its_senders_peer_congestion(tmp_path: 
     _, sim, net = _build(tmp_path, text)
     sim.run(0.004)
     window = 1e-3
-    fraction = net.switches["edge2"].ports[0].port.txwait_now() / sim.now
+    fraction = net.switches["edge2"].ports[0].port.credit_wait_now() / sim.now
     assert fraction > net.fpin.policy.congestion_alarm
     by = {}
     for event in net.fpin.sent:

@@ -156,6 +156,23 @@ def test_the_ingress_limit_over_time(tmp_path: Path) -> None:
     results = {"repetitions": [{"cures": {"ingress_limit": {"changes": changes}}}]}
     assert _ingress_limits(results, [0.5e-3, 1e-3, 1.5e-3, 2.5e-3]) == {
         "sw:1": [1.0, 0.5, 0.5, 0.25]}
+
+
+def test_congestion_isolation_over_time(tmp_path: Path) -> None:
+    """The isolation example's page plots when the slow host was isolated, a
+    step from 0 to 1 at each isolation and back at each recovery."""
+    from fcsim.run_report import _isolated
+
+    path = ROOT / "scenarios" / "fabric-slow-drain-isolation.toml"
+    assert main(["run", str(path), "--report", str(tmp_path / "r"), "--report-interval",
+                 "500 us"]) == 0
+    assert "Devices on the low-priority virtual channel" in (
+        tmp_path / "r" / "index.html").read_text()
+    events = [{"device": "slow", "time_s": 1e-3, "action": "isolated"},
+              {"device": "slow", "time_s": 2e-3, "action": "recovered"}]
+    results = {"repetitions": [{"cures": {"isolation": {"events": events}}}]}
+    assert _isolated(results, [0.5e-3, 1e-3, 1.5e-3, 2.5e-3]) == {
+        "slow": [0.0, 1.0, 1.0, 0.0]}
 def test_fabric_notifications_get_their_plots(tmp_path: Path) -> None:
     """With [fpin], the page plots when each N_Port received each kind of FPIN
     and each throttled initiator's limit over time; the summary on it has

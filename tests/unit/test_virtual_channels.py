@@ -250,7 +250,7 @@ def test_a_high_priority_qos_zone_takes_vl1(rate: float) -> None:
 
     def run(priority: str) -> dict[str, Any]:
         doc = read_document(path)
-        del doc["congestion_isolation"]
+        del doc["congestion"]
         doc["run"].update(duration="40 ms", warmup="5 ms")
         for w in doc["workloads"]:
             w["size"] = "2112 B"

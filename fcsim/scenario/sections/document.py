@@ -13,7 +13,6 @@ from fcsim.ethernet.config import (
     EthernetSwitchSection,
 )
 from fcsim.fabric.config import (
-    CongestionIsolationSection,
     CongestionSection,
     FpinSection,
     FspfSection,
@@ -78,9 +77,6 @@ Fspf = table(FspfSection, "a table, written [fspf]")
 _NO_FSPF = "no [fspf] outside topology = 'fabric': FSPF routes between a fabric's switches"
 ZoningTable = table(ZoningSection, "a table, written [zoning]")
 _NO_ZONING = "no [zoning] outside topology = 'fabric': a fabric's switches enforce zones"
-IsolationTable = table(CongestionIsolationSection, "a table, written [congestion_isolation]")
-_NO_ISOLATION = ("no [congestion_isolation] outside topology = 'fabric': it moves flows "
-                 "to a low-priority virtual channel of a fabric's ISLs")
 CongestionTable = table(CongestionSection, "a table, written [congestion]")
 _NO_CONGESTION = ("no [congestion] outside topology = 'fabric': a fabric's switches apply "
                   "the cures")
@@ -111,8 +107,7 @@ class PointToPointScenario(_Scenario):
 
     elsewhere = {"switches": _NO_SWITCHES, "loop": _NO_LOOP, "alias_groups": _NO_ALIASES,
                  "fabric": _NO_FABRIC, "zones": _NO_ZONES, "fspf": _NO_FSPF,
-                 "zoning": _NO_ZONING, "congestion": _NO_CONGESTION,
-                 "congestion_isolation": _NO_ISOLATION, "fpin": _NO_FPIN}
+                 "zoning": _NO_ZONING, "congestion": _NO_CONGESTION, "fpin": _NO_FPIN}
 
     topology: Literal["point-to-point"] = key(help="Exactly 2 nodes and 1 link joining them.")
     nodes: Nodes = key(
@@ -153,12 +148,10 @@ class FabricScenario(_Scenario):
     zoning: ZoningTable = key(None, "How the switches enforce the zones (default: soft, "
                               "name-server filtering only; docs/fabric-services.md).",
                               {"enforcement": "hard"})
-    congestion_isolation: IsolationTable = key(
-        None, "Move the flows to devices found slow to a low-priority virtual channel of "
-        "the ISLs (default: none; docs/fabrics.md).", {"window": "1 ms", "recover": True})
     congestion: CongestionTable = key(None, "The cures the switches apply to congestion: "
                                       "credit loss recovery, port fencing, dynamic ingress "
-                                      "rate limiting (default: none; docs/congestion.md).",
+                                      "rate limiting, congestion isolation (default: none; "
+                                      "docs/congestion.md).",
                                       {"fencing": {"window": "1 ms", "txwait": 0.3}})
     fpin: FpinTable = key(None, "Fabric performance impact notifications and congestion "
                           "signals (default: none; docs/fpin.md).",
@@ -172,8 +165,7 @@ class LoopScenario(_Scenario):
     elsewhere = {"links": "no [[links]] on a loop: the [loop] table describes the ring",
                  "switches": _NO_SWITCHES, "alias_groups": _NO_ALIASES,
                  "fabric": _NO_FABRIC, "zones": _NO_ZONES, "fspf": _NO_FSPF,
-                 "zoning": _NO_ZONING, "congestion": _NO_CONGESTION,
-                 "congestion_isolation": _NO_ISOLATION, "fpin": _NO_FPIN}
+                 "zoning": _NO_ZONING, "congestion": _NO_CONGESTION, "fpin": _NO_FPIN}
 
     topology: Literal["loop"] = key(help="An arbitrated loop of 2 to 126 NL_Ports.")
     loop: Loop = key(help="The ring.")
@@ -190,8 +182,7 @@ class EthernetScenario(_Scenario):
 
     elsewhere = {"loop": _NO_LOOP, "alias_groups": _NO_ALIASES,
                  "fabric": _NO_FABRIC, "zones": _NO_ZONES, "fspf": _NO_FSPF,
-                 "zoning": _NO_ZONING, "congestion": _NO_CONGESTION,
-                 "congestion_isolation": _NO_ISOLATION, "fpin": _NO_FPIN}
+                 "zoning": _NO_ZONING, "congestion": _NO_CONGESTION, "fpin": _NO_FPIN}
 
     topology: Literal["ethernet"] = key(help="An Ethernet network.")
     switches: EthernetSwitches = key([], "The Ethernet switches (default: none, hosts "
@@ -215,8 +206,7 @@ class MyrinetScenario(_Scenario):
 
     elsewhere = {"loop": _NO_LOOP, "alias_groups": _NO_ALIASES,
                  "fabric": _NO_FABRIC, "zones": _NO_ZONES, "fspf": _NO_FSPF,
-                 "zoning": _NO_ZONING, "congestion": _NO_CONGESTION,
-                 "congestion_isolation": _NO_ISOLATION, "fpin": _NO_FPIN}
+                 "zoning": _NO_ZONING, "congestion": _NO_CONGESTION, "fpin": _NO_FPIN}
 
     topology: Literal["myrinet"] = key(help="A Myrinet network.")
     switches: MyrinetSwitches = key([], "The Myrinet switches (default: none, two hosts "
@@ -245,8 +235,7 @@ class InternetworkScenario(_Scenario):
                  "table has its own", "loop": "no [loop] in an internetwork: a [[networks]] "
                  "table with topology = 'loop' has it", "alias_groups": _NO_ALIASES,
                  "fabric": _NO_FABRIC, "faults": _NO_FAULTS, "zones": _NO_ZONES, "fspf": _NO_FSPF,
-                 "zoning": _NO_ZONING, "congestion": _NO_CONGESTION,
-                 "congestion_isolation": _NO_ISOLATION, "fpin": _NO_FPIN}
+                 "zoning": _NO_ZONING, "congestion": _NO_CONGESTION, "fpin": _NO_FPIN}
 
     topology: Literal["internetwork"] = key(help="Several networks joined by the hosts on "
                                             "more than one.")

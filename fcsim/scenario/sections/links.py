@@ -113,7 +113,7 @@ VIRTUAL_CHANNELS_HELP = (
     "what the switches send themselves, data frames take the channel vc_assignment gives "
     "them, and a channel without credit holds up only its own frames. Both switches need "
     "virtual output queues. Brocade ISLs have 8 (FOS), Cisco ER_RDY 4 (NX-OS 8.x). See "
-    "docs/fabrics.md (default: none, one pool of credit and R_RDY).")
+    "docs/congestion.md (default: none, one pool of credit and R_RDY).")
 VC_CREDIT_HELP = ("Receive buffers of each virtual channel at each end of the link, the BB "
                   "credit per channel its peer gets (default: the port's buffers, bb_credit "
                   "or the switch model's, split evenly among the channels, at least 1: an "
