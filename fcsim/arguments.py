@@ -195,16 +195,6 @@ def build_parser() -> CommandParser:
     return parser
 
 
-def _time(text: str) -> float:
-    try:
-        value = parse_time(text)
-    except UnitError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a time > 0 such as '2 s', got {text!r}")
-    return value
-
-
 def _size(text: str) -> int:
     try:
         return parse_size(text)

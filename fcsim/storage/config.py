@@ -263,19 +263,20 @@ MARGINAL_FPIN = "fpin"
 def _failback(value: Any) -> str | float:
     if value in (IMMEDIATE, MANUAL):
         return value  # type: ignore[no-any-return]
+    return _positive_time(value)
+
+
+def _positive_time(value: Any) -> float:
+    """*value*, a time with its unit, in s; ValueError unless it is one > 0."""
     if not isinstance(value, str):
         raise ValueError()
     try:
         seconds = parse_time(value)
     except UnitError as error:
         raise ValueError(str(error)) from None
-    _positive(seconds)
-    return seconds
-
-
-def _positive(value: float) -> None:
-    if not value > 0:
+    if not seconds > 0:
         raise ValueError()
+    return seconds
 
 
 def _no_path_retry(value: Any) -> str | int:
@@ -289,14 +290,7 @@ def _no_path_retry(value: Any) -> str | int:
 def _fast_io_fail(value: Any) -> float | None:
     if value == "off":
         return None
-    if not isinstance(value, str):
-        raise ValueError()
-    try:
-        seconds = parse_time(value)
-    except UnitError as error:
-        raise ValueError(str(error)) from None
-    _positive(seconds)
-    return seconds
+    return _positive_time(value)
 
 
 Grouping = choice({p: p for p in GROUPING_POLICIES})

@@ -86,17 +86,7 @@ class PathDevice(Protocol):
     :class:`~fcsim.host.block.FcpLun`)."""
 
     def login(self, then: Callable[[], None]) -> None:
-        """Log in over every path; *then()* once all have (the device is made
-        of the paths discovered, as multipathd builds its map)."""
-        left = [len(self.paths)]
-
-        def one(path: Path) -> None:
-            path.logged_in = True
-            left[0] -= 1
-            if left[0] == 0:
-                then()
-        for path in self.paths:
-            path.device.login(lambda path=path: one(path))  # type: ignore[misc]
+        """Log in with the target; *then()* once logged in."""
 
     def submit(self, write: bool, offset: int, length: int, done: Callable[[int], None],
                meter: Any = None) -> None:
