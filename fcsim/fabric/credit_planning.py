@@ -45,8 +45,13 @@ class CreditPlan:
     full_rate: float
 
     def rate(self, credits: int) -> float:
-        """Payload bytes/s the link carries with *credits* credits."""
-        return self.full_rate * min(1.0, credits * self.frame_slot / self.round_trip)
+        """Payload bytes/s the link carries with *credits* credits: the full
+        rate from :attr:`credits` on (the planned count, which forgives the
+        rounding of a round trip that is a whole number of frame slots), else
+        that share of it the credits keep busy in a round trip."""
+        if credits >= self.credits:
+            return self.full_rate
+        return self.full_rate * credits * self.frame_slot / self.round_trip
 
 
 def plan(speed: Speed, cable: Cable, frame_size: int) -> CreditPlan:
