@@ -22,6 +22,7 @@ reinstated path's place in the turn).
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Sequence
 from typing import Protocol
@@ -48,15 +49,16 @@ class SelectablePath(Protocol):
     def relative_throughput(self) -> int: ...
 
 
-class PathSelector:
-    """Chooses the path of each request among *paths* (those of a group)."""
+class PathSelector(ABC):
+    """Chooses the path of each request among *paths* (those of a group); each
+    dm path selector is a subclass that defines :meth:`select`."""
 
     def __init__(self, paths: Sequence[SelectablePath]) -> None:
         self.order: deque[SelectablePath] = deque(paths)
 
+    @abstractmethod
     def select(self, nbytes: int) -> SelectablePath | None:
         """The path for a request of *nbytes* bytes, or None if none is usable."""
-        raise NotImplementedError
 
     def _rotated(self) -> list[SelectablePath]:
         """The usable paths after moving the first path to the tail."""
