@@ -127,11 +127,15 @@ def build_parser() -> CommandParser:
                        help=f"simulate every point again, ignoring the report folder's "
                             f"{STORE_FILE}")
     figures = commands.add_parser(
-        "figures", help="simulate a paper's figures and write them as PNG",
-        description="Simulate a paper's figures and write them as PNG. The full grid of "
-                    "the paper is long (ong-farrell: hours on 2 cores; rd11: about "
-                    "6 minutes; slice: about 10 s); the options narrow it for drafts.")
-    figures.add_argument("paper", choices=PAPERS, help="which paper's figures")
+        "figures", help="simulate a paper's figures (or the SCSI against NVMe comparison's) "
+                        "and write them as PNG",
+        description="Simulate a paper's figures, or nvme-vs-fcp's (SCSI-FCP against NVMe/FC, "
+                    "IOPS and latency against the queue depth), and write them as PNG. The "
+                    "full grid of the paper is long (ong-farrell: hours on 2 cores; rd11: "
+                    "about 6 minutes; slice and nvme-vs-fcp: about 10 s); the options "
+                    "narrow it for drafts.")
+    figures.add_argument("paper", choices=PAPERS, help="which paper's figures (or "
+                                                       "nvme-vs-fcp)")
     figures.add_argument("-o", "--output", metavar="DIR", default="figures",
                          help="folder for the PNG files (default: figures)")
     figures.add_argument("--jobs", metavar="N", type=_positive, default=None,

@@ -9,6 +9,11 @@
 ``das2``: the DAS-2 report's TCP heat map and UDP figure
 (:mod:`fcsim.validation.figures_das2`).
 
+``nvme-vs-fcp``: the same host, switch and all-flash array over SCSI-FCP and
+over NVMe/FC, IOPS and latency against the queue depth, the figures of
+docs/tutorials/12-nvme-vs-fcp.md (:mod:`fcsim.validation.figures_nvme_vs_fcp`;
+its files are in ``scenarios/`` itself).
+
 ``slice``: figure 4 of the Trapeze/Slice report, read and write bandwidth
 against the disks, one line per server count
 (:mod:`fcsim.validation.figures_slice`).
@@ -46,14 +51,16 @@ from fcsim.validation.batch import run_points
 from fcsim.validation.figure_plan import Grid
 from fcsim.validation.figures_das2 import draw_das2, plan_das2
 from fcsim.validation.figures_hpss import plan_hpss
+from fcsim.validation.figures_nvme_vs_fcp import plan_nvme_vs_fcp
 from fcsim.validation.figures_ong_farrell import draw_ong_farrell, plan_ong_farrell
 from fcsim.validation.figures_rd11 import draw_rd11, plan_rd11
 from fcsim.validation.figures_slice import plan_slice
 from fcsim.validation.points import ROOT, Point
 from fcsim.validation.store import ResultStore
 
-PAPERS = ("ong-farrell", "rd11", "hpss", "das2", "slice")
-"""The papers whose figures :func:`write_figures` draws."""
+PAPERS = ("ong-farrell", "rd11", "hpss", "das2", "slice", "nvme-vs-fcp")
+"""The papers (and, ``nvme-vs-fcp``, the tutorial comparison) whose figures
+:func:`write_figures` draws."""
 
 def plan_figures(paper: str, *, folder: Path | None = None, repetitions: int | None = None,
                  length: float | None = None, sockets: Sequence[int] | None = None,
@@ -65,9 +72,10 @@ def plan_figures(paper: str, *, folder: Path | None = None, repetitions: int | N
     *repetitions* per point and netperf *length* (s) replace the files' own;
     *sockets* and *sizes* (bytes) narrow each file's sweep (every chosen file's
     grid must hold them); *pairs* (ong-farrell, e.g. ``"c110-to-c110"``) and
-    *experiments* (rd11, e.g. ``"mem-stream"``) pick figures; ``hpss`` and
-    ``slice`` take only *repetitions* (:mod:`fcsim.validation.figures_hpss`,
-    :mod:`fcsim.validation.figures_slice`). :class:`ValueError`
+    *experiments* (rd11, e.g. ``"mem-stream"``) pick figures; ``hpss``,
+    ``slice``, ``das2`` and ``nvme-vs-fcp`` take only *repetitions*
+    (:mod:`fcsim.validation.figures_hpss`, :mod:`fcsim.validation.figures_slice`,
+    :mod:`fcsim.validation.figures_nvme_vs_fcp`). :class:`ValueError`
     for a value outside the files' grid, :class:`FileNotFoundError` if the folder
     holds no scenario file of the paper.
     """
@@ -77,16 +85,17 @@ def plan_figures(paper: str, *, folder: Path | None = None, repetitions: int | N
         raise ValueError(f"repetitions must be at least 1, got {repetitions}")
     if length is not None and length <= 0:
         raise ValueError(f"length must be > 0 s, got {length}")
-    folder = Path(folder) if folder is not None else ROOT / "scenarios" / paper
-    if paper in ("hpss", "slice", "das2"):  # the grid is the files (figures_<paper>.py)
+    default = ROOT / "scenarios" / ("" if paper == "nvme-vs-fcp" else paper)
+    folder = Path(folder) if folder is not None else default
+    if paper in ("hpss", "slice", "das2", "nvme-vs-fcp"):  # the grid is the files
         given = {"length": length, "sockets": sockets, "sizes": sizes, "pairs": pairs,
                  "experiments": experiments}
         unused = [k for k, v in given.items() if v is not None]
         if unused:
             raise ValueError(f"{', '.join(unused)}: not options of the {paper} figures (their "
                              "grid is their files'; only repetitions applies)")
-        return {"hpss": plan_hpss, "slice": plan_slice, "das2": plan_das2}[paper](
-            folder, repetitions)
+        return {"hpss": plan_hpss, "slice": plan_slice, "das2": plan_das2,
+                "nvme-vs-fcp": plan_nvme_vs_fcp}[paper](folder, repetitions)
     grid = Grid(repetitions, length, sockets, sizes)
     if paper == "ong-farrell":
         if experiments is not None:
@@ -125,7 +134,7 @@ def write_figures(paper: str, out: Path, *, jobs: int | None = None,
     paths = []
     for plan in plans:
         path = Path(out) / plan.name
-        if paper in ("hpss", "slice"):
+        if paper in ("hpss", "slice", "nvme-vs-fcp"):
             plan.draw(results, path)
         elif paper == "ong-farrell":
             draw_ong_farrell(plan, results, path)

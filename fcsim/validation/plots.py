@@ -112,11 +112,14 @@ def log_x_axis(ax: Axes, xs: Sequence[float], label: Callable[[float], str] | No
 
 
 def degradation_figure(series: list[dict], title: str, xlabel: str, ylabel: str, out: Path,
-                       xlog: bool = True, label: Callable[[float], str] | None = None) -> None:
+                       xlog: bool = True, label: Callable[[float], str] | None = None,
+                       ylog: bool = False) -> None:
     """Write a line figure to *out*: one line per ``{"label", "x", "values"}`` series,
     where ``values`` holds the repetition values at each x (``None`` skipped, an x
     without values left out); each line is the mean with min/max error bars.
-    *label* names the x ticks of a log axis (default: the numbers)."""
+    *label* names the x ticks of a log axis (default: the numbers); *ylog*: a
+    base-2 logarithmic y axis (values of one order apart stay apart) instead of
+    a linear one from 0."""
     fig, ax = new_figure(8, 5, 120)
     xs_all: list[float] = []
     for entry in series:
@@ -129,17 +132,24 @@ def degradation_figure(series: list[dict], title: str, xlabel: str, ylabel: str,
         xs_all += x
         draw_line(ax, x, [sum(v) / len(v) for v in values], [min(v) for v in values],
                   [max(v) for v in values], entry["label"])
-    _finish(ax, fig, title, xlabel, ylabel, xs_all, xlog, label)
+    _finish(ax, fig, title, xlabel, ylabel, xs_all, xlog, label, ylog)
     save_png(fig, out)
 
 
 def _finish(ax: Axes, fig: Figure, title: str, xlabel: str, ylabel: str, xs: list[float],
-            xlog: bool, label: Callable[[float], str] | None = None) -> None:
-    """Title, axis labels, grid, the legend below the axes, the y axis from 0,
+            xlog: bool, label: Callable[[float], str] | None = None,
+            ylog: bool = False) -> None:
+    """Title, axis labels, grid, the legend below the axes, the y axis from 0
+    (or, *ylog*, base-2 logarithmic with plain numbers at its powers of two),
     (for data on a log axis) the x scale, and x tick labels that do not overlap."""
     ax.set_title(title)
-    top = ax.dataLim.y1 if ax.dataLim.height >= 0 else 0.0
-    ax.set_ylim(bottom=0, top=max(ax.get_ylim()[1], 1.1 * top) or 1.0)  # room above flat lines
+    if ylog:
+        ax.set_yscale("log", base=2)
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _pos: _number_label(value)))
+        ax.yaxis.set_minor_formatter(NullFormatter())
+    else:
+        top = ax.dataLim.y1 if ax.dataLim.height >= 0 else 0.0
+        ax.set_ylim(bottom=0, top=max(ax.get_ylim()[1], 1.1 * top) or 1.0)  # room above flat
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.grid(True, which="major", alpha=0.3)

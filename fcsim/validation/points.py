@@ -14,7 +14,8 @@ from fcsim.runner import run_once
 from fcsim.scenario.loader import load_scenario
 from fcsim.scenario.model import Scenario
 from fcsim.scenario.workload_model import IperfConfig, NetperfConfig
-from fcsim.sweep import iperf_narrowed, narrowed
+from fcsim.storage.config import FioConfig
+from fcsim.sweep import fio_narrowed, iperf_narrowed, narrowed
 
 ROOT = DATA_ROOT
 """The folder point scenario paths are relative to (the project folder in a
@@ -26,7 +27,8 @@ class Point:
     """Repetition *repetition* of the scenario file *scenario* (relative to
     :data:`ROOT`), its swept netperf workload narrowed to *socket* and *size*
     bytes, or its swept iperf workload to the window *socket* bytes (-w) and
-    the bandwidth *rate* bit/s (-b) (None: the file's first value); *length*:
+    the bandwidth *rate* bit/s (-b), or its swept fio job to *iodepth* commands
+    outstanding (None: the file's first value); *length*:
     netperf ``-l`` in s instead of the file's (None: the file's); *sized*: a
     TCP_RR runs ``-r size,size`` whatever the file says (False: as the file
     says)."""
@@ -38,6 +40,7 @@ class Point:
     length: float | None = None
     sized: bool = False
     rate: float | None = None
+    iodepth: int | None = None
 
     def label(self) -> str:
         """Short human-readable name, for progress lines."""
@@ -50,6 +53,8 @@ class Point:
             parts.append("-r m,m")
         if self.rate is not None:
             parts.append(f"-b {self.rate / 1e6:g} Mbit/s")
+        if self.iodepth is not None:
+            parts.append(f"iodepth {self.iodepth}")
         return " ".join(parts) + f" rep {self.repetition + 1}"
 
 
@@ -73,7 +78,8 @@ def swept_workload(scenario: Scenario, path: Path) -> NetperfConfig:
 
 def narrow(point: Point) -> Scenario:
     """The scenario of *point*: its sweeping netperf workload at one socket and
-    size, or its sweeping iperf workload at one window and bandwidth, TCP_RR
+    size, its sweeping iperf workload at one window and bandwidth, or its
+    sweeping fio job at one iodepth (as ``fcsim run`` runs a sweep's point), TCP_RR
     transactions of that size if *sized*, every netperf run's length and the
     run's duration set by *length*."""
     scenario = scenario_file(point.scenario)
@@ -89,6 +95,11 @@ def narrow(point: Point) -> Scenario:
         window, rate = iperf.points()[0]
         scenario = iperf_narrowed(scenario, window if point.socket is None else point.socket,
                                   rate if point.rate is None else point.rate)
+    fio = next((w for w in scenario.workloads if isinstance(w, FioConfig) and w.iodepths),
+               None)
+    if fio is not None:
+        scenario = fio_narrowed(scenario,
+                                fio.iodepths[0] if point.iodepth is None else point.iodepth)
     if point.sized:
         loads = tuple(replace(w, sized_transactions=True)
                       if isinstance(w, NetperfConfig) and w.options.test == "TCP_RR" else w

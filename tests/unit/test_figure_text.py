@@ -113,6 +113,21 @@ def test_the_paper_style_figures_are_readable(tmp_path: Path,
     assert [p for fig in kept + ong_kept for p in _unreadable(fig)] == []
 
 
+def test_the_nvme_vs_fcp_figures_are_readable(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """IOPS, and latency on its base-2 axis, against the nine queue depths."""
+    kept = _kept(monkeypatch, plots, "save_png", None)
+    for plan in plan_figures("nvme-vs-fcp"):
+        results = {p: {"storage": {"jobs": {"writes": {
+            "iops": min(p.iodepth / 61e-6, 5e5),
+            "latency_s": {"p50": max(61e-6, p.iodepth * 2e-6),
+                          "p99": max(62e-6, p.iodepth * 2e-6)}}}}} for p in plan.points}
+        plan.draw(results, tmp_path / plan.name)
+    assert len(kept) == 2
+    assert kept[1].axes[0].get_yscale() == "log"
+    assert [p for fig in kept for p in _unreadable(fig)] == []
+
+
 def _made_up(metric: str, point: Point) -> dict:
     if metric == "latency":
         size = point.size if point.sized else 1

@@ -73,9 +73,9 @@ def test_bad_options_are_named(options: dict, message: str) -> None:
 
 def test_unknown_paper() -> None:
     with pytest.raises(ValueError, match="unknown paper 'rd12'; known: ong-farrell, rd11, hpss, "
-                       "das2, slice"):
+                       "das2, slice, nvme-vs-fcp"):
         plan_figures("rd12")
-    assert PAPERS == ("ong-farrell", "rd11", "hpss", "das2", "slice")
+    assert PAPERS == ("ong-farrell", "rd11", "hpss", "das2", "slice", "nvme-vs-fcp")
 
 
 def test_hpss_figures_take_only_repetitions() -> None:
