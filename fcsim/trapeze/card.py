@@ -304,7 +304,9 @@ class TrapezeCard:
     def _move_in(self, size: int) -> None:
         """Move *size* bytes of the first waiting message to host memory: what it
         has in the card's memory (with its control message if the first
-        fragment is among it)."""
+        fragment is among it). A message's fragments arrive in order, one link
+        carrying them, so only the last of the group can still be arriving:
+        the ones before it leave the queue's head in turn, each moved whole."""
         left = size
         for arrival in self._group():
             take = min(left, self._in_memory(arrival) - arrival.moved)
