@@ -174,8 +174,10 @@ SERVER = dataclasses.replace(IDEAL_HOST, name="server", bus="PCI-32/33", bus_ban
 """A Slice client and server with costs of their own, for closed forms."""
 
 
-def trapeze_pair(min_fragment: int = 1408) -> tuple[Simulation, NetRpc, NetRpc]:
-    """A client and a server host cabled straight, each with Trapeze and NetRPC."""
+def trapeze_pair(min_fragment: int = 1408, cut_through: bool = True,
+                 receive_min: int | None = None) -> tuple[Simulation, NetRpc, NetRpc]:
+    """A client and a server host cabled straight, each with Trapeze and NetRPC
+    (the cards' smallest transfers and cut-through delivery as given)."""
     sc = Scenario("t", "myrinet", RunConfig(1.0),
                   (NodeConfig("c", host=CLIENT, mtu=9000),
                    NodeConfig("s", host=SERVER, mtu=9000)),
@@ -187,7 +189,7 @@ def trapeze_pair(min_fragment: int = 1408) -> tuple[Simulation, NetRpc, NetRpc]:
     for name in ("c", "s"):
         interface = hosts[name].interface
         card = TrapezeCard(sim, interface.nic, interface.bus, interface.card_delay,
-                           net.address_of, min_fragment)
+                           net.address_of, min_fragment, cut_through, receive_min)
         rpc.append(NetRpc(sim, hosts[name], card))
     return sim, rpc[0], rpc[1]
 

@@ -10,7 +10,10 @@ mapping). A packet that finds the queue full is dropped and counted, as a
 driver drops when its queue is full; the network itself drops nothing. The
 card takes every packet arriving from its link into its memory at the line
 rate (its memory is taken never to fill), so it never stops the switch
-feeding it; a packet is handed up once its last character is in.
+feeding it; a packet is handed up once its last character is in. Firmware
+that handles a packet while it arrives (cut-through delivery) is told when
+its first character is in (:attr:`MyrinetNic.on_arriving`) and asks how
+much of it is in so far (:meth:`MyrinetNic.received`).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from fcsim.engine.simulation import Simulation
-from fcsim.myrinet.packet import MyrinetPacket
+from fcsim.myrinet.packet import TYPE, MyrinetPacket
 from fcsim.myrinet.port import MyrinetPort
 from fcsim.myrinet.slack import Buffer, Segment
 
@@ -69,7 +72,13 @@ class MyrinetNic:
         """Packets that arrived cut short by a link fault, dropped (their CRC fails)."""
         self.deliver: Callable[[MyrinetPacket], None] | None = None
         self.on_sent: Callable[[], None] | None = None
+        self.on_arriving: Callable[[MyrinetPacket], None] | None = None
+        """Told of each packet whose first character has reached the card's
+        memory (None: nobody asks)."""
+        self.on_lost: Callable[[MyrinetPacket], None] | None = None
+        """Told of each packet that arrived cut short and was dropped."""
         self._numbered = 0
+        self._announced: MyrinetPacket | None = None
 
     def send(self, dst: int, payload: int, ulp: Any) -> bool:
         """Queue a packet of *payload* bytes to address *dst*; False if the queue is full."""
@@ -89,13 +98,29 @@ class MyrinetNic:
             self.on_sent()
 
     def flow(self, buffer: Buffer, on: bool) -> None:
-        """The card takes the arriving characters as they come: nothing to do."""
+        """The card takes the arriving characters as they come; the first of a
+        packet is told to :attr:`on_arriving`, if set."""
+        if on and self.on_arriving is not None:
+            packet = buffer.segments[0].packet
+            if packet is not self._announced:
+                self._announced = packet
+                self.on_arriving(packet)
+
+    def received(self, packet: MyrinetPacket) -> int:
+        """Payload bytes of *packet*, the packet arriving, in the card's memory
+        now (its route bytes are spent on the way; its type comes first)."""
+        buffer = self.port.buffer
+        chars = buffer.arriving() if buffer.segments and (
+            buffer.segments[-1].packet is packet) else float(packet.chars(0))
+        return max(0, min(packet.payload, int(chars + 1e-6) - TYPE))
 
     def finished(self, buffer: Buffer, segment: Segment) -> None:
         """A packet has arrived whole: hand it up (one cut short by a link fault
         fails its CRC and is dropped)."""
         if segment.packet.corrupt:
             self.link_down_drops += 1
+            if self.on_lost is not None:
+                self.on_lost(segment.packet)
             return
         self.stats.packets_rx += 1
         if self.deliver is not None:

@@ -185,6 +185,12 @@ class Buffer:
         self._advance()
         self._settle()
 
+    def arriving(self) -> float:
+        """Characters of the last packet that have reached the buffer so far (all
+        of it once its GAP is in; 0 when it holds nothing), brought up to now."""
+        self._advance()
+        return self.segments[-1].arrived if self.segments else 0.0
+
     @property
     def held(self) -> int:
         """Packets in the buffer, whole or in part."""

@@ -34,6 +34,20 @@ that has arrived and not yet been moved. This is our reading of the policy
 the papers describe ("pipelines individual messages automatically for
 lowest latency, while dynamically increasing the transfer sizes as traffic
 increases"); the firmware's own rule was not read.
+
+**Cut-through delivery** (Yocum, Gallatin, Chase and Lebeck, "Cut-through
+delivery in Trapeze: an exercise in low-latency messaging", HPDC 1997: "a
+technique for overlapping host I/O DMA transfers with network traversal"):
+with *cut_through* the receiving card handles a packet when its first
+character is in (the card's time for its header then, not once it is
+whole) and moves its bytes to host memory while the rest of it still
+arrives: a transfer takes everything of the message in the card's memory
+and not yet moved, once that is at least *receive_min* bytes or nothing more
+of it is arriving. Without it a packet is moved once its last character is
+in (store and forward on the card). How large the firmware let a receive
+transfer be before the packet's end is not published: *receive_min* is the
+smallest send transfer by default (:data:`~fcsim.trapeze.message.MIN_FRAGMENT`,
+an assumption).
 """
 
 from __future__ import annotations
@@ -46,7 +60,7 @@ from fcsim.engine.simulation import Simulation
 from fcsim.host.bus import IoBus
 from fcsim.myrinet.nic import MyrinetNic
 from fcsim.myrinet.packet import MyrinetPacket
-from fcsim.trapeze.message import MIN_FRAGMENT, Fragment, Message
+from fcsim.trapeze.message import CUT_THROUGH, MIN_FRAGMENT, Fragment, Message
 
 
 class CardStats:
@@ -69,25 +83,48 @@ class CardStats:
         return {name: getattr(self, name) for name in self.__slots__}
 
 
+class Arrival:
+    """A *fragment* coming into the card in *packet*: *moved*, bytes of the
+    packet's payload (the fragment, with the control message in the first)
+    moved to host memory so far; *whole* once its last character is in;
+    *queued* once the card's processor has handled it; *dropped* if it
+    arrived cut short."""
+
+    __slots__ = ("fragment", "packet", "moved", "whole", "queued", "dropped")
+
+    def __init__(self, fragment: Fragment, packet: MyrinetPacket, whole: bool) -> None:
+        self.fragment, self.packet, self.whole = fragment, packet, whole
+        self.moved = 0
+        self.queued = self.dropped = False
+
+
 class TrapezeCard:
     """The Trapeze firmware of *nic*, moving data over the host's *bus*;
     *card_delay()* takes the card's processor for one packet and says how long
     until it is done (:meth:`fcsim.host.interface.NicInterface.card_delay`);
     *address_of(node)* is a node's Myrinet address. Packets that carry no
     Trapeze fragment (IP) go to the NIC's previous receiver. Whole messages
-    received go to :attr:`deliver`."""
+    received go to :attr:`deliver`. Outgoing payload moves in DMA transfers
+    of at least *min_fragment* bytes; with *cut_through*, arriving packets
+    move while they arrive, in transfers of at least *receive_min* bytes
+    (None: *min_fragment*) until the rest is in."""
 
     def __init__(self, sim: Simulation, nic: MyrinetNic, bus: IoBus,
                  card_delay: Callable[[], float], address_of: Callable[[str], int],
-                 min_fragment: int = MIN_FRAGMENT) -> None:
-        if min_fragment < 1:
+                 min_fragment: int = MIN_FRAGMENT, cut_through: bool = CUT_THROUGH,
+                 receive_min: int | None = None) -> None:
+        receive_min = min_fragment if receive_min is None else receive_min
+        if min_fragment < 1 or receive_min < 1:
             raise ValueError(f"{nic.name}: the smallest DMA transfer must be >= 1 byte")
         self.sim, self.nic, self.bus = sim, nic, bus
         self.card_delay, self.address_of, self.min_fragment = card_delay, address_of, min_fragment
+        self.cut_through, self.receive_min = cut_through, receive_min
         self.deliver: Callable[[Message], None] | None = None
         self.stats = CardStats()
         self._ring: deque[Message] = deque()  # send ring: control written, payload to move
-        self._arrived: deque[Fragment] = deque()  # on the card, not yet in host memory
+        self._arrived: deque[Arrival] = deque()  # on the card, not yet all in host memory
+        self._incoming: dict[MyrinetPacket, Arrival] = {}  # arriving (cut-through)
+        self._waking = False  # a wake-up is due when enough of a packet will be in
         self._busy = False  # the host DMA engine
         self._full = False  # sending waits for room in the NIC's transmit queue
         self._last_in = False  # the DMA engine's last transfer was an arrival
@@ -95,6 +132,9 @@ class TrapezeCard:
         self._other = nic.deliver
         nic.deliver = self._packet
         nic.on_sent = self._room
+        if cut_through:
+            nic.on_arriving = self._heading
+            nic.on_lost = self._lost
 
     # -- sending ---------------------------------------------------------------------------
 
@@ -126,9 +166,10 @@ class TrapezeCard:
             self._full = True
         if self._busy:
             return
-        if self._arrived and not (sending and self._last_in):
+        ready = self._ready() if self._arrived else 0
+        if ready and not (sending and self._last_in):
             self._last_in = True
-            self._move_in()
+            self._move_in(ready)
         elif sending:
             self._last_in = False
             self._fetch(ring[0])
@@ -180,39 +221,115 @@ class TrapezeCard:
     # -- receiving -------------------------------------------------------------------------
 
     def _packet(self, packet: MyrinetPacket) -> None:
-        """A packet is in the card's memory: a Trapeze fragment costs the card's
-        time and waits for the DMA engine; anything else goes to IP."""
+        """A packet is wholly in the card's memory: a Trapeze fragment costs the
+        card's time (unless it was handled when it began to arrive) and waits for
+        the DMA engine; anything else goes to IP."""
         fragment = packet.ulp
         if not isinstance(fragment, Fragment):
             if self._other is not None:
                 self._other(packet)
             return
-        self.stats.fragments_rx += 1
-        self.sim.call_later(self.card_delay(), lambda _e: self._arrive(fragment))
+        arrival = self._incoming.pop(packet, None)
+        if arrival is None:  # store and forward
+            self._handle(Arrival(fragment, packet, True))
+            return
+        arrival.whole = True
+        if arrival.queued:
+            self._pump()
 
-    def _arrive(self, fragment: Fragment) -> None:
-        self._arrived.append(fragment)
+    def _heading(self, packet: MyrinetPacket) -> None:
+        """A packet's first character is in (cut-through): a Trapeze fragment is
+        handled now, its bytes moved as they come."""
+        fragment = packet.ulp
+        if isinstance(fragment, Fragment):
+            self._handle(self._incoming.setdefault(packet, Arrival(fragment, packet, False)))
+
+    def _lost(self, packet: MyrinetPacket) -> None:
+        """A packet arrived cut short and was dropped: nothing more of it comes."""
+        arrival = self._incoming.pop(packet, None)
+        if arrival is not None:
+            arrival.dropped = True
+            if arrival.queued:
+                self._arrived.remove(arrival)
+                self._pump()
+
+    def _handle(self, arrival: Arrival) -> None:
+        """The card's time for the packet, then it waits for the DMA engine."""
+        self.stats.fragments_rx += 1
+        self.sim.call_later(self.card_delay(), lambda _e: self._arrive(arrival))
+
+    def _arrive(self, arrival: Arrival) -> None:
+        if arrival.dropped:
+            return
+        arrival.queued = True
+        self._arrived.append(arrival)
         self._pump()
 
-    def _move_in(self) -> None:
-        """Move to host memory everything of the first waiting message that has
-        arrived (with its control message if the first fragment is among it)."""
-        first = self._arrived.popleft()
-        group = [first]
-        while self._arrived and self._arrived[0].message is first.message:
-            group.append(self._arrived.popleft())
-        size = sum(f.length for f in group) + (first.message.control if first.first else 0)
+    def _group(self) -> list[Arrival]:
+        """The fragments of the first waiting message at the head of the queue."""
+        message = self._arrived[0].fragment.message
+        group = []
+        for arrival in self._arrived:
+            if arrival.fragment.message is not message:
+                break
+            group.append(arrival)
+        return group
+
+    def _in_memory(self, arrival: Arrival) -> int:
+        """Bytes of *arrival*'s packet payload in the card's memory now."""
+        return arrival.packet.payload if arrival.whole else self.nic.received(arrival.packet)
+
+    def _ready(self) -> int:
+        """Bytes of the first waiting message to move now: everything of it in
+        the card's memory and not yet moved, once that is at least *receive_min*
+        or nothing more of it is arriving; else 0, with a wake-up for when
+        *receive_min* will be in."""
+        group = self._group()
+        ready = sum(self._in_memory(a) - a.moved for a in group)
+        if ready >= self.receive_min or group[-1].whole:
+            return ready
+        self._wait(self.receive_min - ready)
+        return 0
+
+    def _wait(self, short: int) -> None:
+        """Look again once *short* more bytes can have arrived (at the line rate)."""
+        if not self._waking:
+            self._waking = True
+            self.sim.call_later(short * self.nic.port.char_time, self._woken)
+
+    def _woken(self, _event: Any) -> None:
+        self._waking = False
+        self._pump()
+
+    def _move_in(self, size: int) -> None:
+        """Move *size* bytes of the first waiting message to host memory: what it
+        has in the card's memory (with its control message if the first
+        fragment is among it). A message's fragments arrive in order, one link
+        carrying them, so only the last of the group can still be arriving:
+        the ones before it leave the queue's head in turn, each moved whole."""
+        left = size
+        for arrival in self._group():
+            take = min(left, self._in_memory(arrival) - arrival.moved)
+            arrival.moved += take
+            left -= take
+            done = arrival.whole and arrival.moved == arrival.packet.payload
+            if done:
+                self._arrived.popleft()
+            if left == 0:
+                break
+        message = arrival.fragment.message if done and arrival.fragment.last else None
         self._busy = True
         self.stats.dma_transfers += 1
         self.stats.dma_bytes += size
-        self.bus.transfer(size, lambda: self._moved(group[-1]))
+        self.bus.transfer(size, lambda: self._moved(message))
 
-    def _moved(self, last: Fragment) -> None:
+    def _moved(self, message: Message | None) -> None:
+        """A transfer is in host memory; *message*, if given, is all there."""
         self._busy = False
-        if last.last:
+        if message is not None:
             self.stats.messages_rx += 1
             if self.deliver is not None:
-                self.deliver(last.message)
+                self.deliver(message)
         self._pump()
 
     def results(self) -> dict[str, Any]:

@@ -34,6 +34,15 @@ MIN_FRAGMENT = 1408
 """The smallest DMA transfer of adaptive message pipelining, bytes: the
 fixed-size transfers of Trapeze's fixed pipelining (Hot Interconnects 1999,
 table 1); taken as the adaptive scheme's smallest (assumption)."""
+CUT_THROUGH = True
+"""Whether a receiving card moves a packet to host memory while it still
+arrives: Trapeze's cut-through delivery (Yocum, Gallatin, Chase and Lebeck,
+"Cut-through delivery in Trapeze: an exercise in low-latency messaging",
+HPDC 1997, "overlapping host I/O DMA transfers with network traversal"),
+which the adaptive message pipelining of the 1998-99 firmware kept on the
+receiving side (Yocum et al., "Adaptive Message Pipelining for Network
+Memory and Network Storage", Duke 1998: the sender's bus, the link and the
+receiver's bus at work on one message at once)."""
 
 
 class Message:

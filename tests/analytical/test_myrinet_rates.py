@@ -17,7 +17,7 @@ from fcsim.fc0.speed import Speed, speed_named
 from fcsim.host.host_model import load_host_model
 from fcsim.link.link import Link
 from fcsim.myrinet.nic import MyrinetNic
-from fcsim.myrinet.packet import packet_chars
+from fcsim.myrinet.packet import TYPE, packet_chars
 from fcsim.myrinet.switch import MyrinetSwitch, MyrinetSwitchModel, load_myrinet_switch_model
 from fcsim.runner import run_scenario
 from fcsim.scenario.model import LinkConfig, NodeConfig, RunConfig, Scenario, SwitchConfig
@@ -205,3 +205,31 @@ def test_receive_checksum_offload_spares_the_receiver_only(offload: bool) -> Non
     assert received == pytest.approx(0.0 if offload else checksums, rel=0.01, abs=1e-9)
     assert sent == pytest.approx(rep["nodes"]["h1"]["packets_tx"] * (1470 + 8) * 1e-9,
                                  rel=0.01)
+
+
+
+def test_a_nic_tells_of_a_packet_as_it_begins_and_counts_its_bytes_in() -> None:
+    """A packet sent over a cable to a NIC: the NIC is told of it when its first
+    character reaches it (one cable delay after the sender starts), then its
+    payload comes in at the line rate behind its 4-byte type, until it is all
+    in when it is delivered (its CRC and GAP last)."""
+    sim = Simulation(1)
+    a, b = MyrinetNic(sim, "a", 1), MyrinetNic(sim, "b", 2)
+    Link("l", a.port, b.port, M1280, Cable(10.0))
+    a.routes[2] = ()
+    tau, payload = M1280.char_time, 2000
+    heads: list[float] = []
+    seen: dict[float, int] = {}
+    got: list[float] = []
+
+    def arriving(packet) -> None:
+        heads.append(sim.now)
+        for k in (0.5, 3.5, 4.5, 1000.5, 2003.5, 2004.5):
+            sim.call_later(k * tau, lambda _e, k=k: seen.__setitem__(k, b.received(packet)))
+    b.on_arriving = arriving
+    b.deliver = lambda packet: got.append(sim.now)
+    a.send(2, payload, None)
+    sim.run(1e-3)
+    assert heads == [pytest.approx(10 * 5e-9, abs=1e-15)]
+    assert seen == {k: max(0, min(payload, int(k) - TYPE)) for k in seen}
+    assert got == [pytest.approx(heads[0] + packet_chars(payload) * tau, abs=1e-15)]

@@ -1,7 +1,8 @@
 """Invariants of Myrinet's stop/go flow control under random traffic
 (hypothesis): many senders into one output through one or two switches,
 random cable lengths (within what the slack buffers cover), packet sizes,
-start times and switch models."""
+start times and switch models; and the receiving NIC's count of a packet's
+bytes as it arrives."""
 
 from __future__ import annotations
 
@@ -79,6 +80,39 @@ def test_stop_go_never_overflows_a_slack_buffer_and_loses_or_reorders_nothing(ne
     for i, burst in enumerate(bursts):
         mine = [(number, size) for src, number, size in got if src == i + 1]
         assert mine == list(enumerate(burst))  # every packet, in the order sent
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(networks(), st.floats(0.05, 1.0))
+def test_a_nic_counts_each_packet_in_as_it_arrives(net, every: float) -> None:
+    """The receiving NIC, told of each packet as it begins to arrive, counts its
+    payload bytes in: from none at its first character, never falling, never
+    more than its payload, through pauses of stop/go; each packet told of is
+    delivered whole, in the order told."""
+    speed = net[0]
+    sim, _sws, receiver, _nics = _build(*net)
+    told: list[object] = []
+    got: list[object] = []
+    counts: dict[int, list[int]] = {}
+    receiver.on_arriving = lambda p: (told.append(p),
+                                      counts.setdefault(id(p), []).append(receiver.received(p)))
+    receiver.deliver = got.append
+    period = every * 1e-6
+
+    def sample(_event) -> None:
+        if len(told) > len(got):  # a packet is arriving
+            packet = told[-1]
+            counts[id(packet)].append(receiver.received(packet))  # type: ignore[arg-type]
+        sim.call_later(period, sample)
+    sim.call_later(period, sample)
+    total = sum(size + 8 for burst in net[4] for size in burst)
+    sim.run(2 * total * speed.char_time + 1e-4)
+    assert got == told
+    for packet in got:
+        seen = counts[id(packet)]
+        assert seen[0] == 0
+        assert seen == sorted(seen) and seen[-1] <= packet.payload  # type: ignore[attr-defined]
+        assert receiver.received(packet) == packet.payload  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("senders", [2, 3, 5])

@@ -1,7 +1,7 @@
 """Invariants of Trapeze, NetRPC and Slice's block I/O under random use: the
 pieces of a cluster cover its file range exactly once; every NetRPC call is
 answered exactly once with the bytes it asked for, whatever the message
-sizes, pipelining and interleaving; a dd through the client's read-ahead or
+sizes, pipelining, cut-through delivery and interleaving; a dd through the client's read-ahead or
 write-behind moves exactly its bytes, and the servers see exactly the calls
 the client made."""
 
@@ -44,10 +44,12 @@ def test_a_cluster_s_pieces_cover_its_units_once(servers: int, grains: int, per_
 @FEW
 @given(calls=st.lists(st.tuples(st.booleans(), st.integers(0, 5 * PAYLOAD_MAX + 1000),
                                 st.floats(0, 200e-6)), min_size=1, max_size=12),
-       min_fragment=st.sampled_from([256, 1408, 4096, PAYLOAD_MAX]))
+       min_fragment=st.sampled_from([256, 1408, 4096, PAYLOAD_MAX]),
+       cut_through=st.booleans(), receive_min=st.sampled_from([None, 1, 128, 1408, 9000]))
 def test_every_call_is_answered_once_with_its_bytes(calls: list[tuple[bool, int, float]],
-                                                    min_fragment: int) -> None:
-    sim, client, server = trapeze_pair(min_fragment)
+                                                    min_fragment: int, cut_through: bool,
+                                                    receive_min: int | None) -> None:
+    sim, client, server = trapeze_pair(min_fragment, cut_through, receive_min)
     served: list[Call] = []
 
     def serve(call: Call) -> None:
