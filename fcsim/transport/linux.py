@@ -69,6 +69,13 @@ the Linux 2.4 kernels (2.4.27 sources: ``net/core/sock.c``,
   segment or a failed prune, and back on when in-order data on the slow path
   leave a window open and the memory below the buffer.
 
+The receive buffer's own tuning does not apply: ``tcp_fixup_rcvbuf`` and
+``tcp_clamp_window``'s growth of ``rcvbuf`` for out-of-order data only touch
+a socket whose SO_RCVBUF was never set (setsockopt sets
+``SOCK_RCVBUF_LOCK``, sock.c, as every iperf ``-w`` and netperf ``-s``
+socket here has it), and 2.4.27's ``tcp_rcv_space_adjust`` grows
+``rcvbuf`` only with ``sysctl_tcp_moderate_rcvbuf``, 0 by default.
+
 Not modelled: the prequeue that copies into a waiting reader before the
 protocol's own accounting (the memory of a segment is charged from its
 arrival to its read here; tcp_ipv4.c ``tcp_prequeue`` hands its queue to

@@ -30,7 +30,9 @@ from fcsim.transport.linux import (
     rx_truesize,
     win_from_space,
 )
+from fcsim.transport.segment import HEADER_BYTES, TIMESTAMP_OPTION_BYTES
 from fcsim.transport.tcp_config import TcpConfig
+from fcsim.validation.checks import das2
 
 ROOT = Path(__file__).resolve().parents[2]
 JUMBO_DATA = 9000 - 40 - 12  # MSS less the timestamps option: 8948 bytes a segment
@@ -228,6 +230,28 @@ def test_collapse_keeps_the_data_and_fills_whole_chunks(lengths: list[int], read
     expected += collapsed_truesize(rest, headroom) if rest else 0
     assert window.rmem == expected < len(lengths) * TRUESIZE
     assert window.read(unread) and window.rmem == 0
+
+
+def test_32k_over_12_flows_is_bound_by_its_half_window_segments() -> None:
+    # iperf -w 2730 (32 KiB over 12 flows): rcvbuf 5460, an initial window of 4095
+    # (3/4 of it, below one segment: not rounded), so tcp_sync_mss bounds the sender's
+    # segments at half of it; each then costs its TCP/IP headers and the Ethernet
+    # framing, whatever the NIC, the send buffer or the receive memory do
+    config = linux_2_4(TcpConfig(sndbuf=2730, rcvbuf=2730, mtu=9000), TRUESIZE)
+    window = LinuxReceiveWindow(config.rcvbuf, TRUESIZE)
+    mss_now = window.established(JUMBO_DATA, TIMESTAMPS) >> 1
+    assert mss_now == 2047
+    line = das2.line_bytes(mss_now + HEADER_BYTES + TIMESTAMP_OPTION_BYTES)
+    bound = das2.GIGABIT * mss_now / line / 1e6
+    assert line == 2137 and round(bound, 1) == 957.9 < das2.TCP_FLOOR
+    # the least per-flow -w whose half-window segments could carry the floor
+    need = next(w for w in range(2730, 8192)
+                if das2.GIGABIT / 1e6 * ((win_from_space(2 * w) >> 1)
+                                         / das2.line_bytes((win_from_space(2 * w) >> 1)
+                                                           + HEADER_BYTES
+                                                           + TIMESTAMP_OPTION_BYTES))
+                >= das2.TCP_FLOOR)
+    assert need * 12 > 32 * 1024  # a window sum of 45.5 KiB or more over 12 flows
 
 
 def test_a_linux_host_applies_the_profile() -> None:
