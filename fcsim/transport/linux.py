@@ -44,8 +44,7 @@ the Linux 2.4 kernels (2.4.27 sources: ``net/core/sock.c``,
   2``), RTO at least 200 ms (``TCP_RTO_MIN = HZ/5``), MSS the MTU less 40
   bytes (no cluster rounding), less the 12-byte timestamps option when used
   (Linux asks for it by default, ``sysctl_tcp_timestamps = 1``: a Linux host
-  model says so in its ``tcp_timestamps``).
-
+  model says so in its ``tcp_timestamps``);
 - receive memory (tcp_input.c ``tcp_rcv_established``, ``tcp_data_queue``,
   ``tcp_prune_queue``, ``tcp_clamp_window``, ``tcp_collapse``; tcp.c
   ``tcp_mem_schedule``; include/net/tcp.h ``tcp_set_owner_r``,
@@ -78,10 +77,10 @@ socket here has it), and 2.4.27's ``tcp_rcv_space_adjust`` grows
 
 Not modelled: the prequeue that copies into a waiting reader before the
 protocol's own accounting (the memory of a segment is charged from its
-arrival to its read here; tcp_ipv4.c ``tcp_prequeue`` hands its queue to
-the protocol at once when its truesize exceeds ``rcvbuf``, as a 16 KiB e1000
-buffer does below ``-w`` 8 KiB), out-of-order segments' memory (charged when
-they come in order; none are lost in the scenarios that use this stack),
+arrival to its read here; include/net/tcp.h ``tcp_prequeue`` hands its
+queue to the protocol at once when the queue's truesize exceeds ``rcvbuf``,
+as one 16 KiB e1000 buffer does below ``-w`` 8 KiB), out-of-order segments' memory (charged when
+they come in order, never pruned while they wait),
 the global ``tcp_mem`` limits (a few sockets a host stay far below
 ``tcp_mem[0]``), the send buffer's skb overhead (data bytes count, up to 2
 w) and Linux's per-connection delayed-ACK timer (adaptive ``ato``).
