@@ -33,6 +33,7 @@ from fcsim.transport.linux import (
 from fcsim.transport.segment import HEADER_BYTES, TIMESTAMP_OPTION_BYTES
 from fcsim.transport.tcp_config import TcpConfig
 from fcsim.validation.checks import das2
+from tests.unit.test_tcp import Reader, Wire, Writer
 
 ROOT = Path(__file__).resolve().parents[2]
 JUMBO_DATA = 9000 - 40 - 12  # MSS less the timestamps option: 8948 bytes a segment
@@ -230,6 +231,25 @@ def test_collapse_keeps_the_data_and_fills_whole_chunks(lengths: list[int], read
     expected += collapsed_truesize(rest, headroom) if rest else 0
     assert window.rmem == expected < len(lengths) * TRUESIZE
     assert window.read(unread) and window.rmem == 0
+
+
+def test_a_late_reader_s_queue_is_collapsed_and_every_byte_arrives() -> None:
+    # iperf -w 2730 at both ends, the reader away for the first 50 ms: the second
+    # 2047-byte segment finds the first's 16.6 KB over the 5460-byte buffer, so
+    # tcp_data_queue prunes (the first copied into a 2.3 KB buffer) and takes it
+    cfg = linux_2_4(TcpConfig(sndbuf=2730, rcvbuf=2730, mtu=9000, timestamps=True), TRUESIZE)
+    sim = Simulation()
+    wire = Wire(sim, cfg, cfg, rate=125e6)
+    writer, reader = Writer(wire.a, 8192, 40_000), Reader(wire.b, 8192)
+    wire.b.open_passive()
+    wire.a.open_active("b", connected=writer.start)
+    sim.call_later(0.05, lambda _event: reader.start())
+    sim.run(2.0)
+    receiver = wire.b.tcb.linux
+    assert receiver is not None and receiver.collapsed >= 1
+    assert reader.total == 40_000 and reader.eof_at is not None
+    assert receiver.rmem == 0
+    assert max(s.length for _t, s in wire.data_sent("a")) == 2047  # half the window
 
 
 def test_32k_over_12_flows_is_bound_by_its_half_window_segments() -> None:
