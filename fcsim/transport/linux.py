@@ -44,15 +44,46 @@ the Linux 2.4 kernels (2.4.27 sources: ``net/core/sock.c``,
   2``), RTO at least 200 ms (``TCP_RTO_MIN = HZ/5``), MSS the MTU less 40
   bytes (no cluster rounding), less the 12-byte timestamps option when used
   (Linux asks for it by default, ``sysctl_tcp_timestamps = 1``: a Linux host
-  model says so in its ``tcp_timestamps``).
+  model says so in its ``tcp_timestamps``);
+- receive memory (tcp_input.c ``tcp_rcv_established``, ``tcp_data_queue``,
+  ``tcp_prune_queue``, ``tcp_clamp_window``, ``tcp_collapse``; tcp.c
+  ``tcp_mem_schedule``; include/net/tcp.h ``tcp_set_owner_r``,
+  ``tcp_fast_path_check``, ``tcp_mem_reclaim``): a segment charges its
+  truesize to ``rmem_alloc`` and takes it from the socket's
+  ``forward_alloc``, which grows by whole pages (``TCP_MEM_QUANTUM``) when
+  short and by each buffer a read frees, and is trimmed below a page by
+  ``tcp_mem_reclaim`` (at a prune and when the delayed-ACK timer runs). A
+  segment on the header-prediction fast path is queued without any look at
+  the buffer while its truesize fits in ``forward_alloc``; on the slow path,
+  when ``rmem_alloc`` exceeds ``rcvbuf``, ``tcp_prune_queue`` runs first:
+  ``tcp_clamp_window`` (when ``rmem_alloc >= rcvbuf``: the clamp falls to the
+  unread data, halved when the memory is twice the buffer, less one
+  ``rcv_mss``, at least 2 ``advmss``; ``rcv_ssthresh`` to ``min(clamp, 2
+  advmss)``) and ``tcp_collapse`` of the unread data from the first buffer
+  that is bloated (``tcp_win_from_space(truesize) > len``) or partly read,
+  copied into new buffers of at most :func:`collapse_chunk` bytes, each
+  charged :func:`collapsed_truesize`; if the memory still exceeds the buffer
+  the segment is dropped (:meth:`LinuxReceiveWindow.arrive` returns False).
+  Header prediction is off after a zero window is offered, an out-of-order
+  segment or a failed prune, and back on when in-order data on the slow path
+  leave a window open and the memory below the buffer.
 
-Not modelled: the receive queue's pruning and collapsing when its truesize
-exceeds the buffer (``tcp_prune_queue``), the prequeue that copies into a
-waiting reader before the protocol's own accounting (the memory of a segment
-is charged from its arrival to its read here), the send buffer's skb
-overhead (data bytes count, up to 2 w), the sender's MSS bound of half the
-largest window (``tcp_sync_mss``) and Linux's per-connection delayed-ACK timer
-(adaptive ``ato``).
+The receive buffer's own tuning does not apply: ``tcp_fixup_rcvbuf`` and
+``tcp_clamp_window``'s growth of ``rcvbuf`` for out-of-order data only touch
+a socket whose SO_RCVBUF was never set (setsockopt sets
+``SOCK_RCVBUF_LOCK``, sock.c, as every iperf ``-w`` and netperf ``-s``
+socket here has it), and 2.4.27's ``tcp_rcv_space_adjust`` grows
+``rcvbuf`` only with ``sysctl_tcp_moderate_rcvbuf``, 0 by default.
+
+Not modelled: the prequeue that copies into a waiting reader before the
+protocol's own accounting (the memory of a segment is charged from its
+arrival to its read here; include/net/tcp.h ``tcp_prequeue`` hands its
+queue to the protocol at once when the queue's truesize exceeds ``rcvbuf``,
+as one 16 KiB e1000 buffer does below ``-w`` 8 KiB), out-of-order segments' memory (charged when
+they come in order, never pruned while they wait),
+the global ``tcp_mem`` limits (a few sockets a host stay far below
+``tcp_mem[0]``), the send buffer's skb overhead (data bytes count, up to 2
+w) and Linux's per-connection delayed-ACK timer (adaptive ``ato``).
 """
 
 from __future__ import annotations
@@ -83,11 +114,27 @@ MIN_MSS = 88
 """``TCP_MIN_MSS``: the least estimate of the peer's segment size, bytes."""
 MAX_TCP_WINDOW = 32767
 """``MAX_TCP_WINDOW``: the largest initial window offered, bytes."""
-SKB_OVERHEAD = 18 + 176
+SKB_STRUCT = 176
+"""``sizeof(struct sk_buff)`` on i386 in 2.4, bytes (an estimate, as in
+:data:`SKB_OVERHEAD`)."""
+SKB_OVERHEAD = 18 + SKB_STRUCT
 """Bytes a receive buffer's truesize adds to the driver's buffer: the 16
 bytes ``dev_alloc_skb`` reserves and 2 of alignment (e1000), and ``struct
 sk_buff`` (about 176 bytes on i386 in 2.4; an estimate, it hardly matters
 beside a 2-16 KiB buffer)."""
+SKB_SHARED_INFO = 3 * 4 + 6 * 8
+"""``sizeof(struct skb_shared_info)`` on i386 in 2.4.27 (include/linux/skbuff.h:
+``dataref``, ``nr_frags``, ``frag_list``, ``MAX_SKB_FRAGS`` = 6 frags of a
+page pointer and two 16-bit fields), bytes."""
+CACHE_LINE = 32
+"""``SMP_CACHE_BYTES`` of a Pentium III: ``SKB_DATA_ALIGN`` rounds to it, bytes."""
+PAGE_SIZE = 4096
+"""i386 ``PAGE_SIZE``: ``TCP_MEM_QUANTUM`` and the page ``tcp_collapse`` fills, bytes."""
+RX_HEADROOM = 16 + 2 + 14 + 20 + 20
+"""Headroom of a received TCP segment's buffer once its headers are pulled,
+less its TCP options, bytes: ``dev_alloc_skb``'s 16, the e1000's 2 of
+alignment, the Ethernet, IP and TCP headers (``tcp_collapse`` copies it,
+``skb_headroom``)."""
 E1000_BUFFERS = (2048, 4096, 8192, 16384)
 """Receive buffer sizes the e1000 driver picks from (``E1000_RXBUFFER_*``), bytes."""
 
@@ -116,6 +163,21 @@ def e1000_truesize(mtu: int) -> int:
     return -(-(buffer + 18) // 32) * 32 + SKB_OVERHEAD - 18
 
 
+def collapse_chunk(headroom: int) -> int:
+    """Data bytes ``tcp_collapse`` copies into one new buffer: a page less the
+    skb, its shared info, the *headroom* and 31 bytes of alignment, in
+    16-byte steps (``copy = (PAGE_SIZE - sizeof(struct sk_buff) -
+    sizeof(struct skb_shared_info) - header - 31) & ~15``)."""
+    return (PAGE_SIZE - SKB_STRUCT - SKB_SHARED_INFO - headroom - 31) & ~15
+
+
+def collapsed_truesize(data: int, headroom: int) -> int:
+    """Truesize of a buffer ``tcp_collapse`` made for *data* bytes:
+    ``alloc_skb(copy + header)`` charges ``SKB_DATA_ALIGN(size) +
+    sizeof(struct sk_buff)`` (skbuff.c)."""
+    return -(-(data + headroom) // CACHE_LINE) * CACHE_LINE + SKB_STRUCT
+
+
 def win_from_space(space: int) -> int:
     """``tcp_win_from_space``: the window a buffer's free memory allows, bytes."""
     return space - (space >> ADV_WIN_SCALE)
@@ -139,7 +201,8 @@ class LinuxReceiveWindow:
     and the quick-ACK count (see the module's docstring). Sizes in bytes."""
 
     __slots__ = ("rcvbuf", "truesize", "advmss", "clamp", "ssthresh", "initial", "rcv_mss",
-                 "last_seg", "quick", "pushed", "rmem", "_unread")
+                 "last_seg", "quick", "pushed", "rmem", "forward", "fast", "headroom",
+                 "collapsed", "_unread")
 
     def __init__(self, rcvbuf: int, truesize: int) -> None:
         self.rcvbuf, self.truesize = rcvbuf, truesize
@@ -150,7 +213,16 @@ class LinuxReceiveWindow:
         self.pushed = False
         self.rmem = 0
         """Memory of the segments not yet read (``rmem_alloc``)."""
+        self.forward = 0
+        """Memory scheduled for the socket and not yet charged (``forward_alloc``)."""
+        self.fast = True
+        """Header prediction is on (``pred_flags`` set)."""
+        self.headroom = RX_HEADROOM
+        """Headroom of a received segment's buffer (``skb_headroom``)."""
+        self.collapsed = 0
+        """Buffers ``tcp_collapse`` has released (the ``TCPRcvCollapsed`` count)."""
         self._unread: deque[list[int]] = deque()
+        """Unread buffers, oldest first: [bytes unread, truesize, ``skb->len``]."""
 
     @property
     def full_space(self) -> int:
@@ -162,12 +234,14 @@ class LinuxReceiveWindow:
         """``tcp_space``: the window the free memory allows."""
         return win_from_space(self.rcvbuf - self.rmem)
 
-    def established(self, advmss: int) -> int:
+    def established(self, advmss: int, options: int = 0) -> int:
         """Set the clamp, ``rcv_ssthresh``, ``rcv_mss`` and quick ACKs for
-        segments of *advmss* data bytes (tcp_select_initial_window,
-        tcp_init_buffer_space, tcp_initialize_rcv_mss, tcp_incr_quickack);
-        returns the initial window, bytes (also kept as *initial*)."""
+        segments of *advmss* data bytes and *options* bytes of TCP options
+        (tcp_select_initial_window, tcp_init_buffer_space,
+        tcp_initialize_rcv_mss, tcp_incr_quickack); returns the initial
+        window, bytes (also kept as *initial*)."""
         self.advmss = advmss
+        self.headroom = RX_HEADROOM + options
         space = self.full_space
         initial = min((space // advmss) * advmss if space > advmss else space, MAX_TCP_WINDOW)
         segments = 2 if advmss > 3 * 1460 else 3 if advmss > 1460 else 4
@@ -181,6 +255,112 @@ class LinuxReceiveWindow:
         self.quick = min(MAX_QUICKACKS, initial // (2 * self.rcv_mss) or 2)
         self.initial = initial
         return initial
+
+    def arrive(self, length: int, rcv_wnd: int) -> bool:
+        """An in-order segment of *length* data bytes arrives, *rcv_wnd* the
+        window offered with the last ACK: queue it (:meth:`data`) and return
+        True, or return False if it must be dropped. On the fast path
+        (header prediction on and its truesize within ``forward_alloc``) it
+        is queued as it is; on the slow path ``tcp_data_queue`` first prunes
+        the queue if the memory exceeds the buffer, drops the segment if that
+        did not bring it within, and turns header prediction back on
+        (``tcp_fast_path_check``) if the window is open and the memory below
+        the buffer."""
+        if self.fast and self.truesize <= self.forward:
+            self.data(length)
+            return True
+        if self.rmem > self.rcvbuf and not self.prune():
+            return False
+        self._schedule()
+        self.data(length)
+        if rcv_wnd and self.rmem < self.rcvbuf:
+            self.fast = True
+        return True
+
+    def _schedule(self) -> None:
+        """``tcp_rmem_schedule``: whole pages into ``forward_alloc`` when a
+        segment's truesize exceeds it (``tcp_mem_schedule``; the global
+        ``tcp_mem`` limits are not reached)."""
+        if self.truesize > self.forward:
+            self.forward += -(-self.truesize // PAGE_SIZE) * PAGE_SIZE
+
+    def prune(self) -> bool:
+        """``tcp_prune_queue``: clamp the window if the memory has reached the
+        buffer, collapse the unread data, reclaim ``forward_alloc``; True if
+        the memory is now within the buffer (else header prediction goes
+        off and the arriving segment is dropped)."""
+        if self.rmem >= self.rcvbuf:
+            self._clamp_window()
+        self._collapse()
+        self.reclaim()
+        if self.rmem <= self.rcvbuf:
+            return True
+        self.fast = False
+        return False
+
+    def _clamp_window(self) -> None:
+        """``tcp_clamp_window`` with no out-of-order data: leave quick-ACK
+        mode; if the memory exceeds the buffer, clamp the window to the
+        unread data (halved when the memory is twice the buffer), less one
+        ``rcv_mss``, at least 2 ``advmss``, and ``rcv_ssthresh`` to the clamp
+        or 2 ``advmss``, the smaller."""
+        self.quick = 0
+        if self.rmem > self.rcvbuf:
+            app_win = sum(entry[0] for entry in self._unread)
+            if self.rmem >= 2 * self.rcvbuf:
+                app_win >>= 1
+            if app_win > self.rcv_mss:
+                app_win -= self.rcv_mss
+            app_win = max(app_win, 2 * self.advmss)
+            self.clamp = min(self.clamp, app_win)
+            self.ssthresh = min(self.clamp, 2 * self.advmss)
+
+    def _collapse(self) -> None:
+        """``tcp_collapse`` of the receive queue from ``copied_seq`` to
+        ``rcv_nxt``: skip the buffers that are whole, unread and not bloated
+        (``tcp_win_from_space(truesize) <= len``); from the first other one
+        on, copy all the unread data into new buffers of
+        :func:`collapse_chunk` bytes, the last holding the rest, and free
+        the old ones (their memory back to ``forward_alloc``, which the new
+        ones are charged to as they are, ``tcp_set_owner_r``)."""
+        unread = self._unread
+        skip = 0
+        for entry in unread:
+            if entry[0] < entry[2] or win_from_space(entry[1]) > entry[2]:
+                break
+            skip += 1
+        if skip == len(unread):
+            return
+        kept = [unread.popleft() for _ in range(skip)]
+        data = 0
+        while unread:
+            entry = unread.popleft()
+            data += entry[0]
+            self.rmem -= entry[1]
+            self.forward += entry[1]
+            self.collapsed += 1
+        chunk = collapse_chunk(self.headroom)
+        while data > 0:
+            size = min(chunk, data)
+            truesize = collapsed_truesize(size, self.headroom)
+            self.rmem += truesize  # tcp_set_owner_r, no scheduling
+            self.forward -= truesize
+            unread.append([size, truesize, size])
+            data -= size
+        unread.extendleft(reversed(kept))
+
+    def reclaim(self) -> None:
+        """``tcp_mem_reclaim``: give whole pages of ``forward_alloc`` back."""
+        if self.forward >= PAGE_SIZE:
+            self.forward &= PAGE_SIZE - 1
+
+    def zero_window(self) -> None:
+        """A zero window was offered: header prediction off (tcp_select_window)."""
+        self.fast = False
+
+    def out_of_order(self) -> None:
+        """An out-of-order segment arrived: header prediction off (tcp_data_queue)."""
+        self.fast = False
 
     def data(self, length: int) -> None:
         """An in-order segment of *length* data bytes has joined the buffer:
@@ -198,7 +378,8 @@ class LinuxReceiveWindow:
         else:
             self.pushed = True
         self.rmem += self.truesize
-        self._unread.append([length, self.truesize])
+        self.forward -= self.truesize
+        self._unread.append([length, self.truesize, length])
         if length >= 128 and self.ssthresh < self.clamp and self.ssthresh < self.free_space:
             if win_from_space(self.truesize) <= length:
                 grow = 2 * self.advmss
@@ -231,6 +412,7 @@ class LinuxReceiveWindow:
                 break
             nbytes -= head[0]
             self.rmem -= head[1]
+            self.forward += head[1]  # tcp_rfree
             unread.popleft()
         return not unread
 
@@ -275,4 +457,5 @@ class LinuxReceiveWindow:
 
 
 __all__ = ["ADV_WIN_SCALE", "E1000_BUFFERS", "LINUX_2_4", "LinuxReceiveWindow", "RX_BUFFERS",
-           "STACKS", "e1000_truesize", "linux_2_4", "rx_truesize", "win_from_space"]
+           "STACKS", "collapse_chunk", "collapsed_truesize", "e1000_truesize", "linux_2_4",
+           "rx_truesize", "win_from_space"]

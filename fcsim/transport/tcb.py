@@ -156,7 +156,8 @@ class TcpControlBlock:
         """The Linux 2.4 receive window (window_rule "linux-2.4"), else None."""
         if config.window_rule == LINUX_2_4:
             self.linux = LinuxReceiveWindow(config.rcvbuf, config.rx_truesize)
-            self.linux.established(config.interface_mss - (12 if config.timestamps else 0))
+            options = 12 if config.timestamps else 0
+            self.linux.established(config.interface_mss - options, options)
         self.snd_scale = 0
         """Shift applied to the peer's window fields (RFC 1323), 0 if not agreed."""
         self.rcv_scale = 0

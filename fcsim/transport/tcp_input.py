@@ -71,7 +71,7 @@ def _negotiate(tp: TcpControlBlock, seg: Segment) -> None:
         tp.ts_recent = seg.tsval
         tp.optlen = TIMESTAMP_OPTION_BYTES if tp.config.timestamps else 0
     if tp.linux is not None:
-        tp.linux.established(tp.mss - tp.optlen)
+        tp.linux.established(tp.mss - tp.optlen, tp.optlen)
     tp.irs = seg.seq
     tp.rcv_nxt = tp.rcv_adv = seg.seq + 1
     tp.snd_wnd = tp.max_sndwnd = seg.window

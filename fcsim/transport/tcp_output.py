@@ -133,7 +133,10 @@ def _advertised_window(tp: TcpControlBlock, space: int) -> int:
             win = 0
     win = min(win, MAX_WINDOW_FIELD << tp.rcv_scale)
     win = max(win, tp.rcv_adv - tp.rcv_nxt)
-    return (win >> tp.rcv_scale) << tp.rcv_scale
+    win = (win >> tp.rcv_scale) << tp.rcv_scale
+    if not win and tp.linux is not None:
+        tp.linux.zero_window()
+    return win
 
 
 def _send(tp: TcpControlBlock, length: int, off: int, fin: bool, space: int) -> None:

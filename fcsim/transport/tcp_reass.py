@@ -4,7 +4,8 @@
 In-order data join the receive buffer, as the mbufs the driver put them in
 (:mod:`~fcsim.transport.sockbuf`), with a delayed ACK, or an ACK at once by
 the *ack_every* rule (Linux 2.4's rules with its window rule,
-:mod:`~fcsim.transport.linux`); out-of-order data wait in the reassembly queue and are
+:mod:`~fcsim.transport.linux`, which may also drop a segment its receive
+memory cannot take); out-of-order data wait in the reassembly queue and are
 acknowledged at once (4.4BSD's TCP_REASS macro and tcp_reass()); an in-order
 FIN is acknowledged and advances the state (RFC 793 page 75).
 """
@@ -22,12 +23,15 @@ def receive_data(tp: TcpControlBlock, seq: int, length: int, fin: bool, received
     The first *skip* of those bytes were trimmed as duplicates.
     """
     if seq == tp.rcv_nxt and not tp.reass and tp.state is State.ESTABLISHED:
+        if (tp.linux is not None and length
+                and not tp.linux.arrive(length, tp.rcv_adv - tp.last_ack_sent)):
+            return  # tcp_prune_queue could not make room: dropped, FIN and all
         tp.rcv_nxt += length
         tp.so_rcv.append_received(received, skip, length, HEADER_BYTES + tp.optlen)
-        if tp.linux is not None and length:
-            tp.linux.data(length)
         _owe_ack(tp, length)
     else:
+        if tp.linux is not None:
+            tp.linux.out_of_order()
         fin = tcp_reass(tp, seq, length, fin, received, seq - skip)
         tp.acknow = True
     if fin:

@@ -49,9 +49,13 @@ def persist_timeout(tp: TcpControlBlock) -> None:
 
 
 def fast_tick(tp: TcpControlBlock) -> None:
-    """A tick of the host's fast clock: send the delayed ACK if still owed."""
+    """A tick of the host's fast clock: send the delayed ACK if still owed
+    (Linux 2.4's delayed-ACK timer first reclaims the socket's spare
+    receive memory, tcp_timer.c ``tcp_delack_timer``)."""
     if not tp.delack:
         return
+    if tp.linux is not None:
+        tp.linux.reclaim()
     tp.delack = False
     tp.acknow = True
     tp.counters.delayed_acks += 1
