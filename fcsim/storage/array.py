@@ -38,7 +38,9 @@ its :class:`~fcsim.storage.read_cache.ReadCache` (SCSI's caching mode page
 expresses its pre-fetch the same way, as a multiple of the command's
 transfer length when its MF bit is set; FAStT Storage Manager's "cache
 read-ahead multiplier"); a later read takes what it finds there, present or
-still on its way, and the drives only for the rest.
+still on its way, and the drives only for the rest. Each read is compared
+with the last one only: one sequential stream is followed, interleaved
+streams are not seen (as disk systems detecting sequential reads per LUN).
 """
 
 from __future__ import annotations

@@ -191,3 +191,17 @@ def test_one_sequential_stream_runs_at_the_least_of_front_end_back_end_and_membe
     if bound != members:
         old = _stream_rate(dataclasses.replace(model, cache_block=0, prefetch=0))
         assert old < 0.8 * bound
+
+
+def test_two_interleaved_streams_are_not_seen_as_sequential() -> None:
+    """The controller compares each read with the last one only: two
+    sequential streams taking turns never continue the read before theirs,
+    so nothing is read ahead; one stream alone is."""
+    sim = Simulation(1)
+    array = DiskArray(sim, "a", CATALOG)
+    far = 64 * MIB
+    for k in range(4):
+        for base in (0, far):
+            array.submit(False, base + k * MIB, MIB, lambda: None)
+            sim.run(sim.now + 0.05)
+    assert array.prefetched == 0 and array.read_ahead_hits == 0
