@@ -24,6 +24,23 @@ controller, writes (which complete an update whose reads are done) before
 reads, each in arrival order. Each member's platter starts at its own angle,
 drawn from the run's random stream of the array (independent spindles, not
 synchronised).
+
+The read path (:meth:`DiskArray.stream_read`): a read's data cross the
+channel in cache blocks of the model's ``cache_block`` (the unit of the
+controller's cache) and, cut-through, each goes out to the host as soon as it
+and every block before it have landed, while the channel carries the next
+(a controller's front-end and back-end DMA work on different cache blocks at
+once); with ``cache_block`` 0 the data go out once the whole command is in
+the cache (store-and-forward). A read that continues the one before it (two
+back-to-back reads of consecutive ranges: a sequential stream) makes the
+controller read ``prefetch`` times its length ahead, from the drives into
+its :class:`~fcsim.storage.read_cache.ReadCache` (SCSI's caching mode page
+expresses its pre-fetch the same way, as a multiple of the command's
+transfer length when its MF bit is set; FAStT Storage Manager's "cache
+read-ahead multiplier"); a later read takes what it finds there, present or
+still on its way, and the drives only for the rest. Each read is compared
+with the last one only: one sequential stream is followed, interleaved
+streams are not seen (as disk systems detecting sequential reads per LUN).
 """
 
 from __future__ import annotations
@@ -36,6 +53,7 @@ from fcsim.engine.server import Server
 from fcsim.engine.simulation import Simulation
 from fcsim.storage.device_model import ArrayModel
 from fcsim.storage.disk import Breakdown, Disk
+from fcsim.storage.read_cache import CacheBlock, ReadCache
 
 Piece = tuple[int, int, int, int]
 """(stripe, member disk, offset on the disk, bytes) of a command's range."""
@@ -63,6 +81,17 @@ class DiskArray:
         self._open = 0
         self.member_commands = 0
         self.stats = Breakdown()
+        # a read's data cross the channel in grains: cache blocks, or whole pieces
+        self._grain = model.cache_block or model.stripe_unit
+        self._cache = ReadCache(model.cache, self._grain) if model.prefetch else None
+        self._last_end = -1  # where the last read ended: a read starting there is sequential
+        self.prefetched = 0  # bytes read ahead into the cache
+        self.read_ahead_hits = 0  # bytes of reads found there
+
+    @property
+    def cached(self) -> int:
+        """Bytes read ahead and held in the cache (present or on their way)."""
+        return self._cache.held if self._cache is not None else 0
 
     @property
     def queued(self) -> int:
@@ -120,6 +149,18 @@ class DiskArray:
     def submit(self, write: bool, offset: int, length: int, done: Callable[[], None]) -> None:
         """Read or write *length* bytes at *offset* of the array; *done()* when the
         host may be answered."""
+        self._command(write, offset, length, None, done)
+
+    def stream_read(self, offset: int, length: int, arrived: Callable[[int], None],
+                    done: Callable[[], None]) -> None:
+        """Read *length* bytes at *offset*, handing the data over as they reach
+        the cache, in order: cut-through (a ``cache_block``), *arrived(bytes)*
+        for each run of cache blocks landed before the last, *done()* with
+        the last; store-and-forward, *done()* alone once all have."""
+        self._command(False, offset, length, arrived if self.model.cache_block else None, done)
+
+    def _command(self, write: bool, offset: int, length: int,
+                 arrived: Callable[[int], None] | None, done: Callable[[], None]) -> None:
         self._open += 1
         stats = self.stats
         stats.command(write, length)
@@ -131,9 +172,12 @@ class DiskArray:
 
         def started() -> None:
             if not write:
-                self._read(offset, length, answered)
-            elif self.model.cache:
-                self._cache(offset, length, answered)
+                self._read(offset, length, arrived, answered)
+                return
+            if self._cache is not None:
+                self._cache.drop(offset, offset + length)
+            if self.model.cache:
+                self._cache_write(offset, length, answered)
             else:
                 self._write(offset, length, answered)
         self._controller.serve(self.model.controller_overhead, started)
@@ -172,11 +216,104 @@ class DiskArray:
     def _cross(self, length: int, done: Callable[[], None]) -> None:
         self._channel.serve(length / self.model.channel_rate, done)
 
-    def _read(self, offset: int, length: int, done: Callable[[], None]) -> None:
-        pieces = self.pieces(offset, length)
-        one = self._all(len(pieces), done)
-        for _, disk, at, size in pieces:
-            self._disk(disk, False, at, size, lambda size=size: self._cross(size, one))
+    def _grains(self, start: int, end: int) -> list[tuple[int, int]]:
+        """Array bytes *start* .. *end* cut at every grain boundary."""
+        grain = self._grain
+        out = []
+        while start < end:
+            stop = min(end, (start // grain + 1) * grain)
+            out.append((start, stop))
+            start = stop
+        return out
+
+    def _read(self, offset: int, length: int, arrived: Callable[[int], None] | None,
+              done: Callable[[], None]) -> None:
+        """The read after the controller's overhead: each grain from the cache
+        if read ahead, else from the drives; handed over in order; then, if
+        it continues the last read, the next ``prefetch`` times its length
+        read ahead."""
+        cache = self._cache
+        blocks: list[CacheBlock] = []
+        sizes: list[int] = []
+        missed: list[CacheBlock] = []
+        for start, end in self._grains(offset, offset + length):
+            if cache is not None and (block := cache.find(start, end)) is not None:
+                cache.take(block)
+                self.read_ahead_hits += end - start
+            else:
+                block = CacheBlock(start, end)
+                missed.append(block)
+            blocks.append(block)
+            sizes.append(end - start)
+        self._fetch(missed)
+        self._hand_over(blocks, sizes, arrived, done)
+        if cache is not None and offset == self._last_end:
+            ahead = []
+            end = min(offset + length * (1 + self.model.prefetch), self.model.capacity)
+            for start, stop in self._grains(offset + length, end):
+                if cache.holds(start):
+                    continue
+                block = CacheBlock(start, stop)
+                if not cache.add(block):
+                    break
+                ahead.append(block)
+                self.prefetched += block.size
+            self._fetch(ahead)
+        self._last_end = offset + length
+
+    def _fetch(self, blocks: list[CacheBlock]) -> None:
+        """Read *blocks* (in array order) from the drives: one member command per
+        stripe unit's run of them, then each block across the channel, landing
+        in the cache as it crosses."""
+        rate = self.model.channel_rate
+        k = 0
+        while k < len(blocks):
+            first = k
+            while k + 1 < len(blocks) and blocks[k + 1].start == blocks[k].end:
+                k += 1
+            k += 1
+            run = iter(blocks[first:k])
+            start, end = blocks[first].start, blocks[k - 1].end
+            for _, disk, where, size in self.pieces(start, end - start):
+                part, got = [], 0
+                while got < size:  # a grain divides the stripe unit: whole blocks
+                    part.append(block := next(run))
+                    got += block.size
+
+                def crossed(part: list[CacheBlock] = part) -> None:
+                    for block in part:
+                        self._channel.serve(block.size / rate, block.landed)
+                self._disk(disk, False, where, size, crossed)
+
+    def _hand_over(self, blocks: list[CacheBlock], sizes: list[int],
+                   arrived: Callable[[int], None] | None, done: Callable[[], None]) -> None:
+        """Hand the read's *blocks* (its *sizes* bytes of each) over in order: with
+        *arrived*, each run of landed blocks before the last as it lands and
+        *done()* with the last; without, *done()* once all have landed."""
+        if arrived is None:
+            waiting = [b for b in blocks if not b.ready]
+            if not waiting:
+                done()
+                return
+            one = self._all(len(waiting), done)
+            for block in waiting:
+                block.waiting.append(one)
+            return
+        last = len(blocks) - 1
+        at = [0]
+
+        def step() -> None:
+            k = at[0]
+            while k < last and blocks[k].ready:
+                k += 1
+            if k > at[0]:
+                arrived(sum(sizes[at[0]:k]))
+                at[0] = k
+            if k == last and blocks[k].ready:
+                done()
+            else:
+                blocks[k].waiting.append(step)
+        step()
 
     def _write(self, offset: int, length: int, done: Callable[[], None]) -> None:
         pieces = self.pieces(offset, length)
@@ -206,7 +343,7 @@ class DiskArray:
         for disk, at, size in reads:
             self._disk(disk, False, at, size, lambda s=size: self._cross(s, read))
 
-    def _cache(self, offset: int, length: int, done: Callable[[], None]) -> None:
+    def _cache_write(self, offset: int, length: int, done: Callable[[], None]) -> None:
         if self._dirty + length > self.model.cache and self._dirty:
             self._full.append((offset, length, done))
             return
@@ -218,7 +355,7 @@ class DiskArray:
         self._dirty -= length
         while self._full and (self._dirty + self._full[0][1] <= self.model.cache
                               or not self._dirty):
-            self._cache(*self._full.popleft())
+            self._cache_write(*self._full.popleft())
 
     # -- figures ------------------------------------------------------------------------------
 
@@ -246,6 +383,8 @@ class DiskArray:
         out = member.as_dict(interval)
         out.update({"commands": stats.commands, "bytes": stats.bytes,
                     "bytes_written": stats.written, "member_commands": self.member_commands,
+                    "prefetched_bytes": self.prefetched,
+                    "read_ahead_hit_bytes": self.read_ahead_hits,
                     "max_member_queue": max(m.max_queued for m in self.members),
                     "utilisation": max(used.values()),
                     "utilisations": used,
@@ -258,6 +397,7 @@ class DiskArray:
         """Start a new measured interval."""
         self.stats = Breakdown()
         self.member_commands = 0
+        self.prefetched = self.read_ahead_hits = 0
         self._controller.reset_stats()
         self._channel.reset_stats()
         for m in self.members:

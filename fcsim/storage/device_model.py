@@ -96,6 +96,15 @@ class ArrayModel:
     yet on the disks (0: writes go through); every byte between the
     controller and the drives crosses the shared back-end *channel_rate*
     (bytes/s; an FC-AL loop or SCSI bus). *queue_depth*: host commands at once.
+
+    *cache_block*: the cache block, bytes, the unit in which the controller
+    manages its cache: a read's data go out to the host a cache block at a
+    time, each as soon as it has crossed the back-end channel (cut-through;
+    0: store-and-forward, the data go out once the whole command is in the
+    cache). *prefetch*: the read-ahead multiplier: a read that continues the
+    one before it (a sequential stream) makes the controller read that many
+    times its length ahead into the cache, at most *cache* bytes held
+    (0: no read-ahead).
     """
 
     name: str
@@ -107,6 +116,8 @@ class ArrayModel:
     cache: int = 0
     channel_rate: float = 100e6
     queue_depth: int = 256
+    cache_block: int = 0
+    prefetch: int = 0
     sources: dict[str, str] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
@@ -117,6 +128,13 @@ class ArrayModel:
                              f"{3 if self.raid == 5 else 1} disks, got {self.disks}")
         if self.stripe_unit < 512 or self.stripe_unit % 512:
             raise ValueError(f"{self.name}: stripe_unit must be whole 512-byte blocks")
+        if self.cache_block and (self.cache_block % 512 or self.stripe_unit % self.cache_block):
+            raise ValueError(f"{self.name}: cache_block must be whole 512-byte blocks that "
+                             f"divide the stripe_unit ({self.stripe_unit}), got "
+                             f"{self.cache_block}")
+        if self.prefetch and not self.cache:
+            raise ValueError(f"{self.name}: prefetch needs a cache to read ahead into "
+                             f"(cache = 0)")
 
     @property
     def data_disks(self) -> int:
@@ -318,6 +336,10 @@ Raid = sourced(integer(0, 5, "0 or 5 (RAID level)"), "Raid")
 CacheBytes = sourced(integer(0, text="an integer >= 0 (bytes; 0: write-through)"),
                      "CacheBytes")
 DiskName = sourced(Name, "Name")
+CacheBlockBytes = sourced(integer(0, text="an integer >= 0 (bytes; 0: store-and-forward)"),
+                          "CacheBlockBytes")
+Multiplier = sourced(integer(0, text="an integer >= 0 (times a read's length; 0: none)"),
+                     "Multiplier")
 
 
 class ArrayFile(ModelFile):
@@ -339,6 +361,14 @@ class ArrayFile(ModelFile):
     channel_rate: Rate = _entry("Back-end channel between controller and drives, bytes/s.",
                                 100e6)
     queue_depth: Commands = _entry("Host commands accepted at once.", 256)
+    cache_block: CacheBlockBytes = _entry(
+        "Cache block, bytes: a read's data go to the host a cache block at a time as each "
+        "crosses the back-end channel (cut-through); whole 512-byte blocks dividing the "
+        "stripe unit (0: store-and-forward, once the whole command is in the cache).", 16384)
+    prefetch: Multiplier = _entry(
+        "Read-ahead multiplier: a read continuing the one before makes the controller read "
+        "that many times its length ahead into the cache (0: no read-ahead; needs a cache).",
+        1)
 
 
 class SsdFile(ModelFile):

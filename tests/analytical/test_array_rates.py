@@ -107,7 +107,7 @@ def test_aligned_writes_cost_their_mean_over_the_stripe_positions() -> None:
     position of the 1152 KiB cycle: two units of one stripe (read-modify-write,
     3 reads and 3 writes), or one unit in each of two stripes (4 commands
     each), 56 / 9 = 6.22 commands a write on average."""
-    model = dataclasses.replace(load_array_model("stk-9176-class"), cache=0)
+    model = dataclasses.replace(load_array_model("stk-9176-class"), cache=0, prefetch=0)
     bs = 2 * UNIT
     cycle, reads, writes = _cycle(model, bs)
     sim = Simulation(1)
