@@ -24,8 +24,11 @@ from fcsim.schema.fields import (
 from fcsim.schema.section import key
 from fcsim.transport.linux import RX_BUFFERS, STACKS
 
-SEND_PATHS = ("mbuf", "buffer")
-"""How send() moves data to TCP (*send_path*)."""
+SEND_PATHS = ("mbuf", "moretocome", "whole", "buffer")
+"""How send() moves data to TCP (*send_path*): 4.4BSD-Lite2's sosend() (one
+mbuf per PRU_SEND), FreeBSD's (the same, with PRUS_MORETOCOME),
+4.3BSD-Tahoe's (each pass of the copy one PRU_SEND), and the simpler path of
+the hosts whose stack's own is not modelled (:class:`~fcsim.host.sockets.Socket`)."""
 
 
 @dataclass(frozen=True)
@@ -91,8 +94,12 @@ class HostModel:
     RFC 1323 timestamps option on its SYNs and uses it when the peer does too
     (:class:`~fcsim.transport.tcp_config.TcpConfig` *timestamps*).
     *send_path*: how send() moves data to TCP: "mbuf" (4.4BSD sosend(), one
-    mbuf copied and handed over at a time) or "buffer" (pieces as large as
-    the send buffer), :class:`~fcsim.host.sockets.Socket`. *tcp_ack_every*:
+    mbuf copied and handed over at a time), "moretocome" (the same, each
+    PRU_SEND but a write's last saying more follows, FreeBSD's
+    PRUS_MORETOCOME, so TCP sends whole segments), "whole" (4.3BSD-Tahoe:
+    as much of the write as the free space holds copied, then handed over in
+    one PRU_SEND) or "buffer" (pieces as large as the send buffer),
+    :class:`~fcsim.host.sockets.Socket`. *tcp_ack_every*:
     the TCP's ACK policy for in-order data, the *ack_every* of
     :class:`~fcsim.transport.tcp_config.TcpConfig` (None: the socket's own).
     *sb_max*: the kernel's socket-buffer limit, bytes, the *sb_max* of
@@ -339,8 +346,12 @@ class HostFile(AdapterFile):
                                  "operating system documentation")
     send_path: SendPath = _entry("How send() moves data to TCP: 'mbuf' (4.4BSD sosend(): one "
                                  "mbuf, a 2 KB cluster, copied and handed to TCP as a PRU_SEND "
-                                 "at a time) or 'buffer' (copied in pieces as large as the send "
-                                 "buffer, each handed to TCP whole).", "mbuf",
+                                 "at a time), 'moretocome' (FreeBSD sosend(): the same, each "
+                                 "PRU_SEND but the write's last flagged PRUS_MORETOCOME, so "
+                                 "tcp_output() holds a part segment), 'whole' (4.3BSD-Tahoe "
+                                 "sosend(): as much of the write as the free space holds "
+                                 "copied, then one PRU_SEND) or 'buffer' (copied in pieces as "
+                                 "large as the send buffer, each handed to TCP whole).", "mbuf",
                                  "4.4BSD-Lite2 uipc_socket.c 8.6 sosend()")
     tcp_ack_every: AckEvery = _entry("The TCP's ACK of in-order data: at once when this many "
                                      "full-sized segments are unacknowledged; 0: never on "
