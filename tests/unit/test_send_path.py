@@ -247,3 +247,17 @@ def test_a_sosend_pass_fills_the_space_or_takes_the_whole_write(resid: int, spac
     assert 0 < n <= resid
     assert used <= space
     assert n == resid or used == space
+
+
+def test_a_host_model_sets_its_sockets_cluster_size_and_buffer_rounding() -> None:
+    """mclbytes and tcp_buffer_rounding reach every TCP socket of the host (the
+    4.3BSD-Reno alternative of docs/validation.md); bad values are refused."""
+    model = dataclasses.replace(load_host_model("hp-c110"), mclbytes=4096,
+                                tcp_buffer_rounding="down")
+    _sim, a, _b, run = _pair("hp-c110", 1)
+    a.model = model
+    config = a.tcp_socket(7000, run.options.config(262143)).endpoint.config
+    assert (config.mclbytes, config.round_buffers_down) == (4096, True)
+    for bad in ({"mclbytes": 3000}, {"tcp_buffer_rounding": "sideways"}, {"send_path": "x"}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            dataclasses.replace(load_host_model("hp-c110"), **bad)
