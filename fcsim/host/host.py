@@ -187,8 +187,9 @@ class Host:
     def tcp_socket(self, port: int, config: TcpConfig) -> Socket:
         """A TCP socket bound to *port* on this host (asking for RFC 1323
         timestamps if *config* or the host model's *tcp_timestamps* says so, and
-        with the model's ACK policy *tcp_ack_every* and socket-buffer limit
-        *sb_max* if it names them),
+        with the model's ACK policy *tcp_ack_every*, socket-buffer limit
+        *sb_max*, cluster size *mclbytes* and buffer rounding
+        *tcp_buffer_rounding* if it names them),
         its socket options applied as the host model's *tcp_stack* does."""
         address = f"{self.name}:{port}"
         if address in self._endpoints:
@@ -199,6 +200,10 @@ class Host:
             config = replace(config, ack_every=self.model.tcp_ack_every)
         if self.model.sb_max is not None:
             config = replace(config, sb_max=self.model.sb_max)
+        if self.model.mclbytes is not None:
+            config = replace(config, mclbytes=self.model.mclbytes)
+        if self.model.tcp_buffer_rounding is not None:
+            config = replace(config, round_buffers_down=self.model.tcp_buffer_rounding == "down")
         if self.model.tcp_stack == LINUX_2_4:
             config = linux_2_4(config, rx_truesize(config.mtu, self.model.rx_buffers))
         endpoint = TcpEndpoint(self.sim, address, config, self.output, self.tick_phase)

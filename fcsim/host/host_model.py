@@ -24,8 +24,13 @@ from fcsim.schema.fields import (
 from fcsim.schema.section import key
 from fcsim.transport.linux import RX_BUFFERS, STACKS
 
-SEND_PATHS = ("mbuf", "buffer")
-"""How send() moves data to TCP (*send_path*)."""
+BUFFER_ROUNDINGS = ("up", "down")
+"""How tcp_mss() rounds the socket buffers to MSS multiples (*tcp_buffer_rounding*)."""
+SEND_PATHS = ("mbuf", "moretocome", "whole", "buffer")
+"""How send() moves data to TCP (*send_path*): 4.4BSD-Lite2's sosend() (one
+mbuf per PRU_SEND), FreeBSD's (the same, with PRUS_MORETOCOME),
+4.3BSD-Tahoe's (each pass of the copy one PRU_SEND), and the simpler path of
+the hosts whose stack's own is not modelled (:class:`~fcsim.host.sockets.Socket`)."""
 
 
 @dataclass(frozen=True)
@@ -91,12 +96,22 @@ class HostModel:
     RFC 1323 timestamps option on its SYNs and uses it when the peer does too
     (:class:`~fcsim.transport.tcp_config.TcpConfig` *timestamps*).
     *send_path*: how send() moves data to TCP: "mbuf" (4.4BSD sosend(), one
-    mbuf copied and handed over at a time) or "buffer" (pieces as large as
-    the send buffer), :class:`~fcsim.host.sockets.Socket`. *tcp_ack_every*:
+    mbuf copied and handed over at a time), "moretocome" (the same, each
+    PRU_SEND but a write's last saying more follows, FreeBSD's
+    PRUS_MORETOCOME, so TCP sends whole segments), "whole" (4.3BSD-Tahoe:
+    as much of the write as the free space holds copied, then handed over in
+    one PRU_SEND) or "buffer" (pieces as large as the send buffer),
+    :class:`~fcsim.host.sockets.Socket`. *tcp_ack_every*:
     the TCP's ACK policy for in-order data, the *ack_every* of
     :class:`~fcsim.transport.tcp_config.TcpConfig` (None: the socket's own).
     *sb_max*: the kernel's socket-buffer limit, bytes, the *sb_max* of
     :class:`~fcsim.transport.tcp_config.TcpConfig` (None: the socket's own).
+    *mclbytes*: the kernel's mbuf cluster size, bytes, the *mclbytes* of
+    :class:`~fcsim.transport.tcp_config.TcpConfig` (the MSS rounding and the
+    clusters of the socket buffers; None: the socket's own, 2048).
+    *tcp_buffer_rounding*: tcp_mss()'s rounding of the socket buffers to MSS
+    multiples, "up" (4.4BSD) or "down" (4.3BSD-Reno, Net/2; *round_buffers_down*
+    of the TcpConfig); None: the socket's own (up).
     *ip_input_queue*: packets the IP input queue holds between the receive
     interrupt and protocol input (4.4BSD ``ipintrq``, IFQ_MAXLEN 50); a packet
     arriving when it is full is dropped (:mod:`fcsim.host.host`).
@@ -151,6 +166,8 @@ class HostModel:
     send_path: str = "buffer"
     tcp_ack_every: int | None = None
     sb_max: int | None = None
+    mclbytes: int | None = None
+    tcp_buffer_rounding: str | None = None
     ip_input_queue: int = 50
     receive_checksum_offload: bool = False
     background_utilisation: float = 0.0
@@ -194,6 +211,12 @@ class HostModel:
                              "and tcp_ack_every >= 0")
         if self.sb_max is not None and self.sb_max < 4096:
             raise ValueError(f"{self.name}: sb_max must be >= 4096 bytes")
+        if self.mclbytes is not None and (self.mclbytes < 1024
+                                          or self.mclbytes & (self.mclbytes - 1)):
+            raise ValueError(f"{self.name}: mclbytes must be a power of two >= 1024 bytes")
+        if self.tcp_buffer_rounding not in (None, *BUFFER_ROUNDINGS):
+            raise ValueError(f"{self.name}: tcp_buffer_rounding must be one of "
+                             f"{', '.join(BUFFER_ROUNDINGS)}")
         if self.ip_input_queue < 1:
             raise ValueError(f"{self.name}: ip_input_queue must be >= 1 packet")
         if not 0 <= self.background_utilisation < 1 or self.background_job <= 0:
@@ -224,6 +247,8 @@ SendPath = sourced(choice({name: name for name in SEND_PATHS}), "SendPath")
 AckEvery = sourced(integer(0, text="an integer >= 0 (segments)"), "AckEvery")
 Packets = sourced(Count, "Count")
 SbMax = sourced(integer(4096, text="an integer >= 4096 (bytes)"), "SbMax")
+ClusterSize = sourced(integer(1024, text="a power of two >= 1024 (bytes)"), "ClusterSize")
+BufferRounding = sourced(choice({name: name for name in BUFFER_ROUNDINGS}), "BufferRounding")
 
 
 class AdapterFile(ModelFile):
@@ -339,8 +364,12 @@ class HostFile(AdapterFile):
                                  "operating system documentation")
     send_path: SendPath = _entry("How send() moves data to TCP: 'mbuf' (4.4BSD sosend(): one "
                                  "mbuf, a 2 KB cluster, copied and handed to TCP as a PRU_SEND "
-                                 "at a time) or 'buffer' (copied in pieces as large as the send "
-                                 "buffer, each handed to TCP whole).", "mbuf",
+                                 "at a time), 'moretocome' (FreeBSD sosend(): the same, each "
+                                 "PRU_SEND but the write's last flagged PRUS_MORETOCOME, so "
+                                 "tcp_output() holds a part segment), 'whole' (4.3BSD-Tahoe "
+                                 "sosend(): as much of the write as the free space holds "
+                                 "copied, then one PRU_SEND) or 'buffer' (copied in pieces as "
+                                 "large as the send buffer, each handed to TCP whole).", "mbuf",
                                  "4.4BSD-Lite2 uipc_socket.c 8.6 sosend()")
     tcp_ack_every: AckEvery = _entry("The TCP's ACK of in-order data: at once when this many "
                                      "full-sized segments are unacknowledged; 0: never on "
@@ -351,6 +380,14 @@ class HostFile(AdapterFile):
                            "sbreserve() refuses a buffer above sb_max x 2048 / 2176 and caps a "
                            "buffer's mbuf bytes at it. Default: 262144 (SB_MAX).", 278527,
                            "4.4BSD-Lite2 uipc_socket2.c sbreserve()")
+    mclbytes: ClusterSize = _entry("The kernel's mbuf cluster size, bytes: tcp_mss() rounds "
+                                   "an MSS above it down to a multiple of it, and socket "
+                                   "buffers hold data in clusters of it. Default: 2048 "
+                                   "(4.4BSD MCLBYTES).", 4096, "the kernel's machine/param.h")
+    tcp_buffer_rounding: BufferRounding = _entry("How tcp_mss() rounds the socket buffers to "
+                                                 "MSS multiples: 'up' (4.4BSD) or 'down' "
+                                                 "(4.3BSD-Reno, Net/2). Default: up.", "down",
+                                                 "4.3BSD-Reno tcp_input.c 7.25 tcp_mss()")
     ip_input_queue: Packets = _entry("Packets the IP input queue holds between the receive "
                                      "interrupt and IP/TCP input, which runs at the lower "
                                      "software-interrupt level; a packet arriving when it is "

@@ -14,7 +14,7 @@ from fcsim.host.cpu import PROCESS, Cpu
 from fcsim.host.host_model import HostModel
 from fcsim.host.interface import Interface
 from fcsim.transport.segment import Segment
-from fcsim.transport.sockbuf import sosend_mbuf
+from fcsim.transport.sockbuf import sosend_mbuf, sosend_pass
 from fcsim.transport.tcp import TcpEndpoint
 from fcsim.transport.udp import MAX_UDP_PAYLOAD, UDP_IP_HEADER_BYTES, Datagram, UdpEndpoint
 
@@ -79,20 +79,35 @@ class Socket:
         process writes to its buffer before the kernel is done with it (with
         zero-copy send, a copy-on-write fault a page). The host model's
         *send_path* says how the data reach TCP (:meth:`_sosend_mbufs`,
-        :meth:`_sosend_buffer`)."""
+        :meth:`_sosend_whole`, :meth:`_sosend_buffer`)."""
         host = self.host
-        path = self._sosend_mbufs if host.model.send_path == "mbuf" else self._sosend_buffer
-        host.cpu.run(host.model.syscall, lambda: path(nbytes, done, touched) if nbytes else done(),
-                     PROCESS)
+        path = host.model.send_path
+        if path == "mbuf" or path == "moretocome":
+            more = path == "moretocome"
 
-    def _sosend_mbufs(self, nbytes: int, done: Callable[[], None], touched: bool) -> None:
+            def go() -> None:
+                self._sosend_mbufs(nbytes, done, touched, more)
+        elif path == "whole":
+            def go() -> None:
+                self._sosend_whole(nbytes, done, touched)
+        else:
+            def go() -> None:
+                self._sosend_buffer(nbytes, done, touched)
+        host.cpu.run(host.model.syscall, go if nbytes else done, PROCESS)
+
+    def _sosend_mbufs(self, nbytes: int, done: Callable[[], None], touched: bool,
+                      more_to_come: bool = False) -> None:
         """4.4BSD sosend() for a stream socket: wait until the free space is at
         least the rest of the write or SO_SNDLOWAT, then, while sosend's count
         of it lasts, copy one mbuf (a cluster, or a header mbuf for a small
         rest, :func:`~fcsim.transport.sockbuf.sosend_mbuf`) and hand it to TCP
         as a PRU_SEND, which runs tcp_output; then wait again (uipc_socket.c
         8.6). Each copy is its own piece of process-level work, so protocol
-        work waiting on the processor runs between two mbufs."""
+        work waiting on the processor runs between two mbufs. With
+        *more_to_come*, FreeBSD's sosend(): each PRU_SEND but the write's last
+        says more follows (PRUS_MORETOCOME, ``kern/uipc_socket.c``), so TCP
+        holds a part segment (``netinet/tcp_usrreq.c`` tcp_usr_send,
+        ``netinet/tcp_output.c``)."""
         host, endpoint = self.host, self.endpoint
         cluster = endpoint.tcb.so_snd.cluster
 
@@ -107,13 +122,42 @@ class Socket:
                          PROCESS)
 
         def hand(n: int, resid: int, space: int) -> None:
-            space -= endpoint.pru_send(n, space)
+            space -= endpoint.pru_send(n, space, more_to_come and resid > 0)
             if not resid:
                 done()
             elif space > 0:
                 copy(resid, space)
             else:
                 wait(resid)
+
+        wait(nbytes)
+
+    def _sosend_whole(self, nbytes: int, done: Callable[[], None], touched: bool) -> None:
+        """4.3BSD-Tahoe sosend(): wait for free space as :meth:`_sosend_mbufs`
+        does, copy as much of the write as sosend's count of it holds in one
+        pass (:func:`~fcsim.transport.sockbuf.sosend_pass`), hand it all to TCP
+        as one PRU_SEND, then wait again (``uipc_socket.c`` 7.10: ``while
+        (space > 0)`` builds one mbuf chain before the PRU_SEND). With TCP_NODELAY
+        each pass leaves as segments of up to the MSS."""
+        host, endpoint = self.host, self.endpoint
+        cluster = endpoint.tcb.so_snd.cluster
+
+        def wait(resid: int) -> None:
+            called = host.sim.now
+            endpoint.send_space(resid, lambda space: host.resume(
+                called, lambda: copy(resid, space)))
+
+        def copy(resid: int, space: int) -> None:
+            n = sosend_pass(resid, space, cluster)
+            host.cpu.run(self._copy(n, True, touched), lambda: hand(n, resid - n, space),
+                         PROCESS)
+
+        def hand(n: int, resid: int, space: int) -> None:
+            endpoint.pru_send(n, space)
+            if resid:
+                wait(resid)
+            else:
+                done()
 
         wait(nbytes)
 

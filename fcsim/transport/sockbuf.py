@@ -127,6 +127,22 @@ def sosend_mbuf(resid: int, space: int, cluster: int = MCLBYTES) -> int:
     return min(resid, MHLEN, space)
 
 
+def sosend_pass(resid: int, space: int, cluster: int = MCLBYTES) -> int:
+    """Bytes a sosend() that copies the whole write before one PRU_SEND takes in one
+    pass, bytes: mbufs as :func:`sosend_mbuf` chooses them, each counted against
+    *space* as :meth:`SocketBuffer.append_written` counts it (a cluster's
+    *cluster* bytes, a small mbuf's data), until the write or the space is used
+    up. 4.3BSD-Tahoe's sosend() copies so (``uipc_socket.c`` 7.10: ``while
+    (space > 0)`` builds one chain, then one PRU_SEND), as 4.4BSD's does for an
+    atomic socket."""
+    taken = 0
+    while resid > taken and space > 0:
+        n = sosend_mbuf(resid - taken, space, cluster)
+        space -= cluster if resid - taken >= MINCLSIZE and space >= cluster else n
+        taken += n
+    return taken
+
+
 class SocketBuffer:
     """One socket buffer: data bytes (*cc*), mbuf bytes (*mbcnt*) and their limits.
 
@@ -249,4 +265,4 @@ class SocketBuffer:
 
 
 __all__ = ["MAX_LINKHDR", "MCLBYTES", "MHLEN", "MINCLSIZE", "MLEN", "MSIZE", "SocketBuffer",
-           "received_chain", "sosend_mbuf"]
+           "received_chain", "sosend_mbuf", "sosend_pass"]

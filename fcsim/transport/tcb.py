@@ -192,6 +192,10 @@ class TcpControlBlock:
         """Consecutive duplicate ACKs (t_dupacks)."""
         self.force = False
         """A persist probe is being sent (t_force)."""
+        self.more_to_come = False
+        """The PRU_SEND being served said more of the write follows (FreeBSD
+        TF_MORETOCOME, set by tcp_usr_send() around tcp_output() for
+        PRUS_MORETOCOME): tcp_output() then holds a part segment."""
         self.sentfin = False
         """Our FIN has been sent (TF_SENTFIN)."""
         self.rtt_seq: int | None = None

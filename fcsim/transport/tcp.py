@@ -17,10 +17,11 @@ The socket calls follow 4.4BSD ``sosend()``/``soreceive()`` (uipc_socket.c):
   *n* bytes are in the buffer (when ``send()`` would return). The free space
   is ``sbspace()``, which counts the mbufs holding the data
   (:mod:`~fcsim.transport.sockbuf`), and a piece uses it as sosend() counts.
-- ``send_space(resid, ready)`` and ``pru_send(n, space)`` are the two halves
-  of sosend()'s loop for a host that copies and hands over one mbuf at a time
-  (:meth:`fcsim.host.sockets.Socket.send`): the wait for free space (at once,
-  or when an ACK frees it), then one PRU_SEND of an mbuf already copied.
+- ``send_space(resid, ready)`` and ``pru_send(n, space, more_to_come)`` are
+  the two halves of sosend()'s loop for a host that copies and hands over one
+  mbuf, or one pass of the copy, at a time (:meth:`fcsim.host.sockets.Socket.send`):
+  the wait for free space (at once, or when an ACK frees it), then one
+  PRU_SEND of data already copied, saying whether more of the write follows.
 - ``read(max_bytes, got)`` is one ``recv()``: it takes up to *max_bytes* of
   what is buffered (``got(n)``), or waits for data (``got(0)`` at end of
   stream). Each read runs tcp_output as PRU_RCVD does, which may send a
@@ -137,14 +138,22 @@ class TcpEndpoint:
         self._space_waiter = (resid, ready)
         self._wake_writer()
 
-    def pru_send(self, nbytes: int, space: int) -> int:
-        """PRU_SEND of one mbuf of *nbytes* written bytes: append it to the send
-        buffer and run tcp_output. *space*: sosend's count of free space;
-        returns how much of it the mbuf uses by that count, bytes."""
+    def pru_send(self, nbytes: int, space: int, more_to_come: bool = False) -> int:
+        """PRU_SEND of *nbytes* written bytes (one mbuf, or a whole pass of the
+        copy): append them to the send buffer and run tcp_output. *space*:
+        sosend's count of free space; returns how much of it the data use by
+        that count, bytes. *more_to_come*: the write goes on after these
+        bytes; with free space left that is FreeBSD's PRUS_MORETOCOME
+        (``sosend()``: ``(resid > 0 && space > 0) ? PRUS_MORETOCOME : 0``),
+        under which ``tcp_usr_send()`` sets TF_MORETOCOME for its tcp_output
+        (:func:`~fcsim.transport.tcp_output.tcp_output` then holds a part
+        segment)."""
         tp = self.tcb
         used = tp.so_snd.append_written(nbytes, space)
         self.counters.bytes_written += nbytes
+        tp.more_to_come = more_to_come and space > used
         tcp_output(tp)
+        tp.more_to_come = False
         return used
 
     def read(self, max_bytes: int, got: Callable[[int], None]) -> None:

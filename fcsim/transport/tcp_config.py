@@ -58,6 +58,12 @@ class TcpConfig:
       multiple of the MSS, and SO_RCVBUF too when it exceeds the MSS, each at
       most *sb_max*, and keep the rounded size only if ``sbreserve()`` takes
       it (default True, BSD).
+    - *round_buffers_down*: with *round_buffers_to_mss*, round the buffers
+      *down* to a multiple of the MSS instead, each at most *sb_max*, kept only
+      if ``sbreserve()`` takes it (default False; True is 4.3BSD-Reno and
+      Net/2 tcp_mss(), ``tcp_input.c`` 7.25-7.28: ``bufsize = min(bufsize,
+      SB_MAX) / mss * mss``, before 4.4BSD's 7.29 "round user buffer spec up,
+      not down").
     - *sb_max*: the kernel's socket-buffer limit, bytes (default 262144, BSD
       SB_MAX, "patchable"): ``sbreserve()`` refuses a buffer larger than
       ``sb_max * MCLBYTES / (MSIZE + MCLBYTES)`` and caps a buffer's mbuf
@@ -163,6 +169,7 @@ class TcpConfig:
     rx_truesize: int = 0
     clamp_mss_to_sndbuf: bool = True
     round_buffers_to_mss: bool = True
+    round_buffers_down: bool = False
     mclbytes: int = 2048
     sb_max: int = 262144
     sosend_chunk: int = 0
@@ -225,8 +232,8 @@ class TcpConfig:
 
         MSS = min(interface MSS, offer), at least 32 bytes. Then, if
         SO_SNDBUF < MSS and *clamp_mss_to_sndbuf*, MSS = SO_SNDBUF; otherwise,
-        with *round_buffers_to_mss*, SO_SNDBUF is rounded up to a multiple of
-        the MSS, and SO_RCVBUF too if it exceeds the MSS, each at most
+        with *round_buffers_to_mss*, SO_SNDBUF is rounded up (down with
+        *round_buffers_down*) to a multiple of the MSS, and SO_RCVBUF too if it exceeds the MSS, each at most
         *sb_max*; a size ``sbreserve()`` refuses (above ``sb_max * MCLBYTES /
         (MSIZE + MCLBYTES)``) leaves the buffer as it was (4.4BSD-Lite2
         tcp_input.c tcp_mss(), uipc_socket2.c sbreserve()).
@@ -243,10 +250,14 @@ class TcpConfig:
         return Negotiated(mss, sndbuf, rcvbuf)
 
     def _reserved(self, size: int, mss: int) -> int:
-        """tcp_mss()'s new size for a buffer of *size* bytes: rounded up to a
-        multiple of *mss*, at most *sb_max*, if sbreserve() takes it, bytes."""
+        """tcp_mss()'s new size for a buffer of *size* bytes: rounded up (or,
+        with *round_buffers_down*, down) to a multiple of *mss*, at most
+        *sb_max*, if sbreserve() takes it, bytes."""
         cluster = self.mclbytes or MCLBYTES
-        wanted = min(_roundup(size, mss), self.sb_max)
+        if self.round_buffers_down:
+            wanted = min(size, self.sb_max) // mss * mss
+        else:
+            wanted = min(_roundup(size, mss), self.sb_max)
         return wanted if wanted <= self.sb_max * cluster // (MSIZE + cluster) else size
 
 

@@ -7,7 +7,9 @@
    zero window may send one byte.
 2. Sender silly-window avoidance (RFC 1122 4.2.3.4, RFC 896): send data if a
    full MSS is ready; or if the connection is idle (nothing unacknowledged) or
-   TCP_NODELAY is set *and* this segment empties the send buffer; or if forced;
+   TCP_NODELAY is set *and* this segment empties the send buffer (unless the
+   PRU_SEND being served said more is coming: FreeBSD's TF_MORETOCOME,
+   ``tcp_output.c``, on the "moretocome" send path); or if forced;
    or if the segment is at least half the largest window the peer has offered
    (``max_sndwnd / 2``); or if retransmitting.
 3. Window update: send if the receive window can open by at least
@@ -107,7 +109,7 @@ def _worth_sending(tp: TcpControlBlock, length: int, off: int, idle: bool, space
     if length:
         if length == mss:
             return True
-        if (idle or cfg.nodelay) and length + off >= tp.sb_cc:
+        if (idle or cfg.nodelay) and length + off >= tp.sb_cc and not tp.more_to_come:
             return True
         if tp.force or length >= tp.max_sndwnd // 2 or tp.snd_nxt < tp.snd_max:
             return True

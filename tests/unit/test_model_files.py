@@ -133,3 +133,25 @@ def test_a_switch_file_without_its_required_values_is_refused(tmp_path: Path) ->
                                 _scenario(tmp_path, "switches/s.toml")).value)
     assert "switches[0].model: given 'switches/s.toml'" in message
     assert "bb_credit: missing" in message and "\n" not in message
+
+
+LMBENCH_LAT_TCP_735 = (222.0, 257.0, 245.0, 248.0)
+"""lmbench's 1-byte TCP round trips of four HP 9000/735s, us (McVoy and Staelin,
+USENIX 1996; doc/lat_tcp.tbl of lmbench 3)."""
+LMBENCH_LAT_TCP_770 = 186.0
+"""... and of the J-class 9000/770, us (the same table)."""
+
+
+def test_the_735s_per_call_and_per_packet_costs_are_the_c110s_scaled_by_lmbench() -> None:
+    """Each of the 735's seven per-call and per-packet costs is the C110's times
+    the ratio of lmbench's mean 735 TCP round trip to the 770's (1.31, within
+    the 1.19-1.38 of the four 735s), to the 3 digits the model file gives."""
+    c110, m735 = load_host_model("hp-c110"), load_host_model("hp-9000-735")
+    mean_735 = sum(LMBENCH_LAT_TCP_735) / len(LMBENCH_LAT_TCP_735)
+    factor = mean_735 / LMBENCH_LAT_TCP_770
+    assert min(LMBENCH_LAT_TCP_735) / LMBENCH_LAT_TCP_770 < factor \
+        < max(LMBENCH_LAT_TCP_735) / LMBENCH_LAT_TCP_770
+    for cost in ("syscall", "tcp_output_per_packet", "tcp_input_per_packet", "interrupt",
+                 "driver_per_frame", "context_switch", "timer_tick"):
+        assert getattr(m735, cost) == pytest.approx(getattr(c110, cost) * factor, rel=5e-3), cost
+        assert "lmbench" in m735.sources[cost]

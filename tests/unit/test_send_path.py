@@ -6,6 +6,8 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from fcsim.apps.netperf import Netperf, NetperfOptions
 from fcsim.engine.simulation import Simulation
@@ -42,9 +44,10 @@ def test_the_mbuf_path_hands_tcp_one_mbuf_per_pru_send(monkeypatch: pytest.Monke
     handed: list[int] = []
     original = TcpEndpoint.pru_send
 
-    def spy(self: TcpEndpoint, nbytes: int, space: int) -> int:
+    def spy(self: TcpEndpoint, nbytes: int, space: int, more_to_come: bool = False) -> int:
+        assert not more_to_come  # 4.4BSD has no PRUS_MORETOCOME
         handed.append(nbytes)
-        return original(self, nbytes, space)
+        return original(self, nbytes, space, more_to_come)
 
     monkeypatch.setattr(TcpEndpoint, "pru_send", spy)
     sim, _a, _b, run = _pair("hp-c110", 2 * 1024 * 1024)
@@ -132,3 +135,129 @@ def test_a_send_buffer_smaller_than_the_low_water_mark_still_moves_data() -> Non
     test = Netperf(sim, "np", a, b, options)
     sim.run(0.3)
     assert test.bytes > 20 * 4096  # 0 if sosend waited for 2048 free bytes of 1024
+
+
+# -- the send paths HP-UX 10 might have had: 4.3BSD-Tahoe's whole write and
+# -- FreeBSD's PRUS_MORETOCOME (docs/tcp.md, "Send paths")
+
+def _connected(cfg: "TcpConfig") -> tuple[Simulation, "Wire"]:
+    from tests.unit.test_tcp import Wire
+    sim = Simulation(1)
+    wire = Wire(sim, cfg, cfg, rate=1e12)
+    wire.b.open_passive()
+    wire.a.open_active("b")
+    sim.run(0.01)
+    return sim, wire
+
+
+def test_more_to_come_holds_a_part_segment_until_a_full_mss_is_buffered() -> None:
+    """FreeBSD tcp_output(): with TF_MORETOCOME the 'last buffer of a write, idle
+    or NODELAY' rule does not send, so PRU_SENDs of one cluster each leave as
+    whole segments of t_maxseg: k x MSS handed over give k segments, the first
+    after MSS / MCLBYTES mbufs. Without the flag (4.4BSD) each mbuf leaves at
+    once, while the first congestion window (one MSS) lasts."""
+    from fcsim.transport import TcpConfig
+    cfg = TcpConfig(sndbuf=262144, rcvbuf=262144, mtu=65280, nodelay=True)
+    for more in (True, False):
+        sim, wire = _connected(cfg)
+        mss = wire.a.tcb.mss
+        per_segment = mss // MCLBYTES
+        space = wire.a.tcb.so_snd.space
+        handed = 3 * per_segment
+        for i in range(handed):
+            space -= wire.a.pru_send(MCLBYTES, space, more_to_come=more and i < handed - 1)
+            if more and i == per_segment - 2:
+                assert wire.data_sent("a") == []  # a cluster short of a segment: held
+        at_once = [s.length for _t, s in wire.data_sent("a")]
+        assert at_once == ([mss] if more else [MCLBYTES] * per_segment)
+        sim.run(1.0)
+        if more:
+            assert [s.length for _t, s in wire.data_sent("a")] == [mss] * 3
+
+
+def test_a_part_segment_held_for_more_leaves_with_the_last_pru_send() -> None:
+    """The write's last mbuf comes without PRUS_MORETOCOME, so what is held goes."""
+    from fcsim.transport import TcpConfig
+    cfg = TcpConfig(sndbuf=262144, rcvbuf=262144, mtu=65280, nodelay=True)
+    _sim, wire = _connected(cfg)
+    space = wire.a.tcb.so_snd.space
+    for _ in range(4):
+        space -= wire.a.pru_send(MCLBYTES, space, more_to_come=True)
+    assert wire.data_sent("a") == []
+    wire.a.pru_send(MCLBYTES, space, more_to_come=False)
+    assert [s.length for _t, s in wire.data_sent("a")] == [5 * MCLBYTES]
+
+
+@pytest.mark.parametrize("path", ["whole", "moretocome"])
+def test_the_large_segment_paths_send_few_segments_of_a_large_write(
+        path: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """2 MB writes through 262144-byte sockets, -D: the 4.4BSD path sends 2 KB
+    segments; 4.3BSD-Tahoe's whole write and FreeBSD's PRUS_MORETOCOME send
+    segments of about the MSS (63488 bytes over IP over FC), so a second's
+    transfer takes about bytes / MSS data segments, and the same data arrive."""
+    handed: list[int] = []
+    original = TcpEndpoint.pru_send
+
+    def spy(self: TcpEndpoint, nbytes: int, space: int, more_to_come: bool = False) -> int:
+        handed.append(nbytes)
+        return original(self, nbytes, space, more_to_come)
+
+    monkeypatch.setattr(TcpEndpoint, "pru_send", spy)
+    model = dataclasses.replace(load_host_model("hp-c110"), send_path=path)
+    scenario = p2p((), duration=60.0)
+    sim = Simulation(1)
+    net = build_point_to_point(sim, scenario.nodes, scenario.links)
+    a, b = Host(sim, "a", model, net.nodes["a"]), Host(sim, "b", model, net.nodes["b"])
+    options = NetperfOptions(send_size=2 * 1024 * 1024, local_socket=262144,
+                             remote_socket=262144, nodelay=True, length=0.5)
+    run = Netperf(sim, "np", a, b, options)
+    sim.run(0.6)
+    tcb = run.local.endpoint.tcb
+    counters = run.local.endpoint.counters
+    assert run.bytes > 1_000_000
+    mean = counters.bytes_sent / counters.data_segments_sent
+    assert mean > 0.7 * tcb.mss  # the 4.4BSD path's mean is at most MCLBYTES
+    if path == "whole":
+        assert max(handed) > 16 * MCLBYTES  # one PRU_SEND carries many clusters
+    else:
+        assert max(handed) == MCLBYTES  # still one mbuf per PRU_SEND
+
+
+def test_sosend_pass_copies_what_fits_by_sosends_count() -> None:
+    """4.3BSD-Tahoe's sosend copies in one pass what the free space holds: clusters
+    while a cluster's worth is free, then small mbufs; the count is the one
+    append_written() charges."""
+    from fcsim.transport.sockbuf import SocketBuffer, sosend_pass
+    assert sosend_pass(2_000_000, 262144) == 262144
+    assert sosend_pass(5000, 262144) == 5000
+    assert sosend_pass(10_000, 5000) == 2 * MCLBYTES + 5000 - 2 * MCLBYTES
+    buf = SocketBuffer(262144, 278527)
+    space = 7000
+    n = sosend_pass(1_000_000, space)
+    assert buf.append_written(n, space) == space
+
+
+@given(resid=st.integers(1, 3_000_000), space=st.integers(1, 300_000))
+def test_a_sosend_pass_fills_the_space_or_takes_the_whole_write(resid: int, space: int) -> None:
+    """One pass never takes more of the free space than there is, by sosend's
+    count, and stops only when the write or the space is used up."""
+    from fcsim.transport.sockbuf import SocketBuffer, sosend_pass
+    n = sosend_pass(resid, space)
+    used = SocketBuffer(1 << 22, 1 << 23).append_written(n, space)
+    assert 0 < n <= resid
+    assert used <= space
+    assert n == resid or used == space
+
+
+def test_a_host_model_sets_its_sockets_cluster_size_and_buffer_rounding() -> None:
+    """mclbytes and tcp_buffer_rounding reach every TCP socket of the host (the
+    4.3BSD-Reno alternative of docs/validation.md); bad values are refused."""
+    model = dataclasses.replace(load_host_model("hp-c110"), mclbytes=4096,
+                                tcp_buffer_rounding="down")
+    _sim, a, _b, run = _pair("hp-c110", 1)
+    a.model = model
+    config = a.tcp_socket(7000, run.options.config(262143)).endpoint.config
+    assert (config.mclbytes, config.round_buffers_down) == (4096, True)
+    for bad in ({"mclbytes": 3000}, {"tcp_buffer_rounding": "sideways"}, {"send_path": "x"}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            dataclasses.replace(load_host_model("hp-c110"), **bad)

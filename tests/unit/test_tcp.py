@@ -204,6 +204,18 @@ def test_tcp_mss_rounds_buffers_up_to_mss_multiples_capped_by_sb_max():
     assert (w.a.tcb.sndbuf, w.b.tcb.rcvbuf) == (10220, 10220)
 
 
+@pytest.mark.parametrize("socket", [65536, 131072, 229376, 245760, 262143])
+def test_reno_rounds_buffers_down_to_whole_segments_with_4k_clusters(socket: int) -> None:
+    """4.3BSD-Reno tcp_mss(): bufsize = min(bufsize, sb_max) / mss * mss. With 4 KB
+    clusters the IP-over-FC MSS is 65240 rounded down to 61440, and the paper's
+    sockets hold 1, 2, 3, 4 and 4 segments (docs/validation.md, socket sizes)."""
+    cfg = TcpConfig(sndbuf=socket, rcvbuf=socket, mtu=65280, sb_max=278527, mclbytes=4096,
+                    round_buffers_down=True)
+    mss = cfg.interface_mss
+    assert mss == (65280 - HEADER_BYTES) // 4096 * 4096 == 61440
+    assert _buffers(cfg.negotiate(65240)) == (socket // mss * mss, socket // mss * mss)
+
+
 # -- Nagle and delayed ACKs -------------------------------------------------------------
 
 
