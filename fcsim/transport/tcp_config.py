@@ -233,9 +233,10 @@ class TcpConfig:
         MSS = min(interface MSS, offer), at least 32 bytes. Then, if
         SO_SNDBUF < MSS and *clamp_mss_to_sndbuf*, MSS = SO_SNDBUF; otherwise,
         with *round_buffers_to_mss*, SO_SNDBUF is rounded up (down with
-        *round_buffers_down*) to a multiple of the MSS, and SO_RCVBUF too if it exceeds the MSS, each at most
-        *sb_max*; a size ``sbreserve()`` refuses (above ``sb_max * MCLBYTES /
-        (MSIZE + MCLBYTES)``) leaves the buffer as it was (4.4BSD-Lite2
+        *round_buffers_down*) to a multiple of the MSS, and SO_RCVBUF too if
+        it exceeds the MSS, each at most *sb_max*; a size ``sbreserve()``
+        refuses (above ``sb_max * MCLBYTES / (MSIZE + MCLBYTES)``) leaves the
+        buffer as it was (4.4BSD-Lite2
         tcp_input.c tcp_mss(), uipc_socket2.c sbreserve()).
         """
         mss = max(min(self.interface_mss, offer), 32)

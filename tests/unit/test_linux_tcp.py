@@ -39,7 +39,8 @@ ROOT = Path(__file__).resolve().parents[2]
 JUMBO_DATA = 9000 - 40 - 12  # MSS less the timestamps option: 8948 bytes a segment
 TRUESIZE = e1000_truesize(9000)
 TIMESTAMPS = 12
-HEADROOM = RX_HEADROOM + TIMESTAMPS  # 16 + 2 + 14 + 20 + 32: dev_alloc_skb, e1000, Ethernet, IP, TCP
+# 16 + 2 + 14 + 20 + 32: dev_alloc_skb, e1000, Ethernet, IP, TCP
+HEADROOM = RX_HEADROOM + TIMESTAMPS
 
 
 def test_e1000_buffers_follow_the_mtu() -> None:

@@ -4,6 +4,7 @@ host models' ACK policies and user-mode background load that other work preempts
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import given
@@ -18,6 +19,10 @@ from fcsim.topology.point_to_point import build_point_to_point
 from fcsim.transport.sockbuf import MCLBYTES, MHLEN, MINCLSIZE, sosend_mbuf
 from fcsim.transport.tcp import TcpEndpoint
 from tests.builders import p2p
+
+if TYPE_CHECKING:
+    from fcsim.transport import TcpConfig
+    from tests.unit.test_tcp import Wire
 
 
 def test_sosend_takes_a_cluster_while_enough_remains_and_is_free() -> None:
@@ -140,7 +145,7 @@ def test_a_send_buffer_smaller_than_the_low_water_mark_still_moves_data() -> Non
 # -- the send paths HP-UX 10 might have had: 4.3BSD-Tahoe's whole write and
 # -- FreeBSD's PRUS_MORETOCOME (docs/tcp.md, "Send paths")
 
-def _connected(cfg: "TcpConfig") -> tuple[Simulation, "Wire"]:
+def _connected(cfg: TcpConfig) -> tuple[Simulation, Wire]:
     from tests.unit.test_tcp import Wire
     sim = Simulation(1)
     wire = Wire(sim, cfg, cfg, rate=1e12)
