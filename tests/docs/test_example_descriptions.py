@@ -626,6 +626,27 @@ def nvme_vs_fcp_sweep(sc: Scenario, nvme: bool) -> None:
         assert w.nvme.first_burst == w.options.bs  # its 4 KiB as first burst
 
 
+def nvme_link_fault(sc: Scenario) -> None:
+    assert speeds(sc) == {"16GFC"} and all(n.nvme_sler for n in sc.nodes)
+    (w,) = sc.workloads
+    assert (w.nvme is not None, w.options.rw, w.options.bs, w.options.iodepth) == (
+        True, "randread", 16384, 4)
+    (f,) = sc.faults
+    assert (f.kind, f.at, f.duration, f.bit_error_rate, f.sender) == (
+        "bit-error-rate", 0.005, 0.01, 1e-6, None)
+    result = run(sc)
+    storage = result["storage"]
+    job = storage["jobs"]["reads"]
+    recovery = storage["nvme_initiators"]["host"]["recovery"]
+    hit = result["faults"]["schedule"][0]["frames_errored"]
+    assert job["errors"] == 0 and recovery["sler"] == ["000002"]
+    assert hit > recovery["retransmission_requests"] > hit / 2  # most hits: read data
+    assert storage["nvme_targets"]["ssd"]["recovery"]["retransmissions"] == recovery[
+        "retransmission_requests"]
+    assert recovery["recs"] == recovery["timeouts"] == recovery["aborts"] == 0
+    assert job["latency_s"]["p99.9"] < 2 * job["latency_s"]["p50"]
+
+
 def p2p_1gfc_class3(sc: Scenario) -> None:
     (link,) = sc.links
     assert link.cable.length == 1000 and link.speed.name == "1GFC"
@@ -798,6 +819,7 @@ CHECKS: dict[str, Callable[[Scenario], None]] = {
     "myrinet-two-hosts": myrinet_two_hosts,
     "netperf-tcp-rr": netperf_over_ancor,
     "netperf-tcp-stream-sweep": netperf_over_ancor,
+    "nvme-link-fault": nvme_link_fault,
     "nvme-namespaces": nvme_namespaces,
     "nvme-vs-fcp-nvme": structure("point-to-point"),
     "nvme-vs-fcp-scsi": structure("point-to-point"),
