@@ -30,6 +30,10 @@ within the exchange):
   running out again; after :data:`MAX_RECOVERIES` recoveries in one exchange
   the host aborts it as without SLER.
 
+The host drives every recovery, as in FCP-4: the controller answers REC and
+NVMe_SR but starts none (a controller waiting for write data that does not
+come waits for the host's REC).
+
 Without SLER, or when SLER gives up, the host's NVMe layer ends the
 command: its block-layer timeout (Linux nvme_core ``io_timeout``, 30 s)
 makes nvme-fc abort the exchange with ABTS (``nvme_fc_timeout``), the

@@ -258,6 +258,32 @@ def test_a_write_s_lost_data_frame_is_found_after_rec_tov_and_asked_again() -> N
     assert XFER_RDY_SIZE == 12
 
 
+def test_a_write_s_lost_response_is_asked_again_after_rec_tov() -> None:
+    """SLER: the response of a write is lost. REC_TOV after the transfer
+    ready the host sends REC; the LS_ACC says the controller has answered
+    (E_STAT complete), so the host asks for the response again with NVMe_SR
+    (retry R_CTL 0x07) and gets it after the NVMe_SR_RSP."""
+    e_d_tov = 0.01
+    clean, frames = _run("write", 1, e_d_tov=e_d_tov, duration=2.0)
+    (ready,) = frames.of(h.R_CTL_DATA_DESCRIPTOR)
+    (response,) = frames.of(h.R_CTL_COMMAND_STATUS)
+    lost, lost_frames = _run("write", 1, (_hit(response, "a"),), e_d_tov=e_d_tov,
+                             duration=2.0)
+    recovery = lost["nvme_initiators"]["a"]["recovery"]
+    assert (recovery["recs"], recovery["retransmission_requests"]) == (1, 1)
+    (sr,) = lost_frames.of(R_CTL_SR)
+    assert sr[2].sequence.ulp == NvmeSr(h.R_CTL_COMMAND_STATUS)
+    rate = speed_named(SPEED)
+    word, gap = rate.word_time, Port.GAP_WORDS * rate.word_time
+    sr_start = (ready[1] + PROPAGATION + rec_tov(e_d_tov) + _t(REC_SIZE) + PROPAGATION + word
+                + _t(REC_ACC_SIZE) + PROPAGATION + word)
+    assert sr[0] == pytest.approx(sr_start, rel=1e-12)
+    done = sr_start + _t(SR_SIZE) + PROPAGATION + word + _t(SR_RSP_SIZE) + gap + _t(
+        RSP_SIZE) + PROPAGATION
+    expected = clean["jobs"]["job"]["latency_s"]["max"] + done - (response[1] + PROPAGATION)
+    assert lost["jobs"]["job"]["latency_s"]["max"] == pytest.approx(expected, rel=1e-9)
+
+
 def test_without_sler_a_lost_frame_costs_the_timeout_an_abort_and_a_retry() -> None:
     """No SLER: the read whose data frame is lost completes with its data
     short (host path error), and is sent again at once in a new exchange;
@@ -285,6 +311,21 @@ def test_without_sler_a_lost_frame_costs_the_timeout_an_abort_and_a_retry() -> N
                 + (ba_acc[1] - ba_acc[0]) + PROPAGATION + one)
     assert figures["latency_s"]["max"] == pytest.approx(expected, rel=1e-6)
     assert HOST_ABORTED == 0x371 and R_A_TOV == 10.0 and CMD_IU_SIZE == 96
+
+
+def test_without_sler_a_read_s_lost_data_frame_costs_the_read_again() -> None:
+    """No SLER: the response comes with the data short; the read completes
+    with a host path error and the NVMe layer sends it again at once in a
+    new exchange: it takes exactly two clean reads."""
+    clean, frames = _run("read", 3, sler=False)
+    per = len(_data(4096))
+    lost, _ = _run("read", 3, (_hit(frames.of(h.R_CTL_SOLICITED_DATA)[per], "a"),),
+                   sler=False)
+    assert lost["jobs"]["job"]["errors"] == 0 and lost["jobs"]["job"]["ios"] == 3
+    recovery = lost["nvme_initiators"]["a"]["recovery"]
+    assert (recovery["retries"], recovery["timeouts"], recovery["aborts"]) == (1, 0, 0)
+    one = clean["jobs"]["job"]["latency_s"]["max"]
+    assert lost["jobs"]["job"]["latency_s"]["max"] == pytest.approx(2 * one, rel=1e-9)
 
 
 def test_without_sler_a_command_failing_every_try_is_reported_as_an_error() -> None:
