@@ -29,6 +29,7 @@ from fcsim.fc0.speed import CATALOG
 from fcsim.fc2.frame import MAX_DATA_FIELD, frame_chars
 from fcsim.fc2.port import MIN_FILL_WORDS
 from fcsim.fc4.fcp import FCP_RSP_SIZE
+from fcsim.report import summary_text
 from fcsim.runner import run_scenario
 from fcsim.scenario.loader import load_scenario
 from fcsim.scenario.model import Scenario
@@ -634,10 +635,17 @@ def nvme_link_fault(sc: Scenario) -> None:
     (f,) = sc.faults
     assert (f.kind, f.at, f.duration, f.bit_error_rate, f.sender) == (
         "bit-error-rate", 0.005, 0.01, 1e-6, None)
-    result = run(sc)
+    results = run_scenario(sc)
+    result = results["repetitions"][0]
     storage = result["storage"]
     job = storage["jobs"]["reads"]
     recovery = storage["nvme_initiators"]["host"]["recovery"]
+    text = summary_text(results)
+    sr = recovery["retransmission_requests"]
+    assert f"  NVMe controller ssd answered {sr} NVMe_SR and 0 ABTS" in text
+    assert (f"  NVMe host port host, recovery (SLER with 000002): 0 REC, {sr} NVMe_SR, 0 "
+            "commands sent again in their exchange, 0 timeouts, 0 ABTS, 0 retries, "
+            "0 failed") in text
     hit = result["faults"]["schedule"][0]["frames_errored"]
     assert job["errors"] == 0 and recovery["sler"] == ["000002"]
     assert hit > recovery["retransmission_requests"] > hit / 2  # most hits: read data
