@@ -5,8 +5,10 @@ connections, and a command's record.
 FC-NVMe is an FC-4 of frame TYPE 0x28 (``FC_TYPE_NVME`` in Linux
 ``include/uapi/scsi/fc/fc_fs.h``). Before its first command an initiator
 logs in to the target's NVMe service with PRLI (the FCP PRLI's layout, its
-service parameter page of TYPE 0x28: 20 bytes with the 4-byte header, the
-first-burst flag in its word 3), then builds the NVMe over Fabrics queue model
+service parameter page of TYPE 0x28 five words long: 24 bytes with the 4-byte
+header; the first burst allowed, initiator, target and SLER flags in its word
+3, the first burst size in 512-byte units in word 4: Linux lpfc ``struct
+lpfc_nvme_prli``, qla2xxx ``nvme_first_burst_size``), then builds the NVMe over Fabrics queue model
 with two FC-NVMe link services, each an exchange of one request and one
 answer (R_CTL 0x32 / 0x33, FC-4 link data request and reply, TYPE 0x28):
 
@@ -86,8 +88,10 @@ ERSP_SIZE = 32
 """NVMe_ERSP IU with its 16-byte completion queue entry, bytes."""
 RSP_SIZE = 12
 """Shortened NVMe_RSP IU, all zeros, bytes."""
-PRLI_SIZE = 20
-"""PRLI request (and its LS_ACC) with one NVMe service parameter page, bytes."""
+PRLI_SIZE = 24
+"""PRLI request (and its LS_ACC) with one NVMe service parameter page, bytes:
+the 4-byte header and the 20-byte page (Linux lpfc ``ELS_CMD_NVMEPRLI``,
+0x20140018: page length 0x14, payload length 0x18)."""
 CREATE_ASSOCIATION_SIZE = 1024
 """Create Association LS request, bytes."""
 CREATE_ASSOCIATION_ACC_SIZE = 56

@@ -72,7 +72,7 @@ def _fcp(r_ctl: int, ulp: object) -> bytes | None:
     if ulp == PRLI:
         return prli(r_ctl == h.R_CTL_ELS_REPLY, r_ctl == h.R_CTL_ELS_REQUEST)
     if isinstance(ulp, PrliNvme):
-        return prli_nvme(r_ctl == h.R_CTL_ELS_REPLY, r_ctl == h.R_CTL_ELS_REQUEST, ulp.sler)
+        return prli_nvme(r_ctl == h.R_CTL_ELS_REPLY, r_ctl == h.R_CTL_ELS_REQUEST, ulp)
     if isinstance(ulp, NvmeSr):
         return nvme_sr(ulp)
     if isinstance(ulp, NvmeSrResponse):

@@ -44,6 +44,7 @@ from fcsim.fc4.nvme import (
     XFER_RDY_SIZE,
     NvmeSr,
     NvmeSrResponse,
+    PrliNvme,
 )
 from fcsim.fc4.nvme_bytes import SLER, nvme_sr, nvme_sr_rsp, prli_nvme
 from fcsim.fc4.nvme_recovery import (
@@ -76,11 +77,20 @@ def test_the_sr_ius_are_eight_bytes_as_linux_nvme_fc_h_lays_them_out() -> None:
 
 
 def test_the_prli_page_carries_the_sler_bit_in_word_3_bit_8() -> None:
-    plain, sler = prli_nvme(False, True), prli_nvme(False, True, sler=True)
-    assert len(plain) == len(sler) == PRLI_SIZE
-    word3 = struct.unpack(">I", sler[4 + 12:4 + 16])[0]
-    assert word3 == 0x20 | SLER and SLER == 1 << 8  # initiator function and SLER
-    assert struct.unpack(">I", plain[4 + 12:4 + 16])[0] == 0x20
+    """Linux lpfc's NVMe PRLI: command word 0x20140018 (page length 0x14, 24
+    bytes), the page's word 3 the flags (first burst allowed bit 0,
+    initiator bit 5, SLER bit 8), word 4 the first burst size in 512 bytes."""
+    plain = prli_nvme(False, True)
+    sler = prli_nvme(False, True, PrliNvme(8192, sler=True))
+    assert len(plain) == len(sler) == PRLI_SIZE == 24
+    assert struct.unpack(">I", sler[:4])[0] == 0x20140018
+    word3, word4 = struct.unpack(">II", sler[4 + 12:4 + 20])
+    assert word3 == 0x20 | SLER | 0x01 and SLER == 1 << 8
+    assert word4 == 8192 // 512
+    assert struct.unpack(">II", plain[4 + 12:4 + 20]) == (0x20, 0)
+    accept = prli_nvme(True, False, PrliNvme(0, sler=True))
+    assert struct.unpack(">I", accept[:4])[0] == 0x02140018
+    assert struct.unpack(">I", accept[4 + 12:4 + 16])[0] == 0x10 | SLER
 
 
 def test_rec_and_its_answers_are_fc_ls_payloads() -> None:
