@@ -43,9 +43,11 @@ sends it again in a new exchange, at most ``max_retries`` (5) times
 data came short without SLER completes with a host path error and is sent
 again the same way. An ABTS unanswered for R_A_TOV is sent again (FC-FS),
 up to :data:`MAX_RECOVERIES` times, after which the exchange is given up.
-Not modelled: Linux nvme-fc also resets the association after an aborted
-command (``nvme_fc_error_recovery``); here the other commands of the
-association carry on.
+Not modelled: Linux nvme-fc also resets the association after a command
+that failed in the transport (``nvme_fc_fcpio_done``: per FC-NVMe the
+failure of one command terminates its connection and so the association;
+``nvme_fc_error_recovery``); here the other commands of the association
+carry on.
 """
 
 from __future__ import annotations
