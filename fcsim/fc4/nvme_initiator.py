@@ -154,6 +154,7 @@ class NvmeInitiator:
         self._rec_timer = Deadlines(sim, rec_tov(nport.params.e_d_tov), self._no_progress)
         self._abts_timer = Deadlines(sim, R_A_TOV, self._abort_unanswered)
         self._aborting: dict[NvmeCommand, int] = {}  # ABTS sent for its exchange
+        self._recs: dict[Exchange, Exchange] = {}  # a command's exchange: its REC's, unanswered
         self._targets: dict[int, _Association] = {}
         self._by_exchange: dict[Exchange, NvmeCommand] = {}
         self._next_cid = 0
@@ -343,8 +344,10 @@ class NvmeInitiator:
                 self._answered(seq)
                 return True
             if isinstance(seq.ulp, RecAnswer):
-                self.nport.close_exchange(seq.exchange)
-                self._rec_answered(seq.ulp)
+                if self._recs.get(seq.ulp.exchange) is seq.exchange:
+                    del self._recs[seq.ulp.exchange]
+                    self.nport.close_exchange(seq.exchange)
+                    self._rec_answered(seq.ulp)
                 return True
             return False
         command = self._by_exchange.get(seq.exchange)
@@ -393,6 +396,7 @@ class NvmeInitiator:
         waiting for one is sent."""
         exchange: Exchange = command.exchange  # type: ignore[assignment]
         del self._by_exchange[exchange]
+        self._forget_rec(exchange)
         self._aborting.pop(command, None)
         self._io_timer.disarm(command)
         self._rec_timer.disarm(command)
@@ -460,9 +464,18 @@ class NvmeInitiator:
         command.recoveries += 1
         self.recovery.recs += 1
         self._rec_timer.arm(command, exchange)
-        self.nport.send(self.nport.open_exchange(command.d_id), REC_SIZE, 3,
-                        r_ctl=h.R_CTL_ELS_REQUEST, type_=h.TYPE_ELS, ulp=Rec(exchange),
-                        initiative=True)
+        self._forget_rec(exchange)
+        rec = self._recs[exchange] = self.nport.open_exchange(command.d_id)
+        self.nport.send(rec, REC_SIZE, 3, r_ctl=h.R_CTL_ELS_REQUEST, type_=h.TYPE_ELS,
+                        ulp=Rec(exchange), initiative=True)
+
+    def _forget_rec(self, exchange: Exchange) -> None:
+        """End the exchange of a REC about *exchange* still unanswered (its
+        answer lost, or no longer wanted), as aborted: its OX_ID is free
+        again R_A_TOV later; an answer coming after is ignored."""
+        rec = self._recs.pop(exchange, None)
+        if rec is not None:
+            self.nport.close_exchange(rec, True)
 
     def _rec_answered(self, answer: RecAnswer) -> None:
         """The target's answer to a REC: the IU it names is asked again."""

@@ -268,6 +268,25 @@ def test_a_write_s_lost_data_frame_is_found_after_rec_tov_and_asked_again() -> N
     assert XFER_RDY_SIZE == 12
 
 
+def test_a_lost_rec_answer_costs_another_rec_tov_and_rec() -> None:
+    """SLER: a write's data and then the LS_ACC of the host's REC are lost;
+    REC_TOV later the host ends that REC's exchange and sends another, whose
+    answer leads to the NVMe_SR; the write completes, no abort."""
+    e_d_tov = 0.01
+    _clean, frames = _run("write", 1, e_d_tov=e_d_tov, duration=4.0)
+    data = _hit(frames.of(h.R_CTL_SOLICITED_DATA)[0], "b")
+    _once, frames = _run("write", 1, (data,), e_d_tov=e_d_tov, duration=4.0)
+    (answer,) = frames.of(h.R_CTL_ELS_REPLY, frames.of(R_CTL_SR)[0][2].d_id)[-1:]
+    lost, lost_frames = _run("write", 1, (data, _hit(answer, "a")), e_d_tov=e_d_tov,
+                             duration=4.0)
+    recovery = lost["nvme_initiators"]["a"]["recovery"]
+    assert (recovery["recs"], recovery["retransmission_requests"], recovery["aborts"]) == (
+        2, 1, 0)
+    assert lost["jobs"]["job"]["ios"] == 1 and lost["jobs"]["job"]["errors"] == 0
+    first, second = [r[0] for r in lost_frames.of(h.R_CTL_ELS_REQUEST) if r[0] > 1.0]
+    assert second - first == pytest.approx(rec_tov(e_d_tov), rel=1e-9)
+
+
 def test_a_write_s_lost_response_is_asked_again_after_rec_tov() -> None:
     """SLER: the response of a write is lost. REC_TOV after the transfer
     ready the host sends REC; the LS_ACC says the controller has answered
