@@ -204,7 +204,7 @@ class NvmeCommand:
     *meter* counts its data frames as they arrive (None: none).
     *attempts*: the exchanges it was sent in (the host's NVMe layer sends it
     again after an abort); *recoveries*: the sequence level recoveries of
-    its current exchange; *ready*: a transfer ready came in it."""
+    its current exchange."""
 
     cid: int
     write: bool
@@ -227,7 +227,6 @@ class NvmeCommand:
     meter: Any = None
     attempts: int = 0
     recoveries: int = 0
-    ready: bool = False
 
 
 @dataclass(frozen=True)

@@ -298,7 +298,6 @@ class NvmeInitiator:
         command.attempts += 1
         command.recoveries = 0
         command.moved = 0
-        command.ready = False
         exchange = self.nport.open_exchange(command.d_id)
         command.exchange = exchange
         self._by_exchange[exchange] = command
@@ -362,7 +361,6 @@ class NvmeInitiator:
             return True  # late for an exchange being aborted
         self._progress(command)
         if seq.r_ctl == h.R_CTL_DATA_DESCRIPTOR:
-            command.ready = True
             self._data(command, seq.ulp)  # type: ignore[arg-type]
         elif seq.r_ctl == h.R_CTL_SOLICITED_DATA:
             command.moved += seq.size
