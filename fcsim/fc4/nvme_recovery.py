@@ -30,9 +30,12 @@ within the exchange):
   running out again; after :data:`MAX_RECOVERIES` recoveries in one exchange
   the host aborts it as without SLER.
 
-The host drives every recovery, as in FCP-4: the controller answers REC and
-NVMe_SR but starts none (a controller waiting for write data that does not
-come waits for the host's REC).
+The host drives every recovery, as FCP-4's REC and SRR are the initiator's:
+the controller answers REC and NVMe_SR but starts none (a controller waiting
+for write data that does not come waits for the host's REC). That the
+controller detects nothing itself is an assumption: FC-NVMe-2's own text was
+not available, only Linux's structures (``include/linux/nvme-fc.h``) and
+the FCIA's description.
 
 Without SLER, or when SLER gives up, the host's NVMe layer ends the
 command: its block-layer timeout (Linux nvme_core ``io_timeout``, 30 s)
