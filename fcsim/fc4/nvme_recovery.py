@@ -27,8 +27,9 @@ within the exchange):
   data lost: the controller sends the data and the response again) or the
   response. The controller answers NVMe_SR_RSP, then sends the IU.
 - A REC or NVMe_SR lost, or a retransmission lost again, shows as the timer
-  running out again; after :data:`MAX_RECOVERIES` recoveries in one exchange
-  the host aborts it as without SLER.
+  running out again (for a REC's answer an assumption: libfc gives an ELS
+  2 R_A_TOV); after :data:`MAX_RECOVERIES` recoveries in one exchange the
+  host aborts it as without SLER.
 
 The host drives every recovery, as FCP-4's REC and SRR are the initiator's:
 the controller answers REC and NVMe_SR but starts none (a controller waiting
