@@ -653,6 +653,12 @@ def nvme_link_fault(sc: Scenario) -> None:
         "retransmission_requests"]
     assert recovery["recs"] == recovery["timeouts"] == recovery["aborts"] == 0
     assert job["latency_s"]["p99.9"] < 2 * job["latency_s"]["p50"]
+    host, ssd = sc.nodes
+    plain = run(dataclasses.replace(sc, nodes=(dataclasses.replace(host, nvme_sler=False),
+                                               ssd)))["storage"]
+    without = plain["nvme_initiators"]["host"]["recovery"]
+    assert without["sler"] == [] and without["retransmission_requests"] == 0
+    assert without["retries"] > 0 and plain["jobs"]["reads"]["errors"] == 0
 
 
 def p2p_1gfc_class3(sc: Scenario) -> None:
