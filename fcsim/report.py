@@ -259,6 +259,20 @@ def _storage_lines(results: dict[str, Any]) -> list[str]:
                          f"{c['sqsize']}, at most {c['max_outstanding']} outstanding, "
                          f"{c['responses']} responses of which {c['ersp']} ERSP "
                          f"(ersp_ratio {c['ersp_ratio']}), {c['overruns']} over sqsize")
+        recovery = nvme.get("recovery")
+        if recovery:
+            lines.append(f"  NVMe controller {name} answered {recovery['retransmissions']} "
+                         f"NVMe_SR and {recovery['aborts']} ABTS")
+    for name, host in storage.get("nvme_initiators", {}).items():
+        recovery = host.get("recovery")
+        if recovery:
+            sler = ", ".join(recovery["sler"]) or "none"
+            lines.append(f"  NVMe host port {name}, recovery (SLER with {sler}): "
+                         f"{recovery['recs']} REC, {recovery['retransmission_requests']} "
+                         f"NVMe_SR, {recovery['commands_resent']} commands sent again in "
+                         f"their exchange, {recovery['timeouts']} timeouts, "
+                         f"{recovery['aborts']} ABTS, {recovery['retries']} retries, "
+                         f"{recovery['failed']} failed")
     for node, local in storage.get("local", {}).items():
         for name, d in local["disks"].items():
             lines.append(f"  disk {node}:{name} ({d['model']} on {d['channel']}): utilisation "

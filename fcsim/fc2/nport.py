@@ -375,6 +375,12 @@ class NPort:
         self._control.clear()
         return dropped
 
+    def accept_abort(self, abts: Sequence) -> None:
+        """Answer the ABTS *abts* with BA_ACC, in its exchange and class (an
+        FC-4 that has ended what it held of the exchange)."""
+        self.send(abts.exchange, h.BA_ACC_SIZE, abts.cls, r_ctl=h.R_CTL_BA_ACC,
+                  type_=h.TYPE_BLS, last=True)
+
     def abandon(self, seq: Sequence) -> None:
         """Discard what this port holds of *seq*, being received: counted
         incomplete, its meter's count taken back."""

@@ -12,6 +12,7 @@ from fcsim.engine.simulation import Simulation
 from fcsim.fc2 import header as h
 from fcsim.fc2.nport import NPort
 from fcsim.fc2.sequence import Exchange, Sequence
+from fcsim.fc4.deadlines import Deadlines
 from fcsim.fc4.fcp import (
     DID_TIME_OUT,
     FCP_CMND_SIZE,
@@ -75,8 +76,7 @@ class FcpInitiator:
         self.stats = InitiatorStats()
         self.fabric: dict[int, tuple[float, int]] = {}
         self._by_exchange: dict[Exchange, Command] = {}
-        self._pending: dict[int, tuple[float, Command, int, bool]] = {}  # by tag, issue order
-        self._watch = False
+        self._pending = Deadlines(sim, timeout, self._expired)  # by tag, issue order
         self._logged_in: dict[int, list[Callable[[], None]] | None] = {}
         self._outstanding: dict[int, int] = {}
         self._waiting_room: dict[int, deque[Command]] = {}
@@ -153,12 +153,7 @@ class FcpInitiator:
         self._by_exchange[exchange] = command
         self.in_flight += 1
         self._outstanding[command.d_id] = self._outstanding.get(command.d_id, 0) + 1
-        self._pending.pop(command.tag, None)
-        self._pending[command.tag] = (self.sim.now + self.timeout, command, command.attempts,
-                                      False)
-        if not self._watch:
-            self._watch = True
-            self.sim.call_later(self.timeout, self._check)
+        self._pending.arm(command.tag, (command, command.attempts, False))
         self.nport.send(exchange, FCP_CMND_SIZE, self.cls, r_ctl=h.R_CTL_UNSOLICITED_COMMAND,
                         type_=h.TYPE_FCP, ulp=command, initiative=True, from_host=True)
 
@@ -205,7 +200,7 @@ class FcpInitiator:
     def _fail(self, command: Command, status: int) -> None:
         """*command*, no longer outstanding here, completes with *status* (a
         host byte: the transport gave it up)."""
-        self._pending.pop(command.tag, None)
+        self._pending.disarm(command.tag)
         command.status = status
         command.completed = self.sim.now
         command.done(command)
@@ -241,7 +236,7 @@ class FcpInitiator:
             self.stats.retries += 1
             self._issue(command)
             return
-        self._pending.pop(command.tag, None)
+        self._pending.disarm(command.tag)
         self._send_waiting(command.d_id)
         if self.held.queue:
             self.release()
@@ -257,7 +252,7 @@ class FcpInitiator:
         for the delay when nothing to its target is outstanding."""
         d_id = command.d_id
         self.stats.queue_full += 1
-        self._pending.pop(command.tag, None)
+        self._pending.disarm(command.tag)
         self._waiting_room.setdefault(d_id, deque()).append(command)
         if not self._outstanding[d_id] and d_id not in self._delayed:
             self._delayed.add(d_id)
@@ -277,25 +272,17 @@ class FcpInitiator:
         if not self._outstanding[d_id]:
             self._send_waiting(d_id)
 
-    def _check(self, _event: object) -> None:
-        """Abort each command whose attempt has gone unanswered for the timeout
-        (ABTS), and send again one whose ABTS has gone unanswered as long. One
-        check is pending while commands are, due at the oldest deadline."""
-        now = self.sim.now
-        while self._pending:
-            tag, (deadline, command, attempt, aborting) = next(iter(self._pending.items()))
-            if deadline > now * (1 + 1e-12):
-                self.sim.call_later(deadline - now, self._check)
-                return
-            del self._pending[tag]
-            if command.attempts != attempt or command.exchange not in self._by_exchange:
-                continue
-            if aborting:
-                self._end_attempt(command, aborted=True)
-                self._after_abort(command)
-                continue
-            self.stats.timeouts += 1
-            self._pending[tag] = (now + self.timeout, command, attempt, True)
-            self.nport.send(command.exchange, 0, self.cls,  # type: ignore[arg-type]
-                            r_ctl=h.R_CTL_ABTS, type_=h.TYPE_BLS)
-        self._watch = False
+    def _expired(self, tag: int, value: tuple[Command, int, bool]) -> None:
+        """The timeout of the attempt *value* names: abort it (ABTS), or, its
+        ABTS unanswered as long, send the command again."""
+        command, attempt, aborting = value
+        if command.attempts != attempt or command.exchange not in self._by_exchange:
+            return
+        if aborting:
+            self._end_attempt(command, aborted=True)
+            self._after_abort(command)
+            return
+        self.stats.timeouts += 1
+        self._pending.arm(tag, (command, attempt, True))
+        self.nport.send(command.exchange, 0, self.cls,  # type: ignore[arg-type]
+                        r_ctl=h.R_CTL_ABTS, type_=h.TYPE_BLS)

@@ -123,7 +123,7 @@ class FcpTarget:
         task = self._tasks.get(seq.exchange)
         if task is None:
             if seq.r_ctl == h.R_CTL_ABTS and seq.exchange.originator is not self.nport:
-                self._accept_abort(seq)  # a command already answered
+                self.nport.accept_abort(seq)  # a command already answered
                 return True
             return False  # an initiator's on this port, say
         if seq.r_ctl == h.R_CTL_ABTS:
@@ -131,7 +131,7 @@ class FcpTarget:
             task.aborted = True
             del self._tasks[seq.exchange]
             self.aborts += 1
-            self._accept_abort(seq)
+            self.nport.accept_abort(seq)
         elif seq.r_ctl == h.R_CTL_SOLICITED_DATA:
             task.received += seq.size
             if task.received < task.command.length:
@@ -139,10 +139,6 @@ class FcpTarget:
             else:
                 self._device(task, True, self._respond)
         return True
-
-    def _accept_abort(self, abts: Sequence) -> None:
-        self.nport.send(abts.exchange, h.BA_ACC_SIZE, abts.cls, r_ctl=h.R_CTL_BA_ACC,
-                        type_=h.TYPE_BLS, last=True)
 
     def _command(self, seq: Sequence) -> None:
         command: Command = seq.ulp  # type: ignore[assignment]

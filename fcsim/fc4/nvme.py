@@ -5,8 +5,10 @@ connections, and a command's record.
 FC-NVMe is an FC-4 of frame TYPE 0x28 (``FC_TYPE_NVME`` in Linux
 ``include/uapi/scsi/fc/fc_fs.h``). Before its first command an initiator
 logs in to the target's NVMe service with PRLI (the FCP PRLI's layout, its
-service parameter page of TYPE 0x28: 20 bytes with the 4-byte header, the
-first-burst flag in its word 3), then builds the NVMe over Fabrics queue model
+service parameter page of TYPE 0x28 five words long: 24 bytes with the 4-byte
+header; the first burst allowed, initiator, target and SLER flags in its word
+3, the first burst size in 512-byte units in word 4: Linux lpfc ``struct
+lpfc_nvme_prli``, qla2xxx ``nvme_first_burst_size``), then builds the NVMe over Fabrics queue model
 with two FC-NVMe link services, each an exchange of one request and one
 answer (R_CTL 0x32 / 0x33, FC-4 link data request and reply, TYPE 0x28):
 
@@ -39,6 +41,23 @@ command is one exchange on its I/O connection:
   the host rebuilds the completion (Linux ``nvmet_fc_prep_fcp_rsp``,
   ``drivers/nvme/target/fc.c``).
 
+Error recovery in Class 3 (FC-NVMe-2, INCITS 556: sequence level error
+recovery, SLER) is used on an association when both ends set the SLER bit
+(bit 8 of word 3 of the PRLI service parameter page: ``NVME_PRLI_SP_SLER``,
+BIT_8, in Linux ``drivers/scsi/qla2xxx/qla_def.h``; ``prli_nsler`` in lpfc
+``lpfc_hw4.h``). Two more IUs serve it, each 8 bytes (``struct
+nvme_fc_nvme_sr_iu`` and ``nvme_fc_nvme_sr_rsp_iu``, Linux
+``include/linux/nvme-fc.h``):
+
+- NVMe_SR (Sequence Retransmission Request, R_CTL 0x09,
+  ``FCNVME_RS_RCTL_SR``): FC-4 TYPE 0x28, opcode 0x01 and the R_CTL of the IU
+  to be sent again (its *retry R_CTL*), from the host in the command's own
+  exchange;
+- NVMe_SR_RSP (R_CTL 0x0A): opcode 0x02 and a status (0x00 accepted), the
+  controller's answer, after which it sends that IU again.
+
+:mod:`fcsim.fc4.nvme_recovery` holds the rules both ends follow.
+
 Linux's host asks ersp_ratio = queue size / 5 on each connection
 (``nvme_fc_connect_queue(..., qsize, qsize / 5)``, ``drivers/nvme/host/fc.c``)
 and a queue size of 128 unless told otherwise (``NVMF_DEF_QUEUE_SIZE``,
@@ -69,8 +88,10 @@ ERSP_SIZE = 32
 """NVMe_ERSP IU with its 16-byte completion queue entry, bytes."""
 RSP_SIZE = 12
 """Shortened NVMe_RSP IU, all zeros, bytes."""
-PRLI_SIZE = 20
-"""PRLI request (and its LS_ACC) with one NVMe service parameter page, bytes."""
+PRLI_SIZE = 24
+"""PRLI request (and its LS_ACC) with one NVMe service parameter page, bytes:
+the 4-byte header and the 20-byte page (Linux lpfc ``ELS_CMD_NVMEPRLI``,
+0x20140018: page length 0x14, payload length 0x18)."""
 CREATE_ASSOCIATION_SIZE = 1024
 """Create Association LS request, bytes."""
 CREATE_ASSOCIATION_ACC_SIZE = 56
@@ -83,12 +104,31 @@ DEFAULT_QUEUE_SIZE = 128
 """I/O queue size a Linux host asks for, entries (NVMF_DEF_QUEUE_SIZE)."""
 ADMIN_QUEUE_SIZE = 32
 """Admin queue size a Linux host asks for, entries (NVME_AQ_DEPTH)."""
+R_CTL_SR = 0x09
+"""R_CTL of an NVMe_SR IU (Linux ``FCNVME_RS_RCTL_SR``)."""
+R_CTL_SR_RSP = 0x0A
+"""R_CTL of an NVMe_SR_RSP IU (Linux ``FCNVME_RS_RCTL_SR_RSP``)."""
+SR_SIZE = 8
+"""NVMe_SR IU, bytes (``struct nvme_fc_nvme_sr_iu``)."""
+SR_RSP_SIZE = 8
+"""NVMe_SR_RSP IU, bytes (``struct nvme_fc_nvme_sr_rsp_iu``)."""
+SR_OPCODE = 0x01
+"""Opcode of the NVMe_SR IU (``FCNVME_NVME_SR_OPCODE``)."""
+SR_RSP_OPCODE = 0x02
+"""Opcode of the NVMe_SR_RSP IU (``FCNVME_NVME_SR_RSP_OPCODE``)."""
+SR_ACCEPTED = 0x00
+"""NVMe_SR_RSP status: accepted (``FCNVME_SRSTAT_ACC``)."""
 
 SUCCESS = 0x00
 """NVMe status: successful completion."""
 INVALID_NAMESPACE = 0x0B
 """NVMe status: Invalid Namespace or Format (NVMe Base Specification, generic
 command status 0Bh)."""
+HOST_ABORTED = 0x371
+"""NVMe status the host gives a command whose exchange it aborted: Command
+Aborted By Host (path related status 71h; Linux ``NVME_SC_HOST_ABORTED_CMD``,
+which nvme-fc sets on an aborted operation). It has no Do Not Retry bit, so
+the host's NVMe layer sends the command again while it may."""
 
 
 def ersp_ratio(queue_size: int) -> int:
@@ -101,9 +141,26 @@ def ersp_ratio(queue_size: int) -> int:
 @dataclass(frozen=True)
 class PrliNvme:
     """A PRLI for the NVMe service (TYPE 0x28); *first_burst*: the size the
-    sender offers or accepts, bytes (0: none)."""
+    sender offers or accepts, bytes (0: none); *sler*: whether the sender
+    supports sequence level error recovery (FC-NVMe-2; in an LS_ACC, whether
+    both do)."""
 
     first_burst: int = 0
+    sler: bool = False
+
+
+@dataclass(frozen=True)
+class NvmeSr:
+    """An NVMe_SR IU: send again the IU of R_CTL *retry_r_ctl* in this exchange."""
+
+    retry_r_ctl: int
+
+
+@dataclass(frozen=True)
+class NvmeSrResponse:
+    """An NVMe_SR_RSP IU with its *status* (:data:`SR_ACCEPTED`)."""
+
+    status: int = SR_ACCEPTED
 
 
 @dataclass(frozen=True)
@@ -135,15 +192,19 @@ class LsAccept:
     sqsize: int
 
 
-@dataclass
+@dataclass(eq=False)
 class NvmeCommand:
     """One NVMe Read or Write (*write*) of *length* bytes at byte *offset* of
     namespace *nsid*, command ID *cid* on I/O connection *connection*; *csn*
-    its command sequence number there. *issued*: when it was submitted, s;
+    its command sequence number there (compared and hashed by identity: the
+    host's timers key on it). *issued*: when it was submitted, s;
     *sent*: when its NVMe_CMND IU went out; *first_burst*: write bytes sent
     unsolicited after the command; *status* the NVMe status once complete;
     *ersp*: whether its response was an ERSP; *done(command)* called once.
-    *meter* counts its data frames as they arrive (None: none)."""
+    *meter* counts its data frames as they arrive (None: none).
+    *attempts*: the exchanges it was sent in (the host's NVMe layer sends it
+    again after an abort); *recoveries*: the sequence level recoveries of
+    its current exchange."""
 
     cid: int
     write: bool
@@ -164,6 +225,8 @@ class NvmeCommand:
     ersp: bool = False
     device_s: float = 0.0
     meter: Any = None
+    attempts: int = 0
+    recoveries: int = 0
 
 
 @dataclass(frozen=True)

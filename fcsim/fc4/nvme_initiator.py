@@ -1,6 +1,8 @@
 """The host side of FC-NVMe: PRLI for NVMe, one association per target with
 its I/O connections (queues), and NVMe commands sent on them, never more at
-once on a connection than its negotiated size (see :mod:`fcsim.fc4.nvme`)."""
+once on a connection than its negotiated size (see :mod:`fcsim.fc4.nvme`),
+with the recovery of commands whose frames are lost
+(:mod:`fcsim.fc4.nvme_recovery`)."""
 
 from __future__ import annotations
 
@@ -11,25 +13,41 @@ from typing import Any
 
 from fcsim.engine.simulation import Simulation
 from fcsim.fc2 import header as h
+from fcsim.fc2.login import R_A_TOV
 from fcsim.fc2.nport import NPort
+from fcsim.fc2.rec import REC_SIZE, Rec, RecAnswer
 from fcsim.fc2.sequence import Exchange, Sequence
+from fcsim.fc4.deadlines import Deadlines
 from fcsim.fc4.nvme import (
     ADMIN_QUEUE_SIZE,
     CMD_IU_SIZE,
     CREATE_ASSOCIATION_SIZE,
     CREATE_CONNECTION_SIZE,
+    HOST_ABORTED,
     PRLI_SIZE,
     R_CTL_LS_REPLY,
     R_CTL_LS_REQUEST,
+    R_CTL_SR,
+    SR_SIZE,
     TYPE_NVME,
     CreateAssociation,
     CreateConnection,
     LsAccept,
     NvmeCommand,
     NvmeResponse,
+    NvmeSr,
     NvmeTransferReady,
     PrliNvme,
     ersp_ratio,
+)
+from fcsim.fc4.nvme_recovery import (
+    COMMAND,
+    HOST_PATH_ERROR,
+    IO_TIMEOUT,
+    MAX_RECOVERIES,
+    MAX_RETRIES,
+    rec_tov,
+    retry_r_ctl,
 )
 from fcsim.fc4.outstanding import HeldCommands, OutstandingLimit
 
@@ -52,11 +70,13 @@ class Connection:
 @dataclass
 class _Association:
     """The association with one target: its ID, the target's first burst,
-    its I/O connections once made, and who waits for them."""
+    whether both ends use SLER on it, its I/O connections once made, and who
+    waits for them."""
 
     waiters: list[Callable[[], None]]
     association: int = -1
     first_burst: int = 0
+    sler: bool = False
     connections: list[Connection] = field(default_factory=list)
     ready: bool = False
     turn: int = 0
@@ -78,6 +98,25 @@ class NvmeInitiatorStats:
     waited: int = 0
 
 
+@dataclass
+class NvmeRecoveryStats:
+    """The recovery of lost frames: RECs sent, IUs asked again with NVMe_SR,
+    commands sent again in their exchange (SLER), commands timed out, ABTS
+    sent, commands the NVMe layer sent again in a new exchange, and commands
+    failed with an error."""
+
+    recs: int = 0
+    retransmission_requests: int = 0
+    commands_resent: int = 0
+    timeouts: int = 0
+    aborts: int = 0
+    retries: int = 0
+    failed: int = 0
+
+    def __bool__(self) -> bool:
+        return any(vars(self).values())
+
+
 class NvmeInitiator:
     """FC-NVMe host on *nport*, in Class 3: to each target it logs in (PRLI,
     offering *first_burst* bytes; 0: none), creates an association and
@@ -91,16 +130,31 @@ class NvmeInitiator:
     With *discover* it first asks which ports are NVMe subsystems and
     connects only to a target listed; one not listed is never connected to
     (:attr:`undiscovered`), so its commands are never sent (None: no
-    discovery, the target is taken as given: point to point)."""
+    discovery, the target is taken as given: point to point).
+
+    *sler*: it offers sequence level error recovery at PRLI, used with a
+    target that offers it too. A command lost is recovered as
+    :mod:`fcsim.fc4.nvme_recovery` describes: within its exchange with SLER,
+    else aborted after *io_timeout* s and sent again at most *max_retries*
+    times before it fails."""
 
     def __init__(self, sim: Simulation, nport: NPort, queues: int = 1,
                  queue_size: int = 128, first_burst: int = 0,
-                 discover: Discover | None = None) -> None:
+                 discover: Discover | None = None, sler: bool = True,
+                 io_timeout: float = IO_TIMEOUT, max_retries: int = MAX_RETRIES) -> None:
         if queues < 1 or queue_size < 2:
             raise ValueError(f"{nport.name}: NVMe needs >= 1 queue of >= 2 entries")
         self.sim, self.nport = sim, nport
         self.queues, self.queue_size, self.first_burst = queues, queue_size, first_burst
+        self.sler, self.max_retries = sler, max_retries
         self.stats = NvmeInitiatorStats()
+        self.recovery = NvmeRecoveryStats()
+        """What its recovery of lost frames did (never reset: a run's whole)."""
+        self._io_timer = Deadlines(sim, io_timeout, self._timed_out)
+        self._rec_timer = Deadlines(sim, rec_tov(nport.params.e_d_tov), self._no_progress)
+        self._abts_timer = Deadlines(sim, R_A_TOV, self._abort_unanswered)
+        self._aborting: dict[NvmeCommand, int] = {}  # ABTS sent for its exchange
+        self._recs: dict[Exchange, Exchange] = {}  # a command's exchange: its REC's, unanswered
         self._targets: dict[int, _Association] = {}
         self._by_exchange: dict[Exchange, NvmeCommand] = {}
         self._next_cid = 0
@@ -110,7 +164,7 @@ class NvmeInitiator:
         """Commands outstanding on all its connections."""
         self._discover = discover
         self.undiscovered: list[int] = []
-        nport.register((h.TYPE_ELS, TYPE_NVME), self._received)
+        nport.register((h.TYPE_ELS, TYPE_NVME, h.TYPE_BLS), self._received)
 
     def limit_outstanding(self, limit: OutstandingLimit) -> None:
         """Keep the outstanding commands within *limit* (set when the network is built)."""
@@ -165,7 +219,7 @@ class NvmeInitiator:
 
     def _login(self, d_id: int) -> None:
         """PRLI for NVMe with the target, the first step of its association."""
-        self._ls(d_id, PRLI_SIZE, PrliNvme(self.first_burst), els=True)
+        self._ls(d_id, PRLI_SIZE, PrliNvme(self.first_burst, self.sler), els=True)
 
     def _ls(self, d_id: int, size: int, request: object, els: bool = False) -> None:
         """Send a link service request (PRLI as an ELS; the others as FC-NVMe
@@ -183,6 +237,7 @@ class NvmeInitiator:
         answer = seq.ulp
         if isinstance(answer, PrliNvme):
             assoc.first_burst = min(answer.first_burst, self.first_burst)
+            assoc.sler = answer.sler and self.sler
             self._ls(d_id, CREATE_ASSOCIATION_SIZE,
                      CreateAssociation(ADMIN_QUEUE_SIZE, ersp_ratio(ADMIN_QUEUE_SIZE)))
             return
@@ -226,66 +281,218 @@ class NvmeInitiator:
             self._issue(command, conn, assoc.first_burst)
         return command
 
+    def uses_sler(self, d_id: int) -> bool:
+        """Whether SLER was negotiated with the target at *d_id*."""
+        assoc = self._targets.get(d_id)
+        return assoc is not None and assoc.sler
+
+    def _connection(self, command: NvmeCommand) -> tuple[_Association, Connection]:
+        assoc = self._targets[command.d_id]
+        return assoc, next(c for c in assoc.connections if c.connection == command.connection)
+
     def _issue(self, command: NvmeCommand, conn: Connection, first_burst: int) -> None:
         self.in_flight += 1
         conn.outstanding += 1
         conn.most = max(conn.most, conn.outstanding)
         command.csn, conn.csn = conn.csn, conn.csn + 1
-        command.sent = self.sim.now
+        command.attempts += 1
+        command.recoveries = 0
+        command.moved = 0
         exchange = self.nport.open_exchange(command.d_id)
         command.exchange = exchange
         self._by_exchange[exchange] = command
+        self._io_timer.arm(command, exchange)
+        self._send_command(command, first_burst)
+
+    def _send_command(self, command: NvmeCommand, first_burst: int) -> None:
+        """Send *command*'s NVMe_CMND in its exchange, and its first burst."""
+        command.sent = self.sim.now
         burst = min(first_burst, command.length) if command.write else 0
         command.first_burst = burst
-        self.nport.send(exchange, CMD_IU_SIZE, 3, r_ctl=h.R_CTL_UNSOLICITED_COMMAND,
-                        type_=TYPE_NVME, ulp=command, initiative=not burst, from_host=True)
+        self._progress(command)
+        self.nport.send(command.exchange, CMD_IU_SIZE, 3,  # type: ignore[arg-type]
+                        r_ctl=h.R_CTL_UNSOLICITED_COMMAND, type_=TYPE_NVME, ulp=command,
+                        initiative=not burst, from_host=True)
         if burst:
             self._data(command, NvmeTransferReady(0, burst))
+
+    def _progress(self, command: NvmeCommand) -> None:
+        """An IU of *command*'s exchange went or came: with SLER, its REC_TOV
+        timer starts again."""
+        if self._targets[command.d_id].sler:
+            self._rec_timer.arm(command, command.exchange)
 
     def _data(self, command: NvmeCommand, ready: NvmeTransferReady) -> None:
         """Send write data: the burst *ready* asks for (or the first burst)."""
         def out(sent: Sequence, size: int = ready.burst) -> None:
             if sent.status in ("sent", "acked"):
                 command.moved += size
+        self._progress(command)
         self.nport.send(command.exchange, ready.burst, 3,  # type: ignore[arg-type]
                         r_ctl=h.R_CTL_SOLICITED_DATA, type_=TYPE_NVME, ulp=ready,
                         on_complete=out, initiative=True, from_host=True, meter=command.meter)
 
     def _received(self, seq: Sequence, time: float) -> bool:
-        """An answer of one of its link services, or a sequence of one of its
-        commands' exchanges: taken. Others are left (an FCP PRLI's answer, a
-        target's sequences on this port)."""
+        """An answer of one of its link services or RECs, or a sequence of one
+        of its commands' exchanges (a BA_ACC among them): taken. Others are
+        left (an FCP PRLI's answer, a target's sequences on this port)."""
         if seq.r_ctl in (h.R_CTL_ELS_REPLY, R_CTL_LS_REPLY):
-            if isinstance(seq.ulp, PrliNvme | LsAccept) and seq.exchange.originator is self.nport:
+            if seq.exchange.originator is not self.nport:
+                return False
+            if isinstance(seq.ulp, PrliNvme | LsAccept):
                 self._answered(seq)
+                return True
+            if isinstance(seq.ulp, RecAnswer):
+                if self._recs.get(seq.ulp.exchange) is seq.exchange:
+                    del self._recs[seq.ulp.exchange]
+                    self.nport.close_exchange(seq.exchange)
+                    self._rec_answered(seq.ulp)
                 return True
             return False
         command = self._by_exchange.get(seq.exchange)
         if command is None:
             return False
+        if seq.r_ctl == h.R_CTL_BA_ACC:
+            if command in self._aborting:
+                self._end_attempt(command, aborted=True)
+                self._failed(command, HOST_ABORTED)
+            return True
+        if command in self._aborting:
+            return True  # late for an exchange being aborted
+        self._progress(command)
         if seq.r_ctl == h.R_CTL_DATA_DESCRIPTOR:
             self._data(command, seq.ulp)  # type: ignore[arg-type]
         elif seq.r_ctl == h.R_CTL_SOLICITED_DATA:
             command.moved += seq.size
         elif seq.r_ctl == h.R_CTL_COMMAND_STATUS:
-            self._completed(command, seq.ulp)  # type: ignore[arg-type]
+            self._responded(command, seq.ulp)  # type: ignore[arg-type]
         return True
 
-    def _completed(self, command: NvmeCommand, response: NvmeResponse) -> None:
-        del self._by_exchange[command.exchange]  # type: ignore[arg-type]
-        self.nport.close_exchange(command.exchange)  # type: ignore[arg-type]
+    def _responded(self, command: NvmeCommand, response: NvmeResponse) -> None:
+        """*command*'s response came: complete, or, a read's data having come
+        short, recovered (SLER: its data asked again at once) or failed."""
+        if not command.write and command.moved < command.length:
+            if self._targets[command.d_id].sler and command.recoveries < MAX_RECOVERIES:
+                command.recoveries += 1
+                self._ask_again(command, h.R_CTL_SOLICITED_DATA)
+                return
+            self._end_attempt(command)
+            self._failed(command, HOST_PATH_ERROR)
+            return
+        self._end_attempt(command)
         if response.ersp:
             self.stats.ersp += 1
         else:
             self.stats.rsp += 1
-        assoc = self._targets[command.d_id]
-        conn = next(c for c in assoc.connections if c.connection == command.connection)
-        conn.outstanding -= 1
-        self.in_flight -= 1
         command.status, command.ersp = response.status, response.ersp
         command.completed = self.sim.now
+        command.done(command)
+
+    def _end_attempt(self, command: NvmeCommand, aborted: bool = False) -> None:
+        """*command*'s exchange ends (its OX_ID freed R_A_TOV later if
+        *aborted*) and its submission queue entry with it: the next command
+        waiting for one is sent."""
+        exchange: Exchange = command.exchange  # type: ignore[assignment]
+        del self._by_exchange[exchange]
+        self._forget_rec(exchange)
+        self._aborting.pop(command, None)
+        self._io_timer.disarm(command)
+        self._rec_timer.disarm(command)
+        self._abts_timer.disarm(command)
+        self.nport.close_exchange(exchange, aborted)
+        assoc, conn = self._connection(command)
+        conn.outstanding -= 1
+        self.in_flight -= 1
         if conn.waiting:
             self._issue(conn.waiting.popleft(), conn, assoc.first_burst)
         if self.held.queue:
             self.release()
+
+    def _failed(self, command: NvmeCommand, status: int) -> None:
+        """*command*'s attempt failed with *status*: the NVMe layer sends it
+        again while it may (a new exchange on its connection), else it
+        completes with the error."""
+        if command.attempts <= self.max_retries:
+            self.recovery.retries += 1
+            self._send_or_wait(command)
+            return
+        self.recovery.failed += 1
+        command.status = status
+        command.completed = self.sim.now
         command.done(command)
+
+    # -- recovery -------------------------------------------------------------------------
+
+    def _timed_out(self, command: NvmeCommand, exchange: Exchange) -> None:
+        """The NVMe layer's timeout: the exchange is aborted."""
+        if command.exchange is exchange and exchange in self._by_exchange:
+            if command not in self._aborting:
+                self.recovery.timeouts += 1
+                self._abort(command)
+
+    def _abort(self, command: NvmeCommand) -> None:
+        """Abort *command*'s exchange with ABTS (again, if one went unanswered)."""
+        self._rec_timer.disarm(command)
+        self._aborting[command] = self._aborting.get(command, 0) + 1
+        self.recovery.aborts += 1
+        self._abts_timer.arm(command, command.exchange)
+        self.nport.send(command.exchange, 0, 3,  # type: ignore[arg-type]
+                        r_ctl=h.R_CTL_ABTS, type_=h.TYPE_BLS)
+
+    def _abort_unanswered(self, command: NvmeCommand, exchange: Exchange) -> None:
+        """R_A_TOV after an ABTS without its BA_ACC: sent again, or given up."""
+        if command.exchange is not exchange or command not in self._aborting:
+            return
+        if self._aborting[command] < MAX_RECOVERIES:
+            self._abort(command)
+            return
+        self._end_attempt(command, aborted=True)
+        self._failed(command, HOST_ABORTED)
+
+    def _no_progress(self, command: NvmeCommand, exchange: Exchange) -> None:
+        """REC_TOV without an IU in *command*'s exchange (SLER): ask the
+        target what it holds with REC, or abort after the last recovery."""
+        if command.exchange is not exchange or exchange not in self._by_exchange:
+            return
+        if command in self._aborting:
+            return
+        if command.recoveries >= MAX_RECOVERIES:
+            self._abort(command)
+            return
+        command.recoveries += 1
+        self.recovery.recs += 1
+        self._rec_timer.arm(command, exchange)
+        self._forget_rec(exchange)
+        rec = self._recs[exchange] = self.nport.open_exchange(command.d_id)
+        self.nport.send(rec, REC_SIZE, 3, r_ctl=h.R_CTL_ELS_REQUEST, type_=h.TYPE_ELS,
+                        ulp=Rec(exchange), initiative=True)
+
+    def _forget_rec(self, exchange: Exchange) -> None:
+        """End the exchange of a REC about *exchange* still unanswered (its
+        answer lost, or no longer wanted), as aborted: its OX_ID is free
+        again R_A_TOV later; an answer coming after is ignored."""
+        rec = self._recs.pop(exchange, None)
+        if rec is not None:
+            self.nport.close_exchange(rec, True)
+
+    def _rec_answered(self, answer: RecAnswer) -> None:
+        """The target's answer to a REC: the IU it names is asked again."""
+        command = self._by_exchange.get(answer.exchange)
+        if command is None or command in self._aborting:
+            return
+        retry = retry_r_ctl(command.write, command.length, command.moved, answer)
+        if retry == COMMAND:
+            self.recovery.commands_resent += 1
+            self._send_command(command, self._targets[command.d_id].first_burst)
+        elif retry is not None:
+            self._ask_again(command, retry)
+
+    def _ask_again(self, command: NvmeCommand, r_ctl: int) -> None:
+        """Send an NVMe_SR asking the target for the IU of *r_ctl* again (read
+        data: the count of what came starts again)."""
+        self.recovery.retransmission_requests += 1
+        if r_ctl == h.R_CTL_SOLICITED_DATA:
+            command.moved = 0
+        self._progress(command)
+        self.nport.send(command.exchange, SR_SIZE, 3,  # type: ignore[arg-type]
+                        r_ctl=R_CTL_SR, type_=TYPE_NVME, ulp=NvmeSr(r_ctl), initiative=True)

@@ -260,10 +260,6 @@ def _workloads(doc: Scenario, raw: dict[str, Any]) -> Iterator[Problem]:
         if isinstance(w, FioSection | DdSection):
             yield from block_job(w, raws[i], path, targets, own,
                                  {n.name: getattr(n, "namespaces", 1) for n in doc.nodes})
-        if isinstance(w, FioSection) and w.protocol == "nvme" and getattr(doc, "faults", None):
-            yield Problem(f"{path}.protocol", given("nvme"), "'fcp' in a scenario with "
-                          "faults: FC-NVMe's recovery of lost frames (FC-NVMe-2 sequence "
-                          "retransmission) is not modelled")
         if isinstance(w, SliceDdSection | FaultSection) and not list(
                 _unknown(starts + ends, names)):
             yield from slice_job(w, raws[i], path, {n.name: n for n in doc.nodes})

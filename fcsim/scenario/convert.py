@@ -276,7 +276,7 @@ def _node(n: NodeKeys) -> NodeConfig:
                       virtual_ports=getattr(n, "virtual_ports", 0),
                       multipath=_multipath(n),
                       non_optimized_ports=getattr(n, "non_optimized_ports", None) or (),
-                      namespaces=n.namespaces)
+                      namespaces=n.namespaces, nvme_sler=n.nvme_sler)
 
 
 def _multipath(n: NodeKeys) -> MultipathConfig | None:

@@ -82,7 +82,8 @@ class NodeConfig:
     link is down (:data:`fcsim.faults.config.LINK_DOWN_POLICIES`), holding
     them at most *dev_loss_tmo* s. *multipath*: its multipath layer (None:
     none); *non_optimized_ports*: a target's N_Ports in the ALUA
-    active/non-optimised group.
+    active/non-optimised group. *nvme_sler*: it offers FC-NVMe-2 sequence
+    level error recovery at PRLI.
     """
 
     name: str
@@ -110,6 +111,7 @@ class NodeConfig:
     multipath: MultipathConfig | None = None
     non_optimized_ports: tuple[str, ...] = ()
     namespaces: int = 1
+    nvme_sler: bool = True
 
 
 @dataclass(frozen=True)

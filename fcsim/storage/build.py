@@ -74,7 +74,7 @@ class StorageNode(Protocol):
     (None: not a target) and the target's maximum burst, bytes (None: no
     limit); its N_Ports (the first is the node itself, the others NAME.1,
     ...), its multipath layer (None: none) and, a target's, the N_Ports in
-    the ALUA active/non-optimised group."""
+    the ALUA active/non-optimised group; whether it offers FC-NVMe-2 SLER."""
 
     @property
     def name(self) -> str: ...
@@ -95,6 +95,8 @@ class StorageNode(Protocol):
     def non_optimized_ports(self) -> Sequence[str]: ...
     @property
     def namespaces(self) -> int: ...
+    @property
+    def nvme_sler(self) -> bool: ...
 
 
 class StorageScenario(Protocol):
@@ -174,7 +176,8 @@ class Storage:
             if node.name in nvme_targets:
                 self.nvme_targets[node.name] = NvmeTarget(
                     sim, ports[0], device, model.queue_depth,
-                    max((o.first_burst for o in self._nvme.values()), default=0), units, size)
+                    max((o.first_burst for o in self._nvme.values()), default=0), units, size,
+                    node.nvme_sler)
         self.jobs: list[tuple[FioConfig, Fio]] = []
         for w in scenario.workloads:
             if not isinstance(w, FioConfig):
@@ -219,13 +222,16 @@ class Storage:
 
     def _nvme_initiator(self, node: str, port: NPort) -> NvmeInitiator:
         """*node*'s FC-NVMe host on *port*, made at its first use with the
-        settings of the node's first NVMe job."""
+        settings of the node's first NVMe job (its timeout the host's NVMe
+        command timeout)."""
         initiator = self.nvme_initiators.get(port.name)
         if initiator is None:
             o = self._nvme[node]
+            _cls, timeout = self._classes[node]
             initiator = self.nvme_initiators[port.name] = NvmeInitiator(
                 self.sim, port, o.queues, o.queue_size, o.first_burst,
-                None if self._discovery is None else self._discovery(port))
+                None if self._discovery is None else self._discovery(port),
+                self._nodes[node].nvme_sler, timeout)
         return initiator
 
     def _initiator(self, node: str, port: NPort) -> FcpInitiator:
@@ -422,7 +428,10 @@ class Storage:
                                            if i.undiscovered else {}), "connections": {
                     f"{d_id:06x}": [{"sqsize": c.sqsize, "max_outstanding": c.most}
                                     for c in i.connections(d_id)]
-                    for d_id in i.targets()}}
+                    for d_id in i.targets()},
+                    **({"recovery": {**vars(i.recovery), "sler": [
+                        f"{d:06x}" for d in i.targets() if i.uses_sler(d)]}}
+                       if i.recovery else {})}
                 for name, i in self.nvme_initiators.items()}
         if self.local:
             out["local"] = {node: local.results(interval) for node, local in self.local.items()}

@@ -71,7 +71,8 @@ class _Block(Section):
                         "(the Slice client stripes 32 KiB).", "32 KiB")
     cls: FcpClass = key(3, "The class of service of the exchanges.", 2, alias="class")
     timeout: Timeout = key("30 s", "Command timeout, s: an unanswered command is aborted "
-                           "(ABTS) and sent again (default: Linux sd's 30 s).", "1 s")
+                           "(ABTS) and sent again (default: Linux sd's 30 s; over FC-NVMe "
+                           "the host's NVMe io_timeout, also 30 s).", "1 s")
     start: Time = key("0 s", "When the job starts (after PRLI with the target), s.", "1 ms")
 
 

@@ -15,6 +15,7 @@ from fcsim.fc2 import els
 from fcsim.fc2 import header as h
 from fcsim.fc2.els_payload import CT_ACCEPT, CT_REJECT
 from fcsim.fc2.fpin import ELS_EDC, ELS_FPIN, ELS_RDF
+from fcsim.fc2.rec import Rec, RecAnswer
 from fcsim.fc4.fcp import BLOCK, Command, Response, TransferReady
 from fcsim.fc4.fcp_initiator import PRLI
 from fcsim.fc4.nvme import (
@@ -24,6 +25,8 @@ from fcsim.fc4.nvme import (
     LsAccept,
     NvmeCommand,
     NvmeResponse,
+    NvmeSr,
+    NvmeSrResponse,
     NvmeTransferReady,
     PrliNvme,
 )
@@ -78,6 +81,15 @@ def upper_layer(frame: Any) -> str:
         return "ABTS"
     if r_ctl == h.R_CTL_BA_ACC:
         return "BA_ACC"
+    if isinstance(ulp, Rec):
+        return f"REC OX_ID {ulp.exchange.ox_id:04X}" if first else ""
+    if isinstance(ulp, RecAnswer):
+        if not first:
+            return ""
+        if not ulp.known:
+            return "LS_RJT (REC)"
+        return (f"LS_ACC (REC) count {ulp.count}" + (" initiative" if ulp.initiative else "")
+                + (" complete" if ulp.complete else ""))
     if ulp == PRLI:
         return "PRLI" if r_ctl == h.R_CTL_ELS_REQUEST else "LS_ACC (PRLI)"
     if isinstance(ulp, Command) and r_ctl == h.R_CTL_UNSOLICITED_COMMAND:
@@ -118,4 +130,8 @@ def _nvme(ulp: object, r_ctl: int, parameter: int, first: bool) -> str:
         return f"NVMe_XFER_RDY offset {ulp.offset} burst {ulp.burst}"
     if isinstance(ulp, NvmeResponse):
         return "NVMe_ERSP" if ulp.ersp else "NVMe_RSP"
+    if isinstance(ulp, NvmeSr):
+        return f"NVMe_SR retry R_CTL 0x{ulp.retry_r_ctl:02X}"
+    if isinstance(ulp, NvmeSrResponse):
+        return "NVMe_SR_RSP accepted" if ulp.status == 0 else f"NVMe_SR_RSP 0x{ulp.status:02X}"
     return ""

@@ -14,8 +14,10 @@ carries:
 - an FCP sequence gets its information unit (FCP_CMND with its READ(10) or
   WRITE(10) CDB, FCP_XFER_RDY, FCP_RSP) and a PRLI its service parameter page
   (:mod:`fcsim.fc4.fcp_bytes`); data is zeros;
-- an NVMe PRLI gets its service parameter page of TYPE 0x28
-  (:mod:`fcsim.fc4.nvme_bytes`); the FC-NVMe IUs and link services are zeros.
+- an NVMe PRLI gets its service parameter page of TYPE 0x28 and an NVMe_SR
+  or NVMe_SR_RSP its IU (:mod:`fcsim.fc4.nvme_bytes`); the other FC-NVMe IUs
+  and link services are zeros;
+- a REC and its LS_ACC or LS_RJT get their payload (:mod:`fcsim.fc2.rec`).
 
 It keeps the little state a capture needs across frames: the IP
 identification counter of each source, and the window scale each TCP
@@ -30,6 +32,7 @@ import struct
 from fcsim.ethernet.frame import ETHERTYPE_IPV4, TPID_8021Q, EthernetFrame
 from fcsim.fc2 import header as h
 from fcsim.fc2.frame import Frame
+from fcsim.fc2.rec import Rec, RecAnswer, answer_bytes, rec_bytes
 from fcsim.fc4.fcp import Command, Response, TransferReady
 from fcsim.fc4.fcp_bytes import fcp_cmnd, fcp_rsp, fcp_xfer_rdy, prli
 from fcsim.fc4.fcp_initiator import PRLI
@@ -45,8 +48,8 @@ from fcsim.fc4.ip_header import (
     tcp_options,
     udp_header,
 )
-from fcsim.fc4.nvme import PrliNvme
-from fcsim.fc4.nvme_bytes import prli_nvme
+from fcsim.fc4.nvme import NvmeSr, NvmeSrResponse, PrliNvme
+from fcsim.fc4.nvme_bytes import nvme_sr, nvme_sr_rsp, prli_nvme
 from fcsim.myrinet.packet import MyrinetPacket
 from fcsim.transport.segment import MAX_WINDOW_FIELD, SYN, Segment
 from fcsim.transport.udp import Datagram
@@ -69,7 +72,11 @@ def _fcp(r_ctl: int, ulp: object) -> bytes | None:
     if ulp == PRLI:
         return prli(r_ctl == h.R_CTL_ELS_REPLY, r_ctl == h.R_CTL_ELS_REQUEST)
     if isinstance(ulp, PrliNvme):
-        return prli_nvme(r_ctl == h.R_CTL_ELS_REPLY, r_ctl == h.R_CTL_ELS_REQUEST)
+        return prli_nvme(r_ctl == h.R_CTL_ELS_REPLY, r_ctl == h.R_CTL_ELS_REQUEST, ulp)
+    if isinstance(ulp, NvmeSr):
+        return nvme_sr(ulp)
+    if isinstance(ulp, NvmeSrResponse):
+        return nvme_sr_rsp(ulp)
     return None
 
 
@@ -89,6 +96,10 @@ class UpperLayerBytes:
         if isinstance(ulp, bytes):
             return ulp[frame.parameter:frame.parameter + frame.data_len]
         if frame.parameter == 0 and not frame.is_link_control:
+            if isinstance(ulp, Rec):
+                return rec_bytes(ulp, frame.s_id)
+            if isinstance(ulp, RecAnswer):
+                return answer_bytes(ulp, frame.d_id, frame.s_id)
             fcp = _fcp(seq.r_ctl, ulp)
             if fcp is not None:
                 return fcp

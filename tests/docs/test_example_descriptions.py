@@ -29,6 +29,7 @@ from fcsim.fc0.speed import CATALOG
 from fcsim.fc2.frame import MAX_DATA_FIELD, frame_chars
 from fcsim.fc2.port import MIN_FILL_WORDS
 from fcsim.fc4.fcp import FCP_RSP_SIZE
+from fcsim.report import summary_text
 from fcsim.runner import run_scenario
 from fcsim.scenario.loader import load_scenario
 from fcsim.scenario.model import Scenario
@@ -626,6 +627,40 @@ def nvme_vs_fcp_sweep(sc: Scenario, nvme: bool) -> None:
         assert w.nvme.first_burst == w.options.bs  # its 4 KiB as first burst
 
 
+def nvme_link_fault(sc: Scenario) -> None:
+    assert speeds(sc) == {"16GFC"} and all(n.nvme_sler for n in sc.nodes)
+    (w,) = sc.workloads
+    assert (w.nvme is not None, w.options.rw, w.options.bs, w.options.iodepth) == (
+        True, "randread", 16384, 4)
+    (f,) = sc.faults
+    assert (f.kind, f.at, f.duration, f.bit_error_rate, f.sender) == (
+        "bit-error-rate", 0.005, 0.01, 1e-6, None)
+    results = run_scenario(sc)
+    result = results["repetitions"][0]
+    storage = result["storage"]
+    job = storage["jobs"]["reads"]
+    recovery = storage["nvme_initiators"]["host"]["recovery"]
+    text = summary_text(results)
+    sr = recovery["retransmission_requests"]
+    assert f"  NVMe controller ssd answered {sr} NVMe_SR and 0 ABTS" in text
+    assert (f"  NVMe host port host, recovery (SLER with 000002): 0 REC, {sr} NVMe_SR, 0 "
+            "commands sent again in their exchange, 0 timeouts, 0 ABTS, 0 retries, "
+            "0 failed") in text
+    hit = result["faults"]["schedule"][0]["frames_errored"]
+    assert job["errors"] == 0 and recovery["sler"] == ["000002"]
+    assert hit > recovery["retransmission_requests"] > hit / 2  # most hits: read data
+    assert storage["nvme_targets"]["ssd"]["recovery"]["retransmissions"] == recovery[
+        "retransmission_requests"]
+    assert recovery["recs"] == recovery["timeouts"] == recovery["aborts"] == 0
+    assert job["latency_s"]["p99.9"] < 2 * job["latency_s"]["p50"]
+    host, ssd = sc.nodes
+    plain = run(dataclasses.replace(sc, nodes=(dataclasses.replace(host, nvme_sler=False),
+                                               ssd)))["storage"]
+    without = plain["nvme_initiators"]["host"]["recovery"]
+    assert without["sler"] == [] and without["retransmission_requests"] == 0
+    assert without["retries"] > 0 and plain["jobs"]["reads"]["errors"] == 0
+
+
 def p2p_1gfc_class3(sc: Scenario) -> None:
     (link,) = sc.links
     assert link.cable.length == 1000 and link.speed.name == "1GFC"
@@ -798,6 +833,7 @@ CHECKS: dict[str, Callable[[Scenario], None]] = {
     "myrinet-two-hosts": myrinet_two_hosts,
     "netperf-tcp-rr": netperf_over_ancor,
     "netperf-tcp-stream-sweep": netperf_over_ancor,
+    "nvme-link-fault": nvme_link_fault,
     "nvme-namespaces": nvme_namespaces,
     "nvme-vs-fcp-nvme": structure("point-to-point"),
     "nvme-vs-fcp-scsi": structure("point-to-point"),

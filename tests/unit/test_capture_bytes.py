@@ -335,3 +335,29 @@ def test_tshark_reads_the_nvme_prli_and_its_accept(tmp_path: Path) -> None:
     assert _tshark(capture, tmp_path, "fcels.opcode", where="fcels") == [["0x20"], ["0x02"]]
     assert _tshark(capture, tmp_path, "fcels.prlilo.type", where="fcels") == [["40"], ["40"]]
     assert _tshark(capture, tmp_path, "frame.number", where="_ws.malformed") == []
+
+
+@needs_tshark
+def test_tshark_reads_nvme_recovery_without_a_malformed_frame(tmp_path: Path) -> None:
+    """Two writes with SLER, the first losing its command, the second a data
+    frame: REC (ELS 0x13) and its LS_ACC and LS_RJT decode as FC-LS lays
+    them out; the NVMe_SR and NVMe_SR_RSP IUs (TYPE 0x28, which Wireshark 4.0
+    does not dissect) and the resent command read without a malformed frame."""
+    from fcsim.fc2 import header as h
+    from tests.unit.test_nvme_recovery import _hit, _run
+    _clean, frames = _run("write", 2, e_d_tov=0.01, duration=3.0)
+    first = _hit(frames.of(h.R_CTL_UNSOLICITED_COMMAND)[0], "b")
+    _once, frames = _run("write", 2, (first,), e_d_tov=0.01, duration=3.0)
+    second = _hit(frames.of(h.R_CTL_SOLICITED_DATA)[-1], "b")  # the second write's data
+    capture = tmp_path / "recovery.pcap"
+    with PcapWriter(capture) as writer:
+        storage, _lost = _run("write", 2, (first, second), e_d_tov=0.01, duration=3.0,
+                              sinks=(PcapSink(writer),))
+    recovery = storage["nvme_initiators"]["a"]["recovery"]
+    assert recovery["recs"] == 2 and recovery["commands_resent"] == 1
+    assert storage["jobs"]["job"]["ios"] == 2 and storage["jobs"]["job"]["errors"] == 0
+    opcodes = _tshark(capture, tmp_path, "fcels.opcode", where="fcels")
+    assert opcodes == [["0x20"], ["0x02"], ["0x13"], ["0x01"], ["0x13"], ["0x02"]]
+    assert _tshark(capture, tmp_path, "fc.r_ctl", where="fc.r_ctl == 0x09 || fc.r_ctl == 0x0a"
+                   ) == [["0x09"], ["0x0a"]]
+    assert _tshark(capture, tmp_path, "frame.number", where="_ws.malformed") == []

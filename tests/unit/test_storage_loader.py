@@ -108,12 +108,21 @@ CASES = {
     "queue of one entry": (('rw = "randread"', 'rw = "randread"\nprotocol = "nvme"\n'
                                                 'queue_size = 1'),
                            "workloads[0].queue_size", "given 1", "an integer 2..65536"),
-    "NVMe with faults": (('rw = "randread"', 'rw = "randread"\nprotocol = "nvme"\n'
-                                              '[[faults]]\nkind = "link-down"\n'
-                                              'link = "link0"\nat = "1 ms"'),
-                         "workloads[0].protocol", "given 'nvme'",
-                         "'fcp' in a scenario with faults"),
+    "SLER not a flag": (('target = "fc-disk-10k"', 'target = "fc-disk-10k"\nnvme_sler = 1'),
+                        "nodes[1].nvme_sler", "given 1", "true or false"),
 }
+
+
+def test_nvme_jobs_load_in_a_scenario_with_faults(tmp_path: Path) -> None:
+    """FC-NVMe recovers lost frames (docs/storage.md), so NVMe jobs run with faults."""
+    _, scenario = load(tmp_path, BASE.replace('rw = "randread"', 'rw = "randread"\n'
+                                              'protocol = "nvme"') + """
+[[faults]]
+kind = "link-down"
+link = "link0"
+at = "1 ms"
+""")
+    assert scenario.workloads[0].nvme is not None and len(scenario.faults) == 1
 
 
 @pytest.mark.parametrize("case", CASES)

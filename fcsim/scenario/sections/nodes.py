@@ -153,6 +153,12 @@ class NodeKeys(Section):
                             "SCSI LUNs 0 .. namespaces - 1 over FCP and NVMe namespaces "
                             "1 .. namespaces over FC-NVMe; jobs address one with lun or "
                             "namespace (default: 1, the whole device).", 4)
+    nvme_sler: Flag = key(True, "FC-NVMe: the node offers sequence level error recovery "
+                          "(FC-NVMe-2 SLER) at PRLI, as its host or controller; used with a "
+                          "peer that offers it too: a command whose frames are lost is then "
+                          "recovered within its exchange (REC, NVMe_SR) instead of timing "
+                          "out and being sent again (default: on, as Linux qla2xxx and lpfc "
+                          "set it with FC-NVMe-2 firmware). docs/storage.md.", False)
     channels: Channels = key([], "Disk channels on this node (SCSI buses, ATA channels) and "
                              "their disks, read by the node's own block layer: a job from "
                              "this node addresses them by name, and target_disks serves them "

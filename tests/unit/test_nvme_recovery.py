@@ -1,0 +1,376 @@
+"""FC-NVMe error recovery in Class 3: the FC-NVMe-2 IUs and the REC ELS
+against their layouts, SLER negotiated at PRLI only when both ends offer it,
+and the recovery of one lost frame, with SLER (inside the exchange: at once
+for a read's data, after REC_TOV and a REC for the rest) and without (the
+NVMe layer's timeout, ABTS and a new exchange), each against its closed form
+from the model's own parameters."""
+
+from __future__ import annotations
+
+import dataclasses
+import struct
+from typing import Any
+
+import pytest
+
+from fcsim.engine.simulation import Simulation
+from fcsim.faults.config import FaultConfig
+from fcsim.fc0.speed import speed_named
+from fcsim.fc2 import header as h
+from fcsim.fc2.frame import MAX_DATA_FIELD, frame_chars
+from fcsim.fc2.login import R_A_TOV, ServiceParameters
+from fcsim.fc2.port import Port
+from fcsim.fc2.rec import (
+    ESB_COMPLETE,
+    ESB_RESPONDER,
+    ESB_SEQUENCE_INITIATIVE,
+    REC_ACC_SIZE,
+    REC_SIZE,
+    Rec,
+    RecAnswer,
+    answer_bytes,
+    rec_bytes,
+)
+from fcsim.fc2.sequence import Exchange
+from fcsim.fc4.nvme import (
+    CMD_IU_SIZE,
+    HOST_ABORTED,
+    PRLI_SIZE,
+    R_CTL_SR,
+    R_CTL_SR_RSP,
+    RSP_SIZE,
+    SR_RSP_SIZE,
+    SR_SIZE,
+    XFER_RDY_SIZE,
+    NvmeSr,
+    NvmeSrResponse,
+    PrliNvme,
+)
+from fcsim.fc4.nvme_bytes import SLER, nvme_sr, nvme_sr_rsp, prli_nvme
+from fcsim.fc4.nvme_recovery import (
+    COMMAND,
+    IO_TIMEOUT,
+    MAX_RECOVERIES,
+    MAX_RETRIES,
+    rec_tov,
+    retry_r_ctl,
+)
+from fcsim.runner import _run_once
+from fcsim.storage.config import FioConfig, NvmeOptions
+from fcsim.storage.device_model import RamDiskModel
+from fcsim.workload.fio import FioOptions
+from tests.builders import p2p
+
+RAM = RamDiskModel("ram", 2**30, 10e-6, 1e9)
+PROPAGATION = 5e-9
+"""Propagation delay of the builders' 1 m link, s."""
+SPEED = "4GFC"
+
+# -- the IUs and the ELS against their layouts ------------------------------------
+
+
+def test_the_sr_ius_are_eight_bytes_as_linux_nvme_fc_h_lays_them_out() -> None:
+    assert (R_CTL_SR, R_CTL_SR_RSP, SR_SIZE, SR_RSP_SIZE) == (0x09, 0x0A, 8, 8)
+    sr = nvme_sr(NvmeSr(h.R_CTL_SOLICITED_DATA))
+    assert sr == bytes([0x28, 0x01, 0x00, 0x01, 0, 0, 0, 0])  # fc_id, opcode, rsvd, retry_rctl
+    assert nvme_sr_rsp(NvmeSrResponse()) == bytes([0x28, 0x02, 0, 0x00, 0, 0, 0, 0])
+
+
+def test_the_prli_page_carries_the_sler_bit_in_word_3_bit_8() -> None:
+    """Linux lpfc's NVMe PRLI: command word 0x20140018 (page length 0x14, 24
+    bytes), the page's word 3 the flags (first burst allowed bit 0,
+    initiator bit 5, SLER bit 8), word 4 the first burst size in 512 bytes."""
+    plain = prli_nvme(False, True)
+    sler = prli_nvme(False, True, PrliNvme(8192, sler=True))
+    assert len(plain) == len(sler) == PRLI_SIZE == 24
+    assert struct.unpack(">I", sler[:4])[0] == 0x20140018
+    word3, word4 = struct.unpack(">II", sler[4 + 12:4 + 20])
+    assert word3 == 0x20 | SLER | 0x01 and SLER == 1 << 8
+    assert word4 == 8192 // 512
+    assert struct.unpack(">II", plain[4 + 12:4 + 20]) == (0x20, 0)
+    accept = prli_nvme(True, False, PrliNvme(0, sler=True))
+    assert struct.unpack(">I", accept[:4])[0] == 0x02140018
+    assert struct.unpack(">I", accept[4 + 12:4 + 16])[0] == 0x10 | SLER
+
+
+def test_rec_and_its_answers_are_fc_ls_payloads() -> None:
+    exchange = Exchange(0x1234, object(), 0x020300)  # type: ignore[arg-type]
+    exchange.rx_id = 0x0042
+    request = rec_bytes(Rec(exchange), 0x010200)
+    assert len(request) == REC_SIZE == 12
+    assert request == bytes([0x13, 0, 0, 0, 0x00, 0x01, 0x02, 0x00, 0x12, 0x34, 0x00, 0x42])
+    accept = answer_bytes(RecAnswer(exchange, True, 4096, True, False), 0x010200, 0x020300)
+    assert len(accept) == REC_ACC_SIZE == RecAnswer(exchange, True).size == 24
+    assert accept[0] == 0x02 and accept[4:8] == bytes([0x12, 0x34, 0x00, 0x42])
+    fc4value, e_stat = struct.unpack(">II", accept[16:24])
+    assert fc4value == 4096 and e_stat == ESB_RESPONDER | ESB_SEQUENCE_INITIATIVE
+    assert ESB_COMPLETE == 1 << 29
+    reject = answer_bytes(RecAnswer(exchange, False), 0x010200, 0x020300)
+    assert len(reject) == RecAnswer(exchange, False).size == 8
+    assert reject == bytes([0x01, 0, 0, 0, 0, 0x09, 0x17, 0])  # unable; invalid OX_ID-RX_ID
+
+
+def test_the_timers_and_counts_are_linux_s() -> None:
+    assert rec_tov(2.0) == 3.0  # libfc: E_D_TOV + 1 s
+    assert (IO_TIMEOUT, MAX_RETRIES, MAX_RECOVERIES) == (30.0, 5, 3)
+
+
+@pytest.mark.parametrize(("write", "answer", "received", "expected"), [
+    (True, RecAnswer(None, False), 0, COMMAND),  # type: ignore[arg-type]
+    (True, RecAnswer(None, True, 0, False, False), 0, h.R_CTL_DATA_DESCRIPTOR),  # type: ignore
+    (True, RecAnswer(None, True, 4096, True, False), 0, None),  # type: ignore[arg-type]
+    (True, RecAnswer(None, True, 4096, False, True), 0, h.R_CTL_COMMAND_STATUS),  # type: ignore
+    (False, RecAnswer(None, True, 0, True, False), 0, None),  # type: ignore[arg-type]
+    (False, RecAnswer(None, True, 4096, False, True), 0, h.R_CTL_SOLICITED_DATA),  # type: ignore
+    (False, RecAnswer(None, True, 4096, False, True), 4096, h.R_CTL_COMMAND_STATUS),  # type: ignore
+])
+def test_the_iu_asked_again_follows_from_the_exchange_state(
+        write: bool, answer: RecAnswer, received: int, expected: int | None) -> None:
+    assert retry_r_ctl(write, 4096, received, answer) == expected
+
+
+# -- runs ---------------------------------------------------------------------------
+
+
+class _Frames:
+    """Every frame sent: (start, end, frame)."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[float, float, Any]] = []
+
+    def frame(self, time: float, port: Any, frame: Any, start: float, end: float) -> None:
+        self.rows.append((start, end, frame))
+
+    def primitive(self, time: float, port: Any, name: str, start: float) -> None:
+        pass
+
+    def state(self, time: float, port: Any, change: str) -> None:
+        pass
+
+    def of(self, r_ctl: int, s_id: int | None = None) -> list[tuple[float, float, Any]]:
+        return [r for r in self.rows if r[2].sequence is not None
+                and r[2].sequence.r_ctl == r_ctl and (s_id is None or r[2].s_id == s_id)]
+
+
+def _run(rw: str, count: int, faults: tuple[FaultConfig, ...] = (), sler: bool = True,
+         timeout: float = IO_TIMEOUT, duration: float = 0.01, first_burst: int = 0,
+         e_d_tov: float | None = None, bs: int = 4096,
+         sinks: tuple[Any, ...] = ()) -> tuple[dict[str, Any], _Frames]:
+    """Host "a" runs *count* NVMe reads or writes (*rw*) of *bs* bytes at depth
+    one to "b", a RAM disk, over 1 m of 4GFC, with *faults*; the run's storage
+    results and every frame sent (also handed to *sinks*)."""
+    job = FioConfig("job", "a", "b", FioOptions(rw, bs, count=count), timeout=timeout,
+                    nvme=NvmeOptions(1, 128, first_burst))
+    params = None if e_d_tov is None else ServiceParameters(e_d_tov=e_d_tov)
+    base = p2p((job,), duration, speed=SPEED, a=params, b=params)
+    a, b = base.nodes
+    scenario = dataclasses.replace(
+        base, nodes=(dataclasses.replace(a, nvme_sler=sler),
+                     dataclasses.replace(b, target=RAM)), faults=faults)
+    frames = _Frames()
+    result, _sim = _run_once(scenario, 1, [frames, *sinks], None, None)
+    return result["storage"], frames
+
+
+def _hit(frame_row: tuple[float, float, Any], receiver: str) -> FaultConfig:
+    """One corrupted character in the middle of *frame_row*'s arrival at *receiver*."""
+    start, end, _frame = frame_row
+    return FaultConfig(start + PROPAGATION + (end - start) / 2, "corrupted-characters",
+                       port=receiver, characters=1)
+
+
+def _t(size: int) -> float:
+    return frame_chars(size) * speed_named(SPEED).char_time
+
+
+def _data(size: int) -> list[int]:
+    full, rest = divmod(size, MAX_DATA_FIELD)
+    return [MAX_DATA_FIELD] * full + ([rest] if rest else [])
+
+
+def test_sler_is_used_only_when_both_ends_offer_it() -> None:
+    for host_offers in (True, False):
+        job = FioConfig("job", "a", "b", FioOptions("read", 4096, count=1),
+                        nvme=NvmeOptions(1))
+        base = p2p((job,), 1e-3)
+        a, b = base.nodes
+        for target_offers in (True, False):
+            scenario = dataclasses.replace(base, nodes=(
+                dataclasses.replace(a, nvme_sler=host_offers),
+                dataclasses.replace(b, target=RAM, nvme_sler=target_offers)))
+            sim = Simulation(1)
+            from fcsim.build import BUILDERS
+            from fcsim.storage.build import Storage
+            net = BUILDERS[scenario.topology](sim, scenario)
+            storage = Storage(sim, scenario, net)
+            sim.run(1e-3)
+            initiator = storage.nvme_initiators["a"]
+            (d_id,) = initiator.targets()
+            assert initiator.uses_sler(d_id) == (host_offers and target_offers)
+
+
+def test_a_read_s_lost_data_frame_costs_one_nvme_sr_and_the_data_again() -> None:
+    """SLER: the response comes with the data short, so the host asks for the
+    data again at once (NVMe_SR, retry R_CTL 0x01); the controller answers
+    NVMe_SR_RSP and sends the data and the response again. The read is late
+    by exactly the NVMe_SR's frame and the data, response and SR_RSP frames
+    again, with their gaps, the two R_RDYs each line returns first and a
+    round trip of the link."""
+    clean, frames = _run("read", 3)
+    data = frames.of(h.R_CTL_SOLICITED_DATA)
+    per = len(_data(4096))
+    hit = _hit(data[per + 1], "a")  # the second frame of the second read's data
+    lost, _ = _run("read", 3, (hit,))
+    assert lost["jobs"]["job"]["errors"] == 0 and lost["jobs"]["job"]["ios"] == 3
+    recovery = lost["nvme_initiators"]["a"]["recovery"]
+    assert recovery["retransmission_requests"] == 1 and recovery["recs"] == 0
+    assert lost["nvme_targets"]["b"]["recovery"]["retransmissions"] == 1
+    rate = speed_named(SPEED)
+    gap = Port.GAP_WORDS * rate.word_time
+    extra = (rate.word_time + _t(SR_SIZE) + PROPAGATION  # R_RDY, then the NVMe_SR
+             + rate.word_time + _t(SR_RSP_SIZE) + gap  # R_RDY, then the NVMe_SR_RSP
+             + sum(_t(n) + gap for n in _data(4096)) + _t(RSP_SIZE) + PROPAGATION)
+    before = clean["jobs"]["job"]["latency_s"]["max"]
+    assert lost["jobs"]["job"]["latency_s"]["max"] == pytest.approx(before + extra, rel=1e-9)
+
+
+def test_a_write_s_lost_data_frame_is_found_after_rec_tov_and_asked_again() -> None:
+    """SLER: the write's data never arrives whole. REC_TOV after the last IU
+    the host saw (the transfer ready, its data sent at once) it sends REC; the
+    LS_ACC says the controller lacks data and the host holds the initiative,
+    so the host asks for the transfer ready again with NVMe_SR; from there
+    the write goes as a clean one from its command, with the NVMe_SR_RSP
+    before the transfer ready. No error, no abort."""
+    e_d_tov = 0.01
+    clean, frames = _run("write", 1, e_d_tov=e_d_tov, duration=2.0)
+    (command,) = frames.of(h.R_CTL_UNSOLICITED_COMMAND)
+    (ready,) = frames.of(h.R_CTL_DATA_DESCRIPTOR)
+    data = frames.of(h.R_CTL_SOLICITED_DATA)
+    lost, lost_frames = _run("write", 1, (_hit(data[0], "b"),), e_d_tov=e_d_tov, duration=2.0)
+    figures = lost["jobs"]["job"]
+    assert figures["errors"] == 0 and figures["ios"] == 1
+    recovery = lost["nvme_initiators"]["a"]["recovery"]
+    assert recovery["recs"] == 1 and recovery["retransmission_requests"] == 1
+    assert recovery["timeouts"] == recovery["aborts"] == 0
+    rate = speed_named(SPEED)
+    word, gap = rate.word_time, Port.GAP_WORDS * rate.word_time
+    rec_start = ready[1] + PROPAGATION + rec_tov(e_d_tov)
+    (rec,) = [r for r in lost_frames.of(h.R_CTL_ELS_REQUEST) if r[0] > ready[1]]
+    assert rec[0] == pytest.approx(rec_start, abs=1e-12 * rec_start + 1e-12)
+    # REC out, the controller's R_RDY and LS_ACC back, the host's R_RDY and NVMe_SR out
+    sr_start = (rec_start + _t(REC_SIZE) + PROPAGATION + word + _t(REC_ACC_SIZE)
+                + PROPAGATION + word)
+    (sr,) = lost_frames.of(R_CTL_SR)
+    assert sr[0] == pytest.approx(sr_start, rel=1e-12)
+    expected = (clean["jobs"]["job"]["latency_s"]["max"]
+                + (sr_start + _t(SR_SIZE)) - command[1] + _t(SR_RSP_SIZE) + gap)
+    assert figures["latency_s"]["max"] == pytest.approx(expected, rel=1e-9)
+    assert XFER_RDY_SIZE == 12
+
+
+def test_a_lost_rec_answer_costs_another_rec_tov_and_rec() -> None:
+    """SLER: a write's data and then the LS_ACC of the host's REC are lost;
+    REC_TOV later the host ends that REC's exchange and sends another, whose
+    answer leads to the NVMe_SR; the write completes, no abort."""
+    e_d_tov = 0.01
+    _clean, frames = _run("write", 1, e_d_tov=e_d_tov, duration=4.0)
+    data = _hit(frames.of(h.R_CTL_SOLICITED_DATA)[0], "b")
+    _once, frames = _run("write", 1, (data,), e_d_tov=e_d_tov, duration=4.0)
+    (answer,) = frames.of(h.R_CTL_ELS_REPLY, frames.of(R_CTL_SR)[0][2].d_id)[-1:]
+    lost, lost_frames = _run("write", 1, (data, _hit(answer, "a")), e_d_tov=e_d_tov,
+                             duration=4.0)
+    recovery = lost["nvme_initiators"]["a"]["recovery"]
+    assert (recovery["recs"], recovery["retransmission_requests"], recovery["aborts"]) == (
+        2, 1, 0)
+    assert lost["jobs"]["job"]["ios"] == 1 and lost["jobs"]["job"]["errors"] == 0
+    first, second = [r[0] for r in lost_frames.of(h.R_CTL_ELS_REQUEST) if r[0] > 1.0]
+    assert second - first == pytest.approx(rec_tov(e_d_tov), rel=1e-9)
+
+
+def test_a_write_s_lost_response_is_asked_again_after_rec_tov() -> None:
+    """SLER: the response of a write is lost. REC_TOV after the transfer
+    ready the host sends REC; the LS_ACC says the controller has answered
+    (E_STAT complete), so the host asks for the response again with NVMe_SR
+    (retry R_CTL 0x07) and gets it after the NVMe_SR_RSP."""
+    e_d_tov = 0.01
+    clean, frames = _run("write", 1, e_d_tov=e_d_tov, duration=2.0)
+    (ready,) = frames.of(h.R_CTL_DATA_DESCRIPTOR)
+    (response,) = frames.of(h.R_CTL_COMMAND_STATUS)
+    lost, lost_frames = _run("write", 1, (_hit(response, "a"),), e_d_tov=e_d_tov,
+                             duration=2.0)
+    recovery = lost["nvme_initiators"]["a"]["recovery"]
+    assert (recovery["recs"], recovery["retransmission_requests"]) == (1, 1)
+    (sr,) = lost_frames.of(R_CTL_SR)
+    assert sr[2].sequence.ulp == NvmeSr(h.R_CTL_COMMAND_STATUS)
+    rate = speed_named(SPEED)
+    word, gap = rate.word_time, Port.GAP_WORDS * rate.word_time
+    sr_start = (ready[1] + PROPAGATION + rec_tov(e_d_tov) + _t(REC_SIZE) + PROPAGATION + word
+                + _t(REC_ACC_SIZE) + PROPAGATION + word)
+    assert sr[0] == pytest.approx(sr_start, rel=1e-12)
+    done = sr_start + _t(SR_SIZE) + PROPAGATION + word + _t(SR_RSP_SIZE) + gap + _t(
+        RSP_SIZE) + PROPAGATION
+    expected = clean["jobs"]["job"]["latency_s"]["max"] + done - (response[1] + PROPAGATION)
+    assert lost["jobs"]["job"]["latency_s"]["max"] == pytest.approx(expected, rel=1e-9)
+
+
+def test_without_sler_a_lost_frame_costs_the_timeout_an_abort_and_a_retry() -> None:
+    """No SLER: the read whose data frame is lost completes with its data
+    short (host path error), and is sent again at once in a new exchange;
+    a lost command is found only by the NVMe layer's timeout: ABTS, BA_ACC,
+    and the command again. The second read's latency is the timeout, the
+    ABTS round trip and a clean read."""
+    timeout = 0.002
+    clean, frames = _run("read", 2, sler=False, timeout=timeout)
+    commands = frames.of(h.R_CTL_UNSOLICITED_COMMAND)
+    lost, lost_frames = _run("read", 2, (_hit(commands[1], "b"),), sler=False,
+                             timeout=timeout)
+    figures = lost["jobs"]["job"]
+    assert figures["errors"] == 0 and figures["ios"] == 2
+    recovery = lost["nvme_initiators"]["a"]["recovery"]
+    assert recovery == {"recs": 0, "retransmission_requests": 0, "commands_resent": 0,
+                        "timeouts": 1, "aborts": 1, "retries": 1, "failed": 0, "sler": []}
+    (abts,) = lost_frames.of(h.R_CTL_ABTS)
+    (ba_acc,) = lost_frames.of(h.R_CTL_BA_ACC)
+    assert abts[0] == pytest.approx(commands[1][0] + timeout, abs=2e-7)
+    rate = speed_named(SPEED)
+    one = clean["jobs"]["job"]["latency_s"]["max"]
+    # the timeout from the first send; the ABTS (an empty frame) and, after the
+    # controller's R_RDY for it, its BA_ACC; then the read again as a clean one
+    expected = (timeout + (abts[1] - abts[0]) + PROPAGATION + rate.word_time
+                + (ba_acc[1] - ba_acc[0]) + PROPAGATION + one)
+    assert figures["latency_s"]["max"] == pytest.approx(expected, rel=1e-6)
+    assert HOST_ABORTED == 0x371 and R_A_TOV == 10.0 and CMD_IU_SIZE == 96
+
+
+def test_without_sler_a_read_s_lost_data_frame_costs_the_read_again() -> None:
+    """No SLER: the response comes with the data short; the read completes
+    with a host path error and the NVMe layer sends it again at once in a
+    new exchange: it takes exactly two clean reads."""
+    clean, frames = _run("read", 3, sler=False)
+    per = len(_data(4096))
+    lost, _ = _run("read", 3, (_hit(frames.of(h.R_CTL_SOLICITED_DATA)[per], "a"),),
+                   sler=False)
+    assert lost["jobs"]["job"]["errors"] == 0 and lost["jobs"]["job"]["ios"] == 3
+    recovery = lost["nvme_initiators"]["a"]["recovery"]
+    assert (recovery["retries"], recovery["timeouts"], recovery["aborts"]) == (1, 0, 0)
+    one = clean["jobs"]["job"]["latency_s"]["max"]
+    assert lost["jobs"]["job"]["latency_s"]["max"] == pytest.approx(2 * one, rel=1e-9)
+
+
+def test_without_sler_a_command_failing_every_try_is_reported_as_an_error() -> None:
+    """Every frame is lost from just after login: each try of
+    the read times out, its ABTS goes unanswered MAX_RECOVERIES times R_A_TOV
+    and the try is given up; after the first try and max_retries more the
+    command fails, and fio counts the error."""
+    timeout = 1e-3
+    _clean, frames = _run("read", 1, sler=False, timeout=timeout)
+    (command,) = frames.of(h.R_CTL_UNSOLICITED_COMMAND)
+    faults = (FaultConfig(command[0] - 1e-9, "bit-error-rate", link="link",
+                          bit_error_rate=0.1),)
+    tries = MAX_RETRIES + 1
+    lost, _ = _run("read", 1, faults, sler=False, timeout=timeout,
+                   duration=tries * (timeout + MAX_RECOVERIES * R_A_TOV) + 1.0)
+    recovery = lost["nvme_initiators"]["a"]["recovery"]
+    assert recovery["timeouts"] == tries and recovery["aborts"] == tries * MAX_RECOVERIES
+    assert recovery["retries"] == MAX_RETRIES and recovery["failed"] == 1
+    assert lost["jobs"]["job"]["errors"] == 1 and lost["jobs"]["job"]["ios"] == 0
