@@ -33,13 +33,15 @@ command is one exchange on its I/O connection:
 - NVMe_XFER_RDY IU (R_CTL 0x05): FCP_XFER_RDY's 12 bytes (offset, burst
   length), before write data the target has not taken as first burst.
 - NVMe_DATA IU (R_CTL 0x01): the data, frames labelled with their offset.
-- The response (R_CTL 0x07): an NVMe_ERSP IU (``struct nvme_fc_ersp_iu``, 32
-  bytes: the response sequence number, transferred length and the 16-byte
-  completion queue entry) every *ersp_ratio*-th response on a connection or
-  when the completion is not a plain success; otherwise the shortened
-  NVMe_RSP IU of 12 zero bytes (``NVME_FC_SIZEOF_ZEROS_RSP``), from which
-  the host rebuilds the completion (Linux ``nvmet_fc_prep_fcp_rsp``,
-  ``drivers/nvme/target/fc.c``).
+- The response: an NVMe_ERSP IU (R_CTL 0x08, ``struct nvme_fc_ersp_iu``,
+  32 bytes: the response sequence number, transferred length and the
+  16-byte completion queue entry) every *ersp_ratio*-th response on a
+  connection or when the completion is not a plain success; otherwise the
+  shortened NVMe_RSP IU (R_CTL 0x07) of 12 zero bytes
+  (``NVME_FC_SIZEOF_ZEROS_RSP``), from which the host rebuilds the
+  completion (Linux ``nvmet_fc_prep_fcp_rsp``, ``drivers/nvme/target/fc.c``;
+  the R_CTLs are ``FCNVME_RS_RCTL_ERSP`` and ``FCNVME_RS_RCTL_RSP`` of
+  ``include/linux/nvme-fc.h``).
 
 Error recovery in Class 3 (FC-NVMe-2, INCITS 556: sequence level error
 recovery, SLER) is used on an association when both ends set the SLER bit
@@ -104,6 +106,9 @@ DEFAULT_QUEUE_SIZE = 128
 """I/O queue size a Linux host asks for, entries (NVMF_DEF_QUEUE_SIZE)."""
 ADMIN_QUEUE_SIZE = 32
 """Admin queue size a Linux host asks for, entries (NVME_AQ_DEPTH)."""
+R_CTL_ERSP = 0x08
+"""R_CTL of an NVMe_ERSP IU (Linux ``FCNVME_RS_RCTL_ERSP``; the shortened
+NVMe_RSP goes as 0x07, ``FCNVME_RS_RCTL_RSP``, FC-FS's command status)."""
 R_CTL_SR = 0x09
 """R_CTL of an NVMe_SR IU (Linux ``FCNVME_RS_RCTL_SR``)."""
 R_CTL_SR_RSP = 0x0A

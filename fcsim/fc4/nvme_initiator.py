@@ -25,6 +25,7 @@ from fcsim.fc4.nvme import (
     CREATE_CONNECTION_SIZE,
     HOST_ABORTED,
     PRLI_SIZE,
+    R_CTL_ERSP,
     R_CTL_LS_REPLY,
     R_CTL_LS_REQUEST,
     R_CTL_SR,
@@ -364,7 +365,7 @@ class NvmeInitiator:
             self._data(command, seq.ulp)  # type: ignore[arg-type]
         elif seq.r_ctl == h.R_CTL_SOLICITED_DATA:
             command.moved += seq.size
-        elif seq.r_ctl == h.R_CTL_COMMAND_STATUS:
+        elif seq.r_ctl == h.R_CTL_COMMAND_STATUS or seq.r_ctl == R_CTL_ERSP:
             self._responded(command, seq.ulp)  # type: ignore[arg-type]
         return True
 

@@ -23,6 +23,7 @@ from fcsim.fc4.nvme import (
     ERSP_SIZE,
     INVALID_NAMESPACE,
     PRLI_SIZE,
+    R_CTL_ERSP,
     R_CTL_LS_REPLY,
     R_CTL_LS_REQUEST,
     R_CTL_SR,
@@ -338,7 +339,8 @@ class NvmeTarget:
         """Send the command's response IU (again, when the host asks)."""
         size, response = io.response  # type: ignore[misc]
         remembered = io.exchange in self._answered
-        self.nport.send(io.exchange, size, 3, r_ctl=h.R_CTL_COMMAND_STATUS, type_=TYPE_NVME,
+        r_ctl = R_CTL_ERSP if response.ersp else h.R_CTL_COMMAND_STATUS
+        self.nport.send(io.exchange, size, 3, r_ctl=r_ctl, type_=TYPE_NVME,
                         ulp=response, last=True,
                         on_delivered=(lambda _seq, _at: self._response_delivered(io))
                         if remembered else None)

@@ -36,6 +36,7 @@ from fcsim.fc4.nvme import (
     CMD_IU_SIZE,
     HOST_ABORTED,
     PRLI_SIZE,
+    R_CTL_ERSP,
     R_CTL_SR,
     R_CTL_SR_RSP,
     RSP_SIZE,
@@ -45,6 +46,7 @@ from fcsim.fc4.nvme import (
     NvmeSr,
     NvmeSrResponse,
     PrliNvme,
+    ersp_ratio,
 )
 from fcsim.fc4.nvme_bytes import SLER, nvme_sr, nvme_sr_rsp, prli_nvme
 from fcsim.fc4.nvme_recovery import (
@@ -374,3 +376,16 @@ def test_without_sler_a_command_failing_every_try_is_reported_as_an_error() -> N
     assert recovery["timeouts"] == tries and recovery["aborts"] == tries * MAX_RECOVERIES
     assert recovery["retries"] == MAX_RETRIES and recovery["failed"] == 1
     assert lost["jobs"]["job"]["errors"] == 1 and lost["jobs"]["job"]["ios"] == 0
+
+
+def test_an_ersp_goes_as_r_ctl_0x08_and_a_shortened_response_as_0x07() -> None:
+    """Linux nvme-fc.h: FCNVME_RS_RCTL_RSP 0x7, FCNVME_RS_RCTL_ERSP 0x8. With a
+    queue of 128 entries every ersp_ratio-th response is an ERSP."""
+    count = 2 * ersp_ratio(128) + 1
+    result, frames = _run("read", count)
+    assert result["jobs"]["job"]["ios"] == count
+    plain = frames.of(h.R_CTL_COMMAND_STATUS)
+    extended = frames.of(R_CTL_ERSP)
+    assert len(extended) == 2 and len(plain) == count - 2
+    assert all(r[2].sequence.ulp.ersp for r in extended)
+    assert not any(r[2].sequence.ulp.ersp for r in plain)
