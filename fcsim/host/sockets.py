@@ -78,38 +78,45 @@ class Socket:
         """send() of *nbytes*; *done()* when the call returns. *touched*: the
         process writes to its buffer before the kernel is done with it (with
         zero-copy send, a copy-on-write fault a page). The host model's
-        *send_path* says how the data reach TCP (:meth:`_sosend_mbufs`,
-        :meth:`_sosend_whole`, :meth:`_sosend_buffer`)."""
+        *send_path* says how the data reach TCP (:meth:`_sosend_bsd`,
+        :meth:`_sosend_buffer`)."""
         host = self.host
         path = host.model.send_path
-        if path == "mbuf" or path == "moretocome":
-            more = path == "moretocome"
+        if path in ("mbuf", "moretocome", "whole"):
+            whole, more = path == "whole", path == "moretocome"
 
             def go() -> None:
-                self._sosend_mbufs(nbytes, done, touched, more)
-        elif path == "whole":
-            def go() -> None:
-                self._sosend_whole(nbytes, done, touched)
+                self._sosend_bsd(nbytes, done, touched, whole, more)
         else:
             def go() -> None:
                 self._sosend_buffer(nbytes, done, touched)
         host.cpu.run(host.model.syscall, go if nbytes else done, PROCESS)
 
-    def _sosend_mbufs(self, nbytes: int, done: Callable[[], None], touched: bool,
-                      more_to_come: bool = False) -> None:
-        """4.4BSD sosend() for a stream socket: wait until the free space is at
-        least the rest of the write or SO_SNDLOWAT, then, while sosend's count
-        of it lasts, copy one mbuf (a cluster, or a header mbuf for a small
-        rest, :func:`~fcsim.transport.sockbuf.sosend_mbuf`) and hand it to TCP
-        as a PRU_SEND, which runs tcp_output; then wait again (uipc_socket.c
-        8.6). Each copy is its own piece of process-level work, so protocol
-        work waiting on the processor runs between two mbufs. With
+    def _sosend_bsd(self, nbytes: int, done: Callable[[], None], touched: bool,
+                    whole: bool = False, more_to_come: bool = False) -> None:
+        """A BSD sosend() for a stream socket: wait until the free space is at
+        least the rest of the write or SO_SNDLOWAT, copy, hand the copy to TCP
+        as a PRU_SEND, which runs tcp_output, and go on.
+
+        4.4BSD (uipc_socket.c 8.6): while sosend's count of the free space
+        lasts, copy one mbuf (a cluster, or a header mbuf for a small rest,
+        :func:`~fcsim.transport.sockbuf.sosend_mbuf`) and hand it over, then
+        wait again. Each copy is its own piece of process-level work, so
+        protocol work waiting on the processor runs between two mbufs. With
         *more_to_come*, FreeBSD's sosend(): each PRU_SEND but the write's last
         says more follows (PRUS_MORETOCOME, ``kern/uipc_socket.c``), so TCP
         holds a part segment (``netinet/tcp_usrreq.c`` tcp_usr_send,
-        ``netinet/tcp_output.c``)."""
+        ``netinet/tcp_output.c``).
+
+        With *whole*, 4.3BSD-Tahoe (``uipc_socket.c`` 7.10: ``while (space >
+        0)`` builds one mbuf chain before the PRU_SEND): copy as much of the
+        write as sosend's count of the free space holds in one pass
+        (:func:`~fcsim.transport.sockbuf.sosend_pass`), hand it all over as
+        one PRU_SEND, then wait again. With TCP_NODELAY each pass leaves as
+        segments of up to the MSS."""
         host, endpoint = self.host, self.endpoint
         cluster = endpoint.tcb.so_snd.cluster
+        size = sosend_pass if whole else sosend_mbuf
 
         def wait(resid: int) -> None:
             called = host.sim.now
@@ -117,7 +124,7 @@ class Socket:
                 called, lambda: copy(resid, space)))
 
         def copy(resid: int, space: int) -> None:
-            n = sosend_mbuf(resid, space, cluster)
+            n = size(resid, space, cluster)
             host.cpu.run(self._copy(n, True, touched), lambda: hand(n, resid - n, space),
                          PROCESS)
 
@@ -125,39 +132,10 @@ class Socket:
             space -= endpoint.pru_send(n, space, more_to_come and resid > 0)
             if not resid:
                 done()
-            elif space > 0:
+            elif space > 0 and not whole:
                 copy(resid, space)
             else:
                 wait(resid)
-
-        wait(nbytes)
-
-    def _sosend_whole(self, nbytes: int, done: Callable[[], None], touched: bool) -> None:
-        """4.3BSD-Tahoe sosend(): wait for free space as :meth:`_sosend_mbufs`
-        does, copy as much of the write as sosend's count of it holds in one
-        pass (:func:`~fcsim.transport.sockbuf.sosend_pass`), hand it all to TCP
-        as one PRU_SEND, then wait again (``uipc_socket.c`` 7.10: ``while
-        (space > 0)`` builds one mbuf chain before the PRU_SEND). With TCP_NODELAY
-        each pass leaves as segments of up to the MSS."""
-        host, endpoint = self.host, self.endpoint
-        cluster = endpoint.tcb.so_snd.cluster
-
-        def wait(resid: int) -> None:
-            called = host.sim.now
-            endpoint.send_space(resid, lambda space: host.resume(
-                called, lambda: copy(resid, space)))
-
-        def copy(resid: int, space: int) -> None:
-            n = sosend_pass(resid, space, cluster)
-            host.cpu.run(self._copy(n, True, touched), lambda: hand(n, resid - n, space),
-                         PROCESS)
-
-        def hand(n: int, resid: int, space: int) -> None:
-            endpoint.pru_send(n, space)
-            if resid:
-                wait(resid)
-            else:
-                done()
 
         wait(nbytes)
 
