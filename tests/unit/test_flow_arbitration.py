@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+import pytest
+
 from fcsim.fabric.switch_model import SwitchModel
 from fcsim.fc2.frame import frame_chars
 from fcsim.fc2.login import ServiceParameters
@@ -267,3 +269,39 @@ def test_two_fixed_points_of_the_round_robin_are_flagged() -> None:
     for name in streams:
         low, high = sorted((settled[name] * payload, other[name] * payload))
         assert low * (1 - TOLERANCE) <= packet[name] <= high * (1 + TOLERANCE), name
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "an output none of whose queues is backlogged takes the level its busiest "
+    "queues would fill it at; a tie with a queue held by its own line, which "
+    "exactly fills the next switch's cap on its input, caps the other queue "
+    "there at that rate although its frames do not use the cap, and the caps "
+    "hold each other up (docs/model.md, 'Flow model')"))
+def test_a_tie_at_an_output_nobody_waits_for_caps_no_queue() -> None:
+    """One core, three edges with two N_Ports each, two 2GFC ISLs a pair,
+    the stride permutation at 1GFC (exchange-based routing, both exchanges
+    of e2n0 and e2n1 on one ISL out of e2): every link has the room for its
+    streams, and the packet model carries each at its 1GFC line. The flow
+    model settles with e2n0's and e2n1's streams at half their line: the
+    core's output to e0 carries e2n0's stream beside one exchange of e1n1's,
+    held by its own line at half of it, and the tie makes the level of that
+    output half a line, which caps e2n0's queue there, which keeps the tie."""
+    scenario = scenario_from_document({
+        "name": "tie", "topology": "fabric",
+        "fabric": {"kind": "core-edge", "switches": 4, "cores": 1, "model": "generic-nonblocking",
+                   "nodes_per_switch": 2, "isls": 2, "speed": "1GFC", "isl_speed": "2GFC",
+                   "length": "10 m", "isl_length": "500 m", "routing": "exchange-based",
+                   "traffic": "permutation", "stream_size": "16 KiB", "outstanding": 2},
+        "run": {"duration": "1 ms", "login": False}}, "tie.toml")
+    voq = SwitchModel(name="voq", ports=64, bb_credit=16, routing_latency=0.7e-6,
+                      cut_through=True, virtual_output_queues=True, crossbar_speedup=2.0)
+    scenario = replace(scenario, switches=tuple(replace(s, model=voq) for s in scenario.switches),
+                       nodes=tuple(replace(n, params=ServiceParameters(bb_credit=16))
+                                   for n in scenario.nodes))
+    flow = solve(flow_fabric(scenario))
+    assert not any(flow.caveats.values())
+    packet = _packet(scenario, 0.5e-3, 5e-3)
+    for s in flow.fabric.streams:
+        line = _frames_per_s(s, flow, s.exchanges[0].path[0]) * _payload(s)
+        assert math.isclose(packet[s.name], line, rel_tol=TOLERANCE), s.name  # every line full
+    _agree(flow, packet)
