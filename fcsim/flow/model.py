@@ -160,6 +160,9 @@ OTHER = 1e-4
 :func:`_other_fixed_point` counts as another one (the levels settle to
 :data:`SETTLED`)."""
 
+UNTIES = 5
+"""Times :func:`_untied` may free a fixed point of levels held by a tie."""
+
 LOCKS = 5
 """Solutions :func:`solve` may take to find the link directions whose R_RDYs
 lock behind frames the other way (:func:`_locked`): one more after each
@@ -521,7 +524,8 @@ def _settle(by_output: dict[str, list[Queue]], own: dict[str, np.ndarray],
             mine: dict[str, list[int]], fixed: dict[str, float], rows: np.ndarray,
             cols: np.ndarray, values: np.ndarray, capacity: np.ndarray,
             positions: list[dict[int, float]], senders: int,
-            forced: dict[str, set[int]] | None = None) -> tuple[np.ndarray, bool]:
+            forced: dict[str, set[int]] | None = None,
+            untie: bool = True) -> tuple[np.ndarray, bool]:
     """From the levels *fixed* as they rose, every output's level again from
     the solution they give, until none moves (the fixed point: each output's
     level is what its round robin gives for the rates the levels give);
@@ -529,7 +533,8 @@ def _settle(by_output: dict[str, list[Queue]], own: dict[str, np.ndarray],
     (per output, senders), the first :data:`FORCED_ROUNDS` rounds count the
     queues of those senders at that output as backlogged whatever holds
     them (:func:`_other_fixed_point`), and the rounds after them settle as
-    above."""
+    above. A settled answer (without *forced*, and with *untie*) is then
+    freed of the levels that hold senders only by a tie (:func:`_untied`)."""
     levels = dict(fixed)
     cap = capacity.copy()
     pushed = FORCED_ROUNDS if forced else 0
@@ -550,10 +555,56 @@ def _settle(by_output: dict[str, list[Queue]], own: dict[str, np.ndarray],
                 found[o] = level
         if round_ >= pushed and found.keys() == levels.keys() and all(
                 math.isclose(found[o], levels[o], rel_tol=SETTLED) for o in found):
-            return cap, True
+            if forced or not untie:
+                return cap, True
+            return _untied(by_output, own, mine, rows, cols, values, capacity, cap,
+                           positions, senders), True
         levels = {o: level if math.isinf(levels.get(o, math.inf))
                   else levels[o] + DAMPING * (level - levels[o]) for o, level in found.items()}
     return capacity, False
+
+
+def _untied(by_output: dict[str, list[Queue]], own: dict[str, np.ndarray],
+            mine: dict[str, list[int]], rows: np.ndarray, cols: np.ndarray,
+            values: np.ndarray, capacity: np.ndarray, cap: np.ndarray,
+            positions: list[dict[int, float]], senders: int) -> np.ndarray:
+    """The capacities *cap* of a settled fixed point (*capacity* without the
+    levels), freed of the levels that hold senders only by a tie.
+
+    An output none of whose queues is backlogged takes the level at which
+    its busiest queues would fill it (:func:`fcsim.flow.arbitration.round_robin`),
+    meant to lie above every rate it carries: no frame waits for it, and
+    the switch serves whichever input has a frame (``Switch._pull``), so
+    its turns hold no one. Where two queues tie for busiest, that level can
+    equal their rate, cap one of them through a resource only the other
+    loads (the next switch's cap on the other's frames, which it fills
+    exactly), and hold its sender, keeping the tie: a fixed point of the
+    levels that the switches do not keep. For each output whose level
+    holds a sender while none of its queues is backlogged, the levels
+    settle again from this fixed point without that output's; an answer
+    that settles, gives no sender less (to :data:`OTHER`) and some more, is
+    taken, the one carrying the most frames if several, and the search
+    repeats from it (at most :data:`UNTIES` times)."""
+    owner = {int(i): o for o, idx in own.items() for i in idx}
+    for _ in range(UNTIES):
+        filling = max_min(rows, cols, values, cap, senders)
+        holding = held(rows, cols, values, cap, filling.rate, filling.load)
+        levels = {o: float(cap[idx[0]]) for o, idx in own.items() if math.isfinite(cap[idx[0]])}
+        tied = {o for o in {owner[h] for hs in holding for h in hs if h in owner}
+                if not any(waiting(by_output[o], holding, positions, set()))}
+        if not tied:
+            break
+        freed = {k: v for k, v in levels.items() if k not in tied}
+        other, settled = _settle(by_output, own, mine, freed, rows, cols, values, capacity,
+                                 positions, senders, untie=False)
+        if not settled:
+            break
+        rates = max_min(rows, cols, values, other, senders).rate
+        if not (rates.sum() > filling.rate.sum() * (1 + OTHER)
+                and np.all(rates >= filling.rate * (1 - OTHER))):
+            break
+        cap = other
+    return cap
 
 
 def _other_fixed_point(by_output: dict[str, list[Queue]],

@@ -8,8 +8,6 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-import pytest
-
 from fcsim.fabric.switch_model import SwitchModel
 from fcsim.fc2.frame import frame_chars
 from fcsim.fc2.login import ServiceParameters
@@ -271,21 +269,17 @@ def test_two_fixed_points_of_the_round_robin_are_flagged() -> None:
         assert low * (1 - TOLERANCE) <= packet[name] <= high * (1 + TOLERANCE), name
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "an output none of whose queues is backlogged takes the level its busiest "
-    "queues would fill it at; a tie with a queue held by its own line, which "
-    "exactly fills the next switch's cap on its input, caps the other queue "
-    "there at that rate although its frames do not use the cap, and the caps "
-    "hold each other up (docs/model.md, 'Flow model')"))
-def test_a_tie_at_an_output_nobody_waits_for_caps_no_queue() -> None:
+def test_a_tie_at_an_output_nobody_waits_for_holds_no_sender() -> None:
     """One core, three edges with two N_Ports each, two 2GFC ISLs a pair,
     the stride permutation at 1GFC (exchange-based routing, both exchanges
     of e2n0 and e2n1 on one ISL out of e2): every link has the room for its
-    streams, and the packet model carries each at its 1GFC line. The flow
-    model settles with e2n0's and e2n1's streams at half their line: the
+    streams, and the packet model carries each at its 1GFC line. The levels
+    first settle with e2n0's and e2n1's streams at half their line: the
     core's output to e0 carries e2n0's stream beside one exchange of e1n1's,
-    held by its own line at half of it, and the tie makes the level of that
-    output half a line, which caps e2n0's queue there, which keeps the tie."""
+    held by its own line at half of it; none of its queues waits, and the
+    tie makes its level half a line, which caps e2n0's queue there, which
+    keeps the tie. Settled again without the levels that hold senders only
+    so (:func:`fcsim.flow.model._untied`), every stream has its line."""
     scenario = scenario_from_document({
         "name": "tie", "topology": "fabric",
         "fabric": {"kind": "core-edge", "switches": 4, "cores": 1, "model": "generic-nonblocking",
