@@ -35,7 +35,9 @@ still:
   blocking reaches back hop by hop);
 - an output with no backlogged queue gets the level at which its busiest
   queue would fill it (above every rate, so it does not bind, and the
-  level moves continuously as the output comes to be full).
+  level moves continuously as the output comes to be full; where a tie
+  makes it bind, :func:`fcsim.flow.model._untied` takes it out once the
+  levels have settled).
 
 Within a queue the frames of its senders keep the proportions the earlier
 hops gave them (caps there), and max-min fairness among the senders of one

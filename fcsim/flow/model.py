@@ -61,7 +61,7 @@ import numpy as np
 from fcsim.fabric.switch_port import HEADER_CHARS
 from fcsim.fc2.frame import frame_chars
 from fcsim.fc2.port import MIN_FILL_WORDS
-from fcsim.flow.arbitration import Queue, held, resources_of, round_robin
+from fcsim.flow.arbitration import Queue, held, resources_of, round_robin, waiting
 from fcsim.flow.credit import (
     behind_output,
     forced,
@@ -107,7 +107,9 @@ class FlowResult:
     direction into a switch whose frames wait their turn at a full output
     (:func:`fcsim.flow.credit.behind_output`); *pipelined*, the same for
     each link direction one stream alone keeps full with sequences that end
-    in a shorter frame (:func:`fcsim.flow.credit.pipeline_period`)."""
+    in a shorter frame (:func:`fcsim.flow.credit.pipeline_period`);
+    *other*, the senders' frame rates at another fixed point of the round
+    robin where one is found (:func:`_other_fixed_point`), else None."""
 
     fabric: FlowFabric
     resources: list[Resource]
@@ -123,6 +125,7 @@ class FlowResult:
     locked: dict[str, float] = field(default_factory=dict)
     behind: dict[str, float] = field(default_factory=dict)
     pipelined: dict[str, float] = field(default_factory=dict)
+    other: np.ndarray | None = None
 
 
 def _per_frame(stream: StreamFlow) -> tuple[float, float]:
@@ -147,6 +150,18 @@ max-min, and the caveats name where the switches share otherwise. Each
 solution costs about O(senders x hops x distinct levels); a fabric whose
 outputs fill at many distinct levels, such as the 239-domain one, runs out
 of rises."""
+
+FORCED_ROUNDS = 30
+"""Rounds of :func:`_settle` that count an output's forced queues as
+backlogged when :func:`_other_fixed_point` looks for a second fixed point
+(then up to :data:`ROUNDS` more to settle)."""
+OTHER = 1e-4
+"""Relative difference in a sender's rate above which a fixed point found by
+:func:`_other_fixed_point` counts as another one (the levels settle to
+:data:`SETTLED`)."""
+
+UNTIES = 5
+"""Times :func:`_untied` may free a fixed point of levels held by a tie."""
 
 LOCKS = 5
 """Solutions :func:`solve` may take to find the link directions whose R_RDYs
@@ -262,6 +277,8 @@ def solve(fabric: FlowFabric) -> FlowResult:
             for name, wait in waits.items():
                 extra[credits[name]] += wait
         values = base + shares * extra[rows]
+    other = (_other_fixed_point(by_output, where, rows, cols, values, capacity, cap, positions,
+                                len(senders)) if settled else None)
     capacity = cap
     resources = [replace(r, capacity=float(c)) for r, c in zip(resources, capacity, strict=True)]
     holding = held(rows, cols, values, capacity, filling.rate, filling.load)
@@ -282,7 +299,7 @@ def solve(fabric: FlowFabric) -> FlowResult:
     result = FlowResult(fabric, resources, senders, rates,
                         [resources[b] for b in stops], filling.load,
                         stream_rates, dict(utilisation), dict(carried_rate), {}, settled,
-                        locked, behind, pipelined)
+                        locked, behind, pipelined, other)
     result.caveats = caveats(result)
     return result
 
@@ -506,14 +523,22 @@ def _levels(by_output: dict[str, list[Queue]], where: dict[tuple[str, str, str |
 def _settle(by_output: dict[str, list[Queue]], own: dict[str, np.ndarray],
             mine: dict[str, list[int]], fixed: dict[str, float], rows: np.ndarray,
             cols: np.ndarray, values: np.ndarray, capacity: np.ndarray,
-            positions: list[dict[int, float]], senders: int) -> tuple[np.ndarray, bool]:
+            positions: list[dict[int, float]], senders: int,
+            forced: dict[str, set[int]] | None = None,
+            untie: bool = True) -> tuple[np.ndarray, bool]:
     """From the levels *fixed* as they rose, every output's level again from
     the solution they give, until none moves (the fixed point: each output's
     level is what its round robin gives for the rates the levels give);
-    the capacities with the levels and whether they settled."""
+    the capacities with the levels and whether they settled. With *forced*
+    (per output, senders), the first :data:`FORCED_ROUNDS` rounds count the
+    queues of those senders at that output as backlogged whatever holds
+    them (:func:`_other_fixed_point`), and the rounds after them settle as
+    above. A settled answer (without *forced*, and with *untie*) is then
+    freed of the levels that hold senders only by a tie (:func:`_untied`)."""
     levels = dict(fixed)
     cap = capacity.copy()
-    for _ in range(ROUNDS):
+    pushed = FORCED_ROUNDS if forced else 0
+    for round_ in range(pushed + ROUNDS):
         cap = capacity.copy()
         for o, idx in own.items():
             cap[idx] = levels.get(o, math.inf)
@@ -522,15 +547,123 @@ def _settle(by_output: dict[str, list[Queue]], own: dict[str, np.ndarray],
         found = {}
         rate, limit = filling.rate.tolist(), cap.tolist()
         for o, group in by_output.items():
-            level = round_robin(group, rate, holding, positions, limit, mine[o], set())
+            rising: set[int] = set()
+            if forced and round_ < pushed and o in forced:
+                rising = {h for j in forced[o] for h in holding[j]}
+            level = round_robin(group, rate, holding, positions, limit, mine[o], rising)
             if math.isfinite(level):
                 found[o] = level
-        if found.keys() == levels.keys() and all(
+        if round_ >= pushed and found.keys() == levels.keys() and all(
                 math.isclose(found[o], levels[o], rel_tol=SETTLED) for o in found):
-            return cap, True
+            if forced or not untie:
+                return cap, True
+            return _untied(by_output, own, mine, rows, cols, values, capacity, cap,
+                           positions, senders), True
         levels = {o: level if math.isinf(levels.get(o, math.inf))
                   else levels[o] + DAMPING * (level - levels[o]) for o, level in found.items()}
     return capacity, False
+
+
+def _untied(by_output: dict[str, list[Queue]], own: dict[str, np.ndarray],
+            mine: dict[str, list[int]], rows: np.ndarray, cols: np.ndarray,
+            values: np.ndarray, capacity: np.ndarray, cap: np.ndarray,
+            positions: list[dict[int, float]], senders: int) -> np.ndarray:
+    """The capacities *cap* of a settled fixed point (*capacity* without the
+    levels), freed of the levels that hold senders only by a tie.
+
+    An output none of whose queues is backlogged takes the level at which
+    its busiest queues would fill it (:func:`fcsim.flow.arbitration.round_robin`),
+    meant to lie above every rate it carries: no frame waits for it, and
+    the switch serves whichever input has a frame (``Switch._pull``), so
+    its turns hold no one. Where two queues tie for busiest, that level can
+    equal their rate, cap one of them through a resource only the other
+    loads (the next switch's cap on the other's frames, which it fills
+    exactly), and hold its sender, keeping the tie: a fixed point of the
+    levels that the switches do not keep. For each output whose level
+    holds a sender while none of its queues is backlogged, the levels
+    settle again from this fixed point without that output's; an answer
+    that settles, gives no sender less (to :data:`OTHER`) and some more, is
+    taken, the one carrying the most frames if several, and the search
+    repeats from it (at most :data:`UNTIES` times)."""
+    owner = {int(i): o for o, idx in own.items() for i in idx}
+    for _ in range(UNTIES):
+        filling = max_min(rows, cols, values, cap, senders)
+        holding = held(rows, cols, values, cap, filling.rate, filling.load)
+        levels = {o: float(cap[idx[0]]) for o, idx in own.items() if math.isfinite(cap[idx[0]])}
+        tied = {o for o in {owner[h] for hs in holding for h in hs if h in owner}
+                if not any(waiting(by_output[o], holding, positions, set()))}
+        if not tied:
+            break
+        freed = {k: v for k, v in levels.items() if k not in tied}
+        other, settled = _settle(by_output, own, mine, freed, rows, cols, values, capacity,
+                                 positions, senders, untie=False)
+        if not settled:
+            break
+        rates = max_min(rows, cols, values, other, senders).rate
+        if not (rates.sum() > filling.rate.sum() * (1 + OTHER)
+                and np.all(rates >= filling.rate * (1 - OTHER))):
+            break
+        cap = other
+    return cap
+
+
+def _other_fixed_point(by_output: dict[str, list[Queue]],
+                       where: dict[tuple[str, str, str | None], int], rows: np.ndarray,
+                       cols: np.ndarray, values: np.ndarray, capacity: np.ndarray,
+                       cap: np.ndarray, positions: list[dict[int, float]],
+                       senders: int) -> np.ndarray | None:
+    """The senders' rates at another fixed point of the round robin than the
+    one settled under the capacities *cap* (*capacity* without the levels),
+    None if none is found.
+
+    Two fixed points fit where a sender crosses two full outputs on two of
+    its exchanges and may be held at either: held at one, its queue at the
+    other is not backlogged (it carries fewer frames than that output's
+    level), while held at the other, that output would take its inputs in
+    turn at a lower level and leave the first output's slack to others. The
+    candidates are the full outputs with a queue that is not backlogged
+    (:func:`fcsim.flow.arbitration.waiting`) although one of its senders is
+    held off that exchange's path, and whose level, counting those queues
+    as backlogged, is below the rate one of them carries (the round robin
+    would then hold it). From each candidate's levels the settling starts
+    again with those queues counted as backlogged for
+    :data:`FORCED_ROUNDS` rounds, then settles freely; a settled answer
+    whose rates differ by more than :data:`OTHER` is another fixed point."""
+    filling = max_min(rows, cols, values, cap, senders)
+    holding = held(rows, cols, values, cap, filling.rate, filling.load)
+    own = {o: np.array([where["arbitration", o, q.input] for q in group], dtype=np.int64)
+           for o, group in by_output.items()}
+    mine = {o: resources_of(group) for o, group in by_output.items()}
+    levels = {o: float(cap[idx[0]]) for o, idx in own.items() if math.isfinite(cap[idx[0]])}
+    rate, limit = filling.rate.tolist(), cap.tolist()
+    turns = {int(i) for idx in own.values() for i in idx}
+    for o, group in by_output.items():
+        if o not in levels:
+            continue
+        forced: set[int] = set()
+        carried = 0.0
+        for q, waits in zip(group, waiting(group, holding, positions, set()), strict=True):
+            held_off = {j for j, e in zip(q.senders, q.exchanges, strict=True)
+                        if holding[j] and any(h not in positions[e] for h in holding[j])
+                        and all(h in turns for h in holding[j])}
+            if not waits and held_off:
+                forced |= held_off
+                carried = max(carried, sum(share * rate[j] for j, share
+                                           in zip(q.senders, q.shares, strict=True)))
+        if not forced:
+            continue
+        pushed = round_robin(group, rate, holding, positions, limit, mine[o],
+                             {h for j in forced for h in holding[j]})
+        if pushed >= carried * (1 - CLOSE):
+            continue
+        other, settled = _settle(by_output, own, mine, levels, rows, cols, values, capacity,
+                                 positions, senders, {o: forced})
+        if not settled:
+            continue
+        rates = max_min(rows, cols, values, other, senders).rate
+        if np.any(np.abs(rates - filling.rate) > OTHER * filling.rate):
+            return rates
+    return None
 
 
 def caveats(result: FlowResult) -> dict[str, list[str]]:
@@ -544,6 +677,10 @@ def caveats(result: FlowResult) -> dict[str, list[str]]:
       inputs holding senders stopped there, and a switch input carrying a
       sender stopped further on beside others stopped elsewhere
       (:func:`_unsettled`);
+    - *two fixed points*: a sender whose rate differs at another fixed point
+      of the round robin (:func:`_other_fixed_point`): the packet model's
+      switches may settle in either, or between them, by the order in which
+      their buffers fill, which the levels do not carry;
     - *input FIFO*: an input of a switch without virtual output queues
       carries frames for more than one output (head-of-line blocking);
     - *central router*: a sender stopped by a switch's router (served in
@@ -598,6 +735,10 @@ def caveats(result: FlowResult) -> dict[str, list[str]]:
                 found[s].add("input FIFO")
     if not result.settled:  # plain max-min: name where the switches share otherwise
         _unsettled(result, on, after, found)
+    if result.other is not None:  # the switches may settle in either fixed point
+        for name, ours, theirs in zip(result.senders, result.rates, result.other, strict=True):
+            if abs(theirs - ours) > OTHER * ours:
+                found[name].add("two fixed points")
     for s, (kind, _) in stopped.items():
         if kind == "router":
             found[s].add("central router")

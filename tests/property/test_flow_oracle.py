@@ -15,9 +15,10 @@ buffers, settled to their fixed point (:mod:`fcsim.flow.arbitration`).
 Where it names a caveat (what it does not compute: R_RDYs waiting behind
 frames the other way on a link not locked, frames waiting at a full output
 where the model does not compute the wait, a sequence's short last frame
-on a credit-tight hop, input FIFOs, central routers, or levels that did
-not settle), the packet model must still keep every stream within what the
-flow model gives it alone on its path (its own line and credit bounds).
+on a credit-tight hop, input FIFOs, central routers, levels that did
+not settle, or a second fixed point of the round robin), the packet model
+must still keep every stream within what the flow model gives it alone on
+its path (its own line and credit bounds).
 
 Examples per run: :data:`EXAMPLES` (environment variable
 ``FCSIM_ORACLE_EXAMPLES``, default 60, drawn the same way each run); more
