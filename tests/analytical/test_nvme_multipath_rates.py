@@ -9,6 +9,8 @@ import tomllib
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fcsim.fc0.speed import speed_named
 from fcsim.fc2.frame import MAX_DATA_FIELD, frame_chars
@@ -124,3 +126,29 @@ def test_queue_depth_over_two_optimized_paths_gives_twice_one_links_rate() -> No
     ios = [p["ios"] for p in head["paths"].values()]
     assert min(ios) > 0.45 * sum(ios)
     assert job["throughput_bytes_per_s"] / BS == pytest.approx(2 * one_link_reads(), rel=0.01)
+
+
+@settings(max_examples=8, deadline=None)
+@given(policy=st.sampled_from(["numa", "round-robin", "queue-depth"]),
+       other=st.sampled_from(["optimized", "non-optimized"]),
+       at=st.floats(1e-3, 4e-3), down=st.floats(0.2e-3, 3e-3),
+       queue_size=st.sampled_from([2, 128]))
+def test_every_read_completes_once_across_a_link_failure(policy: str, other: str, at: float,
+                                                         down: float, queue_size: int) -> None:
+    """The whole model (FC-NVMe hosts, the fabric's link recovery, the
+    transport's remote ports): a fixed number of reads, the host's cable in
+    fabric A pulled for a while at a random time, each read completes exactly
+    once and none fails; those aborted on A are counted once per path they
+    took. With two-entry I/O queues most reads wait at the host for a queue
+    entry when the link goes, and are terminated with those outstanding."""
+    doc = tomllib.loads(DUAL)
+    doc["run"] = {"duration": "20 ms"}
+    doc["nodes"][0]["multipath"]["iopolicy"] = policy
+    doc["nodes"][1]["ana_states"] = {"array.1": other}
+    doc["workloads"][0] |= {"iodepth": 8, "count": 40, "queue_size": queue_size}
+    doc["faults"] = [{"at": f"{at * 1e3} ms", "kind": "link-down", "link": "hostA",
+                      "duration": f"{down * 1e3} ms"}]
+    job, head = run(doc)
+    assert job["ios"] == head["ios"] == 40 and job["errors"] == 0 and head["failed_ios"] == 0
+    assert sum(p["ios"] for p in head["paths"].values()) == 40 + head["failovers"]
+    assert head["failovers"] == head["paths"]["host-array"]["errors"]
