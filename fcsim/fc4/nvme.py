@@ -138,9 +138,10 @@ STATUS_CODE_TYPE = 0x700
 """The Status Code Type bits of an NVMe status as the host keeps it (Linux
 ``NVME_SCT_MASK``: the type above the eight-bit status code)."""
 PATH_RELATED = 0x300
-"""Status Code Type 3h, Path Related Status (NVMe Base Specification 2.0,
-Figure 101): ANA Persistent Loss 01h, ANA Inaccessible 02h, ANA Transition
-03h, Internal Path Error 70h, Command Aborted By Host 71h, ..."""
+"""Status Code Type 3h, Path Related Status (NVMe Base Specification 2.0, its
+table of Path Related Status Values): ANA Persistent Loss 01h, ANA
+Inaccessible 02h, ANA Transition 03h, Internal Path Error 70h, Command
+Aborted By Host 71h, ..."""
 
 
 def is_path_error(status: int) -> bool:

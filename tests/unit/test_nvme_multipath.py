@@ -88,7 +88,7 @@ def choices(head: NamespaceHead, n: int) -> list[str]:
 
 
 def test_path_errors_are_the_path_related_status_code_type() -> None:
-    """Status code type 3h (NVMe Base Specification 2.0, Figure 101)."""
+    """Status code type 3h, Path Related Status (NVMe Base Specification 2.0)."""
     for status in (0x301, 0x302, 0x303, HOST_PATH_ERROR, HOST_ABORTED):
         assert is_path_error(status)
     for status in (SUCCESS, INVALID_NAMESPACE, 0x281, 0x170):
