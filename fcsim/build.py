@@ -96,14 +96,15 @@ def build_fabric(sim: Simulation, scenario: Scenario) -> FabricNetwork:
 
 
 def multipath_pairs(scenario: Scenario) -> dict[tuple[str, str], set[tuple[str, str]]]:
-    """Per (node, target) of an FCP block job from a node with a multipath
-    layer, the (its N_Port, the target's N_Port) pairs on one fabric: the
-    paths, which log in with each other in place of the two nodes."""
+    """Per (node, target) of a block job (FCP or FC-NVMe) from a node with a
+    multipath layer, the (its N_Port, the target's N_Port) pairs on one
+    fabric: the paths, which log in with each other in place of the two
+    nodes."""
     nodes = {n.name: n for n in scenario.nodes}
     fabric_of = fabric_build.fabrics(scenario.links)  # type: ignore[arg-type]
     out: dict[tuple[str, str], set[tuple[str, str]]] = {}
     for w in scenario.workloads:
-        if not isinstance(w, FioConfig) or w.nvme is not None:
+        if not isinstance(w, FioConfig):
             continue
         host = nodes[w.source]
         if host.multipath is None:

@@ -316,12 +316,25 @@ def _multipath_lines(storage: dict[str, Any]) -> list[str]:
             lines.append(f"    path {path} (group {p['group']}, prio {p['prio']}): {p['ios']} "
                          f"requests, {p['errors']} failed on it, {p['failures']} failures, "
                          f"{p['state']}{', marginal' if p['marginal'] else ''}")
-        events = m["events"]
-        for e in events[:MAX_PATH_EVENTS]:
-            lines.append(f"    at {format_time(e['time_s'])} {e['path'] or 'device'}: "
-                         f"{e['event']}")
-        if len(events) > MAX_PATH_EVENTS:
-            lines.append(f"    ... {len(events) - MAX_PATH_EVENTS} more events in the results")
+        lines += _path_event_lines(m["events"], "device")
+    for name, m in storage.get("nvme_multipath", {}).items():
+        lines.append(f"  NVMe multipath {name} (iopolicy {m['iopolicy']}): {m['ios']} "
+                     f"requests, {m['failovers']} failed over to another path, "
+                     f"{m['failed_ios']} failed for want of a path")
+        for path, p in m["paths"].items():
+            lines.append(f"    path {path} (ANA {p['ana_state']}): {p['ios']} requests, "
+                         f"{p['errors']} failed over from it, {p['failures']} losses, "
+                         f"{'live' if p['live'] else 'not live'}")
+        lines += _path_event_lines(m["events"], "namespace")
+    return lines
+
+
+def _path_event_lines(events: list[dict[str, Any]], whole: str) -> list[str]:
+    """The first path events in time order (a path's, or the *whole* device's)."""
+    lines = [f"    at {format_time(e['time_s'])} {e['path'] or whole}: {e['event']}"
+             for e in events[:MAX_PATH_EVENTS]]
+    if len(events) > MAX_PATH_EVENTS:
+        lines.append(f"    ... {len(events) - MAX_PATH_EVENTS} more events in the results")
     return lines
 
 

@@ -134,6 +134,21 @@ HOST_ABORTED = 0x371
 Aborted By Host (path related status 71h; Linux ``NVME_SC_HOST_ABORTED_CMD``,
 which nvme-fc sets on an aborted operation). It has no Do Not Retry bit, so
 the host's NVMe layer sends the command again while it may."""
+STATUS_CODE_TYPE = 0x700
+"""The Status Code Type bits of an NVMe status as the host keeps it (Linux
+``NVME_SCT_MASK``: the type above the eight-bit status code)."""
+PATH_RELATED = 0x300
+"""Status Code Type 3h, Path Related Status (NVMe Base Specification 2.0, its
+table of Path Related Status Values): ANA Persistent Loss 01h, ANA
+Inaccessible 02h, ANA Transition 03h, Internal Path Error 70h, Command
+Aborted By Host 71h, ..."""
+
+
+def is_path_error(status: int) -> bool:
+    """Whether NVMe *status* is a path error, which a multipath host sends on
+    another path (Linux ``nvme_is_path_error``, read by
+    ``nvme_decide_disposition``)."""
+    return status & STATUS_CODE_TYPE == PATH_RELATED
 
 
 def ersp_ratio(queue_size: int) -> int:

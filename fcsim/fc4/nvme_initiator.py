@@ -40,6 +40,7 @@ from fcsim.fc4.nvme import (
     NvmeTransferReady,
     PrliNvme,
     ersp_ratio,
+    is_path_error,
 )
 from fcsim.fc4.nvme_recovery import (
     COMMAND,
@@ -137,17 +138,23 @@ class NvmeInitiator:
     target that offers it too. A command lost is recovered as
     :mod:`fcsim.fc4.nvme_recovery` describes: within its exchange with SLER,
     else aborted after *io_timeout* s and sent again at most *max_retries*
-    times before it fails."""
+    times before it fails.
+
+    *failover*: its commands come from an NVMe multipath namespace head (Linux
+    ``REQ_NVME_MPATH``): one failed with a path error completes at once with
+    it, for the head to send on another path (``nvme_decide_disposition``:
+    FAILOVER before RETRY); other errors are sent again as without."""
 
     def __init__(self, sim: Simulation, nport: NPort, queues: int = 1,
                  queue_size: int = 128, first_burst: int = 0,
                  discover: Discover | None = None, sler: bool = True,
-                 io_timeout: float = IO_TIMEOUT, max_retries: int = MAX_RETRIES) -> None:
+                 io_timeout: float = IO_TIMEOUT, max_retries: int = MAX_RETRIES,
+                 failover: bool = False) -> None:
         if queues < 1 or queue_size < 2:
             raise ValueError(f"{nport.name}: NVMe needs >= 1 queue of >= 2 entries")
         self.sim, self.nport = sim, nport
         self.queues, self.queue_size, self.first_burst = queues, queue_size, first_burst
-        self.sler, self.max_retries = sler, max_retries
+        self.sler, self.max_retries, self.failover = sler, max_retries, failover
         self.stats = NvmeInitiatorStats()
         self.recovery = NvmeRecoveryStats()
         """What its recovery of lost frames did (never reset: a run's whole)."""
@@ -412,8 +419,10 @@ class NvmeInitiator:
     def _failed(self, command: NvmeCommand, status: int) -> None:
         """*command*'s attempt failed with *status*: the NVMe layer sends it
         again while it may (a new exchange on its connection), else it
-        completes with the error."""
-        if command.attempts <= self.max_retries:
+        completes with the error; with *failover*, a path error completes it
+        at once."""
+        if command.attempts <= self.max_retries and not (self.failover
+                                                         and is_path_error(status)):
             self.recovery.retries += 1
             self._send_or_wait(command)
             return
@@ -421,6 +430,33 @@ class NvmeInitiator:
         command.status = status
         command.completed = self.sim.now
         command.done(command)
+
+    def terminate(self, d_id: int, status: int) -> int:
+        """Fail every command to the target at *d_id* now with *status*, those
+        outstanding (their exchanges ended as aborted) and those waiting for a
+        queue entry or held over the limit, as nvme-fc does when it loses the
+        remote port's connectivity (``nvme_fc_ctrl_connectivity_loss``: the
+        association is torn down and its commands aborted); how many. Each
+        completes at once, without another attempt."""
+        doomed: list[NvmeCommand] = []
+        assoc = self._targets.get(d_id)
+        for conn in assoc.connections if assoc is not None else ():
+            doomed += conn.waiting  # first: ending an attempt would send them
+            conn.waiting.clear()
+        held = [c for c in self.held.queue if c.d_id == d_id]
+        for command in held:
+            self.held.queue.remove(command)
+        doomed += held
+        outstanding = [c for c in self._by_exchange.values() if c.d_id == d_id]
+        for command in outstanding:
+            self._end_attempt(command, aborted=True)
+        doomed += outstanding
+        for command in doomed:
+            self.recovery.failed += 1
+            command.status = status
+            command.completed = self.sim.now
+            command.done(command)
+        return len(doomed)
 
     # -- recovery -------------------------------------------------------------------------
 

@@ -276,6 +276,7 @@ def _node(n: NodeKeys) -> NodeConfig:
                       virtual_ports=getattr(n, "virtual_ports", 0),
                       multipath=_multipath(n),
                       non_optimized_ports=getattr(n, "non_optimized_ports", None) or (),
+                      ana_states=getattr(n, "ana_states", None) or (),
                       namespaces=n.namespaces, nvme_sler=n.nvme_sler)
 
 
@@ -287,7 +288,7 @@ def _multipath(n: NodeKeys) -> MultipathConfig | None:
     return MultipathConfig(m.path_grouping_policy, m.path_selector, m.rr_min_io_rq,
                            m.failback, m.no_path_retry, m.polling_interval,
                            m.fast_io_fail_tmo, m.marginal_pathgroups,
-                           n.dev_loss_tmo)  # type: ignore[attr-defined]
+                           n.dev_loss_tmo, m.iopolicy)  # type: ignore[attr-defined]
 
 
 def channels_of(n: NodeKeys) -> list[ChannelConfig]:

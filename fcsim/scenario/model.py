@@ -82,7 +82,8 @@ class NodeConfig:
     link is down (:data:`fcsim.faults.config.LINK_DOWN_POLICIES`), holding
     them at most *dev_loss_tmo* s. *multipath*: its multipath layer (None:
     none); *non_optimized_ports*: a target's N_Ports in the ALUA
-    active/non-optimised group. *nvme_sler*: it offers FC-NVMe-2 sequence
+    active/non-optimised group; *ana_states*: a target's (N_Port, ANA
+    state) pairs for FC-NVMe (a port not listed: optimized). *nvme_sler*: it offers FC-NVMe-2 sequence
     level error recovery at PRLI.
     """
 
@@ -110,6 +111,7 @@ class NodeConfig:
     virtual_ports: int = 0
     multipath: MultipathConfig | None = None
     non_optimized_ports: tuple[str, ...] = ()
+    ana_states: tuple[tuple[str, str], ...] = ()
     namespaces: int = 1
     nvme_sler: bool = True
 

@@ -26,6 +26,7 @@ from fcsim.host.request_queue import RequestQueue
 from fcsim.storage.array import DiskArray
 from fcsim.storage.config import (
     MARGINAL_FPIN,
+    OPTIMIZED,
     FioConfig,
     MultipathConfig,
     NvmeOptions,
@@ -49,6 +50,7 @@ from fcsim.storage.local import (
     LocalTarget,
 )
 from fcsim.storage.multipath import ALUA_NON_OPTIMISED, ALUA_OPTIMISED, Multipath, Path
+from fcsim.storage.nvme_multipath import AnaPath, NamespaceHead
 from fcsim.storage.ramdisk import RamDisk
 from fcsim.storage.ssd import Ssd
 from fcsim.topology.network import Network
@@ -74,7 +76,8 @@ class StorageNode(Protocol):
     (None: not a target) and the target's maximum burst, bytes (None: no
     limit); its N_Ports (the first is the node itself, the others NAME.1,
     ...), its multipath layer (None: none) and, a target's, the N_Ports in
-    the ALUA active/non-optimised group; whether it offers FC-NVMe-2 SLER."""
+    the ALUA active/non-optimised group and its (N_Port, ANA state) pairs;
+    whether it offers FC-NVMe-2 SLER."""
 
     @property
     def name(self) -> str: ...
@@ -93,6 +96,8 @@ class StorageNode(Protocol):
     def multipath(self) -> MultipathConfig | None: ...
     @property
     def non_optimized_ports(self) -> Sequence[str]: ...
+    @property
+    def ana_states(self) -> Sequence[tuple[str, str]]: ...
     @property
     def namespaces(self) -> int: ...
     @property
@@ -156,6 +161,11 @@ class Storage:
         made for the multipath devices that reach them."""
         self.multipaths: dict[str, Multipath] = {}
         """The multipath devices, by 'node:target'."""
+        self.port_nvme_targets: dict[str, NvmeTarget] = {}
+        """The FC-NVMe controllers on a target node's other N_Ports, by N_Port
+        name, made for the NVMe multipath namespaces that reach them."""
+        self.heads: dict[str, NamespaceHead] = {}
+        """The NVMe multipath namespaces, by 'node:target' (':ns<n>' past NSID 1)."""
         for node in scenario.nodes:
             model = node.target
             if model is None:
@@ -231,7 +241,8 @@ class Storage:
             initiator = self.nvme_initiators[port.name] = NvmeInitiator(
                 self.sim, port, o.queues, o.queue_size, o.first_burst,
                 None if self._discovery is None else self._discovery(port),
-                self._nodes[node].nvme_sler, timeout)
+                self._nodes[node].nvme_sler, timeout,
+                failover=self._nodes[node].multipath is not None)
         return initiator
 
     def _initiator(self, node: str, port: NPort) -> FcpInitiator:
@@ -268,6 +279,40 @@ class Storage:
         for path in paths:
             device_mp.watch(path, self.net.nodes[path.local])
         return device_mp
+
+    def _head(self, node: str, device: str, nsid: int) -> NamespaceHead:
+        """*node*'s NVMe multipath namespace *nsid* of target *device*: a path
+        over each pair of their N_Ports on one fabric, in the ANA state of the
+        target port."""
+        host, target = self._nodes[node], self._nodes[device]
+        config: MultipathConfig = host.multipath  # type: ignore[assignment]
+        ana = dict(target.ana_states)
+        paths = []
+        for local in port_names(node, host.ports):
+            for remote in port_names(device, target.ports):
+                if not self.net.same_fabric(local, remote):
+                    continue
+                self._port_nvme_target(device, remote)
+                paths.append(AnaPath(f"{local}-{remote}", local, remote,
+                                     self._nvme_initiator(node, self.net.nodes[local]),
+                                     self.net.address_of(remote), nsid,
+                                     ana.get(remote, OPTIMIZED)))
+        name = f"{node}:{device}" + (f":ns{nsid}" if nsid != 1 else "")
+        head = self.heads[name] = NamespaceHead(self.sim, name, paths, config.iopolicy)
+        for path in paths:
+            head.watch(path, self.net.nodes[path.local], config.fast_io_fail_tmo,
+                       config.dev_loss_tmo)
+        return head
+
+    def _port_nvme_target(self, device: str, port: str) -> None:
+        """An FC-NVMe controller on N_Port *port* of target node *device* (its
+        first has one), serving the node's device, made at first use."""
+        if port == device or port in self.port_nvme_targets:
+            return
+        first = self.nvme_targets[device]
+        self.port_nvme_targets[port] = NvmeTarget(
+            self.sim, self.net.nodes[port], first.device, first.mqes, first.first_burst,
+            first.namespaces, first.namespace_size, first.sler)
 
     def fpin_listeners(self) -> dict[str, list[Multipath]]:
         """Per host N_Port (by name), the multipath devices with a path through
@@ -320,8 +365,9 @@ class Storage:
             disk: Any = local.disks[device]  # type: ignore[union-attr]
             depth = block.queue_depth or disk.model.queue_depth
             largest = block.max_request or MAXPHYS
-        elif nvme is None and self._nodes[node].multipath is not None:
-            disk = self._multipath(node, device, unit)
+        elif self._nodes[node].multipath is not None:
+            disk = (self._multipath(node, device, unit) if nvme is None
+                    else self._head(node, device, unit))
             depth, largest = block.queue_depth, block.max_request
         else:
             port, address = self.net.route(node, device, fibre_channel=True)
@@ -377,12 +423,14 @@ class Storage:
                 queue.reset_stats()
         for initiator in self.initiators.values():
             initiator.reset_fabric()
-        for nvme in self.nvme_targets.values():
+        for nvme in [*self.nvme_targets.values(), *self.port_nvme_targets.values()]:
             nvme.reset_stats()
         for _, job in self.jobs:
             job.reset_stats()
         for device in self.multipaths.values():
             device.reset_stats()
+        for head in self.heads.values():
+            head.reset_stats()
 
     def results(self, interval: float) -> dict[str, Any]:
         """Jobs (fio figures; a dd's as dd reports them), targets and their
@@ -422,7 +470,8 @@ class Storage:
                "queues": {node: {name: q.results(interval) for name, q in queues.items()}
                           for node, queues in self.queues.items()}}
         if self.nvme_targets:
-            out["nvme_targets"] = {name: t.results() for name, t in self.nvme_targets.items()}
+            out["nvme_targets"] = {name: t.results() for name, t in
+                                   {**self.nvme_targets, **self.port_nvme_targets}.items()}
             out["nvme_initiators"] = {
                 name: {**vars(i.stats), **({"undiscovered": [f"{d:06x}" for d in i.undiscovered]}
                                            if i.undiscovered else {}), "connections": {
@@ -437,4 +486,6 @@ class Storage:
             out["local"] = {node: local.results(interval) for node, local in self.local.items()}
         if self.multipaths:
             out["multipath"] = {name: m.results() for name, m in self.multipaths.items()}
+        if self.heads:
+            out["nvme_multipath"] = {name: h.results() for name, h in self.heads.items()}
         return out

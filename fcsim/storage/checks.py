@@ -14,7 +14,17 @@ from fcsim.fc4.fcp import BLOCK
 from fcsim.host.block import striped_capacity
 from fcsim.schema.errors import Problem, count, given
 from fcsim.schema.rules import unique
-from fcsim.storage.config import MARGINAL_FPIN, DdSection, FioSection, unit_capacity
+from fcsim.storage.config import (
+    MARGINAL_FPIN,
+    NON_OPTIMIZED,
+    OPTIMIZED,
+    DdSection,
+    FioSection,
+    unit_capacity,
+)
+
+_SERVING = (OPTIMIZED, NON_OPTIMIZED)
+"""The ANA states in which a path carries I/O."""
 
 
 def local_disks(node: Any) -> dict[str, Any]:
@@ -227,10 +237,13 @@ def _nvme(w: FioSection, raw: dict[str, Any], path: str, remote: list[Any],
 def multipath(nodes: Any, raws: list[dict[str, Any]], links: Any,
               workloads: Any, fpin: Any = None) -> Iterator[Problem]:
     """Every problem of the fabric's multipath hosts and ALUA targets: a
-    target's non-optimised ports are its own N_Ports, a host's FCP job has
-    a path (one of its N_Ports and one of the target's on one fabric) to each
-    target and is FCP (an NVMe job would use the host's first N_Port alone),
-    and ``marginal_pathgroups = "fpin"`` is asked only of a fabric
+    target's non-optimised ports and ANA states name its own N_Ports, a
+    host's job has a path (one of its N_Ports and one of the target's on one
+    fabric) to each target, over FC-NVMe one whose target port is optimized
+    or non-optimized (else its commands would wait for an ANA change that
+    never comes), an NVMe job from a host without multipath does not go to a
+    target with a port in another ANA state (it would ignore the state), and
+    ``marginal_pathgroups = "fpin"`` is asked only of a fabric
     that sends Link Integrity FPINs (``[fpin] link_integrity = true``, *fpin*):
     without them it could never act, a setting that silently does nothing."""
     by_name = {n.name: n for n in nodes}
@@ -251,27 +264,41 @@ def multipath(nodes: Any, raws: list[dict[str, Any]], links: Any,
             if port not in names:
                 yield Problem(f"nodes[{i}].non_optimized_ports[{j}]", given(port),
                               f"one of the node's N_Ports ({', '.join(names)})")
+        for port, _state in getattr(node, "ana_states", None) or ():
+            if node.target is None:
+                yield Problem(f"nodes[{i}].ana_states", given(raws[i]["ana_states"]),
+                              "given only for a target (key target)")
+                break
+            if port not in names:
+                yield Problem(f"nodes[{i}].ana_states.{port}", given(port),
+                              f"one of the node's N_Ports ({', '.join(names)})")
     fabric_of = fabrics(links)
     for i, w in enumerate(workloads):
         host = by_name.get(getattr(w, "source", None))  # type: ignore[arg-type]
-        if (not isinstance(w, FioSection | DdSection) or host is None
-                or host.multipath is None):
+        if not isinstance(w, FioSection | DdSection) or host is None:
             continue
-        if getattr(w, "protocol", "fcp") != "fcp":
-            yield Problem(f"workloads[{i}].protocol", given(w.protocol),  # type: ignore[union-attr]
-                          f"'fcp' from {host.name}, a node with [nodes.multipath] (its "
-                          "multipath layer is dm-multipath over FCP; NVMe's own multipathing, "
-                          "ANA, is not modelled)")
-            continue
+        nvme = getattr(w, "protocol", "fcp") == "nvme"
         for j, end in enumerate(w.destination):
             target = by_name.get(end)
             if target is None:
+                continue
+            where = f"workloads[{i}].to" if len(w.destination) == 1 else f"workloads[{i}].to[{j}]"
+            ana = dict(getattr(target, "ana_states", None) or ())
+            if host.multipath is None:
+                if nvme and any(state not in _SERVING for state in ana.values()):
+                    yield Problem(where, given(end), f"a target whose ana_states are all "
+                                  f"optimized or non-optimized, or a host with "
+                                  f"[nodes.multipath] ({host.name} has none: it would ignore "
+                                  "the ANA state)")
                 continue
             found = [(a, b) for a in port_names(host.name, host.ports)
                      for b in port_names(end, target.ports)
                      if a in fabric_of and fabric_of[a] == fabric_of.get(b)]
             if not found:
-                where = f"workloads[{i}].to" if len(w.destination) == 1 else \
-                    f"workloads[{i}].to[{j}]"
                 yield Problem(where, given(end), f"a target with an N_Port on a fabric of one "
                               f"of {host.name}'s N_Ports (its multipath device needs a path)")
+            elif nvme and not any(ana.get(b, OPTIMIZED) in _SERVING for _a, b in found):
+                yield Problem(where, given(end), f"a target with an optimized or non-optimized "
+                              f"N_Port (ana_states) on a fabric of one of {host.name}'s "
+                              "N_Ports (its NVMe multipath namespace needs a path that "
+                              "carries I/O)")

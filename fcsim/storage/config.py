@@ -259,6 +259,20 @@ QUEUE = "queue"
 FAIL = "fail"
 MARGINAL_OFF = "off"
 MARGINAL_FPIN = "fpin"
+IOPOLICY_NUMA = "numa"
+IOPOLICY_RR = "round-robin"
+IOPOLICY_QUEUE_DEPTH = "queue-depth"
+IOPOLICIES = (IOPOLICY_NUMA, IOPOLICY_RR, IOPOLICY_QUEUE_DEPTH)
+"""The I/O policies of Linux's NVMe multipath (nvme_core ``iopolicy``)."""
+OPTIMIZED = "optimized"
+NON_OPTIMIZED = "non-optimized"
+INACCESSIBLE = "inaccessible"
+PERSISTENT_LOSS = "persistent-loss"
+CHANGE = "change"
+ANA_STATES = (OPTIMIZED, NON_OPTIMIZED, INACCESSIBLE, PERSISTENT_LOSS, CHANGE)
+"""The ANA states of a namespace through a controller (NVMe Base
+Specification 2.0, 8.1.3 Asymmetric Namespace Access Reporting), as Linux
+names them (``nvme_ana_state_names``)."""
 
 
 def _failback(value: Any) -> str | float:
@@ -307,6 +321,21 @@ NoPathRetry = value_type(object, _no_path_retry, "'fail', 'queue' or an integer 
 FastIoFail = value_type(object, _fast_io_fail, "'off' or a time with a unit such as '5 s', "
                         "> 0 s", {"type": "string"})
 Marginal = choice({MARGINAL_OFF: MARGINAL_OFF, MARGINAL_FPIN: MARGINAL_FPIN})
+IoPolicy = choice({p: p for p in IOPOLICIES})
+
+
+def _ana_states(value: Any) -> tuple[tuple[str, str], ...]:
+    if not (isinstance(value, dict) and value
+            and all(isinstance(v, str) and v in ANA_STATES for v in value.values())):
+        raise ValueError()
+    return tuple(value.items())
+
+
+AnaStates = value_type(tuple, _ana_states, "a table of N_Port name = ANA state such as "
+                       "{ 'array.1' = 'non-optimized' }, each state one of "
+                       + ", ".join(map(repr, ANA_STATES)),
+                       {"type": "object", "minProperties": 1,
+                        "additionalProperties": {"type": "string", "enum": list(ANA_STATES)}})
 RepeatCount = integer(1, text="an integer >= 1 (requests)")
 
 
@@ -354,6 +383,14 @@ class MultipathSection(Section):
         "(multipathd's marginal_pathgroups = fpin; needs [fpin] link_integrity = true, "
         "the fabric's Link Integrity FPINs); 'off' (its default): FPINs change nothing.",
         "fpin")
+    iopolicy: IoPolicy = key(
+        IOPOLICY_NUMA, "NVMe jobs only (NVMe native multipath, Linux nvme_core's iopolicy): how "
+        "the namespace's paths share its commands: 'numa' (Linux's default: every command "
+        "on one path, the first usable ANA-optimized one, kept until it is no longer "
+        "usable; the model has one NUMA node), 'round-robin' (the usable optimized paths "
+        "in turn) or 'queue-depth' (the usable optimized path with the fewest commands "
+        "outstanding). Non-optimized paths are used only when no optimized one is usable. "
+        "docs/multipath.md.", "round-robin")
 
 
 @dataclass(frozen=True)
@@ -362,7 +399,8 @@ class MultipathConfig:
     policy, path selector, round-robin repeat count, failback ('immediate',
     'manual' or a delay, s), no_path_retry ('fail', 'queue' or path checks),
     polling interval (s), fast_io_fail_tmo (s; None: off), marginal path
-    handling ('off' or 'fpin') and dev_loss_tmo (s, the node's)."""
+    handling ('off' or 'fpin'), dev_loss_tmo (s, the node's) and the NVMe
+    multipath I/O policy (:data:`IOPOLICIES`)."""
 
     path_grouping_policy: str = GROUP_BY_PRIO
     path_selector: str = "service-time"
@@ -373,6 +411,9 @@ class MultipathConfig:
     fast_io_fail_tmo: float | None = 5.0
     marginal_pathgroups: str = MARGINAL_OFF
     dev_loss_tmo: float = 60.0
+    iopolicy: str = IOPOLICY_NUMA
+
+
 def unit_capacity(capacity: int, units: int) -> int:
     """Bytes of each of a device's *units* logical units (SCSI LUNs or NVMe
     namespaces): its *capacity* cut into equal parts of whole 512-byte

@@ -135,10 +135,11 @@ def test_marginal_pathgroups_fpin_without_link_integrity_is_refused() -> None:
         scenario_from_document(doc, "marginal-isl.toml")
 
 
-def test_an_nvme_job_on_a_multipath_node_is_refused() -> None:
-    """dm-multipath here is over FCP: an FC-NVMe job from a multipath node would
-    use its first N_Port alone, so it is refused with one clear problem."""
+def test_an_nvme_job_on_a_multipath_node_gets_an_nvme_multipath_namespace() -> None:
+    """An FC-NVMe job from a multipath node goes to NVMe native multipath (a
+    namespace head over every path, fcsim.storage.nvme_multipath), not to
+    dm-multipath: the scenario loads with the host's default iopolicy."""
     doc = tomllib.loads(EXAMPLE.read_text())
     doc["workloads"][0]["protocol"] = "nvme"
-    with pytest.raises(Exception, match=r"workloads\[0\]\.protocol.*'fcp' from host"):
-        scenario_from_document(doc, "marginal-isl.toml")
+    sc = scenario_from_document(doc, "marginal-isl.toml")
+    assert sc.nodes[0].multipath.iopolicy == "numa"

@@ -29,6 +29,7 @@ from fcsim.fc0.speed import CATALOG
 from fcsim.fc2.frame import MAX_DATA_FIELD, frame_chars
 from fcsim.fc2.port import MIN_FILL_WORDS
 from fcsim.fc4.fcp import FCP_RSP_SIZE
+from fcsim.fc4.nvme import ERSP_SIZE, RSP_SIZE, ersp_ratio
 from fcsim.report import summary_text
 from fcsim.runner import run_scenario
 from fcsim.scenario.loader import load_scenario
@@ -627,6 +628,44 @@ def nvme_vs_fcp_sweep(sc: Scenario, nvme: bool) -> None:
         assert w.nvme.first_burst == w.options.bs  # its 4 KiB as first burst
 
 
+def nvme_multipath_ana(sc: Scenario) -> None:
+    assert models(sc) == ["generic-nonblocking"] * 2 and not isls(sc) and speeds(sc) == {"4GFC"}
+    host, array = node(sc, "host"), node(sc, "array")
+    assert host.multipath.iopolicy == "round-robin" and array.ports == 2
+    assert dict(array.ana_states) == {"array.1": "non-optimized"}  # array: optimized
+    (w,) = sc.workloads
+    assert (w.nvme is not None, w.options.rw, w.options.bs) == (True, "randread", 65536)
+    (f,) = sc.faults
+    assert (f.kind, f.at, f.at + f.duration) == ("link-down", 0.004, 0.008)
+    assert next(link for link in sc.links if link.name == f.link).ends == ("host", "swA:0")
+    # one 4GFC link's reads: each read's data frames and response (an ERSP
+    # every ersp_ratio-th), each with the gap after it
+    rate = CATALOG["4GFC"]
+    ratio = ersp_ratio(128)
+    response = ((ratio - 1) * frame_chars(RSP_SIZE) + frame_chars(ERSP_SIZE)) / ratio
+    full, rest = divmod(w.options.bs, MAX_DATA_FIELD)
+    frames = [MAX_DATA_FIELD] * full + ([rest] if rest else [])
+    per_read = (sum(frame_chars(n) + 4 * MIN_FILL_WORDS for n in frames)
+                + response + 4 * MIN_FILL_WORDS) * rate.char_time
+    healthy = run(dataclasses.replace(sc, faults=()))["storage"]
+    (head,) = healthy["nvme_multipath"].values()
+    assert head["paths"]["host.1-array.1"]["ios"] == 0  # every read down fabric A
+    assert healthy["jobs"]["reads"]["throughput_bytes_per_s"] == pytest.approx(
+        w.options.bs / per_read, rel=0.01)
+    storage = run(sc)["storage"]
+    (head,) = storage["nvme_multipath"].values()
+    assert storage["jobs"]["reads"]["errors"] == 0 and head["failed_ios"] == 0  # none fails
+    assert head["failovers"] == w.options.iodepth  # every read outstanding on A, aborted
+    at = {e["event"]: e["time_s"] for e in head["events"] if e["path"] == "host-array"}
+    assert f.at < at["remote port blocked"] < at["remote port online"]
+    assert at["remote port online"] >= f.at + f.duration
+    # the non-optimized path takes the aborted reads and those sent while A is
+    # down, at most one link's worth, and nothing once A is live again
+    carried = head["paths"]["host.1-array.1"]["ios"]
+    outage = at["remote port online"] - at["remote port blocked"]
+    assert w.options.iodepth < carried <= w.options.iodepth + outage / per_read
+
+
 def nvme_link_fault(sc: Scenario) -> None:
     assert speeds(sc) == {"16GFC"} and all(n.nvme_sler for n in sc.nodes)
     (w,) = sc.workloads
@@ -834,6 +873,7 @@ CHECKS: dict[str, Callable[[Scenario], None]] = {
     "netperf-tcp-rr": netperf_over_ancor,
     "netperf-tcp-stream-sweep": netperf_over_ancor,
     "nvme-link-fault": nvme_link_fault,
+    "nvme-multipath-ana": nvme_multipath_ana,
     "nvme-namespaces": nvme_namespaces,
     "nvme-vs-fcp-nvme": structure("point-to-point"),
     "nvme-vs-fcp-scsi": structure("point-to-point"),

@@ -29,6 +29,7 @@ from fcsim.schema.fields import (
 )
 from fcsim.schema.section import Section, key
 from fcsim.storage.config import (
+    AnaStates,
     BlockSection,
     ChannelSection,
     LocalNames,
@@ -245,6 +246,13 @@ class FabricNodeSection(LinkDownKeys):
         None, "FCP target only: the node's N_Ports (NAME, NAME.1, ...) in the ALUA "
         "active/non-optimised target port group; the others are active/optimised "
         "(default: all). A multipath host's group_by_prio uses them last.", ["array.1"])
+    ana_states: AnaStates = key(
+        None, "FC-NVMe target only: the ANA state of its namespaces through each of its "
+        "N_Ports named (NVMe Asymmetric Namespace Access: 'optimized', 'non-optimized', "
+        "'inaccessible', 'persistent-loss' or 'change'); a port not named is optimized "
+        "(default: all). A multipath host's NVMe jobs use non-optimized paths only when no "
+        "optimized one is usable, and the other states never. docs/multipath.md.",
+        {"array.1": "non-optimized"})
 
 
 class NodeSection(LinkDownKeys):
