@@ -83,8 +83,8 @@ class NodeConfig:
     them at most *dev_loss_tmo* s. *multipath*: its multipath layer (None:
     none); *non_optimized_ports*: a target's N_Ports in the ALUA
     active/non-optimised group; *ana_states*: a target's (N_Port, ANA
-    state) pairs for FC-NVMe (a port not listed: optimized). *nvme_sler*: it offers FC-NVMe-2 sequence
-    level error recovery at PRLI.
+    state) pairs for FC-NVMe (a port not listed: optimized). *nvme_sler*: it
+    offers FC-NVMe-2 sequence level error recovery at PRLI.
     """
 
     name: str

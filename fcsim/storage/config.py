@@ -271,7 +271,7 @@ PERSISTENT_LOSS = "persistent-loss"
 CHANGE = "change"
 ANA_STATES = (OPTIMIZED, NON_OPTIMIZED, INACCESSIBLE, PERSISTENT_LOSS, CHANGE)
 """The ANA states of a namespace through a controller (NVMe Base
-Specification 2.0, 8.1.3 Asymmetric Namespace Access Reporting), as Linux
+Specification 2.0, 8.1 Asymmetric Namespace Access Reporting), as Linux
 names them (``nvme_ana_state_names``)."""
 
 

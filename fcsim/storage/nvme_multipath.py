@@ -6,7 +6,7 @@ A :class:`NamespaceHead` (Linux's ``struct nvme_ns_head``, the block device
 :class:`AnaPath` is one controller, the FC-NVMe association from one of the
 host's N_Ports to one of the target's (Linux's ``struct nvme_ns`` of one
 ``nvme_ctrl``), with the ANA state of the namespace through that target port
-(NVMe Base Specification 2.0, 8.1.3 Asymmetric Namespace Access Reporting:
+(NVMe Base Specification 2.0, 8.1 Asymmetric Namespace Access Reporting:
 optimized, non-optimized, inaccessible, persistent loss, change).
 
 The path of each command is chosen by the I/O policy (``nvme_find_path``),
