@@ -22,8 +22,9 @@ still:
   (stopped by a full resource on which no sender goes faster,
   :func:`held`) only at the output or further on that exchange's path: its
   frames wait for the output, it would send more. A sender held also
-  somewhere before the output, or on the path of another of its exchanges,
-  is not waiting here;
+  somewhere before the output is not waiting here, nor one held on the
+  path of another of its exchanges, unless a resource that only this
+  exchange crosses holds it at the output or further on;
 - the level is the round-robin share: every queue gets min(its rate,
   level), backlogged ones counting as wanting more than any level, and the
   output's resources are then exactly full (water-filling, :func:`level`):
@@ -63,7 +64,8 @@ class Queue:
     per member, the sender's index, its share of the sender's frames, the
     output's position on the member's exchange path, the exchange, and per
     frame of the member its load on each of the output's resources
-    (*units*, by resource index)."""
+    (*units*, by resource index), and the resources on the exchange's path
+    that none of the sender's other exchanges crosses (*exclusive*)."""
 
     output: str
     input: str
@@ -72,6 +74,7 @@ class Queue:
     positions: list[int] = field(default_factory=list)
     exchanges: list[int] = field(default_factory=list)
     units: list[dict[int, float]] = field(default_factory=list)
+    exclusive: list[frozenset[int]] = field(default_factory=list)
 
 
 def held(rows: np.ndarray, cols: np.ndarray, values: np.ndarray, capacity: np.ndarray,
@@ -113,7 +116,7 @@ def level(demands: list[float], units: list[float], capacity: float) -> float:
 
 def round_robin(group: list[Queue], rate: list[float], holding: list[set[int]],
                 positions: list[dict[int, float]], capacity: list[float],
-                resources: list[int], rising: set[int]) -> float:
+                resources: list[int], rising: set[int], exclusive: bool = True) -> float:
     """The level of the output whose queues are *group*, for a max-min
     solution (*rate* per sender, the resources *holding* each; *positions*
     per exchange each resource's place on its path): every queue gets
@@ -124,7 +127,7 @@ def round_robin(group: list[Queue], rate: list[float], holding: list[set[int]],
     (inf if they never are). With no queue backlogged, the busiest counts as
     wanting more."""
     rates, demands, loads = [], [], []
-    for q, waits in zip(group, waiting(group, holding, positions, rising), strict=True):
+    for q, waits in zip(group, waiting(group, holding, positions, rising, exclusive), strict=True):
         r = 0.0
         load: dict[int, float] = {}
         for j, share, units in zip(q.senders, q.shares, q.units, strict=True):
@@ -148,18 +151,32 @@ def round_robin(group: list[Queue], rate: list[float], holding: list[set[int]],
 
 
 def waiting(group: list[Queue], holding: list[set[int]], positions: list[dict[int, float]],
-            rising: set[int]) -> list[bool]:
+            rising: set[int], exclusive: bool = True) -> list[bool]:
     """Per queue of *group*, whether it is backlogged: it carries a sender
     held only at the output or further on that exchange's path (*positions*),
     or by a cap that is still rising (*rising*: it would want more wherever
-    it is), so that its frames wait for the output."""
+    it is), so that its frames wait for the output.
+
+    A sender held also on the path of another of its exchanges sends this
+    one's frames at the pace the others allow (it takes its exchanges in
+    turn), and they do not wait here; but with *exclusive*, where this
+    exchange is held at the output or further on by a resource none of the
+    sender's other exchanges crosses (*exclusive* of the queue: each
+    exchange held by its own turn at one full output, say), it would be
+    held there whatever the others allow, its frames fill the buffers
+    before it, and the queue waits. Without *exclusive* the first rule
+    alone (the levels rise and first settle under it,
+    :func:`fcsim.flow.model._settle`)."""
     flags = []
     for q in group:
         waits = False
-        for j, k, e in zip(q.senders, q.positions, q.exchanges, strict=True):
+        for j, k, e, alone in zip(q.senders, q.positions, q.exchanges, q.exclusive, strict=True):
             holders = holding[j]
             place = positions[e]
-            if holders and all(h in rising or place.get(h, -1) >= k for h in holders):
+            if not holders or any(h not in rising and place.get(h, k) < k for h in holders):
+                continue  # free, or held before the output
+            if all(h in rising or h in place for h in holders) or exclusive and any(
+                    h in alone and place[h] >= k for h in holders):
                 waits = True
                 break
         flags.append(waits)

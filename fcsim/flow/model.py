@@ -245,6 +245,15 @@ def solve(fabric: FlowFabric) -> FlowResult:
                     q.positions.append(k)
                     q.exchanges.append(e)
                     q.units.append(units)
+    crossed: dict[int, list[int]] = defaultdict(list)  # per sender, its exchanges
+    for q in queues.values():
+        for j, e in zip(q.senders, q.exchanges, strict=True):
+            if e not in crossed[j]:
+                crossed[j].append(e)
+    for q in queues.values():
+        for j, e in zip(q.senders, q.exchanges, strict=True):
+            others = set().union(*(positions[x] for x in crossed[j] if x != e))
+            q.exclusive.append(frozenset(positions[e].keys() - others))
     keys = list(entries)
     rows = np.array([r for r, _ in keys], dtype=np.int64)
     cols = np.array([c for _, c in keys], dtype=np.int64)
@@ -500,13 +509,14 @@ def _levels(by_output: dict[str, list[Queue]], where: dict[tuple[str, str, str |
             rate, limit = filling.rate.tolist(), cap.tolist()
             for o in full:
                 fixed[o] = min(t, round_robin(by_output[o], rate, holding, positions, limit,
-                                              [i for i in mine[o] if eligible(i)], rising))
+                                              [i for i in mine[o] if eligible(i)], rising,
+                                              exclusive=False))
                 is_fixed[number[o]], fixed_level[number[o]] = True, fixed[o]
             before = None
             continue
         if math.isinf(t) or not any(h in rising for hs in holding for h in hs):
             return _settle(by_output, own, mine, fixed, rows, cols, values, capacity,
-                           positions, senders)
+                           positions, senders, exclusive=False)
         res = mine_res[open_ & (load[mine_res] > 0)]
         if before is None:
             found = t * cap[res] / load[res]
@@ -525,7 +535,7 @@ def _settle(by_output: dict[str, list[Queue]], own: dict[str, np.ndarray],
             cols: np.ndarray, values: np.ndarray, capacity: np.ndarray,
             positions: list[dict[int, float]], senders: int,
             forced: dict[str, set[int]] | None = None,
-            untie: bool = True) -> tuple[np.ndarray, bool]:
+            untie: bool = True, exclusive: bool = True) -> tuple[np.ndarray, bool]:
     """From the levels *fixed* as they rose, every output's level again from
     the solution they give, until none moves (the fixed point: each output's
     level is what its round robin gives for the rates the levels give);
@@ -534,7 +544,12 @@ def _settle(by_output: dict[str, list[Queue]], own: dict[str, np.ndarray],
     queues of those senders at that output as backlogged whatever holds
     them (:func:`_other_fixed_point`), and the rounds after them settle as
     above. A settled answer (without *forced*, and with *untie*) is then
-    freed of the levels that hold senders only by a tie (:func:`_untied`)."""
+    freed of the levels that hold senders only by a tie (:func:`_untied`).
+    Without *exclusive* a queue whose sender is held on another exchange's
+    path never waits (:func:`fcsim.flow.arbitration.waiting`); the levels
+    rise and first settle so, and from there settle again counting a queue
+    whose exchange is held by a resource of its own as waiting: that answer
+    if it settles, else the first."""
     levels = dict(fixed)
     cap = capacity.copy()
     pushed = FORCED_ROUNDS if forced else 0
@@ -550,15 +565,21 @@ def _settle(by_output: dict[str, list[Queue]], own: dict[str, np.ndarray],
             rising: set[int] = set()
             if forced and round_ < pushed and o in forced:
                 rising = {h for j in forced[o] for h in holding[j]}
-            level = round_robin(group, rate, holding, positions, limit, mine[o], rising)
+            level = round_robin(group, rate, holding, positions, limit, mine[o], rising,
+                                exclusive)
             if math.isfinite(level):
                 found[o] = level
         if round_ >= pushed and found.keys() == levels.keys() and all(
                 math.isclose(found[o], levels[o], rel_tol=SETTLED) for o in found):
             if forced or not untie:
                 return cap, True
+            if not exclusive:
+                again, settled = _settle(by_output, own, mine, levels, rows, cols, values,
+                                         capacity, positions, senders)
+                if settled:
+                    return again, True
             return _untied(by_output, own, mine, rows, cols, values, capacity, cap,
-                           positions, senders), True
+                           positions, senders, exclusive), True
         levels = {o: level if math.isinf(levels.get(o, math.inf))
                   else levels[o] + DAMPING * (level - levels[o]) for o, level in found.items()}
     return capacity, False
@@ -567,7 +588,8 @@ def _settle(by_output: dict[str, list[Queue]], own: dict[str, np.ndarray],
 def _untied(by_output: dict[str, list[Queue]], own: dict[str, np.ndarray],
             mine: dict[str, list[int]], rows: np.ndarray, cols: np.ndarray,
             values: np.ndarray, capacity: np.ndarray, cap: np.ndarray,
-            positions: list[dict[int, float]], senders: int) -> np.ndarray:
+            positions: list[dict[int, float]], senders: int,
+            exclusive: bool = True) -> np.ndarray:
     """The capacities *cap* of a settled fixed point (*capacity* without the
     levels), freed of the levels that hold senders only by a tie.
 
@@ -591,12 +613,12 @@ def _untied(by_output: dict[str, list[Queue]], own: dict[str, np.ndarray],
         holding = held(rows, cols, values, cap, filling.rate, filling.load)
         levels = {o: float(cap[idx[0]]) for o, idx in own.items() if math.isfinite(cap[idx[0]])}
         tied = {o for o in {owner[h] for hs in holding for h in hs if h in owner}
-                if not any(waiting(by_output[o], holding, positions, set()))}
+                if not any(waiting(by_output[o], holding, positions, set(), exclusive))}
         if not tied:
             break
         freed = {k: v for k, v in levels.items() if k not in tied}
         other, settled = _settle(by_output, own, mine, freed, rows, cols, values, capacity,
-                                 positions, senders, untie=False)
+                                 positions, senders, untie=False, exclusive=exclusive)
         if not settled:
             break
         rates = max_min(rows, cols, values, other, senders).rate
@@ -642,7 +664,8 @@ def _other_fixed_point(by_output: dict[str, list[Queue]],
             continue
         forced: set[int] = set()
         carried = 0.0
-        for q, waits in zip(group, waiting(group, holding, positions, set()), strict=True):
+        for q, waits in zip(group, waiting(group, holding, positions, set(), exclusive=False),
+                            strict=True):
             held_off = {j for j, e in zip(q.senders, q.exchanges, strict=True)
                         if holding[j] and any(h not in positions[e] for h in holding[j])
                         and all(h in turns for h in holding[j])}
@@ -653,11 +676,11 @@ def _other_fixed_point(by_output: dict[str, list[Queue]],
         if not forced:
             continue
         pushed = round_robin(group, rate, holding, positions, limit, mine[o],
-                             {h for j in forced for h in holding[j]})
+                             {h for j in forced for h in holding[j]}, exclusive=False)
         if pushed >= carried * (1 - CLOSE):
             continue
         other, settled = _settle(by_output, own, mine, levels, rows, cols, values, capacity,
-                                 positions, senders, {o: forced})
+                                 positions, senders, {o: forced}, exclusive=False)
         if not settled:
             continue
         rates = max_min(rows, cols, values, other, senders).rate

@@ -156,7 +156,7 @@ def test_blocking_reaches_back_through_every_hop() -> None:
                         ("fanin4", 2)):
         assert math.isclose(flow.stream_rates[name], share * x, rel_tol=10 * SETTLED), name
     assert not any(flow.caveats.values())
-    _agree(flow, _packet(scenario, 1e-3, 4e-3))
+    _agree(flow, _packet(scenario, 5e-3, 15e-3))  # after the buffers on the way fill
 
 
 def test_levels_that_do_not_settle_give_plain_max_min_flagged(monkeypatch) -> None:
@@ -299,3 +299,52 @@ def test_a_tie_at_an_output_nobody_waits_for_holds_no_sender() -> None:
         line = _frames_per_s(s, flow, s.exchanges[0].path[0]) * _payload(s)
         assert math.isclose(packet[s.name], line, rel_tol=TOLERANCE), s.name  # every line full
     _agree(flow, packet)
+
+
+def test_frames_behind_a_held_exchange_in_one_queue_go_at_its_pace() -> None:
+    """One core, two edges of two N_Ports at 1GFC, two 4GFC ISLs a pair,
+    exchange-based routing, random pairs (seed 1), two exchanges a stream:
+    e1n1 streams to e0n1 with one exchange on each ISL, e1n0 to e0n0 with
+    both on the ISL that carries e1n1's second, and e0n0 to its neighbour
+    e0n1. The output to e0n1 takes its three inputs (e0n0's link and the two
+    ISLs) in turn, a third of its line each, so e1n1's exchanges are each
+    held there by their own turn, and its frames wait at its edge for both
+    ISLs. The edge's output to the ISL then takes e1n0's link and e1n1's in
+    turn, one frame each; the frames keep that order through the core's
+    one queue for that ISL, and the edge input at the far end, its buffers
+    full of e1n1's frames waiting for their turn, takes one of e1n0's after
+    each of those: e1n0 gets the third of a line that e1n1's second
+    exchange gets, though its own target's link is free. (The model had
+    counted e1n1's queue at its edge as not waiting, since e1n1 is held on
+    its other exchange's path too, and gave e1n0 two thirds.)"""
+    scenario = scenario_from_document({
+        "name": "pace", "topology": "fabric",
+        "fabric": {"kind": "core-edge", "switches": 3, "cores": 1, "model": "generic-nonblocking",
+                   "nodes_per_switch": 2, "isls": 2, "speed": "1GFC", "isl_speed": "4GFC",
+                   "length": "10 m", "isl_length": "500 m", "routing": "exchange-based",
+                   "traffic": "random-pairs", "traffic_seed": 1, "stream_size": "16 KiB",
+                   "outstanding": 2},
+        "run": {"duration": "1 ms", "login": False}}, "pace.toml")
+    voq = SwitchModel(name="voq", ports=64, bb_credit=16, routing_latency=0.7e-6,
+                      cut_through=True, virtual_output_queues=True, crossbar_speedup=2.0)
+    scenario = replace(scenario, switches=tuple(replace(s, model=voq) for s in scenario.switches),
+                       nodes=tuple(replace(n, params=ServiceParameters(bb_credit=16))
+                                   for n in scenario.nodes))
+    flow = solve(flow_fabric(scenario))
+    streams = {s.name: s for s in flow.fabric.streams}
+    by_pair = {(s.source, s.destination): s.name for s in streams.values()}
+    local, held, victim = by_pair["e0n0", "e0n1"], by_pair["e1n1", "e0n1"], by_pair["e1n0", "e0n0"]
+    free = by_pair["e0n1", "e1n1"]
+    first, second = (e.path for e in streams[held].exchanges)
+    assert first[1] != second[1]  # e1n1's exchanges on the two ISLs out of e1
+    shared = [p for p in (first, second) if p[1] == streams[victim].exchanges[0].path[1]]
+    # both of e1n0's exchanges on that ISL, on to the same edge input
+    assert len(shared) == 1 and all(e.path[1:3] == shared[0][1:3]
+                                    for e in streams[victim].exchanges)
+    target = first[-1]
+    line = _frames_per_s(streams[local], flow, target) * _payload(streams[local])
+    expected = {local: line / 3, held: 2 * line / 3, victim: line / 3, free: line}
+    for name, rate in expected.items():
+        assert math.isclose(flow.stream_rates[name], rate, rel_tol=10 * SETTLED), name
+    assert not any(flow.caveats.values())
+    _agree(flow, _packet(scenario, 5e-3, 15e-3))  # after the buffers on the way fill

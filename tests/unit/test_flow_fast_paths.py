@@ -87,12 +87,13 @@ def _levels(by_output, where, rows, cols, values, capacity, positions, senders):
             rate, limit = filling.rate.tolist(), cap.tolist()
             for o in full:
                 fixed[o] = min(t, round_robin(by_output[o], rate, holding, positions, limit,
-                                              [i for i in mine[o] if eligible(i)], rising))
+                                              [i for i in mine[o] if eligible(i)], rising,
+                                              exclusive=False))
             before = None
             continue
         if math.isinf(t) or not any(h in rising for hs in holding for h in hs):
             return model._settle(by_output, own, mine, fixed, rows, cols, values, capacity,
-                                 positions, senders)
+                                 positions, senders, exclusive=False)
         nxt = math.inf
         for o in by_output:
             if o in fixed:
