@@ -57,7 +57,7 @@ from fcsim.fc4.outstanding import HeldCommands, OutstandingLimit
 class Connection:
     """An I/O connection (an NVMe submission/completion queue pair) to a
     target: its *connection* ID, its *sqsize* (commands outstanding at most),
-    the commands outstanding now and the most ever, its next command
+    the commands outstanding now and the most in the measured interval, its next command
     sequence number, and the commands waiting for a free entry."""
 
     connection: int
@@ -184,6 +184,15 @@ class NvmeInitiator:
             conn.waiting.append(command)
         else:
             self._issue(command, conn, assoc.first_burst)
+
+    def reset_stats(self) -> None:
+        """Start a new measured interval: its responses and waits counted from
+        now, each connection's most outstanding commands from those
+        outstanding now (its recovery counts are the run's whole)."""
+        self.stats = NvmeInitiatorStats()
+        for assoc in self._targets.values():
+            for conn in assoc.connections:
+                conn.most = conn.outstanding
 
     def targets(self) -> list[int]:
         """The N_Port IDs of the targets it has associations with."""

@@ -379,6 +379,8 @@ class Storage:
             initiator.reset_fabric()
         for nvme in self.nvme_targets.values():
             nvme.reset_stats()
+        for host in self.nvme_initiators.values():
+            host.reset_stats()
         for _, job in self.jobs:
             job.reset_stats()
         for device in self.multipaths.values():
