@@ -127,8 +127,15 @@ class Incidents:
                 _event(record, now, text)
 
     def applied(self, record: Record) -> None:
-        """*record*'s fault has struck every port it strikes."""
+        """*record*'s fault has struck every port it strikes. If every port it
+        watches was down already (another fault's), none can notice it: it is
+        detected now, and recovered when they are all Active again."""
         record.applying = False
+        if record.detected is None and record.ports and all(
+                lcf.state != AC for lcf in record.ports):
+            record.detected = self.sim.now
+            record.detection = ", ".join(f"{lcf.port.name}: down already ({lcf.state})"
+                                         for lcf in record.ports)
         self.check(record)
 
     def check(self, record: Record) -> None:

@@ -17,7 +17,7 @@ its time:
   synchronisation for the fault's duration.
 - ``bit-error-rate``: both directions of the link (or the one its ``from``
   end sends) draw errors at this rate from now on (with a duration, until
-  then: the rate it had comes back).
+  then: the rate of the latest burst still lasting, or the link's own).
 - ``corrupted-characters``: a burst of that many corrupted characters
   reaches the receivers now.
 - ``port-failure``: the port sends and hears nothing, for the duration (then
@@ -28,7 +28,10 @@ its time:
 
 A fault that repeats (``every``, ``mean_interval``) happens at each of its
 times (:mod:`fcsim.faults.repeats`) as a fault of its own, with its own
-record.
+record. Lasting faults that overlap on a port each hold it for their own
+time (:mod:`fcsim.faults.holds`): a cable is put back, a port powers on,
+when the last fault holding it ends, and a direction's bit error rate is
+that of the latest one lasting.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from fcsim.engine.simulation import Simulation
 from fcsim.faults import config as k
 from fcsim.faults.config import FaultConfig, FaultPlan
 from fcsim.faults.fabric_recovery import FabricRecovery
+from fcsim.faults.holds import ErrorRates, Holds
 from fcsim.faults.incidents import COUNTERS, Incidents, Record
 from fcsim.faults.lan import LanFaultRun
 from fcsim.faults.nport_recovery import NPortRecovery, Relogin
@@ -79,6 +83,8 @@ class FaultRun:
         self.ports: dict[str, RecoveringPort] = {}
         self.recoveries: dict[str, NPortRecovery] = {}
         self.fabric: FabricRecovery | None = None
+        self._cables, self._power, self._switches = Holds(), Holds(), Holds()
+        self._rates = ErrorRates()
         self._offsets = [0.0] * len(COUNTERS)
         self.incidents = Incidents(sim, self._read)
         if self.loop is None:
@@ -162,9 +168,10 @@ class FaultRun:
         self.incidents.begin(record, {k.LINK_UP: "cable put back", k.LIP: "LIP",
                                       k.SWITCH_FAILURE: f"switch {fault.switch} failed"}.get(kind))
         if kind == k.LINK_DOWN:
-            for lcf in struck:
+            pulled = self._cables.take(struck)
+            for lcf in pulled:
                 lcf.cable = False
-            for lcf in struck:
+            for lcf in pulled:
                 lcf.lose_signal()
             if fault.duration is not None:
                 self.sim.call_later(fault.duration, self._put_back, struck)
@@ -184,13 +191,11 @@ class FaultRun:
                         + SYNC_WORDS * lcf.port.word_time for lcf in struck)
             self.sim.call_later(burst, self._impairment_over, (record, losses))
         elif kind == k.BIT_ERROR_RATE:
-            senders = [lcf for lcf in struck
+            senders = [lcf.port for lcf in struck
                        if fault.sender is None or lcf.port.name == fault.sender]
-            before = [(lcf.port, lcf.port.bit_error_rate) for lcf in senders]
-            for lcf in senders:
-                lcf.port.bit_error_rate = fault.bit_error_rate  # type: ignore[assignment]
+            token = self._rates.begin(senders, fault.bit_error_rate)  # type: ignore[arg-type]
             if fault.duration is not None:
-                self.sim.call_later(fault.duration, self._error_rates, before)
+                self.sim.call_later(fault.duration, self._error_rates, (senders, token))
         elif kind in (k.PORT_FAILURE, k.SWITCH_FAILURE):
             self._fail(struck, fault)
         else:
@@ -204,34 +209,37 @@ class FaultRun:
         self.incidents.applied(record)
 
     def _put_back(self, struck: list[LinkControl]) -> None:
-        """The cable of the link of *struck* is put back: each receiver has light
-        after the cable's delay."""
-        for lcf in struck:
+        """A fault holding the cable of the link of *struck* out ends: if no
+        other holds it, it is put back and each receiver has light after the
+        cable's delay."""
+        back = self._cables.release(struck)
+        for lcf in back:
             lcf.cable = True
-        for lcf in struck:
+        for lcf in back:
             if lcf.peer.powered:
                 self.sim.call_later(lcf.port.delay, lcf.light_returns, None)
 
-    @staticmethod
-    def _error_rates(rates: list[tuple[Any, float]]) -> None:
-        """A burst of bit errors is over: each port's rate as it was."""
-        for port, rate in rates:
-            port.bit_error_rate = rate
+    def _error_rates(self, value: tuple[list[Any], int]) -> None:
+        """A burst of bit errors is over: each port's rate is that of the
+        latest burst still lasting on it, or its link's own."""
+        self._rates.end(*value)
 
     def _fail(self, struck: list[LinkControl], fault: FaultConfig) -> None:
-        if fault.switch is not None:
+        if fault.switch is not None and self._switches.take([fault.switch]):
             self.fabric.fspf.failed(fault.switch)  # type: ignore[union-attr]
-        for lcf in struck:
+        for lcf in self._power.take(struck):
             lcf.power_off()
         if fault.duration is not None:
             self.sim.call_later(fault.duration, self._power_on, (struck, fault.switch))
 
     def _power_on(self, value: tuple[list[LinkControl], str | None]) -> None:
-        """The failed ports power on; a failed switch restarts its FSPF first."""
+        """A failure of the ports *struck* ends: those no other fault holds
+        power on; a failed switch that no other failure holds restarts its
+        FSPF first."""
         struck, switch = value
-        if switch is not None:
+        if switch is not None and self._switches.release([switch]):
             self.fabric.fspf.restarted(switch)  # type: ignore[union-attr]
-        for lcf in struck:
+        for lcf in self._power.release(struck):
             lcf.power_on()
 
     def _initialised(self, plan: InitTimeline) -> None:

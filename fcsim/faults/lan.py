@@ -40,6 +40,7 @@ from fcsim.engine.simulation import Simulation
 from fcsim.ethernet.port import AUTONEGOTIATION
 from fcsim.faults import config as k
 from fcsim.faults.config import FaultConfig, FaultPlan
+from fcsim.faults.holds import Holds
 from fcsim.faults.incidents import COUNTERS, Incidents, Record
 from fcsim.faults.repeats import Repeats
 from fcsim.fc2.port_states import AC, LOS_ASSERT, LOS_DEASSERT
@@ -133,6 +134,7 @@ class LanFaultRun:
                  hosts: dict[str, Any]) -> None:
         self.sim, self.net, self.hosts = sim, net, hosts
         self.links: dict[str, LanLink] = {}
+        self._cables, self._power = Holds(), Holds()  # overlapping faults (fcsim.faults.holds)
         ethernet = scenario.topology == "ethernet"
         relink = LOS_DEASSERT + (AUTONEGOTIATION if ethernet else 0.0)
         how = "auto-negotiation complete" if ethernet else "signal back"
@@ -176,7 +178,7 @@ class LanFaultRun:
                                       k.SWITCH_FAILURE: f"switch {fault.switch} failed"}
                              .get(fault.kind))
         if fault.kind == k.LINK_DOWN:
-            for link in struck:
+            for link in self._cables.take(struck):
                 link.cable = False
                 link.dark()
             if fault.duration is not None:
@@ -184,7 +186,7 @@ class LanFaultRun:
         elif fault.kind == k.LINK_UP:
             self._put_back(struck)
         else:
-            for link in struck:
+            for link in self._power.take(struck):
                 link.power_off()
             self.net.switches[fault.switch].power_off()
             if fault.duration is not None:
@@ -192,14 +194,18 @@ class LanFaultRun:
         self.incidents.applied(record)
 
     def _put_back(self, struck: list[LanLink]) -> None:
-        for link in struck:
+        """A fault holding the cable of *struck* out ends: put back if no other
+        holds it."""
+        back = self._cables.release(struck)
+        for link in back:
             link.cable = True
-        for link in struck:
+        for link in back:
             if link.powered and link.peer is not None and link.peer.powered:
                 self.sim.call_later(link.port.delay, link.light_returns, None)
 
     def _power_on(self, struck: list[LanLink]) -> None:
-        for link in struck:
+        """A failure of *struck* ends: those no other fault holds power on."""
+        for link in self._power.release(struck):
             link.power_on()
 
     # -- results -------------------------------------------------------------------

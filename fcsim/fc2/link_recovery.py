@@ -159,6 +159,7 @@ class LinkControl:
         self.since = 0.0
         self.powered = self.cable = self.signal = self.sync = True
         self.ok_since = 0.0
+        self._unsynced = 0  # losses of synchronisation under way
         self.impairments: list[tuple[float, float, bool]] = []
         self.listeners: list[Listener] = []
         self.stats = RecoveryStats()
@@ -291,7 +292,9 @@ class LinkControl:
             self._receiver_back()
 
     def lose_sync(self, duration: float) -> None:
-        """The receiver loses word synchronisation now for *duration* s."""
+        """The receiver loses word synchronisation now for *duration* s (until
+        then at least: another loss under way may end later)."""
+        self._unsynced += 1
         if self.sync:
             self.sync = False
             self._lost_from(self._sim.now)
@@ -303,7 +306,8 @@ class LinkControl:
             self.enter(LF2, f"loss of synchronisation for R_T_TOV ({R_T_TOV * 1e3:g} ms)")
 
     def _sync_back(self, _value: object) -> None:
-        if not self.sync:
+        self._unsynced -= 1
+        if not self.sync and not self._unsynced:
             self.sync = True
             self._receiver_back()
 

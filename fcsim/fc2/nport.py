@@ -387,7 +387,26 @@ class NPort:
         inbound = self._inbound.pop(seq, None)
         if inbound is not None:
             self.stats.sequences_incomplete += 1
+            self._unmeter(inbound, seq)
+
+    def take_back(self, exchange: Exchange, meter: Any, abandoned: bool = True) -> None:
+        """The data of *exchange*, counted into *meter* as it arrived, is not
+        the data its command delivered: an attempt given up (*abandoned*: what
+        arrives in it after is not counted either) or data asked for again in
+        it. What this interval counted of it is taken back."""
+        if meter is not None and not exchange.abandoned:
+            meter.payload -= exchange.metered
+            meter.taken_back += exchange.metered
+        exchange.metered = 0
+        exchange.abandoned = exchange.abandoned or abandoned
+
+    @staticmethod
+    def _unmeter(inbound: Inbound, seq: Sequence) -> None:
+        """Take back what *inbound*, an incomplete attempt of *seq*, counted
+        (nothing if its exchange was given up: taken back then)."""
+        if seq.meter is not None and not seq.exchange.abandoned:
             inbound.unmeter(seq.meter)
+            seq.exchange.metered -= inbound.payload
 
     def complete(self, seq: Sequence, status: str) -> None:
         """FC-2 is done with *seq*, as *status*: tell its sender."""
@@ -651,7 +670,7 @@ class NPort:
         gap = False
         if inbound is None or inbound.attempt != frame.attempt:
             if inbound is not None:
-                inbound.unmeter(seq.meter)
+                self._unmeter(inbound, seq)
             elif frame.cls == 3:
                 self._end_earlier_sequence(seq)
             inbound = self._inbound[seq] = Inbound(frame.attempt, now)
@@ -666,9 +685,10 @@ class NPort:
         stats.data_frames_rx += 1
         stats.payload_rx += frame.payload_len
         meter = seq.meter
-        if meter is not None:
+        if meter is not None and not seq.exchange.abandoned:
             meter.frames += 1
             meter.payload += frame.payload_len
+            seq.exchange.metered += frame.payload_len
         if gap:
             self._answer(frame, h.R_CTL_ACK_1, 1, h.F_CTL_ABORT_SEQUENCE)
             self._recovery.gap(frame)  # type: ignore[union-attr]
@@ -691,7 +711,7 @@ class NPort:
                             break
             else:
                 stats.sequences_incomplete += 1
-                inbound.unmeter(seq.meter)
+                self._unmeter(inbound, seq)
 
     def _end_earlier_sequence(self, seq: Sequence) -> None:
         """The first frame of Class 3 sequence *seq* arrived: an earlier sequence
@@ -729,7 +749,7 @@ class NPort:
                 if self._inbound_of_exchange.get(seq.exchange) is seq:
                     del self._inbound_of_exchange[seq.exchange]
                 self.stats.sequences_incomplete += 1
-                inbound.unmeter(seq.meter)
+                self._unmeter(inbound, seq)
             elif earliest is None or deadline < earliest:
                 earliest = deadline
         self._inbound_check = earliest is not None

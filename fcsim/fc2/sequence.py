@@ -34,9 +34,16 @@ class Exchange:
     default an exchange is its own stream; several exchanges may share one
     (an IP interface's exchanges to one destination, as a card that sends its
     outbound sequences in queue order does).
+
+    *metered* is the payload its sequences' recipients counted into the
+    sequences' meters in this measurement interval, bytes, and *abandoned*
+    whether its originator gave it up (:meth:`fcsim.fc2.nport.NPort.take_back`:
+    a command sent again in a new exchange or failed): what it counted is
+    taken back, and what arrives in it after is not counted.
     """
 
-    __slots__ = ("ox_id", "rx_id", "originator", "responder_id", "sequences_sent", "stream")
+    __slots__ = ("ox_id", "rx_id", "originator", "responder_id", "sequences_sent", "stream",
+                 "metered", "abandoned")
 
     def __init__(self, ox_id: int, originator: Originator, responder_id: int,
                  stream: object = None) -> None:
@@ -46,6 +53,13 @@ class Exchange:
         self.responder_id = responder_id
         self.sequences_sent = 0
         self.stream: object = self if stream is None else stream
+        self.metered = 0
+        self.abandoned = False
+
+    def new_interval(self) -> None:
+        """A new measurement interval starts: what it counted so far stays in
+        the interval before."""
+        self.metered = 0
 
 
 class Sequence:

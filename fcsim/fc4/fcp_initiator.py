@@ -120,9 +120,12 @@ class FcpInitiator:
         else:
             self._issue(command)
 
-    def reset_fabric(self) -> None:
-        """Start a new measured interval of the fabric times."""
+    def reset_stats(self) -> None:
+        """Start a new measured interval of the fabric times and of the data its
+        commands' exchanges counted (its recovery counts are the run's whole)."""
         self.fabric = {}
+        for exchange in self._by_exchange:
+            exchange.new_interval()
 
     # -- commands ---------------------------------------------------------------------------
 
@@ -217,21 +220,27 @@ class FcpInitiator:
             self._fail(command, status)
         return len(doomed)
 
-    def _end_attempt(self, command: Command, aborted: bool = False) -> None:
+    def _end_attempt(self, command: Command, aborted: bool = False,
+                     given_up: bool = False) -> None:
         """The exchange of *command*'s attempt ends: its OX_ID is freed, R_A_TOV
-        later if the attempt was *aborted* (:mod:`fcsim.fc2.exchange_ids`)."""
+        later if the attempt was *aborted* (:mod:`fcsim.fc2.exchange_ids`). An
+        attempt aborted or *given_up* (sent again, or failed) did not deliver
+        its data: what its meter counted of it is taken back."""
         exchange: Exchange = command.exchange  # type: ignore[assignment]
+        if aborted or given_up:
+            self.nport.take_back(exchange, command.meter)
         del self._by_exchange[exchange]
         self.in_flight -= 1
         self._outstanding[command.d_id] -= 1
         self.nport.close_exchange(exchange, aborted)
 
     def _responded(self, command: Command, response: Response) -> None:
-        self._end_attempt(command)
+        short = response.status == GOOD and not command.write and command.moved < command.length
+        self._end_attempt(command, given_up=short)
         if response.status == TASK_SET_FULL:
             self._refused(command)
             return
-        if response.status == GOOD and not command.write and command.moved < command.length:
+        if short:
             self.stats.short_data += 1
             self.stats.retries += 1
             self._issue(command)

@@ -58,7 +58,7 @@ from fcsim.fc4.outstanding import HeldCommands, OutstandingLimit
 class Connection:
     """An I/O connection (an NVMe submission/completion queue pair) to a
     target: its *connection* ID, its *sqsize* (commands outstanding at most),
-    the commands outstanding now and the most ever, its next command
+    the commands outstanding now and the most in the measured interval, its next command
     sequence number, and the commands waiting for a free entry."""
 
     connection: int
@@ -191,6 +191,17 @@ class NvmeInitiator:
             conn.waiting.append(command)
         else:
             self._issue(command, conn, assoc.first_burst)
+
+    def reset_stats(self) -> None:
+        """Start a new measured interval: its responses and waits counted from
+        now, each connection's most outstanding commands from those
+        outstanding now (its recovery counts are the run's whole)."""
+        self.stats = NvmeInitiatorStats()
+        for exchange in self._by_exchange:
+            exchange.new_interval()
+        for assoc in self._targets.values():
+            for conn in assoc.connections:
+                conn.most = conn.outstanding
 
     def targets(self) -> list[int]:
         """The N_Port IDs of the targets it has associations with."""
@@ -384,7 +395,7 @@ class NvmeInitiator:
                 command.recoveries += 1
                 self._ask_again(command, h.R_CTL_SOLICITED_DATA)
                 return
-            self._end_attempt(command)
+            self._end_attempt(command, given_up=True)
             self._failed(command, HOST_PATH_ERROR)
             return
         self._end_attempt(command)
@@ -396,11 +407,16 @@ class NvmeInitiator:
         command.completed = self.sim.now
         command.done(command)
 
-    def _end_attempt(self, command: NvmeCommand, aborted: bool = False) -> None:
+    def _end_attempt(self, command: NvmeCommand, aborted: bool = False,
+                     given_up: bool = False) -> None:
         """*command*'s exchange ends (its OX_ID freed R_A_TOV later if
         *aborted*) and its submission queue entry with it: the next command
-        waiting for one is sent."""
+        waiting for one is sent. An attempt aborted or *given_up* (sent again,
+        or failed) did not deliver its data: what its meter counted of it is
+        taken back."""
         exchange: Exchange = command.exchange  # type: ignore[assignment]
+        if aborted or given_up:
+            self.nport.take_back(exchange, command.meter)
         del self._by_exchange[exchange]
         self._forget_rec(exchange)
         self._aborting.pop(command, None)
@@ -528,8 +544,10 @@ class NvmeInitiator:
         """Send an NVMe_SR asking the target for the IU of *r_ctl* again (read
         data: the count of what came starts again)."""
         self.recovery.retransmission_requests += 1
-        if r_ctl == h.R_CTL_SOLICITED_DATA:
+        if r_ctl == h.R_CTL_SOLICITED_DATA:  # all of it comes again
             command.moved = 0
+            self.nport.take_back(command.exchange, command.meter,  # type: ignore[arg-type]
+                                 abandoned=False)
         self._progress(command)
         self.nport.send(command.exchange, SR_SIZE, 3,  # type: ignore[arg-type]
                         r_ctl=R_CTL_SR, type_=TYPE_NVME, ulp=NvmeSr(r_ctl), initiative=True)

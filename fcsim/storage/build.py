@@ -422,9 +422,11 @@ class Storage:
             for queue in queues.values():
                 queue.reset_stats()
         for initiator in self.initiators.values():
-            initiator.reset_fabric()
+            initiator.reset_stats()
         for nvme in [*self.nvme_targets.values(), *self.port_nvme_targets.values()]:
             nvme.reset_stats()
+        for host in self.nvme_initiators.values():
+            host.reset_stats()
         for _, job in self.jobs:
             job.reset_stats()
         for device in self.multipaths.values():

@@ -93,3 +93,57 @@ def test_an_ethernet_cable_with_a_rate_for_each_direction(noisy_first: bool) -> 
     q = 1.0 - (1.0 - p) ** (10 * chars)
     assert n > 1000
     assert abs(nodes["h2"]["fcs_errors"] - n * q) < 5 * math.sqrt(n * q)
+
+
+class _Hits:
+    """The frames each port sends, by start time: (start, hit)."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, list[tuple[float, bool]]] = {}
+
+    def frame(self, time: float, port: object, frame: object, start: float, end: float) -> None:
+        if getattr(frame, "data_len", 0) == PAYLOAD:
+            self.rows.setdefault(port.name, []).append((start, frame.corrupt))  # type: ignore
+
+    def primitive(self, *args: object) -> None:
+        pass
+
+    def state(self, *args: object) -> None:
+        pass
+
+
+def expect_window(rows: list[tuple[float, bool]], start: float, end: float, p: float) -> None:
+    """The frames a port began sending from *start* to *end* s are hit as at rate
+    *p*: Binomial(frames, q) within 5 sigma, none when p is 0."""
+    hits = [hit for at, hit in rows if start <= at < end]
+    q = 1.0 - (1.0 - p) ** (10 * frame_chars(PAYLOAD))
+    assert len(hits) > 50
+    mean = len(hits) * q
+    assert abs(sum(hits) - mean) <= 5 * math.sqrt(mean * (1 - q)) + (0 if p else 0.5)
+
+
+def test_overlapping_faults_on_one_direction_each_last_their_own_time() -> None:
+    """Two bit-error-rate faults from "a" that overlap without nesting: 2e-5
+    from 0 to 10 ms and 1e-5 from 6 to 16 ms. The later one's rate holds while
+    it lasts (6 to 16 ms), its end gives back the link's own rate (0): the
+    first one's end does not take the second's rate away, nor does the
+    second's end bring the first's back. b's frames are never hit."""
+    p1, p2 = 2e-5, 1e-5
+    faults = (FaultConfig(0.0, "bit-error-rate", link="link", bit_error_rate=p1, sender="a",
+                          duration=10e-3),
+              FaultConfig(6e-3, "bit-error-rate", link="link", bit_error_rate=p2, sender="a",
+                          duration=10e-3))
+    scenario = dataclasses.replace(p2p(STREAMS, 0.022), faults=faults)
+    sim = Simulation(3)
+    hits = _Hits()
+    sim.sinks.append(hits)
+    net = build_point_to_point(sim, scenario.nodes, scenario.links, recovering=True)
+    build_workloads(sim, scenario, net)
+    install(sim, scenario, net)
+    sim.run(scenario.run.duration)
+    a = hits.rows["a"]
+    expect_window(a, 0.0, 6e-3, p1)
+    expect_window(a, 6e-3, 10e-3, p2)
+    expect_window(a, 10e-3, 16e-3, p2)
+    expect_window(a, 16e-3, 22e-3, 0.0)
+    assert not any(hit for _, hit in hits.rows["b"])

@@ -121,3 +121,14 @@ def test_faults_ethernet_does_not_model_are_refused(fault: dict[str, Any], line:
     with pytest.raises(ScenarioError) as info:
         scenario_from_document(document, "lan.toml")
     assert str(info.value) == line
+
+
+def test_overlapping_pulls_keep_the_cable_out_until_the_later_ends() -> None:
+    """The cable out from 100 to 130 ms and again from 120 to 160 ms: the link
+    is up again only after 160 ms, as the PHY says, not after 130 ms."""
+    result = run([{"at": "100 ms", "kind": "link-down", "link": "to-h2", "duration": "30 ms"},
+                  {"at": "120 ms", "kind": "link-down", "link": "to-h2", "duration": "40 ms"}])
+    later = result["faults"]["schedule"][1]
+    assert later["recovered_s"] == pytest.approx(
+        0.16 + DELAY + LOS_DEASSERT + AUTONEGOTIATION, abs=1e-12)
+    assert result["faults"]["ports"]["h2"]["failures"] == 1
