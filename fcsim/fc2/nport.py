@@ -296,7 +296,7 @@ class NPort:
             raise ValueError(f"{self.name}: sequence size must be >= 0 bytes, got {size}")
         if max_data_field is not None and max_data_field < 1:
             raise ValueError(f"{self.name}: max_data_field must be >= 1 byte, got {max_data_field}")
-        d_id = exchange.responder_id if exchange.originator is self else exchange.originator.port_id
+        d_id = exchange.responder_id if exchange.originator is self else exchange.originator_id
         peer = self.peers[d_id]
         data_field = peer.max_data_field if max_data_field is None else min(
             max_data_field, peer.max_data_field)
@@ -529,6 +529,8 @@ class NPort:
                     self.connection.request = seq
         payload = seq.size - seq.data_field * cnt if last else seq.data_field
         exchange = seq.exchange
+        if cnt == 0 and exchange.originator is self:
+            exchange.originator_id = self.port_id  # the S_ID its responder answers
         frame = Frame(
             sof, osets.EOFt if last else osets.EOFn, seq.r_ctl, seq.d_id, self.port_id,
             seq.type, f_ctl, seq.seq_id, cnt, exchange.ox_id, exchange.rx_id, payload, cls,

@@ -29,6 +29,11 @@ class Originator(Protocol):
 class Exchange:
     """Exchange *ox_id* from *originator* to the N_Port with ID *responder_id*.
 
+    *originator_id* is the S_ID the originator's frames of the exchange
+    carry (set as it sends each sequence; its S_ID, with the OX_ID,
+    identifies the exchange in FC-FS-5): the responder answers that address,
+    even while the originator logs in to the fabric again.
+
     *stream* is the queue its sequences join at the sender: the sequences of
     one stream are sent one at a time, in the order they were queued. By
     default an exchange is its own stream; several exchanges may share one
@@ -42,14 +47,15 @@ class Exchange:
     taken back, and what arrives in it after is not counted.
     """
 
-    __slots__ = ("ox_id", "rx_id", "originator", "responder_id", "sequences_sent", "stream",
-                 "metered", "abandoned")
+    __slots__ = ("ox_id", "rx_id", "originator", "originator_id", "responder_id",
+                 "sequences_sent", "stream", "metered", "abandoned")
 
     def __init__(self, ox_id: int, originator: Originator, responder_id: int,
                  stream: object = None) -> None:
         self.ox_id = ox_id
         self.rx_id = UNASSIGNED_ID
         self.originator = originator
+        self.originator_id = originator.port_id
         self.responder_id = responder_id
         self.sequences_sent = 0
         self.stream: object = self if stream is None else stream

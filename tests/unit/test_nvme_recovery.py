@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import struct
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -96,7 +97,7 @@ def test_the_prli_page_carries_the_sler_bit_in_word_3_bit_8() -> None:
 
 
 def test_rec_and_its_answers_are_fc_ls_payloads() -> None:
-    exchange = Exchange(0x1234, object(), 0x020300)  # type: ignore[arg-type]
+    exchange = Exchange(0x1234, SimpleNamespace(port_id=0x010200), 0x020300)
     exchange.rx_id = 0x0042
     request = rec_bytes(Rec(exchange), 0x010200)
     assert len(request) == REC_SIZE == 12
