@@ -4,14 +4,17 @@ filling that takes each stopped sender's entries out once
 every moving sender's load again at each level, and the rising round-robin
 levels computed over arrays (:func:`fcsim.flow.model._levels`) against the
 same rule output by output. The detailed versions are kept here, as they
-were before the fast ones replaced them."""
+were before the fast ones replaced them. A settling of the levels that
+gives up when thrown back again and again (:data:`fcsim.flow.model.THROWS`)
+gives the answers of one that runs its full rounds."""
 
 from __future__ import annotations
 
 import math
 
 import numpy as np
-from hypothesis import given, settings
+import pytest
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fcsim.flow import model
@@ -19,6 +22,7 @@ from fcsim.flow.arbitration import held, resources_of, round_robin
 from fcsim.flow.fabric import flow_fabric
 from fcsim.flow.fairness import TOLERANCE, Filling, max_min
 from fcsim.scenario.loader import load_scenario, scenario_from_document
+from tests.property.test_flow_fixed_points import one_core
 from tests.unit.test_flow_model import EXAMPLES
 
 
@@ -172,3 +176,59 @@ def test_fast_levels_equal_the_rule_output_by_output(monkeypatch) -> None:
         assert np.allclose([b.capacity for b in fast.bottleneck],
                            [b.capacity for b in detailed.bottleneck], rtol=1e-12, atol=0)
         assert fast.caveats == detailed.caveats
+
+
+def _full_rounds(monkeypatch, fabric) -> model.FlowResult:
+    """*fabric* solved with every settling run to its full rounds (no
+    giving up when thrown back)."""
+    with monkeypatch.context() as patch:
+        patch.setattr(model, "THROWS", math.inf)
+        return model.solve(fabric)
+
+
+def _identical(early: model.FlowResult, full: model.FlowResult) -> None:
+    """The same answer, bit for bit: rates, bottlenecks, flags and caveats."""
+    assert early.settled == full.settled
+    assert np.array_equal(early.rates, full.rates)
+    assert early.bottleneck == full.bottleneck
+    assert early.stream_rates == full.stream_rates
+    assert early.caveats == full.caveats
+    assert (early.other is None) == (full.other is None)
+    assert early.other is None or np.array_equal(early.other, full.other)
+
+
+def test_giving_up_a_settling_thrown_back_changes_no_answer(monkeypatch) -> None:
+    """The bench's 16-domain fabric, whose second settling never settles
+    (it gives up after the third throw-back: fewer max-min solutions), and
+    the example fabrics the flow model takes but the 239-domain one (which
+    falls back before settling): the same answer as with the full rounds."""
+    solutions = []
+
+    def counted(*args):
+        solutions.append(1)
+        return max_min(*args)
+
+    fabric = flow_fabric(_core_edge())
+    with monkeypatch.context() as patch:
+        patch.setattr(model, "max_min", counted)
+        early = model.solve(fabric)
+        given_up = len(solutions)
+        full = _full_rounds(patch, fabric)
+    assert given_up < len(solutions)
+    _identical(early, full)
+    for name in ("fabric-core-edge-isls.toml", "fabric-fat-tree-permutation.toml",
+                 "fabric-long-distance-isl.toml"):
+        fabric = flow_fabric(load_scenario(EXAMPLES / name))
+        _identical(model.solve(fabric), _full_rounds(monkeypatch, fabric))
+
+
+@settings(max_examples=60, deadline=None, derandomize=True,
+          suppress_health_check=list(HealthCheck))
+@given(one_core())
+def test_giving_up_changes_no_answer_on_random_fabrics(case) -> None:
+    """The one-core grid's fabrics and the oracle's (:func:`one_core` draws
+    either), where settlings converge after a throw-back: the same answer
+    as with the full rounds."""
+    fabric = flow_fabric(case[0])
+    with pytest.MonkeyPatch.context() as patch:
+        _identical(model.solve(fabric), _full_rounds(patch, fabric))
