@@ -272,7 +272,7 @@ def _storage_lines(results: dict[str, Any]) -> list[str]:
                          f"NVMe_SR, {recovery['commands_resent']} commands sent again in "
                          f"their exchange, {recovery['timeouts']} timeouts, "
                          f"{recovery['aborts']} ABTS, {recovery['retries']} retries, "
-                         f"{recovery['failed']} failed")
+                         f"{recovery['failed']} returned with an error")
     for node, local in storage.get("local", {}).items():
         for name, d in local["disks"].items():
             lines.append(f"  disk {node}:{name} ({d['model']} on {d['channel']}): utilisation "

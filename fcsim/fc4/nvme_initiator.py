@@ -105,7 +105,9 @@ class NvmeRecoveryStats:
     """The recovery of lost frames: RECs sent, IUs asked again with NVMe_SR,
     commands sent again in their exchange (SLER), commands timed out, ABTS
     sent, commands the NVMe layer sent again in a new exchange, and commands
-    failed with an error."""
+    returned to the layer above with an error (*failed*: on a multipath node
+    the namespace head fails those with a path error over to another path,
+    so they need not end as errors of the job)."""
 
     recs: int = 0
     retransmission_requests: int = 0

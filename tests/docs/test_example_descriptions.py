@@ -684,7 +684,7 @@ def nvme_link_fault(sc: Scenario) -> None:
     assert f"  NVMe controller ssd answered {sr} NVMe_SR and 0 ABTS" in text
     assert (f"  NVMe host port host, recovery (SLER with 000002): 0 REC, {sr} NVMe_SR, 0 "
             "commands sent again in their exchange, 0 timeouts, 0 ABTS, 0 retries, "
-            "0 failed") in text
+            "0 returned with an error") in text
     hit = result["faults"]["schedule"][0]["frames_errored"]
     assert job["errors"] == 0 and recovery["sler"] == ["000002"]
     assert hit > recovery["retransmission_requests"] > hit / 2  # most hits: read data
