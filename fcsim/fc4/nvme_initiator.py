@@ -444,6 +444,10 @@ class NvmeInitiator:
             self.recovery.retries += 1
             self._send_or_wait(command)
             return
+        self._return_error(command, status)
+
+    def _return_error(self, command: NvmeCommand, status: int) -> None:
+        """*command* completes now with the error *status*, to the layer above."""
         self.recovery.failed += 1
         command.status = status
         command.completed = self.sim.now
@@ -470,10 +474,7 @@ class NvmeInitiator:
             self._end_attempt(command, aborted=True)
         doomed += outstanding
         for command in doomed:
-            self.recovery.failed += 1
-            command.status = status
-            command.completed = self.sim.now
-            command.done(command)
+            self._return_error(command, status)
         return len(doomed)
 
     # -- recovery -------------------------------------------------------------------------

@@ -257,6 +257,14 @@ class Storage:
                                                                   failfast)
         return initiator
 
+    def _path_ends(self, node: str, device: str) -> list[tuple[str, str]]:
+        """The paths from host *node* to target *device*: each pair of their
+        N_Ports (host's in turn, then the target's) on one fabric."""
+        return [(local, remote)
+                for local in port_names(node, self._nodes[node].ports)
+                for remote in port_names(device, self._nodes[device].ports)
+                if self.net.same_fabric(local, remote)]
+
     def _multipath(self, node: str, device: str, lun: int = 0) -> Multipath:
         """*node*'s multipath device over every path to logical unit *lun* of
         target *device*: each pair of their N_Ports on one fabric, the target
@@ -264,16 +272,13 @@ class Storage:
         host, target = self._nodes[node], self._nodes[device]
         config: MultipathConfig = host.multipath  # type: ignore[assignment]
         paths = []
-        for local in port_names(node, host.ports):
-            for remote in port_names(device, target.ports):
-                if not self.net.same_fabric(local, remote):
-                    continue
-                unit = FcpLun(self._initiator(node, self.net.nodes[local]),
-                              self.net.address_of(remote), lun)
-                self._port_target(device, remote)
-                prio = (ALUA_NON_OPTIMISED if remote in target.non_optimized_ports
-                        else ALUA_OPTIMISED)
-                paths.append(Path(f"{local}-{remote}", local, remote, unit, prio))
+        for local, remote in self._path_ends(node, device):
+            unit = FcpLun(self._initiator(node, self.net.nodes[local]),
+                          self.net.address_of(remote), lun)
+            self._port_target(device, remote)
+            prio = (ALUA_NON_OPTIMISED if remote in target.non_optimized_ports
+                    else ALUA_OPTIMISED)
+            paths.append(Path(f"{local}-{remote}", local, remote, unit, prio))
         name = f"{node}:{device}" if lun == 0 else f"{node}:{device}:lun{lun}"
         device_mp = self.multipaths[name] = Multipath(self.sim, name, paths, config)
         for path in paths:
@@ -288,15 +293,12 @@ class Storage:
         config: MultipathConfig = host.multipath  # type: ignore[assignment]
         ana = dict(target.ana_states)
         paths = []
-        for local in port_names(node, host.ports):
-            for remote in port_names(device, target.ports):
-                if not self.net.same_fabric(local, remote):
-                    continue
-                self._port_nvme_target(device, remote)
-                paths.append(AnaPath(f"{local}-{remote}", local, remote,
-                                     self._nvme_initiator(node, self.net.nodes[local]),
-                                     self.net.address_of(remote), nsid,
-                                     ana.get(remote, OPTIMIZED)))
+        for local, remote in self._path_ends(node, device):
+            self._port_nvme_target(device, remote)
+            paths.append(AnaPath(f"{local}-{remote}", local, remote,
+                                 self._nvme_initiator(node, self.net.nodes[local]),
+                                 self.net.address_of(remote), nsid,
+                                 ana.get(remote, OPTIMIZED)))
         name = f"{node}:{device}" + (f":ns{nsid}" if nsid != 1 else "")
         head = self.heads[name] = NamespaceHead(self.sim, name, paths, config.iopolicy)
         for path in paths:
