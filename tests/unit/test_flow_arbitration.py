@@ -348,3 +348,49 @@ def test_frames_behind_a_held_exchange_in_one_queue_go_at_its_pace() -> None:
         assert math.isclose(flow.stream_rates[name], rate, rel_tol=10 * SETTLED), name
     assert not any(flow.caveats.values())
     _agree(flow, _packet(scenario, 5e-3, 15e-3))  # after the buffers on the way fill
+
+
+def test_turns_that_shared_input_buffers_undo_are_not_given_as_exact() -> None:
+    """A fat tree of two pods (one edge and one aggregation switch each, two
+    2GFC ISLs a pair, 8GFC N_Ports, four credits a switch port, cut-through
+    at 5 us), the stride permutation with three exchanges a stream,
+    exchange-based routing: the far edge's two N_Ports each send two of
+    their exchanges up one of its uplinks and one up the other, the other
+    way round. Were each uplink to take the two inputs in turn, the
+    frames of both at equal rates, the uplinks' two equations (a third of
+    one sender's frames against two thirds of the other's) could not both
+    hold: the round robin's fixed point has one sender at twice the other's
+    rate. In the packet model the switch port's four buffers are shared by
+    the frames for both uplinks, the uplinks do not take the two inputs in
+    turn, and the two senders go at about the same rate, the two uplinks
+    full between them. The flow model's levels do not settle here (an
+    iteration that made them settle gave the 1:2 rates, 67 % off, as exact:
+    docs/model.md, "Flow model"), so whatever it gives must be flagged
+    wherever it is not the packet model's (the oracle's rule)."""
+    scenario = scenario_from_document({
+        "name": "shared", "topology": "fabric",
+        "fabric": {"kind": "fat-tree", "pods": 2, "model": "generic-nonblocking",
+                   "nodes_per_switch": 2, "isls": 2, "speed": "8GFC", "isl_speed": "2GFC",
+                   "length": "16 m", "isl_length": "10 m", "routing": "exchange-based",
+                   "traffic": "permutation", "stream_size": "64 KiB", "outstanding": 3},
+        "run": {"duration": "1 ms", "login": False}}, "shared.toml")
+    voq = SwitchModel(name="voq", ports=64, bb_credit=4, routing_latency=5e-6,
+                      cut_through=True, virtual_output_queues=True, crossbar_speedup=2.0)
+    scenario = replace(scenario, switches=tuple(replace(s, model=voq) for s in scenario.switches),
+                       nodes=tuple(replace(n, params=ServiceParameters(bb_credit=16))
+                                   for n in scenario.nodes))
+    flow = solve(flow_fabric(scenario))
+    streams = {s.source: s for s in flow.fabric.streams}
+    far = [streams["p1e0n0"], streams["p1e0n1"]]
+    uplinks = sorted({e.path[1] for s in far for e in s.exchanges})
+    assert len(uplinks) == 2
+    split = [[sum(e.path[1] == u for e in s.exchanges) for u in uplinks] for s in far]
+    assert sorted(map(sorted, split)) == [[1, 2], [1, 2]] and split[0] != split[1]
+    packet = _packet(scenario, 1e-3, 4e-3)
+    a, b = (packet[s.name] for s in far)
+    assert math.isclose(a, b, rel_tol=0.05)  # not the round robin's 1:2
+    both = sum(_frames_per_s(far[0], flow, u) for u in uplinks) * _payload(far[0])
+    assert math.isclose(a + b, both, rel_tol=TOLERANCE)  # the two uplinks full
+    for s in flow.fabric.streams:
+        rate = flow.stream_rates[s.name]
+        assert flow.caveats[s.source] or abs(packet[s.name] - rate) <= TOLERANCE * rate, s.name
