@@ -227,6 +227,7 @@ def solve(fabric: FlowFabric) -> FlowResult:
     credit_share: dict[tuple[int, int], float] = defaultdict(float)  # (credit, sender): frames
     carried: dict[tuple[str, int], float] = defaultdict(float)  # payload bytes per frame
     queues: dict[tuple[str, str], Queue] = {}
+    cycles: list[tuple[dict[int, float], int, float]] = []  # a queue's units, credit, its cycle
     positions: list[dict[int, float]] = []
     char = {name: d.speed.char_time for name, d in fabric.directions.items()}
     word = {name: d.speed.word_time for name, d in fabric.directions.items()}
@@ -250,6 +251,7 @@ def solve(fabric: FlowFabric) -> FlowResult:
                 credit_share[credit, j] += share
                 place[line] = place[credit] = k
                 units = {line: frame_time + GAP_CHARS * char[name], credit: cycle}
+                cycles.append((units, credit, cycle))
                 busy[name, j] += share * frame_time
                 frames[name, j] += share
                 carried[name, j] += share * payload
@@ -322,6 +324,8 @@ def solve(fabric: FlowFabric) -> FlowResult:
             for name, wait in waits.items():
                 extra[credits[name]] += wait
         values = base + shares * extra[rows]
+        for units, credit, cycle in cycles:  # the levels' water-filling sees the waits too
+            units[credit] = cycle + extra[credit]
     other = (_other_fixed_point(by_output, where, rows, cols, values, capacity, cap, positions,
                                 len(senders)) if settled else None)
     capacity = cap

@@ -184,6 +184,50 @@ def test_a_credit_bound_link_paces_its_r_rdys_by_the_full_line_the_other_way() -
         assert abs(packet["pair0"] - expected) <= 0.02 * expected, (cut, packet["pair0"], expected)
 
 
+def test_the_levels_see_the_credit_waits_the_rates_see() -> None:
+    """One core, three edges of two 4GFC N_Ports, 20 km 1GFC ISLs with 8
+    credits, cut-through at 0.7 us, 64 KiB sequences in random pairs (seed
+    329): the core's output to e2 takes e0's and e1's ISL inputs in turn,
+    its credit full with its R_RDYs locked behind the frames coming back
+    from e2, so each input gets credits / (2 x the locked cycle). e0's ISL
+    also carries e0n1's stream to e1, which e0's output to the ISL takes in
+    turn with e0n0's, held at the core: every one of them gets that rate,
+    as in the packet model. The levels' water-filling once read the
+    credit's cycle without the lock's wait, left the core's level above the
+    rate its credit gives, and let e0n1's stream take 37.2 MB/s (packet
+    33.9)."""
+    scenario = scenario_from_document({
+        "name": "behind a locked isl", "topology": "fabric",
+        "fabric": {"kind": "core-edge", "switches": 4, "cores": 1,
+                   "model": "generic-nonblocking", "nodes_per_switch": 2, "isls": 1,
+                   "speed": "4GFC", "isl_speed": "1GFC", "length": "84 m",
+                   "isl_length": "20 km", "routing": "port-based", "traffic": "random-pairs",
+                   "traffic_seed": 329, "stream_size": "64 KiB", "outstanding": 2},
+        "run": {"duration": "1 ms", "login": False}}, "locked-isl.toml")
+    model = SwitchModel(name="voq", ports=64, bb_credit=8, routing_latency=0.7e-6,
+                        cut_through=True, virtual_output_queues=True, crossbar_speedup=2.0)
+    scenario = replace(scenario,
+                       switches=tuple(replace(s, model=model) for s in scenario.switches),
+                       nodes=tuple(replace(n, params=ServiceParameters(bb_credit=3))
+                                   for n in scenario.nodes))
+    flow = solve(flow_fabric(scenario))
+    stream = flow.fabric.streams[0]
+    d = flow.fabric.directions["c0:2->e2:2"]
+    frame = (sum(frame_chars(p) for p in stream.frame_payloads) / len(stream.frame_payloads)
+             * d.speed.char_time)
+    period = frame + GAP_CHARS * d.speed.char_time
+    hold = locked_hold(d.hold, d.speed.word_time, frame, period, d.credit)
+    cycle = frame + 2 * d.delay + hold + d.speed.word_time
+    expected = d.credit / (2 * cycle) * stream.size / len(stream.frame_payloads)
+    assert "c0:2->e2:2" in flow.locked
+    for name in ("pair0", "pair1", "pair2"):  # e0n0 and e1n0 to e2, e0n1 to e1
+        assert math.isclose(flow.stream_rates[name], expected, rel_tol=1e-6), name
+    packet = _packet(scenario, 3e-3, 3e-3 + 400 * stream.size / len(stream.frame_payloads)
+                     / expected)
+    for name in ("pair0", "pair1", "pair2"):
+        assert abs(packet[name] - expected) <= 0.02 * expected, (name, packet[name], expected)
+
+
 def test_a_cycle_rounds_up_to_the_next_turn_at_a_busy_output() -> None:
     """Chances come (others + 1) periods after the input's last frame, then
     every *others* periods; a train of credits takes (others + 1) periods a
