@@ -31,6 +31,12 @@ cycle (frame time + 2 x propagation + hold + one word,
 ``tests/unit/test_flow_credit.py``: a 5 km 4GFC ISL both ways at 8 credits,
 routing latency 0.7 us: the hold becomes one word and a frame time (a
 tenth of the rate off), at 6 us the second frame of the train.
+
+Where only one direction is credit-bound and the other carries frames back
+to back, its R_RDYs wait for the frame in progress on that line
+(:func:`behind_line`): two 2GFC N_Ports streaming to a third on one-credit
+links, which streams out in turn, at half its line where the credit alone
+gives 94 %.
 """
 
 from __future__ import annotations
