@@ -324,8 +324,9 @@ def solve(fabric: FlowFabric) -> FlowResult:
             for name, wait in waits.items():
                 extra[credits[name]] += wait
         values = base + shares * extra[rows]
+        added = extra.tolist()  # Python floats: the water-filling's loops are in Python
         for units, credit, cycle in cycles:  # the levels' water-filling sees the waits too
-            units[credit] = cycle + extra[credit]
+            units[credit] = cycle + added[credit]
     other = (_other_fixed_point(by_output, where, rows, cols, values, capacity, cap, positions,
                                 len(senders)) if settled else None)
     capacity = cap
