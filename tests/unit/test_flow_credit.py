@@ -7,6 +7,9 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from fcsim.fabric.switch_model import SwitchModel
 from fcsim.fabric.switch_port import HEADER_CHARS
 from fcsim.fc2.frame import frame_chars
@@ -136,6 +139,19 @@ def test_an_r_rdy_goes_in_the_fill_words_or_after_the_frame_on_the_line() -> Non
     assert math.isclose(behind_line(5.15e-6, 5e-6, 5.1e-6), 5.15e-6)
     assert math.isclose(behind_line(0.7e-6, 5e-6, 5.1e-6), 5.1e-6)
     assert math.isclose(behind_line(10.6e-6, 5e-6, 5.1e-6), 15.3e-6)
+
+
+@given(st.floats(0.0, 1e-3), st.floats(1e-7, 1e-4), st.floats(0.0, 1e-6))
+def test_an_r_rdy_waits_at_most_a_frame_and_leaves_between_frames(
+        ready: float, t_back: float, gap: float) -> None:
+    """Never before the buffer is freed, never a frame time or more after
+    it; and it leaves either at once (in the fill words) or as a frame the
+    other way ends (a whole number of periods)."""
+    period = t_back + gap
+    leaves = behind_line(ready, t_back, period)
+    assert ready <= leaves < ready + t_back + 1e-12 * period
+    if leaves > ready:
+        assert math.isclose(leaves / period, round(leaves / period), abs_tol=1e-6)
 
 
 def _one_credit_links(latency: float, cut: bool) -> Scenario:
