@@ -31,6 +31,12 @@ cycle (frame time + 2 x propagation + hold + one word,
 ``tests/unit/test_flow_credit.py``: a 5 km 4GFC ISL both ways at 8 credits,
 routing latency 0.7 us: the hold becomes one word and a frame time (a
 tenth of the rate off), at 6 us the second frame of the train.
+
+Where only one direction is credit-bound and the other carries frames back
+to back, its R_RDYs wait for the frame in progress on that line
+(:func:`behind_line`): two 2GFC N_Ports streaming to a third on one-credit
+links, which streams out in turn, at half its line where the credit alone
+gives 94 %.
 """
 
 from __future__ import annotations
@@ -51,6 +57,27 @@ def locked_hold(hold: float, word: float, t_back: float, period: float, credits:
     k = min(math.floor((hold - word) / period), credits - 1)
     end = word + k * period + t_back
     return end if hold < end else hold
+
+
+def behind_line(ready: float, t_back: float, period: float) -> float:
+    """When an R_RDY leaves, s after the end of a frame the other way, on a
+    line that carries frames of *t_back* s back to back, one *period* (s,
+    frame and fill words) apart, for a buffer freed *ready* s after that
+    end: at once if it is freed in the fill words between two frames,
+    otherwise at the end of the frame then on the line (an R_RDY goes
+    between frames, FC-PH 17.1).
+
+    A credit-bound direction whose R_RDYs come back on such a line locks
+    to it: each R_RDY leaves as a frame the other way ends, its credit is
+    back at the transmitter a word and a propagation later and the next
+    frame starts at once, so the buffer it takes is freed the credit's
+    cycle (frame time + 2 x propagation + hold + one word) after that end,
+    and its R_RDY waits in turn: the cycle rounds up to a whole number of
+    periods unless it ends in the fill words."""
+    phase = ready % period
+    if phase <= period - t_back:
+        return ready
+    return ready - phase + period
 
 
 def forced(credits: int, period: float, frame: float, delay: float, hold: float,

@@ -29,7 +29,9 @@ A sender's rate is its frames per second; its exchanges' paths
 On a link whose two directions are both credit-bound, and whose trains of
 frames cannot keep out of each other's way, each R_RDY leaves locked behind
 the frame the other way: the credit's cycle holds the buffer that much
-longer (:mod:`fcsim.flow.credit`, :func:`_locked`). So does a frame on a
+longer (:mod:`fcsim.flow.credit`, :func:`_locked`); on a link whose other
+direction carries frames back to back, a credit-bound direction's R_RDYs
+wait for the end of the frame in progress (:func:`_paced`). So does a frame on a
 credit-bound link that waits its turn at a full output of a switch
 (:func:`_behind`).
 
@@ -63,6 +65,7 @@ from fcsim.fc2.frame import frame_chars
 from fcsim.fc2.port import MIN_FILL_WORDS
 from fcsim.flow.arbitration import Queue, held, resources_of, round_robin, waiting
 from fcsim.flow.credit import (
+    behind_line,
     behind_output,
     forced,
     hidden_wait,
@@ -103,7 +106,10 @@ class FlowResult:
     *settled*, whether the round-robin levels reached their fixed point;
     *locked*, per link direction whose R_RDYs leave locked behind the frames
     the other way (:mod:`fcsim.flow.credit`), how much longer each buffer is
-    held than the receiver's own hold, s; *behind*, the same for each link
+    held than the receiver's own hold, s; *paced*, the same for each
+    credit-bound link direction whose R_RDYs wait behind the frames of a
+    full line the other way (:func:`fcsim.flow.credit.behind_line`);
+    *behind*, the same for each link
     direction into a switch whose frames wait their turn at a full output
     (:func:`fcsim.flow.credit.behind_output`); *pipelined*, the same for
     each link direction one stream alone keeps full with sequences that end
@@ -125,6 +131,7 @@ class FlowResult:
     locked: dict[str, float] = field(default_factory=dict)
     behind: dict[str, float] = field(default_factory=dict)
     pipelined: dict[str, float] = field(default_factory=dict)
+    paced: dict[str, float] = field(default_factory=dict)
     other: np.ndarray | None = None
 
 
@@ -220,6 +227,7 @@ def solve(fabric: FlowFabric) -> FlowResult:
     credit_share: dict[tuple[int, int], float] = defaultdict(float)  # (credit, sender): frames
     carried: dict[tuple[str, int], float] = defaultdict(float)  # payload bytes per frame
     queues: dict[tuple[str, str], Queue] = {}
+    cycles: list[tuple[dict[int, float], int, float]] = []  # a queue's units, credit, its cycle
     positions: list[dict[int, float]] = []
     char = {name: d.speed.char_time for name, d in fabric.directions.items()}
     word = {name: d.speed.word_time for name, d in fabric.directions.items()}
@@ -243,6 +251,7 @@ def solve(fabric: FlowFabric) -> FlowResult:
                 credit_share[credit, j] += share
                 place[line] = place[credit] = k
                 units = {line: frame_time + GAP_CHARS * char[name], credit: cycle}
+                cycles.append((units, credit, cycle))
                 busy[name, j] += share * frame_time
                 frames[name, j] += share
                 carried[name, j] += share * payload
@@ -290,6 +299,7 @@ def solve(fabric: FlowFabric) -> FlowResult:
         by_output[q.output].append(q)
     credits = {r.owner: i for i, r in enumerate(resources) if r.kind == "credit"}
     locked: dict[str, float] = {}
+    paced: dict[str, float] = {}
     behind: dict[str, float] = {}
     pipelined: dict[str, float] = {}
     base = values
@@ -299,18 +309,24 @@ def solve(fabric: FlowFabric) -> FlowResult:
         filling = max_min(rows, cols, values, cap, len(senders))
         per_frame = _frame_times(busy, frames, filling.rate)
         found = _locked(fabric, credits, cap, filling.load, per_frame)
+        lined = _paced(fabric, credits, where, cap, filling.load, per_frame, found)
         waiting = _behind(fabric, credits, by_output, where, cap, filling.load,
                           filling.rate, per_frame)
         tight = _pipelined(fabric, credits, where, cap, filling.load, per_frame,
-                           {n for waits in (found, waiting) for n, w in waits.items() if w > 0})
-        if _same(found, locked) and _same(waiting, behind) and _same(tight, pipelined):
+                           {n for waits in (found, lined, waiting) for n, w in waits.items()
+                            if w > 0})
+        if (_same(found, locked) and _same(lined, paced) and _same(waiting, behind)
+                and _same(tight, pipelined)):
             break
-        locked, behind, pipelined = found, waiting, tight
+        locked, paced, behind, pipelined = found, lined, waiting, tight
         extra = np.zeros(len(capacity))
-        for waits in (locked, behind, pipelined):
+        for waits in (locked, paced, behind, pipelined):
             for name, wait in waits.items():
                 extra[credits[name]] += wait
         values = base + shares * extra[rows]
+        added = extra.tolist()  # Python floats: the water-filling's loops are in Python
+        for units, credit, cycle in cycles:  # the levels' water-filling sees the waits too
+            units[credit] = cycle + added[credit]
     other = (_other_fixed_point(by_output, where, rows, cols, values, capacity, cap, positions,
                                 len(senders)) if settled else None)
     capacity = cap
@@ -333,7 +349,7 @@ def solve(fabric: FlowFabric) -> FlowResult:
     result = FlowResult(fabric, resources, senders, rates,
                         [resources[b] for b in stops], filling.load,
                         stream_rates, dict(utilisation), dict(carried_rate), {}, settled,
-                        locked, behind, pipelined, other)
+                        locked, behind, pipelined, paced, other)
     result.caveats = caveats(result)
     return result
 
@@ -381,6 +397,41 @@ def _locked(fabric: FlowFabric, credits: dict[str, int], capacity: np.ndarray,
         if not forced(d.credit, period, t_forward, d.delay, d.hold, d.speed.word_time):
             continue  # the trains may also cross without locking: flagged (caveats)
         wait = locked_hold(d.hold, d.speed.word_time, t_back, period, d.credit) - d.hold
+        if wait > 0:
+            out[name] = float(wait)
+    return out
+
+
+def _paced(fabric: FlowFabric, credits: dict[str, int],
+           where: dict[tuple[str, str, str | None], int], capacity: np.ndarray,
+           load: np.ndarray, per_frame: dict[str, tuple[float, float]],
+           locked: dict[str, float]) -> dict[str, float]:
+    """Per link direction whose credit is full under *load* while the other
+    direction of its link carries frames back to back (its line full, its
+    credit not: its frames do not wait for R_RDYs, so they keep one period
+    apart), how much longer than the receiver's hold each of its buffers is
+    held, s: each R_RDY waits for the end of the frame then on the line
+    (:func:`fcsim.flow.credit.behind_line`). Directions *locked* (both ways
+    credit-bound) are left to :func:`_locked`; *per_frame* gives each
+    direction's frames per second and mean frame time, *credits* each
+    direction's credit resource."""
+    full = {n for n, i in credits.items() if load[i] >= capacity[i] * (1 - CLOSE)}
+    ends: dict[str, list[str]] = defaultdict(list)
+    for n, d in fabric.directions.items():
+        ends[d.link].append(n)
+    out: dict[str, float] = {}
+    for name in full - locked.keys():
+        d = fabric.directions[name]
+        back = next((n for n in ends[d.link] if n != name), None)
+        if back is None or back in full or name not in per_frame or back not in per_frame:
+            continue
+        line = where[("line", back, None)]
+        if load[line] < capacity[line] * (1 - CLOSE):
+            continue
+        t_back = per_frame[back][1]
+        period = t_back + GAP_CHARS * fabric.directions[back].speed.char_time
+        ready = per_frame[name][1] + 2 * d.delay + d.hold + d.speed.word_time
+        wait = behind_line(ready, t_back, period) - ready
         if wait > 0:
             out[name] = float(wait)
     return out
@@ -941,8 +992,8 @@ def results(result: FlowResult) -> dict[str, Any]:
             "utilisation": float(result.utilisation.get(name, 0.0)),
             "payload_bytes_per_s": float(result.payload.get(name, 0.0)),
             "credit_in_use": float(credit_of.get(name, 0.0)),
-            "credit_wait_s": result.locked.get(name, 0.0) + result.behind.get(name, 0.0)
-            + result.pipelined.get(name, 0.0)}
+            "credit_wait_s": sum(waits.get(name, 0.0) for waits in (
+                result.locked, result.paced, result.behind, result.pipelined))}
     isl = [u for entry in links.values() if entry["isl"]
            for u in (v["utilisation"] for v in entry["directions"].values())]
     return {"model": "flow", "streams": streams, "links": links,
