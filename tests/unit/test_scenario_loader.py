@@ -104,7 +104,7 @@ def test_all_examples_are_there() -> None:
         "fabric-slow-drain-isolation.toml", "fabric-slow-drain-vc.toml",
         "fabric-slow-drain.toml", "fabric-storage-on-core.toml", "fc3-hunt-group.toml",
         "fc3-multicast.toml", "fc3-striping.toml", "fcp-abts-after-loss.toml",
-        "fcp-read-and-write.toml", "gige-mtu-1500.toml", "gige-mtu-9000.toml",
+        "fcp-link-down-held.toml", "fcp-read-and-write.toml", "gige-mtu-1500.toml", "gige-mtu-9000.toml",
         "gige-pulled-cable.toml", "gige-udp-phase-effects.toml", "loop-32-ports.toml",
         "loop-fairness.toml", "loop-lip-busy.toml", "loop-two-sites.toml",
         "multipath-dual-fabric.toml", "multipath-link-failure.toml",
