@@ -467,3 +467,39 @@ def test_a_node_s_fast_io_fail_tmo_is_read_and_a_bad_one_refused(tmp_path: Path)
     assert_refused(tmp_path, base,
                    ('name = "host"\n', 'name = "host"\nfast_io_fail_tmo = "soon"\n'),
                    "nodes[0].fast_io_fail_tmo", "given 'soon'", "'off' or a time")
+
+
+def test_a_burst_held_for_a_command_failed_at_fast_io_fail_tmo_is_not_sent_after() -> None:
+    """A 1 MiB write's data burst is cut by the pulled cable (its rest held at
+    FC-2); the command fails at fast_io_fail_tmo, and when the cable is back
+    (before dev_loss_tmo) the rest of the burst is dropped, not sent for an
+    exchange the host has given up: the burst (counted whole) is dropped
+    while down, and the host sends no data frame after."""
+    size, fast = 2**20, 0.05
+    job = FioConfig("job", "a", "b", FioOptions("write", size, count=1), timeout=1.0)
+    base = p2p((job,), 0.5)  # 1GFC: the MiB takes about 10 ms
+    a, b = base.nodes
+    down, back = 5e-3, 0.2
+    scenario = dataclasses.replace(
+        base, nodes=(dataclasses.replace(a, fast_io_fail_tmo=fast, dev_loss_tmo=1.0),
+                     dataclasses.replace(b, target=RAM)),
+        faults=(FaultConfig(down, "link-down", link="link", duration=back - down),))
+    sent_after: list[float] = []
+
+    class _After:
+        def frame(self, time: float, port: Any, frame: Any, start: float, end: float) -> None:
+            if (start > back and frame.sequence is not None
+                    and frame.sequence.r_ctl == h.R_CTL_SOLICITED_DATA):
+                sent_after.append(start)
+
+        def primitive(self, time: float, port: Any, name: str, start: float) -> None:
+            pass
+
+        def state(self, time: float, port: Any, change: str) -> None:
+            pass
+    result = run_once(scenario, 1, [_After()])
+    figures = result["storage"]["jobs"]["job"]
+    assert figures["errors"] == 1 and result["storage"]["initiators"]["a"]["failed"] == 1
+    (dropped,) = result["faults"]["dropped_while_down"].values()
+    assert (dropped["sequences"], dropped["bytes"]) == (1, size)  # the burst, begun
+    assert sent_after == []
