@@ -85,7 +85,7 @@ class FcpInitiator:
     The FC transport's state of each remote port is given to it
     (``scsi_transport_fc``): while a target's port is blocked
     (:meth:`block`: the local link is down) its commands are not sent but
-    wait, and those outstanding do not time out (``fc_timed_out`` restarts
+    wait, and those outstanding do not time out (``fc_eh_timed_out`` restarts
     their timers); none uses a retry. :meth:`unblock` sends what waited;
     :meth:`fail_port` (fast_io_fail_tmo or dev_loss_tmo expired) fails
     every command to the port at once and each new one as it comes, until
@@ -385,7 +385,7 @@ class FcpInitiator:
         command, attempt, aborting = value
         if command.attempts != attempt or command.exchange not in self._by_exchange:
             return
-        if command.d_id in self._blocked:  # fc_timed_out: the port is blocked, wait again
+        if command.d_id in self._blocked:  # fc_eh_timed_out: the port is blocked, wait again
             self._pending.arm(tag, value)
             return
         if aborting:

@@ -15,7 +15,7 @@ again and the port has logged in, the remote port is *online* again
 
 The SCSI layer follows the remote port (:func:`scsi_io`): while it is
 blocked its commands wait and those outstanding do not time out
-(``fc_timed_out``), none using a retry; at fast_io_fail_tmo they fail with
+(``fc_eh_timed_out``), none using a retry; at fast_io_fail_tmo they fail with
 DID_TRANSPORT_FAILFAST, at dev_loss_tmo with DID_NO_CONNECT (the SCSI device
 is gone), and so does each new one until the port is back (the default
 fast_io_fail_tmo of scsi_transport_fc is off: -1). A multipath device follows

@@ -5,7 +5,7 @@ its abort and by an error (DID_ERROR: read data short) but not by TASK SET
 FULL, which is requeued uncounted until the command has been around
 (retries + 1) x its timeout (``scsi_cmd_runtime_exceeded``); a remote port
 blocked while the local link is down holds its commands, their timers
-restarted (``fc_timed_out``), and fails them at fast_io_fail_tmo
+restarted (``fc_eh_timed_out``), and fails them at fast_io_fail_tmo
 (DID_TRANSPORT_FAILFAST) or dev_loss_tmo (DID_NO_CONNECT). Each timing is
 checked against its closed form from the model's own parameters; a
 hypothesis property checks that every command ends exactly once."""
@@ -227,7 +227,7 @@ def test_read_data_short_uses_a_retry_each_time() -> None:
 
 def test_a_blocked_remote_port_holds_commands_and_restarts_their_timers() -> None:
     """A command outstanding when the port blocks outlives its timeout twice
-    without an abort (fc_timed_out resets the timer while the port is
+    without an abort (fc_eh_timed_out resets the timer while the port is
     blocked); its answer, held meanwhile, comes when the port is back. One
     submitted while blocked waits and goes then. Neither uses a retry."""
     timeout, delay, back = 1.0, 1e-4, 2.5
@@ -369,7 +369,7 @@ def test_a_link_down_shorter_than_dev_loss_tmo_loses_no_command_and_no_retry() -
     """The link is down three command timeouts, less than dev_loss_tmo: the
     command outstanding and the one submitted meanwhile both complete GOOD,
     with no timeout, abort or retry (Linux: the blocked remote port holds the
-    I/O and fc_timed_out restarts its timer)."""
+    I/O and fc_eh_timed_out restarts its timer)."""
     timeout = 0.05
     done, initiator, down, results = _link_down_run(3 * timeout, 1.0, None, timeout, timeout)
     assert [c.status for c in done] == [GOOD, GOOD]
