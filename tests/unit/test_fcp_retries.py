@@ -337,17 +337,18 @@ def test_every_command_completes_once_or_fails_once_with_an_error(
 
 
 def _link_down_run(down_for: float, dev_loss: float, fast_io_fail: float | None,
-                   timeout: float, late: float
+                   timeout: float, late: float, extra: tuple[float, ...] = (),
+                   down: float = 5e-3
                    ) -> tuple[list[Command], FcpInitiator, float, dict[str, Any]]:
     """Host "a" reads from RAM disk "b" (1 ms an access) over 1 m of 4GFC,
-    commands timing out after *timeout* s; the link goes down at 5 ms for
-    *down_for* s. Two reads go straight to the initiator: one just before
-    the link goes down (outstanding then, its answer held at the target),
-    one *late* s after."""
+    commands timing out after *timeout* s; the link goes down at *down* s
+    (default 5 ms, after the job's own read) for *down_for* s. Reads go
+    straight to the initiator: one just before the link goes down
+    (outstanding then, its answer held at the target), one *late* s after,
+    and one at each time in *extra* (s)."""
     job = FioConfig("job", "a", "b", FioOptions("read", 4096, count=1), timeout=timeout)
     base = p2p((job,), 1.0, speed="4GFC")
     a, b = base.nodes
-    down = 5e-3  # after the job's own read (1 ms) is done
     scenario = dataclasses.replace(
         base, nodes=(dataclasses.replace(a, dev_loss_tmo=dev_loss, fast_io_fail_tmo=fast_io_fail),
                      dataclasses.replace(b, target=SLOW)),
@@ -361,7 +362,10 @@ def _link_down_run(down_for: float, dev_loss: float, fast_io_fail: float | None,
     done: list[Command] = []
     sim.call_later(down - 2e-6, lambda _e: initiator.submit(d_id, False, 0, 4096, done.append))
     sim.call_later(down + late, lambda _e: initiator.submit(d_id, False, 0, 4096, done.append))
-    sim.run(down + down_for + dev_loss + 5 * timeout)
+    for at in extra:
+        sim.call_later(at, lambda _e: initiator.submit(d_id, False, 0, 4096, done.append))
+    sim.run(down + down_for + dev_loss + 2 * (1 + SD_MAX_RETRIES) * timeout
+            + max(extra, default=0.0))
     return done, initiator, down, storage.results(1.0)
 
 
@@ -377,6 +381,28 @@ def test_a_link_down_shorter_than_dev_loss_tmo_loses_no_command_and_no_retry() -
     stats = initiator.stats
     assert (stats.timeouts, stats.retries, stats.failed) == (0, 0, 0)
     assert results["jobs"]["job"]["errors"] == 0
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.floats(2e-3, 0.03), st.floats(1e-3, 0.4), st.sampled_from((0.05, 0.2)),
+       st.sampled_from((None, 0.03)), st.lists(st.floats(0.0, 0.5), max_size=6))
+def test_across_any_outage_every_command_ends_once_as_the_transport_says(
+        down: float, down_for: float, dev_loss: float, fast: float | None,
+        extra: list[float]) -> None:
+    """Whatever the outage, its length against dev_loss_tmo and
+    fast_io_fail_tmo, and the times reads are submitted: each read ends
+    exactly once; GOOD unless the outage outlasted the transport's first
+    timer, when only the transport's status (DID_TRANSPORT_FAILFAST or
+    DID_NO_CONNECT) is an error; nothing is left outstanding or held."""
+    timeout = 0.02
+    done, initiator, _, _ = _link_down_run(down_for, dev_loss, fast, timeout, down_for / 2,
+                                           tuple(extra), down)
+    assert len(done) == len({c.tag for c in done}) == 2 + len(extra)
+    first = dev_loss if fast is None else min(fast, dev_loss)
+    allowed = {GOOD} if down_for < first else {GOOD, DID_TRANSPORT_FAILFAST, DID_NO_CONNECT}
+    assert {c.status for c in done} <= allowed
+    assert initiator.in_flight == 0
+    assert initiator.stats.failed == sum(c.status != GOOD for c in done)
 
 
 def test_a_link_down_past_dev_loss_tmo_fails_the_commands_then() -> None:
