@@ -296,7 +296,8 @@ def _storage_lines(results: dict[str, Any]) -> list[str]:
         if any(i.values()):
             lines.append(f"  initiator {name}: {i['timeouts']} timeouts (ABTS), "
                          f"{i['retries']} commands sent again, {i['queue_full']} TASK SET "
-                         f"FULL, {i['short_data']} with read data missing")
+                         f"FULL, {i['short_data']} with read data missing, {i['failed']} "
+                         f"returned with an error")
     return [*lines, ""]
 
 

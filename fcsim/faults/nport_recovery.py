@@ -19,7 +19,9 @@ When the link is Active again it logs in as its topology requires (a
 fabric: FLOGI, the name server, PLOGI to its peers; a point-to-point link:
 FLOGI both ways and PLOGI, :mod:`fcsim.fc2.p2p_login`), asking again after
 the ELS timeout if a reply does not come, and then sends what waited, in
-order. A Link Reset leaves logins and queues alone; the frames a slow receive
+order, but for the sequences of exchanges it originated that its upper
+layer gave up meanwhile (a SCSI command failed at fast_io_fail_tmo): those
+are dropped. A Link Reset leaves logins and queues alone; the frames a slow receive
 path (:mod:`fcsim.fc2.receive_drain`) still holds in its buffers are
 discarded and counted lost.
 """
@@ -162,14 +164,23 @@ class NPortRecovery:
             self._log_in()
 
     def _release(self) -> None:
-        """Logged in: send what waited, in the order it was given."""
+        """Logged in: send what waited, in the order it was given, but for the
+        sequences of an exchange this N_Port originated and its upper layer
+        has given up meanwhile (``Exchange.abandoned``: the FC transport
+        failed the command at fast_io_fail_tmo, say): those are dropped, as
+        the HBA closes the exchange without sending more of it (Linux's
+        ``fc_terminate_rport_io`` has the driver abort the remote port's I/O)."""
         nport = self.nport
         nport.hold(None)
         held, self.held = self.held or [], None
         self._lost = False
         self._episode += 1
         for seq in held:
-            if seq.status == "open":
+            if seq.status != "open":
+                continue
+            if seq.exchange.abandoned and seq.exchange.originator is nport:
+                self._drop(seq)
+            else:
                 nport.enqueue(seq)
         self.on_back(nport, nport.sim.now)
         nport.port.kick()

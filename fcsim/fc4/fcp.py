@@ -20,7 +20,8 @@ with PRLI (an ELS, 4-byte header and one 16-byte service parameter page,
 answered by LS_ACC of the same size), as FCP-2 requires after PLOGI.
 A command lost in Class 3 is ended by the initiator's command timeout: it
 aborts the exchange with ABTS (a basic link service, answered BA_ACC) and
-issues the command again as a new exchange.
+issues the command again as a new exchange, at most :data:`SD_MAX_RETRIES`
+times (:mod:`fcsim.fc4.fcp_initiator` says which failures use a retry).
 """
 
 from __future__ import annotations
@@ -47,10 +48,17 @@ CHECK_CONDITION = 0x02
 """SCSI status CHECK CONDITION."""
 TASK_SET_FULL = 0x28
 """SCSI status TASK SET FULL: the logical unit's task set has no room."""
+DID_NO_CONNECT = 0x01 << 16
+"""A command failed by the FC transport because its remote port is gone
+(dev_loss_tmo expired): Linux's host byte DID_NO_CONNECT."""
 DID_TIME_OUT = 0x03 << 16
 """A command failed by the host for want of an answer, after its abort: Linux's
 host byte DID_TIME_OUT (``include/scsi/scsi_status.h``) above the SCSI status,
 so that it ranks worse than any status a target returns."""
+DID_ERROR = 0x07 << 16
+"""A command the HBA driver failed as in error: here a read answered GOOD
+with its data short (a data frame lost; lpfc's residual check turns the
+underrun into DID_ERROR): Linux's host byte DID_ERROR."""
 DID_TRANSPORT_FAILFAST = 0x0F << 16
 """A command failed by the FC transport once its remote port has been blocked
 for fast_io_fail_tmo (or lost): Linux's host byte DID_TRANSPORT_FAILFAST."""
@@ -58,6 +66,10 @@ QUEUE_FULL_DELAY = 3e-3
 """Delay before a command answered TASK SET FULL is sent again when the
 initiator has no other command outstanding to wake it, s (Linux
 ``scsi_lib.c``: SCSI_QUEUE_DELAY, 3 ms)."""
+SD_MAX_RETRIES = 5
+"""Times Linux's SCSI disk driver lets the midlayer send a read or write
+again after a failure that uses a retry (``drivers/scsi/sd.h``:
+SD_MAX_RETRIES, the command's ``allowed``)."""
 READ_10 = 0x28
 """SCSI READ(10) operation code."""
 WRITE_10 = 0x2A
@@ -84,7 +96,10 @@ class Command:
     the target handing it over to the device's answer), s, a figure of the
     measurement only. *meter*: counts its data frames as their recipient
     accepts them (a :class:`~fcsim.fc2.sequence.Sequence` meter; None: none).
-    *lun*: the logical unit addressed (FCP_LUN)."""
+    *lun*: the logical unit addressed (FCP_LUN). *retries*: the failures
+    that used one of its retries (Linux's ``scmd->retries``; a resend after
+    TASK SET FULL uses none); *first_sent*: when it was first sent, s
+    (None: not yet; Linux's ``jiffies_at_alloc``)."""
 
     tag: int
     write: bool
@@ -102,6 +117,8 @@ class Command:
     device_s: float = 0.0
     meter: Any = None
     lun: int = 0
+    retries: int = 0
+    first_sent: float | None = None
 
     @property
     def long(self) -> bool:

@@ -14,17 +14,20 @@ from fcsim.fc2.nport import NPort
 from fcsim.fc2.sequence import Exchange, Sequence
 from fcsim.fc4.deadlines import Deadlines
 from fcsim.fc4.fcp import (
+    DID_ERROR,
     DID_TIME_OUT,
     FCP_CMND_SIZE,
     GOOD,
     PRLI_SIZE,
     QUEUE_FULL_DELAY,
+    SD_MAX_RETRIES,
     TASK_SET_FULL,
     Command,
     Response,
     TransferReady,
 )
 from fcsim.fc4.outstanding import HeldCommands, OutstandingLimit
+from fcsim.fc4.retries import retry_allowed, runtime_exceeded
 
 PRLI = "PRLI"
 """The upper-layer unit of a PRLI request (and, answered, of its LS_ACC)."""
@@ -33,13 +36,16 @@ PRLI = "PRLI"
 @dataclass
 class InitiatorStats:
     """Recovery counts: commands timed out (and aborted with ABTS), answered
-    TASK SET FULL, sent again, and read data short of FCP_DL (a data frame
-    lost while the response arrived)."""
+    TASK SET FULL, sent again, read data short of FCP_DL (a data frame
+    lost while the response arrived), and commands returned with an error
+    (*failed*: their retries used up, or failed by the FC transport; on a
+    multipath node the device sends those on another path)."""
 
     timeouts: int = 0
     queue_full: int = 0
     retries: int = 0
     short_data: int = 0
+    failed: int = 0
 
 
 DEFAULT_TIMEOUT = 30.0
@@ -47,32 +53,51 @@ DEFAULT_TIMEOUT = 30.0
 
 
 class FcpInitiator:
-    """FCP initiator on *nport*, sending in Class *cls*; a command not answered
-    within *timeout* s is aborted and sent again. A command answered TASK SET
-    FULL waits, with every command submitted to that target after it, and
-    the oldest waiting is sent when one of the initiator's own commands to
-    that target completes, or after :data:`QUEUE_FULL_DELAY` when none is
-    outstanding (Linux requeues it at the head of the device's queue and runs
-    the queue again at a completion, or after SCSI_QUEUE_DELAY when the
-    device has none). :attr:`fabric` sums, per
-    target N_Port, the time its completed commands spent outside the device: from
-    the FCP_CMND's sending to the FCP_RSP's arrival, less the device's time
-    (s), and counts them.
+    """FCP initiator on *nport*, sending in Class *cls*, as Linux's SCSI
+    midlayer and sd drive an FC HBA.
+
+    A command not answered within *timeout* s is aborted (ABTS); once the
+    abort is answered (BA_ACC), or has gone unanswered for *timeout* too, the
+    command is sent again as a new exchange if it has used fewer than
+    *max_retries* retries (Linux ``scmd_eh_abort_handler``; sd allows
+    :data:`~fcsim.fc4.fcp.SD_MAX_RETRIES`), else it completes with
+    :data:`~fcsim.fc4.fcp.DID_TIME_OUT`. A read answered GOOD with its data
+    short uses a retry the same way and, out of them, completes with
+    :data:`~fcsim.fc4.fcp.DID_ERROR`. A command answered TASK SET FULL uses
+    none (``ADD_TO_MLQUEUE``): it waits, with every command submitted to that
+    target after it, and the oldest waiting is sent when one of the
+    initiator's own commands to that target completes (or fails), or after
+    :data:`QUEUE_FULL_DELAY` when none is outstanding (Linux requeues it at
+    the head of the device's queue and runs the queue again at a completion,
+    or after SCSI_QUEUE_DELAY when the device has none), unless it has been
+    around longer than (max_retries + 1) x *timeout* since it was first sent:
+    it then completes with that status (``scsi_cmd_runtime_exceeded``).
+    :attr:`fabric` sums, per target N_Port, the time its completed commands
+    spent outside the device: from the FCP_CMND's sending to the FCP_RSP's
+    arrival, less the device's time (s), and counts them.
 
     With *failfast* (a path of a multipath device, whose requests Linux's
     dm-multipath marks REQ_FAILFAST_TRANSPORT) a command whose abort is
     answered, or goes unanswered for the timeout too, is not sent again on
     this port: it completes with :data:`~fcsim.fc4.fcp.DID_TIME_OUT`, for the
-    layer above to retry on another path. :meth:`terminate` fails every
-    command to a remote port at once, as the FC transport does when the
-    port's fast_io_fail_tmo or dev_loss_tmo expires."""
+    layer above to retry on another path.
+
+    The FC transport's state of each remote port is given to it
+    (``scsi_transport_fc``): while a target's port is blocked
+    (:meth:`block`: the local link is down) its commands are not sent but
+    wait, and those outstanding do not time out (``fc_eh_timed_out`` restarts
+    their timers); none uses a retry. :meth:`unblock` sends what waited;
+    :meth:`fail_port` (fast_io_fail_tmo or dev_loss_tmo expired) fails
+    every command to the port at once and each new one as it comes, until
+    the port is back. :meth:`terminate` fails every command to a port once."""
 
     def __init__(self, sim: Simulation, nport: NPort, cls: int = 3,
-                 timeout: float = DEFAULT_TIMEOUT, failfast: bool = False) -> None:
+                 timeout: float = DEFAULT_TIMEOUT, failfast: bool = False,
+                 max_retries: int = SD_MAX_RETRIES) -> None:
         if cls not in (2, 3):
             raise ValueError(f"{nport.name}: FCP runs in Class 2 or 3, got {cls}")
         self.sim, self.nport, self.cls, self.timeout = sim, nport, cls, timeout
-        self.failfast = failfast
+        self.failfast, self.max_retries = failfast, max_retries
         self.stats = InitiatorStats()
         self.fabric: dict[int, tuple[float, int]] = {}
         self._by_exchange: dict[Exchange, Command] = {}
@@ -81,6 +106,8 @@ class FcpInitiator:
         self._outstanding: dict[int, int] = {}
         self._waiting_room: dict[int, deque[Command]] = {}
         self._delayed: set[int] = set()  # targets whose waiting room a timer will wake
+        self._blocked: dict[int, deque[Command]] = {}  # blocked remote ports: commands held
+        self._failing: dict[int, int] = {}  # failed remote ports: the status new commands get
         self.held: HeldCommands[Command] = HeldCommands()
         """The commands held back over its limit on outstanding commands."""
         self.in_flight = 0
@@ -148,6 +175,19 @@ class FcpInitiator:
         return command
 
     def _issue(self, command: Command) -> None:
+        """Send *command* (again) as a new exchange; while its target's remote
+        port is blocked it waits instead, while the port is failed it fails."""
+        if self._blocked or self._failing:
+            status = self._failing.get(command.d_id)
+            if status is not None:  # fc_remote_port_chkready refuses it
+                self.sim.call_later(0.0, self._refuse, (command, status))
+                return
+            held = self._blocked.get(command.d_id)
+            if held is not None:
+                held.append(command)
+                return
+        if command.first_sent is None:
+            command.first_sent = self.sim.now
         command.attempts += 1
         command.moved = 0
         command.sent = self.sim.now
@@ -192,30 +232,75 @@ class FcpInitiator:
         return True
 
     def _after_abort(self, command: Command) -> None:
-        """*command*'s abort is over: sent again, or with :attr:`failfast`
-        handed up as timed out."""
+        """*command*'s abort is over: sent again while it has a retry left,
+        else (or at once with :attr:`failfast`) handed up as timed out."""
         if self.failfast:
             self._fail(command, DID_TIME_OUT)
             return
-        self.stats.retries += 1
-        self._issue(command)
+        self._retry(command, DID_TIME_OUT)
+
+    def _retry(self, command: Command, status: int) -> None:
+        """*command*'s try failed in a way that uses a retry: it is sent again
+        if it has one left, else it completes with *status*."""
+        if retry_allowed(command.retries, self.max_retries):
+            command.retries += 1
+            self.stats.retries += 1
+            self._issue(command)
+        else:
+            self._fail(command, status)
 
     def _fail(self, command: Command, status: int) -> None:
-        """*command*, no longer outstanding here, completes with *status* (a
-        host byte: the transport gave it up)."""
+        """*command*, no longer outstanding here, completes with the error
+        *status* (a host byte: the transport gave it up; or the last status a
+        target gave it). Its end, as a completion's, sends the oldest command
+        waiting after TASK SET FULL."""
         self._pending.disarm(command.tag)
+        self.stats.failed += 1
+        self._send_waiting(command.d_id)
         command.status = status
         command.completed = self.sim.now
         command.done(command)
 
+    def _refuse(self, value: tuple[Command, int]) -> None:
+        """A command given while its target's remote port is failed completes
+        with the port's status."""
+        command, status = value
+        self._fail(command, status)
+
+    def block(self, d_id: int) -> None:
+        """The remote port at N_Port *d_id* is blocked (the local link went
+        down; Linux ``fc_remote_port_delete``): its commands wait, and those
+        outstanding do not time out, until :meth:`unblock` or :meth:`fail_port`."""
+        self._blocked.setdefault(d_id, deque())
+
+    def unblock(self, d_id: int) -> None:
+        """The remote port at *d_id* is back (``fc_remote_port_add``): the
+        commands that waited for it are sent, in order (each had passed those
+        waiting after TASK SET FULL), and new ones go."""
+        self._failing.pop(d_id, None)
+        for command in self._blocked.pop(d_id, ()):
+            self._issue(command)
+
+    def fail_port(self, d_id: int, status: int) -> int:
+        """The remote port at *d_id* is given up (fast_io_fail_tmo or
+        dev_loss_tmo expired): every command to it fails now with *status*,
+        and each new one when it comes, until :meth:`unblock`; how many now."""
+        self._failing[d_id] = status
+        return self.terminate(d_id, status)
+
     def terminate(self, d_id: int, status: int) -> int:
         """Fail every command to N_Port *d_id* now with *status*, those
-        outstanding (their exchanges ended as aborted) and those waiting after
-        TASK SET FULL (Linux ``fc_terminate_rport_io``); how many."""
+        outstanding (their exchanges ended as aborted), those waiting after
+        TASK SET FULL and those held for a blocked port (Linux
+        ``fc_terminate_rport_io``); how many."""
         doomed = [c for c in self._by_exchange.values() if c.d_id == d_id]
         for command in doomed:
             self._end_attempt(command, aborted=True)
         doomed += self._waiting_room.pop(d_id, ())
+        held = self._blocked.get(d_id)
+        if held:
+            doomed += held
+            held.clear()
         for command in doomed:
             self._fail(command, status)
         return len(doomed)
@@ -242,8 +327,10 @@ class FcpInitiator:
             return
         if short:
             self.stats.short_data += 1
-            self.stats.retries += 1
-            self._issue(command)
+            if self._outlived(command):
+                self._fail(command, DID_ERROR)
+            else:
+                self._retry(command, DID_ERROR)
             return
         self._pending.disarm(command.tag)
         self._send_waiting(command.d_id)
@@ -262,10 +349,20 @@ class FcpInitiator:
         d_id = command.d_id
         self.stats.queue_full += 1
         self._pending.disarm(command.tag)
-        self._waiting_room.setdefault(d_id, deque()).append(command)
-        if not self._outstanding[d_id] and d_id not in self._delayed:
+        if self._outlived(command):
+            self._fail(command, TASK_SET_FULL)
+        else:
+            self._waiting_room.setdefault(d_id, deque()).append(command)
+        if (self._waiting_room.get(d_id) and not self._outstanding[d_id]
+                and d_id not in self._delayed):
             self._delayed.add(d_id)
             self.sim.call_later(QUEUE_FULL_DELAY, self._delay_over, d_id)
+
+    def _outlived(self, command: Command) -> bool:
+        """Whether *command*, its try over without success, has been around too
+        long to be requeued (Linux ``scsi_cmd_runtime_exceeded``)."""
+        return runtime_exceeded(command.first_sent, self.sim.now,  # type: ignore[arg-type]
+                                self.max_retries, self.timeout)
 
     def _send_waiting(self, d_id: int) -> None:
         """Send the oldest command waiting for *d_id*, if any (a resend when it
@@ -283,9 +380,13 @@ class FcpInitiator:
 
     def _expired(self, tag: int, value: tuple[Command, int, bool]) -> None:
         """The timeout of the attempt *value* names: abort it (ABTS), or, its
-        ABTS unanswered as long, send the command again."""
+        ABTS unanswered as long, end the try (:meth:`_after_abort`). While
+        the target's remote port is blocked the timer only starts again."""
         command, attempt, aborting = value
         if command.attempts != attempt or command.exchange not in self._by_exchange:
+            return
+        if command.d_id in self._blocked:  # fc_eh_timed_out: the port is blocked, wait again
+            self._pending.arm(tag, value)
             return
         if aborting:
             self._end_attempt(command, aborted=True)

@@ -52,6 +52,7 @@ from fcsim.fc4.nvme_recovery import (
     retry_r_ctl,
 )
 from fcsim.fc4.outstanding import HeldCommands, OutstandingLimit
+from fcsim.fc4.retries import retry_allowed
 
 
 @dataclass
@@ -439,8 +440,8 @@ class NvmeInitiator:
         again while it may (a new exchange on its connection), else it
         completes with the error; with *failover*, a path error completes it
         at once."""
-        if command.attempts <= self.max_retries and not (self.failover
-                                                         and is_path_error(status)):
+        if (retry_allowed(command.attempts - 1, self.max_retries)
+                and not (self.failover and is_path_error(status))):
             self.recovery.retries += 1
             self._send_or_wait(command)
             return

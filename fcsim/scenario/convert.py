@@ -273,6 +273,7 @@ def _node(n: NodeKeys) -> NodeConfig:
                       getattr(n, "buses", None) or (),
                       link_down=getattr(n, "link_down", BY_PROTOCOL),
                       dev_loss_tmo=getattr(n, "dev_loss_tmo", DEV_LOSS_TMO),
+                      fast_io_fail_tmo=getattr(n, "fast_io_fail_tmo", None),
                       virtual_ports=getattr(n, "virtual_ports", 0),
                       multipath=_multipath(n),
                       non_optimized_ports=getattr(n, "non_optimized_ports", None) or (),

@@ -80,9 +80,11 @@ class NodeConfig:
     network on one of its host's I/O buses (internetworks; default bus 0).
     *link_down*: what its N_Port does with upper-layer sequences while its
     link is down (:data:`fcsim.faults.config.LINK_DOWN_POLICIES`), holding
-    them at most *dev_loss_tmo* s. *multipath*: its multipath layer (None:
-    none); *non_optimized_ports*: a target's N_Ports in the ALUA
-    active/non-optimised group; *ana_states*: a target's (N_Port, ANA
+    them at most *dev_loss_tmo* s; *fast_io_fail_tmo*: when its FC transport
+    fails the SCSI commands held for a blocked remote port, s after the
+    link went down (None: off, only at *dev_loss_tmo*). *multipath*: its
+    multipath layer (None: none); *non_optimized_ports*: a target's N_Ports
+    in the ALUA active/non-optimised group; *ana_states*: a target's (N_Port, ANA
     state) pairs for FC-NVMe (a port not listed: optimized). *nvme_sler*: it
     offers FC-NVMe-2 sequence level error recovery at PRLI.
     """
@@ -108,6 +110,7 @@ class NodeConfig:
     block_server: BlockServerConfig | None = None
     link_down: str = BY_PROTOCOL
     dev_loss_tmo: float = DEV_LOSS_TMO
+    fast_io_fail_tmo: float | None = None
     virtual_ports: int = 0
     multipath: MultipathConfig | None = None
     non_optimized_ports: tuple[str, ...] = ()

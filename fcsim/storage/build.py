@@ -52,6 +52,7 @@ from fcsim.storage.local import (
 from fcsim.storage.multipath import ALUA_NON_OPTIMISED, ALUA_OPTIMISED, Multipath, Path
 from fcsim.storage.nvme_multipath import AnaPath, NamespaceHead
 from fcsim.storage.ramdisk import RamDisk
+from fcsim.storage.remote_port import RemotePort, scsi_io
 from fcsim.storage.ssd import Ssd
 from fcsim.topology.network import Network
 from fcsim.workload.fio import Fio
@@ -75,7 +76,8 @@ class StorageNode(Protocol):
     its block layer (None: the defaults), the device behind its FCP target
     (None: not a target) and the target's maximum burst, bytes (None: no
     limit); its N_Ports (the first is the node itself, the others NAME.1,
-    ...), its multipath layer (None: none) and, a target's, the N_Ports in
+    ...), its multipath layer (None: none), its FC transport's dev_loss_tmo
+    and fast_io_fail_tmo (s; None: off) and, a target's, the N_Ports in
     the ALUA active/non-optimised group and its (N_Port, ANA state) pairs;
     whether it offers FC-NVMe-2 SLER."""
 
@@ -94,6 +96,10 @@ class StorageNode(Protocol):
     def ports(self) -> int: ...
     @property
     def multipath(self) -> MultipathConfig | None: ...
+    @property
+    def dev_loss_tmo(self) -> float: ...
+    @property
+    def fast_io_fail_tmo(self) -> float | None: ...
     @property
     def non_optimized_ports(self) -> Sequence[str]: ...
     @property
@@ -159,6 +165,9 @@ class Storage:
         self.port_targets: dict[str, FcpTarget] = {}
         """The FCP targets on a target node's other N_Ports, by N_Port name,
         made for the multipath devices that reach them."""
+        self.remote_ports: dict[tuple[str, int], RemotePort] = {}
+        """The FC transport's remote ports of the SCSI initiators, by (host
+        N_Port name, target N_Port ID)."""
         self.multipaths: dict[str, Multipath] = {}
         """The multipath devices, by 'node:target'."""
         self.port_nvme_targets: dict[str, NvmeTarget] = {}
@@ -257,6 +266,21 @@ class Storage:
                                                                   failfast)
         return initiator
 
+    def _remote_port(self, node: str, port: NPort, d_id: int) -> RemotePort:
+        """The FC transport's remote port for the target N_Port *d_id* that
+        *node* reaches through its N_Port *port*, made at first use, with the
+        node's dev_loss_tmo and fast_io_fail_tmo (its multipath layer's, as
+        multipathd sets it, if it has one); the node's SCSI initiator on
+        *port* follows it (:func:`~fcsim.storage.remote_port.scsi_io`)."""
+        rport = self.remote_ports.get((port.name, d_id))
+        if rport is None:
+            n = self._nodes[node]
+            fast = n.multipath.fast_io_fail_tmo if n.multipath is not None else n.fast_io_fail_tmo
+            rport = self.remote_ports[port.name, d_id] = RemotePort(self.sim, port, fast,
+                                                                    n.dev_loss_tmo)
+            rport.listeners.append(scsi_io(self._initiator(node, port), d_id))
+        return rport
+
     def _path_ends(self, node: str, device: str) -> list[tuple[str, str]]:
         """The paths from host *node* to target *device*: each pair of their
         N_Ports (host's in turn, then the target's) on one fabric."""
@@ -282,7 +306,8 @@ class Storage:
         name = f"{node}:{device}" if lun == 0 else f"{node}:{device}:lun{lun}"
         device_mp = self.multipaths[name] = Multipath(self.sim, name, paths, config)
         for path in paths:
-            device_mp.watch(path, self.net.nodes[path.local])
+            device_mp.watch(path, self._remote_port(node, self.net.nodes[path.local],
+                                                    self.net.address_of(path.remote)))
         return device_mp
 
     def _head(self, node: str, device: str, nsid: int) -> NamespaceHead:
@@ -373,8 +398,11 @@ class Storage:
             depth, largest = block.queue_depth, block.max_request
         else:
             port, address = self.net.route(node, device, fibre_channel=True)
-            disk = (NvmeNamespace(self._nvme_initiator(node, port), address, unit)
-                    if nvme is not None else FcpLun(self._initiator(node, port), address, unit))
+            if nvme is not None:
+                disk = NvmeNamespace(self._nvme_initiator(node, port), address, unit)
+            else:
+                disk = FcpLun(self._initiator(node, port), address, unit)
+                self._remote_port(node, port, address)
             depth, largest = block.queue_depth, block.max_request
         queue = queues[name] = RequestQueue(self.sim, f"{node}:{name}", disk, depth,
                                               largest, block.merge, block.elevator, interrupt,

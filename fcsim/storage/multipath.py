@@ -172,13 +172,14 @@ class Multipath:
 
     # -- paths and groups -----------------------------------------------------------------
 
-    def watch(self, path: Path, nport: Any) -> None:
-        """Follow *path*'s remote port as the FC transport keeps it through the
-        host N_Port *nport* (with the config's fast_io_fail_tmo and
-        dev_loss_tmo)."""
-        c = self.config
-        path.rport = RemotePort(self.sim, nport, c.fast_io_fail_tmo, c.dev_loss_tmo,
-                                lambda _port, state: self.rport_changed(path, state))
+    def watch(self, path: Path, rport: RemotePort) -> None:
+        """Follow *path*'s remote port *rport* as the FC transport keeps it
+        (with the config's fast_io_fail_tmo and dev_loss_tmo). The device is
+        told of each change before the SCSI layer below it, so that a path
+        is failed for its remote port's state (as multipathd fails it), not
+        for the I/O errors the transport returns after."""
+        path.rport = rport
+        rport.listeners.insert(0, lambda _port, state: self.rport_changed(path, state))
 
     def _regroup(self) -> None:
         """Form the path groups (multipathd's table load), healthy paths first,

@@ -13,6 +13,14 @@ again and the port has logged in, the remote port is *online* again
 ``off``), or not shorter than ``dev_loss_tmo``, leaves the I/O held until
 ``dev_loss_tmo``.
 
+The SCSI layer follows the remote port (:func:`scsi_io`): while it is
+blocked its commands wait and those outstanding do not time out
+(``fc_eh_timed_out``), none using a retry; at fast_io_fail_tmo they fail with
+DID_TRANSPORT_FAILFAST, at dev_loss_tmo with DID_NO_CONNECT (the SCSI device
+is gone), and so does each new one until the port is back (the default
+fast_io_fail_tmo of scsi_transport_fc is off: -1). A multipath device follows
+it too (:meth:`fcsim.storage.multipath.Multipath.watch`).
+
 The remote port watches the local N_Port's link control (built with link
 recovery in a run with faults); in a run without faults the link never goes
 down and the remote port stays online. The loss of the remote N_Port's own
@@ -23,10 +31,11 @@ unanswered and the SCSI command timeout handles them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from fcsim.engine.simulation import Simulation
 from fcsim.fc2.port_states import AC, DOWN
+from fcsim.fc4.fcp import DID_NO_CONNECT, DID_TRANSPORT_FAILFAST
 
 ONLINE = "online"
 BLOCKED = "blocked"
@@ -36,17 +45,22 @@ LOST = "lost"
 (fast_io_fail_tmo passed: I/O failed), lost (dev_loss_tmo passed: removed)."""
 
 
+Listener = Callable[["RemotePort", str], None]
+"""Told of each change of a remote port: called with the port and its new state."""
+
+
 class RemotePort:
-    """The remote port a path reaches through the local N_Port *nport*: its
+    """The remote port a host reaches through the local N_Port *nport*: its
     *state*, changed when the local link goes down and comes back and when
-    *fast_io_fail_tmo* (s, None: off) and *dev_loss_tmo* (s) expire;
-    *on_change(port, state)* is told of each change."""
+    *fast_io_fail_tmo* (s, None: off) and *dev_loss_tmo* (s) expire; each of
+    its :attr:`listeners` (first *on_change*, if given) is told of each
+    change, in order."""
 
     def __init__(self, sim: Simulation, nport: Any, fast_io_fail_tmo: float | None,
-                 dev_loss_tmo: float, on_change: Callable[[RemotePort, str], None]) -> None:
+                 dev_loss_tmo: float, on_change: Listener | None = None) -> None:
         self.sim = sim
         self.fast_io_fail_tmo, self.dev_loss_tmo = fast_io_fail_tmo, dev_loss_tmo
-        self.on_change = on_change
+        self.listeners: list[Listener] = [] if on_change is None else [on_change]
         self.state = ONLINE
         self.blocked_at: float | None = None
         self._episode = 0
@@ -78,4 +92,36 @@ class RemotePort:
 
     def _enter(self, state: str) -> None:
         self.state = state
-        self.on_change(self, state)
+        for listener in self.listeners:
+            listener(self, state)
+
+
+class TransportIo(Protocol):
+    """What the FC transport does to a SCSI initiator's commands to one remote
+    port (:class:`~fcsim.fc4.fcp_initiator.FcpInitiator`)."""
+
+    def block(self, d_id: int) -> None:
+        """Hold the commands to N_Port *d_id*."""
+
+    def unblock(self, d_id: int) -> None:
+        """Send what was held for *d_id*; new commands go."""
+
+    def fail_port(self, d_id: int, status: int) -> int:
+        """Fail every command to *d_id* with *status*, now and as they come."""
+
+
+def scsi_io(initiator: TransportIo, d_id: int) -> Listener:
+    """A listener that applies a remote port's states to *initiator*'s
+    commands to N_Port *d_id*: blocked, held; fail-fast, failed with
+    DID_TRANSPORT_FAILFAST (``fc_timeout_fail_rport_io``); lost, failed with
+    DID_NO_CONNECT (``fc_timeout_deleted_rport``; ``fc_remote_port_chkready``
+    for new ones); online, sent."""
+    def changed(_port: RemotePort, state: str) -> None:
+        if state == BLOCKED:
+            initiator.block(d_id)
+        elif state == ONLINE:
+            initiator.unblock(d_id)
+        else:
+            initiator.fail_port(d_id, DID_TRANSPORT_FAILFAST if state == FAIL_FAST
+                                else DID_NO_CONNECT)
+    return changed

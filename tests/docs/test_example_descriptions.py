@@ -419,6 +419,33 @@ def fcp_abts_after_loss(sc: Scenario) -> None:
     assert result["faults"]["schedule"][0]["frames_lost"] > 0
 
 
+def fcp_link_down_held(sc: Scenario) -> None:
+    """The cable is out for the stated number of command timeouts, less than
+    the host's dev_loss_tmo: no read fails, and none times out while it is out
+    (each is sent again at most once, for its own frames lost on the cable);
+    with dev_loss_tmo under the outage every outstanding read fails then."""
+    host = node(sc, "host")
+    (job,) = sc.workloads
+    (fault,) = sc.faults
+    timeouts = figure(description("fcp-link-down-held"), r"out for (\d+) command timeouts")
+    assert fault.duration == pytest.approx(timeouts * job.timeout)
+    assert fault.duration < host.dev_loss_tmo and host.fast_io_fail_tmo is None
+    result = run(sc)
+    (figures,) = jobs(result).values()
+    assert figures["errors"] == 0 and figures["latency_s"]["max"] > fault.duration
+    (initiator,) = result["storage"]["initiators"].values()
+    assert initiator["failed"] == 0
+    assert initiator["retries"] == initiator["timeouts"] + initiator["short_data"]
+    assert initiator["retries"] <= job.options.iodepth
+    shorter = dataclasses.replace(host, dev_loss_tmo=fault.duration / 2)
+    lost = run(dataclasses.replace(sc, nodes=tuple(
+        shorter if n.name == "host" else n for n in sc.nodes)))
+    (figures,) = jobs(lost).values()
+    assert figures["errors"] == job.options.iodepth
+    (initiator,) = lost["storage"]["initiators"].values()
+    assert initiator["failed"] == job.options.iodepth and initiator["timeouts"] == 0
+
+
 def fcp_read_and_write(sc: Scenario) -> None:
     jobs = run(sc)["storage"]["jobs"]
     assert {(j["rw"], j["ios"], j["bytes"]) for j in jobs.values()} == {
@@ -854,6 +881,7 @@ CHECKS: dict[str, Callable[[Scenario], None]] = {
     "fc3-multicast": fc3_multicast,
     "fc3-striping": fc3_striping,
     "fcp-abts-after-loss": fcp_abts_after_loss,
+    "fcp-link-down-held": fcp_link_down_held,
     "fcp-read-and-write": fcp_read_and_write,
     "gige-mtu-1500": lambda sc: gige(sc, 1500),
     "gige-mtu-9000": lambda sc: gige(sc, 9000),

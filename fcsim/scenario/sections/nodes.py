@@ -32,6 +32,7 @@ from fcsim.storage.config import (
     AnaStates,
     BlockSection,
     ChannelSection,
+    FastIoFail,
     LocalNames,
     MultipathSection,
     PortNames,
@@ -205,8 +206,15 @@ class LinkDownKeys(NodeKeys):
         "dropped, FCP and FC-2 workloads held. docs/faults.md.", "drop")
     dev_loss_tmo: PositiveTime = key(
         "60 s", "Held sequences still waiting this long after the link went down are "
-        "failed (dropped), s (Linux scsi_transport_fc's dev_loss_tmo default; lpfc uses "
-        "30 s).", "30 s")
+        "failed (dropped), and the FC transport removes the remote ports it reached, "
+        "failing their SCSI commands (DID_NO_CONNECT), s (Linux scsi_transport_fc's "
+        "dev_loss_tmo default; lpfc uses 30 s). docs/faults.md.", "30 s")
+    fast_io_fail_tmo: FastIoFail = key(
+        "off", "How long after the link went down the FC transport fails the SCSI "
+        "commands held for the remote ports it reached (DID_TRANSPORT_FAILFAST) and "
+        "each new one, until the port is back; 'off' (scsi_transport_fc's default): "
+        "only at dev_loss_tmo. A multipath node uses its [nodes.multipath] "
+        "fast_io_fail_tmo instead (multipathd sets it). docs/faults.md.", "5 s")
     bb_sc_n: BbScN = key(
         _SP.bb_sc_n, "BB credit recovery (FC-FS-5 BB_SC_N) this node offers at login: 0 none; "
         "n = 1..15 a checkpoint every 2^n frames (BB_SCs) and every 2^n R_RDYs (BB_SCr), "
