@@ -2,12 +2,14 @@
 
 Draws *count* points at random (seeded, so every run draws the same ones) from
 the points of every claim of `fcsim validate` and runs them one after another
-in this process, after one warm-up point, timing each with the processor
-clock (not affected by other work on the machine as wall time is). Prints the
-total and, per scenario folder, the mean per point, and the sample's
-estimate of the whole run's processor time: the sample's mean per point
-times the number of points, and that divided by the cores for the wall time
-of a run on all of them.
+in this process, after one warm-up point and with the objects then alive
+frozen out of the collector's reach as in a worker of the pool
+(fcsim/workers.py), timing each with the processor clock (not affected by
+other work on the machine as wall time is). Prints the total and, per
+scenario folder, the mean per point, and the sample's estimate of the whole
+run's processor time: the sample's mean per point times the number of
+points, and that divided by the cores for the wall time of a run on all of
+them.
 
 Usage: python bench/validation_points.py [--count N] [--seed S]
 """
@@ -15,6 +17,7 @@ Usage: python bench/validation_points.py [--count N] [--seed S]
 from __future__ import annotations
 
 import argparse
+import gc
 import random
 import time
 from collections import defaultdict
@@ -33,6 +36,7 @@ def main() -> None:
     points = sorted({p for check in CHECKS.values() for p in check.points()})
     sample = random.Random(args.seed).sample(points, min(args.count, len(points)))
     run_point(sample[0])  # imports, scenario files read once
+    gc.freeze()  # as the pool's workers start (fcsim/workers.py)
     by_folder: dict[str, list[float]] = defaultdict(list)
     started = time.process_time()
     for point in sample:

@@ -10,7 +10,7 @@ from contextlib import closing
 from typing import Any
 
 from fcsim.validation.cluster import run_on_cluster
-from fcsim.validation.points import Point, run_point
+from fcsim.validation.points import Point, run_point, scenario_file
 from fcsim.validation.store import ResultStore
 from fcsim.workers import default_jobs, run_unordered
 
@@ -48,6 +48,8 @@ def run_points(points: Iterable[Point], jobs: int | None = None,
             arrived(point, run_point(point))
         return results
     else:
+        for scenario in sorted({point.scenario for point in todo}):
+            scenario_file(scenario)  # read here once: the workers inherit them
         finishing = run_unordered(run_point, todo, jobs)
     # Leaving the block, at the end or on Ctrl-C, kills every worker (fcsim/workers.py)
     # or cancels the cluster's tasks (cluster.py).

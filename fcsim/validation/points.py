@@ -62,9 +62,12 @@ POINT_RESULTS = ("netperf", "iperf", "hosts", "workloads", "storage", "transfers
 """The parts of a repetition's results a point keeps (links and ports are left out)."""
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=512)
 def scenario_file(path: str) -> Scenario:
-    """The scenario in *path* (relative to :data:`ROOT`), read once per process."""
+    """The scenario in *path* (relative to :data:`ROOT`), read once per process:
+    the cache has room for every file the points of ``fcsim validate`` read
+    (110), so the worker processes, forked after the points are listed,
+    inherit them all and parse none again."""
     return load_scenario(ROOT / path)
 
 

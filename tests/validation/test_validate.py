@@ -198,3 +198,19 @@ def test_only_a_recorded_full_run_writes_the_tracked_report(monkeypatch) -> None
                                  cwd=SOURCE_ROOT).returncode == 0
         assert ignored and report != SOURCE_ROOT / "validation" / "report", report
     assert written[-1] == (SOURCE_ROOT / "validation" / "report", True)
+
+
+def test_the_workers_inherit_every_scenario_file_their_points_read() -> None:
+    """run_points reads each point's scenario file before it forks its workers,
+    and the cache has room for every file of fcsim validate, so no worker
+    parses one again."""
+    from fcsim.validation.batch import run_points
+    from fcsim.validation.checks import CHECKS
+    from fcsim.validation.points import Point, scenario_file
+
+    files = {p.scenario for check in CHECKS.values() for p in check.points()}
+    assert scenario_file.cache_info().maxsize >= len(files)
+    scenario_file.cache_clear()
+    line = "scenarios/ong-farrell/line-rate.toml"
+    run_points([Point(line, repetition=r) for r in range(2)], jobs=2)
+    assert scenario_file.cache_info().currsize == 1  # read here, before the fork
