@@ -22,7 +22,8 @@ resets or comes back, and FSPF's answer.
 The fabric's routes have *converged* (:meth:`FabricRecovery.converged`) when
 every switch that is up holds the current LSR of every switch it can reach
 and last computed its routes over exactly the ISLs that are Active at both
-ends among them: what it would route over had nothing failed. Until then
+ends among them: what it would route over had nothing failed, and no switch
+pauses its forwarding after a route change (in-order delivery). Until then
 traffic across an ISL that came back does not flow over it, and a fault of
 an ISL is not over (see :mod:`fcsim.faults.incidents`).
 """
@@ -142,9 +143,19 @@ class FabricRecovery:
         table = self._tables.get(view)
         if table is None:
             table = self._tables[view] = next_hops(self.net.switches, isls)
+        switch = self.net.switches[name]
+        pauses = len(switch.pauses)  # type: ignore[attr-defined]
         route(self.net, isls, [name], table)
-        for sp in self.net.switches[name].ports.values():
+        if len(switch.pauses) > pauses:  # type: ignore[attr-defined]
+            self.sim.call_later(switch.in_order, self._resumed)  # type: ignore[attr-defined]
+        for sp in switch.ports.values():
             sp.port.kick()
+
+    def _resumed(self, _value: object) -> None:
+        """A switch's in-order delivery pause after new routes is over (its
+        held frames were queued just before): the routes may now carry traffic."""
+        if self._routed is not None:
+            self._routed()
 
     def _computed(self, text: str) -> None:
         """A switch computed its routes (*text* says which, over how many ISLs)."""
@@ -161,8 +172,12 @@ class FabricRecovery:
         that is up holds, for every switch it can reach over ISLs Active at
         both ends, the LSR that switch would originate now (its Active
         E_Ports), and last computed its routes over exactly the ISLs Active at
-        both ends among those switches. Until then a switch may route over a
-        stale record, or not over an ISL that is back."""
+        both ends among those switches; and no switch is pausing its
+        forwarding towards a domain after a route change (in-order delivery).
+        Until then a switch may route over a stale record, or not over an ISL
+        that is back, or hold the frames that would cross it."""
+        if any(switch.paused for switch in self.net.switches.values()):  # type: ignore[attr-defined]
+            return False
         active = {name: self._active(name) for name in self.net.switches}
         up = [isl for isl in self.fspf.isls
               if isl.key in active[isl.a] and isl.key in active[isl.b]]

@@ -11,6 +11,7 @@ Active again (but one whose cable another fault pulled out), every N_Port
 among them has logged in again, and, for a fault that watches a switch's
 E_Port, the fabric's routes have converged: every switch routes over every
 ISL that is Active at both ends
+and none pauses its forwarding for in-order delivery
 (:meth:`fcsim.faults.fabric_recovery.FabricRecovery.converged`), since until
 its switches' new LSRs have been flooded (FSPF's Min_LS_Interval after
 their last ones) no frame crosses an ISL that came back. A loop's is over
@@ -170,7 +171,8 @@ class Incidents:
                 and (converged is None or converged())):
             self._recovered(record, "every port Active" + (
                 ", every N_Port logged in again" if record.relogged else "") + (
-                "" if converged is None else ", every switch routes over every ISL up (FSPF)"))
+                "" if converged is None
+                else ", every switch routes and forwards over every ISL up (FSPF)"))
 
     def _recovered(self, record: Record, recovery: str) -> None:
         record.recovered, record.recovery = self.sim.now, recovery

@@ -96,7 +96,7 @@ def test_service_is_restored_when_the_routes_cross_again(kind: str) -> None:
     assert d0.stats.payload_rx == stopped  # and nothing crossed
     sim.run(restored + 1e-9)
     assert record.recovered == pytest.approx(restored, abs=1e-9)
-    assert "every switch routes over every ISL up" in record.recovery
+    assert "every switch routes and forwards over every ISL up" in record.recovery
     first = restored
     while d0.stats.payload_rx == stopped and first < restored + 1e-3:
         first += 1e-7
@@ -128,3 +128,33 @@ def test_a_fault_that_ends_before_the_routes_cross_is_not_recovered() -> None:
                          0.03, timers)
     sim.run(0.03)
     assert faults.incidents.records[0].recovered is None
+
+
+def test_in_order_delivery_restores_service_when_its_pause_ends() -> None:
+    """A switch that delivers in order holds the frames towards a domain whose
+    next hops changed for its drop latency (docs/faults.md, "In-order
+    delivery"): the last route change, at the convergence above, pauses e1's
+    forwarding towards d0's domain, so service is restored that much later,
+    and the stream's first frame comes after it."""
+    timers = FspfTimers(min_ls_interval=0.04, min_ls_arrival=0.0)
+    at, drop_latency = 0.005, 0.002
+    sim = Simulation(1)
+    base = line((FaultConfig(at, "switch-failure", switch="c", duration=0.01),), 0.08, timers)
+    sc = dataclasses.replace(base, switches=tuple(
+        dataclasses.replace(s, in_order=drop_latency) for s in base.switches))
+    net = build_fabric(sim, sc)
+    build_workloads(sim, sc, net)
+    faults = install(sim, sc, net)
+    converged = at + LOS_ASSERT + timers.min_ls_interval + 2 * hop()
+    d0 = net.nodes["d0"]
+    sim.run(converged - 1e-9)
+    held = d0.stats.payload_rx
+    sim.run(converged + drop_latency - 1e-9)
+    record = faults.incidents.records[0]
+    assert record.recovered is None
+    sim.run(converged + drop_latency + 1e-9)
+    assert record.recovered == pytest.approx(converged + drop_latency, abs=1e-9)
+    assert "forwards" in record.recovery
+    assert d0.stats.payload_rx == held  # nothing delivered before the pause's end
+    sim.run(0.08)
+    assert d0.stats.payload_rx > held
