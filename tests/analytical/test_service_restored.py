@@ -65,9 +65,9 @@ def line(faults: tuple[FaultConfig, ...], duration: float, timers: FspfTimers,
     return dataclasses.replace(base, faults=faults, fspf=timers)
 
 
-def hop() -> float:
-    """An LSU of one link descriptor over one ISL, s."""
-    return lsu_bytes(1) * speed_named(SPEED).char_time + ISL_LENGTH * DEFAULT_PROPAGATION
+def hop(links: int = 1) -> float:
+    """An LSU of *links* link descriptors over one ISL, s."""
+    return lsu_bytes(links) * speed_named(SPEED).char_time + ISL_LENGTH * DEFAULT_PROPAGATION
 
 
 def run(faults: tuple[FaultConfig, ...], duration: float, timers: FspfTimers,
@@ -158,3 +158,38 @@ def test_in_order_delivery_restores_service_when_its_pause_ends() -> None:
     assert d0.stats.payload_rx == held  # nothing delivered before the pause's end
     sim.run(0.08)
     assert d0.stats.payload_rx > held
+
+
+@pytest.mark.parametrize("interval", [0.0, 0.04])
+def test_service_waits_for_the_later_of_the_logins_and_the_routes(interval: float) -> None:
+    """e2 fails, with d0 on it: d0 logs in again (FLOGI, the name server,
+    PLOGI to h0 across the fabric) once e2's port is Active, and e1 routes to
+    e2 again once FSPF has converged. Without Min_LS_Interval the routes come
+    first and service is restored when d0 is logged in (to the step of 0.1 us
+    it is found at); with 40 ms it is c's next LSR (c detected the loss of e2
+    and may report it back Min_LS_Interval later) flooded one hop, after the
+    login."""
+    timers = FspfTimers(min_ls_interval=interval, min_ls_arrival=0.0)
+    at, step = 0.005, 1e-7
+    sim, _, faults = run((FaultConfig(at, "switch-failure", switch="e2", duration=0.01),),
+                         0.08, timers)
+    d0 = faults.recoveries["d0"]
+    now = 0.02  # e2's ports enter Active just after: OLS for 5 ms from its power-on
+    sim.run(now)
+    while d0.down or d0.held is not None:
+        now += step
+        sim.run(now)
+    logged_in = now
+    sim.run(0.08)
+    record = faults.incidents.records[0]
+    routes = max(c["at_s"] for c in faults.fabric.reroutes)
+    assert record.recovered is not None
+    if interval:
+        # c detects at t_f + t_LOS; its next LSR, of its two ISLs, reaches e1 and
+        # e2 in a hop (e1's E_Port never changed: its LSR did not either)
+        assert record.recovered == pytest.approx(at + LOS_ASSERT + interval + hop(2),
+                                                 abs=1e-9)
+        assert record.recovered == routes > logged_in
+    else:
+        assert logged_in - step < record.recovered <= logged_in
+        assert record.recovered > routes
