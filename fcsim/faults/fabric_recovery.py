@@ -62,6 +62,7 @@ class FabricRecovery:
             if not isinstance(switch, RecoveringSwitch):
                 raise TypeError(f"switch {switch.name} was not built to recover from faults")
             switches.append(switch)
+        self._switches = {switch.name: switch for switch in switches}
         self.controller = FabricController(
             switches, switches[0].services.zoning if switches else None)  # type: ignore[arg-type, union-attr]
         self._isl_of = {sp: key for key, ends in net.isl_ends.items() for sp in ends.values()}
@@ -143,11 +144,11 @@ class FabricRecovery:
         table = self._tables.get(view)
         if table is None:
             table = self._tables[view] = next_hops(self.net.switches, isls)
-        switch = self.net.switches[name]
-        pauses = len(switch.pauses)  # type: ignore[attr-defined]
+        switch = self._switches[name]
+        pauses = len(switch.pauses)
         route(self.net, isls, [name], table)
-        if len(switch.pauses) > pauses:  # type: ignore[attr-defined]
-            self.sim.call_later(switch.in_order, self._resumed)  # type: ignore[attr-defined]
+        if switch.in_order is not None and len(switch.pauses) > pauses:
+            self.sim.call_later(switch.in_order, self._resumed)
         for sp in switch.ports.values():
             sp.port.kick()
 
@@ -176,7 +177,7 @@ class FabricRecovery:
         forwarding towards a domain after a route change (in-order delivery).
         Until then a switch may route over a stale record, or not over an ISL
         that is back, or hold the frames that would cross it."""
-        if any(switch.paused for switch in self.net.switches.values()):  # type: ignore[attr-defined]
+        if any(switch.paused for switch in self._switches.values()):
             return False
         active = {name: self._active(name) for name in self.net.switches}
         up = [isl for isl in self.fspf.isls
