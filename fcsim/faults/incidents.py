@@ -65,6 +65,9 @@ class Record:
     relogged: bool = False
     detected: float | None = None
     detection: str = ""
+    links_back: float | None = None
+    """Since when every port it watches is Active and every N_Port logged in
+    (None: not now); before :attr:`recovered` while the routes converge."""
     recovered: float | None = None
     recovery: str = ""
     events: list[str] = field(default_factory=list)
@@ -163,12 +166,17 @@ class Incidents:
         if it watches an E_Port, the fabric's routes have converged."""
         if record.fault.kind == LIP:
             return  # over when the loop is initialised (:meth:`end`)
+        if record.applying or record.detected is None or record.recovered is not None:
+            return
         pulled = record.fault.kind == LINK_DOWN
+        if not (all(lcf.state == AC or not (lcf.cable or pulled) for lcf in record.ports)
+                and all(not r.down and r.held is None for r in record.logins)):
+            record.links_back = None
+            return
+        if record.links_back is None:
+            record.links_back = self.sim.now
         converged = self.converged if record.routed else None
-        if (not record.applying and record.detected is not None and record.recovered is None
-                and all(lcf.state == AC or not (lcf.cable or pulled) for lcf in record.ports)
-                and all(not r.down and r.held is None for r in record.logins)
-                and (converged is None or converged())):
+        if converged is None or converged():
             self._recovered(record, "every port Active" + (
                 ", every N_Port logged in again" if record.relogged else "") + (
                 "" if converged is None
@@ -176,6 +184,8 @@ class Incidents:
 
     def _recovered(self, record: Record, recovery: str) -> None:
         record.recovered, record.recovery = self.sim.now, recovery
+        if record.links_back is None:
+            record.links_back = record.recovered
         record.recovered_sample = self.sample()
 
     def results(self) -> list[dict[str, Any]]:
@@ -221,6 +231,7 @@ class Incidents:
         return {
             "at_s": f.at, "kind": f.kind, "target": f.target,
             "detected_s": r.detected, "detection": r.detection or None,
+            "links_back_s": r.links_back,
             "recovered_s": r.recovered, "recovery": r.recovery or None,
             "time_to_recover_s": None if r.recovered is None else r.recovered - f.at,
             "frames_lost": int(delta[1]), "payload_lost_bytes": int(delta[2]),

@@ -90,6 +90,7 @@ def test_service_is_restored_only_on_routes_that_stand(
     for record in run.incidents.records:
         restored = record.recovered
         assert restored is not None  # the run lasts past every convergence
+        assert record.links_back is not None and record.links_back <= restored
         assert restored >= record.fault.at + record.fault.duration  # type: ignore[operator]
         if any(f.at < restored < f.at + f.duration + 1e-3  # type: ignore[operator]
                for f in faults if f is not record.fault):
