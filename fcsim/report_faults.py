@@ -53,12 +53,18 @@ def _incident(number: int, r: dict[str, Any]) -> list[str]:
     if r["detected_s"] is not None:
         lines.append(f"     detected at {format_time(r['detected_s'])} "
                      f"(+{format_time(r['detected_s'] - at)}): {r['detection']}")
+    back = r["links_back_s"]
     if r["recovered_s"] is None:
-        lines.append("     not recovered by the end of the run")
+        lines.append("     not recovered by the end of the run" + (
+            "" if back is None else
+            f": ports and logins back at {format_time(back)}, FSPF not converged"))
     else:
         lines.append(f"     service restored at {format_time(r['recovered_s'])} "
                      f"({r['recovery']}): {format_time(r['time_to_recover_s'])} after the "
                      "fault")
+        if back < r["recovered_s"]:
+            lines.append(f"     ports and logins back at {format_time(back)}; FSPF converged "
+                         f"{format_time(r['recovered_s'] - back)} later")
     lines.append(f"     lost {r['frames_lost']} frame(s), "
                  f"{format_size(r['payload_lost_bytes'])} of payload; "
                  f"{r['frames_errored']} frame(s) dropped with errors; "

@@ -170,6 +170,11 @@ class Fspf:
         self._originated[switch] = self._computed[switch] = never
         self._accepted[switch] = dict.fromkeys(self._accepted[switch], never)
 
+    @property
+    def failed_switches(self) -> frozenset[str]:
+        """The switches failed now (they route nothing)."""
+        return frozenset(self._failed)
+
     def _originate_soon(self, switch: str) -> None:
         if switch in self._origin_due:
             return

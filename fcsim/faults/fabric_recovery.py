@@ -18,6 +18,14 @@ resets or comes back, and FSPF's answer.
   FSPF's timers; the ISL is used again once both its ends are Active and the
   switches have heard of it. E_Port initialisation (ELP, ESC, EFP) is not
   modelled.
+
+The fabric's routes have *converged* (:meth:`FabricRecovery.converged`) when
+every switch that is up holds the current LSR of every switch it can reach
+and last computed its routes over exactly the ISLs that are Active at both
+ends among them: what it would route over had nothing failed, and no switch
+pauses its forwarding after a route change (in-order delivery). Until then
+traffic across an ISL that came back does not flow over it, and a fault of
+an ISL is not over (see :mod:`fcsim.faults.incidents`).
 """
 
 from __future__ import annotations
@@ -44,21 +52,28 @@ class FabricRecovery:
     incident records."""
 
     def __init__(self, sim: Simulation, net: FabricNetwork, note: Callable[[str], None],
-                 timers: FspfTimers = DEFAULT_TIMERS) -> None:
+                 timers: FspfTimers = DEFAULT_TIMERS,
+                 routed: Callable[[], None] | None = None) -> None:
         self.sim, self.net, self.note = sim, net, note
+        self._routed = routed
         self.stats = net.losses  # the frames the switches lost
         switches: list[RecoveringSwitch] = []
         for switch in net.switches.values():
             if not isinstance(switch, RecoveringSwitch):
                 raise TypeError(f"switch {switch.name} was not built to recover from faults")
             switches.append(switch)
+        self._switches = {switch.name: switch for switch in switches}
         self.controller = FabricController(
             switches, switches[0].services.zoning if switches else None)  # type: ignore[arg-type, union-attr]
         self._isl_of = {sp: key for key, ends in net.isl_ends.items() for sp in ends.values()}
         self._isl_ports = set(self._isl_of)
+        self._isl_controls = {sp.port.lcf for sp in self._isl_ports}  # type: ignore[attr-defined]
         self._tables: dict[frozenset[str], dict[Any, Any]] = {}
+        everything = frozenset(net.isl_ends)
+        self._views = dict.fromkeys(net.switches, everything)
+        """The ISLs each switch last computed its routes over (the builder's: all)."""
         self.fspf = Fspf(sim, list(net.switches), net.isls, timers, self._active, self._hop,
-                         self._install, note)
+                         self._install, self._computed)
         self._f_ports = {sp for switch in net.switches.values() for sp in switch.local.values()}
         for switch in switches:
             switch.services.controller = self.controller  # type: ignore[union-attr]
@@ -125,12 +140,73 @@ class FabricRecovery:
         """Routes for switch *name* over *isls*: the switches that see the same
         ISLs share one computation of the paths."""
         view = frozenset(isl[2] for isl in isls)
+        self._views[name] = view
         table = self._tables.get(view)
         if table is None:
             table = self._tables[view] = next_hops(self.net.switches, isls)
+        switch = self._switches[name]
+        pauses = len(switch.pauses)
         route(self.net, isls, [name], table)
-        for sp in self.net.switches[name].ports.values():
+        if switch.in_order is not None and len(switch.pauses) > pauses:
+            self.sim.call_later(switch.in_order, self._resumed)
+        for sp in switch.ports.values():
             sp.port.kick()
+
+    def _resumed(self, _value: object) -> None:
+        """A switch's in-order delivery pause after new routes is over (its
+        held frames were queued just before): the routes may now carry traffic."""
+        if self._routed is not None:
+            self._routed()
+
+    def _computed(self, text: str) -> None:
+        """A switch computed its routes (*text* says which, over how many ISLs)."""
+        self.note(text)
+        if self._routed is not None:
+            self._routed()
+
+    def is_isl(self, lcf: LinkControl) -> bool:
+        """Whether *lcf* is the link control of a switch's E_Port."""
+        return lcf in self._isl_controls
+
+    def converged(self) -> bool:
+        """Whether FSPF has converged on the ISLs as they are now: each switch
+        that is up holds, for every switch it can reach over ISLs Active at
+        both ends, the LSR that switch would originate now (its Active
+        E_Ports), and last computed its routes over exactly the ISLs Active at
+        both ends among those switches; and no switch is pausing its
+        forwarding towards a domain after a route change (in-order delivery).
+        Until then a switch may route over a stale record, or not over an ISL
+        that is back, or hold the frames that would cross it."""
+        if any(switch.paused for switch in self._switches.values()):
+            return False
+        active = {name: self._active(name) for name in self.net.switches}
+        up = [isl for isl in self.fspf.isls
+              if isl.key in active[isl.a] and isl.key in active[isl.b]]
+        part = {name: name for name in self.net.switches}
+
+        def find(name: str) -> str:
+            while part[name] != name:
+                part[name] = part[part[name]]
+                name = part[name]
+            return name
+        for isl in up:
+            part[find(isl.a)] = find(isl.b)
+        groups: dict[str, list[str]] = {}
+        for name in self.net.switches:
+            groups.setdefault(find(name), []).append(name)
+        failed = self.fspf.failed_switches
+        by_key = self.fspf.by_key
+        for name, view in self._views.items():
+            if name in failed:
+                continue
+            group = find(name)
+            expected = {isl.key for isl in up if find(isl.a) == group}
+            seen = {key for key in view if group in (find(by_key[key].a), find(by_key[key].b))}
+            database = self.fspf.lsdb[name]
+            if seen != expected or any(database[other].links != active[other]
+                                       for other in groups[group]):
+                return False
+        return True
 
     @property
     def reroutes(self) -> list[dict[str, Any]]:

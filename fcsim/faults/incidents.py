@@ -5,10 +5,17 @@ again, and the throughput before, during and after.
 Each fault watches the ports it strikes (a link's two ends; a port and its
 peer; every port of a switch and their peers) and the N_Ports behind them.
 It is *detected* when one of those ports leaves Active (the fault's own time
-for a failed port, a LIP or a cable put back) and *recovered* once every one
-is Active again (but one whose cable another fault pulled out) and every
-N_Port among them has logged in again (a loop: when its initialisation
-ends). Counters of the whole network (payload
+for a failed port, a LIP or a cable put back) and *recovered*, service
+restored, once traffic can flow again where it flowed before: every port is
+Active again (but one whose cable another fault pulled out), every N_Port
+among them has logged in again, and, for a fault that watches a switch's
+E_Port, the fabric's routes have converged: every switch routes over every
+ISL that is Active at both ends
+and none pauses its forwarding for in-order delivery
+(:meth:`fcsim.faults.fabric_recovery.FabricRecovery.converged`), since until
+its switches' new LSRs have been flooded (FSPF's Min_LS_Interval after
+their last ones) no frame crosses an ISL that came back. A loop's is over
+when its initialisation ends. Counters of the whole network (payload
 received by every N_Port, frames and payload lost, bytes sent again) are
 sampled at the start of the run, every fault, every recovery and the end of
 the run (in time order). A fault's throughputs are differences between
@@ -50,11 +57,17 @@ class Record:
     fault: FaultConfig
     ports: list[LinkControl]
     logins: list[Any]
+    routed: bool = False
+    """Whether it watches an E_Port: then it is over only once the fabric's
+    routes have converged."""
     started: bool = False
     applying: bool = False
     relogged: bool = False
     detected: float | None = None
     detection: str = ""
+    links_back: float | None = None
+    """Since when every port it watches is Active and every N_Port logged in
+    (None: not now); before :attr:`recovered` while the routes converge."""
     recovered: float | None = None
     recovery: str = ""
     events: list[str] = field(default_factory=list)
@@ -67,9 +80,12 @@ class Incidents:
     """The records of a run's faults; *read()* gives the network-wide
     counters (:data:`COUNTERS`, cumulative since the start of the run)."""
 
-    def __init__(self, sim: Any, read: Callable[[], tuple[float, ...]]) -> None:
+    def __init__(self, sim: Any, read: Callable[[], tuple[float, ...]],
+                 converged: Callable[[], bool] | None = None) -> None:
         self.sim = sim
         self.read = read
+        self.converged = converged
+        """Whether the fabric's routes have converged (None: no fabric)."""
         self.records: list[Record] = []
         self.samples: list[tuple[float, tuple[float, ...]]] = [(0.0, (0.0,) * len(COUNTERS))]
 
@@ -138,20 +154,38 @@ class Incidents:
                                          for lcf in record.ports)
         self.check(record)
 
+    def routes_changed(self) -> None:
+        """A switch computed its routes: a fault waiting for them may be over."""
+        for record in self.records:
+            if record.routed and record.started and record.recovered is None:
+                self.check(record)
+
     def check(self, record: Record) -> None:
         """Recovered if detected and every watched port is Active and logged in
-        (but a port whose cable another fault pulled out: it cannot be)."""
+        (but a port whose cable another fault pulled out: it cannot be) and,
+        if it watches an E_Port, the fabric's routes have converged."""
         if record.fault.kind == LIP:
             return  # over when the loop is initialised (:meth:`end`)
+        if record.applying or record.detected is None or record.recovered is not None:
+            return
         pulled = record.fault.kind == LINK_DOWN
-        if (not record.applying and record.detected is not None and record.recovered is None
-                and all(lcf.state == AC or not (lcf.cable or pulled) for lcf in record.ports)
+        if not (all(lcf.state == AC or not (lcf.cable or pulled) for lcf in record.ports)
                 and all(not r.down and r.held is None for r in record.logins)):
+            record.links_back = None
+            return
+        if record.links_back is None:
+            record.links_back = self.sim.now
+        converged = self.converged if record.routed else None
+        if converged is None or converged():
             self._recovered(record, "every port Active" + (
-                ", every N_Port logged in again" if record.relogged else ""))
+                ", every N_Port logged in again" if record.relogged else "") + (
+                "" if converged is None
+                else ", every switch routes and forwards over every ISL up (FSPF)"))
 
     def _recovered(self, record: Record, recovery: str) -> None:
         record.recovered, record.recovery = self.sim.now, recovery
+        if record.links_back is None:
+            record.links_back = record.recovered
         record.recovered_sample = self.sample()
 
     def results(self) -> list[dict[str, Any]]:
@@ -197,6 +231,7 @@ class Incidents:
         return {
             "at_s": f.at, "kind": f.kind, "target": f.target,
             "detected_s": r.detected, "detection": r.detection or None,
+            "links_back_s": r.links_back,
             "recovered_s": r.recovered, "recovery": r.recovery or None,
             "time_to_recover_s": None if r.recovered is None else r.recovered - f.at,
             "frames_lost": int(delta[1]), "payload_lost_bytes": int(delta[2]),

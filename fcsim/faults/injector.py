@@ -124,7 +124,9 @@ class FaultRun:
                 logins[nport.name].restart(done)
         if scenario.topology == "fabric":
             self.fabric = FabricRecovery(
-                self.sim, self.net, self.incidents.note, scenario.fspf)  # type: ignore[arg-type]
+                self.sim, self.net, self.incidents.note, scenario.fspf,  # type: ignore[arg-type]
+                self.incidents.routes_changed)
+            self.incidents.converged = self.fabric.converged
             for login in logins.values():
                 login.register_changes()
         configs = {node.name: node for node in scenario.nodes}
@@ -146,7 +148,8 @@ class FaultRun:
         ports = list(dict.fromkeys(p for port in struck for p in (port, port.peer)))
         logins = [self.recoveries[p.owner.name] for p in ports
                   if isinstance(p.owner, NPort) and p.owner.name in self.recoveries]
-        return Record(fault, [p.lcf for p in ports], logins)
+        routed = self.fabric is not None and any(self.fabric.is_isl(p.lcf) for p in ports)
+        return Record(fault, [p.lcf for p in ports], logins, routed)
 
     def _struck(self, fault: FaultConfig) -> list[RecoveringPort]:
         """The ports *fault* strikes directly (none on a loop)."""

@@ -58,3 +58,46 @@ def test_every_switch_ends_routing_over_the_isls_that_are_up(
     first_fault = min(f.at for f in faults)
     for computation in fspf.computations:
         assert computation["at_s"] >= first_fault + LOS_ASSERT - 1e-12
+
+
+@settings(max_examples=12, deadline=None)
+@given(schedule=pulls, interval=st.sampled_from([0.0, 0.002, 0.01]))
+def test_service_is_restored_only_on_routes_that_stand(
+        schedule: list[tuple[int, int, int]], interval: float) -> None:
+    """A fault of an ISL is over only when every switch routes over every ISL
+    up: when every cable is back (and Active), each switch's last route
+    computation up to the fault's recovery used all of them, and none after
+    it uses fewer before the next pull."""
+    faults, out_until = [], {}
+    for isl, start, length in schedule:
+        at = start * 1e-3
+        if at <= out_until.get(isl, -1.0):
+            continue
+        faults.append(FaultConfig(at, "link-down", link=f"isl{isl}", duration=length * 1e-3))
+        out_until[isl] = at + length * 1e-3 + 1e-3
+    end = max(out_until.values()) + interval + 0.02
+    sim = Simulation(1)
+    sc = dataclasses.replace(
+        fabric({"h": "e1:0", "d": "e2:0"}, (), end, switches=SWITCHES, isls=ISLS,
+               speed="2GFC", length=100.0),
+        faults=tuple(sorted(faults, key=lambda f: f.at)),
+        fspf=FspfTimers(min_ls_interval=interval, min_ls_arrival=0.0))
+    net = build_fabric(sim, sc)
+    build_workloads(sim, sc, net)
+    run = install(sim, sc, net)
+    sim.run(end)
+    computations = run.fabric.fspf.computations
+    for record in run.incidents.records:
+        restored = record.recovered
+        assert restored is not None  # the run lasts past every convergence
+        assert record.links_back is not None and record.links_back <= restored
+        assert restored >= record.fault.at + record.fault.duration  # type: ignore[operator]
+        if any(f.at < restored < f.at + f.duration + 1e-3  # type: ignore[operator]
+               for f in faults if f is not record.fault):
+            continue  # another cable out or coming back then: not every ISL up
+        pulled = min((f.at for f in faults if f.at > restored), default=end)
+        for switch in net.switches:
+            last = [c for c in computations if c["switch"] == switch and c["at_s"] <= restored]
+            assert not last or last[-1]["isls_in_use"] == len(ISLS)
+        assert all(c["isls_in_use"] == len(ISLS) for c in computations
+                   if restored < c["at_s"] < pulled)

@@ -43,3 +43,24 @@ def test_a_run_without_faults_has_no_incident_report() -> None:
     results = run_scenario(load_scenario(ROOT / "scenarios" / "p2p-1gfc-class3.toml"))
     assert "faults" not in results["repetitions"][0]
     assert "incidents" not in summary_text(results)
+
+
+def test_a_fault_waiting_for_fspf_says_when_its_links_were_back() -> None:
+    """The core's failure in fabric-isl-failure: its ports are Active again at
+    30.01 ms, but FSPF (FC-SW's 5 s Min_LS_Interval) has not converged by the
+    end of the 50 ms run: the summary says both."""
+    results = run_scenario(load_scenario(ROOT / "scenarios" / "fabric-isl-failure.toml"))
+    record = results["repetitions"][0]["faults"]["schedule"][1]
+    assert record["recovered_s"] is None
+    assert 0.030 < record["links_back_s"] < 0.0301
+    lines = summary_text(results).splitlines()
+    start = lines.index("  #2 switch-failure of switch core at 15.00 ms")
+    assert lines[start + 2] == ("     not recovered by the end of the run: ports and logins "
+                                "back at 30.01 ms, FSPF not converged")
+
+
+def test_a_fault_restored_with_its_links_says_nothing_more() -> None:
+    results = run_scenario(load_scenario(ROOT / "scenarios" / "p2p-pulled-cable.toml"))
+    record = results["repetitions"][0]["faults"]["schedule"][0]
+    assert record["links_back_s"] == record["recovered_s"]
+    assert "FSPF" not in summary_text(results)
