@@ -73,7 +73,10 @@ class Cpu(Server):
             return
         if self._background is not None:
             self._preempt()
-        self.serve(duration, callback, level)
+        if self._busy:  # Server.serve, written out: every job of the processor passes here
+            self._queues[level].append((duration, callback))
+        else:
+            self._start(duration, callback)
         if level == PROCESS and self._idle:
             self._other()
 
@@ -90,13 +93,17 @@ class Cpu(Server):
         self._queues[BACKGROUND].appendleft((rest, done))
         self._busy = False
 
-    def _next(self) -> None:
-        """Start the next item: interrupt level, software interrupts, process level,
-        then background."""
+    def _done(self, done: Callable[[], None] | None) -> None:
+        """The job in service has ended: call its *done*, then start the next
+        item: interrupt level, software interrupts, process level, then
+        background."""
+        if done is not None:
+            done()
         queues = self._queues
         first = queues[INTERRUPT] or queues[SOFTINT] or queues[PROCESS]
         if first:
-            self._start(*first.popleft())
+            duration, done = first.popleft()
+            self._start(duration, done)
             return
         if not queues[BACKGROUND]:
             self._busy = False
@@ -111,16 +118,14 @@ class Cpu(Server):
         self.total_busy += duration
         self._job_end = now + duration
         self._background = (now + duration, self._token, done)
-        self._later(duration, self._background_done, self._token)
+        self.sim.call_later(duration, self._background_done, self._token)
 
     def _background_done(self, token: int) -> None:
         if token != self._token or self._background is None:
             return  # preempted
         done = self._background[2]
         self._background = None
-        if done is not None:
-            done()
-        self._next()
+        self._done(done)
 
     def _other(self) -> None:
         """An idle other processor takes the first process-level item waiting."""
