@@ -47,7 +47,7 @@ def tcp_output(tp: TcpControlBlock) -> None:
     idle = tp.snd_max == tp.snd_una
     if idle and cfg.slow_start_after_idle and tp.sim.now - tp.last_input >= tp.rtt.rto:
         tp.cwnd = tp.mss
-    mss = _mss_now(tp)
+    mss = tp.mss if tp.linux is None else _mss_now(tp)  # _mss_now's BSD case written out
     so_snd = tp.so_snd
     while True:
         sb_cc = so_snd.cc  # tp.sb_cc, read once a segment: nothing here changes it
@@ -75,8 +75,8 @@ def tcp_output(tp: TcpControlBlock) -> None:
             fin = False
         space = tp.so_rcv.space
         if not _worth_sending(tp, length, off, idle, space, fin, mss, sb_cc):
-            if sb_cc and not tp.rexmt_timer.running \
-                    and not tp.persist_timer.running:
+            if sb_cc and tp.rexmt_timer.deadline is None \
+                    and tp.persist_timer.deadline is None:  # neither running
                 tp.rtt.shift = 0
                 setpersist(tp)
             return
@@ -120,7 +120,7 @@ def _worth_sending(tp: TcpControlBlock, length: int, off: int, idle: bool, space
         adv = min(space, MAX_WINDOW_FIELD << tp.rcv_scale) - (tp.rcv_adv - tp.rcv_nxt)
         if adv >= cfg.window_update_segments * tp.mss:
             return True
-        if adv >= cfg.window_update_fraction * tp.rcvbuf:
+        if adv >= cfg.window_update_fraction * tp.so_rcv.hiwat:  # tp.rcvbuf
             return True
     if tp.acknow:
         return True
