@@ -31,6 +31,10 @@ class Server:
         self.busy_time = self.total_busy = self._job_end = 0.0
         self._queues: tuple[deque[tuple[float, Callable[[], None] | None]], ...] = tuple(
             deque() for _ in range(levels))
+        self._served = self._queues
+        """The levels a job's end starts the next item of, first to last; when
+        none has one, :meth:`_idle` decides (a subclass may serve the other
+        levels its own way)."""
         self._busy = False
 
     def serve(self, duration: float, done: Callable[[], None] | None = None,
@@ -45,8 +49,8 @@ class Server:
         """Serve an item of *duration* s now, then call *done*.
 
         The job's end is :meth:`Simulation.call_later`'s heap entry written out
-        (the same time, priority and insertion number, so the same order): every
-        job of every processor and bus passes here."""
+        (the same time, priority and insertion number, so the same order): the
+        processors and buses start every job here or in :meth:`_done`."""
         self._busy = True
         self.busy_time += duration
         self.total_busy += duration
@@ -58,11 +62,19 @@ class Server:
         item (the first of the highest level that has one)."""
         if done is not None:
             done()
-        for queue in self._queues:
+        for queue in self._served:
             if queue:
                 duration, then = queue.popleft()
-                self._start(duration, then)
+                # _start written out (the server is busy already): the busiest path
+                self.busy_time += duration
+                self.total_busy += duration
+                self._job_end = end = self._env._now + duration
+                heappush(self._heap, (end, NORMAL, next(self._eid), self._on_done, then))
                 return
+        self._idle()
+
+    def _idle(self) -> None:
+        """No item waits at the levels served: the server is idle."""
         self._busy = False
 
     def take_waiting(self, level: int) -> tuple[float, Callable[[], None] | None] | None:

@@ -134,7 +134,7 @@ def _advertised_window(tp: TcpControlBlock, space: int) -> int:
         win = tp.linux.window(tp.rcv_adv - tp.last_ack_sent)
     else:
         win = space
-        if win < cfg.rcv_sws_fraction * tp.rcvbuf and win < tp.mss:
+        if win < cfg.rcv_sws_fraction * tp.so_rcv.hiwat and win < tp.mss:  # tp.rcvbuf
             win = 0
     win = min(win, MAX_WINDOW_FIELD << tp.rcv_scale)
     win = max(win, tp.rcv_adv - tp.rcv_nxt)
@@ -187,7 +187,7 @@ def _send(tp: TcpControlBlock, length: int, off: int, fin: bool, space: int,
             if tp.rtt_seq is None:
                 tp.rtt_seq = start
                 tp.rtt_start = tp.sim.now
-        if not tp.rexmt_timer.running and tp.snd_nxt != tp.snd_una:
+        if tp.rexmt_timer.deadline is None and tp.snd_nxt != tp.snd_una:  # not running
             tp.rexmt_timer.start(tp.rtt.rto)
             if tp.persist_timer.running:
                 tp.persist_timer.stop()
