@@ -53,6 +53,11 @@ class AdapterModel:
             raise ValueError(f"{self.name}: frame_time and command_time must be >= 0 s")
 
 
+def _call(then: Callable[[], None]) -> None:
+    """A scheduled entry's callback that calls its value, *then()*."""
+    then()
+
+
 class HostAdapter:
     """The adapter of *nport*, on *bus*, built as *model*."""
 
@@ -74,23 +79,25 @@ class HostAdapter:
         return self._card_free - now
 
     def _receive(self, frame: Frame, done: Callable[[], None]) -> None:
+        """A frame is in one of the card's buffers: the card's time on it, then its
+        DMA to host memory, then *done()*."""
         delay = self._card(1)
-        nbytes = frame.data_len
-
-        def dma(_event: object = None) -> None:
-            self.bus.transfer(nbytes, done)
-
         if delay > 0:
-            self.sim.call_later(delay, dma)
+            self.sim.call_later(delay, self._dma, (frame.data_len, done))
         else:
-            dma()
+            self.bus.transfer(frame.data_len, done)
+
+    def _dma(self, job: tuple[int, Callable[[], None]]) -> None:
+        """Move a received frame's *job* = (bytes, then) to host memory."""
+        nbytes, done = job
+        self.bus.transfer(nbytes, done)
 
     def transmit(self, nbytes: int, frames: int, ready: Callable[[], None]) -> None:
         """Fetch a packet of *nbytes* in *frames* frames from host memory, then *ready()*."""
         def processed() -> None:
             delay = self._card(frames)
             if delay > 0:
-                self.sim.call_later(delay, lambda _e: ready())
+                self.sim.call_later(delay, _call, ready)
             else:
                 ready()
 

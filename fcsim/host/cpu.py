@@ -57,8 +57,9 @@ class Cpu(Server):
         # the background job in service: (its end, its token, its callback)
         self._background: tuple[float, int, Callable[[], None] | None] | None = None
         self._token = 0
-        self._idle = processors - 1  # the other processors not working now
+        self._idle_others = processors - 1  # the other processors not working now
         self._ends: list[float] = []  # when each of their jobs in service ends, s
+        self._served = self._queues[:BACKGROUND]  # the rest by _idle, preemptible
 
     def run(self, cost: float, callback: Callable[[], None] | None = None,
             level: int = PROCESS, background: bool = False) -> None:
@@ -73,8 +74,11 @@ class Cpu(Server):
             return
         if self._background is not None:
             self._preempt()
-        self.serve(duration, callback, level)
-        if level == PROCESS and self._idle:
+        if self._busy:  # Server.serve, written out: every job of the processor passes here
+            self._queues[level].append((duration, callback))
+        else:
+            self._start(duration, callback)
+        if level == PROCESS and self._idle_others:
             self._other()
 
     def _preempt(self) -> None:
@@ -90,18 +94,14 @@ class Cpu(Server):
         self._queues[BACKGROUND].appendleft((rest, done))
         self._busy = False
 
-    def _next(self) -> None:
-        """Start the next item: interrupt level, software interrupts, process level,
-        then background."""
-        queues = self._queues
-        first = queues[INTERRUPT] or queues[SOFTINT] or queues[PROCESS]
-        if first:
-            self._start(*first.popleft())
-            return
-        if not queues[BACKGROUND]:
+    def _idle(self) -> None:
+        """No interrupt, software-interrupt or process-level work waits: start the
+        background work waiting, if any."""
+        background = self._queues[BACKGROUND]
+        if background:
+            self._start_background(*background.popleft())
+        else:
             self._busy = False
-            return
-        self._start_background(*queues[BACKGROUND].popleft())
 
     def _start_background(self, duration: float, done: Callable[[], None] | None) -> None:
         """Serve a background item of *duration* s now, preemptible by all other work."""
@@ -111,16 +111,14 @@ class Cpu(Server):
         self.total_busy += duration
         self._job_end = now + duration
         self._background = (now + duration, self._token, done)
-        self._later(duration, self._background_done, self._token)
+        self.sim.call_later(duration, self._background_done, self._token)
 
     def _background_done(self, token: int) -> None:
         if token != self._token or self._background is None:
             return  # preempted
         done = self._background[2]
         self._background = None
-        if done is not None:
-            done()
-        self._next()
+        self._done(done)
 
     def _other(self) -> None:
         """An idle other processor takes the first process-level item waiting."""
@@ -128,7 +126,7 @@ class Cpu(Server):
         if item is None:
             return
         duration, done = item
-        self._idle -= 1
+        self._idle_others -= 1
         self.busy_time += duration
         self.total_busy += duration
         end = self.sim.now + duration
@@ -140,7 +138,7 @@ class Cpu(Server):
         self._ends.remove(end)
         if done is not None:
             done()
-        self._idle += 1
+        self._idle_others += 1
         self._other()
 
     def served_by_now(self) -> float:

@@ -56,6 +56,8 @@ class RttEstimator:
     def rto(self) -> float:
         """The current timeout with the backoff applied, s."""
         base = min(max(self.srtt + 4 * self.rttvar, self.rto_min), self.rto_max)
+        if not self.shift:  # no backoff: BACKOFF[0] is 1 and base is within rto_max
+            return base
         return min(base * self._backoff(), self.rto_max)
 
     def back_off(self) -> None:

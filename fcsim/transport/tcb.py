@@ -274,7 +274,7 @@ class TcpControlBlock:
         """Owe a delayed ACK (TF_DELACK): it leaves at the next fast-clock tick
         unless a segment sent before carries it."""
         self.delack = True
-        if not self.fast_timer.running:
+        if self.fast_timer.deadline is None:  # not running
             self.fast_timer.start(self._next_tick_delay())
 
     def stop_timers(self) -> None:

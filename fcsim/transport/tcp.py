@@ -237,10 +237,10 @@ class TcpEndpoint:
                                      tp.rcv_adv - tp.rcv_nxt, tp.rcv_adv - tp.last_ack_sent):
                     tp.acknow = True
             tcp_output(tp)
-            self.sim.call_later(0.0, lambda _event: got(n))
+            self.sim.call_later(0.0, got, n)
         elif tp.fin_received:
             self._reader = None
-            self.sim.call_later(0.0, lambda _event: got(0))
+            self.sim.call_later(0.0, got, 0)
 
 
 __all__ = ["TcpEndpoint"]

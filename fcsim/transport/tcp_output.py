@@ -47,20 +47,22 @@ def tcp_output(tp: TcpControlBlock) -> None:
     idle = tp.snd_max == tp.snd_una
     if idle and cfg.slow_start_after_idle and tp.sim.now - tp.last_input >= tp.rtt.rto:
         tp.cwnd = tp.mss
-    mss = _mss_now(tp)
+    mss = tp.mss if tp.linux is None else _mss_now(tp)  # _mss_now's BSD case written out
+    so_snd = tp.so_snd
     while True:
+        sb_cc = so_snd.cc  # tp.sb_cc, read once a segment: nothing here changes it
         off = tp.snd_nxt - tp.snd_una
         win = min(tp.snd_wnd, tp.cwnd)
         fin = tp.state in SENDS_FIN
         if tp.force:
             if win == 0:
-                if off < tp.sb_cc:
+                if off < sb_cc:
                     fin = False
                 win = 1
             else:
                 tp.persist_timer.stop()
                 tp.rtt.shift = 0
-        length = min(tp.sb_cc, win) - off
+        length = min(sb_cc, win) - off
         if length < 0:
             length = 0
             if win == 0:
@@ -69,12 +71,12 @@ def tcp_output(tp: TcpControlBlock) -> None:
         sendalot = length > mss
         if sendalot:
             length = mss
-        if tp.snd_nxt + length < tp.snd_una + tp.sb_cc:
+        if tp.snd_nxt + length < tp.snd_una + sb_cc:
             fin = False
         space = tp.so_rcv.space
-        if not _worth_sending(tp, length, off, idle, space, fin, mss):
-            if tp.sb_cc and not tp.rexmt_timer.running \
-                    and not tp.persist_timer.running:
+        if not _worth_sending(tp, length, off, idle, space, fin, mss, sb_cc):
+            if sb_cc and tp.rexmt_timer.deadline is None \
+                    and tp.persist_timer.deadline is None:  # neither running
                 tp.rtt.shift = 0
                 setpersist(tp)
             return
@@ -82,7 +84,7 @@ def tcp_output(tp: TcpControlBlock) -> None:
             length = tp.mss - tp.optlen
             sendalot = True
             fin = False
-        _send(tp, length, off, fin, space)
+        _send(tp, length, off, fin, space, sb_cc)
         if not sendalot:
             return
 
@@ -102,14 +104,15 @@ def _mss_now(tp: TcpControlBlock) -> int:
 
 
 def _worth_sending(tp: TcpControlBlock, length: int, off: int, idle: bool, space: int,
-                   fin: bool, mss: int) -> bool:
+                   fin: bool, mss: int, sb_cc: int) -> bool:
     """The tcp_output() tests between computing *length* and ``send:``
-    (*mss*: the segment size now, :func:`_mss_now`)."""
+    (*mss*: the segment size now, :func:`_mss_now`; *sb_cc*: the bytes in the
+    send buffer)."""
     cfg = tp.config
     if length:
         if length == mss:
             return True
-        if (idle or cfg.nodelay) and length + off >= tp.sb_cc and not tp.more_to_come:
+        if (idle or cfg.nodelay) and length + off >= sb_cc and not tp.more_to_come:
             return True
         if tp.force or length >= tp.max_sndwnd // 2 or tp.snd_nxt < tp.snd_max:
             return True
@@ -117,7 +120,7 @@ def _worth_sending(tp: TcpControlBlock, length: int, off: int, idle: bool, space
         adv = min(space, MAX_WINDOW_FIELD << tp.rcv_scale) - (tp.rcv_adv - tp.rcv_nxt)
         if adv >= cfg.window_update_segments * tp.mss:
             return True
-        if adv >= cfg.window_update_fraction * tp.rcvbuf:
+        if adv >= cfg.window_update_fraction * tp.so_rcv.hiwat:  # tp.rcvbuf
             return True
     if tp.acknow:
         return True
@@ -131,7 +134,7 @@ def _advertised_window(tp: TcpControlBlock, space: int) -> int:
         win = tp.linux.window(tp.rcv_adv - tp.last_ack_sent)
     else:
         win = space
-        if win < cfg.rcv_sws_fraction * tp.rcvbuf and win < tp.mss:
+        if win < cfg.rcv_sws_fraction * tp.so_rcv.hiwat and win < tp.mss:  # tp.rcvbuf
             win = 0
     win = min(win, MAX_WINDOW_FIELD << tp.rcv_scale)
     win = max(win, tp.rcv_adv - tp.rcv_nxt)
@@ -141,8 +144,10 @@ def _advertised_window(tp: TcpControlBlock, space: int) -> int:
     return win
 
 
-def _send(tp: TcpControlBlock, length: int, off: int, fin: bool, space: int) -> None:
-    """Build and transmit one segment, then update the send state (``send:``)."""
+def _send(tp: TcpControlBlock, length: int, off: int, fin: bool, space: int,
+          sb_cc: int) -> None:
+    """Build and transmit one segment, then update the send state (``send:``);
+    *sb_cc*: the bytes in the send buffer."""
     counters = tp.counters
     flags = ACK | (FIN if fin else 0)
     if fin and tp.sentfin and tp.snd_nxt == tp.snd_max:
@@ -156,7 +161,7 @@ def _send(tp: TcpControlBlock, length: int, off: int, fin: bool, space: int) -> 
         else:
             counters.data_segments_sent += 1
             counters.bytes_sent += length
-        if off + length == tp.sb_cc:
+        if off + length == sb_cc:
             flags |= PSH
     elif tp.acknow:
         counters.acks_sent += 1
@@ -182,7 +187,7 @@ def _send(tp: TcpControlBlock, length: int, off: int, fin: bool, space: int) -> 
             if tp.rtt_seq is None:
                 tp.rtt_seq = start
                 tp.rtt_start = tp.sim.now
-        if not tp.rexmt_timer.running and tp.snd_nxt != tp.snd_una:
+        if tp.rexmt_timer.deadline is None and tp.snd_nxt != tp.snd_una:  # not running
             tp.rexmt_timer.start(tp.rtt.rto)
             if tp.persist_timer.running:
                 tp.persist_timer.stop()
