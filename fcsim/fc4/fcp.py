@@ -62,6 +62,11 @@ underrun into DID_ERROR): Linux's host byte DID_ERROR."""
 DID_TRANSPORT_FAILFAST = 0x0F << 16
 """A command failed by the FC transport once its remote port has been blocked
 for fast_io_fail_tmo (or lost): Linux's host byte DID_TRANSPORT_FAILFAST."""
+DID_TRANSPORT_MARGINAL = 0x14 << 16
+"""A command of a multipath path (REQ_FAILFAST_TRANSPORT) timed out and
+aborted while its remote port is marginal, not retried: Linux's host byte
+DID_TRANSPORT_MARGINAL, set by ``fc_eh_should_retry_cmd``
+(``drivers/scsi/scsi_transport_fc.c``)."""
 QUEUE_FULL_DELAY = 3e-3
 """Delay before a command answered TASK SET FULL is sent again when the
 initiator has no other command outstanding to wake it, s (Linux

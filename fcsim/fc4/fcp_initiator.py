@@ -16,6 +16,7 @@ from fcsim.fc4.deadlines import Deadlines
 from fcsim.fc4.fcp import (
     DID_ERROR,
     DID_TIME_OUT,
+    DID_TRANSPORT_MARGINAL,
     FCP_CMND_SIZE,
     GOOD,
     PRLI_SIZE,
@@ -77,10 +78,14 @@ class FcpInitiator:
     arrival, less the device's time (s), and counts them.
 
     With *failfast* (a path of a multipath device, whose requests Linux's
-    dm-multipath marks REQ_FAILFAST_TRANSPORT) a command whose abort is
-    answered, or goes unanswered for the timeout too, is not sent again on
-    this port: it completes with :data:`~fcsim.fc4.fcp.DID_TIME_OUT`, for the
-    layer above to retry on another path.
+    dm-multipath marks REQ_FAILFAST_TRANSPORT) a timed-out command is still
+    retried on this port as above: ``scsi_noretry_cmd`` makes a DID_TIME_OUT
+    final only for REQ_FAILFAST_DEV (``drivers/scsi/scsi_error.c``), so the
+    layer above sees it only once its retries are used up. But while the
+    target's remote port is marginal (:meth:`mark_marginal`: multipathd set
+    it so on an FPIN) the command is not retried after its abort: it
+    completes with :data:`~fcsim.fc4.fcp.DID_TRANSPORT_MARGINAL`
+    (``fc_eh_should_retry_cmd``, consulted by ``scmd_eh_abort_handler``).
 
     The FC transport's state of each remote port is given to it
     (``scsi_transport_fc``): while a target's port is blocked
@@ -108,6 +113,7 @@ class FcpInitiator:
         self._delayed: set[int] = set()  # targets whose waiting room a timer will wake
         self._blocked: dict[int, deque[Command]] = {}  # blocked remote ports: commands held
         self._failing: dict[int, int] = {}  # failed remote ports: the status new commands get
+        self._marginal: set[int] = set()  # marginal remote ports
         self.held: HeldCommands[Command] = HeldCommands()
         """The commands held back over its limit on outstanding commands."""
         self.in_flight = 0
@@ -233,9 +239,10 @@ class FcpInitiator:
 
     def _after_abort(self, command: Command) -> None:
         """*command*'s abort is over: sent again while it has a retry left,
-        else (or at once with :attr:`failfast`) handed up as timed out."""
-        if self.failfast:
-            self._fail(command, DID_TIME_OUT)
+        else handed up as timed out; with :attr:`failfast` to a marginal
+        remote port, handed up at once (``fc_eh_should_retry_cmd``)."""
+        if self.failfast and command.d_id in self._marginal:
+            self._fail(command, DID_TRANSPORT_MARGINAL)
             return
         self._retry(command, DID_TIME_OUT)
 
@@ -278,8 +285,15 @@ class FcpInitiator:
         commands that waited for it are sent, in order (each had passed those
         waiting after TASK SET FULL), and new ones go."""
         self._failing.pop(d_id, None)
+        self._marginal.discard(d_id)
         for command in self._blocked.pop(d_id, ()):
             self._issue(command)
+
+    def mark_marginal(self, d_id: int) -> None:
+        """The remote port at *d_id* is marginal (its sysfs ``port_state``
+        written "Marginal"), until :meth:`unblock`: a timed-out command of
+        :attr:`failfast` to it is not retried after its abort."""
+        self._marginal.add(d_id)
 
     def fail_port(self, d_id: int, status: int) -> int:
         """The remote port at *d_id* is given up (fast_io_fail_tmo or

@@ -14,13 +14,19 @@ selector (:mod:`fcsim.storage.path_selector`); when it has no usable path
 the next group in order with one becomes current (dm-mpath's
 ``choose_pgpath``).
 
-A request that fails for the transport (host byte DID_TRANSPORT_FAILFAST or
-DID_TIME_OUT) fails its path and is sent again on another (dm-mpath's
-``fail_path`` and ``DM_ENDIO_REQUEUE``): the transport fails a blocked remote
-port's I/O at fast_io_fail_tmo (or at dev_loss_tmo), which fails the path
-then; an unanswered command fails after the SCSI command timeout and its
-abort (:class:`~fcsim.fc4.fcp_initiator.FcpInitiator` with failfast). With
-no usable path, requests fail at once (``no_path_retry fail``), wait for a
+A request that fails with a path error fails its path and is sent again on
+another (dm-mpath's ``multipath_end_io``: ``blk_path_error``, ``fail_path``
+and ``DM_ENDIO_REQUEUE``): every host byte here is one (DID_TRANSPORT_FAILFAST
+and DID_TRANSPORT_MARGINAL are BLK_STS_TRANSPORT, DID_TIME_OUT, DID_ERROR and
+DID_NO_CONNECT BLK_STS_IOERR; ``scsi_result_to_blk_status``). The transport
+fails a blocked remote port's I/O at fast_io_fail_tmo (or at dev_loss_tmo),
+which fails the path then. An unanswered command is retried on its path as
+sd retries it (dm-mpath's REQ_FAILFAST_TRANSPORT does not stop the retry of
+a DID_TIME_OUT: ``scsi_noretry_cmd``), so it fails the path only once its
+retries are used up, (1 + SD_MAX_RETRIES) x (the timeout and its abort)
+after it was first sent; to a marginal remote port it is not retried after
+its abort (DID_TRANSPORT_MARGINAL; :class:`~fcsim.fc4.fcp_initiator.FcpInitiator`).
+With no usable path, requests fail at once (``no_path_retry fail``), wait for a
 path (``queue``), or wait for *n* path checks and then fail.
 
 multipathd's checker looks at a failed path every ``polling_interval`` from
@@ -39,7 +45,8 @@ port makes the path marginal (multipathd's ``fpin_handlers.c``, fed by
 Linux's ``fc_host_fpin_rcv``), and so does one whose list names the host
 port itself (its own link: an extension, Linux's handler looks only for
 remote ports); marginal paths form groups of their own after every other,
-used only when no other path is usable. A path stops being marginal when
+used only when no other path is usable, and the path's remote port is made
+marginal too (multipathd's ``fpin_set_rport_marginal``). A path stops being marginal when
 its host port's link goes down and comes back (multipathd clears an HBA's
 marginal paths on its link-up event; it does on an RSCN too, which is not
 followed here).
@@ -67,7 +74,7 @@ from fcsim.storage.config import (
     MultipathConfig,
 )
 from fcsim.storage.path_selector import PathSelector, make_selector
-from fcsim.storage.remote_port import FAIL_FAST, LOST, ONLINE, RemotePort
+from fcsim.storage.remote_port import FAIL_FAST, LOST, MARGINAL, ONLINE, RemotePort
 
 HOST_BYTE = 1 << 16
 """A completion status at or above this is a host byte: the transport gave
@@ -349,7 +356,10 @@ class Multipath:
 
     def rport_changed(self, path: Path, state: str) -> None:
         """*path*'s remote port entered *state*: blocked (held), fail-fast or
-        lost (its I/O failed and the path with it), online (back)."""
+        lost (its I/O failed and the path with it), online (back); marginal
+        is the device's own doing (:meth:`fpin_received`), noted there."""
+        if state == MARGINAL:
+            return
         self._note(path.name, f"remote port {state}")
         if state in (FAIL_FAST, LOST):
             path.lost = state == LOST
@@ -386,6 +396,8 @@ class Multipath:
             if port_name in named or wwpn(path.remote) in named:
                 path.marginal = changed = True
                 self._note(path.name, "marginal (FPIN Link Integrity)")
+                if path.rport is not None:
+                    path.rport.mark_marginal()
         if changed:
             self._regroup()
 

@@ -19,7 +19,11 @@ blocked its commands wait and those outstanding do not time out
 DID_TRANSPORT_FAILFAST, at dev_loss_tmo with DID_NO_CONNECT (the SCSI device
 is gone), and so does each new one until the port is back (the default
 fast_io_fail_tmo of scsi_transport_fc is off: -1). A multipath device follows
-it too (:meth:`fcsim.storage.multipath.Multipath.watch`).
+it too (:meth:`fcsim.storage.multipath.Multipath.watch`), and makes it
+*marginal* when it makes the path marginal on an FPIN (multipathd writes
+"Marginal" to the port's ``port_state``): a timed-out command of a multipath
+path to it is then not retried after its abort (``fc_eh_should_retry_cmd``).
+It is online again once the local link has gone down and come back.
 
 The remote port watches the local N_Port's link control (built with link
 recovery in a run with faults); in a run without faults the link never goes
@@ -38,10 +42,12 @@ from fcsim.fc2.port_states import AC, DOWN
 from fcsim.fc4.fcp import DID_NO_CONNECT, DID_TRANSPORT_FAILFAST
 
 ONLINE = "online"
+MARGINAL = "marginal"
 BLOCKED = "blocked"
 FAIL_FAST = "fail-fast"
 LOST = "lost"
-"""The states of a remote port: online, blocked (I/O held), fail-fast
+"""The states of a remote port: online, marginal (online, but multipathd
+found it marginal: FC_PORTSTATE_MARGINAL), blocked (I/O held), fail-fast
 (fast_io_fail_tmo passed: I/O failed), lost (dev_loss_tmo passed: removed)."""
 
 
@@ -69,11 +75,18 @@ class RemotePort:
             lcf.listeners.append(self._link_changed)
 
     def _link_changed(self, lcf: object, old: str, new: str, reason: str) -> None:
-        if new in DOWN and self.state == ONLINE:
+        if new in DOWN and self.state in (ONLINE, MARGINAL):
             self._block()
-        elif new == AC and self.state != ONLINE:
+        elif new == AC and self.state not in (ONLINE, MARGINAL):
             self._episode += 1
             self._enter(ONLINE)
+
+    def mark_marginal(self) -> None:
+        """multipathd marks the port marginal (``fpin_set_rport_marginal``
+        writes "Marginal" to its ``port_state``), if it is online; it is
+        online again once its link has gone down and come back."""
+        if self.state == ONLINE:
+            self._enter(MARGINAL)
 
     def _block(self) -> None:
         self._episode += 1
@@ -106,13 +119,16 @@ class TransportIo(Protocol):
     def unblock(self, d_id: int) -> None:
         """Send what was held for *d_id*; new commands go."""
 
+    def mark_marginal(self, d_id: int) -> None:
+        """The remote port at *d_id* is marginal."""
+
     def fail_port(self, d_id: int, status: int) -> int:
         """Fail every command to *d_id* with *status*, now and as they come."""
 
 
 def scsi_io(initiator: TransportIo, d_id: int) -> Listener:
     """A listener that applies a remote port's states to *initiator*'s
-    commands to N_Port *d_id*: blocked, held; fail-fast, failed with
+    commands to N_Port *d_id*: marginal, marked so; blocked, held; fail-fast, failed with
     DID_TRANSPORT_FAILFAST (``fc_timeout_fail_rport_io``); lost, failed with
     DID_NO_CONNECT (``fc_timeout_deleted_rport``; ``fc_remote_port_chkready``
     for new ones); online, sent."""
@@ -121,6 +137,8 @@ def scsi_io(initiator: TransportIo, d_id: int) -> Listener:
             initiator.block(d_id)
         elif state == ONLINE:
             initiator.unblock(d_id)
+        elif state == MARGINAL:
+            initiator.mark_marginal(d_id)
         else:
             initiator.fail_port(d_id, DID_TRANSPORT_FAILFAST if state == FAIL_FAST
                                 else DID_NO_CONNECT)

@@ -16,6 +16,7 @@ from fcsim.faults.injector import install as install_faults
 from fcsim.fc2.els_payload import port_name as wwpn
 from fcsim.fc2.fpin import LinkIntegrity
 from fcsim.fc2.port_states import LOS_ASSERT
+from fcsim.fc4.fcp import SD_MAX_RETRIES
 from fcsim.runner import run_once
 from fcsim.scenario.loader import scenario_from_document
 from fcsim.storage.build import Storage
@@ -203,15 +204,31 @@ def test_without_fast_io_fail_the_io_waits_for_dev_loss_tmo() -> None:
     assert device["job"]["errors"] == 0
 
 
-def test_an_unanswered_command_fails_over_after_its_timeout_and_its_abort() -> None:
-    timeout = 0.01
-    device, _ = failover({"at": "20 ms", "kind": "port-failure", "port": "array",
-                          "duration": "60 ms"}, job={"timeout": f"{timeout * 1e3:g} ms"})
-    # no link event at the host: the command times out, its ABTS goes unanswered as long,
-    # and only then does the path fail and the request go to the other path
-    assert 2 * timeout <= device["job"]["latency_s"]["max"] <= 2 * timeout + 1e-3
-    assert device["initiator"]["timeouts"] == device["requeued"] > 0
-    assert when(device, "host-array", "failed (I/O error 0x03)") >= 0.02 + 2 * timeout - 1e-3
+def test_a_dead_path_fails_after_sd_has_retried_its_command_on_it() -> None:
+    """The target's port in fabric A stops at 20 ms for good; the host's link
+    stays up, so its remote port stays online. A command lost on that path is
+    retried on it as sd retries it (dm-multipath's REQ_FAILFAST_TRANSPORT
+    does not stop the retry of a DID_TIME_OUT: ``scsi_noretry_cmd``): each
+    of its 1 + SD_MAX_RETRIES tries waits the timeout and its ABTS as long
+    unanswered, and only then does the path fail and the request go to the
+    other path, (1 + SD_MAX_RETRIES) x 2 x the timeout after it was first sent."""
+    timeout = 0.005
+    tries = 1 + SD_MAX_RETRIES
+    # (the path checker, which reads only the remote port's state, is kept from
+    # reinstating the path within the run)
+    device, _ = failover({"at": "20 ms", "kind": "port-failure", "port": "array"},
+                         job={"timeout": f"{timeout * 1e3:g} ms"}, polling_interval="1 s")
+    failed = when(device, "host-array", "failed (I/O error 0x03)")
+    # the first command lost was sent at most a command's latency (some 50 us) before 20 ms
+    assert 0.02 + tries * 2 * timeout - 1e-3 <= failed <= 0.02 + tries * 2 * timeout
+    lost = device["requeued"]
+    assert lost > 0 and device["paths"]["host-array"]["failures"] == 1
+    # every command lost there was tried 1 + SD_MAX_RETRIES times on it, none elsewhere
+    assert device["initiator"]["timeouts"] == tries * lost
+    assert device["initiator"]["retries"] == SD_MAX_RETRIES * lost
+    assert device["initiator"]["failed"] == lost
+    assert tries * 2 * timeout <= device["job"]["latency_s"]["max"] <= (
+        tries * 2 * timeout + 1e-3)
     assert device["job"]["errors"] == 0
 
 
@@ -247,12 +264,14 @@ def link_integrity(*named: str) -> LinkIntegrity:
 
 
 def marginal_run(named: tuple[str, ...], marginal_pathgroups: str = "fpin",
-                 faults: list[dict[str, Any]] | None = None) -> tuple[dict[str, Any], int]:
-    """The dual fabrics, round robin, 100 ms; at 20 ms host's N_Port receives a
-    Link Integrity FPIN naming *named*. The device's results and its path
-    host-array's requests when the FPIN came."""
+                 faults: list[dict[str, Any]] | None = None,
+                 job: dict[str, Any] | None = None) -> tuple[dict[str, Any], int]:
+    """The dual fabrics, round robin, 100 ms, the *job* keys given; at 20 ms
+    host's N_Port receives a Link Integrity FPIN naming *named*. The device's
+    results and its path host-array's requests when the FPIN came."""
     doc = document()
     del doc["workloads"][0]["count"]
+    doc["workloads"][0].update(job or {})
     doc["nodes"][0]["multipath"].update(marginal_pathgroups=marginal_pathgroups,
                                         fast_io_fail_tmo=f"{FAST * 1e3:g} ms")
     if faults:
@@ -280,6 +299,23 @@ def test_a_marginal_path_receives_no_new_io_after_the_fpin() -> None:
     assert device["groups"] == [["host.1-array.1"], ["host-array"]]
     assert [e["event"] for e in device["events"] if e["path"] == "host-array"] == [
         "marginal (FPIN Link Integrity)"]
+
+
+def test_a_command_lost_on_a_marginal_path_fails_it_after_one_timeout_and_abort() -> None:
+    """The FPIN and the loss of the array's fabric-A port come together at
+    20 ms: the commands then on the marginal path are lost. multipathd made
+    the path's remote port marginal, so each is not retried after its abort
+    (``fc_eh_should_retry_cmd``: DID_TRANSPORT_MARGINAL) and fails the path
+    2 x the timeout (the timeout, then its unanswered abort) after it was
+    sent, instead of (1 + SD_MAX_RETRIES) x that."""
+    timeout = 0.005
+    device, _ = marginal_run(("host",), faults=[
+        {"at": "20 ms", "kind": "port-failure", "port": "array"}],
+        job={"timeout": f"{timeout * 1e3:g} ms"})
+    failed = when(device, "host-array", "failed (I/O error 0x14)")
+    assert 0.02 + 2 * timeout - 1e-3 <= failed <= 0.02 + 2 * timeout
+    assert device["requeued"] == device["paths"]["host-array"]["errors"] > 0
+    assert device["failed_ios"] == 0
 
 
 def test_the_fpin_changes_nothing_without_marginal_pathgroups_or_for_another_port() -> None:

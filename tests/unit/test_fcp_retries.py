@@ -34,6 +34,7 @@ from fcsim.fc4.fcp import (
     DID_NO_CONNECT,
     DID_TIME_OUT,
     DID_TRANSPORT_FAILFAST,
+    DID_TRANSPORT_MARGINAL,
     GOOD,
     QUEUE_FULL_DELAY,
     SD_MAX_RETRIES,
@@ -125,19 +126,23 @@ def test_the_limits_are_linux_s() -> None:
     """sd.h: SD_MAX_RETRIES 5, SD_TIMEOUT 30 s; scsi_transport_fc: dev_loss_tmo
     60 s, fast_io_fail_tmo off (-1); the host bytes of include/scsi/scsi_status.h."""
     assert (SD_MAX_RETRIES, DEFAULT_TIMEOUT, DEV_LOSS_TMO) == (5, 30.0, 60.0)
-    assert (DID_NO_CONNECT, DID_TIME_OUT, DID_ERROR, DID_TRANSPORT_FAILFAST) == (
-        0x01 << 16, 0x03 << 16, 0x07 << 16, 0x0F << 16)
+    assert (DID_NO_CONNECT, DID_TIME_OUT, DID_ERROR, DID_TRANSPORT_FAILFAST,
+            DID_TRANSPORT_MARGINAL) == (0x01 << 16, 0x03 << 16, 0x07 << 16, 0x0F << 16,
+                                        0x14 << 16)
     from fcsim.scenario.model import NodeConfig
     assert NodeConfig("n").fast_io_fail_tmo is None
 
 
-def test_a_command_never_answered_fails_after_one_try_and_five_retries() -> None:
+@pytest.mark.parametrize("failfast", [False, True])
+def test_a_command_never_answered_fails_after_one_try_and_five_retries(failfast: bool) -> None:
     """Nothing comes back, not even the BA_ACC: each try is aborted at the
     timeout, its ABTS given up a timeout later, and the command sent again
     while retries remain; after 1 + SD_MAX_RETRIES tries it fails with
-    DID_TIME_OUT at (1 + SD_MAX_RETRIES) x 2 x the timeout."""
+    DID_TIME_OUT at (1 + SD_MAX_RETRIES) x 2 x the timeout. The same for a
+    multipath path's command (*failfast*: REQ_FAILFAST_TRANSPORT), which
+    ``scsi_noretry_cmd`` does not stop from being retried after a timeout."""
     timeout = 0.5
-    sim, port, initiator, done = _initiator(lambda *a: None, timeout)
+    sim, port, initiator, done = _initiator(lambda *a: None, timeout, failfast=failfast)
     sim.call_later(0.0, lambda _e: initiator.submit(1, False, 0, 4096, done.append))
     sim.run(100.0)
     (command,) = done
@@ -149,6 +154,31 @@ def test_a_command_never_answered_fails_after_one_try_and_five_retries() -> None
     assert len(_count(port.sent, h.R_CTL_ABTS)) == tries
     stats = initiator.stats
     assert (stats.timeouts, stats.retries, stats.failed) == (tries, SD_MAX_RETRIES, 1)
+    assert initiator.in_flight == 0 and port.open == 0
+
+
+@pytest.mark.parametrize(("failfast", "marginal", "status", "attempts"), [
+    (True, True, DID_TRANSPORT_MARGINAL, 1), (False, True, DID_TIME_OUT, 1 + SD_MAX_RETRIES),
+    (True, False, DID_TIME_OUT, 1 + SD_MAX_RETRIES)])
+def test_a_multipath_command_to_a_marginal_port_is_not_retried_after_its_abort(
+        failfast: bool, marginal: bool, status: int, attempts: int) -> None:
+    """While the remote port is marginal, a multipath path's command
+    (*failfast*) that timed out is handed up after its abort, not retried
+    (``fc_eh_should_retry_cmd``): DID_TRANSPORT_MARGINAL at 2 x the timeout
+    (its ABTS unanswered as long), after one try; a command without failfast
+    is retried as before; and once the port is back online (unblocked) the
+    multipath command is retried again."""
+    timeout = 0.5
+    sim, port, initiator, done = _initiator(lambda *a: None, timeout, failfast=failfast)
+    initiator.mark_marginal(1)
+    if not marginal:
+        initiator.block(1)
+        initiator.unblock(1)  # online again: no longer marginal
+    sim.call_later(0.0, lambda _e: initiator.submit(1, False, 0, 4096, done.append))
+    sim.run(100.0)
+    (command,) = done
+    assert (command.status, command.attempts) == (status, attempts)
+    assert command.completed == pytest.approx(attempts * 2 * timeout, rel=1e-12)
     assert initiator.in_flight == 0 and port.open == 0
 
 
