@@ -303,6 +303,7 @@ def solve(fabric: FlowFabric) -> FlowResult:
     behind: dict[str, float] = {}
     pipelined: dict[str, float] = {}
     base = values
+    extra = np.zeros(len(capacity))  # per credit, the wait its cycles carry, s
     for _ in range(LOCKS):
         cap, settled = _levels(by_output, where, rows, cols, values, capacity, positions,
                                len(senders))
@@ -319,10 +320,12 @@ def solve(fabric: FlowFabric) -> FlowResult:
                 and _same(tight, pipelined)):
             break
         locked, paced, behind, pipelined = found, lined, waiting, tight
-        extra = np.zeros(len(capacity))
+        before, extra = extra, np.zeros(len(capacity))
         for waits in (locked, paced, behind, pipelined):
             for name, wait in waits.items():
                 extra[credits[name]] += wait
+        if _same_waits(extra, before):
+            break  # the loads this solution had: solving them again finds these waits
         values = base + shares * extra[rows]
         added = extra.tolist()  # Python floats: the water-filling's loops are in Python
         for units, credit, cycle in cycles:  # the levels' water-filling sees the waits too
@@ -357,6 +360,17 @@ def solve(fabric: FlowFabric) -> FlowResult:
 def _same(a: dict[str, float], b: dict[str, float]) -> bool:
     """True if the waits *a* and *b* name the same directions with the same waits."""
     return a.keys() == b.keys() and all(math.isclose(a[n], b[n], rel_tol=SETTLED) for n in a)
+
+
+def _same_waits(extra: np.ndarray, before: np.ndarray) -> bool:
+    """True if the waits per credit *extra* (s) are those, *before*, under
+    which the levels were just solved: the same loads and units, so solving
+    them again (a deterministic function of them) would give the same
+    levels, rates and waits, and :func:`solve` stops there as it would
+    after that solution. Where the waits found are all 0 (``_behind``'s
+    queues served in turn, ``_pipelined``'s hops at their bound) this
+    spares a second rise and settling."""
+    return bool(np.array_equal(extra, before))
 
 
 def _frame_times(busy: dict[tuple[str, int], float], frames: dict[tuple[str, int], float],
@@ -631,6 +645,8 @@ def _settle(by_output: dict[str, list[Queue]], own: dict[str, np.ndarray],
     cap = capacity.copy()
     pushed = FORCED_ROUNDS if forced else 0
     before, thrown = math.inf, 0
+    inputs = _RoundRobinInputs(by_output, mine, senders, len(capacity))
+    last: dict[str, float] = {}
     for round_ in range(pushed + ROUNDS):
         cap = capacity.copy()
         for o, idx in own.items():
@@ -639,14 +655,19 @@ def _settle(by_output: dict[str, list[Queue]], own: dict[str, np.ndarray],
         holding = held(rows, cols, values, cap, filling.rate, filling.load)
         found = {}
         rate, limit = filling.rate.tolist(), cap.tolist()
+        # an output whose round robin sees what it saw last round keeps its level
+        # (the rising caps of the forced rounds and the round after them excepted)
+        moved = inputs.moved(filling.rate, holding, cap, everything=bool(forced)
+                             and round_ <= pushed)
         for o, group in by_output.items():
-            rising: set[int] = set()
-            if forced and round_ < pushed and o in forced:
-                rising = {h for j in forced[o] for h in holding[j]}
-            level = round_robin(group, rate, holding, positions, limit, mine[o], rising,
-                                exclusive)
-            if math.isfinite(level):
-                found[o] = level
+            if o in moved:
+                rising: set[int] = set()
+                if forced and round_ < pushed and o in forced:
+                    rising = {h for j in forced[o] for h in holding[j]}
+                last[o] = round_robin(group, rate, holding, positions, limit, mine[o], rising,
+                                      exclusive)
+            if math.isfinite(last[o]):
+                found[o] = last[o]
         if round_ >= pushed:
             move = _largest_move(found, levels)
             thrown += move > THROWN * before
@@ -667,6 +688,51 @@ def _settle(by_output: dict[str, list[Queue]], own: dict[str, np.ndarray],
         levels = {o: level if math.isinf(levels.get(o, math.inf))
                   else levels[o] + DAMPING * (level - levels[o]) for o, level in found.items()}
     return capacity, False
+
+
+class _RoundRobinInputs:
+    """What each output's round robin (:func:`fcsim.flow.arbitration.round_robin`)
+    reads of a max-min solution, round after round of :func:`_settle`: the
+    rates and holding resources of its queues' senders and the capacities
+    of its resources (its queues, positions and the rule are fixed). An
+    output none of whose inputs moved since the round before gives the same
+    level, so :meth:`moved` names only the outputs whose level must be
+    computed again."""
+
+    def __init__(self, by_output: dict[str, list[Queue]], mine: dict[str, list[int]],
+                 senders: int, resources: int) -> None:
+        self.names = list(by_output)
+        # (output number, sender) and (output number, resource) pairs
+        pairs = [(k, j) for k, o in enumerate(self.names)
+                 for j in {j for q in by_output[o] for j in q.senders}]
+        self.sender_out = np.array([k for k, _ in pairs], dtype=np.int64)
+        self.sender = np.array([j for _, j in pairs], dtype=np.int64)
+        self.resource_out = np.repeat(np.arange(len(self.names)),
+                                      [len(mine[o]) for o in self.names])
+        self.resource = np.array([i for o in self.names for i in mine[o]], dtype=np.int64)
+        self.rate: np.ndarray | None = None
+        self.holding: list[set[int]] = []
+        self.cap = np.zeros(resources)
+        self.senders = senders
+
+    def moved(self, rate: np.ndarray, holding: list[set[int]], cap: np.ndarray,
+              everything: bool = False) -> set[str]:
+        """The outputs whose senders' *rate* (frames/s) or *holding*, or
+        whose resources' *cap*, differ from the last call's (all of them at
+        the first call and with *everything*); remembers these."""
+        if self.rate is None or everything:
+            out = set(self.names)
+        else:
+            sender = (rate != self.rate) | np.fromiter(
+                (now != then for now, then in zip(holding, self.holding, strict=True)),
+                dtype=bool, count=self.senders)
+            resource = cap != self.cap
+            dirty = np.zeros(len(self.names), dtype=bool)
+            dirty[self.sender_out[sender[self.sender]]] = True
+            dirty[self.resource_out[resource[self.resource]]] = True
+            out = {self.names[k] for k in np.flatnonzero(dirty).tolist()}
+        self.rate, self.holding, self.cap = rate, holding, cap
+        return out
 
 
 def _largest_move(found: dict[str, float], levels: dict[str, float]) -> float:
