@@ -220,14 +220,20 @@ def test_a_capture_on_one_cable_has_each_frame_once(tmp_path: Path) -> None:
 
 
 
+SHORT_RUN = 4e-3
+"""Simulated time of an example captured on one cable, at the most, s."""
+
+
 def _short(example: Path):
-    """*example* cut to a few milliseconds, one repetition, one sweep point; its
+    """*example* cut to a few milliseconds (:data:`SHORT_RUN`; one already
+    shorter keeps its own length), one repetition, one sweep point; its
     faults, if any, at the same fractions of the shorter run."""
     from fcsim.api import Study
     from fcsim.units import parse_time
 
     study = Study(example)
-    scale = 4e-3 / parse_time(study.document["run"]["duration"])
+    length = parse_time(study.document["run"]["duration"])
+    scale = min(SHORT_RUN, length) / length
     for i, fault in enumerate(study.document.get("faults", [])):
         for key in ("at", "duration", "until"):
             if key in fault:
@@ -241,7 +247,7 @@ def _short(example: Path):
             for key in ("send_size", "socket"):
                 if isinstance(workload.get(key), list):
                     study.set(f"workloads[{i}].{key}", workload[key][-1])
-    return study.set("run.duration", "4 ms").scenario
+    return study.set("run.duration", f"{min(SHORT_RUN, length)!r} s").scenario
 
 
 FDISC_ACC = pytest.mark.xfail(strict=True, reason=(
