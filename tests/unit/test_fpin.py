@@ -22,35 +22,13 @@ from fcsim.scenario.loader import load_scenario
 from fcsim.schema.errors import ScenarioError
 from fcsim.trace.capture import PcapSink
 from fcsim.trace.pcap import PcapWriter
+from tests.fabric_text import one_switch_fabric, stream
 
 ROOT = Path(__file__).resolve().parents[2]
 needs_tshark = pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark not installed")
 
-FABRIC = """\
-topology = "fabric"
-[run]
-duration = "2 ms"
-[[switches]]
-name = "sw"
-model = "generic-nonblocking"
-[[nodes]]
-name = "a"
-[[nodes]]
-name = "b"
-[[links]]
-ends = ["a", "sw:0"]
-speed = "4GFC"
-[[links]]
-ends = ["b", "sw:1"]
-speed = "4GFC"
-[[workloads]]
-name = "s"
-type = "stream"
-from = "a"
-to = "b"
-class = 3
-size = "64 KiB"
-"""
+FABRIC = (one_switch_fabric(("a", "b"), "2 ms", "4GFC")
+          + stream("s", "a", "b", **{"class": 3}, size="64 KiB"))
 
 
 def _scenario(tmp_path: Path, extra: str = "", text: str = FABRIC):

@@ -17,34 +17,21 @@ import pytest
 
 from fcsim.cli import main
 from fcsim.output import OutputError, check_file, open_output
+from tests.fabric_text import point_to_point, stream
 
 ROOT = Path(__file__).resolve().parents[2]
-SCENARIO = """\
-name = "out"
-topology = "point-to-point"
-[run]
-duration = "{duration}"
-[[nodes]]
-name = "a"
-[[nodes]]
-name = "b"
-[[links]]
-name = "l"
-ends = ["a", "b"]
-speed = "1GFC"
-[[workloads]]
-name = "w"
-type = "stream"
-from = "a"
-to = "b"
-size = "21120 B"
-outstanding = {outstanding}
-"""
+
+
+def _text(duration: str, outstanding: int) -> str:
+    """A stream of 21,120-byte sequences from a to b over 1GFC for *duration*,
+    *outstanding* at a time: the scenario's text."""
+    return ('name = "out"\n' + point_to_point(duration, name="l")
+            + stream("w", "a", "b", size="21120 B", outstanding=outstanding))
 
 
 def _scenario(tmp_path: Path, duration: str = "100 us", outstanding: int = 1) -> Path:
     path = tmp_path / "s.toml"
-    path.write_text(SCENARIO.format(duration=duration, outstanding=outstanding))
+    path.write_text(_text(duration, outstanding))
     return path
 
 
@@ -270,7 +257,7 @@ def test_too_many_open_sequences_are_refused(tmp_path: Path, capsys) -> None:
 
 def test_a_generator_with_no_count_and_a_picosecond_gap_is_refused(tmp_path: Path,
                                                                     capsys) -> None:
-    text = SCENARIO.format(duration="1 s", outstanding=1).replace(
+    text = _text("1 s", 1).replace(
         'type = "stream"', 'type = "generator"\ninterarrival = "1 ps"').replace(
         "outstanding = 1\n", "")
     path = tmp_path / "g.toml"

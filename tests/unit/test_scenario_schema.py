@@ -26,6 +26,7 @@ from fcsim.scenario.sections.run import RunSection
 from fcsim.scenario.sections.workloads import WORKLOADS
 from fcsim.schema.errors import MAX_PROBLEMS, ScenarioError
 from fcsim.schema.section import Section
+from tests.fabric_text import point_to_point
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = sorted(p for p in (ROOT / "scenarios").rglob("*.toml"))
@@ -87,18 +88,7 @@ def test_every_key_has_help_and_an_example_that_is_valid(model: type[Section]) -
 
 # -- every problem at once ----------------------------------------------------------------
 
-GOOD = """\
-topology = "point-to-point"
-[run]
-duration = "1 ms"
-[[nodes]]
-name = "a"
-[[nodes]]
-name = "b"
-[[links]]
-ends = ["a", "b"]
-speed = "1GFC"
-"""
+GOOD = point_to_point("1 ms")
 
 
 def problems(document: dict[str, Any]) -> ScenarioError:
