@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import functools
 import json
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -17,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fcsim.cli import main
 from fcsim.loop.config import LoopSection
 from fcsim.scenario.loader import scenario_from_document
 from fcsim.scenario.reference import GENERATED, SCHEMAS, render, scenario_schema, schema_text
@@ -42,9 +41,11 @@ def test_the_reference_docs_are_generated_from_the_models(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", SCHEMAS)
-def test_fcsim_schema_prints_the_committed_schema(name: str) -> None:
-    out = subprocess.run([sys.executable, "-m", "fcsim.cli", "schema", name],
-                         capture_output=True, text=True, check=True, cwd=ROOT).stdout
+def test_fcsim_schema_prints_the_committed_schema(name: str, capsys) -> None:
+    """Run in this process (a new interpreter costs about 2 s of start-up a
+    kind); tests/unit/test_outputs.py runs ``python -m fcsim.cli schema``."""
+    assert main(["schema", name]) == 0
+    out = capsys.readouterr().out
     assert out == schema_text(SCHEMAS[name]())
     assert out == (ROOT / "docs" / f"{name}.schema.json").read_text(encoding="utf-8"), \
         f"docs/{name}.schema.json is stale: run python -m fcsim.scenario.reference"
