@@ -190,15 +190,21 @@ def _one_error_line(err: str, *words: str) -> None:
     (["--trace", "/dev/full"], False), ([], True), (["--json"], True),
     (["--trace"], True)])
 def test_a_full_device_is_one_line_and_a_non_zero_status(tmp_path: Path, args: list[str],
-                                                         to_full: bool) -> None:
+                                                         to_full: bool, capsys) -> None:
+    """Standard output on /dev/full in a new process (its file descriptor 1);
+    an output file on /dev/full in this process."""
     if args[-1:] == ["/dev/full.pcapng"]:  # a pcapng capture written into /dev/full
         (tmp_path / "full.pcapng").symlink_to("/dev/full")
         args = ["--pcap", str(tmp_path / "full.pcapng")]
-    with open("/dev/full", "w") as full:
-        done = _fcsim_run(["run", str(_scenario(tmp_path)), *args],
-                          stdout=full if to_full else subprocess.DEVNULL)
-    assert done.returncode == 1
-    _one_error_line(done.stderr, "cannot write", "No space left on device",
+    argv = ["run", str(_scenario(tmp_path)), *args]
+    if to_full:
+        with open("/dev/full", "w") as full:
+            done = _fcsim_run(argv, stdout=full)
+        status, err = done.returncode, done.stderr
+    else:
+        status, err = main(argv), capsys.readouterr().err
+    assert status == 1
+    _one_error_line(err, "cannot write", "No space left on device",
                     "standard output" if to_full else f"{args[0]}: cannot write ")
 
 
