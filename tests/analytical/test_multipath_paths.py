@@ -21,55 +21,13 @@ from fcsim.runner import run_once
 from fcsim.scenario.loader import scenario_from_document
 from fcsim.storage.build import Storage
 from fcsim.trace.timeseries import TimeSeries
+from tests.fabric_text import dual_fabric, table
 
-DUAL = """\
-topology = "fabric"
-name = "dual fabrics"
-[run]
-duration = "100 ms"
-[[switches]]
-name = "swA"
-model = "generic-nonblocking"
-[[switches]]
-name = "swB"
-model = "generic-nonblocking"
-[[nodes]]
-name = "host"
-ports = 2
-[nodes.multipath]
-path_grouping_policy = "multibus"
-path_selector = "round-robin"
-[[nodes]]
-name = "array"
-target = "tms-ramsan"
-ports = 2
-[[links]]
-name = "hostA"
-ends = ["host", "swA:0"]
-speed = "4GFC"
-[[links]]
-name = "arrayA"
-ends = ["array", "swA:1"]
-speed = "4GFC"
-[[links]]
-name = "hostB"
-ends = ["host.1", "swB:0"]
-speed = "4GFC"
-[[links]]
-name = "arrayB"
-ends = ["array.1", "swB:1"]
-speed = "4GFC"
-[[workloads]]
-name = "job"
-type = "fio"
-from = "host"
-to = "array"
-rw = "randread"
-bs = "8 KiB"
-iodepth = 4
-numjobs = 2
-count = 600
-"""
+DUAL = (dual_fabric("dual fabrics", {"path_grouping_policy": "multibus",
+                                       "path_selector": "round-robin"}, "100 ms")
+        + table("[[workloads]]", {"name": "job", "type": "fio", "from": "host", "to": "array",
+                                  "rw": "randread", "bs": "8 KiB", "iodepth": 4, "numjobs": 2,
+                                  "count": 600}))
 
 
 def document(one_fabric: bool = False) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from fcsim.runner import run_scenario
 from fcsim.scenario.loader import scenario_from_document
 from fcsim.transport.tcp_config import TcpConfig
+from tests.fabric_text import run, star, switches, table
 
 GIGE_CHARS = 125e6
 """Characters (data bytes) per second of 1000BASE-X."""
@@ -231,13 +232,10 @@ def test_the_steady_rate_leaves_out_the_start() -> None:
 def test_each_hop_of_a_transfer_through_a_fabric_logs_in() -> None:
     """Over one fabric, IP over FC from a to b and SCSI from b to the disk: the
     N_Ports of each hop log in with each other (not the path's two ends)."""
-    switch = '[[switches]]\nname = "sw"\nmodel = "generic-nonblocking"\n\n'
-    nodes = ('[[nodes]]\nname = "a"\nhost = "ideal"\n\n[[nodes]]\nname = "b"\nhost = "ideal"'
-             '\n\n[[nodes]]\nname = "disk"\ntarget = "tms-ramsan"\n\n')
-    links = "".join(f'[[links]]\nends = ["{n}", "sw:{i}"]\nspeed = "1GFC"\n\n'
-                    for i, n in enumerate(("a", "b", "disk")))
-    document = tomllib.loads('topology = "fabric"\n[run]\nduration = "300 ms"\n\n' + switch
-                             + nodes + links
+    hosts = "".join(table("[[nodes]]", {"name": n, "host": "ideal"}) for n in ("a", "b"))
+    document = tomllib.loads('topology = "fabric"\n' + run("300 ms") + switches("sw") + hosts
+                             + table("[[nodes]]", {"name": "disk", "target": "tms-ramsan"})
+                             + star("sw", ("a", "b", "disk"), "1GFC")
                              + _transfer(["a", "b", "disk"], "4 MiB", "256 KiB", "64 KiB", 2))
     rep = run_scenario(scenario_from_document(document, "test.toml"))["repetitions"][0]
     assert rep["transfers"]["t"]["finished"] and rep["transfers"]["t"]["bytes"] == 4 * 2**20

@@ -35,6 +35,7 @@ from fcsim.runner import run_scenario
 from fcsim.scenario.loader import load_scenario
 from fcsim.scenario.model import Scenario
 from fcsim.units import parse_size
+from tests.example_runs import first_repetition
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "scenarios").glob("*.toml"))
@@ -327,7 +328,7 @@ def fabric_slow_drain_fpin(sc: Scenario) -> None:
     assert [(w.source, w.options.rw, w.options.bs, w.options.iodepth) for w in sc.workloads] == [
         ("slow", "randread", 8192, 32), ("fast", "read", 65536, 8)]
     assert sc.fpin.congestion and sc.fpin.signals and sc.throttle is not None
-    result = run(sc)
+    result = first_repetition(sc)  # tests/docs/test_fpin_example.py reads it too
     fpin = result["fpin"]
     congestion = {(n["to"], d["kind"]) for n in fpin["notifications"] for d in n["descriptors"]}
     assert congestion == {("slow", "congestion"), ("ram1", "peer-congestion")}
@@ -564,7 +565,7 @@ def _marginal_isl(sc: Scenario, name: str) -> dict[str, Any]:
                                         rel=0.05)
     (w,) = sc.workloads
     assert w.timeout == figure(text, r"scaled down to (\d+) ms") / 1e3
-    return run(sc)
+    return first_repetition(sc)  # tests/docs/test_marginal_isl_example.py reads it too
 
 
 def multipath_marginal_isl(sc: Scenario) -> None:

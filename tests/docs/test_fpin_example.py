@@ -10,8 +10,8 @@ from functools import cache
 from pathlib import Path
 
 from fcsim.resources import DATA_ROOT
-from fcsim.runner import run_scenario
 from fcsim.scenario.loader import load_scenario
+from tests.example_runs import first_repetition
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -22,7 +22,7 @@ def jobs(fpin: bool) -> dict:
     scenario = load_scenario(DATA_ROOT / "scenarios" / "fabric-slow-drain-fpin.toml")
     if not fpin:
         scenario = dataclasses.replace(scenario, fpin=None, throttle=None)
-    return run_scenario(scenario)["repetitions"][0]["storage"]["jobs"]
+    return first_repetition(scenario)["storage"]["jobs"]
 
 
 def row(fpin: bool) -> str:

@@ -8,25 +8,23 @@ fails, and errors keep coming."""
 
 from __future__ import annotations
 
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 from fcsim.resources import DATA_ROOT
-from fcsim.runner import run_scenario
 from fcsim.scenario.loader import load_scenario
+from tests.example_runs import first_repetition
 
 ROOT = Path(__file__).resolve().parents[2]
 FAULT_AT = 0.05
 """When the examples' ISL turns marginal, s (their [[faults]] table)."""
 
 
-@cache
 def run(fpin: bool) -> dict[str, Any]:
-    """The first repetition of the example with FPIN or without."""
+    """The first repetition of the example with FPIN or without (run once
+    with tests/docs/test_example_descriptions.py's check of it)."""
     name = "multipath-marginal-isl" + ("" if fpin else "-no-fpin")
-    return run_scenario(load_scenario(DATA_ROOT / "scenarios" / f"{name}.toml"))[
-        "repetitions"][0]
+    return first_repetition(load_scenario(DATA_ROOT / "scenarios" / f"{name}.toml"))
 
 
 def row(fpin: bool) -> str:

@@ -21,6 +21,7 @@ from fcsim.fc2.recovering_port import RecoveringPort
 from fcsim.runner import run_once
 from fcsim.scenario.loader import read_document, scenario_from_document
 from tests.credit_link import EXAMPLE, credit_link
+from tests.fabric_text import SWITCH_MODEL, nodes, run, star, stream, table
 
 
 def test_a_link_uses_the_larger_bb_sc_n_and_none_if_either_offers_none() -> None:
@@ -136,35 +137,11 @@ def test_the_example_recovers_every_credit_its_bursts_lose() -> None:
     assert stalled["workloads"]["write"]["throughput_bytes_per_s"] < 0.5 * expected
 
 
-FABRIC = """topology = "fabric"
-[run]
-duration = "0.3 ms"
-[[switches]]
-name = "sw"
-model = "generic-nonblocking"
-bb_sc_n = 4
-[[nodes]]
-name = "host"
-bb_sc_n = 2
-[[nodes]]
-name = "disk"
-[[links]]
-ends = ["host", "sw:0"]
-speed = "4GFC"
-[[links]]
-ends = ["disk", "sw:1"]
-speed = "4GFC"
-[[workloads]]
-name = "w"
-type = "stream"
-from = "host"
-to = "disk"
-size = "8 KiB"
-[[faults]]
-at = "0.29 ms"
-kind = "link-down"
-link = "link1"
-"""
+FABRIC = ('topology = "fabric"\n' + run("0.3 ms")
+          + table("[[switches]]", {"name": "sw", "model": SWITCH_MODEL, "bb_sc_n": 4})
+          + table("[[nodes]]", {"name": "host", "bb_sc_n": 2}) + nodes("disk")
+          + star("sw", ("host", "disk"), "4GFC") + stream("w", "host", "disk", size="8 KiB")
+          + table("[[faults]]", {"at": "0.29 ms", "kind": "link-down", "link": "link1"}))
 
 
 class Logins:

@@ -3,9 +3,7 @@ layouts against their standards, and tshark's reading against the simulation."""
 
 from __future__ import annotations
 
-import shutil
 import struct
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -21,9 +19,9 @@ from fcsim.scenario.loader import load_scenario
 from fcsim.trace.capture import PcapSink
 from fcsim.trace.pcap import PcapWriter
 from fcsim.transport.segment import Segment
+from tests.tshark import needs_tshark, tshark_rows
 
 ROOT = Path(__file__).resolve().parents[2]
-needs_tshark = pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark not installed")
 
 P2P_RR = """\
 topology = "point-to-point"
@@ -110,17 +108,6 @@ def test_gid_ft_accept_lists_every_port_once_in_order(port_ids: list[int]) -> No
 
 # -- tshark against the simulation -----------------------------------------------
 
-def _tshark(path: Path, home: Path, *fields: str, where: str = "") -> list[list[str]]:
-    args = ["tshark", "-r", str(path), "-T", "fields"]
-    for field in fields:
-        args += ["-e", field]
-    if where:
-        args += ["-Y", where]
-    out = subprocess.run(args, capture_output=True, text=True, check=True,
-                         env={"HOME": str(home)}).stdout
-    return [line.split("\t") for line in out.splitlines() if line]
-
-
 class _Segments:
     """Trace sink keeping the TCP segment of each IP sequence's first frame."""
 
@@ -144,7 +131,7 @@ def test_tshark_reads_the_simulated_tcp_connection(tmp_path: Path) -> None:
     capture, segments = tmp_path / "rr.pcap", _Segments()
     with PcapWriter(capture) as writer:
         run_once(scenario, 1, [PcapSink(writer), segments])
-    rows = _tshark(capture, tmp_path, "tcp.seq_raw", "tcp.ack_raw", "tcp.len",
+    rows = tshark_rows(capture, tmp_path, "tcp.seq_raw", "tcp.ack_raw", "tcp.len",
                    "tcp.window_size_value", "tcp.flags", where="tcp")
     assert len(rows) == len(segments.sent) > 50
     scale = {s.src: s.wscale for s in segments.sent if s.wscale is not None}
@@ -156,10 +143,10 @@ def test_tshark_reads_the_simulated_tcp_connection(tmp_path: Path) -> None:
         shift = scale[segment.src] if len(scale) == 2 and segment.wscale is None else 0
         assert int(row[3]) == min(segment.window >> shift, 65535)
         assert int(row[3]) << shift == segment.window or segment.window > 65535 << shift
-    problems = _tshark(capture, tmp_path, "_ws.expert.message",
+    problems = tshark_rows(capture, tmp_path, "_ws.expert.message",
                        where="_ws.expert.severity >= 6291456")  # warnings and errors
     assert problems == []
-    malformed = _tshark(capture, tmp_path, "frame.number", where="_ws.malformed")
+    malformed = tshark_rows(capture, tmp_path, "frame.number", where="_ws.malformed")
     assert malformed == []
 
 
@@ -174,7 +161,7 @@ def test_tshark_reads_fabric_login_and_name_server(tmp_path: Path) -> None:
     capture = tmp_path / "fabric.pcap"
     with PcapWriter(capture) as writer:
         sim_result = run_once(scenario, 1, [PcapSink(writer)])
-    flogi = _tshark(capture, tmp_path, "fcels.logi.b2b", "fcels.edtov", "fcels.npname",
+    flogi = tshark_rows(capture, tmp_path, "fcels.logi.b2b", "fcels.edtov", "fcels.npname",
                     where="fcels.opcode == 0x04")
     nodes = {n.name: n for n in scenario.nodes}
     assert len(flogi) == len(nodes)
@@ -182,17 +169,17 @@ def test_tshark_reads_fabric_login_and_name_server(tmp_path: Path) -> None:
     for b2b, edtov, name in flogi:
         node = nodes[names[name]]
         assert int(b2b) == node.params.bb_credit and int(edtov) == 2000
-    plogi = _tshark(capture, tmp_path, "fc.d_id", "fcels.logi.b2b", "fcels.npname",
+    plogi = tshark_rows(capture, tmp_path, "fc.d_id", "fcels.logi.b2b", "fcels.npname",
                     where="fcels.opcode == 0x03")
     assert {row[0] for row in plogi} >= {"ff.ff.fc"}  # the name server, then the peers
     for _d_id, b2b, name in plogi:
         assert int(b2b) == nodes[names[name]].params.bb_credit
-    listed = _tshark(capture, tmp_path, "fcdns.rply.portid", where="fcdns.opcode == 0x8002")
+    listed = tshark_rows(capture, tmp_path, "fcdns.rply.portid", where="fcdns.opcode == 0x8002")
     logged_in = {int(pid, 16) for pid in (sim_result["nodes"][n]["port_id"] for n in nodes)}
     assert listed and all({int(p.replace(".", ""), 16) for p in row[0].split(",")} <= logged_in
                           for row in listed)
-    assert _tshark(capture, tmp_path, "fcdns.opcode", where="fcdns.opcode == 0x0171")
-    assert _tshark(capture, tmp_path, "frame.number", where="_ws.malformed") == []
+    assert tshark_rows(capture, tmp_path, "fcdns.opcode", where="fcdns.opcode == 0x0171")
+    assert tshark_rows(capture, tmp_path, "frame.number", where="_ws.malformed") == []
 
 
 
@@ -210,24 +197,30 @@ def test_a_capture_on_one_cable_has_each_frame_once(tmp_path: Path) -> None:
     scenario = load_scenario(path)
     node = scenario.nodes[0].name
     assert main(["run", str(path), "--json", "--pcap", str(one), "--pcap-ports", node]) == 0
-    rows = _tshark(one, tmp_path, "fc.s_id", "fc.d_id")
+    rows = tshark_rows(one, tmp_path, "fc.s_id", "fc.d_id")
     cables = sorted(tmp_path.glob("all.*.pcap"))  # every cable: a file each
     assert not everything.exists() and len(cables) > 1
-    assert 0 < len(rows) < sum(len(_tshark(cable, tmp_path, "fc.s_id")) for cable in cables)
-    ids = _tshark(one, tmp_path, "fc.s_id", where="fcels.opcode == 0x04")
+    assert 0 < len(rows) < sum(len(tshark_rows(cable, tmp_path, "fc.s_id")) for cable in cables)
+    ids = tshark_rows(one, tmp_path, "fc.s_id", where="fcels.opcode == 0x04")
     assert len(ids) == 1  # the node's own FLOGI, once
-    assert _tshark(one, tmp_path, "frame.number", where="_ws.expert.severity >= 6291456") == []
+    assert tshark_rows(one, tmp_path, "frame.number", where="_ws.expert.severity >= 6291456") == []
 
+
+
+SHORT_RUN = 4e-3
+"""Simulated time of an example captured on one cable, at the most, s."""
 
 
 def _short(example: Path):
-    """*example* cut to a few milliseconds, one repetition, one sweep point; its
+    """*example* cut to a few milliseconds (:data:`SHORT_RUN`; one already
+    shorter keeps its own length), one repetition, one sweep point; its
     faults, if any, at the same fractions of the shorter run."""
     from fcsim.api import Study
     from fcsim.units import parse_time
 
     study = Study(example)
-    scale = 4e-3 / parse_time(study.document["run"]["duration"])
+    length = parse_time(study.document["run"]["duration"])
+    scale = min(SHORT_RUN, length) / length
     for i, fault in enumerate(study.document.get("faults", [])):
         for key in ("at", "duration", "until"):
             if key in fault:
@@ -241,7 +234,7 @@ def _short(example: Path):
             for key in ("send_size", "socket"):
                 if isinstance(workload.get(key), list):
                     study.set(f"workloads[{i}].{key}", workload[key][-1])
-    return study.set("run.duration", "4 ms").scenario
+    return study.set("run.duration", f"{min(SHORT_RUN, length)!r} s").scenario
 
 
 FDISC_ACC = pytest.mark.xfail(strict=True, reason=(
@@ -270,12 +263,12 @@ def test_every_example_captures_on_one_cable_without_errors(example: Path,
     capture = tmp_path / "cable.pcapng"
     with capture.open("wb") as out:
         run_once(scenario, 1, [PcapSink(PcapngWriter(out), frozenset({node}))])
-    names = {row[0] for row in _tshark(capture, tmp_path, "frame.interface_name")}
+    names = {row[0] for row in tshark_rows(capture, tmp_path, "frame.interface_name")}
     if all(isinstance(w, SliceJobConfig) for w in scenario.workloads):
         assert names == set()
         return
     assert names and all(node in name for name in names)
-    assert _tshark(capture, tmp_path, "frame.number",
+    assert tshark_rows(capture, tmp_path, "frame.number",
                    where="_ws.malformed || _ws.expert.severity >= 6291456") == []
 
 
@@ -304,20 +297,20 @@ def test_tshark_reads_prli_scsi_commands_transfer_ready_and_status(tmp_path: Pat
     capture, commands = tmp_path / "san.pcap", _Commands()
     with PcapWriter(capture) as writer:
         run_once(load_scenario(path), 1, [PcapSink(writer), commands])
-    rows = _tshark(capture, tmp_path, "scsi_sbc.opcode", "scsi_sbc.rdwr10.lba",
+    rows = tshark_rows(capture, tmp_path, "scsi_sbc.opcode", "scsi_sbc.rdwr10.lba",
                    "scsi_sbc.rdwr10.xferlen", "fcp.dl", where="fcp && fc.r_ctl == 0x06")
     assert len(rows) == len(commands.sent) > 20
     assert {c.write for c in commands.sent} == {False, True}
     for row, command in zip(rows, commands.sent, strict=True):
         assert [int(row[0], 16), int(row[1]), int(row[2]), int(row[3])] == [
             command.opcode, command.offset // BLOCK, command.length // BLOCK, command.length]
-    ready = _tshark(capture, tmp_path, "fcp.data_ro", "fcp.burstlen",
+    ready = tshark_rows(capture, tmp_path, "fcp.data_ro", "fcp.burstlen",
                     where="fcp && fc.r_ctl == 0x05")
     assert ready and all(row == ["0", "4096"] for row in ready)
-    status = _tshark(capture, tmp_path, "fcp.status", where="fcp && fc.r_ctl == 0x07")
+    status = tshark_rows(capture, tmp_path, "fcp.status", where="fcp && fc.r_ctl == 0x07")
     assert status and all(row == ["0x00"] or row == ["0"] for row in status)
-    assert _tshark(capture, tmp_path, "fcels.opcode", where="fcels") == [["0x20"], ["0x02"]]
-    assert _tshark(capture, tmp_path, "frame.number", where="_ws.malformed") == []
+    assert tshark_rows(capture, tmp_path, "fcels.opcode", where="fcels") == [["0x20"], ["0x02"]]
+    assert tshark_rows(capture, tmp_path, "frame.number", where="_ws.malformed") == []
 
 
 @needs_tshark
@@ -332,9 +325,9 @@ def test_tshark_reads_the_nvme_prli_and_its_accept(tmp_path: Path) -> None:
     capture = tmp_path / "nvme.pcap"
     with PcapWriter(capture) as writer:
         run_once(load_scenario(path), 1, [PcapSink(writer)])
-    assert _tshark(capture, tmp_path, "fcels.opcode", where="fcels") == [["0x20"], ["0x02"]]
-    assert _tshark(capture, tmp_path, "fcels.prlilo.type", where="fcels") == [["40"], ["40"]]
-    assert _tshark(capture, tmp_path, "frame.number", where="_ws.malformed") == []
+    assert tshark_rows(capture, tmp_path, "fcels.opcode", where="fcels") == [["0x20"], ["0x02"]]
+    assert tshark_rows(capture, tmp_path, "fcels.prlilo.type", where="fcels") == [["40"], ["40"]]
+    assert tshark_rows(capture, tmp_path, "frame.number", where="_ws.malformed") == []
 
 
 @needs_tshark
@@ -356,8 +349,8 @@ def test_tshark_reads_nvme_recovery_without_a_malformed_frame(tmp_path: Path) ->
     recovery = storage["nvme_initiators"]["a"]["recovery"]
     assert recovery["recs"] == 2 and recovery["commands_resent"] == 1
     assert storage["jobs"]["job"]["ios"] == 2 and storage["jobs"]["job"]["errors"] == 0
-    opcodes = _tshark(capture, tmp_path, "fcels.opcode", where="fcels")
+    opcodes = tshark_rows(capture, tmp_path, "fcels.opcode", where="fcels")
     assert opcodes == [["0x20"], ["0x02"], ["0x13"], ["0x01"], ["0x13"], ["0x02"]]
-    assert _tshark(capture, tmp_path, "fc.r_ctl", where="fc.r_ctl == 0x09 || fc.r_ctl == 0x0a"
+    assert tshark_rows(capture, tmp_path, "fc.r_ctl", where="fc.r_ctl == 0x09 || fc.r_ctl == 0x0a"
                    ) == [["0x09"], ["0x0a"]]
-    assert _tshark(capture, tmp_path, "frame.number", where="_ws.malformed") == []
+    assert tshark_rows(capture, tmp_path, "frame.number", where="_ws.malformed") == []

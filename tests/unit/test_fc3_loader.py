@@ -8,24 +8,14 @@ import pytest
 
 from fcsim.scenario.loader import ScenarioError, load_scenario
 from fcsim.scenario.model import AliasGroupConfig
+from tests.fabric_text import point_to_point
 from tests.unit.test_scenario_loader import write
 
 ROOT = Path(__file__).resolve().parents[2]
 STRIPING = (ROOT / "scenarios" / "fc3-striping.toml").read_text(encoding="utf-8")
 HUNT = (ROOT / "scenarios" / "fc3-hunt-group.toml").read_text(encoding="utf-8")
 MULTICAST = (ROOT / "scenarios" / "fc3-multicast.toml").read_text(encoding="utf-8")
-P2P = """\
-topology = "point-to-point"
-[run]
-duration = "1 ms"
-[[nodes]]
-name = "a"
-[[nodes]]
-name = "b"
-[[links]]
-ends = ["a", "b"]
-speed = "1GFC"
-"""
+P2P = point_to_point("1 ms")
 
 
 def _edit(text: str, old: str, new: str) -> str:

@@ -4,9 +4,7 @@ N_Port's listeners, and tshark's reading of a capture."""
 
 from __future__ import annotations
 
-import shutil
 import struct
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -22,35 +20,13 @@ from fcsim.scenario.loader import load_scenario
 from fcsim.schema.errors import ScenarioError
 from fcsim.trace.capture import PcapSink
 from fcsim.trace.pcap import PcapWriter
+from tests.fabric_text import one_switch_fabric, stream
+from tests.tshark import needs_tshark, tshark_rows
 
 ROOT = Path(__file__).resolve().parents[2]
-needs_tshark = pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark not installed")
 
-FABRIC = """\
-topology = "fabric"
-[run]
-duration = "2 ms"
-[[switches]]
-name = "sw"
-model = "generic-nonblocking"
-[[nodes]]
-name = "a"
-[[nodes]]
-name = "b"
-[[links]]
-ends = ["a", "sw:0"]
-speed = "4GFC"
-[[links]]
-ends = ["b", "sw:1"]
-speed = "4GFC"
-[[workloads]]
-name = "s"
-type = "stream"
-from = "a"
-to = "b"
-class = 3
-size = "64 KiB"
-"""
+FABRIC = (one_switch_fabric(("a", "b"), "2 ms", "4GFC")
+          + stream("s", "a", "b", **{"class": 3}, size="64 KiB"))
 
 
 def _scenario(tmp_path: Path, extra: str = "", text: str = FABRIC):
@@ -223,20 +199,13 @@ def test_tshark_reads_edc_rdf_and_fpin(tmp_path: Path) -> None:
     with PcapWriter(capture) as writer:
         run_once(scenario, 1, [PcapSink(writer, frozenset({"slow"}))])
 
-    def fields(*names: str, where: str) -> list[list[str]]:
-        args = ["tshark", "-r", str(capture), "-T", "fields", "-Y", where]
-        for name in names:
-            args += ["-e", name]
-        out = subprocess.run(args, capture_output=True, text=True, check=True,
-                             env={"HOME": str(tmp_path)}).stdout
-        return [line.split("\t") for line in out.splitlines() if line]
-
-    rows = fields("fc.d_id", "fc.s_id", "_ws.col.Info", where="fcels")
+    rows = tshark_rows(capture, tmp_path, "fc.d_id", "fc.s_id", "_ws.col.Info", where="fcels")
     infos = [(d, s, info) for d, s, info in rows]
     slow = "03.00.00"
     assert ("ff.ff.fe", slow, "0x17") in infos and (slow, "ff.ff.fe", "ACC (0x17)") in infos
     assert ("ff.ff.fd", slow, "0x19") in infos and (slow, "ff.ff.fd", "ACC (0x19)") in infos
     assert (slow, "ff.ff.fd", "0x16") in infos
     assert not any(info == "ACC (0x16)" for _, _, info in infos)  # an FPIN is not answered
-    assert fields("frame.number", where="_ws.malformed") == []
-    assert fields("frame.number", where="_ws.expert.severity >= 6291456") == []
+    assert tshark_rows(capture, tmp_path, "frame.number", where="_ws.malformed") == []
+    assert tshark_rows(capture, tmp_path, "frame.number",
+                       where="_ws.expert.severity >= 6291456") == []

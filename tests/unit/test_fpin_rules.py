@@ -13,41 +13,25 @@ from fcsim.fc2 import fpin as f
 from fcsim.fc2.els_payload import port_name
 from fcsim.fc2.frame import MAX_DATA_FIELD
 from fcsim.scenario.loader import load_scenario
+from tests.fabric_text import link, nodes, run, star, stream, switches, table
 
 ROOT = Path(__file__).resolve().parents[2]
 
-MARGINAL = """\
-topology = "fabric"
-[run]
-duration = "{duration}"
-seed = 3
-[[switches]]
-name = "sw"
-model = "generic-nonblocking"
-[[nodes]]
-name = "a"
-[[nodes]]
-name = "b"
-[[links]]
-ends = ["a", "sw:0"]
-speed = "4GFC"
-bit_error_rates = [{ber}, 0.0]
-[[links]]
-ends = ["b", "sw:1"]
-speed = "4GFC"
-[[workloads]]
-name = "s"
-type = "stream"
-from = "a"
-to = "b"
-class = 3
-size = "64 KiB"
-outstanding = 4
-[fpin]
-link_integrity = true
-link_integrity_window = "{window}"
-link_integrity_threshold = {threshold}
-"""
+
+def link_integrity(window: str, threshold: int) -> str:
+    """The ``[fpin]`` table: Link Integrity notifications on, counted per
+    *window*, sent at *threshold* errors."""
+    return table("[fpin]", {"link_integrity": True, "link_integrity_window": window,
+                            "link_integrity_threshold": threshold})
+
+
+def marginal(duration: str, ber: float, window: str, threshold: int) -> str:
+    """A stream from a to b over one switch, *ber* on a's link towards the
+    switch, Link Integrity on: the scenario's text."""
+    return ('topology = "fabric"\n' + run(duration, seed=3) + switches("sw") + nodes("a", "b")
+            + link("a", "sw:0", "4GFC", bit_error_rates=[ber, 0.0]) + link("b", "sw:1", "4GFC")
+            + stream("s", "a", "b", **{"class": 3}, size="64 KiB", outstanding=4)
+            + link_integrity(window, threshold))
 
 
 def _build(tmp_path: Path, text: str):
@@ -69,7 +53,7 @@ def test_link_integrity_follows_the_links_error_count(tmp_path: Path) -> None:
     window, to the attached N_Port and the N_Port it sends to, naming the
     link's ends."""
     ber, window, threshold, windows = 1e-6, 1e-3, 5, 20
-    scenario, sim, net = _build(tmp_path, MARGINAL.format(
+    scenario, sim, net = _build(tmp_path, marginal(
         duration=f"{windows} ms", ber=ber, window="1 ms", threshold=threshold))
     sim.run(windows * window + 1e-9)
     a = net.nodes["a"].port
@@ -96,7 +80,7 @@ def test_link_integrity_follows_the_links_error_count(tmp_path: Path) -> None:
 
 
 def test_no_errors_no_link_integrity(tmp_path: Path) -> None:
-    _, sim, net = _build(tmp_path, MARGINAL.format(duration="5 ms", ber=0.0, window="1 ms",
+    _, sim, net = _build(tmp_path, marginal(duration="5 ms", ber=0.0, window="1 ms",
                                                    threshold=1))
     sim.run(0.005)
     assert net.fpin.sent == [] and net.fpin.windows == {}
@@ -207,63 +191,13 @@ def test_delivery_tells_the_source_of_every_frame_the_hold_time_removed() -> Non
         f.DELIVERY_TIMEOUT, port_name("sw:1"), port_name("b"))
 
 
-ISL = """\
-topology = "fabric"
-[run]
-duration = "6 ms"
-seed = 5
-[[switches]]
-name = "sw1"
-model = "generic-nonblocking"
-[[switches]]
-name = "sw2"
-model = "generic-nonblocking"
-[[nodes]]
-name = "a"
-[[nodes]]
-name = "b"
-[[nodes]]
-name = "c"
-[[nodes]]
-name = "d"
-[[links]]
-ends = ["a", "sw1:0"]
-speed = "4GFC"
-[[links]]
-ends = ["c", "sw1:1"]
-speed = "4GFC"
-[[links]]
-ends = ["d", "sw1:2"]
-speed = "4GFC"
-[[links]]
-ends = ["b", "sw2:0"]
-speed = "4GFC"
-[[links]]
-name = "isl"
-ends = ["sw1:30", "sw2:30"]
-speed = "4GFC"
-bit_error_rates = [1e-6, 0.0]
-[[workloads]]
-name = "across"
-type = "stream"
-from = "a"
-to = "b"
-class = 3
-size = "64 KiB"
-outstanding = 4
-[[workloads]]
-name = "local"
-type = "stream"
-from = "c"
-to = "d"
-class = 3
-size = "64 KiB"
-outstanding = 4
-[fpin]
-link_integrity = true
-link_integrity_window = "1 ms"
-link_integrity_threshold = 2
-"""
+ISL = ('topology = "fabric"\n' + run("6 ms", seed=5) + switches("sw1", "sw2")
+       + nodes("a", "b", "c", "d") + star("sw1", ("a", "c", "d"), "4GFC")
+       + star("sw2", ("b",), "4GFC")
+       + link("sw1:30", "sw2:30", "4GFC", "isl", bit_error_rates=[1e-6, 0.0])
+       + stream("across", "a", "b", **{"class": 3}, size="64 KiB", outstanding=4)
+       + stream("local", "c", "d", **{"class": 3}, size="64 KiB", outstanding=4)
+       + link_integrity("1 ms", 2))
 
 
 def test_a_marginal_isl_tells_the_nports_whose_traffic_crosses_it(tmp_path: Path) -> None:

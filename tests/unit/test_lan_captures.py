@@ -4,12 +4,8 @@ simulation sent them."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from fcsim.fc4.ip_header import TIMESTAMP_TICK
 from fcsim.runner import run_once
@@ -17,9 +13,9 @@ from fcsim.scenario.loader import load_scenario
 from fcsim.trace.capture import PcapSink
 from fcsim.trace.pcap import LINKTYPE_ETHERNET, PcapWriter
 from fcsim.transport.segment import Segment
+from tests.tshark import needs_tshark, tshark_rows
 
 ROOT = Path(__file__).resolve().parents[2]
-needs_tshark = pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark not installed")
 
 GIGE_RR = """\
 topology = "ethernet"
@@ -51,17 +47,6 @@ start = "1 ms"
 """
 
 
-def _tshark(path: Path, home: Path, *fields: str, where: str = "") -> list[list[str]]:
-    args = ["tshark", "-r", str(path), "-T", "fields"]
-    for field in fields:
-        args += ["-e", field]
-    if where:
-        args += ["-Y", where]
-    out = subprocess.run(args, capture_output=True, text=True, check=True,
-                         env={"HOME": str(home)}).stdout
-    return [line.split("\t") for line in out.splitlines() if line]
-
-
 class _Sent:
     """Trace sink keeping what each frame carries, in the order sent."""
 
@@ -85,7 +70,7 @@ def test_tshark_reads_tsval_and_tsecr_of_every_segment(tmp_path: Path) -> None:
     with PcapWriter(capture, LINKTYPE_ETHERNET) as writer:
         run_once(load_scenario(path), 1, [PcapSink(writer), sent])
     segments = [f.ulp for f in sent.frames if isinstance(f.ulp, Segment)]
-    rows = _tshark(capture, tmp_path, "tcp.options.timestamp.tsval",
+    rows = tshark_rows(capture, tmp_path, "tcp.options.timestamp.tsval",
                    "tcp.options.timestamp.tsecr", "tcp.len", "ip.len", where="tcp")
     assert len(rows) == len(segments) > 100
     for row, segment in zip(rows, segments, strict=True):
@@ -94,7 +79,7 @@ def test_tshark_reads_tsval_and_tsecr_of_every_segment(tmp_path: Path) -> None:
         assert int(row[1]) == round(segment.tsecr / TIMESTAMP_TICK)
         assert int(row[2]) == segment.length and int(row[3]) == segment.wire_bytes
     assert {s.wire_bytes for s in segments if s.length} == {1000 + 40 + 12}
-    assert _tshark(capture, tmp_path, "frame.number",
+    assert tshark_rows(capture, tmp_path, "frame.number",
                    where="_ws.malformed || _ws.expert.severity >= 6291456") == []
 
 
@@ -116,11 +101,11 @@ def test_tshark_reads_the_8021q_tag_of_each_frame_on_a_trunk(tmp_path: Path) -> 
         run_once(study.scenario, 1, [PcapSink(writer, frozenset({"sw1:47"})), sent])
     on_trunk = [f for f, cable in zip(sent.frames, sent.cables, strict=True)
                 if "sw1:47" in cable]
-    rows = _tshark(capture, tmp_path, "vlan.id", "vlan.etype", "ip.len")
+    rows = tshark_rows(capture, tmp_path, "vlan.id", "vlan.etype", "ip.len")
     assert len(rows) == len(on_trunk) > 100
     for row, frame in zip(rows, on_trunk, strict=True):
         assert frame.tagged and int(row[0]) == frame.vlan and int(row[1], 16) == 0x0800
         assert int(row[2]) == frame.payload
     assert {int(row[0]) for row in rows} == {10, 20}
-    assert _tshark(capture, tmp_path, "frame.number",
+    assert tshark_rows(capture, tmp_path, "frame.number",
                    where="_ws.malformed || _ws.expert.severity >= 6291456") == []

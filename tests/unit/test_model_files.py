@@ -14,25 +14,9 @@ from fcsim.fabric.switch_model import load_switch_model
 from fcsim.host.host_model import HostFile, load_host_model
 from fcsim.scenario.loader import ScenarioError, load_scenario
 from fcsim.scenario.reference import model_schema
+from tests.fabric_text import one_switch_fabric
 
-FABRIC = """\
-topology = "fabric"
-[run]
-duration = "1 ms"
-[[switches]]
-name = "sw"
-model = "{model}"
-[[nodes]]
-name = "a"
-[[nodes]]
-name = "b"
-[[links]]
-ends = ["a", "sw:0"]
-speed = "1GFC"
-[[links]]
-ends = ["b", "sw:1"]
-speed = "1GFC"
-"""
+FABRIC = one_switch_fabric(("a", "b"), "1 ms", "1GFC", model="{model}")
 
 
 def _scenario(folder: Path, model: str) -> Path:

@@ -17,34 +17,21 @@ import pytest
 
 from fcsim.cli import main
 from fcsim.output import OutputError, check_file, open_output
+from tests.fabric_text import point_to_point, stream
 
 ROOT = Path(__file__).resolve().parents[2]
-SCENARIO = """\
-name = "out"
-topology = "point-to-point"
-[run]
-duration = "{duration}"
-[[nodes]]
-name = "a"
-[[nodes]]
-name = "b"
-[[links]]
-name = "l"
-ends = ["a", "b"]
-speed = "1GFC"
-[[workloads]]
-name = "w"
-type = "stream"
-from = "a"
-to = "b"
-size = "21120 B"
-outstanding = {outstanding}
-"""
+
+
+def _text(duration: str, outstanding: int) -> str:
+    """A stream of 21,120-byte sequences from a to b over 1GFC for *duration*,
+    *outstanding* at a time: the scenario's text."""
+    return ('name = "out"\n' + point_to_point(duration, name="l")
+            + stream("w", "a", "b", size="21120 B", outstanding=outstanding))
 
 
 def _scenario(tmp_path: Path, duration: str = "100 us", outstanding: int = 1) -> Path:
     path = tmp_path / "s.toml"
-    path.write_text(SCENARIO.format(duration=duration, outstanding=outstanding))
+    path.write_text(_text(duration, outstanding))
     return path
 
 
@@ -203,15 +190,21 @@ def _one_error_line(err: str, *words: str) -> None:
     (["--trace", "/dev/full"], False), ([], True), (["--json"], True),
     (["--trace"], True)])
 def test_a_full_device_is_one_line_and_a_non_zero_status(tmp_path: Path, args: list[str],
-                                                         to_full: bool) -> None:
+                                                         to_full: bool, capsys) -> None:
+    """Standard output on /dev/full in a new process (its file descriptor 1);
+    an output file on /dev/full in this process."""
     if args[-1:] == ["/dev/full.pcapng"]:  # a pcapng capture written into /dev/full
         (tmp_path / "full.pcapng").symlink_to("/dev/full")
         args = ["--pcap", str(tmp_path / "full.pcapng")]
-    with open("/dev/full", "w") as full:
-        done = _fcsim_run(["run", str(_scenario(tmp_path)), *args],
-                          stdout=full if to_full else subprocess.DEVNULL)
-    assert done.returncode == 1
-    _one_error_line(done.stderr, "cannot write", "No space left on device",
+    argv = ["run", str(_scenario(tmp_path)), *args]
+    if to_full:
+        with open("/dev/full", "w") as full:
+            done = _fcsim_run(argv, stdout=full)
+        status, err = done.returncode, done.stderr
+    else:
+        status, err = main(argv), capsys.readouterr().err
+    assert status == 1
+    _one_error_line(err, "cannot write", "No space left on device",
                     "standard output" if to_full else f"{args[0]}: cannot write ")
 
 
@@ -270,7 +263,7 @@ def test_too_many_open_sequences_are_refused(tmp_path: Path, capsys) -> None:
 
 def test_a_generator_with_no_count_and_a_picosecond_gap_is_refused(tmp_path: Path,
                                                                     capsys) -> None:
-    text = SCENARIO.format(duration="1 s", outstanding=1).replace(
+    text = _text("1 s", 1).replace(
         'type = "stream"', 'type = "generator"\ninterarrival = "1 ps"').replace(
         "outstanding = 1\n", "")
     path = tmp_path / "g.toml"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import os
-import shutil
 import struct
 import subprocess
 import xml.etree.ElementTree as ET
@@ -33,6 +32,7 @@ from fcsim.trace.pcap import (
     PcapWriter,
     split_time,
 )
+from tests.tshark import needs_tshark
 
 FILE_HEADER = struct.Struct("<IHHiIII")
 RECORD_HEADER = struct.Struct("<IIII")
@@ -176,7 +176,6 @@ def test_one_file_per_cable_more_cables_than_open_files(tmp_path: Path):
 
 # ---------------------------------------------------------------- with tshark
 
-needs_tshark = pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark not installed")
 
 FIELDS = ["frame.time_epoch", "fc.s_id", "fc.d_id", "fc.r_ctl", "fc.type", "fc.f_ctl",
           "fc.seq_id", "fc.seq_cnt", "fc.ox_id", "fc.rx_id", "fc.parameter",

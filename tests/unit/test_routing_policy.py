@@ -15,35 +15,13 @@ from fcsim.runner import run_scenario
 from fcsim.scenario.loader import load_scenario
 from fcsim.scenario.workload_model import StreamConfig
 from tests.builders import assert_refused, fabric
+from tests.fabric_text import SWITCH_MODEL, link, nodes, run, switches, table
 
-LISTED = """topology = "fabric"
-description = "two switches, two ISLs"
-[run]
-duration = "1 ms"
-[[switches]]
-name = "a"
-model = "generic-nonblocking"
-routing = "port-based"
-[[switches]]
-name = "b"
-model = "ancor-fcs-266-16"
-[[nodes]]
-name = "h"
-[[nodes]]
-name = "d"
-[[links]]
-ends = ["h", "a:0"]
-speed = "1GFC"
-[[links]]
-ends = ["d", "b:0"]
-speed = "1GFC"
-[[links]]
-ends = ["a:10", "b:10"]
-speed = "1GFC"
-[[links]]
-ends = ["a:11", "b:11"]
-speed = "1GFC"
-"""
+LISTED = ('topology = "fabric"\ndescription = "two switches, two ISLs"\n' + run("1 ms")
+          + table("[[switches]]", {"name": "a", "model": SWITCH_MODEL, "routing": "port-based"})
+          + switches("b", model="ancor-fcs-266-16") + nodes("h", "d")
+          + link("h", "a:0", "1GFC") + link("d", "b:0", "1GFC")
+          + link("a:10", "b:10", "1GFC") + link("a:11", "b:11", "1GFC"))
 
 
 def test_each_model_file_gives_its_routing_policy_with_a_source() -> None:

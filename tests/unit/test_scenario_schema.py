@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import functools
 import json
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -17,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fcsim.cli import main
 from fcsim.loop.config import LoopSection
 from fcsim.scenario.loader import scenario_from_document
 from fcsim.scenario.reference import GENERATED, SCHEMAS, render, scenario_schema, schema_text
@@ -26,6 +25,7 @@ from fcsim.scenario.sections.run import RunSection
 from fcsim.scenario.sections.workloads import WORKLOADS
 from fcsim.schema.errors import MAX_PROBLEMS, ScenarioError
 from fcsim.schema.section import Section
+from tests.fabric_text import point_to_point
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = sorted(p for p in (ROOT / "scenarios").rglob("*.toml"))
@@ -41,9 +41,11 @@ def test_the_reference_docs_are_generated_from_the_models(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", SCHEMAS)
-def test_fcsim_schema_prints_the_committed_schema(name: str) -> None:
-    out = subprocess.run([sys.executable, "-m", "fcsim.cli", "schema", name],
-                         capture_output=True, text=True, check=True, cwd=ROOT).stdout
+def test_fcsim_schema_prints_the_committed_schema(name: str, capsys) -> None:
+    """Run in this process (a new interpreter costs about 2 s of start-up a
+    kind); tests/unit/test_outputs.py runs ``python -m fcsim.cli schema``."""
+    assert main(["schema", name]) == 0
+    out = capsys.readouterr().out
     assert out == schema_text(SCHEMAS[name]())
     assert out == (ROOT / "docs" / f"{name}.schema.json").read_text(encoding="utf-8"), \
         f"docs/{name}.schema.json is stale: run python -m fcsim.scenario.reference"
@@ -87,18 +89,7 @@ def test_every_key_has_help_and_an_example_that_is_valid(model: type[Section]) -
 
 # -- every problem at once ----------------------------------------------------------------
 
-GOOD = """\
-topology = "point-to-point"
-[run]
-duration = "1 ms"
-[[nodes]]
-name = "a"
-[[nodes]]
-name = "b"
-[[links]]
-ends = ["a", "b"]
-speed = "1GFC"
-"""
+GOOD = point_to_point("1 ms")
 
 
 def problems(document: dict[str, Any]) -> ScenarioError:
