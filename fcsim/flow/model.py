@@ -71,6 +71,7 @@ from fcsim.flow.credit import (
 )
 from fcsim.flow.fabric import FlowFabric, StreamFlow
 from fcsim.flow.fairness import TOLERANCE, max_min
+from fcsim.flow.fluid import steady_rates
 
 GAP_CHARS = 4 * MIN_FILL_WORDS
 """Fill-word characters a transmitter sends at least after each frame."""
@@ -109,7 +110,10 @@ class FlowResult:
     each link direction one stream alone keeps full with sequences that end
     in a shorter frame (:func:`fcsim.flow.credit.pipeline_period`);
     *other*, the senders' frame rates at another fixed point of the round
-    robin where one is found (:func:`_other_fixed_point`), else None."""
+    robin where one is found (:func:`_other_fixed_point`), else None;
+    *fluid*, whether the rates are the steady rates of the queues' fluid
+    dynamics (:mod:`fcsim.flow.fluid`), taken where the levels did not
+    settle."""
 
     fabric: FlowFabric
     resources: list[Resource]
@@ -126,6 +130,7 @@ class FlowResult:
     behind: dict[str, float] = field(default_factory=dict)
     pipelined: dict[str, float] = field(default_factory=dict)
     other: np.ndarray | None = None
+    fluid: bool = False
 
 
 def _per_frame(stream: StreamFlow) -> tuple[float, float]:
@@ -315,10 +320,14 @@ def solve(fabric: FlowFabric) -> FlowResult:
                                 len(senders)) if settled else None)
     capacity = cap
     resources = [replace(r, capacity=float(c)) for r, c in zip(resources, capacity, strict=True)]
-    holding = held(rows, cols, values, capacity, filling.rate, filling.load)
+    rates, load = filling.rate, filling.load
+    fluid = None if settled else steady_rates(fabric, senders)
+    if fluid is not None and fluid.steady:
+        rates = fluid.rates
+        load = np.bincount(rows, values * rates[cols], len(capacity))
+    holding = held(rows, cols, values, capacity, rates, load)
     stops = [min(h | {int(b)}, key=lambda i: (resources[i].kind == "arbitration", i))
              for h, b in zip(holding, filling.bottleneck, strict=True)]
-    rates = filling.rate
     stream_rates = {}
     for s in fabric.streams:
         _, payload = _per_frame(s)
@@ -331,9 +340,10 @@ def solve(fabric: FlowFabric) -> FlowResult:
     for (name, j), payload in carried.items():
         carried_rate[name] += payload * rates[j]
     result = FlowResult(fabric, resources, senders, rates,
-                        [resources[b] for b in stops], filling.load,
+                        [resources[b] for b in stops], load,
                         stream_rates, dict(utilisation), dict(carried_rate), {}, settled,
-                        locked, behind, pipelined, other)
+                        locked, behind, pipelined, other,
+                        fluid is not None and fluid.steady)
     result.caveats = caveats(result)
     return result
 
@@ -738,7 +748,9 @@ def caveats(result: FlowResult) -> dict[str, list[str]]:
 
     - *per-port arbitration*, *shared input buffers*: only where the
       round-robin levels of the switch outputs did not settle within their
-      budget (:data:`ROUNDS`; the rates are then plain max-min): a full
+      budget (:data:`ROUNDS`) and the fluid queues
+      (:mod:`fcsim.flow.fluid`) did not become steady within theirs (the
+      rates are then plain max-min): a full
       output out of a switch that does not carry equal frame rates from the
       inputs holding senders stopped there, and a switch input carrying a
       sender stopped further on beside others stopped elsewhere
@@ -799,7 +811,7 @@ def caveats(result: FlowResult) -> dict[str, list[str]]:
                 outputs[inp]) > 1:
             for s in senders:
                 found[s].add("input FIFO")
-    if not result.settled:  # plain max-min: name where the switches share otherwise
+    if not result.settled and not result.fluid:  # plain max-min: where the switches share otherwise
         _unsettled(result, on, after, found)
     if result.other is not None:  # the switches may settle in either fixed point
         for name, ours, theirs in zip(result.senders, result.rates, result.other, strict=True):
