@@ -962,4 +962,6 @@ def results(result: FlowResult) -> dict[str, Any]:
                                 "mean": float(sum(isl) / len(isl)) if isl else 0.0},
             "total_throughput_bytes_per_s": float(sum(result.stream_rates.values())),
             "tolerance": TOLERANCE,
+            "rates": ("round-robin levels" if result.settled else
+                      "fluid queues" if result.fluid else "plain max-min"),
             "exact": not any(result.caveats.values())}

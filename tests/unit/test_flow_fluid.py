@@ -17,6 +17,7 @@ from fcsim.flow import fluid, model
 from fcsim.flow.fabric import Direction, Exchange, FlowFabric, StreamFlow, flow_fabric
 from fcsim.flow.fluid import STEADY, steady_rates
 from fcsim.flow.model import solve
+from fcsim.flow.summary import flow_run, flow_summary
 from fcsim.scenario.loader import load_scenario
 from tests.unit.test_flow_arbitration import _chain
 from tests.unit.test_flow_model import EXAMPLES
@@ -127,3 +128,18 @@ def test_a_fabric_too_large_for_the_steps_is_not_stepped(monkeypatch) -> None:
     monkeypatch.setattr(fluid, "WORK", 100)
     found = steady_rates(_fan_in(["4GFC", "4GFC"], "4GFC"), ["n0", "n1"])
     assert not found.steady and found.steps == 0
+
+
+def test_the_figures_say_where_the_rates_come_from(monkeypatch) -> None:
+    """The run's figures and summary name the fluid queues where they stand
+    in for the levels, and plain max-min where neither settles."""
+    scenario = load_scenario(EXAMPLES / "fabric-core-edge-isls.toml")
+    assert flow_run(scenario)["rates"] == "round-robin levels"
+    monkeypatch.setattr(model, "RISES", 0)
+    figures = flow_run(scenario)
+    assert figures["rates"] == "fluid queues" and figures["exact"]
+    assert "queues stepped in time" in flow_summary(figures)
+    monkeypatch.setattr(fluid, "WORK", 0)
+    figures = flow_run(scenario)
+    assert figures["rates"] == "plain max-min" and not figures["exact"]
+    assert "plain max-min" in flow_summary(figures)
