@@ -60,7 +60,6 @@ import numpy as np
 
 from fcsim.fabric.switch_port import HEADER_CHARS
 from fcsim.fc2.frame import frame_chars
-from fcsim.fc2.port import MIN_FILL_WORDS
 from fcsim.flow.arbitration import Queue, held, resources_of, round_robin, waiting
 from fcsim.flow.credit import (
     behind_output,
@@ -69,12 +68,10 @@ from fcsim.flow.credit import (
     locked_hold,
     pipeline_period,
 )
-from fcsim.flow.fabric import FlowFabric, StreamFlow
+from fcsim.flow.fabric import GAP_CHARS, FlowFabric, StreamFlow
 from fcsim.flow.fairness import TOLERANCE, max_min
 from fcsim.flow.fluid import steady_rates
 
-GAP_CHARS = 4 * MIN_FILL_WORDS
-"""Fill-word characters a transmitter sends at least after each frame."""
 CLOSE = 1e-6
 """Relative difference under which two rates count as equal in :func:`caveats`."""
 
