@@ -114,7 +114,12 @@ def _water(group: np.ndarray, offered: np.ndarray, costs: list[np.ndarray],
 def steady_rates(fabric: FlowFabric, senders: list[str]) -> FluidRates:
     """Step the fluid queues of *fabric* until the senders' rates hold
     still (module docstring); *senders* names the sending N_Ports in the
-    order of the rates returned."""
+    order of the rates returned. A fabric with a switch whose central
+    router limits its frames (:attr:`FlowFabric.routers`, one limit over
+    all its outputs, which the outputs' steps do not share) is not
+    stepped (not steady)."""
+    if fabric.routers:
+        return FluidRates(np.zeros(len(senders)), False, 0)
     index = {name: i for i, name in enumerate(senders)}
     slots: dict[str, float] = defaultdict(float)
     for s in fabric.streams:

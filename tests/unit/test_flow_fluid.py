@@ -130,6 +130,15 @@ def test_a_fabric_too_large_for_the_steps_is_not_stepped(monkeypatch) -> None:
     assert not found.steady and found.steps == 0
 
 
+def test_a_switch_with_a_central_router_limit_is_not_stepped() -> None:
+    """A router's frames per second are one limit over all of a switch's
+    outputs, which the outputs' steps do not share: not stepped."""
+    fabric = _fan_in(["4GFC", "4GFC"], "4GFC")
+    limited = FlowFabric(fabric.directions, fabric.streams, {"s": 1e5}, {}, {})
+    found = steady_rates(limited, ["n0", "n1"])
+    assert not found.steady and found.steps == 0
+
+
 def test_the_figures_say_where_the_rates_come_from(monkeypatch) -> None:
     """The run's figures and summary name the fluid queues where they stand
     in for the levels, and plain max-min where neither settles."""
