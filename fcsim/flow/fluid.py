@@ -58,8 +58,8 @@ WORK = 3e7
 all: the windows are cut to fit, and a fabric with room for fewer than
 three is not stepped at all (not steady). About 0.5 us of processor time
 an item-step on a loaded machine, so at most about 15 s; the 239-domain
-bench fabric has 31,960 items, room for two windows: not stepped (given
-24,000 steps it was not steady either: docs/model.md)."""
+bench fabric has 31,960 items, room for two windows: not stepped (after
+8,800 steps it was not steady either: docs/model.md)."""
 SOURCE = 1e3
 """Content of a sending N_Port's queue (frames, times each exchange's share
 of its frames): never empty, as no line passes more than
