@@ -25,8 +25,13 @@ from fcsim.fabric.login import FABRIC_EXCHANGES
 from fcsim.fabric.routing import fspf_cost, next_hops, pick, switch_seed
 from fcsim.fabric.switch_model import SwitchModel
 from fcsim.fc0.speed import Speed
+from fcsim.fc2.port import MIN_FILL_WORDS
 from fcsim.scenario.model import Scenario
 from fcsim.scenario.workload_model import StreamConfig
+
+GAP_CHARS = 4 * MIN_FILL_WORDS
+"""Fill-word characters a transmitter sends at least after each frame
+(FC-FS-5's minimum of six primitive signals between frames)."""
 
 
 @dataclass(frozen=True)

@@ -62,7 +62,6 @@ import numpy as np
 
 from fcsim.fabric.switch_port import HEADER_CHARS
 from fcsim.fc2.frame import frame_chars
-from fcsim.fc2.port import MIN_FILL_WORDS
 from fcsim.flow.arbitration import Queue, held, resources_of, round_robin, waiting
 from fcsim.flow.credit import (
     behind_line,
@@ -72,11 +71,10 @@ from fcsim.flow.credit import (
     locked_hold,
     pipeline_period,
 )
-from fcsim.flow.fabric import FlowFabric, StreamFlow
+from fcsim.flow.fabric import GAP_CHARS, FlowFabric, StreamFlow
 from fcsim.flow.fairness import TOLERANCE, max_min
+from fcsim.flow.fluid import steady_rates
 
-GAP_CHARS = 4 * MIN_FILL_WORDS
-"""Fill-word characters a transmitter sends at least after each frame."""
 CLOSE = 1e-6
 """Relative difference under which two rates count as equal in :func:`caveats`."""
 
@@ -115,7 +113,10 @@ class FlowResult:
     each link direction one stream alone keeps full with sequences that end
     in a shorter frame (:func:`fcsim.flow.credit.pipeline_period`);
     *other*, the senders' frame rates at another fixed point of the round
-    robin where one is found (:func:`_other_fixed_point`), else None."""
+    robin where one is found (:func:`_other_fixed_point`), else None;
+    *fluid*, whether the rates are the steady rates of the queues' fluid
+    dynamics (:mod:`fcsim.flow.fluid`), taken where the levels did not
+    settle."""
 
     fabric: FlowFabric
     resources: list[Resource]
@@ -133,6 +134,7 @@ class FlowResult:
     pipelined: dict[str, float] = field(default_factory=dict)
     paced: dict[str, float] = field(default_factory=dict)
     other: np.ndarray | None = None
+    fluid: bool = False
 
 
 def _per_frame(stream: StreamFlow) -> tuple[float, float]:
@@ -334,10 +336,14 @@ def solve(fabric: FlowFabric) -> FlowResult:
                                 len(senders)) if settled else None)
     capacity = cap
     resources = [replace(r, capacity=float(c)) for r, c in zip(resources, capacity, strict=True)]
-    holding = held(rows, cols, values, capacity, filling.rate, filling.load)
+    rates, load = filling.rate, filling.load
+    fluid = None if settled else steady_rates(fabric, senders)
+    if fluid is not None and fluid.steady:
+        rates = fluid.rates
+        load = np.bincount(rows, values * rates[cols], len(capacity))
+    holding = held(rows, cols, values, capacity, rates, load)
     stops = [min(h | {int(b)}, key=lambda i: (resources[i].kind == "arbitration", i))
              for h, b in zip(holding, filling.bottleneck, strict=True)]
-    rates = filling.rate
     stream_rates = {}
     for s in fabric.streams:
         _, payload = _per_frame(s)
@@ -350,9 +356,10 @@ def solve(fabric: FlowFabric) -> FlowResult:
     for (name, j), payload in carried.items():
         carried_rate[name] += payload * rates[j]
     result = FlowResult(fabric, resources, senders, rates,
-                        [resources[b] for b in stops], filling.load,
+                        [resources[b] for b in stops], load,
                         stream_rates, dict(utilisation), dict(carried_rate), {}, settled,
-                        locked, behind, pipelined, paced, other)
+                        locked, behind, pipelined, paced, other,
+                        fluid is not None and fluid.steady)
     result.caveats = caveats(result)
     return result
 
@@ -855,7 +862,9 @@ def caveats(result: FlowResult) -> dict[str, list[str]]:
 
     - *per-port arbitration*, *shared input buffers*: only where the
       round-robin levels of the switch outputs did not settle within their
-      budget (:data:`ROUNDS`; the rates are then plain max-min): a full
+      budget (:data:`ROUNDS`) and the fluid queues
+      (:mod:`fcsim.flow.fluid`) did not become steady within theirs (the
+      rates are then plain max-min): a full
       output out of a switch that does not carry equal frame rates from the
       inputs holding senders stopped there, and a switch input carrying a
       sender stopped further on beside others stopped elsewhere
@@ -916,7 +925,7 @@ def caveats(result: FlowResult) -> dict[str, list[str]]:
                 outputs[inp]) > 1:
             for s in senders:
                 found[s].add("input FIFO")
-    if not result.settled:  # plain max-min: name where the switches share otherwise
+    if not result.settled and not result.fluid:  # plain max-min: where the switches share otherwise
         _unsettled(result, on, after, found)
     if result.other is not None:  # the switches may settle in either fixed point
         for name, ours, theirs in zip(result.senders, result.rates, result.other, strict=True):
@@ -1067,4 +1076,6 @@ def results(result: FlowResult) -> dict[str, Any]:
                                 "mean": float(sum(isl) / len(isl)) if isl else 0.0},
             "total_throughput_bytes_per_s": float(sum(result.stream_rates.values())),
             "tolerance": TOLERANCE,
+            "rates": ("round-robin levels" if result.settled else
+                      "fluid queues" if result.fluid else "plain max-min"),
             "exact": not any(result.caveats.values())}

@@ -18,6 +18,14 @@ LEAVES_OUT = (
     "upper layers)",
 )
 """What the flow model leaves out, as the summary says it."""
+RATES = {
+    "round-robin levels": "max-min fair under the switches' round robin",
+    "fluid queues": "the steady rates of the switches' queues stepped in time, where the "
+                    "round robin's levels did not settle",
+    "plain max-min": "plain max-min: neither the round robin's levels nor the queues' steps "
+                     "settled",
+}
+"""How the summary names where the rates come from (the figures' ``rates``)."""
 SHOWN = 20
 """Streams and ISL directions the summary lists (the slowest and the busiest)."""
 
@@ -42,7 +50,7 @@ def flow_summary(figures: dict[str, Any]) -> str:
     streams = figures["streams"]
     lines = [f"{sc['name']}  ({sc['file']}, {sc['topology']})",
              f"flow model: steady rates of {len(streams)} saturating Class 3 stream(s) "
-             "(max-min fair under the switches' round robin), exchanges on paths "
+             f"({RATES[figures['rates']]}), exchanges on paths "
              f"{figures['spread']} "
              f"(--spread), computed in {figures['wall_time_s']:.2f} s",
              "It leaves out " + "; ".join(LEAVES_OUT) + ". Use the packet model (without "

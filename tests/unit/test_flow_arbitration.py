@@ -12,7 +12,7 @@ from fcsim.fabric.switch_model import SwitchModel
 from fcsim.fc2.frame import frame_chars
 from fcsim.fc2.login import ServiceParameters
 from fcsim.fc2.port import MIN_FILL_WORDS
-from fcsim.flow import model
+from fcsim.flow import fluid, model
 from fcsim.flow.arbitration import level
 from fcsim.flow.fabric import StreamFlow, flow_fabric
 from fcsim.flow.model import OTHER, SETTLED, FlowResult, solve
@@ -161,11 +161,13 @@ def test_blocking_reaches_back_through_every_hop() -> None:
 
 def test_levels_that_do_not_settle_give_plain_max_min_flagged(monkeypatch) -> None:
     """Without the solutions to let the levels rise (a fabric too large for
-    the budget), the rates are plain max-min (fabric-core-edge-isls.toml:
-    the busy ISL's line split equally among its five exchanges' senders,
-    2.5 senders' worth) and every stream is flagged where the switches share
-    otherwise."""
+    the budget) and without the steps for the fluid queues
+    (:data:`fcsim.flow.fluid.WORK`), the rates are plain max-min
+    (fabric-core-edge-isls.toml: the busy ISL's line split equally among its
+    five exchanges' senders, 2.5 senders' worth) and every stream is flagged
+    where the switches share otherwise."""
     monkeypatch.setattr(model, "RISES", 0)
+    monkeypatch.setattr(fluid, "WORK", 0)
     scenario = load_scenario(EXAMPLES / "fabric-core-edge-isls.toml")
     flow = solve(flow_fabric(scenario))
     assert not flow.settled

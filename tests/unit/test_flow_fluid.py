@@ -1,0 +1,154 @@
+"""The fluid dynamics of a fabric's queues (:mod:`fcsim.flow.fluid`): closed
+forms of the round robin of a switch output over its inputs and of the
+backpressure of shared input buffers, computed from the model's own
+parameters, and an invariant over random fan-ins."""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fcsim.fc0.speed import speed_named
+from fcsim.fc2.frame import frame_chars
+from fcsim.fc2.port import MIN_FILL_WORDS
+from fcsim.flow import fluid, model
+from fcsim.flow.fabric import Direction, Exchange, FlowFabric, StreamFlow, flow_fabric
+from fcsim.flow.fluid import STEADY, steady_rates
+from fcsim.flow.model import solve
+from fcsim.flow.summary import flow_run, flow_summary
+from fcsim.scenario.loader import load_scenario
+from tests.unit.test_flow_arbitration import _chain
+from tests.unit.test_flow_model import EXAMPLES
+
+DATA = 2048
+"""Data field of every frame of the hand-built fabrics, bytes."""
+
+
+def _line_time(speed: str) -> float:
+    """Line seconds of one full frame and its fill words at *speed*."""
+    return (frame_chars(DATA) + 4 * MIN_FILL_WORDS) * speed_named(speed).char_time
+
+
+def _fan_in(speeds: list[str], out: str, credit: int = 8) -> FlowFabric:
+    """N_Ports n0, n1, ... at *speeds* each streaming to N_Port t through one
+    switch s (virtual output queues, *credit* buffers an input), t's link at
+    *out*; one exchange each, full frames."""
+    directions = {}
+    streams = []
+    for i, speed in enumerate(speeds):
+        name = f"n{i}->s:{i}"
+        directions[name] = Direction(name, f"l{i}", speed_named(speed), 1e-8, credit, 0.0,
+                                     "s", None)
+    last = f"s:{len(speeds)}->t"
+    directions[last] = Direction(last, "lt", speed_named(out), 1e-8, 64, 0.0, None, "s")
+    for i in range(len(speeds)):
+        streams.append(StreamFlow(f"n{i}-t", f"n{i}", "t", 8 * DATA, DATA,
+                                  (Exchange(1, (f"n{i}->s:{i}", last)),)))
+    return FlowFabric(directions, tuple(streams), {}, {}, {})
+
+
+def test_two_inputs_into_one_output_get_half_its_frames_each() -> None:
+    """Two 4GFC N_Ports into one 4GFC output: the output takes its two
+    inputs in turn, a frame each, so each sender gets half its line's
+    frame rate."""
+    fabric = _fan_in(["4GFC", "4GFC"], "4GFC")
+    found = steady_rates(fabric, ["n0", "n1"])
+    assert found.steady
+    half = 1 / (2 * _line_time("4GFC"))
+    for rate in found.rates:
+        assert math.isclose(rate, half, rel_tol=STEADY)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.sampled_from(["1GFC", "2GFC", "4GFC", "8GFC"]), min_size=1, max_size=4),
+       st.sampled_from(["1GFC", "2GFC", "4GFC", "8GFC"]), st.integers(1, 16))
+def test_an_output_water_fills_its_inputs(speeds: list[str], out: str, credit: int) -> None:
+    """Processor sharing by frame: every input gets min(its own line's frame
+    rate, the level) with the level where the output's line is full, or all
+    its line if the output has room for every input (water-filling computed
+    here from the lines' frame times)."""
+    fabric = _fan_in(speeds, out, credit)
+    found = steady_rates(fabric, [f"n{i}" for i in range(len(speeds))])
+    own = [1 / _line_time(s) for s in speeds]
+    unit = _line_time(out)
+    level = math.inf
+    if sum(own) * unit > 1:
+        lo, hi = 0.0, max(own)
+        for _ in range(200):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if sum(min(r, mid) for r in own) * unit < 1 else (lo, mid)
+        level = lo
+    assert found.steady
+    for rate, mine in zip(found.rates, own, strict=True):
+        assert math.isclose(rate, min(mine, level), rel_tol=2 * STEADY)
+
+
+def test_a_held_output_fills_the_buffers_before_it_and_paces_the_link() -> None:
+    """The fan-in of tests/unit/test_flow_arbitration.py (``_chain``): e1's
+    output to e1n2 takes four inputs in turn; fanin2's frames wait at the
+    core for the ISL held at that output, fill the core's input buffers,
+    and the e0 ISL they share with fanin0 carries frames at their pace,
+    e0 taking the two in turn: fanin0 = fanin1 = fanin2 = x, the local two
+    2x, x = a seventh of the output's frame rate."""
+    fabric = flow_fabric(_chain())
+    senders = sorted({s.source for s in fabric.streams})
+    found = steady_rates(fabric, senders)
+    assert found.steady
+    streams = {s.source: s for s in fabric.streams}
+    out = streams[senders[0]].exchanges[0].path[-1]
+    payloads = streams[senders[0]].frame_payloads
+    chars = sum(frame_chars(d) + 4 * MIN_FILL_WORDS for d in payloads) / len(payloads)
+    x = 1 / (7 * chars * fabric.directions[out].speed.char_time)
+    share = {"fanin0": 1, "fanin1": 1, "fanin2": 1, "fanin3": 2, "fanin4": 2}
+    for sender, rate in zip(senders, found.rates, strict=True):
+        assert math.isclose(rate, share[streams[sender].name] * x, rel_tol=STEADY), sender
+
+
+def test_the_fluid_stands_in_where_the_levels_do_not_settle(monkeypatch) -> None:
+    """With no solutions for the levels to rise, fabric-core-edge-isls.toml
+    gets the fluid's steady rates, the round robin's closed form (a third
+    of the busy ISL's frames for host0, host1 and host2, two for host3:
+    tests/unit/test_flow_arbitration.py), unflagged, where plain max-min
+    would give every stream 2.5 senders' share."""
+    scenario = load_scenario(EXAMPLES / "fabric-core-edge-isls.toml")
+    settled = solve(flow_fabric(scenario))
+    monkeypatch.setattr(model, "RISES", 0)
+    flow = solve(flow_fabric(scenario))
+    assert not flow.settled and flow.fluid
+    assert not any(flow.caveats.values())
+    for name, rate in flow.stream_rates.items():
+        assert math.isclose(rate, settled.stream_rates[name], rel_tol=STEADY), name
+
+
+def test_a_fabric_too_large_for_the_steps_is_not_stepped(monkeypatch) -> None:
+    """Past :data:`fcsim.flow.fluid.WORK` item-steps the fluid gives up at
+    once (not steady), leaving plain max-min flagged to the caller."""
+    monkeypatch.setattr(fluid, "WORK", 100)
+    found = steady_rates(_fan_in(["4GFC", "4GFC"], "4GFC"), ["n0", "n1"])
+    assert not found.steady and found.steps == 0
+
+
+def test_a_switch_with_a_central_router_limit_is_not_stepped() -> None:
+    """A router's frames per second are one limit over all of a switch's
+    outputs, which the outputs' steps do not share: not stepped."""
+    fabric = _fan_in(["4GFC", "4GFC"], "4GFC")
+    limited = FlowFabric(fabric.directions, fabric.streams, {"s": 1e5}, {}, {})
+    found = steady_rates(limited, ["n0", "n1"])
+    assert not found.steady and found.steps == 0
+
+
+def test_the_figures_say_where_the_rates_come_from(monkeypatch) -> None:
+    """The run's figures and summary name the fluid queues where they stand
+    in for the levels, and plain max-min where neither settles."""
+    scenario = load_scenario(EXAMPLES / "fabric-core-edge-isls.toml")
+    assert flow_run(scenario)["rates"] == "round-robin levels"
+    monkeypatch.setattr(model, "RISES", 0)
+    figures = flow_run(scenario)
+    assert figures["rates"] == "fluid queues" and figures["exact"]
+    assert "queues stepped in time" in flow_summary(figures)
+    monkeypatch.setattr(fluid, "WORK", 0)
+    figures = flow_run(scenario)
+    assert figures["rates"] == "plain max-min" and not figures["exact"]
+    assert "plain max-min" in flow_summary(figures)
