@@ -18,7 +18,7 @@ from fcsim.validation.commands import (
     REPORT_DIR,
     STORE_FILE,
 )
-from fcsim.validation.figures import PAPERS
+from fcsim.validation.figure_plan import PAPERS
 
 DEFAULT_PCAP_LIMIT = 1 << 30
 """Bytes a ``--pcap`` file may reach before writing stops (``--pcap-limit``)."""

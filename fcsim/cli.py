@@ -32,7 +32,7 @@ from typing import Any
 
 from fcsim.arguments import UsageError, build_parser
 from fcsim.credits import credits_text, simulated_knee
-from fcsim.drawing.topology import FORMATS, draw_topology
+from fcsim.drawing import FORMATS
 from fcsim.fabric.credit_planning import plan
 from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import CATALOG, FIBRE_CHANNEL_SPEEDS
@@ -54,7 +54,6 @@ from fcsim.output import (
 from fcsim.preflight import affordable, first_run, unknown_ports
 from fcsim.progress import Progress, end_progress_line
 from fcsim.report import summary_text
-from fcsim.run_report import run_page, topology_svg
 from fcsim.runner import SLICES, run_once, run_scenario
 from fcsim.scenario.loader import ScenarioError, load_scenario
 from fcsim.scenario.model import Scenario
@@ -212,6 +211,8 @@ def _run(args: argparse.Namespace) -> int:
                          "libpcap file holds one)")
     if not affordable(scenario, args):
         return 2
+    if report is not None:
+        from fcsim.run_report import run_page, topology_svg  # draws: loads matplotlib
     drawing = topology_svg(scenario) if report is not None else None  # before the run
     with ExitStack() as stack:
         sinks: list[Any] = []
@@ -371,6 +372,8 @@ def _topology(args: argparse.Namespace) -> int:
     scenario = _load(args.scenario)
     if scenario is None:
         return 2
+    from fcsim.drawing.topology import draw_topology  # draws: loads matplotlib
+
     with open_output(target, "wb", "--output") as handle:
         draw_topology(scenario, handle, output.suffix.lower())
     print(f"wrote {output}")

@@ -59,7 +59,10 @@ def first_run(scenario: Scenario, until: float) -> Scenario:
 
 def unknown_ports(scenario: Scenario, option: str, given: tuple[str, ...]) -> str | None:
     """Why the port names *given* with *option* do not all name a port of
-    *scenario* (node names, ``switch:port``), or None if they do."""
+    *scenario* (node names, ``switch:port``), or None if they do. The topology
+    is built to name its ports only when names are *given*."""
+    if not given:
+        return None
     known = port_names(scenario)
     unknown = [name for name in given if name not in known]
     if not unknown:

@@ -20,12 +20,11 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import networkx as nx  # noqa: E402
 
+from fcsim.drawing import FORMATS  # noqa: E402
 from fcsim.drawing.overview import draw_overview  # noqa: E402
 from fcsim.fc3.ports import ports_of  # noqa: E402
 from fcsim.scenario.model import LoopConfig, Scenario  # noqa: E402
 
-FORMATS = (".png", ".svg")
-"""File suffixes :func:`draw_topology` can write."""
 DETAILED_VERTICES = 64
 """Nodes and switches a fabric may have to be drawn vertex by vertex, every link
 labelled; a larger one is drawn as its overview (:mod:`fcsim.drawing.overview`:

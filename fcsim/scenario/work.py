@@ -100,11 +100,16 @@ def wall_time(frames: float) -> str:
     return f"about {seconds / (86400 * 365):.3g} years"
 
 
-def _frame_rate(scenario: Scenario, payload: float) -> float:
-    """Frames per second the fastest line of *scenario* (of any of its networks)
-    carries at *payload* bytes each."""
+def _fastest_char_rate(scenario: Scenario) -> float:
+    """Characters per second (bytes/s) of the fastest line of *scenario* (of any
+    of its networks)."""
     links = [*scenario.links, *(link for net in scenario.networks for link in net.links)]
-    char_rate = max(link.speed.char_rate for link in links)
+    return max(link.speed.char_rate for link in links)
+
+
+def _frame_rate(char_rate: float, payload: float) -> float:
+    """Frames per second a line of *char_rate* characters per second carries at
+    *payload* bytes each."""
     data = min(max(payload, 0.0), MAX_DATA_FIELD)
     return char_rate / (data + FRAMING_BYTES + GAP_CHARS)
 
@@ -125,29 +130,30 @@ def estimate(scenario: Scenario) -> Work:
     frames = SETUP_FRAMES_PER_NODE * sum(n.ports for n in scenario.nodes)  # per N_Port
     open_sequences = 0
     points = 1
+    char_rate = _fastest_char_rate(scenario) if scenario.workloads else 0.0
     for w in scenario.workloads:
         span = max(run.duration - w.start, 0.0)
         if isinstance(w, StreamConfig) and w.stripe_ports > 1:
             unit = w.stripe_unit or w.size
-            frames += _frame_rate(scenario, min(w.size, unit)) * span * w.stripe_ports
+            frames += _frame_rate(char_rate, min(w.size, unit)) * span * w.stripe_ports
             open_sequences += w.outstanding * max(1, -(-w.size // max(unit, 1)))
         elif isinstance(w, StreamConfig):
-            frames += _frame_rate(scenario, w.size) * span * _copies(scenario, w)
+            frames += _frame_rate(char_rate, w.size) * span * _copies(scenario, w)
             open_sequences += w.outstanding
         elif isinstance(w, GeneratorConfig):
             mean_gap = w.interarrival.mean
             arrivals = span / mean_gap if mean_gap > 0 else float("inf")
             if w.count is not None:
                 arrivals = min(arrivals, w.count)
-            frames += arrivals + min(arrivals, _frame_rate(scenario, w.size.mean) * span) * (
+            frames += arrivals + min(arrivals, _frame_rate(char_rate, w.size.mean) * span) * (
                 _copies(scenario, w))
         elif isinstance(w, NetperfConfig):
             points *= len(w.send_sizes) * len(w.sockets)
             smallest = min(w.send_sizes)
-            frames += _frame_rate(scenario, smallest) * min(span, w.options.length)
+            frames += _frame_rate(char_rate, smallest) * min(span, w.options.length)
         elif isinstance(w, IperfConfig):
             points *= len(w.points())
-            frames += _frame_rate(scenario, 0) * min(span, w.options.duration)
+            frames += _frame_rate(char_rate, 0) * min(span, w.options.duration)
         elif isinstance(w, TransferConfig):  # each hop's line, at most the whole run
-            frames += (len(w.path) - 1) * _frame_rate(scenario, 0) * span
+            frames += (len(w.path) - 1) * _frame_rate(char_rate, 0) * span
     return Work(frames * run.repetitions * points, open_sequences)

@@ -17,15 +17,15 @@ their own beside it, none over another.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import IO, Any
-
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
+from typing import IO, TYPE_CHECKING, Any
 
 from fcsim.ethernet.frame import EthernetFrame
 from fcsim.myrinet.packet import MyrinetPacket
 from fcsim.trace.labels import upper_layer
 from fcsim.units import format_time
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 class Enough(Exception):
@@ -178,6 +178,9 @@ def ladder_figure(rungs: list[Rung], title: str) -> Figure:
     column on the right, each level with the middle of its event's first edge
     (a dotted line joins them) unless the one above it is too close, when it
     goes just below that one. The page is tall enough for every label."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg  # only a drawing loads it
+    from matplotlib.figure import Figure
+
     columns: list[str] = []
     for r in sorted(rungs, key=lambda r: r.start):
         for name in (r.sender, r.receiver):

@@ -30,6 +30,10 @@ from typing import Any
 from fcsim.fabric.congestion import PortWindow
 from fcsim.fabric.switch import Switch
 
+_PortRow = tuple[Any, bool, str, list[float], list[int]]
+"""A port's peer, whether it is a loop port, the key of its busy time, and its
+utilisation and credit series (:meth:`TimeSeries._port_row`)."""
+
 
 class TimeSeries:
     """*samples* evenly spaced samples over a run, or one every *interval* s
@@ -51,6 +55,8 @@ class TimeSeries:
         """Per switch port, its transitions to zero transmit credit in each interval."""
         self._windows: list[tuple[str, PortWindow]] = []
         self._last: dict[str, float] = {}
+        self._rows: dict[int, _PortRow] = {}
+        """Per port (by identity), its series while its peer is the same."""
         self._sources: tuple[Any, Any, Any] = ((), {}, ())
         self._storage: Any = None
 
@@ -81,16 +87,29 @@ class TimeSeries:
         self._last[key] = value
         return value - last if value >= last else value
 
+    def _port_row(self, port: Any, peer: Any, loop: bool) -> _PortRow:
+        """The series of *port* while its peer is *peer* and it is (*loop*) or
+        is not a loop port: its name PORT->PEER ("loop" for a loop port or one
+        with no peer), the key of its busy time and its utilisation and credit
+        lists."""
+        name = f"{port.name}->{'loop' if loop or peer is None else peer.name}"
+        return (peer, loop, f"busy/{name}", self.utilisation.setdefault(name, []),
+                self.credit.setdefault(name, []))
+
     def _sample(self, _event: object) -> None:
         ports, switches, workloads = self._sources
         step = self._step
         self.time.append(self._sim.now)
+        rows = self._rows
         for port in ports:
-            peer = "loop" if hasattr(port, "circuit") or port.peer is None else port.peer.name
-            name = f"{port.name}->{peer}"
-            busy = self._delta(f"busy/{name}", port.stats.busy_time)
-            self.utilisation.setdefault(name, []).append(min(busy / step, 1.0))
-            self.credit.setdefault(name, []).append(port.credit)
+            peer, loop = port.peer, hasattr(port, "circuit")
+            row = rows.get(id(port))
+            if row is None or row[0] is not peer or row[1] != loop:
+                row = rows[id(port)] = self._port_row(port, peer, loop)
+            _, _, busy_key, utilisation, credit = row
+            busy = self._delta(busy_key, port.stats.busy_time)
+            utilisation.append(min(busy / step, 1.0))
+            credit.append(port.credit)
         for switch_name, switch in switches.items():
             for index, length in switch.queue_lengths().items():
                 self.queue.setdefault(f"{switch_name}:{index}", []).append(length)

@@ -15,11 +15,9 @@ from fcsim.progress import Progress
 from fcsim.resources import IN_SOURCE_TREE, SOURCE_ROOT
 from fcsim.validation.claims import load_claims
 from fcsim.validation.cluster import ClusterError
-from fcsim.validation.figures import figure_points, write_figures
 from fcsim.validation.sensitivity import load_sensitivity, table_markdown
 from fcsim.validation.store import FILE_NAME as STORE_FILE
 from fcsim.validation.store import ResultStore
-from fcsim.validation.validate import finish, select, validate
 
 QUICK_TIME = "about 20 s on two idle cores"
 """How long ``fcsim validate --quick`` takes (18 s measured on an idle 2-core
@@ -51,6 +49,7 @@ def default_report(full: bool, record: bool) -> Path:
 def figures_command(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     """``fcsim figures``: simulate a paper's figures (resuming from the output
     folder's result store) and write them; the exit status."""
+    from fcsim.validation.figures import figure_points, write_figures  # draws: loads matplotlib
     out = check_folder("--output", args.output, (STORE_FILE,))
     options = {"repetitions": args.repetitions, "length": args.length, "sockets": args.sockets,
                "sizes": args.sizes, "pairs": args.pairs, "experiments": args.experiments}
@@ -71,6 +70,8 @@ def validate_command(parser: argparse.ArgumentParser, args: argparse.Namespace) 
     """``fcsim validate``: run and judge the claims, write the report; the exit
     status (1 on a regression); with ``--sensitivity``, print the sensitivity
     table and run nothing."""
+    from fcsim.validation.validate import finish, select, validate  # draws: loads matplotlib
+
     if args.sensitivity:
         if args.quick or args.claims or args.record or args.readme:
             parser.error("--sensitivity prints the recorded table and runs nothing: give it "

@@ -15,6 +15,11 @@ from fcsim.scenario.model import Scenario
 from fcsim.scenario.workload_model import NetperfConfig
 from fcsim.validation.points import ROOT, Point
 
+PAPERS = ("ong-farrell", "rd11", "hpss", "das2", "slice", "nvme-vs-fcp")
+"""The papers (and, ``nvme-vs-fcp``, the tutorial comparison) whose figures
+:func:`fcsim.validation.figures.write_figures` draws (named here, apart from
+the drawing code, so that the command line's parser reads them without
+loading matplotlib)."""
 RESULT_KEYS = {"throughput": "throughput_mbit_s", "latency": "round_trip_s",
                "cpu": "local_cpu_utilisation", "overhead": "send_call_s"}
 """The netperf result each plotted metric (:data:`~fcsim.validation.plots.METRICS`) reads."""

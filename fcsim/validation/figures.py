@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from fcsim.validation.batch import run_points
-from fcsim.validation.figure_plan import Grid
+from fcsim.validation.figure_plan import PAPERS, Grid
 from fcsim.validation.figures_das2 import draw_das2, plan_das2
 from fcsim.validation.figures_hpss import plan_hpss
 from fcsim.validation.figures_nvme_vs_fcp import plan_nvme_vs_fcp
@@ -58,9 +58,6 @@ from fcsim.validation.figures_slice import plan_slice
 from fcsim.validation.points import ROOT, Point
 from fcsim.validation.store import ResultStore
 
-PAPERS = ("ong-farrell", "rd11", "hpss", "das2", "slice", "nvme-vs-fcp")
-"""The papers (and, ``nvme-vs-fcp``, the tutorial comparison) whose figures
-:func:`write_figures` draws."""
 
 def plan_figures(paper: str, *, folder: Path | None = None, repetitions: int | None = None,
                  length: float | None = None, sockets: Sequence[int] | None = None,
