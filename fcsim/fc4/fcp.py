@@ -75,6 +75,9 @@ SD_MAX_RETRIES = 5
 """Times Linux's SCSI disk driver lets the midlayer send a read or write
 again after a failure that uses a retry (``drivers/scsi/sd.h``:
 SD_MAX_RETRIES, the command's ``allowed``)."""
+TEST_UNIT_READY = 0x00
+"""SCSI TEST UNIT READY operation code (SPC-4): no data, the logical unit
+answers GOOD when it is ready; multipathd's ``tur`` path checker sends it."""
 READ_10 = 0x28
 """SCSI READ(10) operation code."""
 WRITE_10 = 0x2A
@@ -104,7 +107,9 @@ class Command:
     *lun*: the logical unit addressed (FCP_LUN). *retries*: the failures
     that used one of its retries (Linux's ``scmd->retries``; a resend after
     TASK SET FULL uses none); *first_sent*: when it was first sent, s
-    (None: not yet; Linux's ``jiffies_at_alloc``)."""
+    (None: not yet; Linux's ``jiffies_at_alloc``). *test_unit_ready*: it is
+    a TEST UNIT READY sent through SG_IO (no data, *length* 0; a passthrough
+    command, whose timeout is final: :mod:`fcsim.fc4.fcp_initiator`)."""
 
     tag: int
     write: bool
@@ -124,6 +129,7 @@ class Command:
     lun: int = 0
     retries: int = 0
     first_sent: float | None = None
+    test_unit_ready: bool = False
 
     @property
     def long(self) -> bool:
@@ -135,6 +141,8 @@ class Command:
     @property
     def opcode(self) -> int:
         """The CDB's operation code."""
+        if self.test_unit_ready:
+            return TEST_UNIT_READY
         if self.long:
             return WRITE_16 if self.write else READ_16
         return WRITE_10 if self.write else READ_10

@@ -172,13 +172,31 @@ class FcpInitiator:
         command = Command(self._next_tag, write, offset, length, self.sim.now, done, d_id,
                           lun=lun)
         command.meter = meter
+        self._start(command)
+        return command
+
+    def test_unit_ready(self, d_id: int, done: Callable[[Command], None],
+                        lun: int = 0) -> Command:
+        """Send TEST UNIT READY to logical unit *lun* of the target at N_Port
+        *d_id* as an SG_IO passthrough command (multipathd's ``tur`` checker:
+        ``libmultipath/checkers/tur.c``), no data; *done(command)* when it
+        completes. Timed out, it is not sent again after its abort:
+        ``scsi_noretry_cmd`` makes a DID_TIME_OUT final for a passthrough
+        request (``drivers/scsi/scsi_error.c``)."""
+        command = Command(self._next_tag, False, 0, 0, self.sim.now, done, d_id, lun=lun,
+                          test_unit_ready=True)
+        self._start(command)
+        return command
+
+    def _start(self, command: Command) -> None:
+        """Send new *command*, or hold it behind those waiting after TASK SET
+        FULL or over the limit on outstanding commands."""
         self._next_tag += 1
-        waiting = self._waiting_room.get(d_id)
+        waiting = self._waiting_room.get(command.d_id)
         if waiting:
             waiting.append(command)
         elif not self.held.holds(command, self.in_flight):
             self._issue(command)
-        return command
 
     def _issue(self, command: Command) -> None:
         """Send *command* (again) as a new exchange; while its target's remote
@@ -243,6 +261,9 @@ class FcpInitiator:
         remote port, handed up at once (``fc_eh_should_retry_cmd``)."""
         if self.failfast and command.d_id in self._marginal:
             self._fail(command, DID_TRANSPORT_MARGINAL)
+            return
+        if command.test_unit_ready:  # a passthrough command: scsi_noretry_cmd
+            self._fail(command, DID_TIME_OUT)
             return
         self._retry(command, DID_TIME_OUT)
 

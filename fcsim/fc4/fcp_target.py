@@ -61,8 +61,11 @@ class FcpTarget:
     byte *k* x *unit_size*); a command to another LUN is answered CHECK
     CONDITION (ILLEGAL REQUEST, LOGICAL UNIT NOT SUPPORTED) at once. At most
     *queue_depth* commands are in its task set; one more is answered TASK SET
-    FULL. Data moves in bursts of at most *max_burst* bytes (the maximum burst
-    size of the disconnect-reconnect mode page; None: no limit, the whole
+    FULL. A TEST UNIT READY is answered GOOD at once, without the device
+    and outside the task set (an assumption: a target answers it from the
+    logical unit's state, SPC-4's TEST UNIT READY). Data moves in bursts of
+    at most *max_burst* bytes (the maximum burst size of the
+    disconnect-reconnect mode page; None: no limit, the whole
     command): write data is asked for in FCP_XFER_RDYs of that burst length,
     read data is sent in FCP_DATA sequences (IUs) of that size ("the maximum
     size of FCP_DATA IU that the device server shall transfer to the initiator
@@ -146,6 +149,11 @@ class FcpTarget:
             self.nport.send(seq.exchange, FCP_RSP_SIZE, seq.cls,
                             r_ctl=h.R_CTL_COMMAND_STATUS, type_=h.TYPE_FCP,
                             ulp=Response(CHECK_CONDITION, command.length), last=True)
+            return
+        if command.test_unit_ready:  # the logical unit is ready: GOOD, no data, no device
+            self.nport.send(seq.exchange, FCP_RSP_SIZE, seq.cls,
+                            r_ctl=h.R_CTL_COMMAND_STATUS, type_=h.TYPE_FCP,
+                            ulp=Response(GOOD), last=True)
             return
         self.unit_commands[command.lun] += 1
         if len(self._tasks) >= self.queue_depth:

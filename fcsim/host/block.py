@@ -81,6 +81,12 @@ class FcpLun:
         self.initiator.submit(self.d_id, write, offset, length,
                               lambda command: done(_status(command)), meter, lun=self.lun)
 
+    def test_unit_ready(self, done: Status) -> None:
+        """TEST UNIT READY to the logical unit (an SG_IO passthrough command);
+        *done(status)* when it completes."""
+        self.initiator.test_unit_ready(self.d_id, lambda command: done(_status(command)),
+                                       lun=self.lun)
+
     def terminate(self, status: int) -> int:
         """Fail every command outstanding to the target now with *status* (the
         FC transport gave its remote port up); how many."""

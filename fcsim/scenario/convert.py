@@ -289,7 +289,8 @@ def _multipath(n: NodeKeys) -> MultipathConfig | None:
     return MultipathConfig(m.path_grouping_policy, m.path_selector, m.rr_min_io_rq,
                            m.failback, m.no_path_retry, m.polling_interval,
                            m.fast_io_fail_tmo, m.marginal_pathgroups,
-                           n.dev_loss_tmo, m.iopolicy)  # type: ignore[attr-defined]
+                           n.dev_loss_tmo, m.iopolicy,  # type: ignore[attr-defined]
+                           m.max_polling_interval, m.checker_timeout)
 
 
 def channels_of(n: NodeKeys) -> list[ChannelConfig]:

@@ -10,6 +10,7 @@ the node's host, with its system-call and copy costs, when it has one).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any, Protocol
 
 from fcsim.engine.simulation import Simulation
@@ -304,6 +305,9 @@ class Storage:
                     else ALUA_OPTIMISED)
             paths.append(Path(f"{local}-{remote}", local, remote, unit, prio))
         name = f"{node}:{device}" if lun == 0 else f"{node}:{device}:lun{lun}"
+        if config.checker_timeout is None:  # the path's SCSI command timeout
+            config = replace(config, checker_timeout=self._classes.get(
+                node, (3, DEFAULT_TIMEOUT))[1])
         device_mp = self.multipaths[name] = Multipath(self.sim, name, paths, config)
         for path in paths:
             device_mp.watch(path, self._remote_port(node, self.net.nodes[path.local],

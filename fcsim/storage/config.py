@@ -369,9 +369,19 @@ class MultipathSection(Section):
         "default), 'queue' until a path is back, or queue for this many path checks "
         "(polling_interval each) and then fail.", "queue")
     polling_interval: PositiveTime = key(
-        "5 s", "How often multipathd's checker looks at a failed path; it is reinstated at "
-        "the first check that finds its remote port online again (multipath.conf's "
-        "default 5 s).", "1 s")
+        "5 s", "How often multipathd's path checker (path_checker tur) looks at a failed "
+        "path, and first at a healthy one: it sends a TEST UNIT READY down the path, which "
+        "fails the path when it fails or times out and reinstates a failed one when it is "
+        "answered GOOD; a healthy path's interval doubles at each check up to "
+        "max_polling_interval (multipath.conf's default 5 s).", "1 s")
+    max_polling_interval: PositiveTime = key(
+        None, "The longest interval between two checks of a healthy path (default: 4 x "
+        "polling_interval, multipath.conf's).", "20 s")
+    checker_timeout: PositiveTime = key(
+        None, "How long the path checker waits for its TEST UNIT READY's answer before it "
+        "fails the path (default: the node's SCSI command timeout, its block jobs' timeout, "
+        "as multipath.conf's default takes the path's sysfs timeout, Linux sd's 30 s).",
+        "10 s")
     fast_io_fail_tmo: FastIoFail = key(
         "5 s", "How long after the local link goes down the FC transport fails the I/O "
         "held for a remote port (and the path fails over); 'off': only at the node's "
@@ -393,14 +403,21 @@ class MultipathSection(Section):
         "docs/multipath.md.", "round-robin")
 
 
+MAX_CHECKINT_FACTOR = 4
+"""max_polling_interval's default as a multiple of polling_interval
+(multipath-tools ``libmultipath/defaults.h``: MAX_CHECKINT(t) = 4 x t)."""
+
+
 @dataclass(frozen=True)
 class MultipathConfig:
     """A node's multipath layer (see :class:`MultipathSection`): its grouping
     policy, path selector, round-robin repeat count, failback ('immediate',
     'manual' or a delay, s), no_path_retry ('fail', 'queue' or path checks),
     polling interval (s), fast_io_fail_tmo (s; None: off), marginal path
-    handling ('off' or 'fpin'), dev_loss_tmo (s, the node's) and the NVMe
-    multipath I/O policy (:data:`IOPOLICIES`)."""
+    handling ('off' or 'fpin'), dev_loss_tmo (s, the node's), the NVMe
+    multipath I/O policy (:data:`IOPOLICIES`), the longest interval between
+    checks of a healthy path (s; None: 4 x the polling interval) and the
+    path checker's timeout (s; None: the paths' SCSI command timeout)."""
 
     path_grouping_policy: str = GROUP_BY_PRIO
     path_selector: str = "service-time"
@@ -412,6 +429,16 @@ class MultipathConfig:
     marginal_pathgroups: str = MARGINAL_OFF
     dev_loss_tmo: float = 60.0
     iopolicy: str = IOPOLICY_NUMA
+    max_polling_interval: float | None = None
+    checker_timeout: float | None = None
+
+    @property
+    def max_checkint(self) -> float:
+        """The longest interval between checks of a healthy path, s
+        (multipath-tools' ``MAX_CHECKINT``: 4 x polling_interval unless given)."""
+        if self.max_polling_interval is not None:
+            return self.max_polling_interval
+        return MAX_CHECKINT_FACTOR * self.polling_interval
 
 
 def unit_capacity(capacity: int, units: int) -> int:

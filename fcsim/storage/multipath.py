@@ -29,11 +29,28 @@ its abort (DID_TRANSPORT_MARGINAL; :class:`~fcsim.fc4.fcp_initiator.FcpInitiator
 With no usable path, requests fail at once (``no_path_retry fail``), wait for a
 path (``queue``), or wait for *n* path checks and then fail.
 
-multipathd's checker looks at a failed path every ``polling_interval`` from
-its failure and reinstates it at the first check that finds its remote port
-online (the checker here reads the transport's state; it sends no TEST UNIT
-READY). A path whose remote port was lost (dev_loss_tmo) comes back as soon
-as the port does, as multipathd re-adds a new path device on its uevent.
+multipathd's path checker (``path_checker tur``, multipath-tools'
+``libmultipath/checkers/tur.c`` and ``multipathd/main.c``'s ``check_path``)
+checks each path in turn: it sends a TEST UNIT READY down the path, a real
+SCSI command the target answers (:meth:`PathDevice.test_unit_ready`). A
+path whose TUR is answered GOOD is up: a failed one is reinstated (dm's
+``reinstate_path``); a path whose TUR fails, or is not answered within
+``checker_timeout`` (tur.c's PATH_TIMEOUT), is down: an active one is failed
+(``fail_path``), so new I/O goes to the other paths while the commands in
+flight on it end as sd's retries decide. A path whose remote port is
+fail-fast or lost is down without a TUR (multipathd reads the SCSI device's
+state first, ``path_offline``: transport-offline); a blocked one is pending,
+looked at again at the checker loop's next run, a second later. A
+healthy path is checked ``polling_interval`` after it was made (its first
+check was the map's discovery, pathinfo's DI_CHECKER) and then at intervals
+doubling from there up to ``max_polling_interval``; a path whose state
+changed, and a failed one, are checked every ``polling_interval``; when dm
+fails a path for an I/O error its next check is brought within a
+``polling_interval`` (``update_multipath``). The next check is counted from
+the end of the last (its answer or its timeout; multipathd counts ticks of
+whole seconds and notices a timeout at the first tick after it: not
+modelled). A path whose remote port was lost (dev_loss_tmo) comes back as
+soon as the port does, as multipathd re-adds a new path device on its uevent.
 When a path of a group before the current one is reinstated, I/O returns to
 that group at once (``failback immediate``), after a delay, or not by itself
 (``manual``).
@@ -62,7 +79,8 @@ from typing import Any, Protocol
 from fcsim.engine.simulation import Simulation
 from fcsim.fc2.els_payload import port_name as wwpn
 from fcsim.fc2.fpin import Descriptor, LinkIntegrity
-from fcsim.fc4.fcp import DID_TRANSPORT_FAILFAST
+from fcsim.fc4.fcp import DID_TRANSPORT_FAILFAST, GOOD
+from fcsim.fc4.fcp_initiator import DEFAULT_TIMEOUT
 from fcsim.storage.config import (
     FAIL,
     FAILOVER,
@@ -84,6 +102,11 @@ ALUA_NON_OPTIMISED = 10
 """Path priorities of multipath-tools' ``alua`` prioritizer for a target port
 group in the active/optimised and active/non-optimised states."""
 
+CHECKER_TICK = 1.0
+"""How often multipathd's checker loop runs, s: a path found pending (its
+SCSI device blocked: ``path_offline`` returns PATH_PENDING) is looked at
+again at the next run (``check_path``: ``pp->tick = 1``; ``checkerloop``)."""
+
 ACTIVE = "active"
 FAILED = "failed"
 
@@ -101,6 +124,9 @@ class PathDevice(Protocol):
 
     def terminate(self, status: int) -> int:
         """Fail every command outstanding over the path with *status*."""
+
+    def test_unit_ready(self, done: Callable[[int], None]) -> None:
+        """TEST UNIT READY down the path; *done(status)* when it completes."""
 
 
 @dataclass
@@ -130,7 +156,11 @@ class Path:
         self.logged_in = False
         self.marginal = False
         self.lost = False  # its remote port was removed (dev_loss_tmo)
-        self.checks = 0  # advanced at each failure: an older checker round does nothing
+        self.checks = 0  # advanced at each check scheduled: an older one does nothing
+        self.checkint = 0.0  # the interval to its next check, s (multipathd's checkint)
+        self.next_check = float("inf")  # when its next check is due, s
+        self.testing = 0  # its TUR awaited (a number advanced at each): 0 none
+        self.tur_outstanding = False  # a TUR sent is not yet completed
         self.relative_throughput = 1
         self.in_flight = self.in_flight_bytes = 0
         self.ios = self.bytes = self.errors = self.failures = 0
@@ -159,7 +189,8 @@ class PathGroup:
 
 class Multipath:
     """The multipath device *name* over *paths* (in discovery order) with
-    *config*; a block device for a request queue (``login``, ``submit``).
+    *config* (its checker_timeout None: Linux sd's timeout); a block device
+    for a request queue (``login``, ``submit``).
     :meth:`watch` follows a path's remote port. *events* records each
     change, (time s, path or '' for the device, what)."""
 
@@ -175,6 +206,8 @@ class Multipath:
         self._queueing = config.no_path_retry != FAIL
         self._no_path_episode = 0
         self.ios = self.requeued = self.failed_ios = self.max_queued = 0
+        self._tur_timeout = (DEFAULT_TIMEOUT if config.checker_timeout is None
+                             else config.checker_timeout)
         self._regroup()
 
     # -- paths and groups -----------------------------------------------------------------
@@ -240,6 +273,8 @@ class Multipath:
 
         def one(path: Path) -> None:
             path.logged_in = True
+            path.checkint = self.config.polling_interval
+            self._schedule(path, path.checkint)
             left[0] -= 1
             if left[0] == 0:
                 then()
@@ -314,24 +349,79 @@ class Multipath:
     # -- path failure, checking, failback -------------------------------------------------
 
     def _fail(self, path: Path, why: str) -> None:
+        """dm fails *path* (an I/O error, its remote port, or the checker); its
+        next check comes within a polling interval (``update_multipath``)."""
         if path.state == FAILED:
             return
         path.state = FAILED
         path.failures += 1
-        path.checks += 1
         self._note(path.name, f"failed ({why})")
-        self.sim.call_later(self.config.polling_interval, self._check, (path, path.checks))
+        interval = self.config.polling_interval
+        path.checkint = interval
+        if path.logged_in and not path.testing and path.next_check > self.sim.now + interval:
+            self._schedule(path, interval)
+
+    def _schedule(self, path: Path, delay: float) -> None:
+        """*path*'s next check *delay* s from now (and no other)."""
+        path.checks += 1
+        path.next_check = self.sim.now + delay
+        self.sim.call_later(delay, self._check, (path, path.checks))
 
     def _check(self, value: tuple[Path, int]) -> None:
-        """multipathd's checker on failed *path*: reinstate it if its remote port
-        is online, else look again a polling interval later."""
+        """multipathd's checker on *path*: down without a TUR if its remote port
+        is fail-fast or lost (the SCSI device transport-offline), pending while
+        it is blocked (looked at again at the checker's next tick), else a TEST
+        UNIT READY down it; a TUR still outstanding from an earlier check
+        (tur.c: its thread not responding) finds it down."""
         path, round_ = value
-        if path.state != FAILED or round_ != path.checks:
+        if round_ != path.checks:
             return
-        if path.rport is None or path.rport.state == ONLINE:
-            self._reinstate(path, "path checker")
+        state = ONLINE if path.rport is None else path.rport.state
+        if state in (FAIL_FAST, LOST) or path.tur_outstanding:
+            self._checked(path, False, "path checker: "
+                          + ("TUR outstanding" if path.tur_outstanding else f"remote port {state}"))
+        elif state not in (ONLINE, MARGINAL):  # blocked: PATH_PENDING, at the next tick
+            self._schedule(path, CHECKER_TICK)
         else:
-            self.sim.call_later(self.config.polling_interval, self._check, value)
+            path.testing = path.checks
+            path.tur_outstanding = True
+            path.next_check = float("inf")
+            path.device.test_unit_ready(lambda status: self._answered(path, round_, status))
+            self.sim.call_later(self._tur_timeout, self._timed_out, (path, round_))
+
+    def _answered(self, path: Path, round_: int, status: int) -> None:
+        """*path*'s TUR of check *round_* completed with *status*."""
+        path.tur_outstanding = False
+        if path.testing == round_:
+            path.testing = 0
+            self._checked(path, status == GOOD,
+                          "path checker" if status == GOOD
+                          else f"path checker: TUR status {status:#x}")
+
+    def _timed_out(self, value: tuple[Path, int]) -> None:
+        """checker_timeout after the TUR of check *round_* was sent: unanswered,
+        the path is down (tur.c's PATH_TIMEOUT)."""
+        path, round_ = value
+        if path.testing == round_:
+            path.testing = 0
+            self._checked(path, False, "path checker: TUR timed out")
+
+    def _checked(self, path: Path, up: bool, why: str) -> None:
+        """A check found *path* up or down: reinstate or fail it, and schedule
+        the next check (``check_path``: a polling interval after a change or
+        while down, doubling up to max_polling_interval while up)."""
+        interval = self.config.polling_interval
+        if up and path.state == FAILED:
+            path.checkint = interval
+            self._reinstate(path, why)
+        elif up:
+            most = self.config.max_checkint
+            path.checkint = 2 * path.checkint if path.checkint < most / 2 else most
+        else:
+            path.checkint = interval
+            path.next_check = self.sim.now  # this check schedules the next
+            self._fail(path, why)
+        self._schedule(path, path.checkint)
 
     def _reinstate(self, path: Path, why: str) -> None:
         path.state = ACTIVE

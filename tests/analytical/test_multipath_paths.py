@@ -12,6 +12,7 @@ import pytest
 
 from fcsim.build import BUILDERS
 from fcsim.engine.simulation import Simulation
+from fcsim.faults.injector import FaultRun
 from fcsim.faults.injector import install as install_faults
 from fcsim.fc2.els_payload import port_name as wwpn
 from fcsim.fc2.fpin import LinkIntegrity
@@ -141,11 +142,11 @@ def test_io_resumes_on_the_other_path_fast_io_fail_tmo_after_the_link_fails() ->
     assert FAST <= latency <= failed - fault["at_s"] + 1e-3
     assert device["requeued"] == device["paths"]["host-array"]["errors"] > 0
     assert device["job"]["errors"] == device["failed_ios"] == 0
-    # multipathd's checker, every polling_interval from the failure, reinstates the path at
-    # its first look after the remote port is back
-    checks = math.ceil((online - failed) / POLL)
-    assert when(device, "host-array", "reinstated (path checker)") == pytest.approx(
-        failed + checks * POLL, abs=1e-12)
+    # multipathd's checker looks at the failed path within a polling_interval of its failure
+    # and every polling_interval after; the first look after the remote port is back sends a
+    # TEST UNIT READY, and its answer (a round trip of some 50 us) reinstates the path
+    reinstated = when(device, "host-array", "reinstated (path checker)")
+    assert online <= reinstated <= online + POLL + 1e-3
 
 
 def test_without_fast_io_fail_the_io_waits_for_dev_loss_tmo() -> None:
@@ -340,3 +341,125 @@ def test_failback_returns_to_the_optimised_group_as_configured(failback: str) ->
         delay = 0.0 if failback == "immediate" else 0.03
         assert switches[2][1] == "path group 1"
         assert switches[2][0] == pytest.approx(back + delay, abs=1e-12)
+
+
+CHECKED = 0.01
+"""polling_interval of the path checker runs, s."""
+SD_TIMEOUT = 0.005
+"""The command timeout of the path checker runs (and so their checker_timeout), s."""
+
+
+def checker_run(fault: dict[str, Any], **multipath_keys: Any) -> dict[str, Any]:
+    """The dual fabrics, round robin, two commands outstanding, command
+    timeout :data:`SD_TIMEOUT`, polling_interval :data:`CHECKED` (and the
+    multipath keys given), 150 ms with *fault*. The device's results, with
+    "drop": (the time of the fault, the time its path's next check was due
+    then, the checker's timeout), "ios_then": the path's requests at the
+    due check plus the checker's timeout, "recovered": when the fault's
+    service was restored (s) and "retries": the host initiator's retries."""
+    doc = document()
+    doc["run"]["duration"] = "150 ms"
+    fio = doc["workloads"][0]
+    del fio["count"]
+    fio.update(iodepth=2, numjobs=1, timeout=f"{SD_TIMEOUT * 1e3:g} ms")
+    doc["nodes"][0]["multipath"].update(polling_interval=f"{CHECKED * 1e3:g} ms",
+                                        **multipath_keys)
+    doc["faults"] = [fault]
+    scenario = scenario_from_document(doc, "checker.toml")
+    sim = Simulation(scenario.run.seed)
+    net = BUILDERS[scenario.topology](sim, scenario)
+    storage = Storage(sim, scenario, net)
+    faults = install_faults(sim, scenario, net, {})
+    assert isinstance(faults, FaultRun)
+    (device,) = storage.multipaths.values()
+    path = device.paths[0]
+    seen: dict[str, Any] = {}
+
+    def at_drop(_event: object) -> None:
+        assert not path.testing  # no TUR in flight at the fault
+        timeout = device.config.checker_timeout
+        assert timeout is not None
+        seen["drop"] = (sim.now, path.next_check, timeout)
+        sim.call_later(path.next_check + timeout - sim.now + 1e-9,
+                       lambda _e: seen.setdefault("ios_then", path.ios))
+    sim.call_later(float(fault["at"].split()[0]) * 1e-3, at_drop)
+    sim.run(0.15)
+    return device.results() | seen | {"recovered": faults.incidents.records[0].recovered,
+                                      "retries": storage.initiators["host"].stats.retries}
+
+
+DEAD = {"at": "20 ms", "kind": "port-failure", "port": "array"}
+"""The target's N_Port in fabric A stops at 20 ms for good, its links up."""
+
+
+def test_the_checker_fails_a_dead_path_checker_timeout_after_its_first_check() -> None:
+    """A path that drops every frame while its link stays up: its remote
+    port stays online, and the commands lost on it are retried there as sd
+    retries them ((1 + SD_MAX_RETRIES) x 2 x the timeout), but multipathd's
+    checker fails it at its first check after the drop plus
+    checker_timeout (its TEST UNIT READY unanswered); no new request goes
+    down it after that."""
+    device = checker_run(DEAD)
+    drop, due, timeout = device["drop"]
+    assert timeout == SD_TIMEOUT  # checker_timeout defaults to the command timeout
+    # the first check after the drop is due within max_polling_interval (4 x polling_interval)
+    assert drop < due <= drop + 4 * CHECKED
+    failed = when(device, "host-array", "failed")
+    assert failed == pytest.approx(due + timeout, abs=1e-12)
+    assert device["events"][[e["path"] for e in device["events"]].index("host-array")][
+        "event"] == "failed (path checker: TUR timed out)"
+    assert failed < drop + (1 + SD_MAX_RETRIES) * 2 * SD_TIMEOUT  # before sd gives up
+    assert device["paths"]["host-array"]["ios"] == device["ios_then"]
+    assert device["paths"]["host-array"]["failures"] == 1
+    # the requests lost at the drop were each tried 1 + SD_MAX_RETRIES times there (a TUR
+    # is never retried), then sent down the other path
+    assert device["requeued"] > 0
+    assert device["retries"] == SD_MAX_RETRIES * device["requeued"]
+    assert device["failed_ios"] == 0
+
+
+def test_a_given_checker_timeout_sets_when_the_dead_path_fails() -> None:
+    device = checker_run(DEAD, checker_timeout="3 ms")
+    _drop, due, timeout = device["drop"]
+    assert timeout == 0.003
+    assert when(device, "host-array", "failed") == pytest.approx(due + timeout, abs=1e-12)
+
+
+def test_a_path_that_heals_is_reinstated_at_the_first_tur_answered() -> None:
+    """The target's port in fabric A stops from 20 ms to 60 ms: the failed
+    path is checked every polling_interval from its failure; the first check
+    after the port is back is answered GOOD, and the path is reinstated then,
+    a TUR's round trip later."""
+    device = checker_run(DEAD | {"duration": "40 ms"})
+    failed = when(device, "host-array", "failed (path checker: TUR timed out)")
+    back = device["recovered"]  # the port serves again (logged in anew)
+    assert back is not None and back >= 0.06
+    # each check of the failed path comes a polling_interval after the last one's end: its
+    # TUR's timeout while the port is dead
+    period = CHECKED + SD_TIMEOUT
+    first = failed + CHECKED + math.ceil((back - failed - CHECKED) / period) * period
+    reinstated = when(device, "host-array", "reinstated (path checker)")
+    assert first <= reinstated <= first + 1e-3  # the TUR's round trip
+    assert device["paths"]["host-array"]["state"] == "active"
+    assert device["paths"]["host-array"]["failures"] == 1
+
+
+def test_the_checker_s_defaults_are_multipath_tools_and_sd_s() -> None:
+    """multipath-tools' defaults.h: DEFAULT_CHECKINT 5 s, MAX_CHECKINT(t) 4 x t;
+    checker_timeout unset: the path's SCSI command timeout (sd's 30 s unless the
+    job gives one), as multipath.conf(5) says."""
+    doc = document()
+    sim, storage = built(doc)
+    (device,) = storage.multipaths.values()
+    config = device.config
+    assert (config.polling_interval, config.max_checkint) == (5.0, 20.0)
+    assert config.checker_timeout == 30.0
+    doc["nodes"][0]["multipath"].update(polling_interval="2 s")
+    doc["workloads"][0]["timeout"] = "7 s"
+    _sim, storage = built(doc)
+    (device,) = storage.multipaths.values()
+    assert (device.config.max_checkint, device.config.checker_timeout) == (8.0, 7.0)
+    doc["nodes"][0]["multipath"].update(max_polling_interval="3 s", checker_timeout="1 s")
+    _sim, storage = built(doc)
+    (device,) = storage.multipaths.values()
+    assert (device.config.max_checkint, device.config.checker_timeout) == (3.0, 1.0)

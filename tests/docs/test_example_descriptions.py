@@ -34,6 +34,7 @@ from fcsim.report import summary_text
 from fcsim.runner import run_scenario
 from fcsim.scenario.loader import load_scenario
 from fcsim.scenario.model import Scenario
+from fcsim.storage.multipath import CHECKER_TICK
 from fcsim.units import parse_size
 from tests.example_runs import first_repetition
 
@@ -534,10 +535,17 @@ def multipath_link_failure(sc: Scenario) -> None:
     at = {e["event"].split(" (")[0]: e["time_s"] for e in device["events"]
           if e["path"] == "host-array"}
     assert at["failed"] == pytest.approx(fault.at + policy.fast_io_fail_tmo, abs=1e-3)
-    # the checker looks every polling_interval from the failure: its first look
-    # after the cable is back
-    look = fault.at + math.ceil(fault.duration / policy.polling_interval) * policy.polling_interval
-    assert look == figure(description("multipath-link-failure"), r"first look, at (\d+) s")
+    # the checker first looks polling_interval after the paths were made (as the device
+    # first chose a path); blocked, the path is looked at each tick of the checker loop
+    # until the first look after fast_io_fail_tmo has made it transport-offline (down),
+    # and then a polling_interval later: the first look after the cable is back, a TUR's
+    # round trip before the reinstatement
+    first = device["events"][0]["time_s"] + policy.polling_interval
+    down = first + math.ceil((at["failed"] - first) / CHECKER_TICK) * CHECKER_TICK
+    look = down + policy.polling_interval
+    assert fault.at + fault.duration < look
+    assert round(look) == figure(description("multipath-link-failure"),
+                                 r"first look after it is back, at (\d+) s")
     assert at["reinstated"] == pytest.approx(look, abs=1e-3)
     latency = jobs(result)["oltp"]["latency_s"]
     assert latency["max"] == pytest.approx(policy.fast_io_fail_tmo, rel=0.01)

@@ -4,7 +4,10 @@ completes twice (sent again on another path, its first attempt is given
 up by the transport, never answered as well). The paths here are stand-ins
 that answer after a fixed time while their remote port is online and hold
 what they have when it is blocked, until the transport fails it fast
-(:meth:`PathDevice.terminate`), as Linux's FC transport does."""
+(:meth:`PathDevice.terminate`), as Linux's FC transport does, or, *silent*
+with their remote port online, answer nothing: a request then ends as sd
+ends it, DID_TIME_OUT after its retries, and a TEST UNIT READY from the
+path checker, DID_TIME_OUT after its one timeout and abort."""
 
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fcsim.engine.simulation import Simulation
-from fcsim.fc4.fcp import DID_TRANSPORT_FAILFAST, GOOD
+from fcsim.fc4.fcp import DID_TIME_OUT, DID_TRANSPORT_FAILFAST, GOOD, SD_MAX_RETRIES
 from fcsim.storage.config import (
     FAILOVER,
     GROUP_BY_PRIO,
@@ -28,6 +31,10 @@ from fcsim.storage.remote_port import BLOCKED, FAIL_FAST, LOST, ONLINE
 
 SERVICE = 1e-3
 """How long a working path takes over a request, s."""
+TIMEOUT = 0.004
+"""The command timeout, and the checker's, s."""
+SD_GIVES_UP = (1 + SD_MAX_RETRIES) * 2 * TIMEOUT
+"""When sd ends a command sent down a silent path, s after it was sent."""
 
 
 class StandInPath:
@@ -38,6 +45,7 @@ class StandInPath:
     def __init__(self, sim: Simulation) -> None:
         self.sim = sim
         self.online = True
+        self.silent = False
         self._open: dict[int, Callable[[int], None]] = {}
         self._held: list[int] = []
         self._next = 0
@@ -50,21 +58,35 @@ class StandInPath:
         tag = self._next
         self._next += 1
         self._open[tag] = done
-        if self.online:
-            self.sim.call_later(SERVICE, self._answer, tag)
+        if self.silent:
+            self.sim.call_later(SD_GIVES_UP, self._answer, (tag, DID_TIME_OUT))
+        elif self.online:
+            self.sim.call_later(SERVICE, self._answer, (tag, GOOD))
         else:
             self._held.append(tag)
 
-    def _answer(self, tag: int) -> None:
+    def test_unit_ready(self, done: Callable[[int], None]) -> None:
+        tag = self._next
+        self._next += 1
+        self._open[tag] = done
+        if self.silent:
+            self.sim.call_later(2 * TIMEOUT, self._answer, (tag, DID_TIME_OUT))
+        elif self.online:
+            self.sim.call_later(SERVICE, self._answer, (tag, GOOD))
+        else:
+            self._held.append(tag)
+
+    def _answer(self, value: tuple[int, int]) -> None:
+        tag, status = value
         done = self._open.pop(tag, None)
         if done is not None:
-            done(GOOD)
+            done(status)
 
     def back(self) -> None:
         self.online = True
         held, self._held = self._held, []
         for tag in held:
-            self.sim.call_later(SERVICE, self._answer, tag)
+            self.sim.call_later(SERVICE, self._answer, (tag, GOOD))
 
     def terminate(self, status: int) -> int:
         doomed, self._open, self._held = self._open, {}, []
@@ -81,7 +103,7 @@ class StandInPort:
 
 
 outages = st.lists(st.tuples(st.floats(0.0, 0.2), st.floats(1e-4, 0.1), st.integers(0, 3),
-                             st.booleans()), max_size=6)
+                             st.sampled_from(["fail-fast", "lost", "silent"])), max_size=6)
 
 
 @given(st.integers(1, 4), st.sampled_from([FAILOVER, MULTIBUS, GROUP_BY_PRIO]),
@@ -91,11 +113,11 @@ outages = st.lists(st.tuples(st.floats(0.0, 0.2), st.floats(1e-4, 0.1), st.integ
 @settings(max_examples=120, deadline=None)
 def test_every_request_completes_exactly_once(k: int, policy: str, selector: str,
                                                no_path_retry: Any, failback: Any,
-                                               outages: list[tuple[float, float, int, bool]],
+                                               outages: list[tuple[float, float, int, str]],
                                                arrivals: list[float]) -> None:
     sim = Simulation(1)
     config = MultipathConfig(policy, selector, 1, failback, no_path_retry, 0.02, 0.005,
-                             "off", 0.03)
+                             "off", 0.03, checker_timeout=TIMEOUT)
     devices = [StandInPath(sim) for _ in range(k)]
     paths = [Path(f"p{i}", f"h{i}", f"t{i}", d, 50 if i % 2 == 0 else 10)
              for i, d in enumerate(devices)]
@@ -109,11 +131,19 @@ def test_every_request_completes_exactly_once(k: int, policy: str, selector: str
         outcomes[n] = []
         device.submit(False, n * 4096, 4096, outcomes[n].append)
 
-    def down(value: tuple[int, float, bool]) -> None:
-        index, length, lost = value
+    def down(value: tuple[int, float, str]) -> None:
+        index, length, kind = value
         path, port, stand_in = paths[index], paths[index].rport, devices[index]
-        if port.state != ONLINE:  # type: ignore[union-attr]
+        if port.state != ONLINE or stand_in.silent:  # type: ignore[union-attr]
             return
+        if kind == "silent":  # frames dropped, the link up: the remote port stays online
+            stand_in.silent = True
+
+            def heal(_: object) -> None:
+                stand_in.silent = False
+            sim.call_later(length, heal)
+            return
+        lost = kind == "lost"
         stand_in.online = False
         port.state = BLOCKED  # type: ignore[union-attr]
         device.rport_changed(path, BLOCKED)
@@ -134,9 +164,9 @@ def test_every_request_completes_exactly_once(k: int, policy: str, selector: str
 
     for n, at in enumerate(arrivals):
         sim.call_later(at, lambda _e, n=n: submit(n))
-    for at, length, index, lost in outages:
+    for at, length, index, kind in outages:
         if index < k:
-            sim.call_later(at, down, (index, length, lost))
+            sim.call_later(at, down, (index, length, kind))
     sim.run(2.0)
     assert sorted(outcomes) == list(range(len(arrivals)))
     for n, statuses in outcomes.items():
@@ -145,4 +175,5 @@ def test_every_request_completes_exactly_once(k: int, policy: str, selector: str
         if no_path_retry == "queue":
             assert statuses[0] == GOOD  # queued until a path came back, never failed
     assert device.ios == len(arrivals)
+    assert not any(d._open or d._held for d in devices)  # nothing left on a path
     assert device.failed_ios == sum(s == [DID_TRANSPORT_FAILFAST] for s in outcomes.values())

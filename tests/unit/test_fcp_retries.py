@@ -39,6 +39,7 @@ from fcsim.fc4.fcp import (
     QUEUE_FULL_DELAY,
     SD_MAX_RETRIES,
     TASK_SET_FULL,
+    TEST_UNIT_READY,
     Command,
     Response,
 )
@@ -155,6 +156,57 @@ def test_a_command_never_answered_fails_after_one_try_and_five_retries(failfast:
     stats = initiator.stats
     assert (stats.timeouts, stats.retries, stats.failed) == (tries, SD_MAX_RETRIES, 1)
     assert initiator.in_flight == 0 and port.open == 0
+
+
+def test_a_test_unit_ready_never_answered_fails_after_one_timeout_and_its_abort() -> None:
+    """multipathd's TUR goes through SG_IO, a passthrough request:
+    ``scsi_noretry_cmd`` makes its DID_TIME_OUT final, so it is tried once,
+    aborted at the timeout and fails when the ABTS has gone unanswered as
+    long, at 2 x the timeout. It is TEST UNIT READY (operation code 00h,
+    SPC-4) and moves no data."""
+    timeout = 0.5
+    sim, port, initiator, done = _initiator(lambda *a: None, timeout, failfast=True)
+    sim.call_later(0.0, lambda _e: initiator.test_unit_ready(1, done.append))
+    sim.run(100.0)
+    (command,) = done
+    assert command.opcode == TEST_UNIT_READY == 0x00 and command.length == 0
+    assert command.status == DID_TIME_OUT and command.attempts == 1
+    assert command.completed == pytest.approx(2 * timeout, rel=1e-12)
+    assert len(_count(port.sent, h.R_CTL_ABTS)) == 1
+    assert (initiator.stats.timeouts, initiator.stats.retries) == (1, 0)
+    assert initiator.in_flight == 0 and port.open == 0
+
+
+def _p2p_storage() -> tuple[Simulation, Storage, Any]:
+    """Host "a" and RAM disk target "b" over 1 m of 4GFC, built; the job from
+    "a" starts only after the runs here. The simulation, storage and network."""
+    job = FioConfig("job", "a", "b", FioOptions("read", 4096, count=1), start=1.0)
+    base = p2p((job,), 1.0, speed="4GFC")
+    a, b = base.nodes
+    scenario = dataclasses.replace(base, nodes=(a, dataclasses.replace(b, target=RAM)))
+    sim = Simulation(1)
+    net = BUILDERS[scenario.topology](sim, scenario)
+    return sim, Storage(sim, scenario, net), net
+
+
+def test_a_test_unit_ready_to_a_working_target_is_answered_good_without_the_device() -> None:
+    """Over a point-to-point link to a RAM disk target: the TUR's exchange
+    is its FCP_CMND and the FCP_RSP, GOOD, one round trip; the target's
+    device is not involved (no command counted on its logical unit)."""
+    sim, storage, net = _p2p_storage()
+    initiator, target, d_id = storage.initiators["a"], storage.targets["b"], net.address_of("b")
+    done: list[Command] = []
+    sent = [0.0]
+
+    def go() -> None:
+        sent[0] = sim.now
+        initiator.test_unit_ready(d_id, done.append)
+    initiator.login(d_id, go)
+    sim.run(0.01)
+    (command,) = done
+    assert command.status == GOOD and command.attempts == 1
+    assert command.device_s == 0.0 and sum(target.unit_commands) == 0
+    assert 0 < command.completed - sent[0] < 1e-3  # a round trip
 
 
 @pytest.mark.parametrize(("failfast", "marginal", "status", "attempts"), [
