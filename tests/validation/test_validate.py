@@ -175,10 +175,9 @@ def test_a_stored_result_is_keyed_by_the_simulator_and_the_scenario() -> None:
 def test_only_a_recorded_full_run_writes_the_tracked_report(monkeypatch) -> None:
     """The report in the checkout is the recorded one: other runs write theirs into a
     folder git ignores, so validating leaves the checkout clean."""
+    import importlib
     import shutil
     import subprocess
-
-    import importlib
 
     from fcsim.resources import SOURCE_ROOT
 
