@@ -48,7 +48,9 @@ frame the other way where the link is not locked; a frame that waits at a
 full output holds its buffer longer where the model does not compute that
 wait (:func:`_behind`); a short frame at the end of each
 sequence needs a credit more where the model does not follow the frames
-in order (:func:`_pipelined`).
+in order (:func:`_pipelined`); an input full at exactly its shares of two
+outputs has queues whose backlogs no rate pins, and one may hold all its
+buffers (:func:`_at_its_shares`).
 """
 
 from __future__ import annotations
@@ -894,7 +896,13 @@ def caveats(result: FlowResult) -> dict[str, list[str]]:
       one stream alone keeps the hop full, :func:`_pipelined`), or into a
       store-and-forward switch whose credits are not twice what the hop
       keeps in flight (a short frame then waits behind the long one ahead of
-      it at every hop and takes a long frame's slot).
+      it at every hop and takes a long frame's slot);
+    - *input full at its shares*: a link direction into a switch, full,
+      whose frames leave by two or more full outputs, each taking it in turn
+      with another input at exactly the round robin's share
+      (:func:`_at_its_shares`): its queues' backlogs are not pinned by the
+      rates, and where one comes to hold the input's buffers the other's
+      output takes its other input instead.
     """
     fabric = result.fabric
     index = {name: i for i, name in enumerate(result.senders)}
@@ -975,7 +983,35 @@ def caveats(result: FlowResult) -> dict[str, list[str]]:
                 result.load[i] + frames * ahead > r.capacity * (1 - CLOSE)):
             for s in senders:
                 found[s].add("credit behind a full output")
+    for inp, senders in after.items():
+        if _at_its_shares(result, where, on, inp, outputs[inp]):
+            for s in senders:
+                found[s].add("input full at its shares")
     return {s: sorted(found.get(s, ())) for s in result.senders}
+
+
+def _at_its_shares(result: FlowResult, where: dict[tuple[str, str], int],
+                   on: dict[str, dict[str, dict[str, float]]], inp: str,
+                   outputs: set[str]) -> bool:
+    """True if *inp*, a link direction into a switch, is full and carries
+    frames to two or more *outputs*, each full and taking *inp* in turn
+    with another input at exactly the round robin's share (its frames/s on
+    each output, by input and sender: *on*). Each of the input's queues then
+    gets frames exactly as fast as its output takes them, so nothing in the
+    rates pins its backlog; in the packet model one queue's backlog comes to
+    hold the input's shared buffers, the other's next frame cannot come in,
+    and its output takes its other input again (docs/model.md, "Flow
+    model", *input full at its shares*)."""
+    if result.fabric.directions[inp].switch is None or len(outputs) < 2 or not _full(
+            result, where, inp):
+        return False
+    for name in outputs:
+        totals = {g: sum(senders.values()) for g, senders in on[name].items()}
+        others = [rate for g, rate in totals.items() if g != inp]
+        if not others or not _full(result, where, name) or abs(
+                totals[inp] - max(others)) > CLOSE * totals[inp]:
+            return False
+    return True
 
 
 def _unsettled(result: FlowResult, on: dict[str, dict[str, dict[str, float]]],

@@ -441,3 +441,50 @@ def test_inputs_feeding_two_outputs_lose_crossbar_turns_the_flow_model_gives() -
     assert off
     split = {s.name for s in own.fabric.streams if len({e.path[1] for e in s.exchanges}) > 1}
     assert set(off) & split  # a sender feeding two uplinks among them
+
+
+def test_an_input_full_at_two_outputs_shares_is_flagged() -> None:
+    """One core, two edges of three 4GFC N_Ports, two 10 m 4GFC ISLs a
+    pair, device-based routing, random pairs (seed 2), one exchange a
+    stream, four credits, cut-through at 0.7 us: every stream ends at e0,
+    each of e0's three N_Port outputs full and taken by two inputs in turn,
+    half a line each. One ISL into e0 carries e1n1's frames to e0n1 and
+    e1n2's to e0n2, one each in turn (e1's output takes their links in
+    turn): its line is full with exactly the two outputs' shares, so each of
+    its two queues at e0 gets frames exactly as fast as its output takes
+    them, and their backlogs are not pinned by any rate. In the packet model
+    one queue's backlog holds the input's four buffers (three or four of
+    them, measured), the other queue's next frame cannot come in, its output
+    takes its other input again, and the ISL's two streams lose turns to
+    their outputs' other inputs: 187.7 MB/s each, not half a line (flagged:
+    *input full at its shares*); e0n0's output, whose two inputs are N_Port
+    links, gives each exactly half."""
+    scenario = scenario_from_document({
+        "name": "tied", "topology": "fabric",
+        "fabric": {"kind": "core-edge", "switches": 3, "cores": 1, "model": "generic-nonblocking",
+                   "nodes_per_switch": 3, "isls": 2, "speed": "4GFC", "isl_speed": "4GFC",
+                   "length": "2 m", "isl_length": "10 m", "routing": "device-based",
+                   "traffic": "random-pairs", "traffic_seed": 2, "stream_size": "64 KiB",
+                   "outstanding": 1},
+        "run": {"duration": "1 ms", "login": True}}, "tied.toml")
+    voq = SwitchModel(name="voq", ports=64, bb_credit=4, routing_latency=0.7e-6,
+                      cut_through=True, virtual_output_queues=True, crossbar_speedup=2.0)
+    scenario = replace(scenario, switches=tuple(replace(s, model=voq) for s in scenario.switches),
+                       nodes=tuple(replace(n, params=ServiceParameters(bb_credit=4))
+                                   for n in scenario.nodes))
+    flow = solve(flow_fabric(scenario))
+    streams = {s.source: s for s in flow.fabric.streams}
+    for s in streams.values():  # every output full, two inputs in turn: half a line each
+        line = _frames_per_s(s, flow, s.exchanges[0].path[-1]) * _payload(s)
+        assert math.isclose(flow.stream_rates[s.name], line / 2, rel_tol=10 * SETTLED), s.name
+    paths = {name: s.exchanges[0].path for name, s in streams.items()}
+    assert paths["e1n1"][2] == paths["e1n2"][2] and paths["e1n1"][3] != paths["e1n2"][3]
+    assert {name for name, named in flow.caveats.items() if named} == {"e1n1", "e1n2"}
+    assert flow.caveats["e1n1"] == ["input full at its shares"]
+    packet = _packet(scenario, 10e-3, 20e-3)
+    for name in ("e1n1", "e1n2"):  # what the flag is for: the ISL's streams lose turns
+        rate = flow.stream_rates[streams[name].name]
+        assert packet[streams[name].name] < (1 - 4 * TOLERANCE) * rate, name
+    for name in ("e0n1", "e0n2"):  # e0n0's output: two N_Port links in turn, exact
+        s = streams[name]
+        assert math.isclose(packet[s.name], flow.stream_rates[s.name], rel_tol=TOLERANCE)
