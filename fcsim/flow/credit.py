@@ -73,9 +73,11 @@ def behind_line(ready: float, t_back: float, period: float) -> float:
     frame starts at once, so the buffer it takes is freed the credit's
     cycle (frame time + 2 x propagation + hold + one word) after that end,
     and its R_RDY waits in turn: the cycle rounds up to a whole number of
-    periods unless it ends in the fill words."""
+    periods unless it ends in the fill words. A buffer freed at a frame's
+    end, to within 10^-9 of a period (what ``%`` leaves of a whole number
+    of periods in floating point), is freed between two frames."""
     phase = ready % period
-    if phase <= period - t_back:
+    if phase <= period - t_back or phase <= 1e-9 * period:
         return ready
     return ready - phase + period
 
