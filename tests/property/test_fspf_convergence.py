@@ -7,6 +7,7 @@ at least one hop)."""
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -28,10 +29,10 @@ pulls = st.lists(st.tuples(st.integers(0, len(ISLS) - 1), st.integers(1, 20),
                            st.integers(1, 20)), min_size=1, max_size=4)
 
 
-@settings(max_examples=12, deadline=None)
-@given(schedule=pulls, interval=st.sampled_from([0.0, 0.002]))
-def test_every_switch_ends_routing_over_the_isls_that_are_up(
-        schedule: list[tuple[int, int, int]], interval: float) -> None:
+def _pulled(schedule: list[tuple[int, int, int]]) -> tuple[list[FaultConfig], float]:
+    """The link-down faults of *schedule* ((ISL, start ms, length ms) each; a
+    pull while that cable is still out, or within 1 ms of its return, is
+    left out) and when the last cable is back, plus 1 ms, s."""
     faults, out_until = [], {}
     for isl, start, length in schedule:
         at = start * 1e-3
@@ -39,7 +40,12 @@ def test_every_switch_ends_routing_over_the_isls_that_are_up(
             continue  # the cable is already out then
         faults.append(FaultConfig(at, "link-down", link=f"isl{isl}", duration=length * 1e-3))
         out_until[isl] = at + length * 1e-3 + 1e-3
-    end = 0.06
+    return faults, max(out_until.values())
+
+
+def _run(faults: list[FaultConfig], interval: float, end: float) -> tuple[Any, Any]:
+    """The fabric run with *faults* under Min_LS_Interval *interval* s until
+    *end* s: its network and its run (FSPF, incidents)."""
     sim = Simulation(1)
     sc = dataclasses.replace(
         fabric({"h": "e1:0", "d": "e2:0"}, (), end, switches=SWITCHES, isls=ISLS,
@@ -50,6 +56,15 @@ def test_every_switch_ends_routing_over_the_isls_that_are_up(
     build_workloads(sim, sc, net)
     run = install(sim, sc, net)
     sim.run(end)
+    return net, run
+
+
+@settings(max_examples=12, deadline=None)
+@given(schedule=pulls, interval=st.sampled_from([0.0, 0.002]))
+def test_every_switch_ends_routing_over_the_isls_that_are_up(
+        schedule: list[tuple[int, int, int]], interval: float) -> None:
+    faults, _ = _pulled(schedule)
+    net, run = _run(faults, interval, 0.06)
     fspf = run.fabric.fspf
     up = {key for key, ends in net.isl_ends.items()
           if all(sp.port.lcf.state == "AC" for sp in ends.values())}
@@ -68,24 +83,9 @@ def test_service_is_restored_only_on_routes_that_stand(
     up: when every cable is back (and Active), each switch's last route
     computation up to the fault's recovery used all of them, and none after
     it uses fewer before the next pull."""
-    faults, out_until = [], {}
-    for isl, start, length in schedule:
-        at = start * 1e-3
-        if at <= out_until.get(isl, -1.0):
-            continue
-        faults.append(FaultConfig(at, "link-down", link=f"isl{isl}", duration=length * 1e-3))
-        out_until[isl] = at + length * 1e-3 + 1e-3
-    end = max(out_until.values()) + interval + 0.02
-    sim = Simulation(1)
-    sc = dataclasses.replace(
-        fabric({"h": "e1:0", "d": "e2:0"}, (), end, switches=SWITCHES, isls=ISLS,
-               speed="2GFC", length=100.0),
-        faults=tuple(sorted(faults, key=lambda f: f.at)),
-        fspf=FspfTimers(min_ls_interval=interval, min_ls_arrival=0.0))
-    net = build_fabric(sim, sc)
-    build_workloads(sim, sc, net)
-    run = install(sim, sc, net)
-    sim.run(end)
+    faults, back = _pulled(schedule)
+    end = back + interval + 0.02
+    net, run = _run(faults, interval, end)
     computations = run.fabric.fspf.computations
     for record in run.incidents.records:
         restored = record.recovered
