@@ -54,11 +54,12 @@ from fcsim.output import (
 from fcsim.preflight import affordable, first_run, unknown_ports
 from fcsim.progress import Progress, end_progress_line
 from fcsim.report import summary_text
-from fcsim.runner import SLICES, run_once, run_scenario
+from fcsim.runner import SLICES, build_network, run_once, run_scenario
 from fcsim.scenario.loader import ScenarioError, load_scenario
 from fcsim.scenario.model import Scenario
 from fcsim.scenario.reference import SCHEMAS, schema_text
 from fcsim.sweep import sweep_points
+from fcsim.topology.network import Network
 from fcsim.trace.capture import CableCaptures, PcapSink, linktypes
 from fcsim.trace.ladder import Enough, Ladder, draw_ladder, ladder_text
 from fcsim.trace.pcap import FILE_HEADER_SIZE, PcapWriter
@@ -202,9 +203,6 @@ def _run(args: argparse.Namespace) -> int:
         return _flow(args, scenario)
     if args.spread is not None:
         raise UsageError(f"--spread: given {args.spread!r}; only with --model flow")
-    wrong = unknown_ports(scenario, "--pcap-ports", tuple(args.pcap_ports))
-    if wrong is not None:
-        raise UsageError(wrong)
     if pcap is not None and pcap.suffix != ".pcapng" and len(linktypes(scenario)) > 1:
         raise UsageError(f"--pcap: given {args.pcap!r}; a file ending in .pcapng for a "
                          "scenario whose networks carry frames of several link types (a "
@@ -241,7 +239,8 @@ def _run(args: argparse.Namespace) -> int:
         progress = Progress(steps) if sys.stderr.isatty() else None
         series = TimeSeries(interval=args.report_interval) if report is not None else None
         results = run_scenario(scenario, sinks, progress, series,
-                               args.jobs or default_jobs())
+                               args.jobs or default_jobs(),
+                               _PortCheck(scenario.source, "--pcap-ports", args.pcap_ports))
         if cables is not None:
             files = cables.close()
             if len(files) > 1:
@@ -310,9 +309,6 @@ def _explain(args: argparse.Namespace) -> int:
     scenario = _load(args.scenario)
     if scenario is None:
         return 2
-    wrong = unknown_ports(scenario, "--ports", tuple(args.ports))
-    if wrong is not None:
-        raise UsageError(wrong)
     points = sweep_points(scenario)
     until = args.until if args.until is not None else float("inf")
     first = points[0][1] if points else scenario
@@ -320,10 +316,12 @@ def _explain(args: argparse.Namespace) -> int:
                       float("inf") if args.ports else args.events):
         return 2
     ladder = Ladder(args.events, until, tuple(args.ports))
+    check = _PortCheck(scenario.source, "--ports", args.ports)
     try:
-        run_once(first, first.run.seed, [ladder])
+        run_once(first, first.run.seed, [ladder], built=check)
     except Enough:
-        pass
+        if not check.done:  # the ladder filled with the frames sent as the network was built
+            check(build_network(first))
     if not ladder.rungs:
         print("fcsim: no event matched (check --ports and --until)", file=sys.stderr)
         return 1
@@ -335,6 +333,25 @@ def _explain(args: argparse.Namespace) -> int:
                     f"{scenario.name}: the first {len(ladder.rungs)} events")
     print(f"wrote {output}")
     return 0
+
+
+class _PortCheck:
+    """The port names given with a command's *option*, checked against the
+    network its run builds (:data:`fcsim.runner.Built`): a :class:`UsageError`
+    names those that name no port of it, before anything is simulated."""
+
+    def __init__(self, source: str, option: str, given: Sequence[str]) -> None:
+        self.source, self.option, self.given = source, option, tuple(given)
+        self.done = not self.given
+        """Whether the names were checked (no name given: nothing to check)."""
+
+    def __call__(self, net: Network) -> None:
+        if self.done:
+            return
+        self.done = True
+        wrong = unknown_ports(net, self.source, self.option, self.given)
+        if wrong is not None:
+            raise UsageError(wrong)
 
 
 def _load(path: str) -> Scenario | None:

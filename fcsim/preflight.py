@@ -1,6 +1,6 @@
 """Checks made on a loaded scenario before anything is simulated: the work it asks
 for against the limits (:mod:`fcsim.scenario.work`) and the port names a command
-line gives against the ports the scenario has."""
+line gives against the ports of the network the run builds."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import argparse
 import sys
 from dataclasses import replace
 
-from fcsim.runner import port_names
 from fcsim.scenario.model import Scenario
 from fcsim.scenario.work import (
     DEFAULT_MAX_FRAMES,
@@ -17,6 +16,7 @@ from fcsim.scenario.work import (
     estimate,
     wall_time,
 )
+from fcsim.topology.network import Network
 
 
 def add_limit_options(parser: argparse.ArgumentParser) -> None:
@@ -57,18 +57,23 @@ def first_run(scenario: Scenario, until: float) -> Scenario:
                                          duration=min(run.duration, until)))
 
 
-def unknown_ports(scenario: Scenario, option: str, given: tuple[str, ...]) -> str | None:
+def port_names(net: Network) -> set[str]:
+    """The names of every link-level port of *net* (node names,
+    ``switch:port``) as trace sinks see them."""
+    return {port.name for port in net.ports()}
+
+
+def unknown_ports(net: Network, source: str, option: str,
+                  given: tuple[str, ...]) -> str | None:
     """Why the port names *given* with *option* do not all name a port of
-    *scenario* (node names, ``switch:port``), or None if they do. The topology
-    is built to name its ports only when names are *given*."""
-    if not given:
-        return None
-    known = port_names(scenario)
+    *net*, the network of scenario file *source* (node names,
+    ``switch:port``), or None if they do."""
+    known = port_names(net)
     unknown = [name for name in given if name not in known]
     if not unknown:
         return None
     listed = ", ".join(sorted(known)[:12]) + (", ..." if len(known) > 12 else "")
-    return (f"{option}: {scenario.source} has no port named "
+    return (f"{option}: {source} has no port named "
             f"{', '.join(repr(name) for name in unknown)}; its ports: {listed}")
 
 

@@ -54,22 +54,32 @@ SLICES = 50
 """Steps in which a run reports its progress, when asked to."""
 
 
+Built = Callable[[Network], None]
+"""Called with a run's network once it is built, before anything is
+simulated: a command checks against it the port names it was given (and
+refuses them by raising), so that it builds the network once."""
+
+
 def run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink] = (),
              progress: Callable[[float], None] | None = None,
-             series: TimeSeries | None = None) -> dict[str, Any]:
+             series: TimeSeries | None = None, built: Built | None = None) -> dict[str, Any]:
     """One repetition with *seed*; *sinks* receive every link event;
     *progress(simulated_time)* is called at :data:`SLICES` points of the run;
-    *series* samples the network over time."""
-    return _run_once(scenario, seed, sinks, progress, series)[0]
+    *series* samples the network over time; *built(network)* is called once
+    the network is built."""
+    return _run_once(scenario, seed, sinks, progress, series, built)[0]
 
 
 def _run_once(scenario: Scenario, seed: int, sinks: Sequence[TraceSink],
               progress: Callable[[float], None] | None,
-              series: TimeSeries | None) -> tuple[dict[str, Any], Simulation]:
+              series: TimeSeries | None,
+              built: Built | None = None) -> tuple[dict[str, Any], Simulation]:
     """:func:`run_once`'s results, and the simulation that gave them."""
     sim = Simulation(seed)
     sim.sinks.extend(sinks)
     net = BUILDERS[scenario.topology](sim, scenario)
+    if built is not None:
+        built(net)
     hosts = build_hosts(sim, scenario, net)
     workloads = build_workloads(sim, scenario, net)
     settled = sim.env.event()
@@ -192,18 +202,17 @@ def summarise(repetitions: list[dict[str, Any]]) -> dict[str, Any]:
     return summary
 
 
-def port_names(scenario: Scenario) -> set[str]:
-    """The names of every link-level port of *scenario* (node names,
-    ``switch:port``) as trace sinks see them; the topology is built, not run."""
-    net = BUILDERS[scenario.topology](Simulation(scenario.run.seed), scenario)
-    return {port.name for port in net.ports()}
+def build_network(scenario: Scenario) -> Network:
+    """*scenario*'s network, built on a simulation of its seed and not run."""
+    return BUILDERS[scenario.topology](Simulation(scenario.run.seed), scenario)
 
 
 def _repeat(scenario: Scenario, sinks: Sequence[TraceSink],
             progress: Callable[[int, str], None] | None = None,
-            series: TimeSeries | None = None) -> dict[str, Any]:
+            series: TimeSeries | None = None, built: Built | None = None) -> dict[str, Any]:
     """Every repetition of *scenario*; *progress(done, label)* in steps of
-    :data:`SLICES` per repetition; *series* samples the first.
+    :data:`SLICES` per repetition; *series* samples the first, and *built* is
+    told its network.
 
     A first repetition that drew no random number is what every seed gives
     (every random input of a run comes from its seeded streams): the others
@@ -225,7 +234,7 @@ def _repeat(scenario: Scenario, sinks: Sequence[TraceSink],
             continue
         rep, sim = _run_once(scenario, run.seed + i, sinks if i == 0 else (),
                              step if progress is not None else None,
-                             series if i == 0 else None)
+                             series if i == 0 else None, built if i == 0 else None)
         reps.append(rep)
         if i == 0 and run.repetitions > 1:
             drew = sim.drew_random()
@@ -239,6 +248,7 @@ def run_scenario(
     progress: Callable[[int, str], None] | None = None,
     series: TimeSeries | None = None,
     jobs: int = 1,
+    built: Built | None = None,
 ) -> dict[str, Any]:
     """Every repetition of *scenario* and their summary, as one JSON-ready dict.
 
@@ -247,7 +257,8 @@ def run_scenario(
     the points after the first run on *jobs* worker processes; *progress(done,
     label)* is called after each point (for a single run, :data:`SLICES` times
     per repetition). Trace *sinks* see the first repetition only (of the first
-    point), and *series* samples it (not for a sweep).
+    point), *series* samples it (not for a sweep), and *built* is told its
+    network once it is built.
     """
     run = scenario.run
     out: dict[str, Any] = {
@@ -259,14 +270,14 @@ def run_scenario(
     }
     points = sweep_points(scenario)
     if not points:
-        return {**out, **_repeat(scenario, sinks, progress, series)}
+        return {**out, **_repeat(scenario, sinks, progress, series, built)}
     done: dict[int, dict[str, Any]] = {}
 
     def arrived(index: int, repeated: dict[str, Any]) -> None:
         done[index] = {**points[index][0], **repeated}
         if progress is not None:
             progress(len(done), point_label(points[index][0]))
-    arrived(0, _repeat(points[0][1], sinks))  # here: the trace sinks see it
+    arrived(0, _repeat(points[0][1], sinks, built=built))  # here: the trace sinks see it
     rest = range(1, len(points))
     if jobs > 1 and len(rest) > 1:
         # Leaving the block, at the end or on Ctrl-C, kills every worker (fcsim/workers.py).

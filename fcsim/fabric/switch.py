@@ -14,7 +14,12 @@ frame, taking inputs in turn; an input feeds the crossbar one frame at a time
 at its link speed (times the model's crossbar speedup). An input an output
 passed over because it was feeding another output has the output's next
 turn, and the output waits for it then: two outputs that pull in step would
-otherwise pass it over every time and starve it. The input buffer, and
+otherwise pass it over every time and starve it. The turns are iSLIP's grant
+rule (McKeown, IEEE/ACM Trans. Networking 7(2), 1999: an output's pointer
+moves one beyond an input only when the input takes the grant, so the input
+served in a busy one's place is served again after it); the wait is this
+model's, in place of iSLIP's accept arbiter at the input (docs/model.md,
+*crossbar input contention*). The input buffer, and
 with it one BB credit (an R_RDY upstream), is freed when the frame crosses the
 crossbar, and never before its EOF is in: a cut-through switch reads each word
 out of the input buffer the routing latency after it arrived, as it did the

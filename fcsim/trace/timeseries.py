@@ -54,6 +54,10 @@ class TimeSeries:
         self.credit_zero: dict[str, list[int]] = {}
         """Per switch port, its transitions to zero transmit credit in each interval."""
         self._windows: list[tuple[str, PortWindow]] = []
+        self._window_rows: list[tuple[PortWindow, list[float], list[int]]] | None = None
+        """Per window, its TxWait and zero-credit series (from the first sample on)."""
+        self._queue_rows: dict[str, dict[int, list[int]]] = {}
+        """Per switch, per port index, its queue series."""
         self._last: dict[str, float] = {}
         self._rows: dict[int, _PortRow] = {}
         """Per port (by identity), its series while its peer is the same."""
@@ -100,23 +104,38 @@ class TimeSeries:
         ports, switches, workloads = self._sources
         step = self._step
         self.time.append(self._sim.now)
-        rows = self._rows
-        for port in ports:
+        rows, last = self._rows, self._last
+        for port in ports:  # _delta and min(..., 1.0), inline: every port, every sample
             peer, loop = port.peer, hasattr(port, "circuit")
             row = rows.get(id(port))
             if row is None or row[0] is not peer or row[1] != loop:
                 row = rows[id(port)] = self._port_row(port, peer, loop)
             _, _, busy_key, utilisation, credit = row
-            busy = self._delta(busy_key, port.stats.busy_time)
-            utilisation.append(min(busy / step, 1.0))
+            busy = port.stats.busy_time
+            before = last.get(busy_key, 0.0)
+            last[busy_key] = busy
+            share = (busy - before if busy >= before else busy) / step
+            utilisation.append(share if share < 1.0 else 1.0)
             credit.append(port.credit)
         for switch_name, switch in switches.items():
+            queues = self._queue_rows.get(switch_name)
+            if queues is None:
+                queues = self._queue_rows[switch_name] = {}
             for index, length in switch.queue_lengths().items():
-                self.queue.setdefault(f"{switch_name}:{index}", []).append(length)
-        for name, window in self._windows:
+                series = queues.get(index)
+                if series is None:
+                    series = queues[index] = self.queue.setdefault(f"{switch_name}:{index}", [])
+                series.append(length)
+        windows = self._window_rows
+        if windows is None:
+            windows = self._window_rows = [
+                (window, self.txwait.setdefault(name, []), self.credit_zero.setdefault(name, []))
+                for name, window in self._windows]
+        for window, txwait, credit_zero in windows:
             wait, zeros = window.advance()
-            self.txwait.setdefault(name, []).append(min(wait / step, 1.0))
-            self.credit_zero.setdefault(name, []).append(zeros)
+            share = wait / step
+            txwait.append(share if share < 1.0 else 1.0)
+            credit_zero.append(zeros)
         for w in workloads:
             moved = self._delta(f"payload/{w.name}", w.stats.payload + w.stats.taken_back)
             self.throughput.setdefault(w.name, []).append(moved / step)

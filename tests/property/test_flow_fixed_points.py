@@ -19,6 +19,7 @@ from fcsim.flow.model import GAP_CHARS, OTHER, solve
 from fcsim.scenario.loader import scenario_from_document
 from fcsim.scenario.model import Scenario
 from tests.property.test_flow_oracle import fabrics
+from tests.voq_fabric import on_voq
 
 SETTINGS = settings(max_examples=25, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -41,12 +42,7 @@ def one_core(draw: st.DrawFn) -> tuple[Scenario, str]:
                                        "fabric": fabric,
                                        "run": {"duration": "1 ms", "login": False}},
                                       "one-core.toml")
-    voq = SwitchModel(name="voq", ports=64, bb_credit=16, routing_latency=0.7e-6,
-                      cut_through=True, virtual_output_queues=True, crossbar_speedup=2.0)
-    scenario = replace(scenario, switches=tuple(replace(s, model=voq) for s in scenario.switches),
-                       nodes=tuple(replace(n, params=ServiceParameters(bb_credit=16))
-                                   for n in scenario.nodes))
-    return scenario, repr(fabric)
+    return on_voq(scenario, 16, 0.7e-6, True, 16), repr(fabric)
 
 
 @settings(SETTINGS, max_examples=40)

@@ -8,9 +8,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from fcsim.fabric.switch_model import SwitchModel
 from fcsim.fc2.frame import frame_chars
-from fcsim.fc2.login import ServiceParameters
 from fcsim.fc2.port import MIN_FILL_WORDS
 from fcsim.flow import fluid, model
 from fcsim.flow.arbitration import level
@@ -20,6 +18,7 @@ from fcsim.runner import run_once
 from fcsim.scenario.loader import load_scenario, scenario_from_document
 from fcsim.scenario.model import Scenario
 from tests.unit.test_flow_model import EXAMPLES
+from tests.voq_fabric import on_voq
 
 TOLERANCE = 0.02
 """Packet against flow, relative (the oracle's)."""
@@ -57,18 +56,6 @@ def test_water_filling_gives_the_backlogged_queues_what_the_others_leave() -> No
     assert math.isclose(level([0.1, math.inf, math.inf], [1.0, 1.0, 1.0], 1.0), 0.45)
     assert math.isclose(level([math.inf, math.inf], [1.0, 3.0], 1.0), 0.25)
     assert level([0.1, 0.2], [1.0, 1.0], 1.0) == math.inf
-
-
-def _on_voq(scenario: Scenario, switch_credit: int, latency: float, cut_through: bool,
-            node_credit: int) -> Scenario:
-    """*scenario* with every switch a virtual-output-queue switch of
-    *switch_credit* buffers a port, *latency* s of routing and crossbar
-    speedup 2, and every N_Port given *node_credit* BB credit."""
-    voq = SwitchModel(name="voq", ports=64, bb_credit=switch_credit, routing_latency=latency,
-                      cut_through=cut_through, virtual_output_queues=True, crossbar_speedup=2.0)
-    return replace(scenario, switches=tuple(replace(s, model=voq) for s in scenario.switches),
-                   nodes=tuple(replace(n, params=ServiceParameters(bb_credit=node_credit))
-                               for n in scenario.nodes))
 
 
 def _parking_lot() -> Scenario:
@@ -138,11 +125,7 @@ def _chain() -> Scenario:
                    "traffic": "fan-in", "targets": 1, "stream_size": "64 KiB",
                    "outstanding": 3},
         "run": {"duration": "1 ms", "login": True}}, "chain.toml")
-    model = SwitchModel(name="voq", ports=64, bb_credit=16, routing_latency=0.0,
-                        cut_through=False, virtual_output_queues=True, crossbar_speedup=2.0)
-    return replace(scenario, switches=tuple(replace(s, model=model) for s in scenario.switches),
-                   nodes=tuple(replace(n, params=ServiceParameters(bb_credit=8))
-                               for n in scenario.nodes))
+    return on_voq(scenario, 16, 0.0, False, 8)
 
 
 def test_blocking_reaches_back_through_every_hop() -> None:
@@ -215,11 +198,7 @@ def test_an_isl_takes_its_inputs_in_turn_whatever_the_next_switch_caps() -> None
                    "length": "1 m", "isl_length": "10 m", "routing": "exchange-based",
                    "traffic": "permutation", "stream_size": "8 KiB", "outstanding": 2},
         "run": {"duration": "1 ms", "login": False}}, "turns.toml")
-    model = SwitchModel(name="voq", ports=64, bb_credit=16, routing_latency=0.7e-6,
-                        cut_through=True, virtual_output_queues=True, crossbar_speedup=2.0)
-    scenario = replace(scenario, switches=tuple(replace(s, model=model) for s in scenario.switches),
-                       nodes=tuple(replace(n, params=ServiceParameters(bb_credit=8))
-                                   for n in scenario.nodes))
+    scenario = on_voq(scenario, 16, 0.7e-6, True, 8)
     flow = solve(flow_fabric(scenario))
     streams = {s.name: s for s in flow.fabric.streams}
     isl = streams["perm2"].exchanges[0].path[1]
@@ -252,7 +231,7 @@ def test_two_fixed_points_of_the_round_robin_are_flagged() -> None:
                    "length": "10 m", "isl_length": "500 m", "routing": "exchange-based",
                    "traffic": "fan-in", "targets": 1, "stream_size": "8 KiB", "outstanding": 2},
         "run": {"duration": "1 ms", "login": True}}, "two.toml")
-    scenario = _on_voq(scenario, 16, 5e-6, False, 16)
+    scenario = on_voq(scenario, 16, 5e-6, False, 16)
     flow = solve(flow_fabric(scenario))
     streams = {s.name: s for s in flow.fabric.streams}
     target = streams["fanin0"].exchanges[0].path[-1]
@@ -297,7 +276,7 @@ def test_a_tie_at_an_output_nobody_waits_for_holds_no_sender() -> None:
                    "length": "10 m", "isl_length": "500 m", "routing": "exchange-based",
                    "traffic": "permutation", "stream_size": "16 KiB", "outstanding": 2},
         "run": {"duration": "1 ms", "login": False}}, "tie.toml")
-    scenario = _on_voq(scenario, 16, 0.7e-6, True, 16)
+    scenario = on_voq(scenario, 16, 0.7e-6, True, 16)
     flow = solve(flow_fabric(scenario))
     assert not any(flow.caveats.values())
     packet = _packet(scenario, 0.5e-3, 5e-3)
@@ -331,7 +310,7 @@ def test_frames_behind_a_held_exchange_in_one_queue_go_at_its_pace() -> None:
                    "traffic": "random-pairs", "traffic_seed": 1, "stream_size": "16 KiB",
                    "outstanding": 2},
         "run": {"duration": "1 ms", "login": False}}, "pace.toml")
-    scenario = _on_voq(scenario, 16, 0.7e-6, True, 16)
+    scenario = on_voq(scenario, 16, 0.7e-6, True, 16)
     flow = solve(flow_fabric(scenario))
     streams = {s.name: s for s in flow.fabric.streams}
     by_pair = {(s.source, s.destination): s.name for s in streams.values()}
@@ -376,7 +355,7 @@ def test_turns_that_shared_input_buffers_undo_are_not_given_as_exact() -> None:
                    "length": "16 m", "isl_length": "10 m", "routing": "exchange-based",
                    "traffic": "permutation", "stream_size": "64 KiB", "outstanding": 3},
         "run": {"duration": "1 ms", "login": False}}, "shared.toml")
-    scenario = _on_voq(scenario, 4, 5e-6, True, 16)
+    scenario = on_voq(scenario, 4, 5e-6, True, 16)
     flow = solve(flow_fabric(scenario))
     streams = {s.source: s for s in flow.fabric.streams}
     far = [streams["p1e0n0"], streams["p1e0n1"]]
@@ -463,7 +442,7 @@ def test_an_input_full_at_two_outputs_shares_is_flagged() -> None:
                    "traffic": "random-pairs", "traffic_seed": 2, "stream_size": "64 KiB",
                    "outstanding": 1},
         "run": {"duration": "1 ms", "login": True}}, "tied.toml")
-    scenario = _on_voq(scenario, 4, 0.7e-6, True, 4)
+    scenario = on_voq(scenario, 4, 0.7e-6, True, 4)
     flow = solve(flow_fabric(scenario))
     streams = {s.source: s for s in flow.fabric.streams}
     for s in streams.values():  # every output full, two inputs in turn: half a line each

@@ -5,15 +5,12 @@ ways (the oracle's cases, tests/property/test_flow_oracle.py)."""
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from fcsim.fabric.switch_model import SwitchModel
 from fcsim.fabric.switch_port import HEADER_CHARS
 from fcsim.fc2.frame import frame_chars
-from fcsim.fc2.login import ServiceParameters
 from fcsim.flow.credit import (
     _turns,
     behind_line,
@@ -28,6 +25,7 @@ from fcsim.flow.model import GAP_CHARS, results, solve
 from fcsim.scenario.loader import scenario_from_document
 from fcsim.scenario.model import Scenario
 from tests.unit.test_flow_arbitration import _packet
+from tests.voq_fabric import on_voq
 
 
 def test_a_hold_under_a_word_lets_the_r_rdy_out_first() -> None:
@@ -67,11 +65,7 @@ def _both_ways(speed: str, isl: str, credits: int, latency: float, cut: bool,
                    "isl_length": isl, "traffic": "permutation", "stream_size": size,
                    "outstanding": 1},
         "run": {"duration": "1 ms", "login": login}}, "both-ways.toml")
-    model = SwitchModel(name="voq", ports=64, bb_credit=credits, routing_latency=latency,
-                        cut_through=cut, virtual_output_queues=True, crossbar_speedup=2.0)
-    return replace(scenario, switches=tuple(replace(s, model=model) for s in scenario.switches),
-                   nodes=tuple(replace(n, params=ServiceParameters(bb_credit=16))
-                               for n in scenario.nodes))
+    return on_voq(scenario, credits, latency, cut, 16)
 
 
 def _locked_rate(d: Direction, data_field: int, credits: int, hold: float) -> float:
@@ -167,11 +161,7 @@ def _one_credit_links(latency: float, cut: bool) -> Scenario:
                    "traffic": "random-pairs", "traffic_seed": 42, "stream_size": "8 KiB",
                    "outstanding": 1},
         "run": {"duration": "1 ms", "login": False}}, "one-credit.toml")
-    model = SwitchModel(name="voq", ports=64, bb_credit=1, routing_latency=latency,
-                        cut_through=cut, virtual_output_queues=True, crossbar_speedup=2.0)
-    return replace(scenario, switches=tuple(replace(s, model=model) for s in scenario.switches),
-                   nodes=tuple(replace(n, params=ServiceParameters(bb_credit=1))
-                               for n in scenario.nodes))
+    return on_voq(scenario, 1, latency, cut, 1)
 
 
 def test_a_credit_bound_link_paces_its_r_rdys_by_the_full_line_the_other_way() -> None:
@@ -221,12 +211,7 @@ def test_the_levels_see_the_credit_waits_the_rates_see() -> None:
                    "isl_length": "20 km", "routing": "port-based", "traffic": "random-pairs",
                    "traffic_seed": 329, "stream_size": "64 KiB", "outstanding": 2},
         "run": {"duration": "1 ms", "login": False}}, "locked-isl.toml")
-    model = SwitchModel(name="voq", ports=64, bb_credit=8, routing_latency=0.7e-6,
-                        cut_through=True, virtual_output_queues=True, crossbar_speedup=2.0)
-    scenario = replace(scenario,
-                       switches=tuple(replace(s, model=model) for s in scenario.switches),
-                       nodes=tuple(replace(n, params=ServiceParameters(bb_credit=3))
-                                   for n in scenario.nodes))
+    scenario = on_voq(scenario, 8, 0.7e-6, True, 3)
     flow = solve(flow_fabric(scenario))
     stream = flow.fabric.streams[0]
     d = flow.fabric.directions["c0:2->e2:2"]
@@ -267,11 +252,7 @@ def _fan_in(per_switch: int, isl: str, credits: int, cut: bool) -> Scenario:
                    "length": "5 m", "isl_length": isl, "traffic": "fan-in", "targets": 1,
                    "stream_size": "8448 B", "outstanding": 1},
         "run": {"duration": "1 ms"}}, "fan-in.toml")
-    model = SwitchModel(name="voq", ports=64, bb_credit=credits, routing_latency=0.0,
-                        cut_through=cut, virtual_output_queues=True, crossbar_speedup=2.0)
-    return replace(scenario, switches=tuple(replace(s, model=model) for s in scenario.switches),
-                   nodes=tuple(replace(n, params=ServiceParameters(bb_credit=16))
-                               for n in scenario.nodes))
+    return on_voq(scenario, credits, 0.0, cut, 16)
 
 
 def test_a_credit_bound_isl_waits_its_turn_at_a_full_output() -> None:
@@ -367,12 +348,7 @@ def test_a_short_last_frame_costs_a_credit_tight_hop_a_stall_a_sequence() -> Non
                        "isl_length": isl, "traffic": "fan-in", "targets": 1,
                        "stream_size": size, "outstanding": 1},
             "run": {"duration": "1 ms", "login": False}}, "pipeline.toml")
-        model = SwitchModel(name="voq", ports=64, bb_credit=credits, routing_latency=0.0,
-                            cut_through=False, virtual_output_queues=True, crossbar_speedup=2.0)
-        scenario = replace(scenario,
-                           switches=tuple(replace(s, model=model) for s in scenario.switches),
-                           nodes=tuple(replace(n, params=ServiceParameters(bb_credit=16))
-                                       for n in scenario.nodes))
+        scenario = on_voq(scenario, credits, 0.0, False, 16)
         flow = solve(flow_fabric(scenario))
         stream = flow.fabric.streams[0]
         d = flow.fabric.directions[stream.exchanges[0].path[1]]

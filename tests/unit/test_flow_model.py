@@ -16,7 +16,6 @@ from fcsim.build import build_fabric, build_workloads
 from fcsim.cli import main
 from fcsim.engine.simulation import Simulation
 from fcsim.fabric.login import FABRIC_EXCHANGES
-from fcsim.fabric.switch_model import SwitchModel
 from fcsim.fc0.speed import speed_named
 from fcsim.fc2.frame import frame_chars
 from fcsim.fc2.port import MIN_FILL_WORDS
@@ -25,6 +24,7 @@ from fcsim.flow.fairness import max_min
 from fcsim.flow.model import solve
 from fcsim.runner import run_once
 from fcsim.scenario.loader import load_scenario, scenario_from_document
+from tests.voq_fabric import on_voq
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "scenarios"
 
@@ -56,10 +56,7 @@ def test_a_long_isl_with_few_credits_runs_at_credits_x_frame_over_its_cycle() ->
     the cycle of a buffer on the ISL into the far switch."""
     scenario = _scenario(_fabric(isl_length="20 km", stream_size="8448 B"))
     credits = 3
-    model = SwitchModel(name="few", ports=64, bb_credit=credits, routing_latency=0.7e-6,
-                        cut_through=True, virtual_output_queues=True, crossbar_speedup=2.0)
-    scenario = replace(scenario, switches=tuple(replace(s, model=model)
-                                                for s in scenario.switches))
+    scenario = on_voq(scenario, credits, 0.7e-6, True)
     flow = solve(flow_fabric(scenario))
     speed = speed_named("2GFC")
     isl = next(link for link in scenario.links if link.name.startswith("s0-s1"))
@@ -73,11 +70,8 @@ def test_the_packet_model_runs_the_credit_bound_isl_at_the_flow_rate() -> None:
     """The same fabric frame by frame (the oracle's check, on one case kept here)."""
     scenario = _scenario(_fabric(isl_length="20 km", stream_size="8448 B"),
                          duration="31 ms")
-    model = SwitchModel(name="few", ports=64, bb_credit=3, routing_latency=0.7e-6,
-                        cut_through=True, virtual_output_queues=True, crossbar_speedup=2.0)
-    scenario = replace(scenario, switches=tuple(replace(s, model=model)
-                                                for s in scenario.switches),
-                       run=replace(scenario.run, warmup=1e-3))
+    scenario = on_voq(scenario, 3, 0.7e-6, True)
+    scenario = replace(scenario, run=replace(scenario.run, warmup=1e-3))
     flow = solve(flow_fabric(scenario)).stream_rates["fanin0"]
     packet = run_once(scenario, 1)["workloads"]["fanin0"]["throughput_bytes_per_s"]
     assert abs(packet - flow) <= 0.02 * flow

@@ -15,10 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from fcsim.build import BUILDERS
 from fcsim.cli import main
 from fcsim.output import Capped, OutputError, check_folder
+from fcsim.preflight import port_names
 from fcsim.progress import Progress, end_progress_line
-from fcsim.runner import port_names
+from fcsim.runner import build_network
 from fcsim.scenario.loader import load_scenario
 from tests.unit.test_outputs import ROOT, _scenario, _Terminal, terminal_signals
 
@@ -83,7 +85,7 @@ def test_a_capture_piped_through_dev_stdout_leaves_the_results_on_stderr(
 
 
 def test_port_names_are_those_trace_sinks_see() -> None:
-    fabric = port_names(load_scenario(ROOT / "scenarios" / "netperf-tcp-rr.toml"))
+    fabric = port_names(build_network(load_scenario(ROOT / "scenarios" / "netperf-tcp-rr.toml")))
     assert fabric == {"client", "server", "ancor:0", "ancor:1"}
 
 
@@ -99,6 +101,38 @@ def test_an_unknown_port_is_refused_before_any_work(tmp_path: Path, command: lis
     _only_line(capsys.readouterr().err, command[-1], "no port named 'nobody'",
                "its ports: a, b")
     assert not (tmp_path / "x.pcap").exists()
+
+
+@pytest.mark.parametrize("command", [["run", "--pcap", "x.pcap", "--pcap-ports"],
+                                     ["explain", "--ports"]])
+def test_port_names_are_checked_on_the_network_the_run_builds(
+        tmp_path: Path, command: list[str], capsys, monkeypatch) -> None:
+    """The names are checked against the network the run builds: it is built
+    once, not once more to name its ports."""
+    monkeypatch.chdir(tmp_path)
+    scenario = str(_scenario(tmp_path))
+    topology = load_scenario(scenario).topology
+    builder, builds = BUILDERS[topology], []
+
+    def counted(sim, scenario):
+        builds.append(scenario.name)
+        return builder(sim, scenario)
+
+    monkeypatch.setitem(BUILDERS, topology, counted)
+    assert main([command[0], scenario, *command[1:], "a"]) == 0
+    assert builds == ["out"]
+
+
+def test_a_ladder_full_before_the_run_still_has_its_port_names_checked(capsys) -> None:
+    """``explain --events 1``: the ladder fills with the first login frame
+    the fabric sends as it is built, before the names could be checked on it;
+    they are checked all the same."""
+    scenario = str(ROOT / "scenarios" / "netperf-tcp-rr.toml")
+    assert main(["explain", scenario, "--events", "1", "--ports", "client"]) == 0
+    assert "client" in capsys.readouterr().out
+    assert main(["explain", scenario, "--events", "1", "--ports", "client", "nobody"]) == 2
+    _only_line(capsys.readouterr().err, "--ports", "no port named 'nobody'",
+               "its ports: ancor:0, ancor:1, client, server")
 
 
 def test_explain_is_held_to_the_work_limits(tmp_path: Path, capsys) -> None:

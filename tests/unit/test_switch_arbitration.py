@@ -13,15 +13,12 @@ e0n2 share its link equally.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
-from fcsim.fabric.switch_model import SwitchModel
 from fcsim.fc0.speed import speed_named
 from fcsim.fc2.frame import frame_chars
-from fcsim.fc2.login import ServiceParameters
 from fcsim.fc2.port import MIN_FILL_WORDS
 from fcsim.runner import run_once
 from fcsim.scenario.loader import scenario_from_document
+from tests.voq_fabric import on_voq
 
 FABRIC = {"kind": "core-edge", "model": "generic-nonblocking", "switches": 5, "cores": 2,
           "nodes_per_switch": 3, "isls": 2, "speed": "1GFC", "isl_speed": "2GFC",
@@ -34,11 +31,7 @@ def test_an_input_passed_over_is_not_starved() -> None:
     document = {"name": "starved", "topology": "fabric", "fabric": FABRIC,
                 "run": {"duration": "8 ms", "warmup": "1 ms", "login": True}}
     scenario = scenario_from_document(document, "starved.toml")
-    model = SwitchModel(name="voq-sf", ports=64, bb_credit=3, routing_latency=0.0,
-                        cut_through=False, virtual_output_queues=True, crossbar_speedup=2.0)
-    scenario = replace(
-        scenario, switches=tuple(replace(s, model=model) for s in scenario.switches),
-        nodes=tuple(replace(n, params=ServiceParameters(bb_credit=3)) for n in scenario.nodes))
+    scenario = on_voq(scenario, 3, 0.0, False, 3)
     result = run_once(scenario, 1)
     assert not result["warnings"]
     assert all(t is not None for t in result["login_s"].values())

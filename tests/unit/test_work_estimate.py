@@ -1,7 +1,6 @@
 """The preflight before a run: the work estimate (:mod:`fcsim.scenario.work`)
 reads the fastest line once, however many workloads there are, and its frames
-are the closed form; port names are checked by building the topology only when
-names are given."""
+are the closed form; port names are checked against a built network's ports."""
 
 from __future__ import annotations
 
@@ -48,14 +47,14 @@ def test_stream_frames_are_the_closed_form() -> None:
     assert estimate(scenario).frames == pytest.approx(frames * run.repetitions, rel=1e-12)
 
 
-def test_no_port_names_given_builds_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_port_names_are_checked_against_the_networks_ports() -> None:
     from fcsim import preflight
-
-    def refuse(_scenario: object) -> set[str]:
-        raise AssertionError("built the topology to check no name")
+    from fcsim.runner import build_network
 
     scenario = load_scenario(ROOT / "scenarios" / "netperf-tcp-rr.toml")
-    monkeypatch.setattr(preflight, "port_names", refuse)
-    assert preflight.unknown_ports(scenario, "--ports", ()) is None
-    with pytest.raises(AssertionError):
-        preflight.unknown_ports(scenario, "--ports", ("nowhere",))
+    net = build_network(scenario)
+    assert preflight.unknown_ports(net, scenario.source, "--ports", ()) is None
+    assert preflight.unknown_ports(net, scenario.source, "--ports", ("client", "ancor:1")) is None
+    wrong = preflight.unknown_ports(net, scenario.source, "--ports", ("client", "nowhere"))
+    assert wrong == (f"--ports: {scenario.source} has no port named 'nowhere'; its ports: "
+                     "ancor:0, ancor:1, client, server")
