@@ -224,6 +224,10 @@ def _run(args: argparse.Namespace) -> int:
             stack.callback(_discard_unless_closed, cables)
             sinks.append(cables)
         elif pcap is not None:  # a device or FIFO: every cable's frames into it
+            # Its header goes out as it opens and cannot be taken back, so the
+            # names are checked first, on a network built for it.
+            _PortCheck(scenario.source, "--pcap-ports", args.pcap_ports)(
+                build_network(scenario))
             handle = stack.enter_context(open_output(pcap, "wb", "--pcap"))
             writer = (PcapngWriter(handle, args.pcap_limit) if pcap.suffix == ".pcapng" else
                       stack.enter_context(PcapWriter(handle, limit=args.pcap_limit,

@@ -83,6 +83,23 @@ def test_a_fifo_is_written_through(tmp_path: Path) -> None:
     assert stat.S_ISFIFO(fifo.stat().st_mode) and b"R_RDY" in got[0]
 
 
+def test_a_fifo_gets_nothing_when_the_capture_ports_are_refused(tmp_path: Path,
+                                                               capsys) -> None:
+    """A capture header written into a FIFO cannot be taken back, so unknown
+    --pcap-ports names are refused before the FIFO is opened."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # the writer's open does not block
+    try:
+        assert main(["run", str(_scenario(tmp_path)), "--pcap", str(fifo),
+                     "--pcap-ports", "nosuch"]) == 2
+        assert os.read(reader, 4096) == b""
+    finally:
+        os.close(reader)
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "'nosuch'" in err
+
+
 def test_pcap_and_trace_on_one_file_are_refused(tmp_path: Path, capsys) -> None:
     (tmp_path / "alias").symlink_to(tmp_path / "x")
     for trace in ("x", "alias"):
