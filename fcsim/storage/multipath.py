@@ -16,9 +16,11 @@ the next group in order with one becomes current (dm-mpath's
 
 A request that fails with a path error fails its path and is sent again on
 another (dm-mpath's ``multipath_end_io``: ``blk_path_error``, ``fail_path``
-and ``DM_ENDIO_REQUEUE``): every host byte here is one (DID_TRANSPORT_FAILFAST
-and DID_TRANSPORT_MARGINAL are BLK_STS_TRANSPORT, DID_TIME_OUT, DID_ERROR and
-DID_NO_CONNECT BLK_STS_IOERR; ``scsi_result_to_blk_status``). The transport
+and ``DM_ENDIO_REQUEUE``): every error here is one (DID_TRANSPORT_FAILFAST
+and DID_TRANSPORT_MARGINAL are BLK_STS_TRANSPORT; DID_TIME_OUT, DID_ERROR,
+DID_NO_CONNECT and a SCSI status other than GOOD, such as the TASK SET FULL
+of a command sd gave up after its runtime limit, BLK_STS_IOERR;
+:func:`~fcsim.fc4.fcp.blk_status`). The transport
 fails a blocked remote port's I/O at fast_io_fail_tmo (or at dev_loss_tmo),
 which fails the path then. An unanswered command is retried on its path as
 sd retries it (dm-mpath's REQ_FAILFAST_TRANSPORT does not stop the retry of
@@ -79,7 +81,13 @@ from typing import Any, Protocol
 from fcsim.engine.simulation import Simulation
 from fcsim.fc2.els_payload import port_name as wwpn
 from fcsim.fc2.fpin import Descriptor, LinkIntegrity
-from fcsim.fc4.fcp import DID_TRANSPORT_FAILFAST, GOOD
+from fcsim.fc4.fcp import (
+    BLK_STS_IOERR,
+    BLK_STS_TRANSPORT,
+    DID_TRANSPORT_FAILFAST,
+    GOOD,
+    blk_status,
+)
 from fcsim.fc4.fcp_initiator import DEFAULT_TIMEOUT
 from fcsim.storage.config import (
     FAIL,
@@ -96,7 +104,11 @@ from fcsim.storage.remote_port import FAIL_FAST, LOST, MARGINAL, ONLINE, RemoteP
 
 HOST_BYTE = 1 << 16
 """A completion status at or above this is a host byte: the transport gave
-the command up (the path failed), not the target."""
+the command up, not the target."""
+PATH_ERRORS = frozenset({BLK_STS_TRANSPORT, BLK_STS_IOERR})
+"""The block statuses dm-multipath takes for a path's error (Linux
+``blk_path_error``: every status but NOTSUPP, NOSPC, TARGET, RESV_CONFLICT,
+MEDIUM and PROTECTION, none of which a request here ends with)."""
 ALUA_OPTIMISED = 50
 ALUA_NON_OPTIMISED = 10
 """Path priorities of multipath-tools' ``alua`` prioritizer for a target port
@@ -303,9 +315,10 @@ class Multipath:
     def _ended(self, io: _Io, path: Path, status: int) -> None:
         path.in_flight -= 1
         path.in_flight_bytes -= io.length
-        if status >= HOST_BYTE:
+        if blk_status(status) in PATH_ERRORS:
             path.errors += 1
-            self._fail(path, f"I/O error {status >> 16:#04x}")
+            self._fail(path, f"I/O error {status >> 16:#04x}" if status >= HOST_BYTE
+                       else f"I/O error, SCSI status {status:#04x}")
             self.requeued += 1
             self._dispatch(io)
             return

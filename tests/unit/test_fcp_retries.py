@@ -43,13 +43,16 @@ from fcsim.fc4.fcp import (
     Command,
     Response,
 )
-from fcsim.fc4.fcp_initiator import DEFAULT_TIMEOUT, FcpInitiator
+from fcsim.fc4.fcp_initiator import DEFAULT_TIMEOUT, PRLI, FcpInitiator
+from fcsim.host.block import FcpLun
 from fcsim.resources import DATA_ROOT
 from fcsim.runner import run_once
 from fcsim.scenario.loader import load_scenario
 from fcsim.storage.build import Storage
-from fcsim.storage.config import FioConfig
+from fcsim.storage.config import FioConfig, MultipathConfig
 from fcsim.storage.device_model import RamDiskModel
+from fcsim.storage.multipath import Multipath
+from fcsim.storage.multipath import Path as Path_
 from fcsim.workload.fio import FioOptions
 from tests.builders import assert_refused, p2p
 
@@ -69,6 +72,13 @@ class _Seq:
     r_ctl: int
     ulp: Any = None
     size: int = 0
+
+
+class _Exchange:
+    """An exchange as the initiator reads it: the N_Port it was opened to."""
+
+    def __init__(self, responder_id: int) -> None:
+        self.responder_id = responder_id
 
 
 class _Port:
@@ -92,7 +102,7 @@ class _Port:
 
     def open_exchange(self, d_id: int) -> object:
         self.open += 1
-        return object()
+        return _Exchange(d_id)
 
     def close_exchange(self, exchange: object, abnormal: bool = False) -> None:
         self.open -= 1
@@ -289,6 +299,46 @@ def test_task_set_full_for_ever_fails_once_the_command_outlives_its_retries() ->
     assert command.status == TASK_SET_FULL and command.retries == 0
     assert command.completed == pytest.approx(k * (delay + QUEUE_FULL_DELAY) + delay)
     assert initiator.stats.failed == 1 and initiator.in_flight == 0
+
+
+def test_a_multipath_request_given_up_after_task_set_full_fails_its_path() -> None:
+    """A multipath device over two paths whose first target answers every
+    command TASK SET FULL: sd gives the request up at the first refusal later
+    than (SD_MAX_RETRIES + 1) x the timeout (as above); Linux completes it
+    with BLK_STS_IOERR (``scsi_io_completion_action``: a status other than
+    GOOD without sense data is ACTION_FAIL, ``scsi_result_to_blk_status``
+    DID_OK and not good), which ``blk_path_error`` counts, so dm-multipath
+    fails the path and sends the request down the other, whose target
+    answers GOOD after *delay*."""
+    timeout, delay = 0.011, 1e-4
+    sim = Simulation(1)
+
+    def answering(status: int) -> Callable[[int, Any, _Port, object], None]:
+        def answer(r_ctl: int, ulp: Any, port: _Port, exchange: object) -> None:
+            if r_ctl == h.R_CTL_ELS_REQUEST:  # PRLI
+                port.reply(0.0, exchange, h.R_CTL_ELS_REPLY, PRLI)
+            else:
+                port.reply(delay, exchange, h.R_CTL_COMMAND_STATUS, Response(status))
+        return answer
+    paths = [Path_(name, "host", "array", FcpLun(FcpInitiator(  # type: ignore[arg-type]
+        sim, _Port(sim, answer), 3, timeout, failfast=True), 1), 50)
+        for name, answer in (("full", answering(TASK_SET_FULL)), ("good", answering(GOOD)))]
+    device = Multipath(sim, "mpath", paths, MultipathConfig(
+        path_grouping_policy="multibus", path_selector="round-robin",
+        polling_interval=10.0))
+    statuses: list[tuple[float, int]] = []
+    device.login(lambda: device.submit(True, 0, 4096,
+                                       lambda status: statuses.append((sim.now, status))))
+    sim.run(1.0)
+    limit = (SD_MAX_RETRIES + 1) * timeout
+    k = math.floor((limit - delay) / (delay + QUEUE_FULL_DELAY)) + 1
+    given_up = k * (delay + QUEUE_FULL_DELAY) + delay
+    ((completed, status),) = statuses
+    assert status == GOOD and completed == pytest.approx(given_up + delay)
+    assert device.results()["requeued"] == 1
+    assert [p.state for p in paths] == ["failed", "active"]
+    assert device.events[-1] == (pytest.approx(given_up), "full",
+                                 "failed (I/O error, SCSI status 0x28)")
 
 
 def test_read_data_short_uses_a_retry_each_time() -> None:
