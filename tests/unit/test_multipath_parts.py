@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 
 from fcsim.build import multipath_pairs
 from fcsim.scenario.loader import load_scenario
+from fcsim.storage.config import CHECKER_TICK
+from fcsim.storage.multipath import first_tick_after
 from fcsim.storage.path_selector import QueueLength, RoundRobin, ServiceTime
 from tests.builders import assert_refused
 
@@ -117,3 +119,24 @@ count = 10
     path.write_text(own, encoding="utf-8")
     pairs = multipath_pairs(load_scenario(path))
     assert pairs == {("host", "array"): {("host", "array"), ("host.1", "array.1")}}
+
+
+def test_the_checker_loop_finds_a_tur_timed_out_a_second_after_a_whole_timeout() -> None:
+    """tur.c's ``now.tv_sec > ct->time``: a TUR sent at a run of the loop with
+    multipath.conf's 30 s timeout is found timed out 31 runs (31 s) later."""
+    assert first_tick_after(30.0, CHECKER_TICK) == 31.0
+    assert first_tick_after(0.003, 0.001) == pytest.approx(0.004, rel=1e-12)
+
+
+@given(st.floats(1e-4, 10.0), st.floats(1e-4, 2.0), st.integers(0, 100))
+@settings(max_examples=200, deadline=None)
+def test_the_run_that_finds_a_timeout_is_the_first_after_it(span: float, tick: float,
+                                                            whole: int) -> None:
+    """The run found is a whole number of ticks after the sending, later than
+    the timeout by at most a tick; a timeout of a whole number of ticks is
+    found one tick after it."""
+    ticks = first_tick_after(span, tick) / tick
+    assert ticks == pytest.approx(round(ticks), abs=1e-9)
+    n = round(ticks)
+    assert span < n * tick * (1 + 1e-9) and (n - 1) * tick <= span * (1 + 1e-9)
+    assert first_tick_after(whole * tick, tick) == pytest.approx((whole + 1) * tick, rel=1e-9)
