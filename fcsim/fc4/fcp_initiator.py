@@ -71,7 +71,8 @@ class FcpInitiator:
     :data:`QUEUE_FULL_DELAY` when none is outstanding (Linux requeues it at
     the head of the device's queue and runs the queue again at a completion,
     or after SCSI_QUEUE_DELAY when the device has none), unless it has been
-    around longer than (max_retries + 1) x *timeout* since it was first sent:
+    around longer than (max_retries + 1) x *timeout* since it was first sent
+    (a TEST UNIT READY, an SG_IO request with no retries: 1 x *timeout*):
     it then completes with that status (``scsi_cmd_runtime_exceeded``).
     :attr:`fabric` sums, per target N_Port, the time its completed commands
     spent outside the device: from the FCP_CMND's sending to the FCP_RSP's
@@ -395,9 +396,12 @@ class FcpInitiator:
 
     def _outlived(self, command: Command) -> bool:
         """Whether *command*, its try over without success, has been around too
-        long to be requeued (Linux ``scsi_cmd_runtime_exceeded``)."""
+        long to be requeued (Linux ``scsi_cmd_runtime_exceeded``): a TEST UNIT
+        READY, an SG_IO request, is allowed no retries (``cmd->allowed`` 0),
+        a read or write sd's."""
+        allowed = 0 if command.test_unit_ready else self.max_retries
         return runtime_exceeded(command.first_sent, self.sim.now,  # type: ignore[arg-type]
-                                self.max_retries, self.timeout)
+                                allowed, self.timeout)
 
     def _send_waiting(self, d_id: int) -> None:
         """Send the oldest command waiting for *d_id*, if any (a resend when it

@@ -187,13 +187,14 @@ def test_a_test_unit_ready_never_answered_fails_after_one_timeout_and_its_abort(
     assert initiator.in_flight == 0 and port.open == 0
 
 
-def _p2p_storage() -> tuple[Simulation, Storage, Any]:
-    """Host "a" and RAM disk target "b" over 1 m of 4GFC, built; the job from
-    "a" starts only after the runs here. The simulation, storage and network."""
+def _p2p_storage(model: RamDiskModel = RAM) -> tuple[Simulation, Storage, Any]:
+    """Host "a" and RAM disk target "b" (*model*) over 1 m of 4GFC, built; the
+    job from "a" starts only after the runs here. The simulation, storage and
+    network."""
     job = FioConfig("job", "a", "b", FioOptions("read", 4096, count=1), start=1.0)
     base = p2p((job,), 1.0, speed="4GFC")
     a, b = base.nodes
-    scenario = dataclasses.replace(base, nodes=(a, dataclasses.replace(b, target=RAM)))
+    scenario = dataclasses.replace(base, nodes=(a, dataclasses.replace(b, target=model)))
     sim = Simulation(1)
     net = BUILDERS[scenario.topology](sim, scenario)
     return sim, Storage(sim, scenario, net), net
@@ -217,6 +218,54 @@ def test_a_test_unit_ready_to_a_working_target_is_answered_good_without_the_devi
     assert command.status == GOOD and command.attempts == 1
     assert command.device_s == 0.0 and sum(target.unit_commands) == 0
     assert 0 < command.completed - sent[0] < 1e-3  # a round trip
+
+
+def test_a_test_unit_ready_enters_the_task_set_and_waits_when_it_is_full() -> None:
+    """TEST UNIT READY is a command like any other: it enters the logical
+    unit's task set, and a logical unit without room for it answers TASK SET
+    FULL (SAM-2 5.2: "returned when the logical unit receives a command and
+    does not have enough resources to enter the associated task in the task
+    set"; Linux's LIO target runs it as a command, ``spc_emulate_testunitready``,
+    behind its qla2xxx driver's check of the commands pending,
+    ``qlt_chk_qfull_thresh_hold``). With a task set of one held by a read of
+    the slow device, the TUR is refused, waits at the initiator (as any
+    command refused TASK SET FULL) and goes again when the read completes:
+    it completes GOOD a round trip after the read, without the device."""
+    sim, storage, net = _p2p_storage(dataclasses.replace(SLOW, queue_depth=1))
+    initiator, target, d_id = storage.initiators["a"], storage.targets["b"], net.address_of("b")
+    done: list[Command] = []
+    tur: list[Command] = []
+
+    def go() -> None:
+        initiator.submit(d_id, False, 0, 4096, done.append)
+        sim.call_later(1e-4, lambda _e: initiator.test_unit_ready(d_id, tur.append))
+    initiator.login(d_id, go)
+    sim.run(0.05)
+    (read,), (command,) = done, tur
+    assert read.status == GOOD and read.completed is not None
+    assert command.status == GOOD and command.attempts == 2 and command.device_s == 0.0
+    assert target.queue_full == 1 and initiator.stats.queue_full == 1
+    assert sum(target.unit_commands) == 1  # the read's: a TUR is not I/O to the unit
+    assert 0 < command.completed - read.completed < 1e-4  # sent again at once: a round trip
+
+
+def test_a_test_unit_ready_refused_for_ever_fails_after_one_timeout() -> None:
+    """An SG_IO request has no retries (``allowed`` 0), so a TUR always
+    answered TASK SET FULL is requeued until it has been around longer than
+    (0 + 1) x its timeout (``scsi_cmd_runtime_exceeded``), then completes
+    with TASK SET FULL, which tur.c takes for the path down: at the first
+    refusal later than the timeout, k x (delay + SCSI_QUEUE_DELAY) + delay."""
+    timeout, delay = 0.011, 1e-4
+
+    def answer(r_ctl: int, ulp: Any, port: _Port, exchange: object) -> None:
+        port.reply(delay, exchange, h.R_CTL_COMMAND_STATUS, Response(TASK_SET_FULL))
+    sim, port, initiator, done = _initiator(answer, timeout, failfast=True)
+    sim.call_later(0.0, lambda _e: initiator.test_unit_ready(1, done.append))
+    sim.run(10.0)
+    (command,) = done
+    k = math.floor((timeout - delay) / (delay + QUEUE_FULL_DELAY)) + 1
+    assert command.status == TASK_SET_FULL and command.retries == 0
+    assert command.completed == pytest.approx(k * (delay + QUEUE_FULL_DELAY) + delay)
 
 
 @pytest.mark.parametrize(("failfast", "marginal", "status", "attempts"), [
