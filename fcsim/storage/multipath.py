@@ -41,10 +41,14 @@ path whose TUR is answered GOOD is up: a failed one is reinstated (dm's
 which runs once a second, ``checker_tick``, finds it timed out at its first
 run after the timeout, :func:`first_tick_after`), is down: an active one is failed
 (``fail_path``), so new I/O goes to the other paths while the commands in
-flight on it end as sd's retries decide. A path whose remote port is
+flight on it end as sd's retries decide. tur.c sends its TUR again after an
+error it takes for the HBA's (:data:`TUR_FINAL_HOSTS`, :data:`TUR_TRIES`),
+and a check that finds the last check's TUR still outstanding sends a new
+one beside it once, then finds the path down without one
+(:data:`MAX_NR_TIMEOUTS`). A path whose remote port is
 fail-fast or lost is down without a TUR (multipathd reads the SCSI device's
 state first, ``path_offline``: transport-offline); a blocked one is pending,
-looked at again at the checker loop's next run, a second later. A
+looked at again at the checker loop's next run, a tick later. A
 healthy path is checked ``polling_interval`` after it was made (its first
 check was the map's discovery, pathinfo's DI_CHECKER) and then at intervals
 doubling from there up to ``max_polling_interval``; a path whose state
@@ -114,6 +118,11 @@ TUR_TRIES = 5
 """How often tur.c's ``tur_check`` sends its TEST UNIT READY while the
 completion carries a host byte it takes for the HBA's error
 (``retry_tur = 5``, "Driver error, retry")."""
+MAX_NR_TIMEOUTS = 1
+"""How many checks in a row tur.c starts a new TUR beside the last one still
+outstanding (its thread not responding) before it finds the path down
+without one (``libcheck_check``: PATH_TIMEOUT once ``nr_timeouts`` exceeds
+MAX_NR_TIMEOUTS, 1)."""
 TUR_FINAL_HOSTS = frozenset({GOOD, DID_NO_CONNECT, DID_TRANSPORT_FAILFAST})
 """The host bytes with which tur.c takes a TUR's completion as it is
 (DID_OK, DID_NO_CONNECT, DID_TRANSPORT_FAILFAST; DID_BAD_TARGET and
@@ -193,8 +202,10 @@ class Path:
         self.checkint = 0.0  # the interval to its next check, s (multipathd's checkint)
         self.next_check = float("inf")  # when its next check is due, s
         self.testing = 0  # its TUR awaited (a number advanced at each): 0 none
-        self.tur_outstanding = False  # a TUR sent is not yet completed
+        self.tur_outstanding = False  # the last check's TUR is not yet completed
+        self.tur_round = 0  # the check whose TUR the checker's thread sent last
         self.tur_tries = 0  # TURs sent for the check in progress (tur.c's tries)
+        self.stalls = 0  # checks in a row that found the last TUR outstanding (nr_timeouts)
         self.relative_throughput = 1
         self.in_flight = self.in_flight_bytes = 0
         self.ios = self.bytes = self.errors = self.failures = 0
@@ -406,18 +417,22 @@ class Multipath:
         """multipathd's checker on *path*: down without a TUR if its remote port
         is fail-fast or lost (the SCSI device transport-offline), pending while
         it is blocked (looked at again at the checker's next tick), else a TEST
-        UNIT READY down it; a TUR still outstanding from an earlier check
-        (tur.c: its thread not responding) finds it down."""
+        UNIT READY down it. When the last check's TUR is still outstanding
+        (tur.c: its thread not responding) a new one is sent beside it, once:
+        the next check that finds that one outstanding too finds the path down
+        without a TUR (:data:`MAX_NR_TIMEOUTS`)."""
         path, round_ = value
         if round_ != path.checks:
             return
         state = ONLINE if path.rport is None else path.rport.state
-        if state in (FAIL_FAST, LOST) or path.tur_outstanding:
-            self._checked(path, False, "path checker: "
-                          + ("TUR outstanding" if path.tur_outstanding else f"remote port {state}"))
+        if state in (FAIL_FAST, LOST):
+            self._checked(path, False, f"path checker: remote port {state}")
         elif state not in (ONLINE, MARGINAL):  # blocked: PATH_PENDING, at the next tick
             self._schedule(path, self.config.checker_tick)
+        elif path.tur_outstanding and path.stalls >= MAX_NR_TIMEOUTS:
+            self._checked(path, False, "path checker: TUR outstanding")
         else:
+            path.stalls = path.stalls + 1 if path.tur_outstanding else 0
             path.testing = path.checks
             path.tur_tries = 0
             path.next_check = float("inf")
@@ -425,8 +440,11 @@ class Multipath:
             self.sim.call_later(self._tur_noticed, self._timed_out, (path, round_))
 
     def _send_tur(self, path: Path, round_: int) -> None:
-        """The TUR of check *round_* down *path* (again)."""
+        """The TUR of check *round_* down *path* (again): the checker's thread
+        is this check's from now (a TUR of an earlier check still outstanding
+        is left to itself)."""
         path.tur_outstanding = True
+        path.tur_round = round_
         path.tur_tries += 1
         path.device.test_unit_ready(lambda status: self._answered(path, round_, status))
 
@@ -434,7 +452,8 @@ class Multipath:
         """*path*'s TUR of check *round_* completed with *status*: sent again
         after an HBA's error while tur.c has tries left, else the check's
         answer (if the check is still waiting for it)."""
-        path.tur_outstanding = False
+        if round_ == path.tur_round:
+            path.tur_outstanding = False
         if path.testing == round_:
             if status & HOST_BYTE_MASK not in TUR_FINAL_HOSTS and path.tur_tries < TUR_TRIES:
                 self._send_tur(path, round_)
