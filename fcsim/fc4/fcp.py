@@ -114,7 +114,9 @@ class Command:
     TASK SET FULL uses none); *first_sent*: when it was first sent, s
     (None: not yet; Linux's ``jiffies_at_alloc``). *test_unit_ready*: it is
     a TEST UNIT READY sent through SG_IO (no data, *length* 0; a passthrough
-    command, whose timeout is final: :mod:`fcsim.fc4.fcp_initiator`)."""
+    command, whose timeout is final: :mod:`fcsim.fc4.fcp_initiator`).
+    *timeout*: its own command timeout, s (None: the initiator's; an SG_IO
+    request carries the timeout its sender gives)."""
 
     tag: int
     write: bool
@@ -135,6 +137,7 @@ class Command:
     retries: int = 0
     first_sent: float | None = None
     test_unit_ready: bool = False
+    timeout: float | None = None
 
     @property
     def long(self) -> bool:

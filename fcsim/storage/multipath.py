@@ -167,8 +167,9 @@ class PathDevice(Protocol):
     def terminate(self, status: int) -> int:
         """Fail every command outstanding over the path with *status*."""
 
-    def test_unit_ready(self, done: Callable[[int], None]) -> None:
-        """TEST UNIT READY down the path; *done(status)* when it completes."""
+    def test_unit_ready(self, done: Callable[[int], None], timeout: float) -> None:
+        """TEST UNIT READY down the path with a command timeout of *timeout*
+        s; *done(status)* when it completes."""
 
 
 @dataclass
@@ -252,6 +253,7 @@ class Multipath:
         self._no_path_episode = 0
         self.ios = self.requeued = self.failed_ios = self.max_queued = 0
         timeout = DEFAULT_TIMEOUT if config.checker_timeout is None else config.checker_timeout
+        self._tur_timeout = timeout  # SG_IO's, tur.c's io_hdr.timeout
         self._tur_noticed = first_tick_after(timeout, config.checker_tick)
         self._regroup()
 
@@ -446,7 +448,8 @@ class Multipath:
         path.tur_outstanding = True
         path.tur_round = round_
         path.tur_tries += 1
-        path.device.test_unit_ready(lambda status: self._answered(path, round_, status))
+        path.device.test_unit_ready(lambda status: self._answered(path, round_, status),
+                                    self._tur_timeout)
 
     def _answered(self, path: Path, round_: int, status: int) -> None:
         """*path*'s TUR of check *round_* completed with *status*: sent again

@@ -187,6 +187,26 @@ def test_a_test_unit_ready_never_answered_fails_after_one_timeout_and_its_abort(
     assert initiator.in_flight == 0 and port.open == 0
 
 
+def test_a_test_unit_ready_waits_the_timeout_it_was_sent_with() -> None:
+    """multipathd's TUR goes through SG_IO with the checker's timeout
+    (tur.c: ``io_hdr.timeout = timeout * 1000``; the request's timeout,
+    ``scsi_fill_sghdr_rq``), not sd's: never answered, it is aborted at that
+    timeout and fails when its ABTS has gone unanswered as long; a read sent
+    beside it keeps sd's."""
+    timeout, checker = 0.5, 0.2
+    sim, port, initiator, done = _initiator(lambda *a: None, timeout, failfast=True)
+    reads: list[Command] = []
+    sim.call_later(0.0, lambda _e: initiator.test_unit_ready(1, done.append, timeout=checker))
+    sim.call_later(0.0, lambda _e: reads.append(initiator.submit(1, False, 0, 4096,
+                                                                 done.append)))
+    sim.run(2 * timeout + 1e-3)
+    (tur,), (read,) = done, reads
+    assert tur.test_unit_ready and tur.status == DID_TIME_OUT
+    assert tur.completed == pytest.approx(2 * checker, rel=1e-12)
+    assert _count(port.sent, h.R_CTL_ABTS) == pytest.approx([checker, timeout])
+    assert read.attempts == 2  # its abort gone unanswered at 2 x sd's timeout, sent again
+
+
 def _p2p_storage(model: RamDiskModel = RAM) -> tuple[Simulation, Storage, Any]:
     """Host "a" and RAM disk target "b" (*model*) over 1 m of 4GFC, built; the
     job from "a" starts only after the runs here. The simulation, storage and

@@ -165,7 +165,7 @@ class _HeldTurs:
     def terminate(self, status: int) -> int:
         return 0
 
-    def test_unit_ready(self, done: Callable[[int], None]) -> None:
+    def test_unit_ready(self, done: Callable[[int], None], timeout: float) -> None:
         self.turs.append((self.sim.now, done))
 
 
