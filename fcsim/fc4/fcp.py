@@ -78,6 +78,11 @@ SD_MAX_RETRIES, the command's ``allowed``)."""
 TEST_UNIT_READY = 0x00
 """SCSI TEST UNIT READY operation code (SPC-4): no data, the logical unit
 answers GOOD when it is ready; multipathd's ``tur`` path checker sends it."""
+BLK_STS_OK = "ok"
+BLK_STS_TRANSPORT = "transport"
+BLK_STS_IOERR = "ioerr"
+"""The block layer's status of a request (Linux ``blk_status_t``) as the
+SCSI midlayer ends it, of those the statuses here give."""
 READ_10 = 0x28
 """SCSI READ(10) operation code."""
 WRITE_10 = 0x2A
@@ -109,7 +114,9 @@ class Command:
     TASK SET FULL uses none); *first_sent*: when it was first sent, s
     (None: not yet; Linux's ``jiffies_at_alloc``). *test_unit_ready*: it is
     a TEST UNIT READY sent through SG_IO (no data, *length* 0; a passthrough
-    command, whose timeout is final: :mod:`fcsim.fc4.fcp_initiator`)."""
+    command, whose timeout is final: :mod:`fcsim.fc4.fcp_initiator`).
+    *timeout*: its own command timeout, s (None: the initiator's; an SG_IO
+    request carries the timeout its sender gives)."""
 
     tag: int
     write: bool
@@ -130,6 +137,7 @@ class Command:
     retries: int = 0
     first_sent: float | None = None
     test_unit_ready: bool = False
+    timeout: float | None = None
 
     @property
     def long(self) -> bool:
@@ -163,3 +171,21 @@ class TransferReady:
 
     offset: int
     burst: int
+
+
+def blk_status(status: int) -> str:
+    """The block layer's status of a read or write whose command completed
+    with *status* (its host byte above the SCSI status), as Linux's
+    ``scsi_io_completion`` ends the request: GOOD is BLK_STS_OK;
+    DID_TRANSPORT_FAILFAST and DID_TRANSPORT_MARGINAL are BLK_STS_TRANSPORT;
+    every other host byte, and a SCSI status other than GOOD, BLK_STS_IOERR
+    (``scsi_result_to_blk_status``). A status without sense data, as TASK SET
+    FULL when sd gives the command up, is failed with that
+    (``scsi_io_completion_action``: ACTION_FAIL); so is CHECK CONDITION with
+    LOGICAL UNIT NOT SUPPORTED (ILLEGAL REQUEST, ASC 25h), the only sense
+    data a target here returns (only ASC 20h and 24h make BLK_STS_TARGET)."""
+    if status == GOOD:
+        return BLK_STS_OK
+    if status in (DID_TRANSPORT_FAILFAST, DID_TRANSPORT_MARGINAL):
+        return BLK_STS_TRANSPORT
+    return BLK_STS_IOERR

@@ -71,7 +71,8 @@ class FcpInitiator:
     :data:`QUEUE_FULL_DELAY` when none is outstanding (Linux requeues it at
     the head of the device's queue and runs the queue again at a completion,
     or after SCSI_QUEUE_DELAY when the device has none), unless it has been
-    around longer than (max_retries + 1) x *timeout* since it was first sent:
+    around longer than (max_retries + 1) x *timeout* since it was first sent
+    (a TEST UNIT READY, an SG_IO request with no retries: 1 x *timeout*):
     it then completes with that status (``scsi_cmd_runtime_exceeded``).
     :attr:`fabric` sums, per target N_Port, the time its completed commands
     spent outside the device: from the FCP_CMND's sending to the FCP_RSP's
@@ -107,6 +108,7 @@ class FcpInitiator:
         self.fabric: dict[int, tuple[float, int]] = {}
         self._by_exchange: dict[Exchange, Command] = {}
         self._pending = Deadlines(sim, timeout, self._expired)  # by tag, issue order
+        self._own_timeouts: dict[float, Deadlines] = {}  # commands with their own timeout
         self._logged_in: dict[int, list[Callable[[], None]] | None] = {}
         self._outstanding: dict[int, int] = {}
         self._waiting_room: dict[int, deque[Command]] = {}
@@ -176,15 +178,16 @@ class FcpInitiator:
         return command
 
     def test_unit_ready(self, d_id: int, done: Callable[[Command], None],
-                        lun: int = 0) -> Command:
+                        lun: int = 0, timeout: float | None = None) -> Command:
         """Send TEST UNIT READY to logical unit *lun* of the target at N_Port
         *d_id* as an SG_IO passthrough command (multipathd's ``tur`` checker:
-        ``libmultipath/checkers/tur.c``), no data; *done(command)* when it
-        completes. Timed out, it is not sent again after its abort:
-        ``scsi_noretry_cmd`` makes a DID_TIME_OUT final for a passthrough
-        request (``drivers/scsi/scsi_error.c``)."""
+        ``libmultipath/checkers/tur.c``), no data, with *timeout* s (SG_IO's
+        ``timeout``, the request's: ``scsi_fill_sghdr_rq``; None: the
+        initiator's); *done(command)* when it completes. Timed out, it is not
+        sent again after its abort: ``scsi_noretry_cmd`` makes a DID_TIME_OUT
+        final for a passthrough request (``drivers/scsi/scsi_error.c``)."""
         command = Command(self._next_tag, False, 0, 0, self.sim.now, done, d_id, lun=lun,
-                          test_unit_ready=True)
+                          test_unit_ready=True, timeout=timeout)
         self._start(command)
         return command
 
@@ -220,7 +223,7 @@ class FcpInitiator:
         self._by_exchange[exchange] = command
         self.in_flight += 1
         self._outstanding[command.d_id] = self._outstanding.get(command.d_id, 0) + 1
-        self._pending.arm(command.tag, (command, command.attempts, False))
+        self._deadlines(command).arm(command.tag, (command, command.attempts, False))
         self.nport.send(exchange, FCP_CMND_SIZE, self.cls, r_ctl=h.R_CTL_UNSOLICITED_COMMAND,
                         type_=h.TYPE_FCP, ulp=command, initiative=True, from_host=True)
 
@@ -282,7 +285,7 @@ class FcpInitiator:
         *status* (a host byte: the transport gave it up; or the last status a
         target gave it). Its end, as a completion's, sends the oldest command
         waiting after TASK SET FULL."""
-        self._pending.disarm(command.tag)
+        self._deadlines(command).disarm(command.tag)
         self.stats.failed += 1
         self._send_waiting(command.d_id)
         command.status = status
@@ -367,7 +370,7 @@ class FcpInitiator:
             else:
                 self._retry(command, DID_ERROR)
             return
-        self._pending.disarm(command.tag)
+        self._deadlines(command).disarm(command.tag)
         self._send_waiting(command.d_id)
         if self.held.queue:
             self.release()
@@ -383,7 +386,7 @@ class FcpInitiator:
         for the delay when nothing to its target is outstanding."""
         d_id = command.d_id
         self.stats.queue_full += 1
-        self._pending.disarm(command.tag)
+        self._deadlines(command).disarm(command.tag)
         if self._outlived(command):
             self._fail(command, TASK_SET_FULL)
         else:
@@ -395,9 +398,23 @@ class FcpInitiator:
 
     def _outlived(self, command: Command) -> bool:
         """Whether *command*, its try over without success, has been around too
-        long to be requeued (Linux ``scsi_cmd_runtime_exceeded``)."""
+        long to be requeued (Linux ``scsi_cmd_runtime_exceeded``): a TEST UNIT
+        READY, an SG_IO request, is allowed no retries (``cmd->allowed`` 0),
+        a read or write sd's."""
+        allowed = 0 if command.test_unit_ready else self.max_retries
+        timeout = self.timeout if command.timeout is None else command.timeout
         return runtime_exceeded(command.first_sent, self.sim.now,  # type: ignore[arg-type]
-                                self.max_retries, self.timeout)
+                                allowed, timeout)
+
+    def _deadlines(self, command: Command) -> Deadlines:
+        """The timer of *command*: the initiator's, or one for its own timeout."""
+        if command.timeout is None:
+            return self._pending
+        timer = self._own_timeouts.get(command.timeout)
+        if timer is None:
+            timer = self._own_timeouts[command.timeout] = Deadlines(
+                self.sim, command.timeout, self._expired)
+        return timer
 
     def _send_waiting(self, d_id: int) -> None:
         """Send the oldest command waiting for *d_id*, if any (a resend when it
@@ -421,13 +438,13 @@ class FcpInitiator:
         if command.attempts != attempt or command.exchange not in self._by_exchange:
             return
         if command.d_id in self._blocked:  # fc_eh_timed_out: the port is blocked, wait again
-            self._pending.arm(tag, value)
+            self._deadlines(command).arm(tag, value)
             return
         if aborting:
             self._end_attempt(command, aborted=True)
             self._after_abort(command)
             return
         self.stats.timeouts += 1
-        self._pending.arm(tag, (command, attempt, True))
+        self._deadlines(command).arm(tag, (command, attempt, True))
         self.nport.send(command.exchange, 0, self.cls,  # type: ignore[arg-type]
                         r_ctl=h.R_CTL_ABTS, type_=h.TYPE_BLS)

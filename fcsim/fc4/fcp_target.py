@@ -61,9 +61,15 @@ class FcpTarget:
     byte *k* x *unit_size*); a command to another LUN is answered CHECK
     CONDITION (ILLEGAL REQUEST, LOGICAL UNIT NOT SUPPORTED) at once. At most
     *queue_depth* commands are in its task set; one more is answered TASK SET
-    FULL. A TEST UNIT READY is answered GOOD at once, without the device
-    and outside the task set (an assumption: a target answers it from the
-    logical unit's state, SPC-4's TEST UNIT READY). Data moves in bursts of
+    FULL. A TEST UNIT READY is a command like any other (SAM-2 5.2: TASK SET
+    FULL is returned when the logical unit receives a command and has no
+    room to enter its task in the task set; Linux's LIO target runs it as a
+    command, ``spc_emulate_testunitready``, its qla2xxx driver refusing any
+    command over its threshold of commands pending): it needs room in the
+    task set, else it is answered TASK SET FULL, and is then answered GOOD
+    at once from the logical unit's state, without the device, which leaves
+    its task set as it was. It is not counted in *unit_commands* (not I/O
+    to the unit). Data moves in bursts of
     at most *max_burst* bytes (the maximum burst size of the
     disconnect-reconnect mode page; None: no limit, the whole
     command): write data is asked for in FCP_XFER_RDYs of that burst length,
@@ -150,17 +156,18 @@ class FcpTarget:
                             r_ctl=h.R_CTL_COMMAND_STATUS, type_=h.TYPE_FCP,
                             ulp=Response(CHECK_CONDITION, command.length), last=True)
             return
-        if command.test_unit_ready:  # the logical unit is ready: GOOD, no data, no device
-            self.nport.send(seq.exchange, FCP_RSP_SIZE, seq.cls,
-                            r_ctl=h.R_CTL_COMMAND_STATUS, type_=h.TYPE_FCP,
-                            ulp=Response(GOOD), last=True)
-            return
-        self.unit_commands[command.lun] += 1
+        if not command.test_unit_ready:
+            self.unit_commands[command.lun] += 1
         if len(self._tasks) >= self.queue_depth:
             self.queue_full += 1
             self.nport.send(seq.exchange, FCP_RSP_SIZE, seq.cls,
                             r_ctl=h.R_CTL_COMMAND_STATUS, type_=h.TYPE_FCP,
                             ulp=Response(TASK_SET_FULL, command.length), last=True)
+            return
+        if command.test_unit_ready:  # in the task set and through at once: GOOD, no device
+            self.nport.send(seq.exchange, FCP_RSP_SIZE, seq.cls,
+                            r_ctl=h.R_CTL_COMMAND_STATUS, type_=h.TYPE_FCP,
+                            ulp=Response(GOOD), last=True)
             return
         self._track()
         task = self._tasks[seq.exchange] = _Task(command, seq.exchange, seq.cls)

@@ -81,11 +81,11 @@ class FcpLun:
         self.initiator.submit(self.d_id, write, offset, length,
                               lambda command: done(_status(command)), meter, lun=self.lun)
 
-    def test_unit_ready(self, done: Status) -> None:
-        """TEST UNIT READY to the logical unit (an SG_IO passthrough command);
-        *done(status)* when it completes."""
+    def test_unit_ready(self, done: Status, timeout: float) -> None:
+        """TEST UNIT READY to the logical unit (an SG_IO passthrough command)
+        with a command timeout of *timeout* s; *done(status)* when it completes."""
         self.initiator.test_unit_ready(self.d_id, lambda command: done(_status(command)),
-                                       lun=self.lun)
+                                       lun=self.lun, timeout=timeout)
 
     def terminate(self, status: int) -> int:
         """Fail every command outstanding to the target now with *status* (the

@@ -290,7 +290,7 @@ def _multipath(n: NodeKeys) -> MultipathConfig | None:
                            m.failback, m.no_path_retry, m.polling_interval,
                            m.fast_io_fail_tmo, m.marginal_pathgroups,
                            n.dev_loss_tmo, m.iopolicy,  # type: ignore[attr-defined]
-                           m.max_polling_interval, m.checker_timeout)
+                           m.max_polling_interval, m.checker_timeout, m.checker_tick)
 
 
 def channels_of(n: NodeKeys) -> list[ChannelConfig]:

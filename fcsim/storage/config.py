@@ -382,6 +382,12 @@ class MultipathSection(Section):
         "fails the path (default: the node's SCSI command timeout, its block jobs' timeout, "
         "as multipath.conf's default takes the path's sysfs timeout, Linux sd's 30 s).",
         "10 s")
+    checker_tick: PositiveTime = key(
+        "1 s", "The period of multipathd's checker loop, which does each check and looks "
+        "at the checks in progress (multipathd's is one second, fixed): a TEST UNIT READY "
+        "unanswered is found timed out at the loop's first run after checker_timeout, and a "
+        "path whose remote port is blocked is looked at again the next run. Give it only to "
+        "scale multipathd's timers down with polling_interval and checker_timeout.", "10 ms")
     fast_io_fail_tmo: FastIoFail = key(
         "5 s", "How long after the local link goes down the FC transport fails the I/O "
         "held for a remote port (and the path fails over); 'off': only at the node's "
@@ -403,6 +409,11 @@ class MultipathSection(Section):
         "docs/multipath.md.", "round-robin")
 
 
+CHECKER_TICK = 1.0
+"""The period of multipathd's checker loop, s: ``checkerloop``
+(``multipathd/main.c``) runs the checks due, then sleeps one second
+(``sleep(1)``; with ``strict_timing``, to the next whole second), and
+counts each path's interval in these ticks (``pp->tick``)."""
 MAX_CHECKINT_FACTOR = 4
 """max_polling_interval's default as a multiple of polling_interval
 (multipath-tools ``libmultipath/defaults.h``: MAX_CHECKINT(t) = 4 x t)."""
@@ -416,8 +427,9 @@ class MultipathConfig:
     polling interval (s), fast_io_fail_tmo (s; None: off), marginal path
     handling ('off' or 'fpin'), dev_loss_tmo (s, the node's), the NVMe
     multipath I/O policy (:data:`IOPOLICIES`), the longest interval between
-    checks of a healthy path (s; None: 4 x the polling interval) and the
-    path checker's timeout (s; None: the paths' SCSI command timeout)."""
+    checks of a healthy path (s; None: 4 x the polling interval), the
+    path checker's timeout (s; None: the paths' SCSI command timeout) and
+    the period of multipathd's checker loop (s)."""
 
     path_grouping_policy: str = GROUP_BY_PRIO
     path_selector: str = "service-time"
@@ -431,6 +443,7 @@ class MultipathConfig:
     iopolicy: str = IOPOLICY_NUMA
     max_polling_interval: float | None = None
     checker_timeout: float | None = None
+    checker_tick: float = CHECKER_TICK
 
     @property
     def max_checkint(self) -> float:

@@ -16,9 +16,11 @@ the next group in order with one becomes current (dm-mpath's
 
 A request that fails with a path error fails its path and is sent again on
 another (dm-mpath's ``multipath_end_io``: ``blk_path_error``, ``fail_path``
-and ``DM_ENDIO_REQUEUE``): every host byte here is one (DID_TRANSPORT_FAILFAST
-and DID_TRANSPORT_MARGINAL are BLK_STS_TRANSPORT, DID_TIME_OUT, DID_ERROR and
-DID_NO_CONNECT BLK_STS_IOERR; ``scsi_result_to_blk_status``). The transport
+and ``DM_ENDIO_REQUEUE``): every error here is one (DID_TRANSPORT_FAILFAST
+and DID_TRANSPORT_MARGINAL are BLK_STS_TRANSPORT; DID_TIME_OUT, DID_ERROR,
+DID_NO_CONNECT and a SCSI status other than GOOD, such as the TASK SET FULL
+of a command sd gave up after its runtime limit, BLK_STS_IOERR;
+:func:`~fcsim.fc4.fcp.blk_status`). The transport
 fails a blocked remote port's I/O at fast_io_fail_tmo (or at dev_loss_tmo),
 which fails the path then. An unanswered command is retried on its path as
 sd retries it (dm-mpath's REQ_FAILFAST_TRANSPORT does not stop the retry of
@@ -35,21 +37,26 @@ checks each path in turn: it sends a TEST UNIT READY down the path, a real
 SCSI command the target answers (:meth:`PathDevice.test_unit_ready`). A
 path whose TUR is answered GOOD is up: a failed one is reinstated (dm's
 ``reinstate_path``); a path whose TUR fails, or is not answered within
-``checker_timeout`` (tur.c's PATH_TIMEOUT), is down: an active one is failed
+``checker_timeout`` (tur.c's PATH_TIMEOUT: multipathd's checker loop,
+which runs once a second, ``checker_tick``, finds it timed out at its first
+run after the timeout, :func:`first_tick_after`), is down: an active one is failed
 (``fail_path``), so new I/O goes to the other paths while the commands in
-flight on it end as sd's retries decide. A path whose remote port is
+flight on it end as sd's retries decide. tur.c sends its TUR again after an
+error it takes for the HBA's (:data:`TUR_FINAL_HOSTS`, :data:`TUR_TRIES`),
+and a check that finds the last check's TUR still outstanding sends a new
+one beside it once, then finds the path down without one
+(:data:`MAX_NR_TIMEOUTS`). A path whose remote port is
 fail-fast or lost is down without a TUR (multipathd reads the SCSI device's
 state first, ``path_offline``: transport-offline); a blocked one is pending,
-looked at again at the checker loop's next run, a second later. A
+looked at again at the checker loop's next run, a tick later. A
 healthy path is checked ``polling_interval`` after it was made (its first
 check was the map's discovery, pathinfo's DI_CHECKER) and then at intervals
 doubling from there up to ``max_polling_interval``; a path whose state
 changed, and a failed one, are checked every ``polling_interval``; when dm
 fails a path for an I/O error its next check is brought within a
 ``polling_interval`` (``update_multipath``). The next check is counted from
-the end of the last (its answer or its timeout; multipathd counts ticks of
-whole seconds and notices a timeout at the first tick after it: not
-modelled). A path whose remote port was lost (dev_loss_tmo) comes back as
+the end of the last (its answer, or the loop's run that found its TUR timed
+out). A path whose remote port was lost (dev_loss_tmo) comes back as
 soon as the port does, as multipathd re-adds a new path device on its uevent.
 When a path of a group before the current one is reinstated, I/O returns to
 that group at once (``failback immediate``), after a delay, or not by itself
@@ -71,6 +78,7 @@ followed here).
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -79,7 +87,14 @@ from typing import Any, Protocol
 from fcsim.engine.simulation import Simulation
 from fcsim.fc2.els_payload import port_name as wwpn
 from fcsim.fc2.fpin import Descriptor, LinkIntegrity
-from fcsim.fc4.fcp import DID_TRANSPORT_FAILFAST, GOOD
+from fcsim.fc4.fcp import (
+    BLK_STS_IOERR,
+    BLK_STS_TRANSPORT,
+    DID_NO_CONNECT,
+    DID_TRANSPORT_FAILFAST,
+    GOOD,
+    blk_status,
+)
 from fcsim.fc4.fcp_initiator import DEFAULT_TIMEOUT
 from fcsim.storage.config import (
     FAIL,
@@ -96,19 +111,46 @@ from fcsim.storage.remote_port import FAIL_FAST, LOST, MARGINAL, ONLINE, RemoteP
 
 HOST_BYTE = 1 << 16
 """A completion status at or above this is a host byte: the transport gave
-the command up (the path failed), not the target."""
+the command up, not the target."""
+HOST_BYTE_MASK = 0xFF << 16
+"""The host byte of a completion status."""
+TUR_TRIES = 5
+"""How often tur.c's ``tur_check`` sends its TEST UNIT READY while the
+completion carries a host byte it takes for the HBA's error
+(``retry_tur = 5``, "Driver error, retry")."""
+MAX_NR_TIMEOUTS = 1
+"""How many checks in a row tur.c starts a new TUR beside the last one still
+outstanding (its thread not responding) before it finds the path down
+without one (``libcheck_check``: PATH_TIMEOUT once ``nr_timeouts`` exceeds
+MAX_NR_TIMEOUTS, 1)."""
+TUR_FINAL_HOSTS = frozenset({GOOD, DID_NO_CONNECT, DID_TRANSPORT_FAILFAST})
+"""The host bytes with which tur.c takes a TUR's completion as it is
+(DID_OK, DID_NO_CONNECT, DID_TRANSPORT_FAILFAST; DID_BAD_TARGET and
+DID_ABORT too, which no command here ends with); any other (DID_TIME_OUT
+after an abort, DID_ERROR, DID_TRANSPORT_MARGINAL) sends it again."""
+PATH_ERRORS = frozenset({BLK_STS_TRANSPORT, BLK_STS_IOERR})
+"""The block statuses dm-multipath takes for a path's error (Linux
+``blk_path_error``: every status but NOTSUPP, NOSPC, TARGET, RESV_CONFLICT,
+MEDIUM and PROTECTION, none of which a request here ends with)."""
 ALUA_OPTIMISED = 50
 ALUA_NON_OPTIMISED = 10
 """Path priorities of multipath-tools' ``alua`` prioritizer for a target port
 group in the active/optimised and active/non-optimised states."""
 
-CHECKER_TICK = 1.0
-"""How often multipathd's checker loop runs, s: a path found pending (its
-SCSI device blocked: ``path_offline`` returns PATH_PENDING) is looked at
-again at the next run (``check_path``: ``pp->tick = 1``; ``checkerloop``)."""
-
 ACTIVE = "active"
 FAILED = "failed"
+
+
+def first_tick_after(span: float, tick: float) -> float:
+    """How long after a run of multipathd's checker loop, which runs every
+    *tick* s, its first run later than *span* s comes, s: tur.c's async
+    checker finds its TUR timed out at the first run whose whole seconds
+    exceed those of its start plus the timeout (``tur_check_async_timeout``:
+    ``now.tv_sec > ct->time``, ``ct->time`` the start's ``tv_sec`` plus
+    ``checker_timeout``), runs a whole number of ticks apart. (The quotient is
+    rounded up by 1e-9 so that a span of a whole number of ticks in decimal,
+    3 ms of 1 ms ticks, is not taken for a hair less.)"""
+    return (math.floor(span / tick + 1e-9) + 1) * tick
 
 
 class PathDevice(Protocol):
@@ -125,8 +167,9 @@ class PathDevice(Protocol):
     def terminate(self, status: int) -> int:
         """Fail every command outstanding over the path with *status*."""
 
-    def test_unit_ready(self, done: Callable[[int], None]) -> None:
-        """TEST UNIT READY down the path; *done(status)* when it completes."""
+    def test_unit_ready(self, done: Callable[[int], None], timeout: float) -> None:
+        """TEST UNIT READY down the path with a command timeout of *timeout*
+        s; *done(status)* when it completes."""
 
 
 @dataclass
@@ -160,7 +203,10 @@ class Path:
         self.checkint = 0.0  # the interval to its next check, s (multipathd's checkint)
         self.next_check = float("inf")  # when its next check is due, s
         self.testing = 0  # its TUR awaited (a number advanced at each): 0 none
-        self.tur_outstanding = False  # a TUR sent is not yet completed
+        self.tur_outstanding = False  # the last check's TUR is not yet completed
+        self.tur_round = 0  # the check whose TUR the checker's thread sent last
+        self.tur_tries = 0  # TURs sent for the check in progress (tur.c's tries)
+        self.stalls = 0  # checks in a row that found the last TUR outstanding (nr_timeouts)
         self.relative_throughput = 1
         self.in_flight = self.in_flight_bytes = 0
         self.ios = self.bytes = self.errors = self.failures = 0
@@ -206,8 +252,9 @@ class Multipath:
         self._queueing = config.no_path_retry != FAIL
         self._no_path_episode = 0
         self.ios = self.requeued = self.failed_ios = self.max_queued = 0
-        self._tur_timeout = (DEFAULT_TIMEOUT if config.checker_timeout is None
-                             else config.checker_timeout)
+        timeout = DEFAULT_TIMEOUT if config.checker_timeout is None else config.checker_timeout
+        self._tur_timeout = timeout  # SG_IO's, tur.c's io_hdr.timeout
+        self._tur_noticed = first_tick_after(timeout, config.checker_tick)
         self._regroup()
 
     # -- paths and groups -----------------------------------------------------------------
@@ -303,9 +350,10 @@ class Multipath:
     def _ended(self, io: _Io, path: Path, status: int) -> None:
         path.in_flight -= 1
         path.in_flight_bytes -= io.length
-        if status >= HOST_BYTE:
+        if blk_status(status) in PATH_ERRORS:
             path.errors += 1
-            self._fail(path, f"I/O error {status >> 16:#04x}")
+            self._fail(path, f"I/O error {status >> 16:#04x}" if status >= HOST_BYTE
+                       else f"I/O error, SCSI status {status:#04x}")
             self.requeued += 1
             self._dispatch(io)
             return
@@ -371,36 +419,57 @@ class Multipath:
         """multipathd's checker on *path*: down without a TUR if its remote port
         is fail-fast or lost (the SCSI device transport-offline), pending while
         it is blocked (looked at again at the checker's next tick), else a TEST
-        UNIT READY down it; a TUR still outstanding from an earlier check
-        (tur.c: its thread not responding) finds it down."""
+        UNIT READY down it. When the last check's TUR is still outstanding
+        (tur.c: its thread not responding) a new one is sent beside it, once:
+        the next check that finds that one outstanding too finds the path down
+        without a TUR (:data:`MAX_NR_TIMEOUTS`)."""
         path, round_ = value
         if round_ != path.checks:
             return
         state = ONLINE if path.rport is None else path.rport.state
-        if state in (FAIL_FAST, LOST) or path.tur_outstanding:
-            self._checked(path, False, "path checker: "
-                          + ("TUR outstanding" if path.tur_outstanding else f"remote port {state}"))
+        if state in (FAIL_FAST, LOST):
+            self._checked(path, False, f"path checker: remote port {state}")
         elif state not in (ONLINE, MARGINAL):  # blocked: PATH_PENDING, at the next tick
-            self._schedule(path, CHECKER_TICK)
+            self._schedule(path, self.config.checker_tick)
+        elif path.tur_outstanding and path.stalls >= MAX_NR_TIMEOUTS:
+            self._checked(path, False, "path checker: TUR outstanding")
         else:
+            path.stalls = path.stalls + 1 if path.tur_outstanding else 0
             path.testing = path.checks
-            path.tur_outstanding = True
+            path.tur_tries = 0
             path.next_check = float("inf")
-            path.device.test_unit_ready(lambda status: self._answered(path, round_, status))
-            self.sim.call_later(self._tur_timeout, self._timed_out, (path, round_))
+            self._send_tur(path, round_)
+            self.sim.call_later(self._tur_noticed, self._timed_out, (path, round_))
+
+    def _send_tur(self, path: Path, round_: int) -> None:
+        """The TUR of check *round_* down *path* (again): the checker's thread
+        is this check's from now (a TUR of an earlier check still outstanding
+        is left to itself)."""
+        path.tur_outstanding = True
+        path.tur_round = round_
+        path.tur_tries += 1
+        path.device.test_unit_ready(lambda status: self._answered(path, round_, status),
+                                    self._tur_timeout)
 
     def _answered(self, path: Path, round_: int, status: int) -> None:
-        """*path*'s TUR of check *round_* completed with *status*."""
-        path.tur_outstanding = False
+        """*path*'s TUR of check *round_* completed with *status*: sent again
+        after an HBA's error while tur.c has tries left, else the check's
+        answer (if the check is still waiting for it)."""
+        if round_ == path.tur_round:
+            path.tur_outstanding = False
         if path.testing == round_:
+            if status & HOST_BYTE_MASK not in TUR_FINAL_HOSTS and path.tur_tries < TUR_TRIES:
+                self._send_tur(path, round_)
+                return
             path.testing = 0
             self._checked(path, status == GOOD,
                           "path checker" if status == GOOD
                           else f"path checker: TUR status {status:#x}")
 
     def _timed_out(self, value: tuple[Path, int]) -> None:
-        """checker_timeout after the TUR of check *round_* was sent: unanswered,
-        the path is down (tur.c's PATH_TIMEOUT)."""
+        """The checker loop's first run after checker_timeout from the sending
+        of the TUR of check *round_*: unanswered, the path is down (tur.c's
+        PATH_TIMEOUT)."""
         path, round_ = value
         if path.testing == round_:
             path.testing = 0

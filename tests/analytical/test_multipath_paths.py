@@ -347,6 +347,18 @@ CHECKED = 0.01
 """polling_interval of the path checker runs, s."""
 SD_TIMEOUT = 0.005
 """The command timeout of the path checker runs (and so their checker_timeout), s."""
+TICK = 0.001
+"""The period of multipathd's checker loop in the path checker runs (its
+second scaled down as its polling_interval is), s."""
+
+
+def noticed(timeout: float) -> float:
+    """How long after its sending the checker loop, running every
+    :data:`TICK` from the check that sent it, finds a TUR unanswered for
+    *timeout* s timed out: at its first run strictly after the timeout."""
+    ticks = timeout / TICK
+    whole = round(ticks)
+    return (whole + 1) * TICK if math.isclose(ticks, whole) else math.ceil(ticks) * TICK
 
 
 def checker_run(fault: dict[str, Any], **multipath_keys: Any) -> dict[str, Any]:
@@ -363,7 +375,7 @@ def checker_run(fault: dict[str, Any], **multipath_keys: Any) -> dict[str, Any]:
     del fio["count"]
     fio.update(iodepth=2, numjobs=1, timeout=f"{SD_TIMEOUT * 1e3:g} ms")
     doc["nodes"][0]["multipath"].update(polling_interval=f"{CHECKED * 1e3:g} ms",
-                                        **multipath_keys)
+                                        checker_tick=f"{TICK * 1e3:g} ms", **multipath_keys)
     doc["faults"] = [fault]
     scenario = scenario_from_document(doc, "checker.toml")
     sim = Simulation(scenario.run.seed)
@@ -396,16 +408,17 @@ def test_the_checker_fails_a_dead_path_checker_timeout_after_its_first_check() -
     """A path that drops every frame while its link stays up: its remote
     port stays online, and the commands lost on it are retried there as sd
     retries them ((1 + SD_MAX_RETRIES) x 2 x the timeout), but multipathd's
-    checker fails it at its first check after the drop plus
-    checker_timeout (its TEST UNIT READY unanswered); no new request goes
-    down it after that."""
+    checker fails it at its first check after the drop, at the checker
+    loop's first run after checker_timeout from then (its TEST UNIT READY
+    unanswered: tur.c compares whole seconds, ``now.tv_sec > ct->time``);
+    no new request goes down it after that."""
     device = checker_run(DEAD)
     drop, due, timeout = device["drop"]
     assert timeout == SD_TIMEOUT  # checker_timeout defaults to the command timeout
     # the first check after the drop is due within max_polling_interval (4 x polling_interval)
     assert drop < due <= drop + 4 * CHECKED
     failed = when(device, "host-array", "failed")
-    assert failed == pytest.approx(due + timeout, abs=1e-12)
+    assert failed == pytest.approx(due + timeout + TICK, abs=1e-12)  # 5 ticks: at the 6th
     assert device["events"][[e["path"] for e in device["events"]].index("host-array")][
         "event"] == "failed (path checker: TUR timed out)"
     assert failed < drop + (1 + SD_MAX_RETRIES) * 2 * SD_TIMEOUT  # before sd gives up
@@ -418,28 +431,39 @@ def test_the_checker_fails_a_dead_path_checker_timeout_after_its_first_check() -
     assert device["failed_ios"] == 0
 
 
-def test_a_given_checker_timeout_sets_when_the_dead_path_fails() -> None:
-    device = checker_run(DEAD, checker_timeout="3 ms")
+@pytest.mark.parametrize("checker_timeout", [0.003, 0.0025])
+def test_a_given_checker_timeout_sets_when_the_dead_path_fails(checker_timeout: float) -> None:
+    """A whole number of ticks (3 ms of 1 ms) is found at the tick after it
+    (4 ms); 2.5 ms at the first tick after it (3 ms)."""
+    device = checker_run(DEAD, checker_timeout=f"{checker_timeout * 1e3:g} ms")
     _drop, due, timeout = device["drop"]
-    assert timeout == 0.003
-    assert when(device, "host-array", "failed") == pytest.approx(due + timeout, abs=1e-12)
+    assert timeout == checker_timeout
+    assert when(device, "host-array", "failed") == pytest.approx(due + noticed(timeout),
+                                                                 abs=1e-12)
 
 
 def test_a_path_that_heals_is_reinstated_at_the_first_tur_answered() -> None:
     """The target's port in fabric A stops from 20 ms to 60 ms: the failed
-    path is checked every polling_interval from its failure; the first check
-    after the port is back is answered GOOD, and the path is reinstated then,
-    a TUR's round trip later."""
+    path is checked every polling_interval from its failure. The check in
+    progress when the port comes back sent its TEST UNIT READY while the
+    port was dead: the SCSI layer aborts it at its timeout, the abort is
+    answered now, and the TUR completes with DID_TIME_OUT, an error of the
+    HBA for tur.c, which sends it again (``retry_tur``) before the checker
+    loop's run that would have found it timed out; answered GOOD, the path
+    is reinstated then, a round trip later."""
     device = checker_run(DEAD | {"duration": "40 ms"})
     failed = when(device, "host-array", "failed (path checker: TUR timed out)")
     back = device["recovered"]  # the port serves again (logged in anew)
     assert back is not None and back >= 0.06
-    # each check of the failed path comes a polling_interval after the last one's end: its
-    # TUR's timeout while the port is dead
-    period = CHECKED + SD_TIMEOUT
-    first = failed + CHECKED + math.ceil((back - failed - CHECKED) / period) * period
+    # each check of the failed path comes a polling_interval after the last one's end: the
+    # checker loop's run that found its TUR timed out while the port is dead
+    period = CHECKED + noticed(SD_TIMEOUT)
+    k = math.floor((back - SD_TIMEOUT - failed - CHECKED) / period) + 1
+    check = failed + CHECKED + k * period  # the first whose TUR's abort finds the port back
+    assert check < back < check + SD_TIMEOUT < check + noticed(SD_TIMEOUT)
     reinstated = when(device, "host-array", "reinstated (path checker)")
-    assert first <= reinstated <= first + 1e-3  # the TUR's round trip
+    # the abort's and the second TUR's round trips
+    assert check + SD_TIMEOUT <= reinstated <= check + SD_TIMEOUT + 1e-3
     assert device["paths"]["host-array"]["state"] == "active"
     assert device["paths"]["host-array"]["failures"] == 1
 

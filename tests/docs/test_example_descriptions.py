@@ -34,7 +34,7 @@ from fcsim.report import summary_text
 from fcsim.runner import run_scenario
 from fcsim.scenario.loader import load_scenario
 from fcsim.scenario.model import Scenario
-from fcsim.storage.multipath import CHECKER_TICK
+from fcsim.storage.config import CHECKER_TICK
 from fcsim.units import parse_size
 from tests.example_runs import first_repetition
 

@@ -33,6 +33,8 @@ SERVICE = 1e-3
 """How long a working path takes over a request, s."""
 TIMEOUT = 0.004
 """The command timeout, and the checker's, s."""
+TICK = 0.001
+"""The period of multipathd's checker loop, scaled down with the timeout, s."""
 SD_GIVES_UP = (1 + SD_MAX_RETRIES) * 2 * TIMEOUT
 """When sd ends a command sent down a silent path, s after it was sent."""
 
@@ -66,13 +68,13 @@ class StandInPath:
         else:
             self._held.append(tag)
 
-    def test_unit_ready(self, done: Callable[[int], None]) -> None:
+    def test_unit_ready(self, done: Callable[[int], None], timeout: float) -> None:
         tag = self._next
         self._next += 1
         self.turs.add(tag)
         self._open[tag] = done
         if self.silent:
-            self.sim.call_later(2 * TIMEOUT, self._answer, (tag, DID_TIME_OUT))
+            self.sim.call_later(2 * timeout, self._answer, (tag, DID_TIME_OUT))
         elif self.online:
             self.sim.call_later(SERVICE, self._answer, (tag, GOOD))
         else:
@@ -121,7 +123,7 @@ def test_every_request_completes_exactly_once(k: int, policy: str, selector: str
                                                arrivals: list[float]) -> None:
     sim = Simulation(1)
     config = MultipathConfig(policy, selector, 1, failback, no_path_retry, 0.02, 0.005,
-                             "off", 0.03, checker_timeout=TIMEOUT)
+                             "off", 0.03, checker_timeout=TIMEOUT, checker_tick=TICK)
     devices = [StandInPath(sim) for _ in range(k)]
     paths = [Path(f"p{i}", f"h{i}", f"t{i}", d, 50 if i % 2 == 0 else 10)
              for i, d in enumerate(devices)]

@@ -43,13 +43,16 @@ from fcsim.fc4.fcp import (
     Command,
     Response,
 )
-from fcsim.fc4.fcp_initiator import DEFAULT_TIMEOUT, FcpInitiator
+from fcsim.fc4.fcp_initiator import DEFAULT_TIMEOUT, PRLI, FcpInitiator
+from fcsim.host.block import FcpLun
 from fcsim.resources import DATA_ROOT
 from fcsim.runner import run_once
 from fcsim.scenario.loader import load_scenario
 from fcsim.storage.build import Storage
-from fcsim.storage.config import FioConfig
+from fcsim.storage.config import FioConfig, MultipathConfig
 from fcsim.storage.device_model import RamDiskModel
+from fcsim.storage.multipath import Multipath
+from fcsim.storage.multipath import Path as Path_
 from fcsim.workload.fio import FioOptions
 from tests.builders import assert_refused, p2p
 
@@ -69,6 +72,13 @@ class _Seq:
     r_ctl: int
     ulp: Any = None
     size: int = 0
+
+
+class _Exchange:
+    """An exchange as the initiator reads it: the N_Port it was opened to."""
+
+    def __init__(self, responder_id: int) -> None:
+        self.responder_id = responder_id
 
 
 class _Port:
@@ -92,7 +102,7 @@ class _Port:
 
     def open_exchange(self, d_id: int) -> object:
         self.open += 1
-        return object()
+        return _Exchange(d_id)
 
     def close_exchange(self, exchange: object, abnormal: bool = False) -> None:
         self.open -= 1
@@ -177,13 +187,34 @@ def test_a_test_unit_ready_never_answered_fails_after_one_timeout_and_its_abort(
     assert initiator.in_flight == 0 and port.open == 0
 
 
-def _p2p_storage() -> tuple[Simulation, Storage, Any]:
-    """Host "a" and RAM disk target "b" over 1 m of 4GFC, built; the job from
-    "a" starts only after the runs here. The simulation, storage and network."""
+def test_a_test_unit_ready_waits_the_timeout_it_was_sent_with() -> None:
+    """multipathd's TUR goes through SG_IO with the checker's timeout
+    (tur.c: ``io_hdr.timeout = timeout * 1000``; the request's timeout,
+    ``scsi_fill_sghdr_rq``), not sd's: never answered, it is aborted at that
+    timeout and fails when its ABTS has gone unanswered as long; a read sent
+    beside it keeps sd's."""
+    timeout, checker = 0.5, 0.2
+    sim, port, initiator, done = _initiator(lambda *a: None, timeout, failfast=True)
+    reads: list[Command] = []
+    sim.call_later(0.0, lambda _e: initiator.test_unit_ready(1, done.append, timeout=checker))
+    sim.call_later(0.0, lambda _e: reads.append(initiator.submit(1, False, 0, 4096,
+                                                                 done.append)))
+    sim.run(2 * timeout + 1e-3)
+    (tur,), (read,) = done, reads
+    assert tur.test_unit_ready and tur.status == DID_TIME_OUT
+    assert tur.completed == pytest.approx(2 * checker, rel=1e-12)
+    assert _count(port.sent, h.R_CTL_ABTS) == pytest.approx([checker, timeout])
+    assert read.attempts == 2  # its abort gone unanswered at 2 x sd's timeout, sent again
+
+
+def _p2p_storage(model: RamDiskModel = RAM) -> tuple[Simulation, Storage, Any]:
+    """Host "a" and RAM disk target "b" (*model*) over 1 m of 4GFC, built; the
+    job from "a" starts only after the runs here. The simulation, storage and
+    network."""
     job = FioConfig("job", "a", "b", FioOptions("read", 4096, count=1), start=1.0)
     base = p2p((job,), 1.0, speed="4GFC")
     a, b = base.nodes
-    scenario = dataclasses.replace(base, nodes=(a, dataclasses.replace(b, target=RAM)))
+    scenario = dataclasses.replace(base, nodes=(a, dataclasses.replace(b, target=model)))
     sim = Simulation(1)
     net = BUILDERS[scenario.topology](sim, scenario)
     return sim, Storage(sim, scenario, net), net
@@ -207,6 +238,54 @@ def test_a_test_unit_ready_to_a_working_target_is_answered_good_without_the_devi
     assert command.status == GOOD and command.attempts == 1
     assert command.device_s == 0.0 and sum(target.unit_commands) == 0
     assert 0 < command.completed - sent[0] < 1e-3  # a round trip
+
+
+def test_a_test_unit_ready_enters_the_task_set_and_waits_when_it_is_full() -> None:
+    """TEST UNIT READY is a command like any other: it enters the logical
+    unit's task set, and a logical unit without room for it answers TASK SET
+    FULL (SAM-2 5.2: "returned when the logical unit receives a command and
+    does not have enough resources to enter the associated task in the task
+    set"; Linux's LIO target runs it as a command, ``spc_emulate_testunitready``,
+    behind its qla2xxx driver's check of the commands pending,
+    ``qlt_chk_qfull_thresh_hold``). With a task set of one held by a read of
+    the slow device, the TUR is refused, waits at the initiator (as any
+    command refused TASK SET FULL) and goes again when the read completes:
+    it completes GOOD a round trip after the read, without the device."""
+    sim, storage, net = _p2p_storage(dataclasses.replace(SLOW, queue_depth=1))
+    initiator, target, d_id = storage.initiators["a"], storage.targets["b"], net.address_of("b")
+    done: list[Command] = []
+    tur: list[Command] = []
+
+    def go() -> None:
+        initiator.submit(d_id, False, 0, 4096, done.append)
+        sim.call_later(1e-4, lambda _e: initiator.test_unit_ready(d_id, tur.append))
+    initiator.login(d_id, go)
+    sim.run(0.05)
+    (read,), (command,) = done, tur
+    assert read.status == GOOD and read.completed is not None
+    assert command.status == GOOD and command.attempts == 2 and command.device_s == 0.0
+    assert target.queue_full == 1 and initiator.stats.queue_full == 1
+    assert sum(target.unit_commands) == 1  # the read's: a TUR is not I/O to the unit
+    assert 0 < command.completed - read.completed < 1e-4  # sent again at once: a round trip
+
+
+def test_a_test_unit_ready_refused_for_ever_fails_after_one_timeout() -> None:
+    """An SG_IO request has no retries (``allowed`` 0), so a TUR always
+    answered TASK SET FULL is requeued until it has been around longer than
+    (0 + 1) x its timeout (``scsi_cmd_runtime_exceeded``), then completes
+    with TASK SET FULL, which tur.c takes for the path down: at the first
+    refusal later than the timeout, k x (delay + SCSI_QUEUE_DELAY) + delay."""
+    timeout, delay = 0.011, 1e-4
+
+    def answer(r_ctl: int, ulp: Any, port: _Port, exchange: object) -> None:
+        port.reply(delay, exchange, h.R_CTL_COMMAND_STATUS, Response(TASK_SET_FULL))
+    sim, port, initiator, done = _initiator(answer, timeout, failfast=True)
+    sim.call_later(0.0, lambda _e: initiator.test_unit_ready(1, done.append))
+    sim.run(10.0)
+    (command,) = done
+    k = math.floor((timeout - delay) / (delay + QUEUE_FULL_DELAY)) + 1
+    assert command.status == TASK_SET_FULL and command.retries == 0
+    assert command.completed == pytest.approx(k * (delay + QUEUE_FULL_DELAY) + delay)
 
 
 @pytest.mark.parametrize(("failfast", "marginal", "status", "attempts"), [
@@ -289,6 +368,46 @@ def test_task_set_full_for_ever_fails_once_the_command_outlives_its_retries() ->
     assert command.status == TASK_SET_FULL and command.retries == 0
     assert command.completed == pytest.approx(k * (delay + QUEUE_FULL_DELAY) + delay)
     assert initiator.stats.failed == 1 and initiator.in_flight == 0
+
+
+def test_a_multipath_request_given_up_after_task_set_full_fails_its_path() -> None:
+    """A multipath device over two paths whose first target answers every
+    command TASK SET FULL: sd gives the request up at the first refusal later
+    than (SD_MAX_RETRIES + 1) x the timeout (as above); Linux completes it
+    with BLK_STS_IOERR (``scsi_io_completion_action``: a status other than
+    GOOD without sense data is ACTION_FAIL, ``scsi_result_to_blk_status``
+    DID_OK and not good), which ``blk_path_error`` counts, so dm-multipath
+    fails the path and sends the request down the other, whose target
+    answers GOOD after *delay*."""
+    timeout, delay = 0.011, 1e-4
+    sim = Simulation(1)
+
+    def answering(status: int) -> Callable[[int, Any, _Port, object], None]:
+        def answer(r_ctl: int, ulp: Any, port: _Port, exchange: object) -> None:
+            if r_ctl == h.R_CTL_ELS_REQUEST:  # PRLI
+                port.reply(0.0, exchange, h.R_CTL_ELS_REPLY, PRLI)
+            else:
+                port.reply(delay, exchange, h.R_CTL_COMMAND_STATUS, Response(status))
+        return answer
+    paths = [Path_(name, "host", "array", FcpLun(FcpInitiator(  # type: ignore[arg-type]
+        sim, _Port(sim, answer), 3, timeout, failfast=True), 1), 50)
+        for name, answer in (("full", answering(TASK_SET_FULL)), ("good", answering(GOOD)))]
+    device = Multipath(sim, "mpath", paths, MultipathConfig(
+        path_grouping_policy="multibus", path_selector="round-robin",
+        polling_interval=10.0))
+    statuses: list[tuple[float, int]] = []
+    device.login(lambda: device.submit(True, 0, 4096,
+                                       lambda status: statuses.append((sim.now, status))))
+    sim.run(1.0)
+    limit = (SD_MAX_RETRIES + 1) * timeout
+    k = math.floor((limit - delay) / (delay + QUEUE_FULL_DELAY)) + 1
+    given_up = k * (delay + QUEUE_FULL_DELAY) + delay
+    ((completed, status),) = statuses
+    assert status == GOOD and completed == pytest.approx(given_up + delay)
+    assert device.results()["requeued"] == 1
+    assert [p.state for p in paths] == ["failed", "active"]
+    assert device.events[-1] == (pytest.approx(given_up), "full",
+                                 "failed (I/O error, SCSI status 0x28)")
 
 
 def test_read_data_short_uses_a_retry_each_time() -> None:

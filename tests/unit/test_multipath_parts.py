@@ -5,15 +5,22 @@ line."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fcsim.build import multipath_pairs
+from fcsim.engine.simulation import Simulation
+from fcsim.fc4.fcp import GOOD
 from fcsim.scenario.loader import load_scenario
+from fcsim.storage.config import CHECKER_TICK, MultipathConfig
+from fcsim.storage.multipath import Multipath, first_tick_after
+from fcsim.storage.multipath import Path as Path_
 from fcsim.storage.path_selector import QueueLength, RoundRobin, ServiceTime
 from tests.builders import assert_refused
 
@@ -117,3 +124,78 @@ count = 10
     path.write_text(own, encoding="utf-8")
     pairs = multipath_pairs(load_scenario(path))
     assert pairs == {("host", "array"): {("host", "array"), ("host.1", "array.1")}}
+
+
+def test_the_checker_loop_finds_a_tur_timed_out_a_second_after_a_whole_timeout() -> None:
+    """tur.c's ``now.tv_sec > ct->time``: a TUR sent at a run of the loop with
+    multipath.conf's 30 s timeout is found timed out 31 runs (31 s) later."""
+    assert first_tick_after(30.0, CHECKER_TICK) == 31.0
+    assert first_tick_after(0.003, 0.001) == pytest.approx(0.004, rel=1e-12)
+
+
+@given(st.floats(1e-4, 10.0), st.floats(1e-4, 2.0), st.integers(0, 100))
+@settings(max_examples=200, deadline=None)
+def test_the_run_that_finds_a_timeout_is_the_first_after_it(span: float, tick: float,
+                                                            whole: int) -> None:
+    """The run found is a whole number of ticks after the sending, later than
+    the timeout by at most a tick; a timeout of a whole number of ticks is
+    found one tick after it."""
+    ticks = first_tick_after(span, tick) / tick
+    assert ticks == pytest.approx(round(ticks), abs=1e-9)
+    n = round(ticks)
+    assert span < n * tick * (1 + 1e-9) and (n - 1) * tick <= span * (1 + 1e-9)
+    assert first_tick_after(whole * tick, tick) == pytest.approx((whole + 1) * tick, rel=1e-9)
+
+
+class _HeldTurs:
+    """A path's logical unit whose TEST UNIT READYs are answered only when
+    the test says: each TUR sent is kept, (time sent, its done)."""
+
+    def __init__(self, sim: Simulation) -> None:
+        self.sim = sim
+        self.turs: list[tuple[float, Callable[[int], None]]] = []
+
+    def login(self, then: Callable[[], None]) -> None:
+        then()
+
+    def submit(self, write: bool, offset: int, length: int, done: Callable[[int], None],
+               meter: Any = None) -> None:
+        raise AssertionError("no I/O in this test")
+
+    def terminate(self, status: int) -> int:
+        return 0
+
+    def test_unit_ready(self, done: Callable[[int], None], timeout: float) -> None:
+        self.turs.append((self.sim.now, done))
+
+
+def test_a_stalled_tur_gets_one_new_tur_beside_it_then_the_path_is_down_without_one() -> None:
+    """tur.c (``libcheck_check``, MAX_NR_TIMEOUTS 1): a check that finds the
+    TUR of the last one still outstanding (its thread not responding) starts
+    one new TUR beside it; the next that finds that one outstanding too
+    returns PATH_TIMEOUT without a TUR, and so on while it is; once it is
+    answered, checks send TURs again. polling_interval 1 s, checker_timeout
+    1 s, the loop's 1 s tick: the first check at 1 s finds its TUR timed
+    out at 3 s (the run after 1 + 1 s), the failed path is checked every
+    polling_interval from the end of the last check: at 4 s a new TUR
+    beside the stalled one, found timed out at 6 s; at 7, 8, 9, 10 s down
+    without a TUR; the second TUR answered GOOD at 10.5 s, the check at
+    11 s sends one, answered at once: reinstated at 11 s."""
+    sim = Simulation(1)
+    unit = _HeldTurs(sim)
+    path = Path_("p", "host", "array", unit, 50)
+    device = Multipath(sim, "m", [path], MultipathConfig(polling_interval=1.0,
+                                                         checker_timeout=1.0))
+    device.login(lambda: None)
+
+    def answer_second(_event: object) -> None:
+        unit.turs[1][1](GOOD)
+    sim.call_later(10.5, answer_second)
+    sim.run(10.9)
+    assert [t for t, _done in unit.turs] == pytest.approx([1.0, 4.0])
+    assert [(e[0], e[2]) for e in device.events] == [
+        (pytest.approx(3.0), "failed (path checker: TUR timed out)")]
+    sim.call_later(0.1 + 1e-9, lambda _e: unit.turs[-1][1](GOOD))  # the TUR of 11 s
+    sim.run(11.5)
+    assert [t for t, _done in unit.turs] == pytest.approx([1.0, 4.0, 11.0])
+    assert device.events[-1][1:] == ("p", "reinstated (path checker)")
