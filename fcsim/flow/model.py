@@ -444,8 +444,16 @@ def _paced(fabric: FlowFabric, credits: dict[str, int],
     form (:func:`fcsim.flow.credit.behind_line`); otherwise (a cycle ending
     in the fill words drifts into the next frame) the two directions
     are followed frame by frame (:func:`fcsim.flow.credit.both_ways`, the
-    frames of each in the order :func:`_sent` gives, the other's supplied
-    one every 1 / its frame rate where its line is not full). Directions
+    frames of each in the order :func:`_sent` gives). Where the other line
+    is not full, its frames come as what paces them allows: from a
+    saturating N_Port, always one ready, each waiting for its credit, whose
+    buffer the switch frees only as the frame crosses
+    (:meth:`fcsim.fabric.switch.Switch.free_input`), so the buffer is held
+    as long as gives its rate, and its R_RDYs, behind this direction's
+    frames, set when its frames go; from a switch into an N_Port, as they
+    reach the switch, one every 1 / its frame rate (an assumption: a steady
+    supply); on an ISL either end may pace them, and no wait is computed.
+    Directions
     *locked* (both ways credit-bound) are left to :func:`_locked`;
     *per_frame* gives each direction's frames per second and mean frame
     time, *credits* each direction's credit resource."""
@@ -469,9 +477,18 @@ def _paced(fabric: FlowFabric, credits: dict[str, int],
         if busy and d.credit == 1 and len(set(theirs)) == 1:  # locked: the closed form
             wait = behind_line(cycle, theirs[0], theirs[0] + GAP_CHARS * e.speed.char_time) - cycle
         if wait <= 0:
+            held, supply = e.hold, 0.0  # a full line: always a frame, no wait beyond
+            if not busy:
+                if e.origin is None:  # a saturating N_Port, paced by its buffers' release
+                    held = max(e.hold, e.credit / per_frame[back][0] - (
+                        per_frame[back][1] + 2 * e.delay + e.speed.word_time))
+                elif e.switch is None:  # a switch's frames into an N_Port, as they come
+                    supply = 1 / per_frame[back][0]
+                else:  # an ISL: paced from either end; not computed (caveats)
+                    continue
             key = (Side(mine, d.credit, d.speed.word_time, GAP_CHARS * d.speed.char_time, d.hold),
                    Side(theirs, e.credit, e.speed.word_time, GAP_CHARS * e.speed.char_time,
-                        e.hold, 0.0 if busy else 1 / per_frame[back][0]), d.delay)
+                        held, supply), d.delay)
             if key not in rates:  # the same link, followed once
                 rates[key] = both_ways(*key)[0]
             wait = d.credit / rates[key] - cycle
