@@ -453,10 +453,9 @@ def _paced(fabric: FlowFabric, credits: dict[str, int],
     frames, set when its frames go; from a switch into an N_Port, as they
     reach the switch, one every 1 / its frame rate (an assumption: a steady
     supply); on an ISL either end may pace them, and no wait is computed.
-    Directions
-    *locked* (both ways credit-bound) are left to :func:`_locked`;
-    *per_frame* gives each direction's frames per second and mean frame
-    time, *credits* each direction's credit resource."""
+    Directions *locked* (both ways credit-bound) are left to
+    :func:`_locked`; *per_frame* gives each direction's frames per second
+    and mean frame time, *credits* each direction's credit resource."""
     full = {n for n, i in credits.items() if load[i] >= capacity[i] * (1 - CLOSE)}
     ends: dict[str, list[str]] = defaultdict(list)
     for n, d in fabric.directions.items():
