@@ -36,13 +36,17 @@ Where only one direction is credit-bound and the other carries frames back
 to back, its R_RDYs wait for the frame in progress on that line
 (:func:`behind_line`): two 2GFC N_Ports streaming to a third on one-credit
 links, which streams out in turn, at half its line where the credit alone
-gives 94 %.
+gives 94 %. With frames of several lengths, or a line the other way that
+is not full, no period is fixed: :func:`both_ways` follows the two
+directions frame by frame instead, each R_RDY behind the frame then on its
+line, each frame as soon as its line, its credit and its supply allow.
 """
 
 from __future__ import annotations
 
 import heapq
 import math
+from typing import NamedTuple
 
 
 def locked_hold(hold: float, word: float, t_back: float, period: float, credits: int) -> float:
@@ -72,8 +76,11 @@ def behind_line(ready: float, t_back: float, period: float) -> float:
     back at the transmitter a word and a propagation later and the next
     frame starts at once, so the buffer it takes is freed the credit's
     cycle (frame time + 2 x propagation + hold + one word) after that end,
-    and its R_RDY waits in turn: the cycle rounds up to a whole number of
-    periods unless it ends in the fill words. A buffer freed at a frame's
+    and its R_RDY waits in turn: with one credit, a cycle that ends within
+    a frame rounds up to a whole number of periods. One that ends in the
+    fill words is not kept: that R_RDY goes at once, not at a frame's end,
+    so the next cycle ends further in, until one ends within a frame
+    (:func:`both_ways` follows it). A buffer freed at a frame's
     end, to within 10^-9 of a period (what ``%`` leaves of a whole number
     of periods in floating point), is freed between two frames."""
     phase = ready % period
@@ -209,3 +216,103 @@ def pipeline_period(frames: list[float], credits: int, rest: float, gap: float) 
         ends.append(clock)
     rounds = TURNS // 2
     return (ends[-1] - ends[-1 - rounds]) / rounds
+
+
+class Side(NamedTuple):
+    """One direction of a link as :func:`both_ways` follows it: the line
+    times of its *frames* (s), sent in that order over and over; its BB
+    *credits*; its line's transmission *word* and the *gap* of fill words
+    after each frame (s); the receiver's *hold* of each buffer after the
+    frame's EOF is in (s); and *supply*, s between its frames becoming
+    ready to send (0: one always ready)."""
+
+    frames: tuple[float, ...]
+    credits: int
+    word: float
+    gap: float
+    hold: float
+    supply: float = 0.0
+
+
+FACING = 1200
+"""Frames each direction sends in :func:`both_ways`; its rates are those of
+the second half."""
+
+
+def both_ways(a: Side, b: Side, delay: float) -> tuple[float, float]:
+    """The frames per second of each direction of a link, *a* and *b*, one
+    way *delay* (s), when each R_RDY goes on its line behind the frame in
+    progress (FC-PH 17.1, :meth:`fcsim.fc2.port.Port.send_r_rdy`): the two
+    directions followed frame by frame from all credits held and both lines
+    idle, as the packet model's ports send. A frame starts when its line is
+    free (the frame before it, the gap of fill words after it, any R_RDY
+    sent in it), its transmitter holds a credit and it is ready (its
+    supply); it costs a credit, its EOF is in at the far end *delay* after
+    it ends, and the buffer it took is freed the receiver's hold after
+    that; the R_RDY then starts at once if the line the other way is
+    between frames, else at the end of the frame on it, takes a word, and
+    its credit is back *delay* after it. Each rate is the mean over the
+    second half of :data:`FACING` frames (whole rounds of both orders of
+    frames and of its credits' trains, where that many fit). With frames
+    of one length, the other line full (*b* always ready, line-bound) and
+    one credit whose cycle ends within a frame the other way, *a*'s is
+    :func:`behind_line`'s closed form; one that ends *p* into the fill
+    words after *m* periods gives k frames every k m + 1 periods, k =
+    floor(fill words / p) + 1 (``tests/unit/test_flow_credit.py``)."""
+    sides = (a, b)
+    line_free = [0.0, 0.0]
+    gap_end = [0.0, 0.0]
+    credit = [a.credits, b.credits]
+    sent = [0, 0]
+    waiting = [False, False]
+    starts: tuple[list[float], list[float]] = ([], [])
+    events: list[tuple[float, int, int, int]] = []  # (time, order, kind, side)
+    order = 0
+    free, ready, back = 0, 1, 2  # kinds: a line's gap ends, a buffer is freed, a credit is in
+
+    def push(time: float, kind: int, side: int) -> None:
+        nonlocal order
+        heapq.heappush(events, (time, order, kind, side))
+        order += 1
+
+    push(0.0, free, 0)
+    push(0.0, free, 1)
+    while sent[0] < FACING or sent[1] < FACING:
+        now, _, kind, i = heapq.heappop(events)
+        side = sides[i]
+        if kind == ready:  # an R_RDY on line i for a frame the other way
+            start = max(now, line_free[i])
+            line_free[i] = start + side.word
+            gap_end[i] = max(gap_end[i], line_free[i])
+            push(line_free[i] + delay, back, 1 - i)
+            continue
+        if kind == back:
+            credit[i] += 1
+            if not waiting[i]:
+                continue
+            waiting[i] = False
+        if not credit[i]:
+            waiting[i] = True
+            continue
+        due = sent[i] * side.supply
+        if due > now:
+            push(due, free, i)
+            continue
+        start = max(gap_end[i], line_free[i], now)
+        frame = side.frames[sent[i] % len(side.frames)]
+        sent[i] += 1
+        credit[i] -= 1
+        line_free[i] = start + frame
+        gap_end[i] = line_free[i] + side.gap
+        starts[i].append(start)
+        push(line_free[i] + delay + side.hold, ready, 1 - i)
+        push(gap_end[i], free, i)
+    rates = []
+    for side, times in zip(sides, starts, strict=True):
+        whole = math.lcm(len(a.frames), len(b.frames), side.credits)  # whole rounds, trains
+        half = len(times) // 2
+        span = len(times) - 1 - half
+        if span >= whole:
+            span -= span % whole
+        rates.append(span / (times[half + span] - times[half]))
+    return rates[0], rates[1]

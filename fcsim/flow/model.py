@@ -30,8 +30,9 @@ On a link whose two directions are both credit-bound, and whose trains of
 frames cannot keep out of each other's way, each R_RDY leaves locked behind
 the frame the other way: the credit's cycle holds the buffer that much
 longer (:mod:`fcsim.flow.credit`, :func:`_locked`); on a link whose other
-direction carries frames back to back, a credit-bound direction's R_RDYs
-wait for the end of the frame in progress (:func:`_paced`). So does a frame on a
+direction's credit is not bound, a credit-bound direction's R_RDYs wait for
+the end of the frame in progress, followed frame by frame where no closed
+form holds (:func:`_paced`). So does a frame on a
 credit-bound link that waits its turn at a full output of a switch
 (:func:`_behind`).
 
@@ -66,8 +67,10 @@ from fcsim.fabric.switch_port import HEADER_CHARS
 from fcsim.fc2.frame import frame_chars
 from fcsim.flow.arbitration import Queue, held, resources_of, round_robin, waiting
 from fcsim.flow.credit import (
+    Side,
     behind_line,
     behind_output,
+    both_ways,
     forced,
     hidden_wait,
     locked_hold,
@@ -107,8 +110,10 @@ class FlowResult:
     *locked*, per link direction whose R_RDYs leave locked behind the frames
     the other way (:mod:`fcsim.flow.credit`), how much longer each buffer is
     held than the receiver's own hold, s; *paced*, the same for each
-    credit-bound link direction whose R_RDYs wait behind the frames of a
-    full line the other way (:func:`fcsim.flow.credit.behind_line`);
+    credit-bound link direction whose R_RDYs wait behind the frames the
+    other way, that direction's credit not bound
+    (:func:`fcsim.flow.credit.behind_line`,
+    :func:`fcsim.flow.credit.both_ways`);
     *behind*, the same for each link
     direction into a switch whose frames wait their turn at a full output
     (:func:`fcsim.flow.credit.behind_output`); *pipelined*, the same for
@@ -430,34 +435,82 @@ def _paced(fabric: FlowFabric, credits: dict[str, int],
            load: np.ndarray, per_frame: dict[str, tuple[float, float]],
            locked: dict[str, float]) -> dict[str, float]:
     """Per link direction whose credit is full under *load* while the other
-    direction of its link carries frames back to back (its line full, its
-    credit not: its frames do not wait for R_RDYs, so they keep one period
-    apart), how much longer than the receiver's hold each of its buffers is
-    held, s: each R_RDY waits for the end of the frame then on the line
-    (:func:`fcsim.flow.credit.behind_line`). Directions *locked* (both ways
-    credit-bound) are left to :func:`_locked`; *per_frame* gives each
-    direction's frames per second and mean frame time, *credits* each
-    direction's credit resource."""
+    direction of its link carries frames whose own credit is not full (its
+    frames do not wait for R_RDYs: back to back where its line is full, one
+    as each comes otherwise), how much longer than the receiver's hold each
+    of its buffers is held, s: each R_RDY waits for the end of the frame
+    then on the line. One credit whose cycle ends within a frame of a full
+    line of frames of one length locks to them, and the wait has a closed
+    form (:func:`fcsim.flow.credit.behind_line`); otherwise (a cycle ending
+    in the fill words drifts into the next frame) the two directions
+    are followed frame by frame (:func:`fcsim.flow.credit.both_ways`, the
+    frames of each in the order :func:`_sent` gives). Where the other line
+    is not full, its frames come as what paces them allows: from a
+    saturating N_Port, always one ready, each waiting for its credit, whose
+    buffer the switch frees only as the frame crosses
+    (:meth:`fcsim.fabric.switch.Switch.free_input`), so the buffer is held
+    as long as gives its rate, and its R_RDYs, behind this direction's
+    frames, set when its frames go; from a switch into an N_Port, as they
+    reach the switch, one every 1 / its frame rate (an assumption: a steady
+    supply); on an ISL either end may pace them, and no wait is computed.
+    Directions *locked* (both ways credit-bound) are left to
+    :func:`_locked`; *per_frame* gives each direction's frames per second
+    and mean frame time, *credits* each direction's credit resource."""
     full = {n for n, i in credits.items() if load[i] >= capacity[i] * (1 - CLOSE)}
     ends: dict[str, list[str]] = defaultdict(list)
     for n, d in fabric.directions.items():
         ends[d.link].append(n)
     out: dict[str, float] = {}
+    rates: dict[tuple[Side, Side, float], float] = {}
     for name in full - locked.keys():
         d = fabric.directions[name]
         back = next((n for n in ends[d.link] if n != name), None)
         if back is None or back in full or name not in per_frame or back not in per_frame:
             continue
         line = where[("line", back, None)]
-        if load[line] < capacity[line] * (1 - CLOSE):
-            continue
-        t_back = per_frame[back][1]
-        period = t_back + GAP_CHARS * fabric.directions[back].speed.char_time
-        ready = per_frame[name][1] + 2 * d.delay + d.hold + d.speed.word_time
-        wait = behind_line(ready, t_back, period) - ready
+        busy = load[line] >= capacity[line] * (1 - CLOSE)
+        e = fabric.directions[back]
+        cycle = per_frame[name][1] + 2 * d.delay + d.hold + d.speed.word_time
+        mine, theirs = _sent(fabric, name), _sent(fabric, back)
+        wait = 0.0
+        if busy and d.credit == 1 and len(set(theirs)) == 1:  # locked: the closed form
+            wait = behind_line(cycle, theirs[0], theirs[0] + GAP_CHARS * e.speed.char_time) - cycle
+        if wait <= 0:
+            held, supply = e.hold, 0.0  # a full line: always a frame, no wait beyond
+            if not busy:
+                if e.origin is None:  # a saturating N_Port, paced by its buffers' release
+                    held = max(e.hold, e.credit / per_frame[back][0] - (
+                        per_frame[back][1] + 2 * e.delay + e.speed.word_time))
+                elif e.switch is None:  # a switch's frames into an N_Port, as they come
+                    supply = 1 / per_frame[back][0]
+                else:  # an ISL: paced from either end; not computed (caveats)
+                    continue
+            key = (Side(mine, d.credit, d.speed.word_time, GAP_CHARS * d.speed.char_time, d.hold),
+                   Side(theirs, e.credit, e.speed.word_time, GAP_CHARS * e.speed.char_time,
+                        held, supply), d.delay)
+            if key not in rates:  # the same link, followed once
+                rates[key] = both_ways(*key)[0]
+            wait = d.credit / rates[key] - cycle
         if wait > 0:
             out[name] = float(wait)
     return out
+
+
+def _sent(fabric: FlowFabric, name: str) -> tuple[float, ...]:
+    """The line times (s) of the frames link direction *name* carries, in the
+    order they go, over and over: each stream crossing it sends its open
+    sequences in turn, frame by frame (:class:`fcsim.fc2.nport.NPort`),
+    each sequence's frames in order, all sequences started together (an
+    assumption: the packet model's sequences keep the phases their start
+    gave them); the streams take turns frame by frame (a switch output's
+    round robin over its inputs; an assumption where they come at
+    different rates)."""
+    char = fabric.directions[name].speed.char_time
+    each = [[frame_chars(x) * char for x in st.frame_payloads
+             for e in st.exchanges if name in e.path]
+            for st in fabric.streams if any(name in e.path for e in st.exchanges)]
+    rounds = math.lcm(*(len(f) for f in each))
+    return tuple(f[k % len(f)] for k in range(rounds) for f in each)
 
 
 def _behind(fabric: FlowFabric, credits: dict[str, int], by_output: dict[str, list[Queue]],
