@@ -222,6 +222,11 @@ class NvmeInitiator:
         """Commands outstanding on all its connections."""
         self._discover = discover
         self.undiscovered: list[int] = []
+        self.listeners: list[Callable[[int, str], None]] = []
+        """Who follows its associations' states: each called with the target's
+        N_Port ID and the new state whenever its association is reset,
+        connecting, live or lost (an NVMe multipath namespace head, for its
+        paths)."""
         nport.register((h.TYPE_ELS, TYPE_NVME, h.TYPE_BLS), self._received)
 
     def limit_outstanding(self, limit: OutstandingLimit) -> None:
@@ -351,7 +356,8 @@ class NvmeInitiator:
                      CreateConnection(assoc.association, assoc.made + 1, self.queue_size,
                                       ersp_ratio(self.queue_size)))
             return
-        assoc.state, assoc.attempts = LIVE, 0
+        assoc.attempts = 0
+        self._enter(assoc, LIVE)
         for conn in assoc.connections:  # what waited for it, in order
             waiting, conn.waiting = conn.waiting, deque()
             for command in waiting:
@@ -361,6 +367,26 @@ class NvmeInitiator:
             then()
 
     # -- association reset (nvme_fc_error_recovery) -------------------------------------------
+
+    def _enter(self, assoc: _Association, state: str) -> None:
+        """*assoc* enters *state*; those who follow it are told."""
+        assoc.state = state
+        for listener in self.listeners:
+            listener(assoc.d_id, state)
+
+    def live(self, d_id: int) -> bool:
+        """Whether the association with the target at *d_id* is live (Linux's
+        controller state ``NVME_CTRL_LIVE``)."""
+        assoc = self._targets.get(d_id)
+        return assoc is not None and assoc.state is LIVE
+
+    def coming_back(self, d_id: int) -> bool:
+        """Whether the association with the target at *d_id*, once made, is
+        being reset or made again (``NVME_CTRL_RESETTING``, ``CONNECTING``):
+        it may be live again."""
+        assoc = self._targets.get(d_id)
+        return assoc is not None and (assoc.state is RESETTING
+                                      or (assoc.state is CONNECTING and assoc.attempts > 0))
 
     def _quiet(self, assoc: _Association) -> None:
         """Once a resetting *assoc* has no command outstanding: Disconnect
@@ -382,9 +408,9 @@ class NvmeInitiator:
         I/O connections (:meth:`_answered`)."""
         if assoc.state is LOST:
             return
-        assoc.state = CONNECTING
         assoc.attempts += 1
         assoc.made = 0
+        self._enter(assoc, CONNECTING)
         self.recovery.reconnects += 1
         self._ls(assoc.d_id, CREATE_ASSOCIATION_SIZE,
                  CreateAssociation(ADMIN_QUEUE_SIZE, ersp_ratio(ADMIN_QUEUE_SIZE)))
@@ -407,7 +433,7 @@ class NvmeInitiator:
     def _lose(self, assoc: _Association) -> None:
         """The controller of *assoc* is given up: every command waiting for it
         fails now, and each sent to it later."""
-        assoc.state = LOST
+        self._enter(assoc, LOST)
         self.recovery.controllers_lost += 1
         for conn in assoc.connections:
             waiting, conn.waiting = conn.waiting, deque()
@@ -579,7 +605,7 @@ class NvmeInitiator:
         connects it again."""
         assoc = self._targets[command.d_id]
         if assoc.state is LIVE:
-            assoc.state = RESETTING
+            self._enter(assoc, RESETTING)
             self.recovery.association_resets += 1
             for other in [c for c in self._by_exchange.values()
                           if c is not command and c.d_id == command.d_id
