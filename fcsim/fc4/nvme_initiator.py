@@ -252,9 +252,11 @@ class NvmeInitiator:
     def _wait_live(self, assoc: _Association, conn: Connection,
                    command: NvmeCommand) -> None:
         """*command* waits on *conn* for the association to be live again, or,
-        its controller lost, fails (at once, in an event of its own: the layer
-        above may send the next one from its completion)."""
-        if assoc.state is LOST:
+        its controller lost or with *failover*, fails with a host path error
+        (Linux ``nvmf_fail_nonready_command``: a multipath request is not
+        requeued on a controller that is not live), at once, in an event of
+        its own: the layer above may send the next one from its completion."""
+        if assoc.state is LOST or self.failover:
             self.sim.call_later(0.0, lambda _e: self._return_error(command, HOST_PATH_ERROR))
         else:
             conn.waiting.append(command)
@@ -611,6 +613,11 @@ class NvmeInitiator:
                           if c is not command and c.d_id == command.d_id
                           and c not in self._aborting]:
                 self._abort(other)
+            if self.failover:  # those waiting for an entry go back to the head
+                for conn in assoc.connections:
+                    waiting, conn.waiting = conn.waiting, deque()
+                    for queued in waiting:
+                        self._wait_live(assoc, conn, queued)
         self._end_attempt(command, aborted=aborted, given_up=not aborted)
         self._failed(command, status)
 

@@ -251,13 +251,18 @@ def test_association_resets_on_one_path_fail_its_reads_over_to_the_other() -> No
     fails in the transport there resets that controller's association; its
     reads fail over (path errors) to the non-optimized path, which carries
     reads only then, and the optimized path is disabled from its reset to
-    its reconnection, in that order each time. No read fails."""
+    its reconnection, in that order each time. With 4-entry queues and 16
+    reads outstanding, those waiting for an entry at a reset fail over too
+    (nvmf_fail_nonready_command). No read fails."""
     base = load_scenario(Path(__file__).parents[2] / "scenarios" / "nvme-multipath-ana.toml")
     host, array = base.nodes
     fault = FaultConfig(0.004, "bit-error-rate", link="hostA", bit_error_rate=1e-6,
                         duration=0.004)
+    (reads,) = base.workloads
+    assert reads.options.iodepth == 16
     scenario = dataclasses.replace(base, faults=(fault,), nodes=(
-        dataclasses.replace(host, nvme_sler=False), array))
+        dataclasses.replace(host, nvme_sler=False), array), workloads=(
+        dataclasses.replace(reads, nvme=dataclasses.replace(reads.nvme, queue_size=4)),))
     storage = run_once(scenario, 1)["storage"]
     assert storage["jobs"]["reads"]["errors"] == 0
     recovery = storage["nvme_initiators"]["host"]["recovery"]
@@ -267,6 +272,9 @@ def test_association_resets_on_one_path_fail_its_reads_over_to_the_other() -> No
     (head,) = storage["nvme_multipath"].values()
     optimized, other = head["paths"]["host-array"], head["paths"]["host.1-array.1"]
     assert head["failed_ios"] == 0 and optimized["errors"] == recovery["failed"] > 0
+    # each reset fails over its trigger, the reads it aborted and those waiting
+    # for an entry (without these last, failed would be aborts + resets)
+    assert recovery["failed"] > recovery["aborts"] + resets
     assert other["ios"] > 0 and other["errors"] == 0
     events = [e["event"] for e in head["events"] if e["path"] == "host-array"]
     assert events == ["controller resetting", "controller connecting",
