@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import struct
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -75,7 +76,7 @@ from fcsim.runner import _run_once
 from fcsim.storage.config import FioConfig, NvmeOptions
 from fcsim.storage.device_model import RamDiskModel
 from fcsim.workload.fio import FioOptions
-from tests.builders import p2p
+from tests.builders import assert_refused, p2p
 
 RAM = RamDiskModel("ram", 2**30, 10e-6, 1e9)
 PROPAGATION = 5e-9
@@ -493,3 +494,39 @@ def test_an_ersp_goes_as_r_ctl_0x08_and_a_shortened_response_as_0x07() -> None:
     assert len(extended) == 2 and len(plain) == count - 2
     assert all(r[2].sequence.ulp.ersp for r in extended)
     assert not any(r[2].sequence.ulp.ersp for r in plain)
+
+
+LINK_FAULT = (Path(__file__).parents[2] / "scenarios" / "nvme-link-fault.toml").read_text(
+    encoding="utf-8")
+
+
+@pytest.mark.parametrize(("edit", "key", "given", "allowed"), [
+    (('name = "host"\n', 'name = "host"\nnvme_reconnect_delay = "0 s"\n'),
+     "nodes[0].nvme_reconnect_delay", "given '0 s'", "> 0 s"),
+    (('name = "host"\n', 'name = "host"\nnvme_ctrl_loss_tmo = -1\n'),
+     "nodes[0].nvme_ctrl_loss_tmo", "given -1", "'off'"),
+])
+def test_bad_reconnection_keys_are_refused_in_one_line(
+        tmp_path: Path, edit: tuple[str, str], key: str, given: str, allowed: str) -> None:
+    assert_refused(tmp_path, LINK_FAULT, edit, key, given, allowed)
+
+
+def test_the_reconnection_keys_reach_the_host(tmp_path: Path) -> None:
+    """nvme_reconnect_delay 3 s and nvme_ctrl_loss_tmo 10 s: 3 s apart, 4
+    attempts; ctrl_loss_tmo 'off': no limit, and the default 10 s delay kept
+    (nvme-fc shortens it only when the loss timeout is on)."""
+    from fcsim.scenario.loader import load_scenario
+    path = tmp_path / "case.toml"
+    path.write_text(LINK_FAULT.replace(
+        'name = "host"\n', 'name = "host"\nnvme_reconnect_delay = "3 s"\n'
+        'nvme_ctrl_loss_tmo = "10 s"\n', 1), encoding="utf-8")
+    host = load_scenario(path).nodes[0]
+    assert (host.nvme_reconnect_delay, host.nvme_ctrl_loss_tmo) == (3.0, 10.0)
+    assert reconnect_limit(host.nvme_reconnect_delay, host.nvme_ctrl_loss_tmo) == (3.0, 4)
+    path.write_text(LINK_FAULT.replace('name = "host"\n',
+                                       'name = "host"\nnvme_ctrl_loss_tmo = "off"\n', 1),
+                    encoding="utf-8")
+    host = load_scenario(path).nodes[0]
+    assert host.nvme_ctrl_loss_tmo is None
+    assert reconnect_limit(host.nvme_reconnect_delay, host.nvme_ctrl_loss_tmo) == (
+        RECONNECT_DELAY, None)
