@@ -530,3 +530,24 @@ def test_the_reconnection_keys_reach_the_host(tmp_path: Path) -> None:
     assert host.nvme_ctrl_loss_tmo is None
     assert reconnect_limit(host.nvme_reconnect_delay, host.nvme_ctrl_loss_tmo) == (
         RECONNECT_DELAY, None)
+
+
+def test_the_timeline_names_the_reset_s_link_services() -> None:
+    """A read short of data without SLER: after it, the timeline shows the
+    Disconnect Association of association 1 and its LS_ACC, then Create
+    Association (association 2) and Create I/O Connection (connection 2)."""
+    import io
+    import re
+
+    from fcsim.trace.timeline import Timeline
+    _clean, frames = _run("read", 2, sler=False)
+    out = io.StringIO()
+    _run("read", 2, (_hit(frames.of(h.R_CTL_SOLICITED_DATA)[0], "a"),), sler=False,
+         sinks=(Timeline(out),))
+    labels = [m[1] for line in out.getvalue().splitlines()[1:]
+              if (m := re.search(r"\d+\s{5}(\S.*)$", line))]
+    at = labels.index("Disconnect Association 1")
+    assert labels[at:at + 6] == [
+        "Disconnect Association 1", "LS_ACC (Disconnect Association 1)",
+        "Create Association sqsize 32", "LS_ACC association 2 connection 0",
+        "Create I/O Connection qid 1 sqsize 128", "LS_ACC association 2 connection 2"]
