@@ -42,7 +42,8 @@ Without SLER, or when SLER gives up, the host's NVMe layer ends the
 command: its block-layer timeout (Linux nvme_core ``io_timeout``, 30 s)
 makes nvme-fc abort the exchange with ABTS (``nvme_fc_timeout``), the
 aborted command completes with Command Aborted By Host and the NVMe layer
-sends it again in a new exchange, at most ``max_retries`` (5) times
+sends it again in a new exchange (once its association is made again,
+below), at most ``max_retries`` (5) times
 (``nvme_decide_disposition``), after which it reports the error. A read whose
 data came short without SLER completes with a host path error and is sent
 again the same way. An ABTS unanswered for R_A_TOV is sent again (FC-FS),
@@ -67,7 +68,9 @@ Association follows if the association was made); the next attempt comes
 *reconnect_delay* later, and after the last one :func:`reconnect_limit`
 allows the controller is lost (``nvme_fc_reconnect_or_delete``): every
 command waiting for it fails, and so does each command sent to it after.
-Not modelled: the Fabrics Connect, property and Identify admin commands
+On a multipath host (``failover``) the commands waiting for a queue entry
+at a reset fail over at once with a host path error
+(``nvmf_fail_nonready_command``), as do those aborted. Not modelled: the Fabrics Connect, property and Identify admin commands
 Linux sends over each new connection (as at the first connection), and the
 remote port's own loss (dev_loss_tmo), which the FC transport handles.
 """
