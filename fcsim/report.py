@@ -254,11 +254,17 @@ def _storage_lines(results: dict[str, Any]) -> list[str]:
             lines.append("    disk utilisation: " + ", ".join(
                 f"{name} {100 * u:.1f} %" for name, u in disks.items()))
     for name, nvme in storage.get("nvme_targets", {}).items():
+        closed = sum(1 for c in nvme["connections"].values() if c.get("closed"))
         for ident, c in nvme["connections"].items():
+            if c.get("closed"):
+                continue
             lines.append(f"  NVMe controller {name}, I/O connection {ident}: sqsize "
                          f"{c['sqsize']}, at most {c['max_outstanding']} outstanding, "
                          f"{c['responses']} responses of which {c['ersp']} ERSP "
                          f"(ersp_ratio {c['ersp_ratio']}), {c['overruns']} over sqsize")
+        if closed:
+            lines.append(f"  NVMe controller {name}: {closed} I/O connections closed by "
+                         "Disconnect Association (in the JSON results)")
         recovery = nvme.get("recovery")
         if recovery:
             lines.append(f"  NVMe controller {name} answered {recovery['retransmissions']} "
@@ -272,7 +278,10 @@ def _storage_lines(results: dict[str, Any]) -> list[str]:
                          f"NVMe_SR, {recovery['commands_resent']} commands sent again in "
                          f"their exchange, {recovery['timeouts']} timeouts, "
                          f"{recovery['aborts']} ABTS, {recovery['retries']} retries, "
-                         f"{recovery['failed']} returned with an error")
+                         f"{recovery['failed']} returned with an error, "
+                         f"{recovery['association_resets']} association resets, "
+                         f"{recovery['reconnects']} reconnection attempts, "
+                         f"{recovery['controllers_lost']} controllers lost")
     for node, local in storage.get("local", {}).items():
         for name, d in local["disks"].items():
             lines.append(f"  disk {node}:{name} ({d['model']} on {d['channel']}): utilisation "

@@ -22,6 +22,11 @@ answer (R_CTL 0x32 / 0x33, FC-4 link data request and reply, TYPE 0x28):
   fcnvme_ls_cr_conn_rqst``: header, association ID descriptor, the connect
   command descriptor with ersp_ratio, qid and sqsize), answered by a 40-byte
   LS_ACC (``struct fcnvme_ls_cr_conn_acc``: header and connection ID).
+- Disconnect Association, which ends the association and all its
+  connections: 48-byte request (``struct fcnvme_ls_disconnect_assoc_rqst``:
+  the 8-byte LS header, the association ID descriptor, 16 bytes, and the
+  disconnect command descriptor, 24), answered by a 24-byte LS_ACC (``struct
+  fcnvme_ls_disconnect_assoc_acc``: the LS_ACC header alone).
 
 Sizes from Linux ``include/linux/nvme-fc.h`` (FC-NVMe-2 r1.08). Each NVMe
 command is one exchange on its I/O connection:
@@ -102,6 +107,10 @@ CREATE_CONNECTION_SIZE = 48
 """Create I/O Connection LS request, bytes."""
 CREATE_CONNECTION_ACC_SIZE = 40
 """Create I/O Connection LS_ACC, bytes."""
+DISCONNECT_ASSOCIATION_SIZE = 48
+"""Disconnect Association LS request, bytes."""
+DISCONNECT_ASSOCIATION_ACC_SIZE = 24
+"""Disconnect Association LS_ACC, bytes."""
 DEFAULT_QUEUE_SIZE = 128
 """I/O queue size a Linux host asks for, entries (NVMF_DEF_QUEUE_SIZE)."""
 ADMIN_QUEUE_SIZE = 32
@@ -203,6 +212,21 @@ class CreateConnection:
 
 
 @dataclass(frozen=True)
+class DisconnectAssociation:
+    """The Disconnect Association LS: association *association* and its
+    connections end."""
+
+    association: int
+
+
+@dataclass(frozen=True)
+class DisconnectAccept:
+    """The LS_ACC of a Disconnect Association."""
+
+    association: int
+
+
+@dataclass(frozen=True)
 class LsAccept:
     """The LS_ACC of a Create Association or Create I/O Connection:
     *association* and *connection* IDs, and the *sqsize* granted."""
@@ -216,7 +240,8 @@ class LsAccept:
 class NvmeCommand:
     """One NVMe Read or Write (*write*) of *length* bytes at byte *offset* of
     namespace *nsid*, command ID *cid* on I/O connection *connection*; *csn*
-    its command sequence number there (compared and hashed by identity: the
+    its command sequence number there, *qid* that connection's queue ID
+    (compared and hashed by identity: the
     host's timers key on it). *issued*: when it was submitted, s;
     *sent*: when its NVMe_CMND IU went out; *first_burst*: write bytes sent
     unsolicited after the command; *status* the NVMe status once complete;
@@ -235,6 +260,7 @@ class NvmeCommand:
     d_id: int = 0
     nsid: int = 1
     connection: int = 0
+    qid: int = 1
     csn: int = 0
     sent: float = 0.0
     first_burst: int = 0

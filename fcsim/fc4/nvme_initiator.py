@@ -23,6 +23,7 @@ from fcsim.fc4.nvme import (
     CMD_IU_SIZE,
     CREATE_ASSOCIATION_SIZE,
     CREATE_CONNECTION_SIZE,
+    DISCONNECT_ASSOCIATION_SIZE,
     HOST_ABORTED,
     PRLI_SIZE,
     R_CTL_ERSP,
@@ -33,6 +34,8 @@ from fcsim.fc4.nvme import (
     TYPE_NVME,
     CreateAssociation,
     CreateConnection,
+    DisconnectAccept,
+    DisconnectAssociation,
     LsAccept,
     NvmeCommand,
     NvmeResponse,
@@ -44,11 +47,15 @@ from fcsim.fc4.nvme import (
 )
 from fcsim.fc4.nvme_recovery import (
     COMMAND,
+    CTRL_LOSS_TMO,
     HOST_PATH_ERROR,
     IO_TIMEOUT,
+    LS_TIMEOUT,
     MAX_RECOVERIES,
     MAX_RETRIES,
+    RECONNECT_DELAY,
     rec_tov,
+    reconnect_limit,
     retry_r_ctl,
 )
 from fcsim.fc4.outstanding import HeldCommands, OutstandingLimit
@@ -60,29 +67,55 @@ class Connection:
     """An I/O connection (an NVMe submission/completion queue pair) to a
     target: its *connection* ID, its *sqsize* (commands outstanding at most),
     the commands outstanding now and the most in the measured interval, its next command
-    sequence number, and the commands waiting for a free entry."""
+    sequence number, and the commands waiting for a free entry or for the
+    association to be live again. *qid*: its queue ID (1 ..), which keeps it
+    across a reset while its connection ID changes."""
 
     connection: int
     sqsize: int
+    qid: int = 1
     outstanding: int = 0
     most: int = 0
     csn: int = 0
     waiting: deque[NvmeCommand] = field(default_factory=deque)
 
 
-@dataclass
+CONNECTING = "connecting"
+"""An association being created (Linux ``NVME_CTRL_CONNECTING``; at first,
+``NEW``): its commands wait."""
+LIVE = "live"
+"""An association whose connections carry commands (``NVME_CTRL_LIVE``)."""
+RESETTING = "resetting"
+"""An association being torn down, its commands aborted (``NVME_CTRL_RESETTING``)."""
+LOST = "lost"
+"""A controller given up after its last reconnection attempt
+(``nvme_delete_ctrl``): its commands fail."""
+
+
+@dataclass(eq=False)
 class _Association:
-    """The association with one target: its ID, the target's first burst,
+    """The association with the target at N_Port *d_id*: its ID, the target's first burst,
     whether both ends use SLER on it, its I/O connections once made, and who
-    waits for them."""
+    waits for them; its *state*, the link service exchange it waits for the
+    answer of (*ls*), the I/O connections made in the current attempt
+    (*made*) and the attempts to create it again since it was last live
+    (*attempts*)."""
 
     waiters: list[Callable[[], None]]
+    d_id: int
     association: int = -1
     first_burst: int = 0
     sler: bool = False
     connections: list[Connection] = field(default_factory=list)
-    ready: bool = False
+    state: str = CONNECTING
     turn: int = 0
+    ls: Exchange | None = None
+    made: int = 0
+    attempts: int = 0
+
+    def outstanding(self) -> int:
+        """Commands outstanding on its connections."""
+        return sum(c.outstanding for c in self.connections)
 
 
 Discover = Callable[[Callable[[list[int]], None]], None]
@@ -108,7 +141,10 @@ class NvmeRecoveryStats:
     sent, commands the NVMe layer sent again in a new exchange, and commands
     returned to the layer above with an error (*failed*: on a multipath node
     the namespace head fails those with a path error over to another path,
-    so they need not end as errors of the job)."""
+    so they need not end as errors of the job); associations reset after a
+    command failed in the transport, the attempts to create one again
+    (*reconnects*, each a Create Association) and the controllers given up
+    after the last attempt (*controllers_lost*)."""
 
     recs: int = 0
     retransmission_requests: int = 0
@@ -117,6 +153,9 @@ class NvmeRecoveryStats:
     aborts: int = 0
     retries: int = 0
     failed: int = 0
+    association_resets: int = 0
+    reconnects: int = 0
+    controllers_lost: int = 0
 
     def __bool__(self) -> bool:
         return any(vars(self).values())
@@ -141,7 +180,11 @@ class NvmeInitiator:
     target that offers it too. A command lost is recovered as
     :mod:`fcsim.fc4.nvme_recovery` describes: within its exchange with SLER,
     else aborted after *io_timeout* s and sent again at most *max_retries*
-    times before it fails.
+    times before it fails. Such a command resets its association: the
+    others are aborted, the association made again and they are sent again,
+    with *reconnect_delay* s between failed attempts and the controller lost
+    after *ctrl_loss_tmo* s (None: never), both as Linux reads them
+    (:func:`~fcsim.fc4.nvme_recovery.reconnect_limit`).
 
     *failover*: its commands come from an NVMe multipath namespace head (Linux
     ``REQ_NVME_MPATH``): one failed with a path error completes at once with
@@ -152,7 +195,8 @@ class NvmeInitiator:
                  queue_size: int = 128, first_burst: int = 0,
                  discover: Discover | None = None, sler: bool = True,
                  io_timeout: float = IO_TIMEOUT, max_retries: int = MAX_RETRIES,
-                 failover: bool = False) -> None:
+                 failover: bool = False, reconnect_delay: float = RECONNECT_DELAY,
+                 ctrl_loss_tmo: float | None = CTRL_LOSS_TMO) -> None:
         if queues < 1 or queue_size < 2:
             raise ValueError(f"{nport.name}: NVMe needs >= 1 queue of >= 2 entries")
         self.sim, self.nport = sim, nport
@@ -164,6 +208,9 @@ class NvmeInitiator:
         self._io_timer = Deadlines(sim, io_timeout, self._timed_out)
         self._rec_timer = Deadlines(sim, rec_tov(nport.params.e_d_tov), self._no_progress)
         self._abts_timer = Deadlines(sim, R_A_TOV, self._abort_unanswered)
+        self._ls_timer = Deadlines(sim, LS_TIMEOUT, self._ls_unanswered)
+        self.reconnect_delay, self.max_reconnects = reconnect_limit(reconnect_delay,
+                                                                    ctrl_loss_tmo)
         self._aborting: dict[NvmeCommand, int] = {}  # ABTS sent for its exchange
         self._recs: dict[Exchange, Exchange] = {}  # a command's exchange: its REC's, unanswered
         self._targets: dict[int, _Association] = {}
@@ -175,6 +222,11 @@ class NvmeInitiator:
         """Commands outstanding on all its connections."""
         self._discover = discover
         self.undiscovered: list[int] = []
+        self.listeners: list[Callable[[int, str], None]] = []
+        """Who follows its associations' states: each called with the target's
+        N_Port ID and the new state whenever its association is reset,
+        connecting, live or lost (an NVMe multipath namespace head, for its
+        paths)."""
         nport.register((h.TYPE_ELS, TYPE_NVME, h.TYPE_BLS), self._received)
 
     def limit_outstanding(self, limit: OutstandingLimit) -> None:
@@ -186,14 +238,28 @@ class NvmeInitiator:
         self.held.release(lambda: self.in_flight, self._send_or_wait)
 
     def _send_or_wait(self, command: NvmeCommand) -> None:
-        """Send *command* on its connection, or queue it there if it is full."""
-        assoc = self._targets[command.d_id]
-        conn = next(c for c in assoc.connections if c.connection == command.connection)
-        if conn.outstanding >= conn.sqsize:
+        """Send *command* on its connection, or queue it there if it is full or
+        the association is not live; fail it if its controller is lost."""
+        assoc, conn = self._connection(command)
+        if assoc.state is not LIVE:
+            self._wait_live(assoc, conn, command)
+        elif conn.outstanding >= conn.sqsize:
             self.stats.waited += 1
             conn.waiting.append(command)
         else:
             self._issue(command, conn, assoc.first_burst)
+
+    def _wait_live(self, assoc: _Association, conn: Connection,
+                   command: NvmeCommand) -> None:
+        """*command* waits on *conn* for the association to be live again, or,
+        its controller lost or with *failover*, fails with a host path error
+        (Linux ``nvmf_fail_nonready_command``: a multipath request is not
+        requeued on a controller that is not live), at once, in an event of
+        its own: the layer above may send the next one from its completion."""
+        if assoc.state is LOST or self.failover:
+            self.sim.call_later(0.0, lambda _e: self._return_error(command, HOST_PATH_ERROR))
+        else:
+            conn.waiting.append(command)
 
     def reset_stats(self) -> None:
         """Start a new measured interval: its responses and waits counted from
@@ -222,12 +288,12 @@ class NvmeInitiator:
         connections; *then()* once all are made."""
         assoc = self._targets.get(d_id)
         if assoc is not None:
-            if assoc.ready:
+            if assoc.state is not CONNECTING or assoc.attempts:
                 then()
             else:
                 assoc.waiters.append(then)
             return
-        self._targets[d_id] = _Association([then])
+        self._targets[d_id] = _Association([then], d_id)
         if self._discover is None:
             self.nport.when_ready(lambda: self._login(d_id))
             return
@@ -243,18 +309,31 @@ class NvmeInitiator:
         """PRLI for NVMe with the target, the first step of its association."""
         self._ls(d_id, PRLI_SIZE, PrliNvme(self.first_burst, self.sler), els=True)
 
-    def _ls(self, d_id: int, size: int, request: object, els: bool = False) -> None:
+    def _ls(self, d_id: int, size: int, request: object, els: bool = False) -> Exchange:
         """Send a link service request (PRLI as an ELS; the others as FC-NVMe
-        LSs) in its own exchange."""
+        LSs) in its own exchange, which it returns. The association waits
+        for its answer, for :data:`LS_TIMEOUT` when it is made again."""
         r_ctl, type_ = ((h.R_CTL_ELS_REQUEST, h.TYPE_ELS) if els
                         else (R_CTL_LS_REQUEST, TYPE_NVME))
-        self.nport.send(self.nport.open_exchange(d_id), size, 3, r_ctl=r_ctl, type_=type_,
-                        ulp=request, initiative=True)
+        exchange = self.nport.open_exchange(d_id)
+        assoc = self._targets[d_id]
+        if not isinstance(request, DisconnectAssociation):
+            assoc.ls = exchange
+            if assoc.attempts:
+                self._ls_timer.arm(assoc, exchange)
+        self.nport.send(exchange, size, 3, r_ctl=r_ctl, type_=type_, ulp=request,
+                        initiative=True)
+        return exchange
 
     def _answered(self, seq: Sequence) -> None:
-        """The answer of a link service: the next step of the target's setup."""
+        """The answer of a link service: the next step of the target's setup
+        (an answer no longer waited for, its LS timed out, is dropped)."""
         d_id = seq.exchange.responder_id
         assoc = self._targets[d_id]
+        if seq.exchange is not assoc.ls:
+            return
+        assoc.ls = None
+        self._ls_timer.disarm(assoc)
         self.nport.close_exchange(seq.exchange)
         answer = seq.ulp
         if isinstance(answer, PrliNvme):
@@ -267,17 +346,101 @@ class NvmeInitiator:
         if assoc.association < 0:
             assoc.association = accept.association
         else:
-            assoc.connections.append(Connection(accept.connection, accept.sqsize))
-        if len(assoc.connections) < self.queues:
-            qid = len(assoc.connections) + 1
+            if assoc.made < len(assoc.connections):  # made again after a reset
+                conn = assoc.connections[assoc.made]
+                conn.connection, conn.sqsize, conn.csn = accept.connection, accept.sqsize, 0
+            else:
+                assoc.connections.append(Connection(accept.connection, accept.sqsize,
+                                                    assoc.made + 1))
+            assoc.made += 1
+        if assoc.made < self.queues:
             self._ls(d_id, CREATE_CONNECTION_SIZE,
-                     CreateConnection(assoc.association, qid, self.queue_size,
+                     CreateConnection(assoc.association, assoc.made + 1, self.queue_size,
                                       ersp_ratio(self.queue_size)))
             return
-        assoc.ready = True
+        assoc.attempts = 0
+        self._enter(assoc, LIVE)
+        for conn in assoc.connections:  # what waited for it, in order
+            waiting, conn.waiting = conn.waiting, deque()
+            for command in waiting:
+                self._send_or_wait(command)
         waiters, assoc.waiters = assoc.waiters, []
         for then in waiters:
             then()
+
+    # -- association reset (nvme_fc_error_recovery) -------------------------------------------
+
+    def _enter(self, assoc: _Association, state: str) -> None:
+        """*assoc* enters *state*; those who follow it are told."""
+        assoc.state = state
+        for listener in self.listeners:
+            listener(assoc.d_id, state)
+
+    def live(self, d_id: int) -> bool:
+        """Whether the association with the target at *d_id* is live (Linux's
+        controller state ``NVME_CTRL_LIVE``)."""
+        assoc = self._targets.get(d_id)
+        return assoc is not None and assoc.state is LIVE
+
+    def coming_back(self, d_id: int) -> bool:
+        """Whether the association with the target at *d_id*, once made, is
+        being reset or made again (``NVME_CTRL_RESETTING``, ``CONNECTING``):
+        it may be live again."""
+        assoc = self._targets.get(d_id)
+        return assoc is not None and (assoc.state is RESETTING
+                                      or (assoc.state is CONNECTING and assoc.attempts > 0))
+
+    def _quiet(self, assoc: _Association) -> None:
+        """Once a resetting *assoc* has no command outstanding: Disconnect
+        Association, then at once the first attempt to create it again."""
+        if assoc.state is RESETTING and not assoc.outstanding():
+            self._disconnect(assoc)
+            self._reconnect(assoc)
+
+    def _disconnect(self, assoc: _Association) -> None:
+        """Send the Disconnect Association LS for *assoc*, if it was made, and
+        forget its ID; the answer is not waited for."""
+        if assoc.association >= 0:
+            self._ls(assoc.d_id, DISCONNECT_ASSOCIATION_SIZE,
+                     DisconnectAssociation(assoc.association))
+        assoc.association = -1
+
+    def _reconnect(self, assoc: _Association) -> None:
+        """An attempt to create *assoc* again: Create Association, then the
+        I/O connections (:meth:`_answered`)."""
+        if assoc.state is LOST:
+            return
+        assoc.attempts += 1
+        assoc.made = 0
+        self._enter(assoc, CONNECTING)
+        self.recovery.reconnects += 1
+        self._ls(assoc.d_id, CREATE_ASSOCIATION_SIZE,
+                 CreateAssociation(ADMIN_QUEUE_SIZE, ersp_ratio(ADMIN_QUEUE_SIZE)))
+
+    def _ls_unanswered(self, assoc: _Association, exchange: Exchange) -> None:
+        """LS_TIMEOUT without the answer of a reconnection's LS: the attempt
+        failed. Its exchange is ended, the association (if made) disconnected;
+        another attempt follows reconnect_delay later while the limit allows,
+        else the controller is lost."""
+        if assoc.ls is not exchange:
+            return
+        assoc.ls = None
+        self.nport.close_exchange(exchange, True)
+        self._disconnect(assoc)
+        if self.max_reconnects is None or assoc.attempts < self.max_reconnects:
+            self.sim.call_later(self.reconnect_delay, lambda _e: self._reconnect(assoc))
+            return
+        self._lose(assoc)
+
+    def _lose(self, assoc: _Association) -> None:
+        """The controller of *assoc* is given up: every command waiting for it
+        fails now, and each sent to it later."""
+        self._enter(assoc, LOST)
+        self.recovery.controllers_lost += 1
+        for conn in assoc.connections:
+            waiting, conn.waiting = conn.waiting, deque()
+            for command in waiting:
+                self._return_error(command, HOST_PATH_ERROR)
 
     # -- commands ---------------------------------------------------------------------------
 
@@ -292,15 +455,10 @@ class NvmeInitiator:
         conn = assoc.connections[assoc.turn]
         assoc.turn = (assoc.turn + 1) % len(assoc.connections)
         command = NvmeCommand(self._next_cid, write, offset, length, self.sim.now, done, d_id,
-                              nsid=nsid, connection=conn.connection, meter=meter)
+                              nsid=nsid, connection=conn.connection, qid=conn.qid, meter=meter)
         self._next_cid += 1
-        if self.held.holds(command, self.in_flight):
-            return command
-        if conn.outstanding >= conn.sqsize:
-            self.stats.waited += 1
-            conn.waiting.append(command)
-        else:
-            self._issue(command, conn, assoc.first_burst)
+        if not self.held.holds(command, self.in_flight):
+            self._send_or_wait(command)
         return command
 
     def uses_sler(self, d_id: int) -> bool:
@@ -310,9 +468,10 @@ class NvmeInitiator:
 
     def _connection(self, command: NvmeCommand) -> tuple[_Association, Connection]:
         assoc = self._targets[command.d_id]
-        return assoc, next(c for c in assoc.connections if c.connection == command.connection)
+        return assoc, assoc.connections[command.qid - 1]
 
     def _issue(self, command: NvmeCommand, conn: Connection, first_burst: int) -> None:
+        command.connection = conn.connection
         self.in_flight += 1
         conn.outstanding += 1
         conn.most = max(conn.most, conn.outstanding)
@@ -364,6 +523,9 @@ class NvmeInitiator:
             if isinstance(seq.ulp, PrliNvme | LsAccept):
                 self._answered(seq)
                 return True
+            if isinstance(seq.ulp, DisconnectAccept):
+                self.nport.close_exchange(seq.exchange)
+                return True
             if isinstance(seq.ulp, RecAnswer):
                 if self._recs.get(seq.ulp.exchange) is seq.exchange:
                     del self._recs[seq.ulp.exchange]
@@ -376,8 +538,7 @@ class NvmeInitiator:
             return False
         if seq.r_ctl == h.R_CTL_BA_ACC:
             if command in self._aborting:
-                self._end_attempt(command, aborted=True)
-                self._failed(command, HOST_ABORTED)
+                self._transport_failed(command, HOST_ABORTED, aborted=True)
             return True
         if command in self._aborting:
             return True  # late for an exchange being aborted
@@ -398,8 +559,7 @@ class NvmeInitiator:
                 command.recoveries += 1
                 self._ask_again(command, h.R_CTL_SOLICITED_DATA)
                 return
-            self._end_attempt(command, given_up=True)
-            self._failed(command, HOST_PATH_ERROR)
+            self._transport_failed(command, HOST_PATH_ERROR, aborted=False)
             return
         self._end_attempt(command)
         if response.ersp:
@@ -430,10 +590,36 @@ class NvmeInitiator:
         assoc, conn = self._connection(command)
         conn.outstanding -= 1
         self.in_flight -= 1
-        if conn.waiting:
+        if assoc.state is not LIVE:
+            self._quiet(assoc)
+        elif conn.waiting:
             self._issue(conn.waiting.popleft(), conn, assoc.first_burst)
         if self.held.queue:
             self.release()
+
+    def _transport_failed(self, command: NvmeCommand, status: int, aborted: bool) -> None:
+        """*command*'s exchange failed in the transport (*aborted*, or its
+        read data short): it ends, and the NVMe layer decides whether to send
+        it again (:meth:`_failed`). The first such failure on a live
+        association resets it (``nvme_fc_fcpio_done`` sets terminate_assoc):
+        every other command outstanding on it is aborted (those already being
+        aborted go on), and once none is left :meth:`_quiet` disconnects and
+        connects it again."""
+        assoc = self._targets[command.d_id]
+        if assoc.state is LIVE:
+            self._enter(assoc, RESETTING)
+            self.recovery.association_resets += 1
+            for other in [c for c in self._by_exchange.values()
+                          if c is not command and c.d_id == command.d_id
+                          and c not in self._aborting]:
+                self._abort(other)
+            if self.failover:  # those waiting for an entry go back to the head
+                for conn in assoc.connections:
+                    waiting, conn.waiting = conn.waiting, deque()
+                    for queued in waiting:
+                        self._wait_live(assoc, conn, queued)
+        self._end_attempt(command, aborted=aborted, given_up=not aborted)
+        self._failed(command, status)
 
     def _failed(self, command: NvmeCommand, status: int) -> None:
         """*command*'s attempt failed with *status*: the NVMe layer sends it
@@ -503,8 +689,7 @@ class NvmeInitiator:
         if self._aborting[command] < MAX_RECOVERIES:
             self._abort(command)
             return
-        self._end_attempt(command, aborted=True)
-        self._failed(command, HOST_ABORTED)
+        self._transport_failed(command, HOST_ABORTED, aborted=True)
 
     def _no_progress(self, command: NvmeCommand, exchange: Exchange) -> None:
         """REC_TOV without an IU in *command*'s exchange (SLER): ask the

@@ -20,6 +20,7 @@ from fcsim.fc4.fcp_target import Device
 from fcsim.fc4.nvme import (
     CREATE_ASSOCIATION_ACC_SIZE,
     CREATE_CONNECTION_ACC_SIZE,
+    DISCONNECT_ASSOCIATION_ACC_SIZE,
     ERSP_SIZE,
     INVALID_NAMESPACE,
     PRLI_SIZE,
@@ -35,6 +36,8 @@ from fcsim.fc4.nvme import (
     XFER_RDY_SIZE,
     CreateAssociation,
     CreateConnection,
+    DisconnectAccept,
+    DisconnectAssociation,
     LsAccept,
     NvmeCommand,
     NvmeResponse,
@@ -63,10 +66,13 @@ class TargetConnection:
     responses sent since it was made (*sent*, the count the ersp_ratio runs
     on), and in the interval the responses, of which ERSPs, and commands
     that arrived with the queue already full (a host that broke the
-    negotiated size)."""
+    negotiated size); *association*: the association it belongs to, and
+    *closed* once a Disconnect Association ended it (kept for its figures)."""
 
     sqsize: int
     ersp_ratio: int
+    association: int = 0
+    closed: bool = False
     held: int = 0
     most: int = 0
     sent: int = 0
@@ -261,9 +267,30 @@ class NvmeTarget:
         elif isinstance(request, CreateConnection):
             sqsize = min(request.sqsize, self.mqes)
             ident = len(self.connections) + 1
-            self.connections[ident] = TargetConnection(sqsize, request.ersp_ratio)
+            self.connections[ident] = TargetConnection(sqsize, request.ersp_ratio,
+                                                       request.association)
             self._answer(seq, CREATE_CONNECTION_ACC_SIZE,
                          LsAccept(request.association, ident, sqsize))
+        elif isinstance(request, DisconnectAssociation):
+            self._disconnect(request.association)
+            self._answer(seq, DISCONNECT_ASSOCIATION_ACC_SIZE,
+                         DisconnectAccept(request.association))
+
+    def _disconnect(self, association: int) -> None:
+        """Disconnect Association: its connections end, and the commands it
+        still serves or remembers on them with them (their answers would go
+        nowhere; nvmet-fc's ``nvmet_fc_delete_target_assoc``)."""
+        for conn in self.connections.values():
+            if conn.association == association:
+                conn.closed = True
+        for exchange, io in list(self._ios.items()):
+            if io.conn.closed:
+                io.aborted = True
+                io.conn.held -= 1
+                del self._ios[exchange]
+        for exchange, (_since, io) in list(self._answered.items()):
+            if io.conn.closed:
+                del self._answered[exchange]
 
     def _command(self, seq: Sequence) -> None:
         command: NvmeCommand = seq.ulp  # type: ignore[assignment]
@@ -359,7 +386,8 @@ class NvmeTarget:
         out: dict[str, object] = {
             "connections": {str(i): {"sqsize": c.sqsize, "ersp_ratio": c.ersp_ratio,
                                      "max_outstanding": c.most, "responses": c.responses,
-                                     "ersp": c.ersps, "overruns": c.overruns}
+                                     "ersp": c.ersps, "overruns": c.overruns,
+                                     **({"closed": True} if c.closed else {})}
                             for i, c in self.connections.items()}}
         if self.aborts or self.retransmissions:
             out["recovery"] = {"aborts": self.aborts, "retransmissions": self.retransmissions}

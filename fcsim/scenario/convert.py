@@ -278,7 +278,9 @@ def _node(n: NodeKeys) -> NodeConfig:
                       multipath=_multipath(n),
                       non_optimized_ports=getattr(n, "non_optimized_ports", None) or (),
                       ana_states=getattr(n, "ana_states", None) or (),
-                      namespaces=n.namespaces, nvme_sler=n.nvme_sler)
+                      namespaces=n.namespaces, nvme_sler=n.nvme_sler,
+                      nvme_reconnect_delay=n.nvme_reconnect_delay,
+                      nvme_ctrl_loss_tmo=n.nvme_ctrl_loss_tmo)
 
 
 def _multipath(n: NodeKeys) -> MultipathConfig | None:

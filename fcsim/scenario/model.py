@@ -18,6 +18,7 @@ from fcsim.faults.config import BY_PROTOCOL, DEV_LOSS_TMO, FaultConfig
 from fcsim.fc0.cable import Cable
 from fcsim.fc0.speed import Speed
 from fcsim.fc2.login import ServiceParameters
+from fcsim.fc4.nvme_recovery import CTRL_LOSS_TMO, RECONNECT_DELAY
 from fcsim.fc4.throttle import ThrottlePolicy
 from fcsim.host.host_model import HostModel
 from fcsim.loop.config import LoopConfig, LoopPortConfig
@@ -87,6 +88,9 @@ class NodeConfig:
     in the ALUA active/non-optimised group; *ana_states*: a target's (N_Port, ANA
     state) pairs for FC-NVMe (a port not listed: optimized). *nvme_sler*: it
     offers FC-NVMe-2 sequence level error recovery at PRLI.
+    *nvme_reconnect_delay*, *nvme_ctrl_loss_tmo*: as an FC-NVMe host, the time
+    between attempts to create an association again after a reset and how
+    long it tries before it gives the controller up, s (None: forever).
     """
 
     name: str
@@ -117,6 +121,8 @@ class NodeConfig:
     ana_states: tuple[tuple[str, str], ...] = ()
     namespaces: int = 1
     nvme_sler: bool = True
+    nvme_reconnect_delay: float = RECONNECT_DELAY
+    nvme_ctrl_loss_tmo: float | None = CTRL_LOSS_TMO
 
 
 @dataclass(frozen=True)

@@ -109,6 +109,10 @@ class StorageNode(Protocol):
     def namespaces(self) -> int: ...
     @property
     def nvme_sler(self) -> bool: ...
+    @property
+    def nvme_reconnect_delay(self) -> float: ...
+    @property
+    def nvme_ctrl_loss_tmo(self) -> float | None: ...
 
 
 class StorageScenario(Protocol):
@@ -252,7 +256,9 @@ class Storage:
                 self.sim, port, o.queues, o.queue_size, o.first_burst,
                 None if self._discovery is None else self._discovery(port),
                 self._nodes[node].nvme_sler, timeout,
-                failover=self._nodes[node].multipath is not None)
+                failover=self._nodes[node].multipath is not None,
+                reconnect_delay=self._nodes[node].nvme_reconnect_delay,
+                ctrl_loss_tmo=self._nodes[node].nvme_ctrl_loss_tmo)
         return initiator
 
     def _initiator(self, node: str, port: NPort) -> FcpInitiator:

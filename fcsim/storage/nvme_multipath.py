@@ -50,7 +50,11 @@ resetting or connecting, its fast_io_fail_tmo not expired: here a remote port
 online or blocked) and fails at once otherwise (``no available path -
 failing I/O``); waiting commands go again when a path comes back, and fail
 when the last path that might have come back is given up (fast_io_fail_tmo
-or dev_loss_tmo). Not modelled: the reconnection of a controller's
+or dev_loss_tmo). A controller whose association is reset after a command
+failed in the transport (:mod:`fcsim.fc4.nvme_recovery`) is disabled the
+same way until its association is live again, and available meanwhile (its
+state resetting or connecting); lost after its last reconnection attempt,
+it is no longer available. Not modelled: the reconnection of a controller's
 association after its link comes back (the old association is used again),
 and ANA state changes during a run (each path keeps its state).
 """
@@ -93,16 +97,19 @@ class AnaPath:
 
     @property
     def live(self) -> bool:
-        """Its controller is live: connected, its remote port online (Linux's
-        ``nvme_path_is_disabled`` false)."""
-        return self.connected and (self.rport is None or self.rport.state == ONLINE)
+        """Its controller is live: connected, its remote port online and its
+        association live, not being reset (Linux's ``nvme_path_is_disabled``
+        false)."""
+        return (self.connected and (self.rport is None or self.rport.state == ONLINE)
+                and self.initiator.live(self.d_id))
 
     @property
     def available(self) -> bool:
         """It may carry I/O now or come back (``nvme_available_path``): live,
-        or its remote port blocked (resetting, connecting) before
-        fast_io_fail_tmo."""
-        return self.live or (self.rport is not None and self.rport.state == BLOCKED)
+        its remote port blocked (resetting, connecting) before
+        fast_io_fail_tmo, or its association being reset or made again."""
+        return (self.live or (self.rport is not None and self.rport.state == BLOCKED)
+                or (self.connected and self.initiator.coming_back(self.d_id)))
 
     def reset_stats(self) -> None:
         """Start a new measured interval."""
@@ -135,6 +142,10 @@ class NamespaceHead:
         self.events: list[tuple[float, str, str]] = []
         self._requeued: deque[_Io] = deque()
         self.ios = self.failovers = self.failed_ios = self.max_queued = 0
+        for path in self.paths:  # follow each path's association
+            path.initiator.listeners.append(
+                lambda d_id, state, path=path: self.association_changed(  # type: ignore[misc]
+                    path, state) if d_id == path.d_id else None)
 
     def watch(self, path: AnaPath, nport: Any, fast_io_fail_tmo: float | None,
               dev_loss_tmo: float) -> None:
@@ -293,6 +304,24 @@ class NamespaceHead:
             path.failures += 1
             path.initiator.terminate(path.d_id, HOST_ABORTED)
         self._kick()
+
+    def association_changed(self, path: AnaPath, state: str) -> None:
+        """*path*'s association entered *state* (resetting, connecting, live,
+        lost: :class:`~fcsim.fc4.nvme_initiator.NvmeInitiator`): while it is
+        not live no command is sent down it; when it is, or can no longer come
+        back, the commands waiting at the head go again (each finds a path,
+        waits or fails). Before the path's first connection there is nothing
+        to do."""
+        if not path.connected:
+            return
+        self._note(path.name, f"controller {state}")
+        if path.live:
+            self._kick()
+            return
+        if self.current is path:
+            self.current = None
+        if not path.available:
+            self._kick()
 
     # -- results ------------------------------------------------------------------------------
 

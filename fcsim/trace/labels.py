@@ -22,6 +22,8 @@ from fcsim.fc4.nvme import (
     TYPE_NVME,
     CreateAssociation,
     CreateConnection,
+    DisconnectAccept,
+    DisconnectAssociation,
     LsAccept,
     NvmeCommand,
     NvmeResponse,
@@ -123,6 +125,10 @@ def _nvme(ulp: object, r_ctl: int, parameter: int, first: bool) -> str:
         return f"Create I/O Connection qid {ulp.qid} sqsize {ulp.sqsize}"
     if isinstance(ulp, LsAccept):
         return f"LS_ACC association {ulp.association} connection {ulp.connection}"
+    if isinstance(ulp, DisconnectAssociation):
+        return f"Disconnect Association {ulp.association}"
+    if isinstance(ulp, DisconnectAccept):
+        return f"LS_ACC (Disconnect Association {ulp.association})"
     if isinstance(ulp, NvmeCommand):
         return (f"NVMe_CMND {'Write' if ulp.write else 'Read'} offset {ulp.offset} "
                 f"length {ulp.length}" + (f" nsid {ulp.nsid}" if ulp.nsid != 1 else ""))

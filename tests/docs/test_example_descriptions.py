@@ -723,7 +723,8 @@ def nvme_link_fault(sc: Scenario) -> None:
     assert f"  NVMe controller ssd answered {sr} NVMe_SR and 0 ABTS" in text
     assert (f"  NVMe host port host, recovery (SLER with 000002): 0 REC, {sr} NVMe_SR, 0 "
             "commands sent again in their exchange, 0 timeouts, 0 ABTS, 0 retries, "
-            "0 returned with an error") in text
+            "0 returned with an error, 0 association resets, 0 reconnection attempts, "
+            "0 controllers lost") in text
     hit = result["faults"]["schedule"][0]["frames_errored"]
     assert job["errors"] == 0 and recovery["sler"] == ["000002"]
     assert hit > recovery["retransmission_requests"] > hit / 2  # most hits: read data
@@ -737,6 +738,12 @@ def nvme_link_fault(sc: Scenario) -> None:
     without = plain["nvme_initiators"]["host"]["recovery"]
     assert without["sler"] == [] and without["retransmission_requests"] == 0
     assert without["retries"] > 0 and plain["jobs"]["reads"]["errors"] == 0
+    # each read short of data resets the association: the others are aborted
+    # and sent again once it is made again
+    assert 0 < without["association_resets"] <= without["reconnects"]
+    assert without["aborts"] > 0 and without["timeouts"] == 0
+    assert without["retries"] >= without["association_resets"] + without["aborts"]
+    assert plain["jobs"]["reads"]["ios"] < job["ios"]
 
 
 def p2p_1gfc_class3(sc: Scenario) -> None:

@@ -2,7 +2,11 @@
 burst of bit errors, with and without SLER; every command completes exactly
 once or fails with an error fio reports, no connection ever holds more
 commands than its negotiated size (at the host or at the controller), and
-every byte asked for reaches the drive and every read byte the host."""
+every byte asked for reaches the drive and every read byte the host. A
+command failed in the transport resets its association: the run lasts long
+enough for a reconnection whose link service was lost to time out and try
+again, and a reset closes the connections it replaces unless its
+Disconnect Association is lost."""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ from hypothesis import strategies as st
 
 from fcsim.faults.config import FaultConfig
 from fcsim.fc2.login import ServiceParameters
+from fcsim.fc4.nvme_recovery import LS_TIMEOUT, RECONNECT_DELAY, reconnect_limit
 from fcsim.runner import run_scenario
 from fcsim.storage.config import FioConfig, NvmeOptions
 from fcsim.storage.device_model import RamDiskModel
@@ -25,6 +30,9 @@ E_D_TOV = 0.01
 TIMEOUT = 2.0
 """The NVMe layer's I/O timeout of the jobs, s: longer than REC_TOV, as
 Linux's 30 s is longer than its 3 s, so that SLER recovers first."""
+DURATION = 12.0 + LS_TIMEOUT + reconnect_limit(RECONNECT_DELAY, 600.0)[0]
+"""The run, s: the recoveries within 12 s, and a reconnection attempt lost to
+the burst timed out and made again after it."""
 
 
 @settings(max_examples=60, deadline=None)
@@ -44,7 +52,7 @@ def test_every_command_completes_once_or_fails_reported_within_its_queue(
     job = FioConfig("job", "a", "b", options, timeout=TIMEOUT,
                     nvme=NvmeOptions(1, queue_size, first_burst))
     params = ServiceParameters(e_d_tov=E_D_TOV)
-    base = p2p((job,), 12.0, speed="4GFC", a=params, b=params, seed=seed)
+    base = p2p((job,), DURATION, speed="4GFC", a=params, b=params, seed=seed)
     a, b = base.nodes
     fault = FaultConfig(start, "bit-error-rate", link="link", bit_error_rate=rate,
                         duration=length)
@@ -75,6 +83,18 @@ def test_every_command_completes_once_or_fails_reported_within_its_queue(
     sqsize = min(queue_size, RAM.queue_depth)
     for conn in host["connections"]["000002"]:
         assert conn["sqsize"] == sqsize and conn["max_outstanding"] <= sqsize
-    for conn in storage["nvme_targets"]["b"]["connections"].values():
+    connections = storage["nvme_targets"]["b"]["connections"].values()
+    for conn in connections:
         assert conn["sqsize"] == sqsize
         assert conn["max_outstanding"] <= sqsize and conn["overruns"] == 0
+    # a failure in the transport (a retry, or an error) resets the association,
+    # and only such a failure does; each reset ends with it made again
+    resets = recovery.get("association_resets", 0)
+    assert (resets > 0) == (recovery.get("retries", 0) + recovery.get("failed", 0) > 0)
+    assert recovery.get("reconnects", 0) >= resets
+    assert recovery.get("controllers_lost", 0) == 0
+    # (a Disconnect Association lost to the burst leaves its association open
+    # at the controller: the host does not wait for its answer)
+    assert 1 <= sum(1 for c in connections if not c.get("closed")) <= 1 + recovery.get(
+        "reconnects", 0)
+    assert 1 + resets <= len(connections) <= 1 + recovery.get("reconnects", 0)

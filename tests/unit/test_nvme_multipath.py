@@ -5,6 +5,7 @@ once, completed or failed with an error, across path losses."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
@@ -15,9 +16,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fcsim.engine.simulation import Simulation
+from fcsim.faults.config import FaultConfig
 from fcsim.fc4.fcp import CHECK_CONDITION, GOOD
 from fcsim.fc4.nvme import HOST_ABORTED, INVALID_NAMESPACE, SUCCESS, is_path_error
 from fcsim.fc4.nvme_recovery import HOST_PATH_ERROR
+from fcsim.runner import run_once
+from fcsim.scenario.loader import load_scenario
 from fcsim.storage.config import ANA_STATES, IOPOLICIES, NON_OPTIMIZED, OPTIMIZED
 from fcsim.storage.nvme_multipath import AnaPath, NamespaceHead
 from fcsim.storage.remote_port import BLOCKED, FAIL_FAST, LOST, ONLINE
@@ -35,6 +39,20 @@ class StubInitiator:
         self.statuses = list(statuses or [])
         self.outstanding: dict[int, tuple[SimpleNamespace, Callable[[Any], None]]] = {}
         self.sent = 0
+        self.listeners: list[Callable[[int, str], None]] = []
+        self.states: dict[int, str] = {}  # a target's association: "live" unless set
+
+    def live(self, d_id: int) -> bool:
+        return self.states.get(d_id, "live") == "live"
+
+    def coming_back(self, d_id: int) -> bool:
+        return self.states.get(d_id, "live") in ("resetting", "connecting")
+
+    def enter(self, d_id: int, state: str) -> None:
+        """The association with *d_id* enters *state*; the listeners are told."""
+        self.states[d_id] = state
+        for listener in self.listeners:
+            listener(d_id, state)
 
     def connect(self, d_id: int, then: Callable[[], None]) -> None:
         then()
@@ -140,6 +158,34 @@ def test_a_path_error_fails_over_and_another_error_ends_the_command() -> None:
     assert (head.paths[0].ios, head.paths[1].ios) == (3, 0)
 
 
+def test_a_resetting_controller_carries_no_command_until_its_association_is_live() -> None:
+    """A path whose association is reset (a command failed in the transport)
+    is disabled as nvme_path_is_disabled does for a controller not live: the
+    next commands go down the other path; with that one reset too they wait
+    at the head while either may come back, go when one is live again, and
+    fail once neither may."""
+    sim = Simulation()
+    initiator = StubInitiator(sim)
+    head = head_of([OPTIMIZED, OPTIMIZED], "numa", sim, initiator)
+    assert choices(head, 1) == ["p0"]
+    initiator.enter(0, "resetting")
+    assert head.current is None and choices(head, 2) == ["p1", "p1"]
+    initiator.enter(1, "connecting")
+    ended: list[int] = []
+    head.submit(False, 0, 4096, ended.append)
+    assert head.queued == 1 and head.paths[0].available
+    initiator.enter(0, "live")  # made again: the waiting command goes down it
+    assert head.queued == 0 and head.paths[0].ios == 1
+    sim.run(1.0)
+    assert ended == [GOOD]
+    initiator.enter(0, "lost")
+    assert not head.paths[0].available and head.paths[1].available
+    head.submit(False, 0, 4096, ended.append)
+    assert head.queued == 1  # p1 may still come back
+    initiator.enter(1, "lost")  # nothing left that may come back: it fails
+    assert head.queued == 0 and ended == [GOOD, CHECK_CONDITION]
+
+
 @settings(max_examples=150, deadline=None)
 @given(states=st.lists(st.sampled_from(ANA_STATES), min_size=1, max_size=3),
        policy=st.sampled_from(IOPOLICIES),
@@ -197,6 +243,42 @@ def test_every_command_ends_exactly_once_across_path_losses(
 
 EXAMPLE = (Path(__file__).parents[2] / "scenarios" / "nvme-multipath-ana.toml").read_text()
 ANA = 'ana_states = { "array.1" = "non-optimized" }'
+
+
+def test_association_resets_on_one_path_fail_its_reads_over_to_the_other() -> None:
+    """scenarios/nvme-multipath-ana.toml with bit errors on the optimized
+    path's host link instead of the cable pull, and no SLER: each read that
+    fails in the transport there resets that controller's association; its
+    reads fail over (path errors) to the non-optimized path, which carries
+    reads only then, and the optimized path is disabled from its reset to
+    its reconnection, in that order each time. With 4-entry queues and 16
+    reads outstanding, those waiting for an entry at a reset fail over too
+    (nvmf_fail_nonready_command). No read fails."""
+    base = load_scenario(Path(__file__).parents[2] / "scenarios" / "nvme-multipath-ana.toml")
+    host, array = base.nodes
+    fault = FaultConfig(0.004, "bit-error-rate", link="hostA", bit_error_rate=1e-6,
+                        duration=0.004)
+    (reads,) = base.workloads
+    assert reads.options.iodepth == 16
+    scenario = dataclasses.replace(base, faults=(fault,), nodes=(
+        dataclasses.replace(host, nvme_sler=False), array), workloads=(
+        dataclasses.replace(reads, nvme=dataclasses.replace(reads.nvme, queue_size=4)),))
+    storage = run_once(scenario, 1)["storage"]
+    assert storage["jobs"]["reads"]["errors"] == 0
+    recovery = storage["nvme_initiators"]["host"]["recovery"]
+    assert "recovery" not in storage["nvme_initiators"]["host.1"]
+    resets = recovery["association_resets"]
+    assert resets >= 1 and recovery["reconnects"] == resets
+    (head,) = storage["nvme_multipath"].values()
+    optimized, other = head["paths"]["host-array"], head["paths"]["host.1-array.1"]
+    assert head["failed_ios"] == 0 and optimized["errors"] == recovery["failed"] > 0
+    # each reset fails over its trigger, the reads it aborted and those waiting
+    # for an entry (without these last, failed would be aborts + resets)
+    assert recovery["failed"] > recovery["aborts"] + resets
+    assert other["ios"] > 0 and other["errors"] == 0
+    events = [e["event"] for e in head["events"] if e["path"] == "host-array"]
+    assert events == ["controller resetting", "controller connecting",
+                      "controller live"] * resets
 
 
 @pytest.mark.parametrize(("edit", "key", "given", "allowed"), [

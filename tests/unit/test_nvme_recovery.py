@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import struct
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -35,15 +36,24 @@ from fcsim.fc2.rec import (
 from fcsim.fc2.sequence import Exchange
 from fcsim.fc4.nvme import (
     CMD_IU_SIZE,
+    CREATE_ASSOCIATION_ACC_SIZE,
+    CREATE_ASSOCIATION_SIZE,
+    CREATE_CONNECTION_ACC_SIZE,
+    CREATE_CONNECTION_SIZE,
+    DISCONNECT_ASSOCIATION_ACC_SIZE,
+    DISCONNECT_ASSOCIATION_SIZE,
     HOST_ABORTED,
     PRLI_SIZE,
     R_CTL_ERSP,
+    R_CTL_LS_REQUEST,
     R_CTL_SR,
     R_CTL_SR_RSP,
     RSP_SIZE,
     SR_RSP_SIZE,
     SR_SIZE,
     XFER_RDY_SIZE,
+    CreateAssociation,
+    DisconnectAssociation,
     NvmeSr,
     NvmeSrResponse,
     PrliNvme,
@@ -52,17 +62,21 @@ from fcsim.fc4.nvme import (
 from fcsim.fc4.nvme_bytes import SLER, nvme_sr, nvme_sr_rsp, prli_nvme
 from fcsim.fc4.nvme_recovery import (
     COMMAND,
+    CTRL_LOSS_TMO,
     IO_TIMEOUT,
+    LS_TIMEOUT,
     MAX_RECOVERIES,
     MAX_RETRIES,
+    RECONNECT_DELAY,
     rec_tov,
+    reconnect_limit,
     retry_r_ctl,
 )
 from fcsim.runner import _run_once
 from fcsim.storage.config import FioConfig, NvmeOptions
 from fcsim.storage.device_model import RamDiskModel
 from fcsim.workload.fio import FioOptions
-from tests.builders import p2p
+from tests.builders import assert_refused, p2p
 
 RAM = RamDiskModel("ram", 2**30, 10e-6, 1e9)
 PROPAGATION = 5e-9
@@ -158,17 +172,19 @@ class _Frames:
 def _run(rw: str, count: int, faults: tuple[FaultConfig, ...] = (), sler: bool = True,
          timeout: float = IO_TIMEOUT, duration: float = 0.01, first_burst: int = 0,
          e_d_tov: float | None = None, bs: int = 4096,
-         sinks: tuple[Any, ...] = ()) -> tuple[dict[str, Any], _Frames]:
+         sinks: tuple[Any, ...] = (), iodepth: int = 1,
+         **host: Any) -> tuple[dict[str, Any], _Frames]:
     """Host "a" runs *count* NVMe reads or writes (*rw*) of *bs* bytes at depth
-    one to "b", a RAM disk, over 1 m of 4GFC, with *faults*; the run's storage
-    results and every frame sent (also handed to *sinks*)."""
-    job = FioConfig("job", "a", "b", FioOptions(rw, bs, count=count), timeout=timeout,
-                    nvme=NvmeOptions(1, 128, first_burst))
+    *iodepth* to "b", a RAM disk, over 1 m of 4GFC, with *faults* and the
+    node keys *host* on "a"; the run's storage results and every frame sent
+    (also handed to *sinks*)."""
+    job = FioConfig("job", "a", "b", FioOptions(rw, bs, iodepth, count=count),
+                    timeout=timeout, nvme=NvmeOptions(1, 128, first_burst))
     params = None if e_d_tov is None else ServiceParameters(e_d_tov=e_d_tov)
     base = p2p((job,), duration, speed=SPEED, a=params, b=params)
     a, b = base.nodes
     scenario = dataclasses.replace(
-        base, nodes=(dataclasses.replace(a, nvme_sler=sler),
+        base, nodes=(dataclasses.replace(a, nvme_sler=sler, **host),
                      dataclasses.replace(b, target=RAM)), faults=faults)
     frames = _Frames()
     result, _sim = _run_once(scenario, 1, [frames, *sinks], None, None)
@@ -184,6 +200,20 @@ def _hit(frame_row: tuple[float, float, Any], receiver: str) -> FaultConfig:
 
 def _t(size: int) -> float:
     return frame_chars(size) * speed_named(SPEED).char_time
+
+
+def _reconnect_s(queues: int = 1) -> float:
+    """From the start of the Disconnect Association LS to the start of the
+    first command sent again, in the builders' point-to-point run, s: the
+    Disconnect's frame and the gap after it, then the Create Association and
+    each Create I/O Connection exchanged in turn, each frame received with
+    its propagation and the R_RDY the receiver sends before its answer."""
+    rate = speed_named(SPEED)
+    hop = PROPAGATION + rate.word_time
+    return (_t(DISCONNECT_ASSOCIATION_SIZE) + Port.GAP_WORDS * rate.word_time
+            + _t(CREATE_ASSOCIATION_SIZE) + hop + _t(CREATE_ASSOCIATION_ACC_SIZE) + hop
+            + queues * (_t(CREATE_CONNECTION_SIZE) + hop
+                        + _t(CREATE_CONNECTION_ACC_SIZE) + hop))
 
 
 def _data(size: int) -> list[int]:
@@ -320,8 +350,10 @@ def test_without_sler_a_lost_frame_costs_the_timeout_an_abort_and_a_retry() -> N
     """No SLER: the read whose data frame is lost completes with its data
     short (host path error), and is sent again at once in a new exchange;
     a lost command is found only by the NVMe layer's timeout: ABTS, BA_ACC,
-    and the command again. The second read's latency is the timeout, the
-    ABTS round trip and a clean read."""
+    and the command again once the association is reset (Disconnect
+    Association, Create Association, Create I/O Connection). The second
+    read's latency is the timeout, the ABTS round trip, the reset's link
+    services and a clean read."""
     timeout = 0.002
     clean, frames = _run("read", 2, sler=False, timeout=timeout)
     commands = frames.of(h.R_CTL_UNSOLICITED_COMMAND)
@@ -331,24 +363,29 @@ def test_without_sler_a_lost_frame_costs_the_timeout_an_abort_and_a_retry() -> N
     assert figures["errors"] == 0 and figures["ios"] == 2
     recovery = lost["nvme_initiators"]["a"]["recovery"]
     assert recovery == {"recs": 0, "retransmission_requests": 0, "commands_resent": 0,
-                        "timeouts": 1, "aborts": 1, "retries": 1, "failed": 0, "sler": []}
+                        "timeouts": 1, "aborts": 1, "retries": 1, "failed": 0,
+                        "association_resets": 1, "reconnects": 1, "controllers_lost": 0,
+                        "sler": []}
     (abts,) = lost_frames.of(h.R_CTL_ABTS)
     (ba_acc,) = lost_frames.of(h.R_CTL_BA_ACC)
     assert abts[0] == pytest.approx(commands[1][0] + timeout, abs=2e-7)
     rate = speed_named(SPEED)
     one = clean["jobs"]["job"]["latency_s"]["max"]
     # the timeout from the first send; the ABTS (an empty frame) and, after the
-    # controller's R_RDY for it, its BA_ACC; then the read again as a clean one
+    # controller's R_RDY for it, its BA_ACC; the reset; then the read again as a
+    # clean one
     expected = (timeout + (abts[1] - abts[0]) + PROPAGATION + rate.word_time
-                + (ba_acc[1] - ba_acc[0]) + PROPAGATION + one)
+                + (ba_acc[1] - ba_acc[0]) + PROPAGATION + _reconnect_s() + one)
     assert figures["latency_s"]["max"] == pytest.approx(expected, rel=1e-6)
     assert HOST_ABORTED == 0x371 and R_A_TOV == 10.0 and CMD_IU_SIZE == 96
 
 
 def test_without_sler_a_read_s_lost_data_frame_costs_the_read_again() -> None:
     """No SLER: the response comes with the data short; the read completes
-    with a host path error and the NVMe layer sends it again at once in a
-    new exchange: it takes exactly two clean reads."""
+    with a host path error, which resets the association (nothing else is
+    outstanding: Disconnect Association and the reconnection at once), and
+    the NVMe layer sends it again in a new exchange once connected: it takes
+    exactly two clean reads and the reset's link services."""
     clean, frames = _run("read", 3, sler=False)
     per = len(_data(4096))
     lost, _ = _run("read", 3, (_hit(frames.of(h.R_CTL_SOLICITED_DATA)[per], "a"),),
@@ -356,27 +393,94 @@ def test_without_sler_a_read_s_lost_data_frame_costs_the_read_again() -> None:
     assert lost["jobs"]["job"]["errors"] == 0 and lost["jobs"]["job"]["ios"] == 3
     recovery = lost["nvme_initiators"]["a"]["recovery"]
     assert (recovery["retries"], recovery["timeouts"], recovery["aborts"]) == (1, 0, 0)
+    assert (recovery["association_resets"], recovery["reconnects"]) == (1, 1)
     one = clean["jobs"]["job"]["latency_s"]["max"]
-    assert lost["jobs"]["job"]["latency_s"]["max"] == pytest.approx(2 * one, rel=1e-9)
+    assert lost["jobs"]["job"]["latency_s"]["max"] == pytest.approx(2 * one + _reconnect_s(),
+                                                                   rel=1e-9)
 
 
 def test_without_sler_a_command_failing_every_try_is_reported_as_an_error() -> None:
-    """Every frame is lost from just after login: each try of
-    the read times out, its ABTS goes unanswered MAX_RECOVERIES times R_A_TOV
-    and the try is given up; after the first try and max_retries more the
-    command fails, and fio counts the error."""
-    timeout = 1e-3
+    """Every frame is lost from just after login: the read times out, its
+    ABTS goes unanswered MAX_RECOVERIES times R_A_TOV and the try is given
+    up; that resets the association, whose Create Association goes
+    unanswered LS_TIMEOUT on each attempt, reconnect_delay apart, until the
+    attempts ctrl_loss_tmo allows are spent: the controller is lost, the
+    read (sent again after its first try, waiting) fails, and fio counts the
+    error."""
+    timeout, delay, loss = 1e-3, 1.0, 3.0
     _clean, frames = _run("read", 1, sler=False, timeout=timeout)
     (command,) = frames.of(h.R_CTL_UNSOLICITED_COMMAND)
     faults = (FaultConfig(command[0] - 1e-9, "bit-error-rate", link="link",
                           bit_error_rate=0.1),)
-    tries = MAX_RETRIES + 1
-    lost, _ = _run("read", 1, faults, sler=False, timeout=timeout,
-                   duration=tries * (timeout + MAX_RECOVERIES * R_A_TOV) + 1.0)
+    wait, attempts = reconnect_limit(delay, loss)
+    assert (wait, attempts) == (delay, 3)
+    lost_at = (timeout + MAX_RECOVERIES * R_A_TOV + attempts * LS_TIMEOUT
+               + (attempts - 1) * delay)
+    lost, lost_frames = _run("read", 1, faults, sler=False, timeout=timeout,
+                             duration=lost_at + 1.0, nvme_reconnect_delay=delay,
+                             nvme_ctrl_loss_tmo=loss)
     recovery = lost["nvme_initiators"]["a"]["recovery"]
-    assert recovery["timeouts"] == tries and recovery["aborts"] == tries * MAX_RECOVERIES
-    assert recovery["retries"] == MAX_RETRIES and recovery["failed"] == 1
+    assert recovery["timeouts"] == 1 and recovery["aborts"] == MAX_RECOVERIES
+    assert recovery["association_resets"] == 1 and recovery["reconnects"] == attempts
+    assert recovery["controllers_lost"] == 1
+    assert recovery["retries"] == 1 and recovery["failed"] == 1
     assert lost["jobs"]["job"]["errors"] == 1 and lost["jobs"]["job"]["ios"] == 0
+    creates = [r for r in lost_frames.of(R_CTL_LS_REQUEST)
+               if isinstance(r[2].sequence.ulp, CreateAssociation)]
+    assert len(creates) == 1 + attempts  # the first connection's, then each attempt's
+    # each attempt's LS timer starts as its Create Association is queued; the
+    # first one's frame went after the Disconnect Association's and the gap
+    queued = _t(DISCONNECT_ASSOCIATION_SIZE) + Port.GAP_WORDS * speed_named(SPEED).word_time
+    gaps = [b[0] - a[0] for a, b in zip(creates[1:], creates[2:], strict=False)]
+    expected = [LS_TIMEOUT + delay - queued] + [LS_TIMEOUT + delay] * (attempts - 2)
+    assert gaps == pytest.approx(expected, rel=1e-12)
+
+
+def test_a_reset_aborts_every_other_command_then_reconnects_and_sends_them_again() -> None:
+    """No SLER, reads at depth 4: one read's data frame is lost, its
+    response shows the data short. The association is reset: an ABTS for
+    each of the other reads outstanding then; once the last BA_ACC is in,
+    the Disconnect Association goes (after the R_RDY for that BA_ACC), then
+    the Create Association and Create I/O Connection exchanges, and the
+    first command sent again starts exactly _reconnect_s after the
+    Disconnect's start. Every read completes, once, without error; each
+    aborted one used a retry."""
+    count, depth = 12, 4
+    clean, frames = _run("read", count, sler=False, iodepth=depth)
+    per = len(_data(4096))
+    lost, lf = _run("read", count, (_hit(frames.of(h.R_CTL_SOLICITED_DATA)[2 * per], "a"),),
+                    sler=False, iodepth=depth)
+    figures = lost["jobs"]["job"]
+    assert figures["errors"] == 0 and figures["ios"] == count
+    recovery = lost["nvme_initiators"]["a"]["recovery"]
+    abts = lf.of(h.R_CTL_ABTS)
+    ba_accs = lf.of(h.R_CTL_BA_ACC)
+    assert len(abts) == len(ba_accs) == recovery["aborts"] == depth - 1  # the other reads
+    assert recovery["association_resets"] == recovery["reconnects"] == 1
+    assert recovery["retries"] == 1 + len(abts)  # the short read and each aborted one
+    (disconnect,) = [r for r in lf.of(R_CTL_LS_REQUEST)
+                     if isinstance(r[2].sequence.ulp, DisconnectAssociation)]
+    rate = speed_named(SPEED)
+    assert disconnect[0] == pytest.approx(ba_accs[-1][1] + PROPAGATION + rate.word_time,
+                                          rel=1e-12)
+    resent = [r for r in lf.of(h.R_CTL_UNSOLICITED_COMMAND) if r[0] > disconnect[0]]
+    assert resent[0][0] == pytest.approx(disconnect[0] + _reconnect_s(), rel=1e-12)
+    # the other commands waited out the reset: the slowest read is slower than
+    # a clean one by at least the reset's link services
+    assert (figures["latency_s"]["max"]
+            >= clean["jobs"]["job"]["latency_s"]["max"] + _reconnect_s())
+
+
+def test_the_reconnection_limits_are_linux_s() -> None:
+    """fabrics.h: reconnect_delay 10 s, ctrl_loss_tmo 600 s; nvme-fc turns the
+    default delay into 2 s and keeps the loss time (300 attempts); a delay
+    asked for is kept, with ctrl_loss_tmo / delay attempts rounded up;
+    ctrl_loss_tmo off: no limit. The LS timeout is two R_A_TOV."""
+    assert (RECONNECT_DELAY, CTRL_LOSS_TMO, LS_TIMEOUT) == (10.0, 600.0, 2 * R_A_TOV)
+    assert reconnect_limit(RECONNECT_DELAY, CTRL_LOSS_TMO) == (2.0, 300)
+    assert reconnect_limit(3.0, 10.0) == (3.0, 4)
+    assert reconnect_limit(RECONNECT_DELAY, None) == (RECONNECT_DELAY, None)
+    assert (DISCONNECT_ASSOCIATION_SIZE, DISCONNECT_ASSOCIATION_ACC_SIZE) == (48, 24)
 
 
 def test_an_ersp_goes_as_r_ctl_0x08_and_a_shortened_response_as_0x07() -> None:
@@ -390,3 +494,60 @@ def test_an_ersp_goes_as_r_ctl_0x08_and_a_shortened_response_as_0x07() -> None:
     assert len(extended) == 2 and len(plain) == count - 2
     assert all(r[2].sequence.ulp.ersp for r in extended)
     assert not any(r[2].sequence.ulp.ersp for r in plain)
+
+
+LINK_FAULT = (Path(__file__).parents[2] / "scenarios" / "nvme-link-fault.toml").read_text(
+    encoding="utf-8")
+
+
+@pytest.mark.parametrize(("edit", "key", "given", "allowed"), [
+    (('name = "host"\n', 'name = "host"\nnvme_reconnect_delay = "0 s"\n'),
+     "nodes[0].nvme_reconnect_delay", "given '0 s'", "> 0 s"),
+    (('name = "host"\n', 'name = "host"\nnvme_ctrl_loss_tmo = -1\n'),
+     "nodes[0].nvme_ctrl_loss_tmo", "given -1", "'off'"),
+])
+def test_bad_reconnection_keys_are_refused_in_one_line(
+        tmp_path: Path, edit: tuple[str, str], key: str, given: str, allowed: str) -> None:
+    assert_refused(tmp_path, LINK_FAULT, edit, key, given, allowed)
+
+
+def test_the_reconnection_keys_reach_the_host(tmp_path: Path) -> None:
+    """nvme_reconnect_delay 3 s and nvme_ctrl_loss_tmo 10 s: 3 s apart, 4
+    attempts; ctrl_loss_tmo 'off': no limit, and the default 10 s delay kept
+    (nvme-fc shortens it only when the loss timeout is on)."""
+    from fcsim.scenario.loader import load_scenario
+    path = tmp_path / "case.toml"
+    path.write_text(LINK_FAULT.replace(
+        'name = "host"\n', 'name = "host"\nnvme_reconnect_delay = "3 s"\n'
+        'nvme_ctrl_loss_tmo = "10 s"\n', 1), encoding="utf-8")
+    host = load_scenario(path).nodes[0]
+    assert (host.nvme_reconnect_delay, host.nvme_ctrl_loss_tmo) == (3.0, 10.0)
+    assert reconnect_limit(host.nvme_reconnect_delay, host.nvme_ctrl_loss_tmo) == (3.0, 4)
+    path.write_text(LINK_FAULT.replace('name = "host"\n',
+                                       'name = "host"\nnvme_ctrl_loss_tmo = "off"\n', 1),
+                    encoding="utf-8")
+    host = load_scenario(path).nodes[0]
+    assert host.nvme_ctrl_loss_tmo is None
+    assert reconnect_limit(host.nvme_reconnect_delay, host.nvme_ctrl_loss_tmo) == (
+        RECONNECT_DELAY, None)
+
+
+def test_the_timeline_names_the_reset_s_link_services() -> None:
+    """A read short of data without SLER: after it, the timeline shows the
+    Disconnect Association of association 1 and its LS_ACC, then Create
+    Association (association 2) and Create I/O Connection (connection 2)."""
+    import io
+    import re
+
+    from fcsim.trace.timeline import Timeline
+    _clean, frames = _run("read", 2, sler=False)
+    out = io.StringIO()
+    _run("read", 2, (_hit(frames.of(h.R_CTL_SOLICITED_DATA)[0], "a"),), sler=False,
+         sinks=(Timeline(out),))
+    labels = [m[1] for line in out.getvalue().splitlines()[1:]
+              if (m := re.search(r"\d+\s{5}(\S.*)$", line))]
+    at = labels.index("Disconnect Association 1")
+    assert labels[at:at + 6] == [
+        "Disconnect Association 1", "LS_ACC (Disconnect Association 1)",
+        "Create Association sqsize 32", "LS_ACC association 2 connection 0",
+        "Create I/O Connection qid 1 sqsize 128", "LS_ACC association 2 connection 2"]

@@ -161,6 +161,15 @@ class NodeKeys(Section):
                           "recovered within its exchange (REC, NVMe_SR) instead of timing "
                           "out and being sent again (default: on, as Linux qla2xxx and lpfc "
                           "set it with FC-NVMe-2 firmware). docs/storage.md.", False)
+    nvme_reconnect_delay: PositiveTime = key(
+        "10 s", "FC-NVMe host: the time between two attempts to create an association "
+        "again after it was reset, as given to nvme connect (Linux fabrics' "
+        "reconnect_delay, default 10 s; nvme-fc uses 2 s instead when it is the default "
+        "and the loss timeout is on). docs/storage.md.", "2 s")
+    nvme_ctrl_loss_tmo: FastIoFail = key(
+        "600 s", "FC-NVMe host: how long it tries to create an association again before "
+        "it gives the controller up and fails its commands (Linux fabrics' ctrl_loss_tmo, "
+        "default 600 s); 'off': it tries forever. docs/storage.md.", "60 s")
     channels: Channels = key([], "Disk channels on this node (SCSI buses, ATA channels) and "
                              "their disks, read by the node's own block layer: a job from "
                              "this node addresses them by name, and target_disks serves them "
