@@ -32,6 +32,17 @@ cycle (frame time + 2 x propagation + hold + one word,
 routing latency 0.7 us: the hold becomes one word and a frame time (a
 tenth of the rate off), at 6 us the second frame of the train.
 
+Where the trains could also cross (not :func:`forced`), which state the
+link settles in is set by how its two directions started: :func:`both_ways`
+follows them frame by frame from their first frames (and any credit still
+out then) and gives the steady rates and whether they locked. The 20 km
+1GFC ISL of 3 credits and 5 us routing latency, 64 KiB sequences each way:
+first frames together, the trains cross (the credit's own cycle); 100 us
+apart, they lock (the locked cycle); after fabric login, both together but
+with the credit of the PLOGI's ACC still out, each train starts as two
+frames and one, and a sequence's short last frame then brings the lock;
+the packet model settles in each within 2 % (``tests/unit/test_flow_credit.py``).
+
 Where only one direction is credit-bound and the other carries frames back
 to back, its R_RDYs wait for the frame in progress on that line
 (:func:`behind_line`): two 2GFC N_Ports streaming to a third on one-credit
@@ -43,6 +54,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from dataclasses import dataclass
 
 
 def locked_hold(hold: float, word: float, t_back: float, period: float, credits: int) -> float:
@@ -100,9 +112,8 @@ def forced(credits: int, period: float, frame: float, delay: float, hold: float,
     +/-(frame + delay + hold - credits x period) and +/-(delay + word -
     (credits - 1) x period). Where either is empty the lock is the only
     steady state (True); otherwise which one the link settles in depends on
-    how the two directions started (two streams started at the same instant
-    cross without locking, ones started apart by a login lock), and the flow
-    model flags it rather than pick."""
+    how the two directions started (:func:`both_ways` follows them from a
+    given start)."""
     return (credits * period > frame + delay + hold
             or (credits - 1) * period > delay + word)
 
@@ -209,3 +220,126 @@ def pipeline_period(frames: list[float], credits: int, rest: float, gap: float) 
         ends.append(clock)
     rounds = TURNS // 2
     return (ends[-1] - ends[-1 - rounds]) / rounds
+
+
+@dataclass(frozen=True)
+class Way:
+    """One direction of a link credit-bound both ways, as :func:`both_ways`
+    follows it: the *credits* its transmitter holds, the line times of its
+    frames in the order it sends them, over and over (*frames*, s: a
+    sequence's frames, its last one short), how long the receiver at the
+    far end holds a frame's buffer after its EOF is in (*hold*, s: the
+    switch's routing latency, or an N_Port's frame processing), when its
+    first frame may start on the line (*first*, s; its frames are there back
+    to back from then on) and, for credits still out then (a login's last
+    frame, say), when each one's R_RDY arrives (*out*, s)."""
+
+    credits: int
+    frames: tuple[float, ...]
+    hold: float
+    first: float
+    out: tuple[float, ...] = ()
+
+    @property
+    def frame(self) -> float:
+        """The mean line time of its frames, s."""
+        return sum(self.frames) / len(self.frames)
+
+
+@dataclass(frozen=True)
+class Crossing:
+    """What :func:`both_ways` found in the steady state of a link's two
+    directions: each one's frames per second (*rates*), how much longer than
+    the receiver's hold each of its buffers is held (*waits*, s: its credits
+    over its rate, less the credit's cycle, mean frame time + 2 x
+    propagation + hold + one word) and whether R_RDYs wait behind the frames
+    the other way (*locked*) or all go in its idle time (the trains cross)."""
+
+    rates: tuple[float, float]
+    waits: tuple[float, float]
+    locked: bool
+
+
+_SEND, _FREE = 0, 1
+""":func:`both_ways`'s events: a transmitter may send; a receiver frees a buffer."""
+
+
+def both_ways(ways: tuple[Way, Way], delay: float, word: float, gap: float,
+              rounds: int = TURNS) -> Crossing:
+    """Follow the two directions of one link frame by frame from their first
+    frames on, both with frames always waiting and bound by their credits,
+    as the packet model's ports send them (:class:`fcsim.fc2.port.Port`): a
+    transmitter starts a frame when it holds a credit, after the frame before
+    and *gap* s of fill words and after any R_RDY it is sending; the frame's
+    EOF is at the far end *delay* s (one way) after it ends, whose receiver
+    frees the buffer its *hold* later and sends an R_RDY in the next fill
+    word (one *word*, s): at once between frames, else after the frame in
+    progress (FC-PH 17.1); the R_RDY gives the credit back *delay* after its
+    word ends. Each direction sends at least *rounds* trains (a train: as
+    many frames as the credits) and eight rounds of its frames; the rates
+    are those of the second half, over whole trains of whole rounds of
+    frames, *locked* whether an R_RDY there waited more than a word.
+
+    The trains of a link that is not :func:`forced` cross or lock by how the
+    two directions started (*first*, *out*): this gives which, for a start
+    the scenario sets."""
+    line_free = [0.0, 0.0]  # end of the frame or R_RDY last on each line
+    gap_end = [w.first for w in ways]  # the earliest each transmitter may start a frame
+    credit = [w.credits - len(w.out) for w in ways]
+    returns = [sorted(w.out) for w in ways]  # R_RDY arrivals at each transmitter, in order
+    returned = [0, 0]  # of them, counted in
+    stalled = [False, False]
+    starts: list[list[float]] = [[], []]
+    waits: list[list[float]] = [[], []]  # per direction, its R_RDYs' waits, s
+    units = [w.credits * len(w.frames) for w in ways]  # frames of a whole number of both
+    target = [u * max(8, -(-rounds // len(w.frames))) for u, w in zip(units, ways, strict=True)]
+    events: list[tuple[float, int, int, int]] = []  # (time, order, kind, direction)
+    order = 0
+
+    def push(time: float, kind: int, i: int) -> None:
+        nonlocal order
+        order += 1
+        heapq.heappush(events, (time, order, kind, i))
+
+    push(ways[0].first, _SEND, 0)
+    push(ways[1].first, _SEND, 1)
+    while events and (len(starts[0]) < target[0] or len(starts[1]) < target[1]):
+        now, _, kind, i = heapq.heappop(events)
+        if kind == _FREE:  # the receiver of direction i frees a buffer: its R_RDY goes back
+            j = 1 - i  # the line the R_RDY takes
+            start = max(line_free[j], now)
+            line_free[j] = start + word
+            gap_end[j] = max(gap_end[j], line_free[j])
+            waits[i].append(start - now)
+            returns[i].append(line_free[j] + delay)
+            if stalled[i]:
+                stalled[i] = False
+                push(line_free[j] + delay, _SEND, i)
+            continue
+        while returned[i] < len(returns[i]) and returns[i][returned[i]] <= now:
+            returned[i] += 1
+            credit[i] += 1
+        if not credit[i]:
+            stalled[i] = True  # woken by the next R_RDY's arrival
+            if returned[i] < len(returns[i]):
+                stalled[i] = False
+                push(returns[i][returned[i]], _SEND, i)
+            continue
+        credit[i] -= 1
+        frames = ways[i].frames
+        start = max(gap_end[i], line_free[i], now)
+        end = line_free[i] = start + frames[len(starts[i]) % len(frames)]
+        gap_end[i] = end + gap
+        starts[i].append(start)
+        push(end + delay + ways[i].hold, _FREE, i)
+        push(gap_end[i], _SEND, i)
+    rates = []
+    held = []
+    locked = False
+    for i, w in enumerate(ways):
+        whole = len(starts[i]) // units[i]
+        a, b = (whole // 2) * units[i], (whole - 1) * units[i]
+        rates.append((b - a) / (starts[i][b] - starts[i][a]))
+        held.append(max(0.0, w.credits / rates[i] - (w.frame + 2 * delay + w.hold + word)))
+        locked = locked or max(waits[i][a:b]) > word
+    return Crossing((rates[0], rates[1]), (held[0], held[1]), locked)
