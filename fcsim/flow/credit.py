@@ -340,6 +340,8 @@ def both_ways(ways: tuple[Way, Way], delay: float, word: float, gap: float,
         whole = len(starts[i]) // units[i]
         a, b = (whole // 2) * units[i], (whole - 1) * units[i]
         rates.append((b - a) / (starts[i][b] - starts[i][a]))
-        held.append(max(0.0, w.credits / rates[i] - (w.frame + 2 * delay + w.hold + word)))
+        cycle = w.frame + 2 * delay + w.hold + word
+        longer = w.credits / rates[i] - cycle
+        held.append(longer if longer > 1e-9 * cycle else 0.0)  # not rounding's remainder
         locked = locked or max(waits[i][a:b]) > word
     return Crossing((rates[0], rates[1]), (held[0], held[1]), locked)

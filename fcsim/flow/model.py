@@ -29,7 +29,9 @@ A sender's rate is its frames per second; its exchanges' paths
 On a link whose two directions are both credit-bound, and whose trains of
 frames cannot keep out of each other's way, each R_RDY leaves locked behind
 the frame the other way: the credit's cycle holds the buffer that much
-longer (:mod:`fcsim.flow.credit`, :func:`_locked`); on a link whose other
+longer (:mod:`fcsim.flow.credit`, :func:`_locked`); where the trains could
+also cross, the start the scenario sets decides, followed frame by frame
+where it sets it (:func:`_from_start`); on a link whose other
 direction carries frames back to back, a credit-bound direction's R_RDYs
 wait for the end of the frame in progress (:func:`_paced`). So does a frame on a
 credit-bound link that waits its turn at a full output of a switch
@@ -66,14 +68,17 @@ from fcsim.fabric.switch_port import HEADER_CHARS
 from fcsim.fc2.frame import frame_chars
 from fcsim.flow.arbitration import Queue, held, resources_of, round_robin, waiting
 from fcsim.flow.credit import (
+    Crossing,
+    Way,
     behind_line,
     behind_output,
+    both_ways,
     forced,
     hidden_wait,
     locked_hold,
     pipeline_period,
 )
-from fcsim.flow.fabric import GAP_CHARS, FlowFabric, StreamFlow
+from fcsim.flow.fabric import GAP_CHARS, Exchange, FlowFabric, StreamFlow
 from fcsim.flow.fairness import TOLERANCE, max_min
 from fcsim.flow.fluid import steady_rates
 
@@ -106,7 +111,9 @@ class FlowResult:
     *settled*, whether the round-robin levels reached their fixed point;
     *locked*, per link direction whose R_RDYs leave locked behind the frames
     the other way (:mod:`fcsim.flow.credit`), how much longer each buffer is
-    held than the receiver's own hold, s; *paced*, the same for each
+    held than the receiver's own hold, s (0 for a link whose trains could
+    lock or cross and, from the start the scenario sets, cross:
+    :func:`_from_start`); *paced*, the same for each
     credit-bound link direction whose R_RDYs wait behind the frames of a
     full line the other way (:func:`fcsim.flow.credit.behind_line`);
     *behind*, the same for each link
@@ -401,15 +408,18 @@ def _locked(fabric: FlowFabric, credits: dict[str, int], capacity: np.ndarray,
     """Per link direction whose R_RDYs leave locked behind the frames the
     other way (:mod:`fcsim.flow.credit`: the credits of both directions of
     its link are full under *load*, and the lock is the only steady state,
-    :func:`fcsim.flow.credit.forced`), how much longer than the receiver's
-    hold each of its buffers is held, s. *per_frame* gives each direction's
-    frames per second and mean frame time (:func:`_frame_times`), *credits*
-    each direction's credit resource."""
+    :func:`fcsim.flow.credit.forced`, or the one the link's start leads to,
+    :func:`_from_start`), how much longer than the receiver's hold each of
+    its buffers is held, s (0 where the start leads the trains to cross).
+    *per_frame* gives each direction's frames per second and mean frame
+    time (:func:`_frame_times`), *credits* each direction's credit
+    resource."""
     full = {n for n, i in credits.items() if load[i] >= capacity[i] * (1 - CLOSE)}
     ends: dict[str, list[str]] = defaultdict(list)
     for n, d in fabric.directions.items():
         ends[d.link].append(n)
     out: dict[str, float] = {}
+    carriers: dict[str, list[tuple[StreamFlow, Exchange]]] | None = None
     for name in full:
         d = fabric.directions[name]
         back = next((n for n in ends[d.link] if n != name), None)
@@ -418,11 +428,97 @@ def _locked(fabric: FlowFabric, credits: dict[str, int], capacity: np.ndarray,
         t_forward, t_back = per_frame[name][1], per_frame[back][1]
         period = max(t_forward, t_back) + GAP_CHARS * d.speed.char_time
         if not forced(d.credit, period, t_forward, d.delay, d.hold, d.speed.word_time):
-            continue  # the trains may also cross without locking: flagged (caveats)
+            if carriers is None and not fabric.login:
+                carriers = _carriers(fabric)
+            started = (_from_start(fabric, name, back, carriers)  # the trains may also cross
+                       if carriers is not None else None)
+            if started is not None:  # the start sets which: 0 where they cross
+                out[name] = float(started.waits[0])
+            continue  # else not computed: flagged (caveats)
         wait = locked_hold(d.hold, d.speed.word_time, t_back, period, d.credit) - d.hold
         if wait > 0:
             out[name] = float(wait)
     return out
+
+
+def _carriers(fabric: FlowFabric) -> dict[str, list[tuple[StreamFlow, Exchange]]]:
+    """Per link direction, the streams' exchanges that cross it."""
+    out: dict[str, list[tuple[StreamFlow, Exchange]]] = defaultdict(list)
+    for s in fabric.streams:
+        for e in s.exchanges:
+            for name in e.path:
+                out[name].append((s, e))
+    return out
+
+
+def _from_start(fabric: FlowFabric, forward: str, back: str,
+                carriers: dict[str, list[tuple[StreamFlow, Exchange]]]) -> Crossing | None:
+    """The steady state of the link of directions *forward* and *back*, both
+    credit-bound, as its start sets it (:func:`fcsim.flow.credit.both_ways`),
+    where the scenario sets that start; else None. It does where no fabric
+    login precedes the streams (a login's last frames leave credits out on
+    the link, and its duration is the fabric services' and the peers'), and
+    each direction carries one stream of one exchange, alone on every hop of
+    its path, whose other hops neither slow its frames nor run out of
+    credit at their own line rate (even with each R_RDY a frame late behind
+    one the other way), its sender sending nothing else, through switches
+    without a central router: the stream's first frame then starts
+    on the link at its start plus, per hop before it, the time a frame
+    takes to the next (:func:`_first_frame_at`), and its frames follow back
+    to back, a sequence's frames in order. *carriers* gives the exchanges
+    on each direction (:func:`_carriers`)."""
+    if fabric.login:
+        return None
+    ways = []
+    for name in (forward, back):
+        d = fabric.directions[name]
+        on = carriers.get(name, [])
+        if len(on) != 1:
+            return None
+        stream, exchange = on[0]
+        if len(stream.exchanges) != 1 or sum(s.source == stream.source
+                                             for s in fabric.streams) != 1:
+            return None
+        longest = frame_chars(max(stream.frame_payloads))
+        for hop in exchange.path:
+            h = fabric.directions[hop]
+            if h.switch in fabric.routers:
+                return None
+            if hop == name:
+                continue
+            frame = longest * h.speed.char_time
+            cycle = 2 * frame + 2 * h.delay + h.hold + h.speed.word_time  # an R_RDY a frame late
+            if (len(carriers.get(hop, [])) != 1 or h.speed.char_time > d.speed.char_time
+                    or h.credit * (frame + GAP_CHARS * h.speed.char_time) < cycle):
+                return None
+        frames = tuple(frame_chars(p) * d.speed.char_time for p in stream.frame_payloads)
+        ways.append(Way(d.credit, frames, d.hold, _first_frame_at(fabric, stream, exchange.path,
+                                                                  name)))
+    d = fabric.directions[forward]
+    return both_ways((ways[0], ways[1]), d.delay, d.speed.word_time,
+                     GAP_CHARS * d.speed.char_time)
+
+
+def _first_frame_at(fabric: FlowFabric, stream: StreamFlow, path: tuple[str, ...],
+                    name: str) -> float:
+    """When *stream*'s first frame starts on direction *name* of its *path*,
+    s, its hops idle before it: it starts on the first at the stream's start;
+    a store-and-forward switch forwards it its hold (routing latency) after
+    its EOF is in, a cut-through one its hold after its header is in or, if
+    later, after the EOF is in less the frame's time on the output (it may
+    not overtake its own EOF, :meth:`fcsim.fabric.switch.Switch.arrive`)."""
+    chars = frame_chars(stream.frame_payloads[0])
+    at = stream.start
+    for hop, after in zip(path, path[1:], strict=False):
+        if hop == name:
+            break
+        h = fabric.directions[hop]
+        eof = at + chars * h.speed.char_time + h.delay
+        if h.switch is not None and fabric.models[h.switch].cut_through:
+            header = at + HEADER_CHARS * h.speed.char_time + h.delay
+            eof = max(header, eof - chars * fabric.directions[after].speed.char_time)
+        at = eof + h.hold
+    return at
 
 
 def _paced(fabric: FlowFabric, credits: dict[str, int],
@@ -883,7 +979,10 @@ def caveats(result: FlowResult) -> dict[str, list[str]]:
       R_RDY waited for a whole frame the other way (an R_RDY goes between
       frames), on a link carrying frames both ways, unless both directions
       are credit-bound: their R_RDYs then lock behind the frames the other
-      way, which the model computes (:mod:`fcsim.flow.credit`, *locked*);
+      way, which the model computes (:mod:`fcsim.flow.credit`, *locked*),
+      or, where the trains could also cross, the model follows the link
+      from the start the scenario sets (:func:`_from_start`; *locked* 0
+      where the trains cross);
     - *credit behind a full output*: a link direction into a switch whose
       credit would bind if each frame also waited, on a full output it
       leaves by, for a whole frame from each input the output serves in turn
