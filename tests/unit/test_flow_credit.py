@@ -60,13 +60,15 @@ def test_trains_that_fit_in_the_gaps_need_not_lock() -> None:
 
 
 def _both_ways(speed: str, isl: str, credits: int, latency: float, cut: bool,
-               size: str, login: bool = False) -> Scenario:
-    """Two switches, one N_Port each, one ISL: each N_Port streams to the
-    other, so both directions of the ISL carry one stream."""
+               size: str, login: bool = False, isl_speed: str | None = None) -> Scenario:
+    """Two switches, one N_Port each, one ISL (of *isl_speed*, default the
+    N_Ports' *speed*): each N_Port streams to the other, so both directions
+    of the ISL carry one stream."""
     scenario = scenario_from_document({
         "name": "both ways", "topology": "fabric",
         "fabric": {"kind": "full-mesh", "switches": 2, "model": "generic-nonblocking",
                    "nodes_per_switch": 1, "isls": 1, "speed": speed, "length": "5 m",
+                   "isl_speed": isl_speed or speed,
                    "isl_length": isl, "traffic": "permutation", "stream_size": size,
                    "outstanding": 1},
         "run": {"duration": "1 ms", "login": login}}, "both-ways.toml")
@@ -313,6 +315,54 @@ def test_after_the_logins_a_credit_still_out_makes_the_trains_lock() -> None:
     packet = _packet(scenario, 2e-3, 2e-3 + 400 / found.rates[0])
     for name, rate in packet.items():
         assert abs(rate - expected) <= 0.02 * expected, (name, rate, expected)
+
+
+def _first_on(scenario: Scenario, port: str) -> float:
+    """When the packet model's first data frame starts on *port*'s line, s."""
+    sink = _Frames()
+    run_once(replace(scenario, run=replace(scenario.run, warmup=0.0, duration=0.2e-3)), 1,
+             [sink])
+    return min(start for name, start, _, chars in sink.frames
+               if name == port and chars > frame_chars(256))
+
+
+def test_a_streams_first_frame_reaches_the_link_as_the_packet_model_sends_it() -> None:
+    """The first frame of a stream offered at 30 us, on the ISL after a 2GFC
+    N_Port link into a 1GFC ISL or a 1GFC one into a 4GFC ISL, through a
+    store-and-forward switch (frame time, propagation and routing latency
+    after its start) and a cut-through one (from its header, or from its
+    EOF less its time on the ISL, whichever is later): the packet model's
+    start to the nanosecond."""
+    for speed, isl in (("2GFC", "1GFC"), ("1GFC", "4GFC")):
+        for cut in (False, True):
+            scenario = _both_ways(speed, "500 m", 3, 0.7e-6, cut, "8 KiB", isl_speed=isl)
+            first, second = scenario.workloads
+            scenario = replace(scenario, workloads=(replace(first, start=30e-6), second))
+            fabric = flow_fabric(scenario)
+            stream = fabric.streams[0]
+            path = stream.exchanges[0].path
+            at = _first_frame_at(fabric, stream, path, path[1])
+            up, isl_d = fabric.directions[path[0]], fabric.directions[path[1]]
+            frame_up = frame_chars(2112) * up.speed.char_time
+            if cut:
+                expected = max(HEADER_CHARS * up.speed.char_time,
+                               frame_up - frame_chars(2112) * isl_d.speed.char_time)
+            else:
+                expected = frame_up
+            assert math.isclose(at, 30e-6 + expected + up.delay + up.hold, abs_tol=1e-12)
+            assert abs(_first_on(scenario, "s0:1") - at) < 1e-9, (speed, isl, cut)
+
+
+def test_a_link_whose_start_is_not_set_by_the_scenario_stays_flagged() -> None:
+    """Two exchanges a stream on the 20 km 1GFC, 3-credit ISL: the N_Port
+    sends two sequences' frames in turn, which the start does not follow,
+    so the link is flagged as before."""
+    scenario = _both_ways("1GFC", "20 km", 3, 5e-6, True, "64 KiB")
+    scenario = replace(scenario, workloads=tuple(replace(w, outstanding=2)
+                                                 for w in scenario.workloads))
+    flow = solve(flow_fabric(scenario))
+    assert not flow.locked
+    assert all("R_RDY behind frames" in c for c in flow.caveats.values())
 
 
 def test_an_r_rdy_goes_in_the_fill_words_or_after_the_frame_on_the_line() -> None:
