@@ -458,14 +458,15 @@ def _from_start(fabric: FlowFabric, forward: str, back: str,
     where the scenario sets that start; else None. It does where no fabric
     login precedes the streams (a login's last frames leave credits out on
     the link, and its duration is the fabric services' and the peers'), and
-    each direction carries one stream of one exchange, alone on every hop of
-    its path, whose other hops neither slow its frames nor run out of
+    each direction carries one stream, all its exchanges on one path, alone
+    on every hop of it, whose other hops neither slow its frames nor run out of
     credit at their own line rate (even with each R_RDY a frame late behind
     one the other way), its sender sending nothing else, through switches
     without a central router: the stream's first frame then starts
     on the link at its start plus, per hop before it, the time a frame
     takes to the next (:func:`_first_frame_at`), and its frames follow back
-    to back, a sequence's frames in order. *carriers* gives the exchanges
+    to back, a sequence's frames in order, those of its open sequences in
+    turn (started together, they keep in step). *carriers* gives the exchanges
     on each direction (:func:`_carriers`)."""
     if fabric.login:
         return None
@@ -473,11 +474,13 @@ def _from_start(fabric: FlowFabric, forward: str, back: str,
     for name in (forward, back):
         d = fabric.directions[name]
         on = carriers.get(name, [])
-        if len(on) != 1:
+        if not on:
             return None
         stream, exchange = on[0]
-        if len(stream.exchanges) != 1 or sum(s.source == stream.source
-                                             for s in fabric.streams) != 1:
+        slots = len(stream.exchanges)
+        if (len(on) != slots or any(s is not stream or e.path != exchange.path or e.weight != 1
+                                    for s, e in on)
+                or sum(s.source == stream.source for s in fabric.streams) != 1):
             return None
         longest = frame_chars(max(stream.frame_payloads))
         for hop in exchange.path:
@@ -488,10 +491,11 @@ def _from_start(fabric: FlowFabric, forward: str, back: str,
                 continue
             frame = longest * h.speed.char_time
             cycle = 2 * frame + 2 * h.delay + h.hold + h.speed.word_time  # an R_RDY a frame late
-            if (len(carriers.get(hop, [])) != 1 or h.speed.char_time > d.speed.char_time
+            if (len(carriers.get(hop, [])) != slots or h.speed.char_time > d.speed.char_time
                     or h.credit * (frame + GAP_CHARS * h.speed.char_time) < cycle):
                 return None
-        frames = tuple(frame_chars(p) * d.speed.char_time for p in stream.frame_payloads)
+        frames = tuple(frame_chars(p) * d.speed.char_time for p in stream.frame_payloads
+                       for _ in range(slots))  # its sequences' frames in turn
         ways.append(Way(d.credit, frames, d.hold, _first_frame_at(fabric, stream, exchange.path,
                                                                   name)))
     d = fabric.directions[forward]

@@ -353,16 +353,42 @@ def test_a_streams_first_frame_reaches_the_link_as_the_packet_model_sends_it() -
             assert abs(_first_on(scenario, "s0:1") - at) < 1e-9, (speed, isl, cut)
 
 
-def test_a_link_whose_start_is_not_set_by_the_scenario_stays_flagged() -> None:
+def test_a_streams_sequences_in_turn_are_followed_and_a_shared_link_is_flagged() -> None:
     """Two exchanges a stream on the 20 km 1GFC, 3-credit ISL: the N_Port
-    sends two sequences' frames in turn, which the start does not follow,
-    so the link is flagged as before."""
-    scenario = _both_ways("1GFC", "20 km", 3, 5e-6, True, "64 KiB")
+    sends its two sequences' frames in turn, so each frame comes twice,
+    short last frames together; the stream the other way offered 100 us
+    later, the link locks, and the packet model is within 2 % of the
+    rate computed. Two N_Ports a switch sharing the ISL: their frames
+    interleave as their credits let them, which the start does not set,
+    and the link stays flagged."""
+    scenario, d, frames = _crossing_link(offset=100e-6)
     scenario = replace(scenario, workloads=tuple(replace(w, outstanding=2)
                                                  for w in scenario.workloads))
     flow = solve(flow_fabric(scenario))
-    assert not flow.locked
-    assert all("R_RDY behind frames" in c for c in flow.caveats.values())
+    doubled = tuple(f for f in frames for _ in range(2))
+    found = both_ways((Way(d.credit, doubled, d.hold, 0.0), Way(d.credit, doubled, d.hold,
+                                                                 100e-6)),
+                      d.delay, d.speed.word_time, GAP_CHARS * d.speed.char_time)
+    assert found.locked
+    assert math.isclose(flow.locked[d.name], found.waits[0], rel_tol=1e-9)
+    assert not any("R_RDY behind frames" in c for c in flow.caveats.values())
+    packet = _packet(scenario, 2e-3, 2e-3 + 400 / flow.rates[0])
+    for name, rate in flow.stream_rates.items():
+        assert abs(packet[name] - rate) <= 0.02 * rate, (name, packet[name], rate)
+    shared = scenario_from_document({
+        "name": "shared", "topology": "fabric",
+        "fabric": {"kind": "full-mesh", "switches": 2, "model": "generic-nonblocking",
+                   "nodes_per_switch": 2, "isls": 1, "speed": "1GFC", "length": "5 m",
+                   "isl_length": "20 km", "traffic": "permutation", "stream_size": "64 KiB",
+                   "outstanding": 1},
+        "run": {"duration": "1 ms"}}, "shared.toml")
+    model = SwitchModel(name="voq", ports=64, bb_credit=3, routing_latency=5e-6,
+                        cut_through=True, virtual_output_queues=True, crossbar_speedup=2.0)
+    shared = replace(shared, switches=tuple(replace(s, model=model) for s in shared.switches))
+    flow = solve(flow_fabric(shared))
+    isl = [n for n, x in flow.fabric.directions.items() if x.isl]
+    assert not any(n in flow.locked for n in isl)
+    assert any("R_RDY behind frames" in c for c in flow.caveats.values())
 
 
 def test_an_r_rdy_goes_in_the_fill_words_or_after_the_frame_on_the_line() -> None:
