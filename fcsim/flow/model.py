@@ -510,7 +510,9 @@ def _first_frame_at(fabric: FlowFabric, stream: StreamFlow, path: tuple[str, ...
     a store-and-forward switch forwards it its hold (routing latency) after
     its EOF is in, a cut-through one its hold after its header is in or, if
     later, after the EOF is in less the frame's time on the output (it may
-    not overtake its own EOF, :meth:`fcsim.fabric.switch.Switch.arrive`)."""
+    not overtake its own EOF, :meth:`fcsim.fabric.switch.Switch.arrive`).
+    An R_RDY in progress on a line as the frame would start puts it a word
+    later, which this leaves out (at most a word a hop)."""
     chars = frame_chars(stream.frame_payloads[0])
     at = stream.start
     for hop, after in zip(path, path[1:], strict=False):

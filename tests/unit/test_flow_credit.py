@@ -353,6 +353,41 @@ def test_a_streams_first_frame_reaches_the_link_as_the_packet_model_sends_it() -
             assert abs(_first_on(scenario, "s0:1") - at) < 1e-9, (speed, isl, cut)
 
 
+def test_a_streams_first_frame_crosses_every_hop_as_the_packet_model_sends_it() -> None:
+    """One core and two edges, a 2GFC N_Port on each, 5 km 4GFC ISLs: the
+    first frame's start on each hop of its path, store-and-forward and
+    cut-through, is the packet model's within a word a hop (a frame waits
+    for an R_RDY in progress on its line: the core's R_RDY for the first
+    frame the other way, store-and-forward)."""
+    for cut in (False, True):
+        scenario = scenario_from_document({
+            "name": "core-edge", "topology": "fabric",
+            "fabric": {"kind": "core-edge", "switches": 3, "cores": 1,
+                       "model": "generic-nonblocking", "nodes_per_switch": 1, "isls": 1,
+                       "speed": "2GFC", "isl_speed": "4GFC", "length": "5 m",
+                       "isl_length": "5 km", "traffic": "permutation",
+                       "stream_size": "16 KiB", "outstanding": 1},
+            "run": {"duration": "1 ms", "login": False}}, "core-edge.toml")
+        model = SwitchModel(name="voq", ports=64, bb_credit=3, routing_latency=0.7e-6,
+                            cut_through=cut, virtual_output_queues=True, crossbar_speedup=2.0)
+        scenario = replace(scenario, switches=tuple(replace(s, model=model)
+                                                    for s in scenario.switches))
+        fabric = flow_fabric(scenario)
+        sink = _Frames()
+        run_once(replace(scenario, run=replace(scenario.run, warmup=0.0, duration=0.2e-3)), 1,
+                 [sink])
+        for stream in fabric.streams:
+            path = stream.exchanges[0].path
+            slack = 1e-12
+            for name in path:
+                slack += fabric.directions[name].speed.word_time
+                port = name.split("->")[0]
+                first = min(start for n, start, _, chars in sink.frames
+                            if n == port and chars > frame_chars(256))
+                assert abs(_first_frame_at(fabric, stream, path, name) - first) < slack, (
+                    cut, name)
+
+
 def test_a_streams_sequences_in_turn_are_followed_and_a_shared_link_is_flagged() -> None:
     """Two exchanges a stream on the 20 km 1GFC, 3-credit ISL: the N_Port
     sends its two sequences' frames in turn, so each frame comes twice,
