@@ -232,13 +232,25 @@ class Way:
     switch's routing latency, or an N_Port's frame processing), when its
     first frame may start on the line (*first*, s; its frames are there back
     to back from then on) and, for credits still out then (a login's last
-    frame, say), when each one's R_RDY arrives (*out*, s)."""
+    frame, say), when each one's R_RDY arrives (*out*, s). Where the far
+    end is a switch that sends the frames on by one output, *onward* gives
+    their line times there (s) and *onward_gap* its fill words after each
+    (s): a frame crosses once it may (its *hold* after its EOF is in;
+    *cut_through*, its hold after its header, *header* s, is in or after
+    its EOF less its time on the output, if later) and the output is free,
+    and its buffer is freed as it crosses, no earlier than its hold after
+    its EOF (:meth:`fcsim.fabric.switch.Switch.arrive`): a short frame
+    behind a long one waits for the output, store-and-forward."""
 
     credits: int
     frames: tuple[float, ...]
     hold: float
     first: float
     out: tuple[float, ...] = ()
+    onward: tuple[float, ...] = ()
+    onward_gap: float = 0.0
+    cut_through: bool = False
+    header: float = 0.0
 
     @property
     def frame(self) -> float:
@@ -291,6 +303,7 @@ def both_ways(ways: tuple[Way, Way], delay: float, word: float, gap: float,
     stalled = [False, False]
     starts: list[list[float]] = [[], []]
     waits: list[list[float]] = [[], []]  # per direction, its R_RDYs' waits, s
+    onward_free = [0.0, 0.0]  # when each far end's output is free for the next frame
     units = [w.credits * len(w.frames) for w in ways]  # frames of a whole number of both
     target = [u * max(8, -(-rounds // len(w.frames))) for u, w in zip(units, ways, strict=True)]
     events: list[tuple[float, int, int, int]] = []  # (time, order, kind, direction)
@@ -326,12 +339,21 @@ def both_ways(ways: tuple[Way, Way], delay: float, word: float, gap: float,
                 push(returns[i][returned[i]], _SEND, i)
             continue
         credit[i] -= 1
-        frames = ways[i].frames
+        w = ways[i]
+        k = len(starts[i]) % len(w.frames)
         start = max(gap_end[i], line_free[i], now)
-        end = line_free[i] = start + frames[len(starts[i]) % len(frames)]
+        end = line_free[i] = start + w.frames[k]
         gap_end[i] = end + gap
         starts[i].append(start)
-        push(end + delay + ways[i].hold, _FREE, i)
+        free = end + delay + w.hold
+        if w.onward:  # it crosses when the output is free, its buffer freed then
+            t_out = w.onward[k]
+            ready = (max(start + delay + w.header, end + delay - t_out) + w.hold
+                     if w.cut_through else free)
+            cross = max(ready, onward_free[i])
+            onward_free[i] = cross + t_out + w.onward_gap
+            free = max(cross, free)
+        push(free, _FREE, i)
         push(gap_end[i], _SEND, i)
     rates = []
     held = []
