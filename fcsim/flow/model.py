@@ -310,6 +310,7 @@ def solve(fabric: FlowFabric) -> FlowResult:
         by_output[q.output].append(q)
     credits = {r.owner: i for i, r in enumerate(resources) if r.kind == "credit"}
     locked: dict[str, float] = {}
+    started: dict[str, float | None] = {}  # _from_start's, per direction
     paced: dict[str, float] = {}
     behind: dict[str, float] = {}
     pipelined: dict[str, float] = {}
@@ -320,7 +321,7 @@ def solve(fabric: FlowFabric) -> FlowResult:
                                len(senders))
         filling = max_min(rows, cols, values, cap, len(senders))
         per_frame = _frame_times(busy, frames, filling.rate)
-        found = _locked(fabric, credits, cap, filling.load, per_frame)
+        found = _locked(fabric, credits, cap, filling.load, per_frame, started)
         lined = _paced(fabric, credits, where, cap, filling.load, per_frame, found)
         waiting = _behind(fabric, credits, by_output, where, cap, filling.load,
                           filling.rate, per_frame)
@@ -404,7 +405,8 @@ def _frame_times(busy: dict[tuple[str, int], float], frames: dict[tuple[str, int
 
 
 def _locked(fabric: FlowFabric, credits: dict[str, int], capacity: np.ndarray,
-            load: np.ndarray, per_frame: dict[str, tuple[float, float]]) -> dict[str, float]:
+            load: np.ndarray, per_frame: dict[str, tuple[float, float]],
+            started: dict[str, float | None]) -> dict[str, float]:
     """Per link direction whose R_RDYs leave locked behind the frames the
     other way (:mod:`fcsim.flow.credit`: the credits of both directions of
     its link are full under *load*, and the lock is the only steady state,
@@ -413,7 +415,9 @@ def _locked(fabric: FlowFabric, credits: dict[str, int], capacity: np.ndarray,
     its buffers is held, s (0 where the start leads the trains to cross).
     *per_frame* gives each direction's frames per second and mean frame
     time (:func:`_frame_times`), *credits* each direction's credit
-    resource."""
+    resource; *started* keeps, per direction, what :func:`_from_start`
+    gave (its wait, or None), which depends on the fabric alone, from one
+    call to the next."""
     full = {n for n, i in credits.items() if load[i] >= capacity[i] * (1 - CLOSE)}
     ends: dict[str, list[str]] = defaultdict(list)
     for n, d in fabric.directions.items():
@@ -428,12 +432,16 @@ def _locked(fabric: FlowFabric, credits: dict[str, int], capacity: np.ndarray,
         t_forward, t_back = per_frame[name][1], per_frame[back][1]
         period = max(t_forward, t_back) + GAP_CHARS * d.speed.char_time
         if not forced(d.credit, period, t_forward, d.delay, d.hold, d.speed.word_time):
-            if carriers is None and not fabric.login:
-                carriers = _carriers(fabric)
-            started = (_from_start(fabric, name, back, carriers)  # the trains may also cross
-                       if carriers is not None else None)
-            if started is not None:  # the start sets which: 0 where they cross
-                out[name] = float(started.waits[0])
+            if name not in started:  # the trains may also cross: the start sets which
+                if carriers is None and not fabric.login:
+                    carriers = _carriers(fabric)
+                crossing = (_from_start(fabric, name, back, carriers)
+                            if carriers is not None else None)
+                started[name], started[back] = ((None, None) if crossing is None else
+                                                (crossing.waits[0], crossing.waits[1]))
+            wait_from_start = started[name]
+            if wait_from_start is not None:  # 0 where they cross
+                out[name] = float(wait_from_start)
             continue  # else not computed: flagged (caveats)
         wait = locked_hold(d.hold, d.speed.word_time, t_back, period, d.credit) - d.hold
         if wait > 0:
