@@ -409,10 +409,12 @@ def _locked(fabric: FlowFabric, credits: dict[str, int], capacity: np.ndarray,
             started: dict[str, float | None]) -> dict[str, float]:
     """Per link direction whose R_RDYs leave locked behind the frames the
     other way (:mod:`fcsim.flow.credit`: the credits of both directions of
-    its link are full under *load*, and the lock is the only steady state,
-    :func:`fcsim.flow.credit.forced`, or the one the link's start leads to,
-    :func:`_from_start`), how much longer than the receiver's hold each of
-    its buffers is held, s (0 where the start leads the trains to cross).
+    its link are full under *load*), how much longer than the receiver's
+    hold each of its buffers is held, s: where the scenario sets the link's
+    start, what following it from there gives (:func:`_from_start`; 0 where
+    the trains cross), else, where the lock is the only steady state
+    (:func:`fcsim.flow.credit.forced`), the closed form
+    (:func:`fcsim.flow.credit.locked_hold`).
     *per_frame* gives each direction's frames per second and mean frame
     time (:func:`_frame_times`), *credits* each direction's credit
     resource; *started* keeps, per direction, what :func:`_from_start`
@@ -431,18 +433,19 @@ def _locked(fabric: FlowFabric, credits: dict[str, int], capacity: np.ndarray,
             continue
         t_forward, t_back = per_frame[name][1], per_frame[back][1]
         period = max(t_forward, t_back) + GAP_CHARS * d.speed.char_time
+        if name not in started:  # the start sets whether and how the trains lock
+            if carriers is None and not fabric.login:
+                carriers = _carriers(fabric)
+            crossing = (_from_start(fabric, name, back, carriers)
+                        if carriers is not None else None)
+            started[name], started[back] = ((None, None) if crossing is None else
+                                            (crossing.waits[0], crossing.waits[1]))
+        wait_from_start = started[name]
+        if wait_from_start is not None:  # 0 where they cross
+            out[name] = float(wait_from_start)
+            continue
         if not forced(d.credit, period, t_forward, d.delay, d.hold, d.speed.word_time):
-            if name not in started:  # the trains may also cross: the start sets which
-                if carriers is None and not fabric.login:
-                    carriers = _carriers(fabric)
-                crossing = (_from_start(fabric, name, back, carriers)
-                            if carriers is not None else None)
-                started[name], started[back] = ((None, None) if crossing is None else
-                                                (crossing.waits[0], crossing.waits[1]))
-            wait_from_start = started[name]
-            if wait_from_start is not None:  # 0 where they cross
-                out[name] = float(wait_from_start)
-            continue  # else not computed: flagged (caveats)
+            continue  # the trains may also cross, from a start not computed: flagged
         wait = locked_hold(d.hold, d.speed.word_time, t_back, period, d.credit) - d.hold
         if wait > 0:
             out[name] = float(wait)
