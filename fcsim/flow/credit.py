@@ -43,8 +43,8 @@ with the credit of the PLOGI's ACC still out, each train starts as two
 frames and one, and a sequence's short last frame then brings the lock;
 the packet model settles in each within 2 % (``tests/unit/test_flow_credit.py``).
 A forced lock too depends on the start for how long each R_RDY waits: the
-5 km 4GFC ISL of 8 credits with first frames together holds each buffer a
-word or so longer than :func:`locked_hold` (278.2 MB/s a stream against
+5 km 4GFC ISL of 8 credits with first frames together holds each buffer
+0.6 us longer than :func:`locked_hold` gives (278.2 MB/s a stream against
 281.0 at 0.7 us), as the packet model does.
 
 Where only one direction is credit-bound and the other carries frames back
