@@ -32,12 +32,27 @@ cycle (frame time + 2 x propagation + hold + one word,
 routing latency 0.7 us: the hold becomes one word and a frame time (a
 tenth of the rate off), at 6 us the second frame of the train.
 
+Where the trains could also cross (not :func:`forced`), which state the
+link settles in is set by how its two directions started: :func:`both_ways`
+follows them frame by frame from their first frames (and any credit still
+out then) and gives the steady rates and whether they locked. The 20 km
+1GFC ISL of 3 credits and 5 us routing latency, 64 KiB sequences each way:
+first frames together, the trains cross (the credit's own cycle); 100 us
+apart, they lock (the locked cycle); after fabric login, both together but
+with the credit of the PLOGI's ACC still out, each train starts as two
+frames and one, and a sequence's short last frame then brings the lock;
+the packet model settles in each within 2 % (``tests/unit/test_flow_credit.py``).
+A forced lock too depends on the start for how long each R_RDY waits: the
+5 km 4GFC ISL of 8 credits with first frames together holds each buffer
+0.6 us longer than :func:`locked_hold` gives (278.2 MB/s a stream against
+281.0 at 0.7 us), as the packet model does.
+
 Where only one direction is credit-bound and the other carries frames back
 to back, its R_RDYs wait for the frame in progress on that line
 (:func:`behind_line`): two 2GFC N_Ports streaming to a third on one-credit
 links, which streams out in turn, at half its line where the credit alone
 gives 94 %. With frames of several lengths, or a line the other way that
-is not full, no period is fixed: :func:`both_ways` follows the two
+is not full, no period is fixed: :func:`both_ways_fed` follows the two
 directions frame by frame instead, each R_RDY behind the frame then on its
 line, each frame as soon as its line, its credit and its supply allow.
 """
@@ -46,6 +61,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from dataclasses import dataclass
 from typing import NamedTuple
 
 
@@ -80,7 +96,7 @@ def behind_line(ready: float, t_back: float, period: float) -> float:
     a frame rounds up to a whole number of periods. One that ends in the
     fill words is not kept: that R_RDY goes at once, not at a frame's end,
     so the next cycle ends further in, until one ends within a frame
-    (:func:`both_ways` follows it). A buffer freed at a frame's
+    (:func:`both_ways_fed` follows it). A buffer freed at a frame's
     end, to within 10^-9 of a period (what ``%`` leaves of a whole number
     of periods in floating point), is freed between two frames."""
     phase = ready % period
@@ -107,9 +123,8 @@ def forced(credits: int, period: float, frame: float, delay: float, hold: float,
     +/-(frame + delay + hold - credits x period) and +/-(delay + word -
     (credits - 1) x period). Where either is empty the lock is the only
     steady state (True); otherwise which one the link settles in depends on
-    how the two directions started (two streams started at the same instant
-    cross without locking, ones started apart by a login lock), and the flow
-    model flags it rather than pick."""
+    how the two directions started (:func:`both_ways` follows them from a
+    given start)."""
     return (credits * period > frame + delay + hold
             or (credits - 1) * period > delay + word)
 
@@ -219,7 +234,7 @@ def pipeline_period(frames: list[float], credits: int, rest: float, gap: float) 
 
 
 class Side(NamedTuple):
-    """One direction of a link as :func:`both_ways` follows it: the line
+    """One direction of a link as :func:`both_ways_fed` follows it: the line
     times of its *frames* (s), sent in that order over and over; its BB
     *credits*; its line's transmission *word* and the *gap* of fill words
     after each frame (s); the receiver's *hold* of each buffer after the
@@ -235,11 +250,11 @@ class Side(NamedTuple):
 
 
 FACING = 1200
-"""Frames each direction sends in :func:`both_ways`; its rates are those of
+"""Frames each direction sends in :func:`both_ways_fed`; its rates are those of
 the second half."""
 
 
-def both_ways(a: Side, b: Side, delay: float) -> tuple[float, float]:
+def both_ways_fed(a: Side, b: Side, delay: float) -> tuple[float, float]:
     """The frames per second of each direction of a link, *a* and *b*, one
     way *delay* (s), when each R_RDY goes on its line behind the frame in
     progress (FC-PH 17.1, :meth:`fcsim.fc2.port.Port.send_r_rdy`): the two
@@ -316,3 +331,151 @@ def both_ways(a: Side, b: Side, delay: float) -> tuple[float, float]:
             span -= span % whole
         rates.append(span / (times[half + span] - times[half]))
     return rates[0], rates[1]
+
+
+@dataclass(frozen=True)
+class Way:
+    """One direction of a link credit-bound both ways, as :func:`both_ways`
+    follows it: the *credits* its transmitter holds, the line times of its
+    frames in the order it sends them, over and over (*frames*, s: a
+    sequence's frames, its last one short), how long the receiver at the
+    far end holds a frame's buffer after its EOF is in (*hold*, s: the
+    switch's routing latency, or an N_Port's frame processing), when its
+    first frame may start on the line (*first*, s; its frames are there back
+    to back from then on) and, for credits still out then (a login's last
+    frame, say), when each one's R_RDY arrives (*out*, s). Where the far
+    end is a switch that sends the frames on by one output, *onward* gives
+    their line times there (s) and *onward_gap* its fill words after each
+    (s): a frame crosses once it may (its *hold* after its EOF is in;
+    *cut_through*, its hold after its header, *header* s, is in or after
+    its EOF less its time on the output, if later) and the output is free,
+    and its buffer is freed as it crosses, no earlier than its hold after
+    its EOF (:meth:`fcsim.fabric.switch.Switch.arrive`): a short frame
+    behind a long one waits for the output, store-and-forward."""
+
+    credits: int
+    frames: tuple[float, ...]
+    hold: float
+    first: float
+    out: tuple[float, ...] = ()
+    onward: tuple[float, ...] = ()
+    onward_gap: float = 0.0
+    cut_through: bool = False
+    header: float = 0.0
+
+    @property
+    def frame(self) -> float:
+        """The mean line time of its frames, s."""
+        return sum(self.frames) / len(self.frames)
+
+
+@dataclass(frozen=True)
+class Crossing:
+    """What :func:`both_ways` found in the steady state of a link's two
+    directions: each one's frames per second (*rates*), how much longer than
+    the receiver's hold each of its buffers is held (*waits*, s: its credits
+    over its rate, less the credit's cycle, mean frame time + 2 x
+    propagation + hold + one word) and whether R_RDYs wait behind the frames
+    the other way (*locked*) or all go in its idle time (the trains cross)."""
+
+    rates: tuple[float, float]
+    waits: tuple[float, float]
+    locked: bool
+
+
+_SEND, _FREE = 0, 1
+""":func:`both_ways`'s events: a transmitter may send; a receiver frees a buffer."""
+
+
+def both_ways(ways: tuple[Way, Way], delay: float, word: float, gap: float,
+              rounds: int = TURNS) -> Crossing:
+    """Follow the two directions of one link frame by frame from their first
+    frames on, both with frames always waiting and bound by their credits,
+    as the packet model's ports send them (:class:`fcsim.fc2.port.Port`): a
+    transmitter starts a frame when it holds a credit, after the frame before
+    and *gap* s of fill words and after any R_RDY it is sending; the frame's
+    EOF is at the far end *delay* s (one way) after it ends, whose receiver
+    frees the buffer its *hold* later and sends an R_RDY in the next fill
+    word (one *word*, s): at once between frames, else after the frame in
+    progress (FC-PH 17.1); the R_RDY gives the credit back *delay* after its
+    word ends. Each direction sends at least *rounds* trains (a train: as
+    many frames as the credits) and eight rounds of its frames; the rates
+    are those of the second half, over whole trains of whole rounds of
+    frames, *locked* whether an R_RDY there waited more than a word.
+
+    The trains of a link that is not :func:`forced` cross or lock by how the
+    two directions started (*first*, *out*), and even a forced lock makes
+    each R_RDY wait as long as the start leads it to: this gives which, and
+    how long, for a start the scenario sets."""
+    line_free = [0.0, 0.0]  # end of the frame or R_RDY last on each line
+    gap_end = [w.first for w in ways]  # the earliest each transmitter may start a frame
+    credit = [w.credits - len(w.out) for w in ways]
+    returns = [sorted(w.out) for w in ways]  # R_RDY arrivals at each transmitter, in order
+    returned = [0, 0]  # of them, counted in
+    stalled = [False, False]
+    starts: list[list[float]] = [[], []]
+    waits: list[list[float]] = [[], []]  # per direction, its R_RDYs' waits, s
+    onward_free = [0.0, 0.0]  # when each far end's output is free for the next frame
+    units = [w.credits * len(w.frames) for w in ways]  # frames of a whole number of both
+    target = [u * max(8, -(-rounds // len(w.frames))) for u, w in zip(units, ways, strict=True)]
+    events: list[tuple[float, int, int, int]] = []  # (time, order, kind, direction)
+    order = 0
+
+    def push(time: float, kind: int, i: int) -> None:
+        nonlocal order
+        order += 1
+        heapq.heappush(events, (time, order, kind, i))
+
+    push(ways[0].first, _SEND, 0)
+    push(ways[1].first, _SEND, 1)
+    while events and (len(starts[0]) < target[0] or len(starts[1]) < target[1]):
+        now, _, kind, i = heapq.heappop(events)
+        if kind == _FREE:  # the receiver of direction i frees a buffer: its R_RDY goes back
+            j = 1 - i  # the line the R_RDY takes
+            start = max(line_free[j], now)
+            line_free[j] = start + word
+            gap_end[j] = max(gap_end[j], line_free[j])
+            waits[i].append(start - now)
+            returns[i].append(line_free[j] + delay)
+            if stalled[i]:
+                stalled[i] = False
+                push(line_free[j] + delay, _SEND, i)
+            continue
+        while returned[i] < len(returns[i]) and returns[i][returned[i]] <= now:
+            returned[i] += 1
+            credit[i] += 1
+        if not credit[i]:
+            stalled[i] = True  # woken by the next R_RDY's arrival
+            if returned[i] < len(returns[i]):
+                stalled[i] = False
+                push(returns[i][returned[i]], _SEND, i)
+            continue
+        credit[i] -= 1
+        w = ways[i]
+        k = len(starts[i]) % len(w.frames)
+        start = max(gap_end[i], line_free[i], now)
+        end = line_free[i] = start + w.frames[k]
+        gap_end[i] = end + gap
+        starts[i].append(start)
+        free = end + delay + w.hold
+        if w.onward:  # it crosses when the output is free, its buffer freed then
+            t_out = w.onward[k]
+            ready = (max(start + delay + w.header, end + delay - t_out) + w.hold
+                     if w.cut_through else free)
+            cross = max(ready, onward_free[i])
+            onward_free[i] = cross + t_out + w.onward_gap
+            free = max(cross, free)
+        push(free, _FREE, i)
+        push(gap_end[i], _SEND, i)
+    rates = []
+    held = []
+    locked = False
+    for i, w in enumerate(ways):
+        whole = len(starts[i]) // units[i]
+        a, b = (whole // 2) * units[i], (whole - 1) * units[i]
+        rates.append((b - a) / (starts[i][b] - starts[i][a]))
+        cycle = w.frame + 2 * delay + w.hold + word
+        longer = w.credits / rates[i] - cycle
+        held.append(longer if longer > 1e-9 * cycle else 0.0)  # not rounding's remainder
+        locked = locked or max(waits[i][a:b]) > word
+    return Crossing((rates[0], rates[1]), (held[0], held[1]), locked)

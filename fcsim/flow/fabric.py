@@ -76,7 +76,8 @@ class Exchange:
 class StreamFlow:
     """A saturating Class 3 stream *name* from N_Port *source* to *destination*
     in sequences of *size* bytes in frames of at most *data_field* bytes,
-    over its *exchanges*."""
+    over its *exchanges*, offering its first sequence at *start* (s; after
+    the fabric login where the run logs in)."""
 
     name: str
     source: str
@@ -84,6 +85,7 @@ class StreamFlow:
     size: int
     data_field: int
     exchanges: tuple[Exchange, ...]
+    start: float = 0.0
 
     @property
     def slots(self) -> float:
@@ -101,14 +103,17 @@ class StreamFlow:
 class FlowFabric:
     """The *directions* by name, the *streams*, the frames per second each
     switch's central router decides (*routers*, only switches with a limit),
-    the switch model of each switch (*models*) and each N_Port's frame
-    processing time (*processing*, s; only N_Ports that take time)."""
+    the switch model of each switch (*models*), each N_Port's frame
+    processing time (*processing*, s; only N_Ports that take time) and
+    whether the N_Ports log in to the fabric before their streams start
+    (*login*)."""
 
     directions: dict[str, Direction]
     streams: tuple[StreamFlow, ...]
     routers: dict[str, float]
     models: dict[str, SwitchModel]
     processing: dict[str, float]
+    login: bool = False
 
 
 def unsupported(scenario: Scenario) -> str | None:
@@ -259,9 +264,10 @@ def flow_fabric(scenario: Scenario, spread: str = "exact") -> FlowFabric:
                                 tuple(Exchange(ox + k, path, weight) for k in range(w.outstanding)
                                       for weight, path in trace(w.source, w.destination, ox + k,
                                                                 spread == "average"
-                                                                or w.exchanges == "per-sequence")))
+                                                                or w.exchanges == "per-sequence")),
+                                w.start)
     routers = {name: m.routing_rate for name, m in models.items() if m.routing_rate is not None}
     processing = {node: p.rx_frame_time for node, p in params.items() if p.rx_frame_time > 0}
     return FlowFabric(directions, tuple(streams[i] for i in sorted(streams)), routers, models,
-                      processing)
+                      processing, scenario.run.login)
 

@@ -29,7 +29,9 @@ A sender's rate is its frames per second; its exchanges' paths
 On a link whose two directions are both credit-bound, and whose trains of
 frames cannot keep out of each other's way, each R_RDY leaves locked behind
 the frame the other way: the credit's cycle holds the buffer that much
-longer (:mod:`fcsim.flow.credit`, :func:`_locked`); on a link whose other
+longer (:mod:`fcsim.flow.credit`, :func:`_locked`); where the trains could
+also cross, the start the scenario sets decides, followed frame by frame
+where it sets it (:func:`_from_start`); on a link whose other
 direction's credit is not bound, a credit-bound direction's R_RDYs wait for
 the end of the frame in progress, followed frame by frame where no closed
 form holds (:func:`_paced`). So does a frame on a
@@ -67,16 +69,19 @@ from fcsim.fabric.switch_port import HEADER_CHARS
 from fcsim.fc2.frame import frame_chars
 from fcsim.flow.arbitration import Queue, held, resources_of, round_robin, waiting
 from fcsim.flow.credit import (
+    Crossing,
     Side,
+    Way,
     behind_line,
     behind_output,
     both_ways,
+    both_ways_fed,
     forced,
     hidden_wait,
     locked_hold,
     pipeline_period,
 )
-from fcsim.flow.fabric import GAP_CHARS, FlowFabric, StreamFlow
+from fcsim.flow.fabric import GAP_CHARS, Exchange, FlowFabric, StreamFlow
 from fcsim.flow.fairness import TOLERANCE, max_min
 from fcsim.flow.fluid import steady_rates
 
@@ -109,11 +114,13 @@ class FlowResult:
     *settled*, whether the round-robin levels reached their fixed point;
     *locked*, per link direction whose R_RDYs leave locked behind the frames
     the other way (:mod:`fcsim.flow.credit`), how much longer each buffer is
-    held than the receiver's own hold, s; *paced*, the same for each
+    held than the receiver's own hold, s (0 for a link whose trains could
+    lock or cross and, from the start the scenario sets, cross:
+    :func:`_from_start`); *paced*, the same for each
     credit-bound link direction whose R_RDYs wait behind the frames the
     other way, that direction's credit not bound
     (:func:`fcsim.flow.credit.behind_line`,
-    :func:`fcsim.flow.credit.both_ways`);
+    :func:`fcsim.flow.credit.both_ways_fed`);
     *behind*, the same for each link
     direction into a switch whose frames wait their turn at a full output
     (:func:`fcsim.flow.credit.behind_output`); *pipelined*, the same for
@@ -308,6 +315,7 @@ def solve(fabric: FlowFabric) -> FlowResult:
         by_output[q.output].append(q)
     credits = {r.owner: i for i, r in enumerate(resources) if r.kind == "credit"}
     locked: dict[str, float] = {}
+    started: dict[str, float | None] = {}  # _from_start's, per direction
     paced: dict[str, float] = {}
     behind: dict[str, float] = {}
     pipelined: dict[str, float] = {}
@@ -318,7 +326,7 @@ def solve(fabric: FlowFabric) -> FlowResult:
                                len(senders))
         filling = max_min(rows, cols, values, cap, len(senders))
         per_frame = _frame_times(busy, frames, filling.rate)
-        found = _locked(fabric, credits, cap, filling.load, per_frame)
+        found = _locked(fabric, credits, cap, filling.load, per_frame, started)
         lined = _paced(fabric, credits, where, cap, filling.load, per_frame, found)
         waiting = _behind(fabric, credits, by_output, where, cap, filling.load,
                           filling.rate, per_frame)
@@ -402,19 +410,27 @@ def _frame_times(busy: dict[tuple[str, int], float], frames: dict[tuple[str, int
 
 
 def _locked(fabric: FlowFabric, credits: dict[str, int], capacity: np.ndarray,
-            load: np.ndarray, per_frame: dict[str, tuple[float, float]]) -> dict[str, float]:
+            load: np.ndarray, per_frame: dict[str, tuple[float, float]],
+            started: dict[str, float | None]) -> dict[str, float]:
     """Per link direction whose R_RDYs leave locked behind the frames the
     other way (:mod:`fcsim.flow.credit`: the credits of both directions of
-    its link are full under *load*, and the lock is the only steady state,
-    :func:`fcsim.flow.credit.forced`), how much longer than the receiver's
-    hold each of its buffers is held, s. *per_frame* gives each direction's
-    frames per second and mean frame time (:func:`_frame_times`), *credits*
-    each direction's credit resource."""
+    its link are full under *load*), how much longer than the receiver's
+    hold each of its buffers is held, s: where the scenario sets the link's
+    start, what following it from there gives (:func:`_from_start`; 0 where
+    the trains cross), else, where the lock is the only steady state
+    (:func:`fcsim.flow.credit.forced`), the closed form
+    (:func:`fcsim.flow.credit.locked_hold`).
+    *per_frame* gives each direction's frames per second and mean frame
+    time (:func:`_frame_times`), *credits* each direction's credit
+    resource; *started* keeps, per direction, what :func:`_from_start`
+    gave (its wait, or None), which depends on the fabric alone, from one
+    call to the next."""
     full = {n for n, i in credits.items() if load[i] >= capacity[i] * (1 - CLOSE)}
     ends: dict[str, list[str]] = defaultdict(list)
     for n, d in fabric.directions.items():
         ends[d.link].append(n)
     out: dict[str, float] = {}
+    carriers: dict[str, list[tuple[StreamFlow, Exchange]]] | None = None
     for name in full:
         d = fabric.directions[name]
         back = next((n for n in ends[d.link] if n != name), None)
@@ -422,12 +438,119 @@ def _locked(fabric: FlowFabric, credits: dict[str, int], capacity: np.ndarray,
             continue
         t_forward, t_back = per_frame[name][1], per_frame[back][1]
         period = max(t_forward, t_back) + GAP_CHARS * d.speed.char_time
+        if name not in started:  # the start sets whether and how the trains lock
+            if carriers is None and not fabric.login:
+                carriers = _carriers(fabric)
+            crossing = (_from_start(fabric, name, back, carriers)
+                        if carriers is not None else None)
+            started[name], started[back] = ((None, None) if crossing is None else
+                                            (crossing.waits[0], crossing.waits[1]))
+        wait_from_start = started[name]
+        if wait_from_start is not None:  # 0 where they cross
+            out[name] = float(wait_from_start)
+            continue
         if not forced(d.credit, period, t_forward, d.delay, d.hold, d.speed.word_time):
-            continue  # the trains may also cross without locking: flagged (caveats)
+            continue  # the trains may also cross, from a start not computed: flagged
         wait = locked_hold(d.hold, d.speed.word_time, t_back, period, d.credit) - d.hold
         if wait > 0:
             out[name] = float(wait)
     return out
+
+
+def _carriers(fabric: FlowFabric) -> dict[str, list[tuple[StreamFlow, Exchange]]]:
+    """Per link direction, the streams' exchanges that cross it."""
+    out: dict[str, list[tuple[StreamFlow, Exchange]]] = defaultdict(list)
+    for s in fabric.streams:
+        for e in s.exchanges:
+            for name in e.path:
+                out[name].append((s, e))
+    return out
+
+
+def _from_start(fabric: FlowFabric, forward: str, back: str,
+                carriers: dict[str, list[tuple[StreamFlow, Exchange]]]) -> Crossing | None:
+    """The steady state of the link of directions *forward* and *back*, both
+    credit-bound, as its start sets it (:func:`fcsim.flow.credit.both_ways`),
+    where the scenario sets that start; else None. It does where no fabric
+    login precedes the streams (a login's last frames leave credits out on
+    the link, and its duration is the fabric services' and the peers'), and
+    each direction carries one stream of one exchange, alone on every hop
+    of its path, whose other hops neither slow its frames nor run out of
+    credit at their own line rate (even with each R_RDY a frame late behind
+    one the other way), its sender sending nothing else, through switches
+    without a central router: the stream's first frame then starts
+    on the link at its start plus, per hop before it, the time a frame
+    takes to the next (:func:`_first_frame_at`), and its frames follow back
+    to back, a sequence's frames in order. With several open sequences the
+    N_Port sends their frames in turn, but where a sequence's short last
+    frame falls among the others' follows its rotation as sequences end and
+    start (two on the 20 km 1GFC ISL of 4 credits: the short frames 3
+    apart, not together, and 34.9 MB/s where frames in step give 36.4), so
+    the model does not follow them. *carriers* gives the exchanges
+    on each direction (:func:`_carriers`)."""
+    if fabric.login:
+        return None
+    ways = []
+    for name in (forward, back):
+        d = fabric.directions[name]
+        on = carriers.get(name, [])
+        if not on:
+            return None
+        stream, exchange = on[0]
+        if (len(on) != 1 or len(stream.exchanges) != 1 or exchange.weight != 1
+                or sum(s.source == stream.source for s in fabric.streams) != 1):
+            return None  # several open sequences: their frames' order is the N_Port's rotation
+        longest = frame_chars(max(stream.frame_payloads))
+        for hop in exchange.path:
+            h = fabric.directions[hop]
+            if h.switch in fabric.routers:
+                return None
+            if hop == name:
+                continue
+            frame = longest * h.speed.char_time
+            cycle = 2 * frame + 2 * h.delay + h.hold + h.speed.word_time  # an R_RDY a frame late
+            if (len(carriers.get(hop, [])) != 1 or h.speed.char_time > d.speed.char_time
+                    or h.credit * (frame + GAP_CHARS * h.speed.char_time) < cycle):
+                return None
+        chars = [frame_chars(p) for p in stream.frame_payloads]
+        first = _first_frame_at(fabric, stream, exchange.path, name)
+        if d.switch is None:  # an N_Port: its frames go no further
+            ways.append(Way(d.credit, tuple(c * d.speed.char_time for c in chars), d.hold,
+                            first))
+            continue
+        after = fabric.directions[exchange.path[exchange.path.index(name) + 1]]
+        ways.append(Way(d.credit, tuple(c * d.speed.char_time for c in chars), d.hold, first,
+                        onward=tuple(c * after.speed.char_time for c in chars),
+                        onward_gap=GAP_CHARS * after.speed.char_time,
+                        cut_through=fabric.models[d.switch].cut_through,
+                        header=HEADER_CHARS * d.speed.char_time))
+    d = fabric.directions[forward]
+    return both_ways((ways[0], ways[1]), d.delay, d.speed.word_time,
+                     GAP_CHARS * d.speed.char_time)
+
+
+def _first_frame_at(fabric: FlowFabric, stream: StreamFlow, path: tuple[str, ...],
+                    name: str) -> float:
+    """When *stream*'s first frame starts on direction *name* of its *path*,
+    s, its hops idle before it: it starts on the first at the stream's start;
+    a store-and-forward switch forwards it its hold (routing latency) after
+    its EOF is in, a cut-through one its hold after its header is in or, if
+    later, after the EOF is in less the frame's time on the output (it may
+    not overtake its own EOF, :meth:`fcsim.fabric.switch.Switch.arrive`).
+    An R_RDY in progress on a line as the frame would start puts it a word
+    later, which this leaves out (at most a word a hop)."""
+    chars = frame_chars(stream.frame_payloads[0])
+    at = stream.start
+    for hop, after in zip(path, path[1:], strict=False):
+        if hop == name:
+            break
+        h = fabric.directions[hop]
+        eof = at + chars * h.speed.char_time + h.delay
+        if h.switch is not None and fabric.models[h.switch].cut_through:
+            header = at + HEADER_CHARS * h.speed.char_time + h.delay
+            eof = max(header, eof - chars * fabric.directions[after].speed.char_time)
+        at = eof + h.hold
+    return at
 
 
 def _paced(fabric: FlowFabric, credits: dict[str, int],
@@ -443,7 +566,7 @@ def _paced(fabric: FlowFabric, credits: dict[str, int],
     line of frames of one length locks to them, and the wait has a closed
     form (:func:`fcsim.flow.credit.behind_line`); otherwise (a cycle ending
     in the fill words drifts into the next frame) the two directions
-    are followed frame by frame (:func:`fcsim.flow.credit.both_ways`, the
+    are followed frame by frame (:func:`fcsim.flow.credit.both_ways_fed`, the
     frames of each in the order :func:`_sent` gives). Where the other line
     is not full, its frames come as what paces them allows: from a
     saturating N_Port, always one ready, each waiting for its credit, whose
@@ -489,7 +612,7 @@ def _paced(fabric: FlowFabric, credits: dict[str, int],
                    Side(theirs, e.credit, e.speed.word_time, GAP_CHARS * e.speed.char_time,
                         held, supply), d.delay)
             if key not in rates:  # the same link, followed once
-                rates[key] = both_ways(*key)[0]
+                rates[key] = both_ways_fed(*key)[0]
             wait = d.credit / rates[key] - cycle
         if wait > 0:
             out[name] = float(wait)
@@ -936,7 +1059,10 @@ def caveats(result: FlowResult) -> dict[str, list[str]]:
       R_RDY waited for a whole frame the other way (an R_RDY goes between
       frames), on a link carrying frames both ways, unless both directions
       are credit-bound: their R_RDYs then lock behind the frames the other
-      way, which the model computes (:mod:`fcsim.flow.credit`, *locked*);
+      way, which the model computes (:mod:`fcsim.flow.credit`, *locked*),
+      or, where the trains could also cross, the model follows the link
+      from the start the scenario sets (:func:`_from_start`; *locked* 0
+      where the trains cross);
     - *credit behind a full output*: a link direction into a switch whose
       credit would bind if each frame also waited, on a full output it
       leaves by, for a whole frame from each input the output serves in turn
