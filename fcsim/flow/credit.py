@@ -55,12 +55,16 @@ gives 94 %. With frames of several lengths, or a line the other way that
 is not full, no period is fixed: :func:`both_ways_fed` follows the two
 directions frame by frame instead, each R_RDY behind the frame then on its
 line, each frame as soon as its line, its credit and its supply allow.
+Where the frames the other way come from a second N_Port on the same
+switch, whose own R_RDYs ride on this direction's frames, neither side's
+supply is steady: :func:`facing` follows the two links together.
 """
 
 from __future__ import annotations
 
 import heapq
 import math
+from collections import deque
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -479,3 +483,167 @@ def both_ways(ways: tuple[Way, Way], delay: float, word: float, gap: float,
         held.append(longer if longer > 1e-9 * cycle else 0.0)  # not rounding's remainder
         locked = locked or max(waits[i][a:b]) > word
     return Crossing((rates[0], rates[1]), (held[0], held[1]), locked)
+
+
+@dataclass(frozen=True)
+class Facing:
+    """One of two N_Ports on one switch, of one speed, that stream only to
+    each other, as :func:`facing` follows it: the line times of the
+    *frames* it sends (s, in that order, over and over: it always has one
+    ready), the BB credits it holds for the switch's buffers (*up*) and the
+    switch for its own (*down*), its link's one-way *delay*, transmission
+    *word* and fill words after each frame (*gap*, s), how long after a
+    frame's EOF it frees that frame's buffer (*hold*, s: its frame
+    processing), and the frames the switch sends it from other inputs:
+    one of *extra* s line time every *every* s (0: none; an assumption, a
+    steady supply, as :func:`both_ways_fed` takes a switch's frames)."""
+
+    frames: tuple[float, ...]
+    up: int
+    down: int
+    delay: float
+    word: float
+    gap: float
+    hold: float
+    extra: float = 0.0
+    every: float = 0.0
+
+
+_UP, _PULL, _TO_NPORT, _TO_SWITCH, _CREDIT_UP, _CREDIT_DOWN, _IN, _EXTRA = range(8)
+""":func:`facing`'s events: an N_Port may send; an output may send; an
+R_RDY goes to an N_Port (the switch freed a buffer) or to the switch (the
+N_Port freed one); a credit is back at an N_Port or at the switch; a frame
+may cross to its output; a frame from another input may cross."""
+
+
+def _r_rdy(free: list[float], gap: list[float], i: int, now: float, word: float) -> None:
+    """An R_RDY on line *i* (*free*: the end of what is on each line, *gap*:
+    the earliest each may start a frame, s), in the next fill word after
+    *now*: one *word* (s) after the frame in progress."""
+    free[i] = max(now, free[i]) + word
+    gap[i] = max(gap[i], free[i])
+
+
+def facing(ends: tuple[Facing, Facing], latency: float, cut_through: bool,
+           header: float) -> tuple[float, float]:
+    """The frames per second each of two N_Ports (*ends*) sends when they
+    stream to each other through one switch, each link's R_RDYs into the
+    N_Port riding its line behind the frames of the other N_Port the switch
+    sends on, followed frame by frame from both N_Ports' first frames on, as
+    the packet model sends them (:class:`fcsim.fc2.port.Port`,
+    :class:`fcsim.fabric.switch.Switch`): an N_Port's frame starts when it
+    holds a credit, after the frame before, its fill words and any R_RDY it
+    sends; at the switch it may cross *latency* s after its EOF is in
+    (*cut_through*: after its header, *header* s, is in, or after its EOF
+    less its time on the output, if later) and crosses when the output to
+    the other N_Port is free and holds a credit, taking its inputs in turn
+    (this one and the other frames that reach it); the switch frees its
+    buffer as it crosses, no earlier than *latency* after its EOF, and
+    sends the R_RDY on the line to the N_Port in the next fill word: after
+    the frame then on it (FC-PH 17.1). Each N_Port frees a frame's buffer
+    its *hold* after the EOF is in and sends the R_RDY the same way on its
+    own line, ahead of its next frame if that has not started. The rates
+    are the mean over the second half of :data:`FACING` frames a side
+    (whole rounds of both orders of frames).
+
+    Where :func:`both_ways_fed` takes the frames into an N_Port as coming at
+    a steady rate, here they come as the other N_Port's credit, which rides
+    on this N_Port's frames, lets them: the phase of one link's frames
+    against the other's R_RDYs is set by the loop they make."""
+    up_free = [0.0, 0.0]  # end of the frame or R_RDY last on each N_Port's line
+    up_gap = [0.0, 0.0]  # the earliest each N_Port may start its next frame
+    down_free = [0.0, 0.0]  # the same for the switch's line to each N_Port
+    down_gap = [0.0, 0.0]
+    up_credit = [e.up for e in ends]
+    down_credit = [e.down for e in ends]
+    stalled = [False, False]
+    sent = [0, 0]
+    starts: list[list[float]] = [[], []]
+    partner: list[deque[tuple[float, float]]] = [deque(), deque()]  # (frame, freed no earlier)
+    ready = [0, 0]  # of them, how many may cross now, per output
+    others = [0, 0]  # frames from other inputs waiting at each output
+    rest_next = [False, False]  # whether each output takes the other inputs' turn next
+    pull_at = [-1.0, -1.0]  # when each output's next look is set for
+    events: list[tuple[float, int, int, int]] = []
+    order = 0
+
+    def push(time: float, kind: int, i: int) -> None:
+        nonlocal order
+        order += 1
+        heapq.heappush(events, (time, order, kind, i))
+
+    for i, e in enumerate(ends):
+        push(0.0, _UP, i)
+        if e.every:
+            push(e.every, _EXTRA, i)
+    while events and min(sent) < FACING:
+        now, _, kind, i = heapq.heappop(events)
+        e = ends[i]
+        if kind == _UP or kind == _CREDIT_UP:
+            if kind == _CREDIT_UP:
+                up_credit[i] += 1
+                if not stalled[i]:
+                    continue
+                stalled[i] = False
+            if not up_credit[i]:
+                stalled[i] = True
+                continue
+            start = max(now, up_gap[i], up_free[i])
+            frame = e.frames[sent[i] % len(e.frames)]
+            sent[i] += 1
+            up_credit[i] -= 1
+            end = up_free[i] = start + frame
+            up_gap[i] = end + e.gap
+            starts[i].append(start)
+            eof = end + e.delay
+            cross = (max(start + e.delay + header, eof - frame) if cut_through else eof) + latency
+            partner[1 - i].append((frame, eof + latency))
+            push(cross, _IN, 1 - i)
+            push(up_gap[i], _UP, i)
+        elif kind == _TO_NPORT or kind == _TO_SWITCH:  # an R_RDY on the line to (from) N_Port i
+            free, gap = (down_free, down_gap) if kind == _TO_NPORT else (up_free, up_gap)
+            _r_rdy(free, gap, i, now, e.word)
+            push(free[i] + e.delay, _CREDIT_UP if kind == _TO_NPORT else _CREDIT_DOWN, i)
+        else:  # output i (to N_Port i) may send: a frame in, a credit back, its line free
+            if kind == _CREDIT_DOWN:
+                down_credit[i] += 1
+            elif kind == _EXTRA:
+                others[i] += 1
+                push(now + e.every, _EXTRA, i)
+            elif kind == _IN:
+                ready[i] += 1
+            line = max(down_gap[i], down_free[i])
+            if line > now:
+                if pull_at[i] != line:
+                    pull_at[i] = line
+                    push(line, _PULL, i)
+                continue
+            if not down_credit[i] or not (ready[i] or others[i]):
+                continue
+            if ready[i] and not (others[i] and rest_next[i]):
+                frame, freed = partner[i].popleft()
+                ready[i] -= 1
+                rest_next[i] = True
+                if freed > now:  # its buffer at the switch: its R_RDY now or then
+                    push(freed, _TO_NPORT, 1 - i)
+                else:
+                    _r_rdy(down_free, down_gap, 1 - i, now, ends[1 - i].word)
+                    push(down_free[1 - i] + ends[1 - i].delay, _CREDIT_UP, 1 - i)
+            else:
+                frame = e.extra
+                others[i] -= 1
+                rest_next[i] = False
+            down_credit[i] -= 1
+            end = down_free[i] = now + frame
+            down_gap[i] = pull_at[i] = end + e.gap
+            push(end + e.delay + e.hold, _TO_SWITCH, i)
+            push(down_gap[i], _PULL, i)
+    rates = []
+    whole = math.lcm(len(ends[0].frames), len(ends[1].frames))
+    for times in starts:
+        half = len(times) // 2
+        span = len(times) - 1 - half
+        if span >= whole:
+            span -= span % whole
+        rates.append(span / (times[half + span] - times[half]))
+    return rates[0], rates[1]

@@ -70,12 +70,14 @@ from fcsim.fc2.frame import frame_chars
 from fcsim.flow.arbitration import Queue, held, resources_of, round_robin, waiting
 from fcsim.flow.credit import (
     Crossing,
+    Facing,
     Side,
     Way,
     behind_line,
     behind_output,
     both_ways,
     both_ways_fed,
+    facing,
     forced,
     hidden_wait,
     locked_hold,
@@ -576,15 +578,22 @@ def _paced(fabric: FlowFabric, credits: dict[str, int],
     frames, set when its frames go; from a switch into an N_Port, as they
     reach the switch, one every 1 / its frame rate (an assumption: a steady
     supply); on an ISL either end may pace them, and no wait is computed.
-    Directions *locked* (both ways credit-bound) are left to
-    :func:`_locked`; *per_frame* gives each direction's frames per second
-    and mean frame time, *credits* each direction's credit resource."""
+    Where the link joins an N_Port to another on the same switch and each
+    sends only to the other, neither supply holds: each one's frames go as
+    its R_RDYs, riding on the other's frames, let them, and the two links
+    are followed together, frame by frame, as the loop they make
+    (:func:`fcsim.flow.credit.facing`, :func:`_facing`). Directions
+    *locked* (both ways credit-bound) are left to :func:`_locked`;
+    *per_frame* gives each direction's frames per second and mean frame
+    time, *credits* each direction's credit resource."""
     full = {n for n, i in credits.items() if load[i] >= capacity[i] * (1 - CLOSE)}
     ends: dict[str, list[str]] = defaultdict(list)
     for n, d in fabric.directions.items():
         ends[d.link].append(n)
     out: dict[str, float] = {}
     rates: dict[tuple[Side, Side, float], float] = {}
+    looped: dict[tuple[tuple[Facing, Facing], float, bool, float], tuple[float, float]] = {}
+    hops: dict[str, set[str | None]] | None = None  # _first_hops', once needed
     for name in full - locked.keys():
         d = fabric.directions[name]
         back = next((n for n in ends[d.link] if n != name), None)
@@ -601,6 +610,20 @@ def _paced(fabric: FlowFabric, credits: dict[str, int],
         if wait <= 0:
             held, supply = e.hold, 0.0  # a full line: always a frame, no wait beyond
             if not busy:
+                if hops is None:
+                    hops = _first_hops(fabric)
+                found = _facing(fabric, hops, ends, name, per_frame)
+                if found is not None:  # two N_Ports streaming to each other: their loop
+                    pair, k = found
+                    if pair not in looped:
+                        looped[pair] = facing(*pair)
+                    every = pair[0][k].every
+                    rate = (looped[pair][k] if d.origin is None  # its N_Port's frames
+                            else looped[pair][1 - k] + (1 / every if every else 0.0))
+                    wait = d.credit / rate - cycle
+                    if wait > 0:
+                        out[name] = float(wait)
+                    continue
                 if e.origin is None:  # a saturating N_Port, paced by its buffers' release
                     held = max(e.hold, e.credit / per_frame[back][0] - (
                         per_frame[back][1] + 2 * e.delay + e.speed.word_time))
@@ -617,6 +640,63 @@ def _paced(fabric: FlowFabric, credits: dict[str, int],
         if wait > 0:
             out[name] = float(wait)
     return out
+
+
+def _first_hops(fabric: FlowFabric) -> dict[str, set[str | None]]:
+    """Per link direction out of an N_Port, the directions its frames leave
+    the switch by where that is the last hop (None for a longer path)."""
+    hops: dict[str, set[str | None]] = defaultdict(set)
+    for st in fabric.streams:
+        for e in st.exchanges:
+            hops[e.path[0]].add(e.path[1] if len(e.path) == 2 else None)
+    return hops
+
+
+def _facing(fabric: FlowFabric, hops: dict[str, set[str | None]],
+            links: dict[str, list[str]], name: str, per_frame: dict[str, tuple[float, float]]
+            ) -> tuple[tuple[tuple[Facing, Facing], float, bool, float], int] | None:
+    """Where *name* is a direction of a link between an N_Port and a switch
+    that joins that N_Port to another on the same switch, of the same
+    speed, each of the two sending only to the other (*hops*:
+    :func:`_first_hops`; *links*, each link's directions): the two ends as
+    :func:`fcsim.flow.credit.facing` follows them, in the order of their
+    links' names (each one's frames in
+    :func:`_sent`'s order, the other frames the switch sends it at their
+    rate here, *per_frame*), the switch's hold (s), whether it cuts through
+    and its header's time (s), and which of the two is this link's N_Port;
+    else None. Both links' directions find the same two ends, so one
+    following serves all four."""
+    d = fabric.directions[name]
+    back = next((n for n in links[d.link] if n != name), None)
+    up = name if d.origin is None else back
+    if up is None:
+        return None
+    u = fabric.directions[up]
+    out = next(iter(hops[up])) if len(hops.get(up, ())) == 1 else None
+    if u.origin is not None or u.switch is None or out is None:
+        return None
+    o = fabric.directions[out]
+    src = next((n for n in links[o.link] if n != out), None)
+    into = back if up == name else name
+    if (o.switch is not None or src is None or o.speed != u.speed or hops.get(src) != {into}
+            or not {up, into, src, out} <= per_frame.keys()):
+        return None
+    ends = []
+    for sender, down, other in ((up, into, src), (src, out, up)):
+        x, y = fabric.directions[sender], fabric.directions[down]
+        extra = every = 0.0
+        (total, mean), (theirs, their_mean) = per_frame[down], per_frame[other]
+        rest = total - theirs
+        if rest > CLOSE * total:  # other inputs' frames: their mean line time, at their rate
+            extra = (total * mean - theirs * their_mean) / rest
+            every = 1 / rest
+        ends.append(Facing(_sent(fabric, sender), x.credit, y.credit, x.delay,
+                           x.speed.word_time, GAP_CHARS * x.speed.char_time, y.hold, extra,
+                           every))
+    k = 0 if u.link < o.link else 1
+    pair = (ends[0], ends[1]) if k == 0 else (ends[1], ends[0])
+    return (pair, u.hold, fabric.models[u.switch].cut_through,
+            HEADER_CHARS * u.speed.char_time), k
 
 
 def _sent(fabric: FlowFabric, name: str) -> tuple[float, ...]:
