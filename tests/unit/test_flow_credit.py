@@ -970,6 +970,43 @@ def test_the_lock_behind_a_full_line_holds_or_breaks_with_the_sequences_phases()
     assert abs(sent - measured) <= 0.02 * measured, (sent, measured)
 
 
+@settings(deadline=None, max_examples=40)
+@given(st.lists(st.floats(1e-6, 2e-5), min_size=1, max_size=4),
+       st.lists(st.floats(1e-6, 2e-5), min_size=1, max_size=4),
+       st.tuples(st.integers(1, 4), st.integers(1, 4), st.integers(1, 4), st.integers(1, 4)),
+       st.floats(0.0, 2e-6), st.floats(0.0, 6e-6), st.booleans(),
+       st.one_of(st.just(0.0), st.floats(2e-6, 4e-5)))
+def test_a_loop_of_two_n_ports_stays_within_each_ones_line_and_credit(
+        mine: list[float], theirs: list[float], credits: tuple[int, int, int, int],
+        delay: float, latency: float, cut: bool, every: float) -> None:
+    """Neither N_Port of a loop (:func:`facing`) sends faster than its line
+    (mean frame and fill words a frame) or its credits into the switch
+    (credits over the shortest cycle: frame, round trip, the switch's
+    latency, the R_RDY's word) allow, whatever the other does and whatever
+    else the switch sends it: within the resolution of a mean over FACING
+    / 2 frames."""
+    word, gap, header = 1e-8, 6e-8, 1e-7
+    ends = (Facing(tuple(mine), credits[0], credits[1], delay, word, gap, 0.0,
+                   5e-6 if every else 0.0, every),
+            Facing(tuple(theirs), credits[2], credits[3], delay, word, gap, 0.0))
+    for end, rate in zip(ends, facing(ends, latency, cut, header), strict=True):
+        frame = sum(end.frames) / len(end.frames)
+        bound = min(1 / (frame + gap), end.up / (frame + 2 * delay + latency + word))
+        assert 0 < rate <= bound * (1 + 2 / FACING), (rate, bound)
+
+
+@pytest.mark.parametrize("cut", [False, True])
+def test_a_loop_with_credits_to_spare_runs_at_the_line(cut: bool) -> None:
+    """With credits to spare both ways (16 on 10 m links, frames of one
+    length), each N_Port of a loop sends back to back: one frame and its
+    fill words a period, 1 / (frame + gap), the R_RDYs going in the fill
+    words (the first six cost no time)."""
+    frame, word, gap = 4.9e-6, 9.4e-9, 5.6e-8
+    end = Facing((frame,), 16, 16, 5e-8, word, gap, 0.0)
+    for rate in facing((end, end), 0.7e-6, cut, 6.6e-8):
+        assert math.isclose(rate, 1 / (frame + gap), rel_tol=1e-9)
+
+
 def _facing_end(flow: Any, nport: str, other: str, per_frame: float) -> Facing:
     """*nport*'s end of the loop with *other* (both on switch s0) as
     :func:`facing` follows it, from the flow model's parameters: its frames
