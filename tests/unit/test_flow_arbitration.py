@@ -439,6 +439,58 @@ def test_inputs_feeding_two_outputs_lose_crossbar_turns_the_flow_model_gives() -
     assert set(off) & split  # a sender feeding two uplinks among them
 
 
+def test_an_isl_input_feeding_two_full_outputs_loses_turns_by_their_phase() -> None:
+    """One core, two edges of three 2GFC N_Ports, two 500 m 2GFC ISLs a
+    pair, port-based routing, random pairs (seed 5), one exchange a stream,
+    eight credits, store-and-forward at 5 us. At e1 the output to e1n0
+    takes three inputs in turn, a third of its line each by the round
+    robin: e1n2's link and the two ISLs from the core. One ISL input also
+    carries e0n0's frames to e1n2, whose output is full too. An input feeds
+    the crossbar one frame at a time for its line time over the speedup
+    (2: half a frame time), and an output whose turn comes to an input busy
+    crossing to another output serves the next input and owes the busy one
+    its next turn (`Switch._pull`), so each turn lost moves a frame to the
+    input after it in the round: with a fraction *p* of the busy input's
+    turns lost, that input gets (1 + p) / (3 + p) of the line and the other
+    two 1 / (3 + p) each. Whether the two outputs' frame clocks, both full
+    and so locked one period apart, put the turns inside the crossing is set
+    by how the run started: without a login the packet model loses every
+    other turn (p = 1/2: 88.6 MB/s against 59.0, 28.7 % off the round
+    robin's 68.8, unflagged); with one, none. The flow model has no
+    resource for the crossing (docs/model.md, "Flow model", *crossbar input
+    contention*): with a crossing of almost no time (speedup 1000) the packet
+    model gives its rates either way."""
+    scenario = scenario_from_document({
+        "name": "phase", "topology": "fabric",
+        "fabric": {"kind": "core-edge", "switches": 3, "cores": 1, "model": "generic-nonblocking",
+                   "nodes_per_switch": 3, "isls": 2, "speed": "2GFC", "isl_speed": "2GFC",
+                   "length": "10 m", "isl_length": "500 m", "routing": "port-based",
+                   "traffic": "random-pairs", "traffic_seed": 5, "stream_size": "16 KiB",
+                   "outstanding": 1},
+        "run": {"duration": "1 ms", "login": False}}, "phase.toml")
+    scenario = _on_voq(scenario, 8, 5e-6, False, 8)
+    flow = solve(flow_fabric(scenario))
+    assert not any(flow.caveats.values())
+    streams = {(s.source, s.destination): s for s in flow.fabric.streams}
+    shared, alone, local = streams["e0n2", "e1n0"], streams["e0n1", "e1n0"], streams["e1n2", "e1n0"]
+    other = streams["e0n0", "e1n2"]  # the busy input's frames for the other full output
+    target = alone.exchanges[0].path[-1]
+    assert {s.exchanges[0].path[-1] for s in (shared, local)} == {target}
+    assert other.exchanges[0].path[-2] == shared.exchanges[0].path[-2]  # one ISL input
+    assert alone.exchanges[0].path[-2] != shared.exchanges[0].path[-2]
+    line = _frames_per_s(alone, flow, target) * _payload(alone)
+    for s in (shared, alone, local):  # the round robin: a third of the line each
+        assert math.isclose(flow.stream_rates[s.name], line / 3, rel_tol=10 * SETTLED), s.name
+    packet = _packet(scenario, 2e-3, 14e-3)
+    p = 0.5
+    assert math.isclose(packet[alone.name], line * (1 + p) / (3 + p), rel_tol=0.005)
+    for s in (shared, local):
+        assert math.isclose(packet[s.name], line / (3 + p), rel_tol=0.005), s.name
+    logged_in = replace(scenario, run=replace(scenario.run, login=True))
+    _agree(solve(flow_fabric(logged_in)), _packet(logged_in, 2e-3, 14e-3))
+    _agree(flow, _packet(_edges_with_speedup(scenario, 1000.0), 2e-3, 14e-3))
+
+
 def test_an_input_full_at_two_outputs_shares_is_flagged() -> None:
     """One core, two edges of three 4GFC N_Ports, two 10 m 4GFC ISLs a
     pair, device-based routing, random pairs (seed 2), one exchange a
