@@ -165,13 +165,15 @@ class FluidQueues:
         self._in = np.flatnonzero(self.buffer_of >= 0)
         self._buffer_in = self.buffer_of[self._in]
         # the queues by output, as a stable sort by (output, content) ranks them
-        self._by_output = np.argsort(self.voq_out, kind="stable")
         self._narrow = (self.voq_out.astype(np.uint16) if self.outputs <= 1 << 16
                         else self.voq_out)  # radix-sorted when it fits 16 bits
         g = np.sort(self.voq_out)
         starts = np.searchsorted(g, np.arange(self.outputs))
         ends = np.append(starts[1:], len(g))
         self._group = g
+        self._starts, self._ends = starts, ends
+        self._neighbours = g[1:] == g[:-1]  # next to each other in the order, one output
+        self._ordered: np.ndarray | None = None  # the last step's order
         self._first_of = starts[g]
         self._end_of = ends[g]
         ones = np.cumsum(np.ones(len(g)))
@@ -186,10 +188,30 @@ class FluidQueues:
 
     def _order(self, offered: np.ndarray) -> np.ndarray:
         """The queues sorted by output, then by *offered* content, then by
-        index: ``np.lexsort((offered, voq_out))`` as two stable sorts (the
-        second by radix where the outputs fit 16 bits), the same order."""
-        by_content = np.argsort(offered, kind="stable")
-        return by_content[np.argsort(self._narrow[by_content], kind="stable")]
+        index: ``np.lexsort((offered, voq_out))``. That order is unique, so
+        it is the last step's with the outputs whose queues it no longer
+        sorts (contents move little from step to step, but queues of equal
+        content trade places by rounding) sorted again; the first step's
+        is two stable sorts (the second by radix where the outputs fit 16
+        bits), the same order as ``np.lexsort``."""
+        last = self._ordered
+        if last is None:
+            by_content = np.argsort(offered, kind="stable")
+            self._ordered = by_content[np.argsort(self._narrow[by_content], kind="stable")]
+            return self._ordered
+        c = offered[last]
+        kept = (c[:-1] < c[1:]) | ((c[:-1] == c[1:]) & (last[:-1] < last[1:]))
+        broken = np.unique(self._group[:-1][~kept & self._neighbours])
+        if not len(broken):
+            return last
+        lengths = self._ends[broken] - self._starts[broken]
+        at = np.repeat(self._starts[broken] - np.cumsum(lengths) + lengths,
+                       lengths) + np.arange(lengths.sum())  # those outputs' places
+        queues = last[at]
+        order = last.copy()
+        order[at] = queues[np.lexsort((queues, offered[queues], self._group[at]))]
+        self._ordered = order
+        return order
 
     def _water(self, c: np.ndarray, a: np.ndarray | None, budget: np.ndarray,
                level: np.ndarray) -> None:
