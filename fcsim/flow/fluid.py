@@ -24,8 +24,8 @@ twice, the second time with the first's departures, so a one-credit hop
 is not halved by the steps); within a
 queue the frames served are taken from its exchanges in proportion to
 their content (first in, first out on average). The rates are the
-delivered frames over a window of :data:`WINDOW` steps once two windows in
-a row agree to :data:`STEADY`.
+delivered frames over a window of :data:`WINDOW` steps once every window
+over :data:`HELD` steps has agreed with the one before to :data:`STEADY`.
 
 This is SimGrid's fluid view made dynamic: the order in which the
 switches' buffers fill, which a fixed point of levels does not carry, is
@@ -51,15 +51,27 @@ WINDOW = 400
 STEADY = 1e-3
 """Largest relative change of a sender's rate between two windows for the
 rates to count as steady."""
-WINDOWS = 60
+HELD = 4000
+"""Steps over which every window's rates must agree with the window's
+before to :data:`STEADY` for the rates to count as steady (ten windows).
+The fluid's dynamics are piecewise linear: between events (a queue
+emptying, a buffer filling) every step delivers the same frames and the
+contents drift at constant rates, so the rates hold still until the next
+event and then jump. On the 239-domain bench fabric, while its buffers
+fill, up to seven windows in a row agree (2,800 steps, most of them to
+10^-15) between two events that move a rate by more than :data:`STEADY`,
+the last at 18,400 steps (docs/model.md, "Flow model"): two windows took
+such a pause for the steady state. Measured, not derived: a drift slower
+than those seen would need a longer span."""
+WINDOWS = 100
 """Windows the steps may take before the rates count as not steady."""
-WORK = 3e7
+WORK = 7.5e8
 """Item-steps (an exchange at one hop, for one step) the steps may take in
-all: the windows are cut to fit, and a fabric with room for fewer than
-three is not stepped at all (not steady). About 0.5 us of processor time
-an item-step on a loaded machine, so at most about 15 s; the 239-domain
-bench fabric has 31,960 items, room for two windows: not stepped (after
-8,800 steps it was not steady either: docs/model.md)."""
+all: the windows are cut to fit, and a fabric with room for no more than
+:data:`HELD` steps is not stepped at all (not steady). About 0.07 us of
+processor time an item-step on a loaded machine (:meth:`FluidQueues.step`),
+so at most about 50 s; the 239-domain bench fabric (31,960 items) becomes
+steady after 22,400 steps, 7.2 x 10^8 item-steps (docs/model.md)."""
 SOURCE = 1e3
 """Content of a sending N_Port's queue (frames, times each exchange's share
 of its frames): never empty, as no line passes more than
@@ -72,8 +84,8 @@ line)."""
 @dataclass
 class FluidRates:
     """Each sender's frame rate (*rates*, frames/s, the senders in the
-    order given), whether two windows agreed to :data:`STEADY` (*steady*),
-    and the steps taken (*steps*)."""
+    order given), whether the windows agreed to :data:`STEADY` over
+    :data:`HELD` steps (*steady*), and the steps taken (*steps*)."""
 
     rates: np.ndarray
     steady: bool
@@ -86,7 +98,7 @@ class FluidQueues:
     exchange at one hop, in the order of the streams, their exchanges and
     the hops of each path) and of its virtual output queues (*voqs*: one
     per (output, input) pair). *senders* names the sending N_Ports, in the
-    order of :attr:`delivered`'s entries.
+    order of the frames :meth:`step` returns.
 
     A step's index arrays are computed once: each item's queue
     (:attr:`voq_of`), the item before it on its path (:attr:`prev`, -1 at
@@ -94,9 +106,10 @@ class FluidQueues:
     input buffer (:attr:`buffer_of`, -1 for a sending N_Port's own queue),
     and the queues in the order of their outputs (the ranks and sums a
     step's water-filling reads). Per step the queues are sorted by content
-    within each output once, and what does not depend on the buffers'
-    room (the line's, the credit's and the processing's levels) is
-    computed once for the two serves of the step."""
+    within each output once (:meth:`_order`), and what does not depend on
+    the buffers' room (the line's, the credit's and the processing's
+    levels, and the room each queue's content would take) is computed once
+    for the two serves of the step."""
 
     def __init__(self, fabric: FlowFabric, senders: list[str]) -> None:
         index = {name: i for i, name in enumerate(senders)}
@@ -179,6 +192,7 @@ class FluidQueues:
         ones = np.cumsum(np.ones(len(g)))
         count = np.concatenate(([0.0], ones))
         self._after_ones = count[self._end_of] - count[:-1]  # queues from here to the group's end
+        self._sums = np.zeros((2, len(g) + 1))  # running sums of a step's water-filling
         kinds = [self.line, self.credit, self.proc]
         # the constraints a step water-fills, each cost per item with its
         # budget per queue in the step's order (no N_Port's processing: no
@@ -213,22 +227,29 @@ class FluidQueues:
         self._ordered = order
         return order
 
-    def _water(self, c: np.ndarray, a: np.ndarray | None, budget: np.ndarray,
-               level: np.ndarray) -> None:
-        """Lower *level* (per output, frames a queue a step) to where the
-        queues of each output, in the step's order with contents *c*, each
-        frame costing *a* (None: 1), fill *budget* (per queue in that
-        order, its output's): the largest rho with sum over the output's
-        queues of min(c, rho) x a within the budget."""
+    def _filled(self, c: np.ndarray, a: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        """For each queue, in the step's order with contents *c*, each frame
+        costing *a* (None: 1): what its output's queues cost before it
+        (*prefix*) and the frames' cost from it to the output's last queue
+        (*after*), so that a level rho at it fills prefix + rho x after."""
+        sums = self._sums
         if a is None:
-            prefix_all = np.concatenate(([0.0], np.cumsum(c)))
+            np.cumsum(c, out=sums[0, 1:])
             after = self._after_ones
         else:
-            prefix_all = np.concatenate(([0.0], np.cumsum(c * a)))
-            total = np.concatenate(([0.0], np.cumsum(a)))
-            after = total[self._end_of] - total[:-1]
-        prefix = prefix_all[:-1] - prefix_all[self._first_of]
-        filled = prefix + c * after
+            np.cumsum(c * a, out=sums[0, 1:])
+            np.cumsum(a, out=sums[1, 1:])
+            after = sums[1, self._end_of] - sums[1, :-1]
+        return sums[0, :-1] - sums[0, self._first_of], after
+
+    def _lower(self, level: np.ndarray, filled: np.ndarray, prefix: np.ndarray,
+               after: np.ndarray, budget: np.ndarray) -> None:
+        """Lower *level* (per output, frames a queue a step) to the largest
+        rho at which the output's queues, each min(its content, rho) frames,
+        cost within *budget* (per queue in the step's order, its output's):
+        at the first queue whose own content would go over (*filled*, the
+        cost with every queue from it on at its content), rho = (budget -
+        prefix) / after (:meth:`_filled`)."""
         over = np.flatnonzero(filled > budget)
         if not len(over):
             return
@@ -251,14 +272,18 @@ class FluidQueues:
         fixed = np.full(self.outputs, np.inf)  # the levels the buffers' room does not move
         for cost, budget in self._bounds:  # per queue, its content's mean cost
             mean = np.bincount(self.voq_of, content * cost, self.voqs) / safe
-            self._water(c, mean[order], budget, fixed)
+            prefix, after = self._filled(c, mean[order])
+            self._lower(fixed, prefix + c * after, prefix, after, budget)
+        prefix, after = self._filled(c, None)  # a frame of the buffers' room each
+        filled = prefix + c * after
         drained = self.drained
+        share = safe[self.voq_of]
         for _ in range(2):  # the room a buffer's own departures make this step
             free = np.maximum(self.room - held + drained, 0.0)
             level = fixed.copy()
-            self._water(c, None, free[self._group], level)
+            self._lower(level, filled, prefix, after, free[self._group])
             served = np.minimum(offered, level[self.voq_out])
-            out = served[self.voq_of] * content / safe[self.voq_of]
+            out = served[self.voq_of] * content / share
             drained = np.bincount(self._buffer_in, out[self._in], self.outputs)
         self.drained = drained
         moved = content.copy()
@@ -279,18 +304,19 @@ def steady_rates(fabric: FlowFabric, senders: list[str]) -> FluidRates:
     queues = FluidQueues(fabric, senders)
     delivered = np.zeros(len(senders))
     previous = np.zeros(len(senders))
-    steps = 0
+    steps = agreed = 0
     windows = min(WINDOWS, int(WORK // (len(queues.voq_of) * WINDOW)))
-    if windows < 3:
+    if windows <= HELD // WINDOW:
         return FluidRates(np.zeros(len(senders)), False, 0)
     for _ in range(windows):
         delivered[:] = 0.0
         for _ in range(WINDOW):
             delivered += queues.step()
-            steps += 1
+        steps += WINDOW
         rates = delivered / (WINDOW * queues.dt)
-        if steps > WINDOW and np.all(
-                np.abs(rates - previous) <= STEADY * np.maximum(previous, 1e-300)):
+        close = np.all(np.abs(rates - previous) <= STEADY * np.maximum(previous, 1e-300))
+        agreed = agreed + 1 if steps > WINDOW and close else 0
+        if agreed * WINDOW >= HELD:
             return FluidRates(rates, True, steps)
         previous = rates.copy()
     return FluidRates(previous, False, steps)

@@ -249,3 +249,26 @@ def test_the_fast_step_is_the_detailed_step() -> None:
 def test_the_fast_step_is_the_detailed_step_on_random_fabrics(case) -> None:
     """The oracle's random fabrics: the same steps, bit for bit."""
     _same_steps(flow_fabric(case[0]), 100)
+
+
+
+def test_a_pause_between_events_is_not_taken_for_the_steady_state(monkeypatch) -> None:
+    """The rates hold still between two events and then jump (the
+    dynamics are piecewise linear): a sender delivering one frame a step
+    for seven windows and two from then on is steady only once every
+    window over :data:`fcsim.flow.fluid.HELD` steps after the jump has
+    agreed, at two frames a step."""
+    fabric = _fan_in(["4GFC"], "4GFC")
+    jump = 7 * fluid.WINDOW
+    taken = []
+
+    def scripted(self: FluidQueues) -> np.ndarray:
+        taken.append(1)
+        return np.array([1.0 if len(taken) <= jump else 2.0])
+
+    monkeypatch.setattr(FluidQueues, "step", scripted)
+    found = steady_rates(fabric, ["n0"])
+    dt = FluidQueues(fabric, ["n0"]).dt
+    assert found.steady
+    assert found.steps == jump + fluid.WINDOW + fluid.HELD
+    assert math.isclose(found.rates[0], 2.0 / dt, rel_tol=1e-12)
