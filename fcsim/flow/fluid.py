@@ -6,7 +6,7 @@ each (output, input) virtual output queue of a switch holds a content of
 each exchange's frames (frames, a real number); each output takes the
 queues with content in turn, a frame at a time, which in the fluid limit
 is processor sharing among its inputs (each input served at the same frame
-rate, an input offering less getting all it offers: :func:`fcsim.fabric.switch.Switch._pull`);
+rate, an input offering less getting all it offers: :meth:`fcsim.fabric.switch.Switch.pull`);
 a switch input's buffers hold at most its BB credit of frames for all its
 outputs together, and the transmitter at the other end sends only into
 free buffers (backpressure: :meth:`fcsim.fabric.switch.Switch.free_input`

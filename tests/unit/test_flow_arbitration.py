@@ -389,7 +389,7 @@ def test_inputs_feeding_two_outputs_lose_crossbar_turns_the_flow_model_gives() -
     exchange-based routing): most senders put one exchange on each of two
     full uplinks. An input feeds the crossbar one frame at a time, for its
     line time over the crossbar speedup, and an output whose turn comes to an
-    input busy feeding another output serves the next one (`Switch._pull`),
+    input busy feeding another output serves the next one (`Switch.pull`),
     so inputs feeding two uplinks lose turns to inputs feeding one; the
     flow model's round robin gives every input whole turns (it has no
     resource for the crossing), and its rates do not depend on the speedup.
