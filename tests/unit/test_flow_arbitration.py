@@ -430,7 +430,7 @@ def test_an_isl_input_feeding_two_full_outputs_loses_turns_by_their_phase() -> N
     the crossbar one frame at a time for its line time over the speedup
     (2: half a frame time), and an output whose turn comes to an input busy
     crossing to another output serves the next input and owes the busy one
-    its next turn (`Switch._pull`), so each turn lost moves a frame to the
+    its next turn (`Switch.pull`), so each turn lost moves a frame to the
     input after it in the round: with a fraction *p* of the busy input's
     turns lost, that input gets (1 + p) / (3 + p) of the line and the other
     two 1 / (3 + p) each. Whether the two outputs' frame clocks, both full
