@@ -1,7 +1,7 @@
 """Per-port arbitration at a switch output, as the flow model computes it.
 
 A switch output takes its inputs in turn, a frame at a time
-(:meth:`fcsim.fabric.switch.Switch._pull`: the inputs whose virtual output
+(:meth:`fcsim.fabric.switch.Switch.pull`: the inputs whose virtual output
 queue for it holds a frame, cyclically from the one after the input it took
 last), so where an output is the limit every *input* with frames waiting
 for it gets the same frame rate, whatever number of senders each carries.

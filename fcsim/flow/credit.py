@@ -52,7 +52,7 @@ to back, its R_RDYs wait for the frame in progress on that line
 (:func:`behind_line`): two 2GFC N_Ports streaming to a third on one-credit
 links, which streams out in turn, at half its line where the credit alone
 gives 94 %. With frames of several lengths, or a line the other way that
-is not full, no period is fixed: :func:`both_ways_fed` follows the two
+is not full, no period is fixed: :func:`both_ways` follows the two
 directions frame by frame instead, each R_RDY behind the frame then on its
 line, each frame as soon as its line, its credit and its supply allow.
 Where the frames the other way come from a second N_Port on the same
@@ -66,7 +66,6 @@ import heapq
 import math
 from collections import deque
 from dataclasses import dataclass
-from typing import NamedTuple
 
 
 def locked_hold(hold: float, word: float, t_back: float, period: float, credits: int) -> float:
@@ -100,7 +99,7 @@ def behind_line(ready: float, t_back: float, period: float) -> float:
     a frame rounds up to a whole number of periods. One that ends in the
     fill words is not kept: that R_RDY goes at once, not at a frame's end,
     so the next cycle ends further in, until one ends within a frame
-    (:func:`both_ways_fed` follows it). A buffer freed at a frame's
+    (:func:`both_ways` follows it). A buffer freed at a frame's
     end, to within 10^-9 of a period (what ``%`` leaves of a whole number
     of periods in floating point), is freed between two frames."""
     phase = ready % period
@@ -237,135 +236,37 @@ def pipeline_period(frames: list[float], credits: int, rest: float, gap: float) 
     return (ends[-1] - ends[-1 - rounds]) / rounds
 
 
-class Side(NamedTuple):
-    """One direction of a link as :func:`both_ways_fed` follows it: the line
-    times of its *frames* (s), sent in that order over and over; its BB
-    *credits*; its line's transmission *word* and the *gap* of fill words
-    after each frame (s); the receiver's *hold* of each buffer after the
-    frame's EOF is in (s); and *supply*, s between its frames becoming
-    ready to send (0: one always ready)."""
-
-    frames: tuple[float, ...]
-    credits: int
-    word: float
-    gap: float
-    hold: float
-    supply: float = 0.0
-
-
-FACING = 1200
-"""Frames each direction sends in :func:`both_ways_fed`; its rates are those of
-the second half."""
-
-
-def both_ways_fed(a: Side, b: Side, delay: float) -> tuple[float, float]:
-    """The frames per second of each direction of a link, *a* and *b*, one
-    way *delay* (s), when each R_RDY goes on its line behind the frame in
-    progress (FC-PH 17.1, :meth:`fcsim.fc2.port.Port.send_r_rdy`): the two
-    directions followed frame by frame from all credits held and both lines
-    idle, as the packet model's ports send. A frame starts when its line is
-    free (the frame before it, the gap of fill words after it, any R_RDY
-    sent in it), its transmitter holds a credit and it is ready (its
-    supply); it costs a credit, its EOF is in at the far end *delay* after
-    it ends, and the buffer it took is freed the receiver's hold after
-    that; the R_RDY then starts at once if the line the other way is
-    between frames, else at the end of the frame on it, takes a word, and
-    its credit is back *delay* after it. Each rate is the mean over the
-    second half of :data:`FACING` frames (whole rounds of both orders of
-    frames and of its credits' trains, where that many fit). With frames
-    of one length, the other line full (*b* always ready, line-bound) and
-    one credit whose cycle ends within a frame the other way, *a*'s is
-    :func:`behind_line`'s closed form; one that ends *p* into the fill
-    words after *m* periods gives k frames every k m + 1 periods, k =
-    floor(fill words / p) + 1 (``tests/unit/test_flow_credit.py``)."""
-    sides = (a, b)
-    line_free = [0.0, 0.0]
-    gap_end = [0.0, 0.0]
-    credit = [a.credits, b.credits]
-    sent = [0, 0]
-    waiting = [False, False]
-    starts: tuple[list[float], list[float]] = ([], [])
-    events: list[tuple[float, int, int, int]] = []  # (time, order, kind, side)
-    order = 0
-    free, ready, back = 0, 1, 2  # kinds: a line's gap ends, a buffer is freed, a credit is in
-
-    def push(time: float, kind: int, side: int) -> None:
-        nonlocal order
-        heapq.heappush(events, (time, order, kind, side))
-        order += 1
-
-    push(0.0, free, 0)
-    push(0.0, free, 1)
-    while sent[0] < FACING or sent[1] < FACING:
-        now, _, kind, i = heapq.heappop(events)
-        side = sides[i]
-        if kind == ready:  # an R_RDY on line i for a frame the other way
-            start = max(now, line_free[i])
-            line_free[i] = start + side.word
-            gap_end[i] = max(gap_end[i], line_free[i])
-            push(line_free[i] + delay, back, 1 - i)
-            continue
-        if kind == back:
-            credit[i] += 1
-            if not waiting[i]:
-                continue
-            waiting[i] = False
-        if not credit[i]:
-            waiting[i] = True
-            continue
-        due = sent[i] * side.supply
-        if due > now:
-            push(due, free, i)
-            continue
-        start = max(gap_end[i], line_free[i], now)
-        frame = side.frames[sent[i] % len(side.frames)]
-        sent[i] += 1
-        credit[i] -= 1
-        line_free[i] = start + frame
-        gap_end[i] = line_free[i] + side.gap
-        starts[i].append(start)
-        push(line_free[i] + delay + side.hold, ready, 1 - i)
-        push(gap_end[i], free, i)
-    rates = []
-    for side, times in zip(sides, starts, strict=True):
-        whole = math.lcm(len(a.frames), len(b.frames), side.credits)  # whole rounds, trains
-        half = len(times) // 2
-        span = len(times) - 1 - half
-        if span >= whole:
-            span -= span % whole
-        rates.append(span / (times[half + span] - times[half]))
-    return rates[0], rates[1]
-
-
 @dataclass(frozen=True)
 class Way:
-    """One direction of a link credit-bound both ways, as :func:`both_ways`
-    follows it: the *credits* its transmitter holds, the line times of its
-    frames in the order it sends them, over and over (*frames*, s: a
-    sequence's frames, its last one short), how long the receiver at the
-    far end holds a frame's buffer after its EOF is in (*hold*, s: the
-    switch's routing latency, or an N_Port's frame processing), when its
-    first frame may start on the line (*first*, s; its frames are there back
-    to back from then on) and, for credits still out then (a login's last
-    frame, say), when each one's R_RDY arrives (*out*, s). Where the far
-    end is a switch that sends the frames on by one output, *onward* gives
-    their line times there (s) and *onward_gap* its fill words after each
-    (s): a frame crosses once it may (its *hold* after its EOF is in;
-    *cut_through*, its hold after its header, *header* s, is in or after
-    its EOF less its time on the output, if later) and the output is free,
-    and its buffer is freed as it crosses, no earlier than its hold after
-    its EOF (:meth:`fcsim.fabric.switch.Switch.arrive`): a short frame
-    behind a long one waits for the output, store-and-forward."""
+    """One direction of a link as :func:`both_ways` follows it: the *credits*
+    its transmitter holds, the line times of its frames in the order it
+    sends them, over and over (*frames*, s: a sequence's frames, its last
+    one short), how long the receiver at the far end holds a frame's buffer
+    after its EOF is in (*hold*, s: the switch's routing latency, or an
+    N_Port's frame processing), when its first frame may start on the line
+    (*first*, s), *supply*, s between its frames becoming ready to send from
+    then on (0: one always ready, back to back), and, for credits still out
+    at the start (a login's last frame, say), when each one's R_RDY arrives
+    (*out*, s). Where the far end is a switch that sends the frames on by
+    one output, *onward* gives their line times there (s) and *onward_gap*
+    its fill words after each (s): a frame crosses once it may (its *hold*
+    after its EOF is in; *cut_through*, its hold after its header, *header*
+    s, is in or after its EOF less its time on the output, if later) and
+    the output is free, and its buffer is freed as it crosses, no earlier
+    than its hold after its EOF (:meth:`fcsim.fabric.switch.Switch.arrive`):
+    a short frame behind a long one waits for the output,
+    store-and-forward."""
 
     credits: int
     frames: tuple[float, ...]
     hold: float
-    first: float
+    first: float = 0.0
     out: tuple[float, ...] = ()
     onward: tuple[float, ...] = ()
     onward_gap: float = 0.0
     cut_through: bool = False
     header: float = 0.0
+    supply: float = 0.0
 
     @property
     def frame(self) -> float:
@@ -379,49 +280,80 @@ class Crossing:
     directions: each one's frames per second (*rates*), how much longer than
     the receiver's hold each of its buffers is held (*waits*, s: its credits
     over its rate, less the credit's cycle, mean frame time + 2 x
-    propagation + hold + one word) and whether R_RDYs wait behind the frames
-    the other way (*locked*) or all go in its idle time (the trains cross)."""
+    propagation + hold + one word; 0 where that is not longer) and whether
+    R_RDYs wait behind the frames the other way (*locked*) or all go in its
+    idle time (the trains cross)."""
 
     rates: tuple[float, float]
     waits: tuple[float, float]
     locked: bool
 
 
+FACING = 1200
+"""Frames each direction sends at least in :func:`both_ways` (its rates are
+means over the second half): a pattern of frames that repeats only every
+few hundred frames (an R_RDY drifting through the fill words,
+:func:`behind_line`) is then measured to within a frame in 600."""
+
 _SEND, _FREE = 0, 1
 """:func:`both_ways`'s events: a transmitter may send; a receiver frees a buffer."""
 
 
-def both_ways(ways: tuple[Way, Way], delay: float, word: float, gap: float,
-              rounds: int = TURNS) -> Crossing:
+def both_ways(ways: tuple[Way, Way], delay: float, word: float, gap: float) -> Crossing:
     """Follow the two directions of one link frame by frame from their first
-    frames on, both with frames always waiting and bound by their credits,
-    as the packet model's ports send them (:class:`fcsim.fc2.port.Port`): a
-    transmitter starts a frame when it holds a credit, after the frame before
-    and *gap* s of fill words and after any R_RDY it is sending; the frame's
-    EOF is at the far end *delay* s (one way) after it ends, whose receiver
-    frees the buffer its *hold* later and sends an R_RDY in the next fill
-    word (one *word*, s): at once between frames, else after the frame in
-    progress (FC-PH 17.1); the R_RDY gives the credit back *delay* after its
-    word ends. Each direction sends at least *rounds* trains (a train: as
-    many frames as the credits) and eight rounds of its frames; the rates
-    are those of the second half, over whole trains of whole rounds of
-    frames, *locked* whether an R_RDY there waited more than a word.
+    frames on, as the packet model's ports send them
+    (:class:`fcsim.fc2.port.Port`): a transmitter starts a frame when it
+    holds a credit, the frame is ready (its *first*, then one a *supply*)
+    and its line is free: after the frame before, *gap* s of fill words and
+    any R_RDY it is sending; the frame's EOF is at the far end *delay* s
+    (one way) after it ends, whose receiver frees the buffer its *hold*
+    later and sends an R_RDY in the next fill word (one *word*, s): at once
+    between frames, else after the frame in progress (FC-PH 17.1,
+    :meth:`fcsim.fc2.port.Port.send_r_rdy`), lengthening the fill words if
+    it starts in their last word; the R_RDY gives the credit back *delay*
+    after its word ends.
 
-    The trains of a link that is not :func:`forced` cross or lock by how the
-    two directions started (*first*, *out*), and even a forced lock makes
-    each R_RDY wait as long as the start leads it to: this gives which, and
-    how long, for a start the scenario sets."""
+    Each direction sends at least :data:`FACING` frames and eight units: a
+    unit is a round of both directions' orders of frames and, once the
+    direction has waited for a credit, of its trains (it then sends in
+    trains of as many frames as its credits), the lcm of those counts. Its
+    rate is the mean over the second half of its frames, trimmed to whole
+    units, *locked* whether an R_RDY there waited more than a word. A steady
+    state that repeats every unit gives the same mean over any whole number
+    of them, wherever the window starts; one that repeats only every few
+    hundred frames is measured within a frame in :data:`FACING` / 2. A
+    direction that never waits for a credit (thousands of credits, or its
+    line or supply binding first) is counted in rounds of frames alone, so
+    credits it never runs out of do not set how long it is followed.
+
+    The trains of a link credit-bound both ways that is not :func:`forced`
+    cross or lock by how the two directions started (*first*, *out*), and
+    even a forced lock makes each R_RDY wait as long as the start leads it
+    to: this gives which, and how long, for a start the scenario sets. With
+    frames of one length, the other line full (always a frame ready, never
+    out of credit) and one credit whose cycle ends within a frame the other
+    way, the first direction's rate is :func:`behind_line`'s closed form;
+    one that ends *p* into the fill words after *m* periods gives k frames
+    every k m + 1 periods, k = floor(fill words / p) + 1
+    (``tests/unit/test_flow_credit.py``)."""
     line_free = [0.0, 0.0]  # end of the frame or R_RDY last on each line
     gap_end = [w.first for w in ways]  # the earliest each transmitter may start a frame
     credit = [w.credits - len(w.out) for w in ways]
     returns = [sorted(w.out) for w in ways]  # R_RDY arrivals at each transmitter, in order
     returned = [0, 0]  # of them, counted in
     stalled = [False, False]
+    bound = [False, False]  # whether each has waited for a credit: it sends in trains
     starts: list[list[float]] = [[], []]
     waits: list[list[float]] = [[], []]  # per direction, its R_RDYs' waits, s
     onward_free = [0.0, 0.0]  # when each far end's output is free for the next frame
-    units = [w.credits * len(w.frames) for w in ways]  # frames of a whole number of both
-    target = [u * max(8, -(-rounds // len(w.frames))) for u, w in zip(units, ways, strict=True)]
+
+    def unit(i: int) -> int:
+        """Direction *i*'s frames in a whole round of both directions' frames
+        and, once it has waited for a credit, of its trains."""
+        return math.lcm(len(ways[0].frames), len(ways[1].frames),
+                        ways[i].credits if bound[i] else 1)
+
+    target = [max(FACING, 8 * unit(0)), max(FACING, 8 * unit(1))]  # frames each sends
     events: list[tuple[float, int, int, int]] = []  # (time, order, kind, direction)
     order = 0
 
@@ -450,12 +382,18 @@ def both_ways(ways: tuple[Way, Way], delay: float, word: float, gap: float,
             credit[i] += 1
         if not credit[i]:
             stalled[i] = True  # woken by the next R_RDY's arrival
+            if not bound[i]:  # it sends in trains from now on
+                bound[i] = True
+                target[i] = max(FACING, 8 * unit(i))
             if returned[i] < len(returns[i]):
                 stalled[i] = False
                 push(returns[i][returned[i]], _SEND, i)
             continue
-        credit[i] -= 1
         w = ways[i]
+        if w.supply and w.first + len(starts[i]) * w.supply > now:  # not ready yet
+            push(w.first + len(starts[i]) * w.supply, _SEND, i)
+            continue
+        credit[i] -= 1
         k = len(starts[i]) % len(w.frames)
         start = max(gap_end[i], line_free[i], now)
         end = line_free[i] = start + w.frames[k]
@@ -475,13 +413,14 @@ def both_ways(ways: tuple[Way, Way], delay: float, word: float, gap: float,
     held = []
     locked = False
     for i, w in enumerate(ways):
-        whole = len(starts[i]) // units[i]
-        a, b = (whole // 2) * units[i], (whole - 1) * units[i]
+        u = unit(i)
+        a = len(starts[i]) // 2
+        b = a + (len(starts[i]) - 1 - a) // u * u
         rates.append((b - a) / (starts[i][b] - starts[i][a]))
         cycle = w.frame + 2 * delay + w.hold + word
         longer = w.credits / rates[i] - cycle
         held.append(longer if longer > 1e-9 * cycle else 0.0)  # not rounding's remainder
-        locked = locked or max(waits[i][a:b]) > word
+        locked = locked or max(waits[i][a:b], default=0.0) > word
     return Crossing((rates[0], rates[1]), (held[0], held[1]), locked)
 
 
@@ -496,7 +435,7 @@ class Facing:
     frame's EOF it frees that frame's buffer (*hold*, s: its frame
     processing), and the frames the switch sends it from other inputs:
     one of *extra* s line time every *every* s (0: none; an assumption, a
-    steady supply, as :func:`both_ways_fed` takes a switch's frames)."""
+    steady supply, as :func:`both_ways` takes a switch's frames)."""
 
     frames: tuple[float, ...]
     up: int
@@ -546,7 +485,7 @@ def facing(ends: tuple[Facing, Facing], latency: float, cut_through: bool,
     are the mean over the second half of :data:`FACING` frames a side
     (whole rounds of both orders of frames).
 
-    Where :func:`both_ways_fed` takes the frames into an N_Port as coming at
+    Where :func:`both_ways` takes the frames into an N_Port as coming at
     a steady rate, here they come as the other N_Port's credit, which rides
     on this N_Port's frames, lets them: the phase of one link's frames
     against the other's R_RDYs is set by the loop they make."""

@@ -71,12 +71,10 @@ from fcsim.flow.arbitration import Queue, held, resources_of, round_robin, waiti
 from fcsim.flow.credit import (
     Crossing,
     Facing,
-    Side,
     Way,
     behind_line,
     behind_output,
     both_ways,
-    both_ways_fed,
     facing,
     forced,
     hidden_wait,
@@ -122,7 +120,7 @@ class FlowResult:
     credit-bound link direction whose R_RDYs wait behind the frames the
     other way, that direction's credit not bound
     (:func:`fcsim.flow.credit.behind_line`,
-    :func:`fcsim.flow.credit.both_ways_fed`);
+    :func:`fcsim.flow.credit.both_ways`);
     *behind*, the same for each link
     direction into a switch whose frames wait their turn at a full output
     (:func:`fcsim.flow.credit.behind_output`); *pipelined*, the same for
@@ -568,7 +566,7 @@ def _paced(fabric: FlowFabric, credits: dict[str, int],
     line of frames of one length locks to them, and the wait has a closed
     form (:func:`fcsim.flow.credit.behind_line`); otherwise (a cycle ending
     in the fill words drifts into the next frame) the two directions
-    are followed frame by frame (:func:`fcsim.flow.credit.both_ways_fed`, the
+    are followed frame by frame (:func:`fcsim.flow.credit.both_ways`, the
     frames of each in the order :func:`_sent` gives). Where the other line
     is not full, its frames come as what paces them allows: from a
     saturating N_Port, always one ready, each waiting for its credit, whose
@@ -591,7 +589,7 @@ def _paced(fabric: FlowFabric, credits: dict[str, int],
     for n, d in fabric.directions.items():
         ends[d.link].append(n)
     out: dict[str, float] = {}
-    rates: dict[tuple[Side, Side, float], float] = {}
+    rates: dict[tuple[tuple[Way, Way], float, float, float], float] = {}
     looped: dict[tuple[tuple[Facing, Facing], float, bool, float], tuple[float, float]] = {}
     hops: dict[str, set[str | None]] | None = None  # _first_hops', once needed
     for name in full - locked.keys():
@@ -631,11 +629,10 @@ def _paced(fabric: FlowFabric, credits: dict[str, int],
                     supply = 1 / per_frame[back][0]
                 else:  # an ISL: paced from either end; not computed (caveats)
                     continue
-            key = (Side(mine, d.credit, d.speed.word_time, GAP_CHARS * d.speed.char_time, d.hold),
-                   Side(theirs, e.credit, e.speed.word_time, GAP_CHARS * e.speed.char_time,
-                        held, supply), d.delay)
+            key = ((Way(d.credit, mine, d.hold), Way(e.credit, theirs, held, supply=supply)),
+                   d.delay, d.speed.word_time, GAP_CHARS * d.speed.char_time)  # one speed
             if key not in rates:  # the same link, followed once
-                rates[key] = both_ways_fed(*key)[0]
+                rates[key] = both_ways(*key).rates[0]
             wait = d.credit / rates[key] - cycle
         if wait > 0:
             out[name] = float(wait)
@@ -1021,7 +1018,7 @@ def _untied(by_output: dict[str, list[Queue]], own: dict[str, np.ndarray],
     An output none of whose queues is backlogged takes the level at which
     its busiest queues would fill it (:func:`fcsim.flow.arbitration.round_robin`),
     meant to lie above every rate it carries: no frame waits for it, and
-    the switch serves whichever input has a frame (``Switch._pull``), so
+    the switch serves whichever input has a frame (``Switch.pull``), so
     its turns hold no one. Where two queues tie for busiest, that level can
     equal their rate, cap one of them through a resource only the other
     loads (the next switch's cap on the other's frames, which it fills

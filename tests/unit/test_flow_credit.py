@@ -19,13 +19,11 @@ from fcsim.fc2.login import ServiceParameters
 from fcsim.flow.credit import (
     FACING,
     Facing,
-    Side,
     Way,
     _turns,
     behind_line,
     behind_output,
     both_ways,
-    both_ways_fed,
     facing,
     forced,
     hidden_wait,
@@ -520,8 +518,8 @@ def test_frame_by_frame_gives_the_closed_form_behind_a_full_line(
     period = frame + gap
     cycle = frame + 2 * delay + hold + word
     assume(cycle % period > gap)
-    mine, theirs = both_ways_fed(Side((frame,), 1, word, gap, hold),
-                             Side((frame,), 10_000, word, gap, 0.0), delay)
+    mine, theirs = both_ways((Way(1, (frame,), hold), Way(10_000, (frame,), 0.0)),
+                             delay, word, gap).rates
     assert math.isclose(mine, 1 / behind_line(cycle, frame, period), rel_tol=1e-6)
     assert math.isclose(theirs, 1 / period, rel_tol=1e-6)
 
@@ -548,8 +546,8 @@ def test_a_cycle_ending_in_the_fill_words_drifts_into_the_next_frame(
     assume(hold >= 0)
     k = math.floor(gap / phase) + 1
     assume((k - 1) * phase <= gap - word)
-    mine, _ = both_ways_fed(Side((frame,), 1, word, gap, hold),
-                        Side((frame,), 10_000, word, gap, 0.0), delay)
+    mine, _ = both_ways((Way(1, (frame,), hold), Way(10_000, (frame,), 0.0)),
+                        delay, word, gap).rates
     assert math.isclose(mine, k / ((k * whole + 1) * period), rel_tol=2 / FACING)
 
 
@@ -566,13 +564,33 @@ def test_frame_by_frame_stays_within_the_line_and_the_credit(
     allow, nor than its supply, whatever the other way does: within the
     resolution of a mean over FACING / 2 frames."""
     word, gap = 1e-8, 6e-8
-    sides = (Side(tuple(mine), credits, word, gap, hold),
-             Side(tuple(theirs), back, word, gap, held, supply))
-    for side, rate in zip(sides, both_ways_fed(*sides, delay), strict=True):
-        frame = sum(side.frames) / len(side.frames)
+    sides = (Way(credits, tuple(mine), hold), Way(back, tuple(theirs), held, supply=supply))
+    for side, rate in zip(sides, both_ways(sides, delay, word, gap).rates, strict=True):
+        frame = side.frame
         bound = min(1 / (frame + gap), side.credits / (frame + 2 * delay + side.hold + word),
                     1 / side.supply if side.supply else math.inf)
         assert rate <= bound * (1 + 2 / FACING), (rate, bound)
+
+
+@settings(deadline=None, max_examples=30)
+@given(st.lists(st.floats(1e-6, 2e-5), min_size=1, max_size=4),
+       st.lists(st.floats(1e-6, 2e-5), min_size=1, max_size=4), st.integers(1, 4),
+       st.floats(0.0, 2e-6), st.floats(0.0, 6e-6), st.floats(1.01, 3.0))
+def test_a_direction_fed_slower_than_its_line_and_credit_sends_as_fed(
+        mine: list[float], theirs: list[float], credits: int, delay: float, hold: float,
+        slack: float) -> None:
+    """One frame ready every *supply* s, the supply slower than the line (the
+    longest frame, its fill words and an R_RDY's word) and than the credits'
+    cycle even with each R_RDY waiting for the longest frame and an R_RDY
+    the other way (the line that way full, two credits there): every frame
+    starts as it is ready, one a supply, and the follower gives 1 / supply
+    (a steady state that repeats every frame, so any whole window is exact)."""
+    word, gap = 1e-8, 6e-8
+    line = max(mine) + gap + word
+    cycle = max(mine) + 2 * delay + hold + 2 * word + max(theirs)
+    supply = slack * max(line, cycle / credits)
+    ways = (Way(credits, tuple(mine), hold, supply=supply), Way(2, tuple(theirs), 0.0))
+    assert math.isclose(both_ways(ways, delay, word, gap).rates[0], 1 / supply, rel_tol=1e-9)
 
 
 def _one_credit_links(latency: float, cut: bool) -> Scenario:
@@ -858,19 +876,23 @@ def test_an_input_whose_frames_leave_by_a_full_and_a_free_output_is_flagged() ->
             assert max(packet["perm2"], packet["perm3"]) < 0.95 * even, packet
 
 
-def _sides(flow: Any, name: str, supply: float) -> tuple[Side, Side, float]:
-    """Direction *name* and the other way of its link as both_ways follows
-    them, from the flow model's parameters: frames in :func:`_sent`'s order,
-    the other way's one every *supply* s (0: back to back), and the delay."""
+def _sides(flow: Any, name: str, supply: float) -> tuple[Way, Way, tuple[float, float, float]]:
+    """Direction *name* and the other way of its link as :func:`both_ways`
+    follows them, from the flow model's parameters: frames in :func:`_sent`'s
+    order, the other way's one every *supply* s (0: back to back); and the
+    link's delay, word and fill words, s."""
     fabric = flow.fabric
     d = fabric.directions[name]
     back = next(n for n, e in fabric.directions.items() if e.link == d.link and n != name)
     e = fabric.directions[back]
-    mine = Side(_sent(fabric, name), d.credit, d.speed.word_time,
-                GAP_CHARS * d.speed.char_time, d.hold)
-    theirs = Side(_sent(fabric, back), e.credit, e.speed.word_time,
-                  GAP_CHARS * e.speed.char_time, e.hold, supply)
-    return mine, theirs, d.delay
+    mine = Way(d.credit, _sent(fabric, name), d.hold)
+    theirs = Way(e.credit, _sent(fabric, back), e.hold, supply=supply)
+    return mine, theirs, (d.delay, d.speed.word_time, GAP_CHARS * d.speed.char_time)
+
+
+def _first_way(mine: Way, theirs: Way, link: tuple[float, float, float]) -> float:
+    """:func:`both_ways`'s frames per second of *mine*, *theirs* the other way."""
+    return both_ways((mine, theirs), *link).rates[0]
 
 
 def test_r_rdys_behind_a_line_that_is_not_full_follow_its_frames() -> None:
@@ -888,11 +910,10 @@ def test_r_rdys_behind_a_line_that_is_not_full_follow_its_frames() -> None:
         stream = flow.fabric.streams[3]
         assert stream.source == "s1n1"
         per_frame = stream.size / len(stream.frame_payloads)  # bytes, every stream's
-        mine, theirs, delay = _sides(flow, name, per_frame / flow.stream_rates["pair0"])
-        expected = both_ways_fed(mine, theirs, delay)[0] * per_frame
+        mine, theirs, link = _sides(flow, name, per_frame / flow.stream_rates["pair0"])
+        expected = _first_way(mine, theirs, link) * per_frame
         d = flow.fabric.directions[name]
-        alone = per_frame / (sum(mine.frames) / len(mine.frames) + 2 * d.delay + d.hold
-                             + d.speed.word_time)
+        alone = per_frame / (mine.frame + 2 * d.delay + d.hold + d.speed.word_time)
         assert expected < 0.75 * alone
         assert math.isclose(flow.stream_rates["pair3"], expected, rel_tol=1e-9)
         packet = _packet(scenario, 1e-3, 1e-3 + 400 / (expected / per_frame))
@@ -951,12 +972,12 @@ def test_the_lock_behind_a_full_line_holds_or_breaks_with_the_sequences_phases()
     stream = flow.fabric.streams[0]
     assert stream.source == "s0n0"
     per_frame = stream.size / len(stream.frame_payloads)  # bytes
-    mine, theirs, delay = _sides(flow, name, 0.0)
+    mine, theirs, link = _sides(flow, name, 0.0)
     d = flow.fabric.directions[name]
-    period = sum(theirs.frames) / len(theirs.frames) + theirs.gap
-    cycle = sum(mine.frames) / len(mine.frames) + 2 * delay + d.hold + d.speed.word_time
+    period = theirs.frame + GAP_CHARS * d.speed.char_time
+    cycle = mine.frame + 2 * d.delay + d.hold + d.speed.word_time
     lock = per_frame / (period * math.ceil(cycle / period))
-    assert math.isclose(both_ways_fed(mine, theirs, delay)[0] * per_frame, lock, rel_tol=1e-9)
+    assert math.isclose(_first_way(mine, theirs, link) * per_frame, lock, rel_tol=1e-9)
     assert math.isclose(flow.stream_rates["pair0"], lock, rel_tol=1e-9)
     assert "R_RDY behind frames" in flow.caveats["s0n0"]
     warmup = 2e-3
@@ -964,8 +985,8 @@ def test_the_lock_behind_a_full_line_holds_or_breaks_with_the_sequences_phases()
     run = replace(scenario.run, warmup=warmup, duration=warmup + 400 / (lock / per_frame))
     packet = run_once(replace(scenario, run=run), 1, [order])
     measured = packet["workloads"]["pair0"]["throughput_bytes_per_s"]
-    sent = both_ways_fed(mine._replace(frames=tuple(order.frames["s0n0"])),
-                     theirs._replace(frames=tuple(order.frames["s0:0"])), delay)[0] * per_frame
+    sent = _first_way(replace(mine, frames=tuple(order.frames["s0n0"])),
+                      replace(theirs, frames=tuple(order.frames["s0:0"])), link) * per_frame
     assert measured > 1.05 * lock
     assert abs(sent - measured) <= 0.02 * measured, (sent, measured)
 

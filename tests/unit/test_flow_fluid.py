@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import math
 
-from hypothesis import given, settings
+import numpy as np
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fcsim.fc0.speed import speed_named
@@ -15,10 +16,11 @@ from fcsim.fc2.frame import frame_chars
 from fcsim.fc2.port import MIN_FILL_WORDS
 from fcsim.flow import fluid, model
 from fcsim.flow.fabric import Direction, Exchange, FlowFabric, StreamFlow, flow_fabric
-from fcsim.flow.fluid import STEADY, steady_rates
+from fcsim.flow.fluid import STEADY, FluidQueues, steady_rates
 from fcsim.flow.model import solve
 from fcsim.flow.summary import flow_run, flow_summary
 from fcsim.scenario.loader import load_scenario
+from tests.property.test_flow_oracle import fabrics
 from tests.unit.test_flow_arbitration import _chain
 from tests.unit.test_flow_model import EXAMPLES
 
@@ -152,3 +154,121 @@ def test_the_figures_say_where_the_rates_come_from(monkeypatch) -> None:
     figures = flow_run(scenario)
     assert figures["rates"] == "plain max-min" and not figures["exact"]
     assert "plain max-min" in flow_summary(figures)
+
+
+def _water(group: np.ndarray, offered: np.ndarray, costs: list[np.ndarray],
+           budgets: list[np.ndarray], groups: int) -> np.ndarray:
+    """Per group (output), the level *rho* (frames a queue a step) such that
+    sum over its queues of min(offered, rho) x cost stays within the budget
+    for every constraint, inf where everything offered fits: the detailed
+    water-filling, a sort and every constraint each time it is called."""
+    order = np.lexsort((offered, group))
+    g = group[order]
+    c = offered[order]
+    starts = np.searchsorted(g, np.arange(groups))
+    ends = np.append(starts[1:], len(g))
+    level = np.full(groups, np.inf)
+    for cost, budget in zip(costs, budgets, strict=True):
+        a = cost[order]
+        ca = np.cumsum(c * a)
+        ta = np.cumsum(a)
+        before = np.concatenate(([0.0], ca))  # sum of c a over entries < p
+        total_a = np.concatenate(([0.0], ta))
+        first = starts[g]
+        prefix = before[np.arange(len(g))] - before[first]
+        suffix = total_a[ends[g]] - total_a[np.arange(len(g))]
+        filled = prefix + c * suffix
+        over = np.flatnonzero(filled > budget[g])
+        if not len(over):
+            continue
+        groups_over, at = np.unique(g[over], return_index=True)
+        p = over[at]
+        rho = (budget[groups_over] - prefix[p]) / np.maximum(suffix[p], 1e-300)
+        level[groups_over] = np.minimum(level[groups_over], np.maximum(rho, 0.0))
+    return level
+
+
+def _detailed_step(q: FluidQueues, content: np.ndarray,
+                   drained: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One step of *q*'s rule from *content* and *drained*, as it was
+    written before the fast step: the queues sorted and every constraint
+    water-filled in each of the step's two serves, the processing's too
+    where no N_Port has any. The new content, drained and each sender's
+    frames delivered."""
+    nv, outputs = q.voqs, q.outputs
+    offered = np.bincount(q.voq_of, content, nv)
+    safe = np.where(offered > 0, offered, 1.0)
+    costs = [np.bincount(q.voq_of, content * c, nv) / safe for c in (q.line, q.credit, q.proc)]
+    in_buffer = q.buffer_of >= 0
+    held = np.bincount(q.buffer_of[in_buffer], content[in_buffer], outputs)
+    for _ in range(2):
+        free = np.maximum(q.room - held + drained, 0.0)
+        level = _water(q.voq_out, offered, costs + [np.ones(nv)], q.budgets + [free], outputs)
+        served = np.minimum(offered, level[q.voq_out])
+        out = served[q.voq_of] * content / safe[q.voq_of]
+        drained = np.bincount(q.buffer_of[in_buffer], out[in_buffer], outputs)
+    has_prev = q.prev >= 0
+    arrive = np.where(has_prev, out[np.maximum(q.prev, 0)], 0.0)
+    content = np.where(q.first, content, content - out + arrive)
+    return content, drained, np.bincount(q.sender_last, out[q.last], q.senders)
+
+
+def _same_steps(fabric: FlowFabric, steps: int = 300) -> None:
+    """The fast step of *fabric*'s queues and the detailed one, from the
+    same start, give the same state and deliveries step after step, bit
+    for bit."""
+    senders = sorted({s.source for s in fabric.streams})
+    q = FluidQueues(fabric, senders)
+    content, drained = q.content.copy(), q.drained.copy()
+    for k in range(steps):
+        content, drained, delivered = _detailed_step(q, content, drained)
+        fast = q.step()
+        assert np.array_equal(fast, delivered), k
+        assert np.array_equal(q.content, content), k
+        assert np.array_equal(q.drained, drained), k
+
+
+def test_the_fast_step_is_the_detailed_step() -> None:
+    """The fast step (the queues sorted once a step, the levels the
+    buffers' room does not move water-filled once for both serves, index
+    arrays computed once) equals the rule as first written, bit for bit,
+    on the fluid tests' fabrics: fan-ins (one with an N_Port's processing
+    time, which the fast step water-fills; without, it leaves that
+    constraint out), the five-stream fan-in and the example's core-edge
+    fabric."""
+    fan = _fan_in(["1GFC", "4GFC", "8GFC"], "2GFC", 3)
+    _same_steps(fan)
+    _same_steps(FlowFabric(fan.directions, fan.streams, {}, {}, {"t": 2e-6}))
+    _same_steps(flow_fabric(_chain()))
+    _same_steps(flow_fabric(load_scenario(EXAMPLES / "fabric-core-edge-isls.toml")))
+
+
+@settings(max_examples=20, deadline=None, derandomize=True,
+          suppress_health_check=list(HealthCheck))
+@given(fabrics())
+def test_the_fast_step_is_the_detailed_step_on_random_fabrics(case) -> None:
+    """The oracle's random fabrics: the same steps, bit for bit."""
+    _same_steps(flow_fabric(case[0]), 100)
+
+
+
+def test_a_pause_between_events_is_not_taken_for_the_steady_state(monkeypatch) -> None:
+    """The rates hold still between two events and then jump (the
+    dynamics are piecewise linear): a sender delivering one frame a step
+    for seven windows and two from then on is steady only once every
+    window over :data:`fcsim.flow.fluid.HELD` steps after the jump has
+    agreed, at two frames a step."""
+    fabric = _fan_in(["4GFC"], "4GFC")
+    jump = 7 * fluid.WINDOW
+    taken = []
+
+    def scripted(self: FluidQueues) -> np.ndarray:
+        taken.append(1)
+        return np.array([1.0 if len(taken) <= jump else 2.0])
+
+    monkeypatch.setattr(FluidQueues, "step", scripted)
+    found = steady_rates(fabric, ["n0"])
+    dt = FluidQueues(fabric, ["n0"]).dt
+    assert found.steady
+    assert found.steps == jump + fluid.WINDOW + fluid.HELD
+    assert math.isclose(found.rates[0], 2.0 / dt, rel_tol=1e-12)
