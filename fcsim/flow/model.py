@@ -130,7 +130,9 @@ class FlowResult:
     robin where one is found (:func:`_other_fixed_point`), else None;
     *fluid*, whether the rates are the steady rates of the queues' fluid
     dynamics (:mod:`fcsim.flow.fluid`), taken where the levels did not
-    settle."""
+    settle; *unkept*, the senders of the queues the second rule of
+    :func:`fcsim.flow.arbitration.waiting` counts as waiting at an output
+    whose level it would lower (:func:`_unkept`)."""
 
     fabric: FlowFabric
     resources: list[Resource]
@@ -149,6 +151,7 @@ class FlowResult:
     paced: dict[str, float] = field(default_factory=dict)
     other: np.ndarray | None = None
     fluid: bool = False
+    unkept: frozenset[str] = frozenset()
 
 
 def _per_frame(stream: StreamFlow) -> tuple[float, float]:
@@ -370,13 +373,43 @@ def solve(fabric: FlowFabric) -> FlowResult:
         utilisation[name] += seconds * rates[j]
     for (name, j), payload in carried.items():
         carried_rate[name] += payload * rates[j]
+    unkept = (_unkept(by_output, where, rows, cols, values, capacity, positions, senders)
+              if settled else frozenset())
     result = FlowResult(fabric, resources, senders, rates,
                         [resources[b] for b in stops], load,
                         stream_rates, dict(utilisation), dict(carried_rate), {}, settled,
                         locked, behind, pipelined, paced, other,
-                        fluid is not None and fluid.steady)
+                        fluid is not None and fluid.steady, unkept)
     result.caveats = caveats(result)
     return result
+
+
+def _unkept(by_output: dict[str, list[Queue]], where: dict[tuple[str, str, str | None], int],
+            rows: np.ndarray, cols: np.ndarray, values: np.ndarray, cap: np.ndarray,
+            positions: list[dict[int, float]], senders: list[str]) -> frozenset[str]:
+    """The senders of the queues that wait by the second rule of
+    :func:`fcsim.flow.arbitration.waiting` (an exchange held at or past the
+    output by a resource of its own) and carry more than the level that
+    rule gives their output, at the fixed point *cap*: where its settling
+    did not settle (:func:`_settle` then keeps the first rule's answer),
+    such a queue's frames fill the buffers before the output and every
+    sender queued with them goes at their pace, which the levels do not
+    give (docs/model.md, "Flow model", *a free stream behind held frames*).
+    Empty where the answer is the second rule's fixed point."""
+    filling = max_min(rows, cols, values, cap, len(senders))
+    holding = held(rows, cols, values, cap, filling.rate, filling.load)
+    rate, limit = filling.rate.tolist(), cap.tolist()
+    found: set[str] = set()
+    for o, group in by_output.items():
+        now = limit[where["arbitration", o, group[0].input]]
+        top = round_robin(group, rate, holding, positions, limit, resources_of(group), set())
+        if not top < now * (1 - OTHER):
+            continue
+        for q, waits in zip(group, waiting(group, holding, positions, set()), strict=True):
+            carried = sum(share * rate[j] for j, share in zip(q.senders, q.shares, strict=True))
+            if waits and carried > top * (1 + OTHER):
+                found.update(senders[j] for j in q.senders)
+    return frozenset(found)
 
 
 def _same(a: dict[str, float], b: dict[str, float]) -> bool:
@@ -1153,6 +1186,12 @@ def caveats(result: FlowResult) -> dict[str, list[str]]:
       store-and-forward switch whose credits are not twice what the hop
       keeps in flight (a short frame then waits behind the long one ahead of
       it at every hop and takes a long frame's slot);
+    - *queue behind held frames*: a sender of a queue that the second rule
+      of :func:`fcsim.flow.arbitration.waiting` counts as waiting above the
+      level it gives that queue's output, where the settling by that rule
+      did not settle and the first rule's answer is kept (:func:`_unkept`):
+      every queue of the held senders' paths may then be backlogged, and a
+      sender sharing them goes at their pace;
     - *input full at its shares*: a link direction into a switch, full,
       whose frames leave by two or more full outputs, each taking it in turn
       with another input at exactly the round robin's share
@@ -1191,6 +1230,8 @@ def caveats(result: FlowResult) -> dict[str, list[str]]:
                 found[s].add("input FIFO")
     if not result.settled and not result.fluid:  # plain max-min: where the switches share otherwise
         _unsettled(result, on, after, found)
+    for name in result.unkept:  # queued behind frames the second rule holds: not computed
+        found[name].add("queue behind held frames")
     if result.other is not None:  # the switches may settle in either fixed point
         for name, ours, theirs in zip(result.senders, result.rates, result.other, strict=True):
             if abs(theirs - ours) > OTHER * ours:

@@ -16,8 +16,9 @@ Where it names a caveat (what it does not compute: R_RDYs waiting behind
 frames the other way on a link not locked, frames waiting at a full output
 where the model does not compute the wait, a sequence's short last frame
 on a credit-tight hop, input FIFOs, central routers, levels that did
-not settle, a second fixed point of the round robin, or an input full at
-exactly its shares of two outputs), the packet model
+not settle, a second fixed point of the round robin, an input full at
+exactly its shares of two outputs, or a queue behind held frames that the
+levels' second rule did not settle), the packet model
 must still keep every stream within what the flow model gives it alone on
 its path (its own line and credit bounds).
 

@@ -577,6 +577,70 @@ def test_a_sender_tied_between_turns_before_and_after_an_output_is_paced_by_them
     assert math.isclose(flow.stream_rates[paced.name], line / 3, rel_tol=10 * SETTLED)
 
 
+def test_a_free_stream_behind_held_frames_at_every_hop_is_flagged() -> None:
+    """A fat tree of two pods, three 4GFC N_Ports an edge, two 500 m 8GFC
+    ISLs a pair, exchange-based routing, random pairs (seed 77), three
+    exchanges a stream of 64 KiB, sixteen credits, store-and-forward at
+    0.7 us, with login. p1e0n0 and p1e0n1 stream to p0e0n1 and are held at
+    its output by a third of its line (with p0e0n2); p1e0n2 streams to
+    p0e0n0, alone on that link, and on every hop of its way (p1e0's output
+    to p1a0, p1a0's to c0, c0's to p0a0, p0a0's to p0e0) its frames share
+    an output, and then one (output, input) queue, with theirs. In the
+    packet model the buffers of every input on that way are full, so each
+    output there sends at the pace the held frames leave, taking its inputs
+    in turn: p1e0n2 gets what each held stream gets, a third of a line
+    (also at crossbar speedup 1000). The flow model, counting the held
+    streams' queues as not waiting (each is held on its other exchanges'
+    paths too), gives it its whole line, which it does not compute
+    otherwise; its settling by the second rule of
+    :func:`fcsim.flow.arbitration.waiting` does not settle, and the answer
+    it keeps is flagged (*queue behind held frames*, :func:`model._unkept`),
+    so the oracle checks this fabric against each stream's bound alone."""
+    scenario = scenario_from_document({
+        "name": "behind", "topology": "fabric",
+        "fabric": {"kind": "fat-tree", "pods": 2, "model": "generic-nonblocking",
+                   "nodes_per_switch": 3, "isls": 2, "speed": "4GFC", "isl_speed": "8GFC",
+                   "length": "10 m", "isl_length": "500 m", "routing": "exchange-based",
+                   "traffic": "random-pairs", "traffic_seed": 77, "stream_size": "64 KiB",
+                   "outstanding": 3},
+        "run": {"duration": "1 ms", "login": True}}, "behind.toml")
+    scenario = on_voq(scenario, 16, 0.7e-6, False, 16)
+    flow = solve(flow_fabric(scenario))
+    assert flow.settled and not flow.fluid
+    assert {s for s, named in flow.caveats.items() if named} == set(flow.unkept)
+    assert flow.unkept and all(flow.caveats[s] == ["queue behind held frames"]
+                               for s in flow.unkept)
+    streams = {(s.source, s.destination): s for s in flow.fabric.streams}
+    free = streams["p1e0n2", "p0e0n0"]
+    held = (streams["p1e0n0", "p0e0n1"], streams["p1e0n1", "p0e0n1"])
+    assert [s.name for s in flow.fabric.streams if s.destination == "p0e0n0"] == [free.name]
+    line = _frames_per_s(free, flow, free.exchanges[0].path[-1]) * _payload(free)
+    packet = _packet(scenario, 10e-3, 30e-3)
+    for s in held:  # the packet model: a third of p0e0n1's line each, as the flow model
+        assert math.isclose(packet[s.name], line / 3, rel_tol=TOLERANCE), s.name
+        assert math.isclose(flow.stream_rates[s.name], line / 3, rel_tol=10 * SETTLED), s.name
+    assert math.isclose(packet[free.name], line / 3, rel_tol=TOLERANCE)  # at their pace
+    assert math.isclose(flow.stream_rates[free.name], line, rel_tol=10 * SETTLED)  # not computed
+
+
+def test_the_second_rule_s_fixed_point_flags_no_sender() -> None:
+    """Where the second rule of :func:`fcsim.flow.arbitration.waiting`
+    holds a sender and its settling settles (the exchange-based fabric of
+    `test_frames_behind_a_held_exchange_in_one_queue_go_at_its_pace`,
+    whose rates the packet model gives), :func:`model._unkept` finds no
+    queue above a level that rule gives, and no sender is flagged."""
+    scenario = scenario_from_document({
+        "name": "pace", "topology": "fabric",
+        "fabric": {"kind": "core-edge", "switches": 3, "cores": 1, "model": "generic-nonblocking",
+                   "nodes_per_switch": 2, "isls": 2, "speed": "1GFC", "isl_speed": "4GFC",
+                   "length": "10 m", "isl_length": "500 m", "routing": "exchange-based",
+                   "traffic": "random-pairs", "traffic_seed": 1, "stream_size": "16 KiB",
+                   "outstanding": 2},
+        "run": {"duration": "1 ms", "login": False}}, "pace.toml")
+    flow = solve(flow_fabric(on_voq(scenario, 16, 0.7e-6, True, 16)))
+    assert flow.settled and flow.unkept == frozenset()
+
+
 @pytest.mark.parametrize(("edges", "seed"), [(3, 22), (2, 1), (2, 57)])
 def test_the_round_robin_holds_where_counting_ties_as_waiting_broke_it(edges: int,
                                                                         seed: int) -> None:
