@@ -68,10 +68,12 @@ WINDOWS = 100
 WORK = 7.5e8
 """Item-steps (an exchange at one hop, for one step) the steps may take in
 all: the windows are cut to fit, and a fabric with room for no more than
-:data:`HELD` steps is not stepped at all (not steady). About 0.07 us of
-processor time an item-step on a loaded machine (:meth:`FluidQueues.step`),
-so at most about 50 s; the 239-domain bench fabric (31,960 items) becomes
-steady after 22,400 steps, 7.2 x 10^8 item-steps (docs/model.md)."""
+:data:`HELD` steps is not stepped at all (not steady). About 0.04 us of
+processor time an item-step on a loaded machine (:meth:`FluidQueues.step`,
+where every output carries one frame size; 0.07 us where one does not),
+so at most about 30 s (50 s); the 239-domain bench fabric (31,960 items)
+becomes steady after 22,400 steps, 7.2 x 10^8 item-steps (docs/model.md,
+docs/performance.md)."""
 SOURCE = 1e3
 """Content of a sending N_Port's queue (frames, times each exchange's share
 of its frames): never empty, as no line passes more than
@@ -109,7 +111,10 @@ class FluidQueues:
     within each output once (:meth:`_order`), and what does not depend on
     the buffers' room (the line's, the credit's and the processing's
     levels, and the room each queue's content would take) is computed once
-    for the two serves of the step."""
+    for the two serves of the step. Where every item at an output costs
+    the same per frame (:meth:`_frame_budget`), the line's, the credit's
+    and the processing's levels are not water-filled apart: their budgets
+    in frames join the buffers' room in the serves' one water-filling."""
 
     def __init__(self, fabric: FlowFabric, senders: list[str]) -> None:
         index = {name: i for i, name in enumerate(senders)}
@@ -199,6 +204,29 @@ class FluidQueues:
         # budget to fill, left out)
         self._bounds = [(cost, budget[g]) for cost, budget in zip(kinds, self.budgets, strict=True)
                         if np.any(cost != 0)]
+        self._frames = self._frame_budget(kinds)
+
+    def _frame_budget(self, kinds: list[np.ndarray]) -> np.ndarray | None:
+        """Per output, the frames a step (a real number) its line, credit and processing
+        let through together, where every item at an output costs the same
+        per frame for each of them (one frame size at the output): a
+        constraint costing k a frame with budget B is then the frames'
+        budget B / k, and the water level under the smallest of those
+        budgets is the smallest of their levels (the level rises with the
+        budget), so one water-filling in frames stands for all of them.
+        None where an output's items cost differently (the step water-fills
+        each constraint's mean cost per queue instead)."""
+        out = self.voq_out[self.voq_of]
+        frames = np.full(self.outputs, np.inf)
+        for cost, budget in zip(kinds, self.budgets, strict=True):
+            per_output = np.zeros(self.outputs)
+            per_output[out] = cost
+            if np.any(per_output[out] != cost):
+                return None
+            no_cost = np.full(self.outputs, np.inf)  # a constraint costing nothing: no bound
+            frames = np.minimum(frames, np.divide(budget, per_output, out=no_cost,
+                                                  where=per_output > 0))
+        return frames
 
     def _order(self, offered: np.ndarray) -> np.ndarray:
         """The queues sorted by output, then by *offered* content, then by
@@ -270,10 +298,11 @@ class FluidQueues:
         order = self._order(offered)
         c = offered[order]
         fixed = np.full(self.outputs, np.inf)  # the levels the buffers' room does not move
-        for cost, budget in self._bounds:  # per queue, its content's mean cost
-            mean = np.bincount(self.voq_of, content * cost, self.voqs) / safe
-            prefix, after = self._filled(c, mean[order])
-            self._lower(fixed, prefix + c * after, prefix, after, budget)
+        if self._frames is None:
+            for cost, budget in self._bounds:  # per queue, its content's mean cost
+                mean = np.bincount(self.voq_of, content * cost, self.voqs) / safe
+                prefix, after = self._filled(c, mean[order])
+                self._lower(fixed, prefix + c * after, prefix, after, budget)
         prefix, after = self._filled(c, None)  # a frame of the buffers' room each
         filled = prefix + c * after
         drained = self.drained
@@ -281,6 +310,8 @@ class FluidQueues:
         for _ in range(2):  # the room a buffer's own departures make this step
             free = np.maximum(self.room - held + drained, 0.0)
             level = fixed.copy()
+            if self._frames is not None:  # one budget in frames for every constraint
+                free = np.minimum(free, self._frames)
             self._lower(level, filled, prefix, after, free[self._group])
             served = np.minimum(offered, level[self.voq_out])
             out = served[self.voq_of] * content / share

@@ -213,26 +213,46 @@ def _detailed_step(q: FluidQueues, content: np.ndarray,
     return content, drained, np.bincount(q.sender_last, out[q.last], q.senders)
 
 
+SUMS = 1e-9
+"""Relative tolerance between the fast step's states and the detailed
+step's. The fast step water-fills one budget in frames where every item at
+an output costs the same per frame (budget / cost instead of the costs'
+sums over the queues, :meth:`FluidQueues._frame_budget`): the same levels
+in exact arithmetic, summed in another order, so apart by rounding (a few
+units in the last place, 1e-16 relative, a step), which the steps carry
+forward; 1e-9 leaves room for that drift over the steps compared and is
+far below what any rate rule moves (:data:`fcsim.flow.fluid.STEADY`,
+1e-3)."""
+
+
+def _close(fast: np.ndarray, detailed: np.ndarray) -> bool:
+    """*fast* equals *detailed* to :data:`SUMS` relative (of the larger
+    of each pair, or of the largest element where a value is near 0)."""
+    scale = SUMS * np.maximum(np.abs(detailed), np.abs(detailed).max(initial=0.0) * 1e-3)
+    return bool(np.all(np.abs(fast - detailed) <= scale))
+
+
 def _same_steps(fabric: FlowFabric, steps: int = 300) -> None:
     """The fast step of *fabric*'s queues and the detailed one, from the
-    same start, give the same state and deliveries step after step, bit
-    for bit."""
+    same start, give the same state and deliveries step after step, to
+    :data:`SUMS`."""
     senders = sorted({s.source for s in fabric.streams})
     q = FluidQueues(fabric, senders)
     content, drained = q.content.copy(), q.drained.copy()
     for k in range(steps):
         content, drained, delivered = _detailed_step(q, content, drained)
         fast = q.step()
-        assert np.array_equal(fast, delivered), k
-        assert np.array_equal(q.content, content), k
-        assert np.array_equal(q.drained, drained), k
+        assert _close(fast, delivered), k
+        assert _close(q.content, content), k
+        assert _close(q.drained, drained), k
 
 
 def test_the_fast_step_is_the_detailed_step() -> None:
     """The fast step (the queues sorted once a step, the levels the
     buffers' room does not move water-filled once for both serves, index
-    arrays computed once) equals the rule as first written, bit for bit,
-    on the fluid tests' fabrics: fan-ins (one with an N_Port's processing
+    arrays computed once, one budget in frames where an output carries one
+    frame size) equals the rule as first written, to :data:`SUMS`, on the
+    fluid tests' fabrics: fan-ins (one with an N_Port's processing
     time, which the fast step water-fills; without, it leaves that
     constraint out), the five-stream fan-in and the example's core-edge
     fabric."""
@@ -243,11 +263,31 @@ def test_the_fast_step_is_the_detailed_step() -> None:
     _same_steps(flow_fabric(load_scenario(EXAMPLES / "fabric-core-edge-isls.toml")))
 
 
+def test_one_frame_size_an_output_gives_one_budget_in_frames() -> None:
+    """Where every frame at an output has one size, the step's budget in
+    frames is, per output, the smallest of its line's, credit's and
+    processing's seconds a step over their seconds a frame (the fan-in's
+    2GFC output: the line's step over its full frame's line time); where
+    two frame sizes share an output there is none, and the step
+    water-fills each constraint apart: the same steps either way."""
+    fan = _fan_in(["4GFC", "8GFC"], "2GFC", 3)
+    q = FluidQueues(fan, ["n0", "n1"])
+    hops = [n for s in fan.streams for e in s.exchanges for n in e.path]
+    out = list(dict.fromkeys(hops)).index("s:2->t")  # outputs in order of first use
+    assert q._frames is not None
+    assert math.isclose(q._frames[out], q.dt / _line_time("2GFC"), rel_tol=1e-12)
+    mixed = FlowFabric(fan.directions, (fan.streams[0], StreamFlow(
+        "n1-t", "n1", "t", 8 * 512, 512, fan.streams[1].exchanges)), {}, {}, {})
+    assert FluidQueues(mixed, ["n0", "n1"])._frames is None
+    _same_steps(fan)
+    _same_steps(mixed)
+
+
 @settings(max_examples=20, deadline=None, derandomize=True,
           suppress_health_check=list(HealthCheck))
 @given(fabrics())
 def test_the_fast_step_is_the_detailed_step_on_random_fabrics(case) -> None:
-    """The oracle's random fabrics: the same steps, bit for bit."""
+    """The oracle's random fabrics: the same steps, to :data:`SUMS`."""
     _same_steps(flow_fabric(case[0]), 100)
 
 
