@@ -299,6 +299,14 @@ _SEND, _FREE = 0, 1
 """:func:`both_ways`'s events: a transmitter may send; a receiver frees a buffer."""
 
 
+def _r_rdy(free: list[float], gap: list[float], i: int, now: float, word: float) -> None:
+    """An R_RDY on line *i* (*free*: the end of what is on each line, *gap*:
+    the earliest each may start a frame, s), in the next fill word after
+    *now*: one *word* (s) after the frame in progress."""
+    free[i] = max(now, free[i]) + word
+    gap[i] = max(gap[i], free[i])
+
+
 def both_ways(ways: tuple[Way, Way], delay: float, word: float, gap: float) -> Crossing:
     """Follow the two directions of one link frame by frame from their first
     frames on, as the packet model's ports send them
@@ -368,10 +376,8 @@ def both_ways(ways: tuple[Way, Way], delay: float, word: float, gap: float) -> C
         now, _, kind, i = heapq.heappop(events)
         if kind == _FREE:  # the receiver of direction i frees a buffer: its R_RDY goes back
             j = 1 - i  # the line the R_RDY takes
-            start = max(line_free[j], now)
-            line_free[j] = start + word
-            gap_end[j] = max(gap_end[j], line_free[j])
-            waits[i].append(start - now)
+            waits[i].append(max(line_free[j], now) - now)
+            _r_rdy(line_free, gap_end, j, now, word)
             returns[i].append(line_free[j] + delay)
             if stalled[i]:
                 stalled[i] = False
@@ -453,14 +459,6 @@ _UP, _PULL, _TO_NPORT, _TO_SWITCH, _CREDIT_UP, _CREDIT_DOWN, _IN, _EXTRA = range
 R_RDY goes to an N_Port (the switch freed a buffer) or to the switch (the
 N_Port freed one); a credit is back at an N_Port or at the switch; a frame
 may cross to its output; a frame from another input may cross."""
-
-
-def _r_rdy(free: list[float], gap: list[float], i: int, now: float, word: float) -> None:
-    """An R_RDY on line *i* (*free*: the end of what is on each line, *gap*:
-    the earliest each may start a frame, s), in the next fill word after
-    *now*: one *word* (s) after the frame in progress."""
-    free[i] = max(now, free[i]) + word
-    gap[i] = max(gap[i], free[i])
 
 
 def facing(ends: tuple[Facing, Facing], latency: float, cut_through: bool,
