@@ -17,6 +17,7 @@ one PLOGI per peer) when the run logs in.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass
 
 from fcsim.fabric.addressing import port_id
@@ -114,6 +115,16 @@ class FlowFabric:
     models: dict[str, SwitchModel]
     processing: dict[str, float]
     login: bool = False
+
+
+def other_ways(fabric: FlowFabric) -> dict[str, str | None]:
+    """Each link direction's other way: the other direction of its link, by
+    name (None for a link that carries one way only)."""
+    links: dict[str, list[str]] = defaultdict(list)
+    for name, d in fabric.directions.items():
+        links[d.link].append(name)
+    return {name: next((n for n in links[d.link] if n != name), None)
+            for name, d in fabric.directions.items()}
 
 
 def unsupported(scenario: Scenario) -> str | None:

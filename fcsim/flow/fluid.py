@@ -202,9 +202,10 @@ class FluidQueues:
         # the constraints a step water-fills, each cost per item with its
         # budget per queue in the step's order (no N_Port's processing: no
         # budget to fill, left out)
-        self._bounds = [(cost, budget[g]) for cost, budget in zip(kinds, self.budgets, strict=True)
-                        if np.any(cost != 0)]
         self._frames = self._frame_budget(kinds)
+        self._bounds = [] if self._frames is not None else [
+            (cost, budget[g]) for cost, budget in zip(kinds, self.budgets, strict=True)
+            if np.any(cost != 0)]
 
     def _frame_budget(self, kinds: list[np.ndarray]) -> np.ndarray | None:
         """Per output, the frames a step (a real number) its line, credit and processing

@@ -81,7 +81,7 @@ from fcsim.flow.credit import (
     locked_hold,
     pipeline_period,
 )
-from fcsim.flow.fabric import GAP_CHARS, Exchange, FlowFabric, StreamFlow
+from fcsim.flow.fabric import GAP_CHARS, Exchange, FlowFabric, StreamFlow, other_ways
 from fcsim.flow.fairness import TOLERANCE, max_min
 from fcsim.flow.fluid import steady_rates
 
@@ -459,14 +459,12 @@ def _locked(fabric: FlowFabric, credits: dict[str, int], capacity: np.ndarray,
     gave (its wait, or None), which depends on the fabric alone, from one
     call to the next."""
     full = {n for n, i in credits.items() if load[i] >= capacity[i] * (1 - CLOSE)}
-    ends: dict[str, list[str]] = defaultdict(list)
-    for n, d in fabric.directions.items():
-        ends[d.link].append(n)
+    back_of = other_ways(fabric)
     out: dict[str, float] = {}
     carriers: dict[str, list[tuple[StreamFlow, Exchange]]] | None = None
     for name in full:
         d = fabric.directions[name]
-        back = next((n for n in ends[d.link] if n != name), None)
+        back = back_of[name]
         if back is None or back not in full or name not in per_frame or back not in per_frame:
             continue
         t_forward, t_back = per_frame[name][1], per_frame[back][1]
@@ -618,16 +616,14 @@ def _paced(fabric: FlowFabric, credits: dict[str, int],
     *per_frame* gives each direction's frames per second and mean frame
     time, *credits* each direction's credit resource."""
     full = {n for n, i in credits.items() if load[i] >= capacity[i] * (1 - CLOSE)}
-    ends: dict[str, list[str]] = defaultdict(list)
-    for n, d in fabric.directions.items():
-        ends[d.link].append(n)
+    back_of = other_ways(fabric)
     out: dict[str, float] = {}
     rates: dict[tuple[tuple[Way, Way], float, float, float], float] = {}
     looped: dict[tuple[tuple[Facing, Facing], float, bool, float], tuple[float, float]] = {}
     hops: dict[str, set[str | None]] | None = None  # _first_hops', once needed
     for name in full - locked.keys():
         d = fabric.directions[name]
-        back = next((n for n in ends[d.link] if n != name), None)
+        back = back_of[name]
         if back is None or back in full or name not in per_frame or back not in per_frame:
             continue
         line = where[("line", back, None)]
@@ -643,7 +639,7 @@ def _paced(fabric: FlowFabric, credits: dict[str, int],
             if not busy:
                 if hops is None:
                     hops = _first_hops(fabric)
-                found = _facing(fabric, hops, ends, name, per_frame)
+                found = _facing(fabric, hops, back_of, name, per_frame)
                 if found is not None:  # two N_Ports streaming to each other: their loop
                     pair, k = found
                     if pair not in looped:
@@ -683,12 +679,13 @@ def _first_hops(fabric: FlowFabric) -> dict[str, set[str | None]]:
 
 
 def _facing(fabric: FlowFabric, hops: dict[str, set[str | None]],
-            links: dict[str, list[str]], name: str, per_frame: dict[str, tuple[float, float]]
+            back_of: dict[str, str | None], name: str,
+            per_frame: dict[str, tuple[float, float]]
             ) -> tuple[tuple[tuple[Facing, Facing], float, bool, float], int] | None:
     """Where *name* is a direction of a link between an N_Port and a switch
     that joins that N_Port to another on the same switch, of the same
     speed, each of the two sending only to the other (*hops*:
-    :func:`_first_hops`; *links*, each link's directions): the two ends as
+    :func:`_first_hops`; *back_of*, each direction's other way): the two ends as
     :func:`fcsim.flow.credit.facing` follows them, in the order of their
     links' names (each one's frames in
     :func:`_sent`'s order, the other frames the switch sends it at their
@@ -697,7 +694,7 @@ def _facing(fabric: FlowFabric, hops: dict[str, set[str | None]],
     else None. Both links' directions find the same two ends, so one
     following serves all four."""
     d = fabric.directions[name]
-    back = next((n for n in links[d.link] if n != name), None)
+    back = back_of[name]
     up = name if d.origin is None else back
     if up is None:
         return None
@@ -706,7 +703,7 @@ def _facing(fabric: FlowFabric, hops: dict[str, set[str | None]],
     if u.origin is not None or u.switch is None or out is None:
         return None
     o = fabric.directions[out]
-    src = next((n for n in links[o.link] if n != out), None)
+    src = back_of[out]
     into = back if up == name else name
     if (o.switch is not None or src is None or o.speed != u.speed or hops.get(src) != {into}
             or not {up, into, src, out} <= per_frame.keys()):
@@ -1259,14 +1256,11 @@ def caveats(result: FlowResult) -> dict[str, list[str]]:
         if len(set(st.frame_payloads)) > 1 and any(
                 tight(name) for e in st.exchanges for name in e.path):
             found[st.source].add("credit-tight pipeline")
-    ends: dict[str, list[str]] = defaultdict(list)
-    for n, e in fabric.directions.items():
-        ends[e.link].append(n)
+    back_of = other_ways(fabric)
     for i, r in enumerate(result.resources):
         if r.kind != "credit":
             continue
-        d = fabric.directions[r.owner]
-        back = next((n for n in ends[d.link] if n != r.owner), None)
+        back = back_of[r.owner]
         wait = longest.get(back, 0.0) if back is not None else 0.0
         frames = sum(on[r.owner][g][s] for g in on[r.owner] for s in on[r.owner][g])
         senders = {s for g in on[r.owner] for s in on[r.owner][g]}
