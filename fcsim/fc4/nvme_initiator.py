@@ -241,7 +241,7 @@ class NvmeInitiator:
         """Send *command* on its connection, or queue it there if it is full or
         the association is not live; fail it if its controller is lost."""
         assoc, conn = self._connection(command)
-        if assoc.state is not LIVE:
+        if assoc.state != LIVE:
             self._wait_live(assoc, conn, command)
         elif conn.outstanding >= conn.sqsize:
             self.stats.waited += 1
@@ -256,7 +256,7 @@ class NvmeInitiator:
         (Linux ``nvmf_fail_nonready_command``: a multipath request is not
         requeued on a controller that is not live), at once, in an event of
         its own: the layer above may send the next one from its completion."""
-        if assoc.state is LOST or self.failover:
+        if assoc.state == LOST or self.failover:
             self.sim.call_later(0.0, lambda _e: self._return_error(command, HOST_PATH_ERROR))
         else:
             conn.waiting.append(command)
@@ -288,7 +288,7 @@ class NvmeInitiator:
         connections; *then()* once all are made."""
         assoc = self._targets.get(d_id)
         if assoc is not None:
-            if assoc.state is not CONNECTING or assoc.attempts:
+            if assoc.state != CONNECTING or assoc.attempts:
                 then()
             else:
                 assoc.waiters.append(then)
@@ -380,20 +380,20 @@ class NvmeInitiator:
         """Whether the association with the target at *d_id* is live (Linux's
         controller state ``NVME_CTRL_LIVE``)."""
         assoc = self._targets.get(d_id)
-        return assoc is not None and assoc.state is LIVE
+        return assoc is not None and assoc.state == LIVE
 
     def coming_back(self, d_id: int) -> bool:
         """Whether the association with the target at *d_id*, once made, is
         being reset or made again (``NVME_CTRL_RESETTING``, ``CONNECTING``):
         it may be live again."""
         assoc = self._targets.get(d_id)
-        return assoc is not None and (assoc.state is RESETTING
-                                      or (assoc.state is CONNECTING and assoc.attempts > 0))
+        return assoc is not None and (assoc.state == RESETTING
+                                      or (assoc.state == CONNECTING and assoc.attempts > 0))
 
     def _quiet(self, assoc: _Association) -> None:
         """Once a resetting *assoc* has no command outstanding: Disconnect
         Association, then at once the first attempt to create it again."""
-        if assoc.state is RESETTING and not assoc.outstanding():
+        if assoc.state == RESETTING and not assoc.outstanding():
             self._disconnect(assoc)
             self._reconnect(assoc)
 
@@ -408,7 +408,7 @@ class NvmeInitiator:
     def _reconnect(self, assoc: _Association) -> None:
         """An attempt to create *assoc* again: Create Association, then the
         I/O connections (:meth:`_answered`)."""
-        if assoc.state is LOST:
+        if assoc.state == LOST:
             return
         assoc.attempts += 1
         assoc.made = 0
@@ -590,7 +590,7 @@ class NvmeInitiator:
         assoc, conn = self._connection(command)
         conn.outstanding -= 1
         self.in_flight -= 1
-        if assoc.state is not LIVE:
+        if assoc.state != LIVE:
             self._quiet(assoc)
         elif conn.waiting:
             self._issue(conn.waiting.popleft(), conn, assoc.first_burst)
@@ -606,7 +606,7 @@ class NvmeInitiator:
         aborted go on), and once none is left :meth:`_quiet` disconnects and
         connects it again."""
         assoc = self._targets[command.d_id]
-        if assoc.state is LIVE:
+        if assoc.state == LIVE:
             self._enter(assoc, RESETTING)
             self.recovery.association_resets += 1
             for other in [c for c in self._by_exchange.values()
